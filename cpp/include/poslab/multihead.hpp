@@ -1,0 +1,50 @@
+// Multi-head self-attention from x: project the whole width to Q, K, V, split into heads,
+// optionally rotate (RoPE) or bias (ALiBi, T5) by position, attend, merge, project out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "poslab/attention.hpp"
+#include "poslab/relative.hpp"
+#include "poslab/rope.hpp"
+#include "poslab/tensor.hpp"
+
+namespace poslab {
+
+// Row-vector convention y = x·W + b: each W is (D_in, D_out) = (D, D); biases are (D,) or
+// empty (none).
+struct MultiHeadWeights {
+  TensorF wq, wk, wv, wo;
+  TensorF bq, bk, bv, bo;
+};
+
+// Seeded N(0, 1/D) projections (unit-variance outputs for unit-variance inputs), no biases.
+MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t seed = 0);
+
+enum class PositionBias { kNone, kAlibi, kT5 };
+
+struct MultiHeadOptions {
+  long long num_heads = 1;
+  Mask mask;
+  std::vector<std::uint8_t> key_padding;  // (L,), nonzero = padding
+  std::optional<RopeOptions> rope;        // rotate Q and K per head at positions 0..L−1
+  PositionBias bias = PositionBias::kNone;
+  T5BucketOptions t5;                     // for PositionBias::kT5 (bidirectional unless causal)
+  std::uint64_t t5_seed = 0;
+  std::optional<double> scale;            // default 1/√d, d = D/H
+};
+
+struct MultiHeadResult {
+  TensorF output;   // (L, D)
+  TensorF weights;  // (H, L, L)
+  TensorF q, k, v;  // (H, L, d) per head, Q and K after RoPE
+  TensorF bias;     // (H, L, L) position bias added to the scores, empty if none
+};
+
+// x (L, D), D divisible by H.
+MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& weights,
+                                    const MultiHeadOptions& options);
+
+}  // namespace poslab
