@@ -26,6 +26,7 @@ TensorF offset_matrix(long long dim, long long k, double base = 10000.0);
 TensorF rope_decay(long long head_dim, long long max_distance, const RopeOptions& options = {});
 
 // Wavelength 2π/θ_i of each rotated pair, (R/2,), for the effective (scaled) frequencies.
-TensorF rope_wavelengths(long long head_dim, const RopeOptions& options, long long total_length = 0);
+TensorF rope_wavelengths(long long head_dim, const RopeOptions& options,
+                         long long total_length = 0);
 
 }  // namespace poslab

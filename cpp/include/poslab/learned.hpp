@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "poslab/tensor.hpp"
 
@@ -11,5 +12,8 @@ namespace poslab {
 // (L, D) table of N(0, std²) values from Rng(seed); the same seed gives the same table
 // on every platform.
 TensorF learned_table(long long length, long long dim, std::uint64_t seed = 0, double std = 0.02);
+
+// A trained (L, D) table from a .npy file: must be 2-D and finite.
+TensorF load_learned_table(const std::string& path);
 
 }  // namespace poslab

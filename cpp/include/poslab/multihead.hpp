@@ -31,9 +31,9 @@ struct MultiHeadOptions {
   std::vector<std::uint8_t> key_padding;  // (L,), nonzero = padding
   std::optional<RopeOptions> rope;        // rotate Q and K per head at positions 0..L−1
   PositionBias bias = PositionBias::kNone;
-  T5BucketOptions t5;                     // for PositionBias::kT5 (bidirectional unless causal)
+  T5BucketOptions t5;  // for PositionBias::kT5
   std::uint64_t t5_seed = 0;
-  std::optional<double> scale;            // default 1/√d, d = D/H
+  std::optional<double> scale;  // default 1/√d, d = D/H
 };
 
 struct MultiHeadResult {

@@ -12,7 +12,8 @@ namespace poslab {
 TensorI shaw_indices(long long query_length, long long key_length, long long max_distance);
 
 // Shaw: the seeded (2K+1, D) table of learned relative embeddings (std 0.02).
-TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed = 0, double std = 0.02);
+TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed = 0,
+                   double std = 0.02);
 
 // Shaw: a_ij = table[index[i,j]], (Lq, Lk, D).
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
@@ -25,7 +26,8 @@ struct T5BucketOptions {
 };
 
 // T5: bucket[i,j] of relative position j − i, (Lq, Lk) int32 in [0, num_buckets).
-TensorI t5_buckets(long long query_length, long long key_length, const T5BucketOptions& options = {});
+TensorI t5_buckets(long long query_length, long long key_length,
+                   const T5BucketOptions& options = {});
 
 // T5: the additive attention bias (H, Lq, Lk) = table[bucket[i,j], h] for a seeded
 // (num_buckets, H) table (what T5 learns; std 1 so the pattern is visible).

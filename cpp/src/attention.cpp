@@ -1,0 +1,168 @@
+// Scaled dot-product attention, the reference every fast path is checked against: scores,
+// softmax and products in double (Eigen for the products), in blocks of query rows so the
+// score block stays small and keys a causal or windowed block cannot see are skipped.
+#include "poslab/attention.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace poslab {
+
+Mask parse_mask(const std::string& text) {
+  if (text == "none") return {MaskKind::kNone, 0};
+  if (text == "causal") return {MaskKind::kCausal, 0};
+  const std::string prefix = "window:";
+  if (text.compare(0, prefix.size(), prefix) == 0) {
+    const std::string number = text.substr(prefix.size());
+    const bool digits =
+        !number.empty() && number.size() <= 12 &&
+        std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+    require(digits, "window size must be a positive integer (got '" + number + "')");
+    const long long window = std::stoll(number);
+    require(window >= 1, "window size must be at least 1 (got 0)");
+    return {MaskKind::kSlidingWindow, window};
+  }
+  throw Error("unknown mask '" + text + "' (expected none, causal or window:W)");
+}
+
+namespace {
+
+using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMapF =
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr std::size_t kRowBlock = 128;
+
+void require_finite(const TensorF& t, const char* name) {
+  for (float x : t.data) {
+    require(std::isfinite(x), std::string(name) + " contains NaN or infinity");
+  }
+}
+
+struct Dims {
+  std::size_t H, Lq, Lk, d, dv;
+};
+
+Dims check_shapes(const TensorF& q, const TensorF& k, const TensorF& v,
+                  const AttentionOptions& options) {
+  require(q.ndim() == k.ndim() && k.ndim() == v.ndim() && (q.ndim() == 2 || q.ndim() == 3),
+          "q, k, v must all be (H, L, d) or all (L, d); got q " + shape_string(q.shape) + ", k " +
+              shape_string(k.shape) + ", v " + shape_string(v.shape));
+  const std::size_t o = q.ndim() - 2;  // axis offset: 1 for (H, L, d)
+  Dims n{o ? q.dim(0) : 1, q.dim(o), k.dim(o), q.dim(o + 1), v.dim(o + 1)};
+  require(!o || (k.dim(0) == n.H && v.dim(0) == n.H),
+          "q, k, v have different head counts: " + shape_string(q.shape) + ", " +
+              shape_string(k.shape) + ", " + shape_string(v.shape));
+  require(k.dim(o + 1) == n.d,
+          "q and k widths differ: q " + shape_string(q.shape) + ", k " + shape_string(k.shape));
+  require(v.dim(o) == n.Lk,
+          "k and v lengths differ: k " + shape_string(k.shape) + ", v " + shape_string(v.shape));
+  require(n.d > 0, "q and k have zero width");
+  if (!options.key_padding.empty()) {
+    require(options.key_padding.size() == n.Lk,
+            "key padding has " + std::to_string(options.key_padding.size()) +
+                " entries, but there are " + std::to_string(n.Lk) + " keys");
+  }
+  if (options.bias) {
+    const Shape& b = options.bias->shape;
+    const bool per_head = b == Shape{n.H, n.Lq, n.Lk};
+    const bool shared = b == Shape{n.Lq, n.Lk};
+    require(per_head || shared, "bias must be (H, Lq, Lk) = " + shape_string({n.H, n.Lq, n.Lk}) +
+                                    " or (Lq, Lk), got " + shape_string(b));
+  }
+  if (options.mask.kind == MaskKind::kSlidingWindow) {
+    require(options.mask.window >= 1, "window size must be at least 1");
+  }
+  return n;
+}
+
+}  // namespace
+
+AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
+                          const AttentionOptions& options) {
+  const Dims n = check_shapes(q, k, v, options);
+  require_finite(q, "q");
+  require_finite(k, "k");
+  require_finite(v, "v");
+  if (options.bias) {
+    for (float b : options.bias->data) {
+      require(!std::isnan(b) && b != std::numeric_limits<float>::infinity(),
+              "bias contains NaN or +infinity (−infinity is allowed: it hides a key)");
+    }
+  }
+  const double scale = options.scale.value_or(1.0 / std::sqrt(double(n.d)));
+  require(std::isfinite(scale), "scale must be finite");
+
+  const bool two_d = q.ndim() == 2;
+  AttentionResult result;
+  result.output = TensorF(two_d ? Shape{n.Lq, n.dv} : Shape{n.H, n.Lq, n.dv}, "attention output");
+  if (options.return_weights) {
+    result.weights = TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk},
+                             "attention weights (H, Lq, Lk)");
+  }
+  const bool bias_per_head = options.bias && options.bias->ndim() == 3;
+  const Mask& mask = options.mask;
+
+  for (std::size_t h = 0; h < n.H; ++h) {
+    const MatrixD Q = ConstMapF(q.ptr() + h * n.Lq * n.d, n.Lq, n.d).cast<double>();
+    const MatrixD K = ConstMapF(k.ptr() + h * n.Lk * n.d, n.Lk, n.d).cast<double>();
+    const MatrixD V = ConstMapF(v.ptr() + h * n.Lk * n.dv, n.Lk, n.dv).cast<double>();
+    const float* bias =
+        options.bias ? options.bias->ptr() + (bias_per_head ? h * n.Lq * n.Lk : 0) : nullptr;
+
+    for (std::size_t r0 = 0; r0 < n.Lq; r0 += kRowBlock) {
+      const std::size_t r1 = std::min(n.Lq, r0 + kRowBlock);
+      // Keys [k0, k1) are the only ones any row of this block may see.
+      std::size_t k0 = 0, k1 = n.Lk;
+      if (mask.kind != MaskKind::kNone) k1 = std::min(n.Lk, r1);
+      if (mask.kind == MaskKind::kSlidingWindow && r0 + 1 > std::size_t(mask.window)) {
+        k0 = std::min(k1, r0 + 1 - std::size_t(mask.window));
+      }
+      MatrixD P = MatrixD::Zero(r1 - r0, n.Lk);
+      if (k1 > k0) {
+        P.middleCols(k0, k1 - k0).noalias() =
+            scale * Q.middleRows(r0, r1 - r0) * K.middleRows(k0, k1 - k0).transpose();
+      }
+
+      // Columns outside [k0, k1) stay zero: those keys are hidden from the whole block.
+      for (std::size_t i = r0; i < r1; ++i) {
+        double* row = P.row(i - r0).data();
+        double row_max = kNegInf;
+        for (std::size_t j = k0; j < k1; ++j) {
+          const bool hidden = mask.hides(static_cast<long long>(i), static_cast<long long>(j)) ||
+                              (!options.key_padding.empty() && options.key_padding[j]);
+          const double s = hidden ? kNegInf : row[j] + (bias ? bias[i * n.Lk + j] : 0.0);
+          row[j] = s;
+          row_max = std::max(row_max, s);
+        }
+        // A row with every key hidden attends to nothing: zero weights, zero output.
+        if (row_max == kNegInf) {
+          std::fill(row + k0, row + k1, 0.0);
+          continue;
+        }
+        double sum = 0.0;
+        for (std::size_t j = k0; j < k1; ++j) {
+          row[j] = row[j] == kNegInf ? 0.0 : std::exp(row[j] - row_max);
+          sum += row[j];
+        }
+        for (std::size_t j = k0; j < k1; ++j) row[j] /= sum;
+      }
+
+      const MatrixD O = P.middleCols(k0, k1 - k0) * V.middleRows(k0, k1 - k0);
+      float* out = result.output.ptr() + (h * n.Lq + r0) * n.dv;
+      Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          out, r1 - r0, n.dv) = O.cast<float>();
+      if (options.return_weights) {
+        float* w = result.weights.ptr() + (h * n.Lq + r0) * n.Lk;
+        Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            w, r1 - r0, n.Lk) = P.cast<float>();
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace poslab

@@ -1,0 +1,32 @@
+// Learned absolute table, drawn from the portable seeded generator.
+#include "poslab/learned.hpp"
+
+#include <cmath>
+
+#include "poslab/npy.hpp"
+#include "poslab/random.hpp"
+
+namespace poslab {
+
+// (L, D) ~ N(0, std²).
+TensorF learned_table(long long length, long long dim, std::uint64_t seed, double std) {
+  const std::size_t L = positive_size(length, "length", /*allow_zero=*/true);
+  const std::size_t D = positive_size(dim, "dim");
+  require(std::isfinite(std) && std >= 0.0, "std must be a non-negative finite number");
+  TensorF table({L, D}, "learned table (L, D)");
+  Rng rng(seed);
+  for (float& value : table.data) value = static_cast<float>(std * rng.normal());
+  return table;
+}
+
+TensorF load_learned_table(const std::string& path) {
+  TensorF table = read_npy(path);
+  require(table.ndim() == 2,
+          path + ": a learned table must be (L, D), got " + shape_string(table.shape));
+  for (float value : table.data) {
+    require(std::isfinite(value), path + ": the learned table contains NaN or infinity");
+  }
+  return table;
+}
+
+}  // namespace poslab

@@ -1,0 +1,78 @@
+// LayerNorm and RMSNorm over the last axis, statistics in double.
+#include "poslab/norm.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace poslab {
+
+namespace {
+
+struct Rows {
+  std::size_t count, width;
+};
+
+Rows check_input(const TensorF& x, double eps, const TensorF* gamma, const TensorF* beta) {
+  require(x.ndim() >= 1, "norm input must have at least one axis");
+  const std::size_t D = x.shape.back();
+  require(D > 0, "norm input has zero width");
+  require(std::isfinite(eps) && eps >= 0.0,
+          "eps must be a non-negative finite number (got " + std::to_string(eps) + ")");
+  for (const auto& [param, name] : {std::pair{gamma, "gamma"}, std::pair{beta, "beta"}}) {
+    require(!param || param->shape == Shape{D},
+            std::string(name) + " must be (D,) = " + shape_string({D}) + ", got " +
+                (param ? shape_string(param->shape) : ""));
+  }
+  return {x.size() / D, D};
+}
+
+// x · inv_std, or 0 when both are 0 (a constant row with eps = 0) instead of NaN.
+double normalise(double centred, double variance_plus_eps) {
+  return variance_plus_eps > 0.0 ? centred / std::sqrt(variance_plus_eps) : 0.0;
+}
+
+}  // namespace
+
+// x (..., D) → (..., D).
+TensorF layer_norm(const TensorF& x, double eps, const TensorF* gamma, const TensorF* beta) {
+  const Rows r = check_input(x, eps, gamma, beta);
+  TensorF y = x;
+  for (std::size_t n = 0; n < r.count; ++n) {
+    const float* in = x.ptr() + n * r.width;
+    float* out = y.ptr() + n * r.width;
+    double mean = 0.0;
+    for (std::size_t c = 0; c < r.width; ++c) mean += in[c];
+    mean /= double(r.width);
+    double variance = 0.0;  // biased: divide by D, as LayerNorm does
+    for (std::size_t c = 0; c < r.width; ++c) variance += (in[c] - mean) * (in[c] - mean);
+    variance /= double(r.width);
+    for (std::size_t c = 0; c < r.width; ++c) {
+      double value = normalise(in[c] - mean, variance + eps);
+      if (gamma) value *= gamma->data[c];
+      if (beta) value += beta->data[c];
+      out[c] = static_cast<float>(value);
+    }
+  }
+  return y;
+}
+
+// x (..., D) → (..., D).
+TensorF rms_norm(const TensorF& x, double eps, const TensorF* gamma) {
+  const Rows r = check_input(x, eps, gamma, nullptr);
+  TensorF y = x;
+  for (std::size_t n = 0; n < r.count; ++n) {
+    const float* in = x.ptr() + n * r.width;
+    float* out = y.ptr() + n * r.width;
+    double mean_square = 0.0;
+    for (std::size_t c = 0; c < r.width; ++c) mean_square += double(in[c]) * in[c];
+    mean_square /= double(r.width);
+    for (std::size_t c = 0; c < r.width; ++c) {
+      double value = normalise(in[c], mean_square + eps);
+      if (gamma) value *= gamma->data[c];
+      out[c] = static_cast<float>(value);
+    }
+  }
+  return y;
+}
+
+}  // namespace poslab
