@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libeigen3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy
 )
 
 missing=()

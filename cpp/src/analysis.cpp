@@ -87,7 +87,7 @@ TensorF rope_decay(long long head_dim, long long max_distance, const RopeOptions
   const std::size_t M = positive_size(max_distance, "max distance", true);
   const RopeFrequencies f = rope_frequencies(head_dim, options, 0);
   const std::size_t half = f.inv_freq.size();
-  require(double(M + 1) * double(half) <= 1e10, "max distance is too large for the decay curve");
+  require(double(M + 1) * double(half) <= 1e8, "max distance is too large for the decay curve");
   TensorF out({M + 1}, "RoPE decay curve");
   for (std::size_t m = 0; m <= M; ++m) {
     std::complex<double> partial = 0.0;

@@ -36,10 +36,12 @@ using ConstMapF =
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr std::size_t kRowBlock = 128;
 
+// Throws unless every element is finite. The message is built only on failure: this runs
+// over every element of q, k and v.
 void require_finite(const TensorF& t, const char* name) {
-  for (float x : t.data) {
-    require(std::isfinite(x), std::string(name) + " contains NaN or infinity");
-  }
+  const bool finite =
+      std::all_of(t.data.begin(), t.data.end(), [](float x) { return std::isfinite(x); });
+  if (!finite) throw Error(std::string(name) + " contains NaN or infinity");
 }
 
 struct Dims {

@@ -1,6 +1,7 @@
 // Learned absolute table, drawn from the portable seeded generator.
 #include "poslab/learned.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "poslab/npy.hpp"
@@ -23,9 +24,9 @@ TensorF load_learned_table(const std::string& path) {
   TensorF table = read_npy(path);
   require(table.ndim() == 2,
           path + ": a learned table must be (L, D), got " + shape_string(table.shape));
-  for (float value : table.data) {
-    require(std::isfinite(value), path + ": the learned table contains NaN or infinity");
-  }
+  const bool finite =
+      std::all_of(table.data.begin(), table.data.end(), [](float x) { return std::isfinite(x); });
+  if (!finite) throw Error(path + ": the learned table contains NaN or infinity");
   return table;
 }
 

@@ -17,8 +17,8 @@ void check_t5_options(const T5BucketOptions& options) {
               std::to_string(options.num_buckets) + ")");
   const long long half = options.bidirectional ? options.num_buckets / 2 : options.num_buckets;
   const long long max_exact = half / 2;
-  require(options.max_distance > max_exact && options.max_distance <= (1LL << 40),
-          "max_distance must exceed the " + std::to_string(max_exact) + " exact buckets (got " +
+  require(options.max_distance > max_exact && options.max_distance <= (1LL << 30),
+          "max_distance must be in (" + std::to_string(max_exact) + ", 2^30] (got " +
               std::to_string(options.max_distance) + ")");
 }
 
@@ -49,6 +49,10 @@ TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed, do
 // (Lq, Lk, D).
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
                         long long dim, std::uint64_t seed) {
+  // Check the output size first: the index table alone may be large.
+  checked_numel({positive_size(query_length, "query length", true),
+                 positive_size(key_length, "key length", true), positive_size(dim, "dim")},
+                "Shaw embeddings (Lq, Lk, D)");
   const TensorI index = shaw_indices(query_length, key_length, max_distance);
   const TensorF table = shaw_table(max_distance, dim, seed);
   const std::size_t D = table.dim(1);

@@ -46,6 +46,10 @@ std::string to_string(RopeScaling scaling) {
 
 namespace {
 
+// Positions beyond 2^40 lose the angle's integer part in double; refusing them also keeps
+// offset + L far from overflow.
+constexpr long long kMaxPosition = 1LL << 40;
+
 bool positive_finite(double x) { return std::isfinite(x) && x > 0.0; }
 
 void check_options(const RopeOptions& o, long long rotary_dim) {
@@ -161,7 +165,8 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
 TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
   require(x.ndim() == 2 || x.ndim() == 3,
           "RoPE input must be (L, D) or (H, L, D), got " + shape_string(x.shape));
-  require(offset >= 0, "offset must be non-negative (got " + std::to_string(offset) + ")");
+  require(offset >= 0 && offset <= kMaxPosition,
+          "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   const std::size_t H = x.ndim() == 3 ? x.dim(0) : 1;
   const std::size_t L = x.dim(x.ndim() - 2);
   const std::size_t D = x.dim(x.ndim() - 1);

@@ -35,7 +35,8 @@ TensorF sinusoidal_table(long long length, long long dim, double base, Sinusoida
   const std::size_t L = positive_size(length, "length", /*allow_zero=*/true);
   const std::size_t D = even_dim(dim);
   check_base(base);
-  require(offset >= 0, "offset must be non-negative (got " + std::to_string(offset) + ")");
+  require(offset >= 0 && offset <= (1LL << 40),
+          "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   TensorF pe({L, D}, "sinusoidal table (L, D)");
 
   const std::size_t half = D / 2;

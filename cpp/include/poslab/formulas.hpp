@@ -66,9 +66,10 @@ POSLAB_HD inline int t5_bucket(std::int64_t relative, bool bidirectional, int nu
   const float scaled = std::log(static_cast<float>(n) / static_cast<float>(max_exact)) /
                        static_cast<float>(std::log(static_cast<double>(max_distance) / max_exact)) *
                        static_cast<float>(num_buckets - max_exact);
-  int large = max_exact + static_cast<int>(scaled);
+  // int64 as in the reference (`.to(torch.long)`): far keys may scale past INT_MAX.
+  std::int64_t large = max_exact + static_cast<std::int64_t>(scaled);
   if (large > num_buckets - 1) large = num_buckets - 1;
-  return bucket + large;
+  return bucket + static_cast<int>(large);
 }
 
 // Shaw et al. 2018: the relative distance j − i clipped to [−K, K], as a row index into the

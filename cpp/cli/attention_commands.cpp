@@ -1,0 +1,118 @@
+// Subcommands that transform arrays read from .npy files: attention and norm.
+#include <cstdint>
+#include <memory>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "poslab/attention.hpp"
+#include "poslab/norm.hpp"
+#include "poslab/npy.hpp"
+
+namespace poslab::cli {
+namespace {
+
+// (Lk,) mask, nonzero = padding (PyTorch's key_padding_mask); bool, integer or float files.
+std::vector<std::uint8_t> read_key_padding(const std::string& path) {
+  const TensorF mask = read_npy(path);
+  require(mask.ndim() == 1, path + ": key padding must be (Lk,), got " + shape_string(mask.shape));
+  std::vector<std::uint8_t> hidden(mask.size());
+  for (std::size_t j = 0; j < mask.size(); ++j) hidden[j] = mask.data[j] != 0.0f;
+  return hidden;
+}
+
+void add_attention(Commands& commands) {
+  struct Args {
+    std::string q, k, v, mask = "none", key_padding, bias, weights, out;
+    double scale = 0.0;
+    CLI::Option* scale_option = nullptr;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = commands.add(
+      "attention", "softmax(Q K^T * scale + bias + mask) V on (H, L, d) or (L, d) arrays", [a] {
+        if (!a->weights.empty() && a->weights == a->out) {
+          throw UsageError("--weights and --out name the same file '" + a->out + "'");
+        }
+        check_output_path(a->out);
+        if (!a->weights.empty()) check_output_path(a->weights);
+
+        AttentionOptions options;
+        options.mask = parse_mask(a->mask);
+        if (a->scale_option->count() > 0) options.scale = a->scale;
+        if (!a->key_padding.empty()) options.key_padding = read_key_padding(a->key_padding);
+        TensorF bias;
+        if (!a->bias.empty()) {
+          bias = read_npy(a->bias);
+          options.bias = &bias;
+        }
+        options.return_weights = !a->weights.empty();
+        const TensorF q = read_npy(a->q);
+        const TensorF k = read_npy(a->k);
+        const TensorF v = read_npy(a->v);
+        const AttentionResult result = attention(q, k, v, options);
+
+        std::vector<std::pair<std::string, std::string>> files;
+        files.emplace_back(a->out, encode_output(a->out, result.output));
+        if (!a->weights.empty()) {
+          files.emplace_back(a->weights, encode_output(a->weights, result.weights));
+        }
+        write_outputs(files);
+      });
+  add_input(cmd, "--q", a->q, "queries (H, Lq, d) or (Lq, d)")->required();
+  add_input(cmd, "--k", a->k, "keys (H, Lk, d) or (Lk, d)")->required();
+  add_input(cmd, "--v", a->v, "values (H, Lk, dv) or (Lk, dv)")->required();
+  cmd->add_option("--mask", a->mask,
+                  "none, causal (hides j > i) or window:W (causal, keeps i - j < W)")
+      ->capture_default_str()
+      ->type_name("MASK")
+      ->check(parsed_by(parse_mask, "{none,causal,window:W}"));
+  add_input(cmd, "--key-padding", a->key_padding, "(Lk,) mask; nonzero marks a padding key");
+  add_input(cmd, "--bias", a->bias, "additive score bias (H, Lq, Lk) or (Lq, Lk)");
+  a->scale_option = cmd->add_option("--scale", a->scale, "score scale (default 1/sqrt(d))")
+                        ->check(finite_number());
+  cmd->add_option("--weights", a->weights, "also write the attention weights (H, Lq, Lk) here")
+      ->type_name("OUT")
+      ->check(output_file());
+  add_output(cmd, a->out);
+}
+
+void add_norm(Commands& commands) {
+  struct Args {
+    std::string kind, in, gamma, beta, out;
+    double eps = 1e-5;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = commands.add("norm", "LayerNorm or RMSNorm over the last axis of X", [a] {
+    if (a->kind == "rmsnorm" && !a->beta.empty()) {
+      throw UsageError("--beta applies to layernorm only (RMSNorm has no shift)");
+    }
+    check_output_path(a->out);
+    const TensorF x = read_npy(a->in);
+    TensorF gamma, beta;
+    if (!a->gamma.empty()) gamma = read_npy(a->gamma);
+    if (!a->beta.empty()) beta = read_npy(a->beta);
+    const TensorF* g = a->gamma.empty() ? nullptr : &gamma;
+    const TensorF* b = a->beta.empty() ? nullptr : &beta;
+    write_output(a->out,
+                 a->kind == "layernorm" ? layer_norm(x, a->eps, g, b) : rms_norm(x, a->eps, g));
+  });
+  cmd->add_option("--kind", a->kind, "layernorm or rmsnorm")
+      ->required()
+      ->check(one_of({"layernorm", "rmsnorm"}, "norm"));
+  add_input(cmd, "--in", a->in, "array (..., D)")->required();
+  cmd->add_option("--eps", a->eps, "added to the variance inside the square root")
+      ->capture_default_str()
+      ->check(finite_number());
+  add_input(cmd, "--gamma", a->gamma, "scale (D,), default 1");
+  add_input(cmd, "--beta", a->beta, "shift (D,), default 0 (layernorm only)");
+  add_output(cmd, a->out);
+}
+
+}  // namespace
+
+void add_attention_commands(Commands& commands) {
+  add_attention(commands);
+  add_norm(commands);
+}
+
+}  // namespace poslab::cli

@@ -1,0 +1,153 @@
+// Validators and option groups shared by the subcommands.
+#include "options.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "output.hpp"
+
+namespace poslab::cli {
+namespace {
+
+// Whole-string integer parse; false on junk, overflow or an empty string.
+bool parse_integer(const std::string& text, long long& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+}  // namespace
+
+CLI::Validator integer_at_least(long long min) {
+  const std::string description = min == 1 ? "POSITIVE" : min == 0 ? "NON-NEGATIVE" : "";
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        long long value = 0;
+        if (!parse_integer(text, value)) return "'" + text + "' is not an integer";
+        if (value >= min) return {};
+        if (min == 1) return "must be positive (got " + text + ")";
+        if (min == 0) return "must be non-negative (got " + text + ")";
+        return "must be at least " + std::to_string(min) + " (got " + text + ")";
+      },
+      description);
+}
+
+CLI::Validator any_integer() { return integer_at_least(std::numeric_limits<long long>::min()); }
+
+CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        if (digits) std::strtoull(text.c_str(), nullptr, 10);
+        if (!digits || errno != 0) {
+          return "'" + text + "' is not an integer in [0, 2^64)";
+        }
+        return {};
+      },
+      "UINT64");
+}
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+        if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0') {
+          return "'" + text + "' is not a number";
+        }
+        if (!std::isfinite(value)) return "must be finite (got " + text + ")";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator one_of(std::initializer_list<const char*> names, const std::string& what) {
+  std::vector<std::string> allowed(names.begin(), names.end());
+  std::string list;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  }
+  return CLI::Validator(
+      [allowed, list, what](std::string& text) -> std::string {
+        for (const std::string& name : allowed) {
+          if (text == name) return {};
+        }
+        return "unknown " + what + " '" + text + "' (expected " + list + ")";
+      },
+      "{" + list + "}");
+}
+
+CLI::Validator output_file() { return parsed_by(output_format, ""); }
+
+CLI::Option* add_size(CLI::App* app, const std::string& name, long long& value,
+                      const std::string& description, long long min) {
+  return app->add_option(name, value, description)->required()->check(integer_at_least(min));
+}
+
+CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path,
+                       const std::string& description) {
+  return app->add_option(name, path, description)->type_name("FILE.npy");
+}
+
+CLI::Option* add_output(CLI::App* app, std::string& path) {
+  return app
+      ->add_option("-o,--out", path,
+                   "output file; the extension picks the format: .npy (numpy), .csv or .json")
+      ->required()
+      ->type_name("OUT")
+      ->check(output_file());
+}
+
+RopeOptions RopeFlags::resolve() const {
+  RopeOptions resolved = options;
+  resolved.style = parse_rope_style(style);
+  resolved.scaling = parse_rope_scaling(scaling);
+  return resolved;
+}
+
+void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
+  RopeOptions& o = flags.options;
+  app->add_option("--base", o.base, "frequency base b: theta_i = b^(-2i/R)")
+      ->capture_default_str()
+      ->check(finite_number());
+  if (with_style) {
+    app->add_option("--style", flags.style,
+                    "pairing: neox (x[i], x[i+R/2]) or gptj (x[2i], x[2i+1])")
+        ->capture_default_str()
+        ->check(parsed_by(parse_rope_style, "{neox,gptj}"));
+  }
+  app->add_option("--rotary-fraction", o.rotary_fraction,
+                  "rotate the first R = D*F dims, pass the rest through")
+      ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--scaling", flags.scaling, "long-context scaling")
+      ->capture_default_str()
+      ->check(parsed_by(parse_rope_scaling, "{none,linear,ntk,dynamic,yarn,llama3}"));
+  app->add_option("--factor", o.factor, "scaling factor f >= 1")
+      ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--original-len", o.original_length,
+                  "trained context length N (dynamic, yarn, llama3)")
+      ->check(integer_at_least(1));
+  app->add_option("--low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor")
+      ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor")
+      ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--beta-fast", o.beta_fast, "yarn beta_fast")
+      ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--beta-slow", o.beta_slow, "yarn beta_slow")
+      ->capture_default_str()
+      ->check(finite_number());
+}
+
+}  // namespace poslab::cli

@@ -1,0 +1,77 @@
+// Option helpers shared by the subcommands: validators that word their messages the
+// PosLab way, the required -o option, the input-file option and the RoPE flags.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "poslab/errors.hpp"
+#include "poslab/rope.hpp"
+
+namespace poslab::cli {
+
+// A mistake in how poslab was called that shows only after parsing (options that cannot go
+// together); main() reports it like a parse error, with exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An integer >= `min`. Applied before CLI11 converts, so "abc" gets our message, not its.
+CLI::Validator integer_at_least(long long min);
+// Any integer that fits in a long long.
+CLI::Validator any_integer();
+// A non-negative integer that fits in 64 bits (seeds).
+CLI::Validator unsigned_integer();
+// A finite real number.
+CLI::Validator finite_number();
+// One of `names`.
+CLI::Validator one_of(std::initializer_list<const char*> names, const std::string& what);
+
+// A path whose extension names an output format (.npy, .csv, .json).
+CLI::Validator output_file();
+
+// Accepts exactly what the core's `parse(text)` accepts and reports its Error message, so
+// the names of layouts, styles, scalings, masks and metrics live in one place.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse, const std::string& description) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        try {
+          parse(text);
+          return {};
+        } catch (const Error& e) {
+          return e.what();
+        }
+      },
+      description);
+}
+
+// --name VALUE, required, an integer >= min.
+CLI::Option* add_size(CLI::App* app, const std::string& name, long long& value,
+                      const std::string& description, long long min = 1);
+
+// --name FILE.npy, an input array.
+CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path,
+                       const std::string& description);
+
+// -o,--out OUT, required; its extension (.npy, .csv, .json) picks the format.
+CLI::Option* add_output(CLI::App* app, std::string& path);
+
+// The RoPE options as they arrive from the command line: enums as text, converted by the
+// core once parsing has validated them.
+struct RopeFlags {
+  RopeOptions options;
+  std::string style = "neox";
+  std::string scaling = "none";
+
+  RopeOptions resolve() const;
+};
+
+// --base, --rotary-fraction, --scaling and its parameters; --style when `with_style`.
+void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style);
+
+}  // namespace poslab::cli

@@ -1,0 +1,39 @@
+// Writing results: the format follows the file's extension (.npy, .csv, .json), every file
+// is encoded in full before anything touches the disk, then written atomically.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "poslab/tensor.hpp"
+
+namespace poslab::cli {
+
+enum class Format { kNpy, kCsv, kJson };
+
+// The format `path` names by its extension; Error for any other extension.
+Format output_format(const std::string& path);
+
+// Fails early, before any work, when `path` cannot be an output: unknown extension or a
+// directory that does not exist.
+void check_output_path(const std::string& path);
+
+// The bytes of `tensor` in the format of `path`.
+//   .csv:  one line per row of the last axis (leading axes flattened; a 1-D or 0-d tensor is
+//          one line); floats as %.9g, which round-trips float32.
+//   .json: {"shape": [...], "dtype": "float32"|"int32", "data": nested lists}; non-finite
+//          floats, which JSON cannot spell, become null.
+std::string encode_output(const std::string& path, const TensorF& tensor);
+std::string encode_output(const std::string& path, const TensorI& tensor);
+
+// Writes every (path, bytes) pair, each atomically. If one fails, the ones already written
+// by this call are removed, so a command leaves all its outputs or none.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& files);
+
+template <class T>
+void write_output(const std::string& path, const Tensor<T>& tensor) {
+  write_outputs({{path, encode_output(path, tensor)}});
+}
+
+}  // namespace poslab::cli

@@ -1,0 +1,109 @@
+// The scalar formulas shared by every build (formulas.hpp), each against its definition.
+#include "poslab/formulas.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "reference.hpp"
+
+namespace {
+
+namespace f = poslab::formulas;
+
+TEST(Formulas, InvFreqIsBasePowerMinusTwoIOverD) {
+  EXPECT_EQ(f::inv_freq(0, 64, 10000.0), 1.0);
+  for (int D : {2, 8, 64, 512}) {
+    for (int i = 0; i < D / 2; ++i) {
+      const double want = std::pow(10000.0L, -2.0L * i / D);
+      EXPECT_NEAR(f::inv_freq(i, D, 10000.0), want, 1e-15 * want) << "i=" << i << " D=" << D;
+    }
+  }
+  EXPECT_NEAR(f::inv_freq(1, 4, 10000.0), 0.01, 1e-17);
+  EXPECT_NEAR(f::inv_freq(3, 8, 500000.0), std::pow(500000.0, -0.75), 1e-18);
+}
+
+TEST(Formulas, AngleIsPositionTimesFrequency) {
+  EXPECT_EQ(f::angle(65535.0, 1.0), 65535.0);
+  EXPECT_EQ(f::angle(3.0, 0.25), 0.75);
+}
+
+TEST(Formulas, RotatePairIsARotation) {
+  const double a = 0.7;
+  double x = 1.0, y = 0.0;
+  f::rotate_pair(x, y, std::cos(a), std::sin(a));
+  EXPECT_NEAR(x, std::cos(a), 1e-15);  // (1, 0) turns counter-clockwise to (cos a, sin a)
+  EXPECT_NEAR(y, std::sin(a), 1e-15);
+  double u = 0.0, v = 1.0;
+  f::rotate_pair(u, v, std::cos(a), std::sin(a));
+  EXPECT_NEAR(u, -std::sin(a), 1e-15);
+  EXPECT_NEAR(v, std::cos(a), 1e-15);
+  // Norm preserved, and rotating by a then −a is the identity.
+  double p = 0.3, q = -1.7;
+  f::rotate_pair(p, q, std::cos(2.1), std::sin(2.1));
+  EXPECT_NEAR(std::hypot(p, q), std::hypot(0.3, -1.7), 1e-14);
+  f::rotate_pair(p, q, std::cos(-2.1), std::sin(-2.1));
+  EXPECT_NEAR(p, 0.3, 1e-14);
+  EXPECT_NEAR(q, -1.7, 1e-14);
+}
+
+TEST(Formulas, AlibiSlopeMatchesReferenceGetSlopes) {
+  for (int H = 1; H <= 80; ++H) {
+    const std::vector<double> want = ref::alibi_get_slopes(H);
+    ASSERT_EQ(int(want.size()), H);
+    for (int h = 0; h < H; ++h) {
+      EXPECT_NEAR(f::alibi_slope(h, H), want[h], 1e-13 * want[h]) << "H=" << H << " h=" << h;
+    }
+  }
+}
+
+TEST(Formulas, ShawIndexClipsRelativeDistance) {
+  // clip(key − query, −K, K) + K with K = 3.
+  EXPECT_EQ(f::shaw_index(5, 5, 3), 3);
+  EXPECT_EQ(f::shaw_index(5, 6, 3), 4);
+  EXPECT_EQ(f::shaw_index(5, 8, 3), 6);
+  EXPECT_EQ(f::shaw_index(5, 100, 3), 6);
+  EXPECT_EQ(f::shaw_index(5, 4, 3), 2);
+  EXPECT_EQ(f::shaw_index(5, 2, 3), 0);
+  EXPECT_EQ(f::shaw_index(100, 0, 3), 0);
+  EXPECT_EQ(f::shaw_index(0, 0, 0), 0);
+  EXPECT_EQ(f::shaw_index(0, 9, 0), 0);
+}
+
+TEST(Formulas, T5BucketMatchesFloat32Reference) {
+  struct Config {
+    bool bidirectional;
+    int num_buckets, max_distance;
+  };
+  for (const Config c : {Config{false, 32, 128}, Config{true, 32, 128}, Config{false, 8, 16},
+                         Config{true, 8, 16}, Config{true, 64, 256}, Config{false, 36, 32},
+                         Config{true, 38, 16}, Config{false, 2, 4}, Config{true, 4, 8}}) {
+    for (long long r = -1000; r <= 1000; ++r) {
+      ASSERT_EQ(f::t5_bucket(r, c.bidirectional, c.num_buckets, c.max_distance),
+                ref::t5_bucket_hf(r, c.bidirectional, c.num_buckets, c.max_distance))
+          << "relative " << r << " bidirectional " << c.bidirectional << " buckets "
+          << c.num_buckets << " max_distance " << c.max_distance;
+    }
+  }
+}
+
+TEST(Formulas, T5BucketIsMonotoneInDistanceAndInRange) {
+  for (bool bidirectional : {false, true}) {
+    int previous_neg = -1, previous_pos = -1;
+    for (long long n = 0; n <= 5000; ++n) {
+      const int neg = f::t5_bucket(-n, bidirectional, 32, 128);
+      const int pos = f::t5_bucket(n, bidirectional, 32, 128);
+      ASSERT_GE(neg, 0);
+      ASSERT_LT(neg, 32);
+      ASSERT_GE(pos, 0);
+      ASSERT_LT(pos, 32);
+      EXPECT_GE(neg, previous_neg) << n;
+      EXPECT_GE(pos, previous_pos) << n;
+      previous_neg = neg;
+      previous_pos = pos;
+    }
+  }
+}
+
+}  // namespace
