@@ -17,7 +17,7 @@ std::size_t checked_numel(const Shape& shape, const std::string& what) {
   if (n > kMaxElements) {
     std::ostringstream message;
     message << what << " " << shape_string(shape) << " would have " << n
-            << " elements; the limit is " << kMaxElements << " (1 GiB of float32)";
+            << " elements; the limit is " << kMaxElements;
     throw Error(message.str());
   }
   return n;

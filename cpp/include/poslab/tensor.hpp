@@ -13,10 +13,13 @@ namespace poslab {
 
 using Shape = std::vector<std::size_t>;
 
-// The largest tensor the core will allocate: 2^28 elements (1 GiB of float32). Anything
-// larger is refused with a message before allocation, so an absurd size never reaches
-// `new` (and never thrashes a 24 GB machine or a 4 GB wasm heap).
-inline constexpr std::size_t kMaxElements = std::size_t{1} << 28;
+// The largest tensor the core will allocate: 2^28 elements (1 GiB of float32) natively; a
+// build may lower it with -DPOSLAB_MAX_ELEMENTS (the wasm build does). Anything larger is
+// refused with a message before allocation, so an absurd size never reaches `new`.
+#ifndef POSLAB_MAX_ELEMENTS
+#define POSLAB_MAX_ELEMENTS (std::size_t{1} << 28)
+#endif
+inline constexpr std::size_t kMaxElements = POSLAB_MAX_ELEMENTS;
 
 // Product of `shape`, or Error if it overflows or exceeds kMaxElements. `what` names the
 // tensor in the message ("attention weights (H,Lq,Lk)").
