@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "validation.hpp"
+
 namespace poslab {
 
 Mask parse_mask(const std::string& text) {
@@ -83,8 +85,10 @@ Dims check_shapes(const TensorF& q, const TensorF& k, const TensorF& v,
 
 }  // namespace
 
-AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
-                          const AttentionOptions& options) {
+namespace detail {
+
+AttentionDims check_attention(const TensorF& q, const TensorF& k, const TensorF& v,
+                              const AttentionOptions& options) {
   const Dims n = check_shapes(q, k, v, options);
   require_finite(q, "q");
   require_finite(k, "k");
@@ -97,6 +101,15 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
   }
   const double scale = options.scale.value_or(1.0 / std::sqrt(double(n.d)));
   require(std::isfinite(scale), "scale must be finite");
+  return {n.H, n.Lq, n.Lk, n.d, n.dv, scale};
+}
+
+}  // namespace detail
+
+AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
+                          const AttentionOptions& options) {
+  const detail::AttentionDims n = detail::check_attention(q, k, v, options);
+  const double scale = n.scale;
 
   const bool two_d = q.ndim() == 2;
   AttentionResult result;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "poslab/formulas.hpp"
+#include "validation.hpp"
 
 namespace poslab {
 
@@ -161,8 +162,9 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
   return out;
 }
 
-// x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i.
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+namespace detail {
+
+RopeDims check_rope_input(const TensorF& x, long long offset) {
   require(x.ndim() == 2 || x.ndim() == 3,
           "RoPE input must be (L, D) or (H, L, D), got " + shape_string(x.shape));
   require(offset >= 0 && offset <= kMaxPosition,
@@ -171,6 +173,14 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
   const std::size_t L = x.dim(x.ndim() - 2);
   const std::size_t D = x.dim(x.ndim() - 1);
   require(D > 0, "RoPE input has zero width");
+  return {H, L, D};
+}
+
+}  // namespace detail
+
+// x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i.
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+  const auto [H, L, D] = detail::check_rope_input(x, offset);
   const RopeFrequencies f =
       rope_frequencies(static_cast<long long>(D), options, offset + static_cast<long long>(L));
   const std::size_t half = std::size_t(f.rotary_dim / 2);

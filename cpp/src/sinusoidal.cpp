@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "poslab/formulas.hpp"
+#include "validation.hpp"
 
 namespace poslab {
 
@@ -29,14 +30,23 @@ std::size_t even_dim(long long dim) {
 
 }  // namespace
 
-// PE (L, D) for positions offset..offset+L−1.
-TensorF sinusoidal_table(long long length, long long dim, double base, SinusoidalLayout layout,
-                         long long offset) {
+namespace detail {
+
+SinusoidalDims check_sinusoidal(long long length, long long dim, double base, long long offset) {
   const std::size_t L = positive_size(length, "length", /*allow_zero=*/true);
   const std::size_t D = even_dim(dim);
   check_base(base);
   require(offset >= 0 && offset <= (1LL << 40),
           "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
+  return {L, D};
+}
+
+}  // namespace detail
+
+// PE (L, D) for positions offset..offset+L−1.
+TensorF sinusoidal_table(long long length, long long dim, double base, SinusoidalLayout layout,
+                         long long offset) {
+  const auto [L, D] = detail::check_sinusoidal(length, dim, base, offset);
   TensorF pe({L, D}, "sinusoidal table (L, D)");
 
   const std::size_t half = D / 2;

@@ -1,0 +1,37 @@
+// Float32 SIMD fast paths of the hot ops (Google Highway, static dispatch): the same source
+// compiles to AVX2/SSE natively, to WebAssembly SIMD128 under `em++ -msimd128` and to
+// scalar code without it. Each function has the signature, validation and error messages
+// of the reference function of the same name (sinusoidal.hpp, rope.hpp, attention.hpp),
+// which stays the oracle.
+//
+// Tolerance policy (checked by tests/cpp/fast_test.cpp): every element of a fast result is
+// within 1e-6 + 1e-6·|ref| of the double-accumulating reference, for the tested sizes
+// (d up to 128, L up to a few hundred keys, entries of q, k, v of order 1) and positions up
+// to 65 536. Angles p·θ are formed and reduced modulo 2π in double, so only the final
+// sin/cos of a reduced angle (|a| <= π) or the rotation itself runs in float32.
+#pragma once
+
+#include "poslab/attention.hpp"
+#include "poslab/rope.hpp"
+#include "poslab/sinusoidal.hpp"
+#include "poslab/tensor.hpp"
+
+namespace poslab::fast {
+
+// PE (L, D), as poslab::sinusoidal_table.
+TensorF sinusoidal_table(long long length, long long dim, double base = 10000.0,
+                         SinusoidalLayout layout = SinusoidalLayout::kInterleaved,
+                         long long offset = 0);
+
+// x (L, D) or (H, L, D) rotated at positions offset..offset+L−1, as poslab::rope_apply.
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
+
+// softmax(Q Kᵀ · scale + bias + mask) V in float32, as poslab::attention. Never allocates
+// an (H, Lq, Lk) matrix unless options.return_weights asks for it.
+AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
+                          const AttentionOptions& options = {});
+
+// The instruction set the fast paths were compiled for ("AVX2", "WASM", "EMU128", ...).
+const char* simd_target();
+
+}  // namespace poslab::fast
