@@ -1,5 +1,6 @@
 // Attention softmax(Q Kᵀ/√d + mask) V, H = 8 heads, d = 64, Lq = Lk = L, mask none or causal:
-// poslab::attention without and with the (H, L, L) weights returned, against the naive
+// poslab::attention (core, double accumulation) and its float32 SIMD fast path
+// (poslab::fast), without and with the (H, L, L) weights returned, against the naive
 // per-row loop in double. FLOP rates count QKᵀ and PV at 2 flops per multiply-add
 // (softmax's exp and divisions are not counted):
 //   dense_FLOP  = 4·H·L·L·d per call, whatever the mask (comparable across rows);
@@ -13,6 +14,7 @@
 
 #include "naive.hpp"
 #include "poslab/attention.hpp"
+#include "poslab/fast.hpp"
 
 namespace {
 
@@ -61,7 +63,12 @@ void set_flops(benchmark::State& state, std::int64_t L, bool causal) {
 }
 
 // range(0) = L, range(1) = causal (0/1), range(2) = return_weights (0/1).
-void attention_core(benchmark::State& state) {
+using AttentionFn = poslab::AttentionResult (*)(const poslab::TensorF&, const poslab::TensorF&,
+                                                const poslab::TensorF&,
+                                                const poslab::AttentionOptions&);
+
+template <AttentionFn attend>
+void attention_timed(benchmark::State& state) {
   const std::int64_t L = state.range(0);
   const bool causal = state.range(1) != 0;
   const Inputs in = make_inputs(L);
@@ -69,14 +76,14 @@ void attention_core(benchmark::State& state) {
   options.mask.kind = causal ? poslab::MaskKind::kCausal : poslab::MaskKind::kNone;
   options.return_weights = state.range(2) != 0;
   // Validate what is timed first, against the double-precision baseline.
-  const poslab::AttentionResult check = poslab::attention(in.q, in.k, in.v, options);
+  const poslab::AttentionResult check = attend(in.q, in.k, in.v, options);
   if (poslab::bench::tolerance_ratio(check.output.data, reference(in, L, causal), 1e-5, 1e-4) >
       1.0) {
-    state.SkipWithError("poslab::attention disagrees with the naive baseline");
+    state.SkipWithError("attention disagrees with the naive baseline");
     return;
   }
   for (auto _ : state) {
-    poslab::AttentionResult result = poslab::attention(in.q, in.k, in.v, options);
+    poslab::AttentionResult result = attend(in.q, in.k, in.v, options);
     benchmark::DoNotOptimize(result.output.data.data());
     benchmark::DoNotOptimize(result.weights.data.data());
     benchmark::ClobberMemory();
@@ -107,7 +114,11 @@ const bool registered = [] {
           ->ArgNames({"L", "causal"})
           ->Unit(benchmark::kMillisecond);
       for (std::int64_t weights : {0, 1}) {
-        benchmark::RegisterBenchmark("attention/core", attention_core)
+        benchmark::RegisterBenchmark("attention/core", attention_timed<poslab::attention>)
+            ->Args({L, causal, weights})
+            ->ArgNames({"L", "causal", "weights"})
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark("attention/fast", attention_timed<poslab::fast::attention>)
             ->Args({L, causal, weights})
             ->ArgNames({"L", "causal", "weights"})
             ->Unit(benchmark::kMillisecond);

@@ -1,4 +1,5 @@
-// RoPE apply (neox pairing, positions 0..L−1): poslab::rope_apply against the naive loop
+// RoPE apply (neox pairing, positions 0..L−1): poslab::rope_apply (core) and its float32 SIMD
+// fast path (poslab::fast) against the naive loop
 // (pow for θ_i, sin and cos per pair, rotate). x is (H, L, d) with H = 8, d = 64, or a 2-D
 // (L, D) input, shown as H:1. Items are elements of x; bytes are x read plus the result written.
 #include <benchmark/benchmark.h>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "naive.hpp"
+#include "poslab/fast.hpp"
 #include "poslab/rope.hpp"
 
 namespace {
@@ -23,19 +25,22 @@ void set_throughput(benchmark::State& state, std::int64_t elements) {
   state.SetBytesProcessed(state.iterations() * elements * 2 * std::int64_t(sizeof(float)));
 }
 
-void rope_core(benchmark::State& state) {
+using RopeFn = poslab::TensorF (*)(const poslab::TensorF&, const poslab::RopeOptions&, long long);
+
+template <RopeFn rope>
+void rope_timed(benchmark::State& state) {
   const std::int64_t H = state.range(0), L = state.range(1), D = state.range(2);
   const poslab::TensorF x = make_input(H, L, D);
   const poslab::RopeOptions options;  // base 10000, neox, no scaling
   // Validate what is timed first: within 1e-5 (+1e-5 relative) of the double baseline.
-  const poslab::TensorF check = poslab::rope_apply(x, options);
+  const poslab::TensorF check = rope(x, options, 0);
   const std::vector<float> want = poslab::naive::rope_neox(x.data, H, L, D);
   if (poslab::bench::tolerance_ratio(check.data, want, 1e-5, 1e-5) > 1.0) {
-    state.SkipWithError("poslab::rope_apply disagrees with the naive baseline");
+    state.SkipWithError("RoPE disagrees with the naive baseline");
     return;
   }
   for (auto _ : state) {
-    poslab::TensorF y = poslab::rope_apply(x, options);
+    poslab::TensorF y = rope(x, options, 0);
     benchmark::DoNotOptimize(y.data.data());
     benchmark::ClobberMemory();
   }
@@ -54,7 +59,11 @@ void rope_naive(benchmark::State& state) {
 }
 
 void register_pair(std::int64_t H, std::int64_t L, std::int64_t D) {
-  benchmark::RegisterBenchmark("rope/core", rope_core)
+  benchmark::RegisterBenchmark("rope/core", rope_timed<poslab::rope_apply>)
+      ->Args({H, L, D})
+      ->ArgNames({"H", "L", "D"})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("rope/fast", rope_timed<poslab::fast::rope_apply>)
       ->Args({H, L, D})
       ->ArgNames({"H", "L", "D"})
       ->Unit(benchmark::kMillisecond);

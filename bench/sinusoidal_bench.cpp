@@ -1,11 +1,13 @@
-// Sinusoidal table (L, D): poslab::sinusoidal_table against the naive double loop
-// (pow, sin and cos per element pair). Items are table elements; bytes are those written.
+// Sinusoidal table (L, D): poslab::sinusoidal_table (core, double angles) and its float32
+// SIMD fast path (poslab::fast) against the naive double loop (pow, sin and cos per pair). Items
+// are table elements; bytes are those written.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "naive.hpp"
+#include "poslab/fast.hpp"
 #include "poslab/sinusoidal.hpp"
 
 namespace {
@@ -15,17 +17,21 @@ void set_throughput(benchmark::State& state, std::int64_t elements) {
   state.SetBytesProcessed(state.iterations() * elements * std::int64_t(sizeof(float)));
 }
 
-void sinusoidal_core(benchmark::State& state) {
+using TableFn = poslab::TensorF (*)(long long, long long, double, poslab::SinusoidalLayout,
+                                    long long);
+
+template <TableFn table>
+void sinusoidal_timed(benchmark::State& state) {
   const std::int64_t L = state.range(0), D = state.range(1);
   // Validate what is timed first: within 1e-5 of the double-precision baseline.
-  const poslab::TensorF check = poslab::sinusoidal_table(L, D);
+  const poslab::TensorF check = table(L, D, 1e4, poslab::SinusoidalLayout::kInterleaved, 0);
   const std::vector<float> want = poslab::naive::sinusoidal_table(L, D);
   if (poslab::bench::tolerance_ratio(check.data, want, 1e-5, 1e-5) > 1.0) {
-    state.SkipWithError("poslab::sinusoidal_table disagrees with the naive baseline");
+    state.SkipWithError("sinusoidal table disagrees with the naive baseline");
     return;
   }
   for (auto _ : state) {
-    poslab::TensorF pe = poslab::sinusoidal_table(L, D);
+    poslab::TensorF pe = table(L, D, 1e4, poslab::SinusoidalLayout::kInterleaved, 0);
     benchmark::DoNotOptimize(pe.data.data());
     benchmark::ClobberMemory();
   }
@@ -46,7 +52,12 @@ void sinusoidal_naive(benchmark::State& state) {
 const bool registered = [] {
   for (std::int64_t L : {512, 4096}) {
     for (std::int64_t D : {64, 256, 1024}) {
-      benchmark::RegisterBenchmark("sinusoidal/core", sinusoidal_core)
+      benchmark::RegisterBenchmark("sinusoidal/core", sinusoidal_timed<poslab::sinusoidal_table>)
+          ->Args({L, D})
+          ->ArgNames({"L", "D"})
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark("sinusoidal/fast",
+                                   sinusoidal_timed<poslab::fast::sinusoidal_table>)
           ->Args({L, D})
           ->ArgNames({"L", "D"})
           ->Unit(benchmark::kMillisecond);
