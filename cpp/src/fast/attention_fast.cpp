@@ -135,7 +135,9 @@ float softmax_row(float* s, std::size_t base, std::size_t k0, std::size_t k1, st
     }
   });
   const float m = std::max(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
-  if (m == kNegInf) {  // every visible key hidden by padding or a −∞ bias
+  // Every visible key hidden by padding or a −∞ bias. Finite scores stay within ±kFloatSafe;
+  // a reduction may report −FLT_MAX instead of −∞ (Highway's EMU128 MaxOfLanes starts there).
+  if (m < -kFloatSafe) {
     std::fill(row + lo, row + hi, 0.0f);
     return 0.0f;
   }
