@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PosLab builds with. Idempotent: installs only what is
-# missing, and runs `apt-get update` only when something is.
+# Installs the Debian packages PosLab builds with, and the npm packages of the WebAssembly
+# build's tests and benchmark. Idempotent: installs only what is missing, runs `apt-get
+# update` only when something is, and `npm ci` only when package-lock.json is newer than
+# node_modules.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config
   libeigen3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
+  emscripten wabt
 )
+# Node may come from elsewhere (a newer release than Debian's): only add Debian's if absent.
+command -v node >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -21,4 +27,16 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# vitest 4 needs Node 20.19 or newer (Debian bookworm ships 18).
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if ((node_major < 20)); then
+  echo "setup: warning: Node $(node --version) is too old for the wasm tests (need >= 20.19)" >&2
+fi
+
+# npm writes node_modules/.package-lock.json on every install: older than the lock = stale.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
 fi

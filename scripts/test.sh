@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds everything (core, CLI, tests,
-# benchmarks) and runs ctest twice: a Release build, then an ASan + UBSan build.
+# benchmarks) and runs ctest twice (a Release build, then an ASan + UBSan build), then builds
+# the WebAssembly modules and runs the vitest suite on them (tests/wasm).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -37,12 +38,41 @@ run_suite() {
   failed=$((failed + fail))
 }
 
+# run_vitest NAME VITEST_ARGS...: one vitest run; its JSON report adds to the totals.
+run_vitest() {
+  local name=$1
+  shift
+  echo "== $name: vitest"
+  local report="build/vitest-$name.json"
+  rm -f "$report"
+  npx vitest run "$@" --reporter=default --reporter=json --outputFile="$report"
+  if [ ! -f "$report" ]; then
+    failed=$((failed + 1))
+    return
+  fi
+  local counts
+  counts=$(node -e 'const r = require(process.argv[1]);
+    console.log(r.numPassedTests, r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1))' \
+    "$PWD/$report")
+  passed=$((passed + ${counts% *}))
+  failed=$((failed + ${counts#* }))
+}
+
 mkdir -p build
 run_suite "release" build/release -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_BENCH=ON
 # The sanitizer run leaves the benchmarks out: they only add build time there.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite "asan+ubsan" build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSLAB_TESTS=ON \
   -DPOSLAB_SANITIZE=ON
+
+# The WebAssembly modules (SIMD and scalar), then the JS suites on them; the wasm suite
+# compares with the Release CLI built above.
+echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
+if bash scripts/build-wasm.sh; then
+  POSLAB_CLI=build/release/cpp/poslab run_vitest wasm tests/wasm
+else
+  failed=$((failed + 1))
+fi
 
 echo
 echo "$passed passed, $failed failed"

@@ -48,13 +48,13 @@ TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed, do
 
 // (Lq, Lk, D).
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
-                        long long dim, std::uint64_t seed) {
+                        long long dim, std::uint64_t seed, double std) {
   // Check the output size first: the index table alone may be large.
   checked_numel({positive_size(query_length, "query length", true),
                  positive_size(key_length, "key length", true), positive_size(dim, "dim")},
                 "Shaw embeddings (Lq, Lk, D)");
   const TensorI index = shaw_indices(query_length, key_length, max_distance);
-  const TensorF table = shaw_table(max_distance, dim, seed);
+  const TensorF table = shaw_table(max_distance, dim, seed, std);
   const std::size_t D = table.dim(1);
   TensorF out({index.dim(0), index.dim(1), D}, "Shaw embeddings (Lq, Lk, D)");
   for (std::size_t n = 0; n < index.size(); ++n) {

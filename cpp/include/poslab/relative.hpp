@@ -17,7 +17,7 @@ TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed = 0
 
 // Shaw: a_ij = table[index[i,j]], (Lq, Lk, D).
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
-                        long long dim, std::uint64_t seed = 0);
+                        long long dim, std::uint64_t seed = 0, double std = 0.02);
 
 struct T5BucketOptions {
   bool bidirectional = false;

@@ -1,0 +1,147 @@
+// WebAssembly benchmark (`npm run bench:wasm`): PosLab's SIMD and scalar wasm builds next to
+// a plain-JS implementation and tfjs-backend-wasm, in one Node process. Every
+// implementation is checked against the SIMD result before it is timed; medians are
+// printed with the ratios the issue asks for. Figures for the record, not a test.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPosLab } from '../../web/src/core/poslab.js';
+import * as plain from './plain.mjs';
+import * as tfjs from './tfjs.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const wasmDir = path.join(root, 'build/wasm');
+
+// Median wall time in ms of `fn` over at least `minRuns` runs and about `budgetMs`.
+function median(fn, { minRuns = 5, budgetMs = 3000, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) fn();
+  const times = [];
+  const start = performance.now();
+  while (times.length < minRuns || (performance.now() - start < budgetMs && times.length < 50)) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1];
+}
+
+function maxAbsDiff(a, b) {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+function randomArray(n, seed) {
+  // xorshift32 + Box-Muller-free uniform in [-1, 1): inputs only need to be reproducible.
+  let s = seed >>> 0 || 1;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    out[i] = (s >>> 0) / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+
+async function main() {
+  const simd = await createPosLab({ variant: 'simd', wasmBinary: readFileSync(path.join(wasmDir, 'simd/poslab.wasm')) });
+  const scalar = await createPosLab({
+    variant: 'scalar',
+    wasmBinary: readFileSync(path.join(wasmDir, 'scalar/poslab.wasm')),
+  });
+  const backend = await tfjs.initTfjs();
+  // Virtual machines often report 0 MHz: then POSLAB_CPU_MHZ, else the issue's 2.6 GHz.
+  const reported = os.cpus()[0]?.speed || 0;
+  const mhz = Number(process.env.POSLAB_CPU_MHZ) || reported || 2600;
+  const clockNote = reported ? 'reported by the OS' : process.env.POSLAB_CPU_MHZ ? 'from POSLAB_CPU_MHZ' : 'assumed: the OS reports none (set POSLAB_CPU_MHZ)';
+  // SIMD128 has no FMA: 4 lanes × (1 mul + 1 add) per cycle ≈ 8 flops/cycle, the issue's yardstick.
+  const peakGflops = (8 * mhz) / 1000;
+  console.log(`node ${process.version}, ${os.cpus()[0]?.model}, tfjs backend: ${backend}, one thread`);
+  console.log(`SIMD128 no-FMA peak of one core: 8 flops/cycle × ${mhz} MHz (${clockNote}) = ${peakGflops.toFixed(1)} GFLOP/s\n`);
+
+  const rows = [];
+  const report = (op, impl, ms, extra = '') => {
+    rows.push({ op, impl, ms, extra });
+    console.log(`${op.padEnd(34)} ${impl.padEnd(12)} ${fmt(ms).padStart(9)} ms  ${extra}`);
+  };
+
+  for (const L of [512, 2048]) {
+    const H = 8;
+    const d = 64;
+    const op = `attention H=${H} L=${L} d=${d} causal`;
+    const q = randomArray(H * L * d, 1);
+    const k = randomArray(H * L * d, 2);
+    const v = randomArray(H * L * d, 3);
+    const shape = [H, L, d];
+    const call = (lab) => () =>
+      lab.attention({ data: q, shape }, { data: k, shape }, { data: v, shape }, { mask: 'causal', returnWeights: false })
+        .output.data;
+    const ref = call(simd)();
+    const tf = tfjs.makeCausalAttention(q, k, v, H, L, d);
+    const checks = {
+      scalar: maxAbsDiff(call(scalar)(), ref),
+      'plain JS': maxAbsDiff(plain.causalAttention(q, k, v, H, L, d), ref),
+      tfjs: maxAbsDiff(tf.run(), ref),
+    };
+    console.log(`${op}: max |diff| vs SIMD: ${Object.entries(checks).map(([n, e]) => `${n} ${e.toExponential(1)}`).join(', ')}`);
+    const usefulGflop = (4 * H * d * (L * (L + 1)) / 2) / 1e9;
+    const budget = L > 1000 ? 6000 : 3000;
+    const tSimd = median(call(simd), { budgetMs: budget });
+    const rate = usefulGflop / (tSimd / 1000);
+    report(op, 'wasm SIMD', tSimd, `${rate.toFixed(1)} GFLOP/s (QKᵀ+PV, unmasked), ${((100 * rate) / peakGflops).toFixed(0)}% of peak`);
+    const tScalar = median(call(scalar), { budgetMs: budget, minRuns: 3 });
+    report(op, 'wasm scalar', tScalar, `SIMD is ${(tScalar / tSimd).toFixed(2)}× faster (target ≥ 3×)`);
+    const tPlain = median(() => plain.causalAttention(q, k, v, H, L, d), { budgetMs: budget, minRuns: 3 });
+    report(op, 'plain JS', tPlain, `SIMD is ${(tPlain / tSimd).toFixed(2)}× faster`);
+    const tTf = median(tf.run, { budgetMs: budget, minRuns: 3 });
+    report(op, 'tfjs-wasm', tTf, `SIMD is ${(tTf / tSimd).toFixed(2)}× faster (target ≥ 3×); tfjs ${(usefulGflop * 2 / (tTf / 1000)).toFixed(1)} GFLOP/s dense`);
+    tf.dispose();
+  }
+
+  {
+    const [H, L, D] = [8, 4096, 64];
+    const op = `rope (${H},${L},${D}) neox`;
+    const x = randomArray(H * L * D, 4);
+    const shape = [H, L, D];
+    const call = (lab) => () => lab.rope({ data: x, shape }, { style: 'neox' }).data;
+    const ref = call(simd)();
+    const tf = tfjs.makeRope(x, H, L, D);
+    console.log(`${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.rope(x, H, L, D), ref).toExponential(1)}, tfjs ${maxAbsDiff(tf.run(), ref).toExponential(1)}`);
+    const tSimd = median(call(simd));
+    report(op, 'wasm SIMD', tSimd, `${((H * L * D * 8) / (tSimd / 1000) / 1e9).toFixed(2)} GB/s (read + write)`);
+    const tScalar = median(call(scalar));
+    report(op, 'wasm scalar', tScalar, `SIMD is ${(tScalar / tSimd).toFixed(2)}× faster (target ≥ 3×)`);
+    const tPlain = median(() => plain.rope(x, H, L, D));
+    report(op, 'plain JS', tPlain, `SIMD is ${(tPlain / tSimd).toFixed(2)}× faster`);
+    const tTf = median(tf.run);
+    report(op, 'tfjs-wasm', tTf, `SIMD is ${(tTf / tSimd).toFixed(2)}× faster`);
+    tf.dispose();
+  }
+
+  {
+    const [L, D] = [4096, 1024];
+    const op = `sinusoidal ${L}×${D}`;
+    const call = (lab) => () => lab.sinusoidal({ length: L, dim: D }).data;
+    const ref = call(simd)();
+    const tf = tfjs.makeSinusoidal(L, D);
+    console.log(`${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.sinusoidal(L, D), ref).toExponential(1)}, tfjs (float32 angles) ${maxAbsDiff(tf.run(), ref).toExponential(1)}`);
+    const tSimd = median(call(simd));
+    report(op, 'wasm SIMD', tSimd, `${((L * D) / (tSimd / 1000) / 1e6).toFixed(0)} M elements/s`);
+    const tScalar = median(call(scalar));
+    report(op, 'wasm scalar', tScalar, `SIMD is ${(tScalar / tSimd).toFixed(2)}× faster`);
+    const tPlain = median(() => plain.sinusoidal(L, D));
+    report(op, 'plain JS', tPlain, `SIMD is ${(tPlain / tSimd).toFixed(2)}× faster`);
+    const tTf = median(tf.run);
+    report(op, 'tfjs-wasm', tTf, `SIMD is ${(tTf / tSimd).toFixed(2)}× faster`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

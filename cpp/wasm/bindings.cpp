@@ -1,0 +1,263 @@
+// The embind surface of the core: one function per capability, each converting its JS
+// arguments (js_convert.hpp), calling the core and returning fresh JS results, with every
+// exception turned into { error } at the boundary (guard.hpp). No math lives here. The
+// idiomatic API (option objects, defaults, validation, PosLabError) is web/src/core/poslab.js.
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+
+#include <string>
+
+#include "guard.hpp"
+#include "js_convert.hpp"
+#include "poslab/fast.hpp"
+#include "poslab/poslab.hpp"
+
+namespace poslab::wasm {
+namespace {
+
+// Sizes arrive as doubles, not ints: embind would silently truncate 3.7 and zero NaN, so
+// to_integer checks them here, where the original value is still visible.
+using Num = double;
+
+T5BucketOptions to_t5_options(const val& js) {
+  T5BucketOptions o;
+  o.bidirectional = bool_field(js, "bidirectional", o.bidirectional);
+  o.num_buckets = integer_field(js, "numBuckets", o.num_buckets);
+  o.max_distance = integer_field(js, "maxDistance", o.max_distance);
+  return o;
+}
+
+PositionBias parse_position_bias(const std::string& name) {
+  if (name == "none") return PositionBias::kNone;
+  if (name == "alibi") return PositionBias::kAlibi;
+  if (name == "t5") return PositionBias::kT5;
+  throw Error("unknown position bias '" + name + "' (expected none, alibi or t5)");
+}
+
+// ---- Absolute and relative position tables ----
+
+val sinusoidal_js(Num length, Num dim, Num base, std::string layout, Num offset) {
+  return guarded([&] {
+    return to_js(fast::sinusoidal_table(to_integer(length, "length"), to_integer(dim, "dim"), base,
+                                        parse_sinusoidal_layout(layout),
+                                        to_integer(offset, "offset")));
+  });
+}
+
+val learned_js(Num length, Num dim, Num seed, Num std) {
+  return guarded([&] {
+    return to_js(
+        learned_table(to_integer(length, "length"), to_integer(dim, "dim"), to_seed(seed), std));
+  });
+}
+
+val shaw_indices_js(Num query_length, Num key_length, Num max_distance) {
+  return guarded([&] {
+    return to_js(shaw_indices(to_integer(query_length, "queryLength"),
+                              to_integer(key_length, "keyLength"),
+                              to_integer(max_distance, "maxDistance")));
+  });
+}
+
+val shaw_js(Num query_length, Num key_length, Num max_distance, Num dim, Num seed, Num std) {
+  return guarded([&] {
+    return to_js(shaw_embeddings(
+        to_integer(query_length, "queryLength"), to_integer(key_length, "keyLength"),
+        to_integer(max_distance, "maxDistance"), to_integer(dim, "dim"), to_seed(seed), std));
+  });
+}
+
+val t5_buckets_js(Num query_length, Num key_length, val options) {
+  return guarded([&] {
+    return to_js(t5_buckets(to_integer(query_length, "queryLength"),
+                            to_integer(key_length, "keyLength"), to_t5_options(options)));
+  });
+}
+
+val t5_bias_js(Num heads, Num query_length, Num key_length, val options, Num seed) {
+  return guarded([&] {
+    return to_js(t5_bias(to_integer(heads, "heads"), to_integer(query_length, "queryLength"),
+                         to_integer(key_length, "keyLength"), to_t5_options(options),
+                         to_seed(seed)));
+  });
+}
+
+val alibi_slopes_js(Num heads) {
+  return guarded([&] { return to_js(alibi_slopes(to_integer(heads, "heads"))); });
+}
+
+val alibi_js(Num heads, Num query_length, Num key_length) {
+  return guarded([&] {
+    return to_js(alibi_bias(to_integer(heads, "heads"), to_integer(query_length, "queryLength"),
+                            to_integer(key_length, "keyLength")));
+  });
+}
+
+// ---- RoPE ----
+
+val rope_frequencies_js(Num head_dim, Num total_length, val rope) {
+  return guarded([&] {
+    const RopeFrequencies f =
+        rope_frequencies(to_integer(head_dim, "headDim"), to_rope_options(rope),
+                         to_integer(total_length, "totalLength"));
+    val out = val::object();
+    out.set("invFreq", to_js(f.inv_freq));
+    out.set("attentionFactor", f.attention_factor);
+    out.set("rotaryDim", double(f.rotary_dim));
+    return out;
+  });
+}
+
+val rope_js(val x, Num offset, val rope) {
+  return guarded([&] {
+    return to_js(
+        fast::rope_apply(to_tensor(x, "x"), to_rope_options(rope), to_integer(offset, "offset")));
+  });
+}
+
+val rope_decay_js(Num head_dim, Num max_distance, val rope) {
+  return guarded([&] {
+    return to_js(rope_decay(to_integer(head_dim, "headDim"),
+                            to_integer(max_distance, "maxDistance"), to_rope_options(rope)));
+  });
+}
+
+val rope_wavelengths_js(Num head_dim, Num total_length, val rope) {
+  return guarded([&] {
+    return to_js(rope_wavelengths(to_integer(head_dim, "headDim"), to_rope_options(rope),
+                                  to_integer(total_length, "totalLength")));
+  });
+}
+
+val wavelengths_js(Num dim, Num base) {
+  return guarded([&] { return to_js(sinusoidal_wavelengths(to_integer(dim, "dim"), base)); });
+}
+
+// ---- Attention ----
+
+// options: { mask: string, scale?, keyPadding?: Uint8Array, bias?: tensor, returnWeights }
+val attention_js(val q, val k, val v, val options) {
+  return guarded([&] {
+    AttentionOptions o;
+    o.mask = parse_mask(string_field(options, "mask", "none"));
+    if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
+    if (!field(options, "keyPadding").isUndefined()) {
+      o.key_padding = to_bytes(field(options, "keyPadding"), "keyPadding");
+    }
+    TensorF bias;
+    if (!field(options, "bias").isUndefined()) {
+      bias = to_tensor(field(options, "bias"), "bias");
+      o.bias = &bias;
+    }
+    o.return_weights = bool_field(options, "returnWeights", true);
+    const AttentionResult r =
+        fast::attention(to_tensor(q, "q"), to_tensor(k, "k"), to_tensor(v, "v"), o);
+    val out = val::object();
+    out.set("output", to_js(r.output));
+    if (o.return_weights) out.set("weights", to_js(r.weights));
+    return out;
+  });
+}
+
+// options: { heads, seed, mask, keyPadding?, rope?: object, bias: 'none'|'alibi'|'t5', t5?,
+// t5Seed, scale? }
+val multi_head_attention_js(val x, val options) {
+  return guarded([&] {
+    const TensorF input = to_tensor(x, "x");
+    require(input.ndim() == 2, "x must be (L, D), got " + shape_string(input.shape));
+    MultiHeadOptions o;
+    o.num_heads = integer_field(options, "heads", o.num_heads);
+    o.mask = parse_mask(string_field(options, "mask", "none"));
+    if (!field(options, "keyPadding").isUndefined()) {
+      o.key_padding = to_bytes(field(options, "keyPadding"), "keyPadding");
+    }
+    if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
+    o.bias = parse_position_bias(string_field(options, "bias", "none"));
+    o.t5 = to_t5_options(field(options, "t5"));
+    o.t5_seed = to_seed(number_field(options, "t5Seed", 0));
+    if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
+    const MultiHeadWeights w = random_multihead_weights(static_cast<long long>(input.dim(1)),
+                                                        to_seed(number_field(options, "seed", 0)));
+    const MultiHeadResult r = multihead_attention(input, w, o);
+    val out = val::object();
+    out.set("output", to_js(r.output));
+    out.set("weights", to_js(r.weights));
+    out.set("q", to_js(r.q));
+    out.set("k", to_js(r.k));
+    out.set("v", to_js(r.v));
+    if (o.bias != PositionBias::kNone) out.set("bias", to_js(r.bias));
+    return out;
+  });
+}
+
+// ---- Norms and analysis ----
+
+// gamma, beta: tensors (D,) or undefined.
+val layer_norm_js(val x, Num eps, val gamma, val beta) {
+  return guarded([&] {
+    const TensorF g = gamma.isUndefined() ? TensorF() : to_tensor(gamma, "gamma");
+    const TensorF b = beta.isUndefined() ? TensorF() : to_tensor(beta, "beta");
+    return to_js(layer_norm(to_tensor(x, "x"), eps, gamma.isUndefined() ? nullptr : &g,
+                            beta.isUndefined() ? nullptr : &b));
+  });
+}
+
+val rms_norm_js(val x, Num eps, val gamma) {
+  return guarded([&] {
+    const TensorF g = gamma.isUndefined() ? TensorF() : to_tensor(gamma, "gamma");
+    return to_js(rms_norm(to_tensor(x, "x"), eps, gamma.isUndefined() ? nullptr : &g));
+  });
+}
+
+val similarity_js(val x, std::string metric) {
+  return guarded(
+      [&] { return to_js(similarity_matrix(to_tensor(x, "x"), parse_similarity_metric(metric))); });
+}
+
+val similarity_by_offset_js(val x, std::string metric) {
+  return guarded([&] {
+    return to_js(similarity_by_offset(to_tensor(x, "x"), parse_similarity_metric(metric)));
+  });
+}
+
+val offset_matrix_js(Num dim, Num k, Num base) {
+  return guarded(
+      [&] { return to_js(offset_matrix(to_integer(dim, "dim"), to_integer(k, "k"), base)); });
+}
+
+// ---- About this build ----
+
+std::string simd_target_js() { return fast::simd_target(); }
+double heap_bytes_js() { return double(emscripten_get_heap_size()); }
+double max_elements_js() { return double(kMaxElements); }
+
+}  // namespace
+}  // namespace poslab::wasm
+
+EMSCRIPTEN_BINDINGS(poslab) {
+  using namespace emscripten;
+  using namespace poslab::wasm;
+  function("sinusoidal", &sinusoidal_js);
+  function("learned", &learned_js);
+  function("shawIndices", &shaw_indices_js);
+  function("shaw", &shaw_js);
+  function("t5Buckets", &t5_buckets_js);
+  function("t5Bias", &t5_bias_js);
+  function("alibiSlopes", &alibi_slopes_js);
+  function("alibi", &alibi_js);
+  function("ropeFrequencies", &rope_frequencies_js);
+  function("rope", &rope_js);
+  function("ropeDecay", &rope_decay_js);
+  function("ropeWavelengths", &rope_wavelengths_js);
+  function("wavelengths", &wavelengths_js);
+  function("attention", &attention_js);
+  function("multiHeadAttention", &multi_head_attention_js);
+  function("layerNorm", &layer_norm_js);
+  function("rmsNorm", &rms_norm_js);
+  function("similarity", &similarity_js);
+  function("similarityByOffset", &similarity_by_offset_js);
+  function("offsetMatrix", &offset_matrix_js);
+  function("simdTarget", &simd_target_js);
+  function("heapBytes", &heap_bytes_js);
+  function("maxElements", &max_elements_js);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly module twice from the same sources (`npm run build:wasm`):
+#   build/wasm/simd    -msimd128: the playground's build
+#   build/wasm/scalar  no SIMD (Highway falls back to EMU128): the baseline the benchmark and
+#                      tests compare against
+# Each holds poslab.mjs + poslab.wasm; the link step prints their gzipped size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's Emscripten 3.1.6 runs its JS optimiser in Node and needs the system's acorn.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+# At most two compile jobs unless told otherwise: the core is heavy on memory under em++.
+jobs=${POSLAB_JOBS:-2}
+
+command -v emcmake >/dev/null || { echo "emcmake not found: run scripts/setup.sh" >&2; exit 1; }
+mkdir -p build/wasm
+
+for variant in simd scalar; do
+  simd=ON
+  [ "$variant" = scalar ] && simd=OFF
+  dir=build/wasm/$variant
+  echo "== wasm $variant: configure and build ($dir)"
+  # emcmake's default emulator flag (--experimental-wasm-threads) is refused by Node 20.
+  emcmake cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOSLAB_WASM_SIMD=$simd \
+    -DCMAKE_CROSSCOMPILING_EMULATOR=node >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; exit 1; }
+  cmake --build "$dir" -j "$jobs"
+done

@@ -1,0 +1,126 @@
+// multiHeadAttention has no CLI counterpart: check its invariants, and that its weights are
+// exactly what lab.attention gives on the q, k, v (and position bias) it returns.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { assertClose } from './helpers/compare.js';
+import { loadLab } from './helpers/lab.js';
+import { VARIANTS } from './helpers/paths.js';
+import { randomNormal } from './helpers/prng.js';
+
+const L = 12;
+const padded = [3, 10];
+const keyPadding = Uint8Array.from({ length: L }, (_, j) => (padded.includes(j) ? 1 : 0));
+
+// [name, model width D, options]
+const CONFIGS = [
+  ['one head, explicit scale', 16, { heads: 1, scale: 0.5 }],
+  ['4 heads, no mask', 32, { heads: 4 }],
+  ['4 heads, causal', 32, { heads: 4, mask: 'causal' }],
+  ['2 heads, window:3 + key padding', 32, { heads: 2, mask: 'window:3', keyPadding }],
+  ['2 heads, {window: 4}', 32, { heads: 2, mask: { window: 4 } }],
+  ['4 heads, causal, neox RoPE', 32, { heads: 4, mask: 'causal', rope: { style: 'neox' } }],
+  ['8 heads, causal, gptj yarn RoPE', 64, { heads: 8, mask: 'causal', rope: { style: 'gptj', scaling: 'yarn', factor: 4, originalLength: 8 } }],
+  ['4 heads, causal, ALiBi', 32, { heads: 4, mask: 'causal', bias: 'alibi' }],
+  ['4 heads, T5 bias', 32, { heads: 4, bias: 't5', t5: { bidirectional: true, numBuckets: 16, maxDistance: 32 }, t5Seed: 3 }],
+];
+
+// Is key j visible to query i under the config's mask and padding?
+function visible(o, i, j) {
+  if (o.keyPadding && o.keyPadding[j]) return false;
+  const mask = typeof o.mask === 'object' ? `window:${o.mask.window}` : (o.mask ?? 'none');
+  if (mask === 'none') return true;
+  if (j > i) return false;
+  return mask === 'causal' || i - j < Number(mask.slice('window:'.length));
+}
+
+describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
+  let lab;
+  beforeAll(async () => {
+    lab = await loadLab(variant);
+  });
+
+  describe.each(CONFIGS)('%s', (name, D, o) => {
+    const x = randomNormal(11, [L, D]);
+    const H = o.heads;
+    const d = D / H;
+    let r;
+    beforeAll(() => {
+      r = lab.multiHeadAttention(x, { seed: 7, ...o });
+    });
+
+    test('shapes: output (L, D), weights (H, L, L), q/k/v (H, L, d)', () => {
+      expect(r.output.shape).toEqual([L, D]);
+      expect(r.output.data.length).toBe(L * D);
+      expect(r.output.data.every(Number.isFinite)).toBe(true);
+      expect(r.weights.shape).toEqual([H, L, L]);
+      for (const t of [r.q, r.k, r.v]) expect(t.shape).toEqual([H, L, d]);
+      if (o.bias && o.bias !== 'none') expect(r.bias.shape).toEqual([H, L, L]);
+      else expect(r.bias === undefined || r.bias.data.length === 0).toBe(true);
+    });
+
+    test('weights: visible keys sum to 1, hidden keys are exactly 0', () => {
+      for (let h = 0; h < H; h++) {
+        for (let i = 0; i < L; i++) {
+          let sum = 0;
+          for (let j = 0; j < L; j++) {
+            const w = r.weights.data[(h * L + i) * L + j];
+            if (!visible(o, i, j)) expect(w, `w[${h},${i},${j}]`).toBe(0);
+            sum += w;
+          }
+          const anyVisible = Array.from({ length: L }, (_, j) => visible(o, i, j)).some(Boolean);
+          expect(Math.abs(sum - (anyVisible ? 1 : 0)), `row ${h},${i} sums to ${sum}`).toBeLessThanOrEqual(1e-6);
+        }
+      }
+    });
+
+    test('weights equal lab.attention on the returned q, k, v (and bias)', () => {
+      const a = lab.attention(r.q, r.k, r.v, {
+        ...(o.mask && { mask: o.mask }),
+        ...(o.keyPadding && { keyPadding: o.keyPadding }),
+        ...(o.scale !== undefined && { scale: o.scale }),
+        ...(r.bias && r.bias.data.length > 0 && { bias: r.bias }),
+      });
+      assertClose(r.weights, a.weights, `${name}: weights`);
+    });
+
+    test('the same seed gives the same result, another seed another', () => {
+      expect(lab.multiHeadAttention(x, { seed: 7, ...o }).output.data).toEqual(r.output.data);
+      expect(lab.multiHeadAttention(x, { ...o, seed: 8 }).output.data).not.toEqual(r.output.data);
+    });
+
+    if (o.rope) {
+      test('q and k are the unrotated projections rotated by lab.rope; v is untouched', () => {
+        const plain = lab.multiHeadAttention(x, { seed: 7, ...o, rope: false });
+        assertClose(r.q, lab.rope(plain.q, o.rope), `${name}: q`);
+        assertClose(r.k, lab.rope(plain.k, o.rope), `${name}: k`);
+        expect(r.v.data).toEqual(plain.v.data);
+      });
+    }
+
+    if (o.bias === 'alibi') {
+      test('the bias is lab.alibi', () => {
+        assertClose(r.bias, lab.alibi({ heads: H, queryLength: L, keyLength: L }), `${name}: bias`);
+      });
+    }
+
+    if (o.bias === 't5') {
+      test('the bias is lab.t5Bias with t5Seed', () => {
+        const expected = lab.t5Bias({ heads: H, queryLength: L, keyLength: L, ...o.t5, seed: o.t5Seed });
+        assertClose(r.bias, expected, `${name}: bias`);
+      });
+    }
+  });
+
+  test('rope: true is RoPE with its default options', () => {
+    const x = randomNormal(13, [6, 16]);
+    const a = lab.multiHeadAttention(x, { heads: 2, rope: true });
+    expect(a.q.data).toEqual(lab.multiHeadAttention(x, { heads: 2, rope: {} }).q.data);
+    expect(a.q.data).not.toEqual(lab.multiHeadAttention(x, { heads: 2 }).q.data);
+  });
+
+  test('rope: false and no rope option are the same', () => {
+    const x = randomNormal(12, [6, 16]);
+    const a = lab.multiHeadAttention(x, { heads: 2, rope: false });
+    const b = lab.multiHeadAttention(x, { heads: 2 });
+    expect(a.output.data).toEqual(b.output.data);
+  });
+});

@@ -1,0 +1,36 @@
+// Finds and instantiates the Emscripten module of one build variant. The static import paths
+// let both Node and Vite see the build outputs (Vite splits each into its own chunk, loaded
+// only when asked for). A caller may instead pass its own `factory`.
+import { PosLabError } from './errors.js';
+
+const builds = {
+  simd: () => import('../../../build/wasm/simd/poslab.mjs'),
+  scalar: () => import('../../../build/wasm/scalar/poslab.mjs'),
+};
+
+const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+/** Resolves to the raw embind module ({ sinusoidal, rope, ... } as bound in cpp/wasm). */
+export async function loadModule({ variant = 'simd', wasmBinary, factory } = {}) {
+  if (!factory && !Object.hasOwn(builds, variant)) {
+    throw new PosLabError(`unknown variant '${variant}' (expected simd or scalar)`);
+  }
+  if (wasmBinary !== undefined && !(wasmBinary instanceof Uint8Array || wasmBinary instanceof ArrayBuffer)) {
+    throw new PosLabError('wasmBinary must be a Uint8Array or an ArrayBuffer');
+  }
+  // Emscripten 3.1.6 fetches the .wasm by URL, which Node's fetch cannot do for files.
+  if (inNode && wasmBinary === undefined && !factory) {
+    throw new PosLabError(
+      `in Node, pass wasmBinary (the bytes of build/wasm/${variant}/poslab.wasm, e.g. from fs.readFileSync)`,
+    );
+  }
+  let create = factory;
+  if (!create) {
+    try {
+      create = (await builds[variant]()).default;
+    } catch (cause) {
+      throw new PosLabError(`the ${variant} wasm build is missing: run \`npm run build:wasm\``, { cause });
+    }
+  }
+  return create(wasmBinary === undefined ? {} : { wasmBinary });
+}
