@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: installs what it needs, builds PosLab and shows the CLI at work on a
-# small demo (tables and attention written as .npy / CSV / JSON under build/demo).
+# The main job: installs what it needs, builds PosLab (native CLI, WebAssembly core, the
+# playground), shows the CLI at work on a small demo (tables and attention written as .npy /
+# CSV / JSON under build/demo), then serves the playground and prints its URL.
+# POSLAB_HOST / POSLAB_PORT choose where it listens (default 127.0.0.1:4173).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -30,3 +32,9 @@ step attention --q "$out/x.npy" --k "$out/x.npy" --v "$out/x.npy" --mask causal 
 head -n 4 "$out/weights.csv"
 echo
 echo "Demo outputs are in $out. Try: $poslab --help"
+
+bash scripts/build-wasm.sh
+npx vite build
+echo
+echo "Serving the playground (dist/, a static folder any host can serve). Ctrl-C stops it."
+exec npx vite preview --host "${POSLAB_HOST:-127.0.0.1}" --port "${POSLAB_PORT:-4173}" --strictPort

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PosLab builds with, and the npm packages of the WebAssembly
-# build's tests and benchmark. Idempotent: installs only what is missing, runs `apt-get
+# Installs the Debian packages PosLab builds and tests with (Chromium drives the browser
+# tests), and the npm packages of the playground, its tests and the wasm benchmark. Idempotent: installs only what is missing, runs `apt-get
 # update` only when something is, and `npm ci` only when package-lock.json is newer than
 # node_modules.
 set -euo pipefail
@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
   emscripten wabt
+  chromium
 )
 # Node may come from elsewhere (a newer release than Debian's): only add Debian's if absent.
 command -v node >/dev/null || packages+=(nodejs npm)

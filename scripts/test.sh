@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds everything (core, CLI, tests,
-# benchmarks) and runs ctest twice (a Release build, then an ASan + UBSan build), then builds
-# the WebAssembly modules and runs the vitest suite on them (tests/wasm).
+# benchmarks, CUDA targets where nvcc exists) and runs ctest twice (a Release build, then an
+# ASan + UBSan build), then builds the WebAssembly modules and runs the vitest suites: the JS
+# API (tests/wasm), the playground's units (tests/web) and the browser tests (tests/e2e).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -59,7 +60,12 @@ run_vitest() {
 }
 
 mkdir -p build
-run_suite "release" build/release -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_BENCH=ON
+# The CUDA targets are built (not run: no GPU in CI; their tests then report Skipped) wherever
+# nvcc is installed, so compile errors fail the suite.
+cuda=()
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=(-DPOSLAB_CUDA=ON); fi
+run_suite "release" build/release -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_BENCH=ON \
+  "${cuda[@]}"
 # The sanitizer run leaves the benchmarks out: they only add build time there.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite "asan+ubsan" build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSLAB_TESTS=ON \
@@ -70,6 +76,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
 if bash scripts/build-wasm.sh; then
   POSLAB_CLI=build/release/cpp/poslab run_vitest wasm tests/wasm
+  run_vitest web --config tests/web/vitest.config.js
+  # The playground built (dist/) and driven in Debian's Chromium; screenshots, exports and
+  # printed timings land in test-output/e2e/.
+  run_vitest e2e --config tests/e2e/vitest.config.js
 else
   failed=$((failed + 1))
 fi

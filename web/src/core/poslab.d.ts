@@ -37,6 +37,9 @@ export interface CreateOptions {
 /** Loads one build variant of the wasm module and returns the API bound to it. */
 export function createPosLab(options?: CreateOptions): Promise<PosLab>;
 
+/** The API bound to an already instantiated module (what poslab.mjs's factory resolves to). */
+export function bindPosLab(module: object): PosLab;
+
 /** RoPE configuration (rope.hpp). All optional; defaults are the core's. */
 export interface RopeOptions {
   /** 'neox' pairs (x[i], x[i+R/2]) (default); 'gptj' pairs (x[2i], x[2i+1]). */

@@ -1,0 +1,320 @@
+// Fused flash-style attention forward (Dao et al., FlashAttention-2 ordering) on tensor cores:
+//   flash_attention_kernel  one block of 4 warps per 64 queries of one (batch, head); each
+//     warp owns 16 query rows whose Q fragments stay in registers. Keys and values stream
+//     through shared memory in 64-row tiles (cp.async, XOR-swizzled rows so ldmatrix is free
+//     of bank conflicts); the V tile loads while S = Q Kᵀ runs and the next K tile while the
+//     softmax and O += P V run. S and O accumulate in float32 registers (mma.sync m16n8k16),
+//     the softmax is online in log2 units, and P goes from the S accumulators straight into
+//     A fragments (same register layout), so no L×L matrix ever reaches memory.
+// Masks: tiles wholly past the causal diagonal or before the window are never loaded (blocks
+// run heaviest-first so the skipped work evens out); only tiles that straddle an edge, the
+// end of the keys, or have key padding test each element. ALiBi is added per element.
+// Validated against poslab::attention in tests/cuda and poslab-bench-cuda.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "attention_check.hpp"
+#include "attention_mask.cuh"
+#include "common.cuh"
+#include "mma.cuh"
+#include "poslab/cuda/attention.hpp"
+
+namespace poslab::cuda {
+namespace {
+
+constexpr int kBr = 64;  // queries per block (16 per warp)
+constexpr int kBc = 64;  // keys per tile
+constexpr int kWarps = 4;
+constexpr int kThreads = 32 * kWarps;
+constexpr float kLog2e = 1.4426950408889634f;
+
+struct FlashArgs {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  int H, Lq, Lk;
+  float scale_log2;  // scale · log2(e)
+  detail::MaskArgs mask;
+  bool alibi;
+};
+
+// Element (row, col) of a [rows][D] tile: 16-byte chunk index XOR (row % 8), so the 8 rows an
+// ldmatrix phase reads land in 8 different bank groups.
+template <int D>
+__device__ __forceinline__ int swizzle(int row, int col) {
+  return row * D + ((((col >> 3) ^ (row & 7))) << 3) + (col & 7);
+}
+
+// Rows [row0, row0 + 64) of a (L, D) matrix into a swizzled tile; rows past L are zeros.
+template <class T, int D>
+__device__ __forceinline__ void load_tile(T* tile, const T* g, int row0, int L) {
+  constexpr int kChunks = D / 8;
+  static_assert(kBr * kChunks % kThreads == 0, "whole chunks per thread");
+#pragma unroll
+  for (int it = 0; it < kBr * kChunks / kThreads; ++it) {
+    const int c = it * kThreads + threadIdx.x;
+    const int r = c / kChunks, ch = c % kChunks;
+    const bool ok = row0 + r < L;
+    const T* src = g + (ok ? (row0 + r) * D + ch * 8 : 0);  // (L·D < 2^28)
+    detail::cp_async16(tile + swizzle<D>(r, ch * 8), src, ok);
+  }
+}
+
+// Grid (ceil(Lq/64), H, B). q, k, v, o (B, H, L, D).
+template <class T, int D>
+__global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* sQ = reinterpret_cast<T*>(smem);
+  T* sK = sQ + kBr * D;
+  T* sV = sK + kBc * D;
+  unsigned char* sPad = reinterpret_cast<unsigned char*>(sV + kBc * D);  // this tile's padding
+
+  // Masked blocks with more rows see more keys: start those first.
+  const int m_tile = a.mask.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int m0 = m_tile * kBr;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const long long bh = static_cast<long long>(b) * a.H + h;
+  const T* Q = static_cast<const T*>(a.q) + bh * a.Lq * D;
+  const T* K = static_cast<const T*>(a.k) + bh * a.Lk * D;
+  const T* V = static_cast<const T*>(a.v) + bh * a.Lk * D;
+  T* O = static_cast<T*>(a.o) + bh * a.Lq * D;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, t = lane & 3;  // accumulator row g (and g + 8), columns 2t, 2t + 1
+
+  // Key tiles [n_begin, n_end) hold every key some row of this block may see.
+  int n_end = a.Lk;
+  if (a.mask.causal && m0 + kBr < n_end) n_end = m0 + kBr;
+  const int n_begin = a.mask.first_key(m0) / kBc * kBc;
+
+  load_tile<T, D>(sQ, Q, m0, a.Lq);
+  if (n_begin < n_end) load_tile<T, D>(sK, K, n_begin, a.Lk);
+  detail::cp_async_commit();
+  detail::cp_async_wait<0>();
+  __syncthreads();
+
+  uint32_t qf[D / 16][4];  // this warp's 16 rows of Q as A fragments
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    detail::ldmatrix_x4(qf[kk],
+                        sQ + swizzle<D>(warp * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+  }
+
+  const int row_i[2] = {m0 + warp * 16 + g, m0 + warp * 16 + g + 8};
+  const float slope_log2 =
+      a.alibi ? static_cast<float>(formulas::alibi_slope(int(h), int(a.H))) * kLog2e : 0.0f;
+  float o[D / 8][4];
+#pragma unroll
+  for (int dt = 0; dt < D / 8; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
+  float m_run[2] = {-INFINITY, -INFINITY};
+  float l_run[2] = {0.0f, 0.0f};
+
+  for (int n0 = n_begin; n0 < n_end; n0 += kBc) {
+    load_tile<T, D>(sV, V, n0, a.Lk);
+    detail::cp_async_commit();
+    detail::cp_async_wait<1>();  // K tile n0 has landed; V may still be in flight
+    // The barrier also publishes this tile's key padding, and whether any key of it is padded.
+    bool padded = false;
+    if (a.mask.key_padding != nullptr) {
+      bool mine = false;
+      if (threadIdx.x < kBc) {
+        const int j = n0 + threadIdx.x;
+        const unsigned char p = j < a.Lk ? a.mask.key_padding[b * a.Lk + j] : 0;
+        sPad[threadIdx.x] = p;
+        mine = p != 0;
+      }
+      padded = __syncthreads_or(mine);
+    } else {
+      __syncthreads();
+    }
+
+    // S = Q Kᵀ for 16 rows × 64 keys: 8 accumulator tiles of 16×8.
+    float s[kBc / 8][4];
+#pragma unroll
+    for (int nt = 0; nt < kBc / 8; ++nt) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+      for (int np = 0; np < kBc / 16; ++np) {
+        uint32_t kf[4];  // b0, b1 of key tiles 2np and 2np + 1
+        detail::ldmatrix_x4(kf, sK + swizzle<D>(np * 16 + (lane & 7) + ((lane >> 4) << 3),
+                                                kk * 16 + ((lane >> 3) & 1) * 8));
+        detail::mma_16816<T>(s[2 * np], qf[kk], kf[0], kf[1]);
+        detail::mma_16816<T>(s[2 * np + 1], qf[kk], kf[2], kf[3]);
+      }
+    }
+    __syncthreads();  // every warp is done with sK
+    if (n0 + kBc < n_end) load_tile<T, D>(sK, K, n0 + kBc, a.Lk);
+    detail::cp_async_commit();  // possibly empty: keeps the wait counts uniform
+
+    // Scores in log2 units, then ALiBi and the mask in their own (block-uniform) branches so
+    // the common tile pays for neither.
+#pragma unroll
+    for (int nt = 0; nt < kBc / 8; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nt][e] *= a.scale_log2;
+    }
+    if (a.alibi) {
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int d = row_i[e >> 1] - (n0 + nt * 8 + 2 * t + (e & 1));
+          s[nt][e] -= slope_log2 * static_cast<float>(d < 0 ? -d : d);
+        }
+      }
+    }
+    const bool edge = n0 + kBc > a.Lk || padded || (a.mask.causal && n0 + kBc - 1 > m0) ||
+                      (a.mask.windowed && m0 + kBr - 1 - n0 >= a.mask.window);
+    if (edge) {
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int i = row_i[e >> 1];
+          const int j = n0 + nt * 8 + 2 * t + (e & 1);
+          const bool hidden = j >= a.Lk || (a.mask.causal && j > i) ||
+                              (a.mask.windowed && i - j >= a.mask.window) ||
+                              (padded && sPad[j - n0]);
+          if (hidden) s[nt][e] = -INFINITY;
+        }
+      }
+    }
+
+    // Online softmax: rescale the running sums and O by 2^(m_old − m_new).
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = -INFINITY;
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float m_new = fmaxf(m_run[r], mx);
+      // No visible key yet: subtract 0 so hidden scores give 2^−∞ = 0, never −∞ − (−∞).
+      const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+      const float alpha = exp2f(m_run[r] - m_use);
+      m_run[r] = m_new;
+      float sum = 0.0f;
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) {
+        s[nt][2 * r] = exp2f(s[nt][2 * r] - m_use);
+        s[nt][2 * r + 1] = exp2f(s[nt][2 * r + 1] - m_use);
+        sum += s[nt][2 * r] + s[nt][2 * r + 1];
+      }
+      l_run[r] = l_run[r] * alpha + sum;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        o[dt][2 * r] *= alpha;
+        o[dt][2 * r + 1] *= alpha;
+      }
+    }
+
+    // P as A fragments: accumulator tiles 2kk, 2kk + 1 are the 16 keys of step kk.
+    uint32_t pf[kBc / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      pf[kk][0] = detail::pack2<T>(s[2 * kk][0], s[2 * kk][1]);
+      pf[kk][1] = detail::pack2<T>(s[2 * kk][2], s[2 * kk][3]);
+      pf[kk][2] = detail::pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+      pf[kk][3] = detail::pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    }
+
+    detail::cp_async_wait<1>();  // V tile n0 has landed; the next K may still be in flight
+    __syncthreads();
+    // O += P V: V is (key, d) row-major, read transposed into B fragments.
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        uint32_t vf[4];  // b0, b1 of d tiles 2dp and 2dp + 1
+        detail::ldmatrix_x4_trans(vf,
+                                  sV + swizzle<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3),
+                                                  dp * 16 + ((lane >> 4) << 3)));
+        detail::mma_16816<T>(o[2 * dp], pf[kk], vf[0], vf[1]);
+        detail::mma_16816<T>(o[2 * dp + 1], pf[kk], vf[2], vf[3]);
+      }
+    }
+    __syncthreads();  // every warp is done with sV before the next tile overwrites it
+  }
+  detail::cp_async_wait<0>();
+
+  // Normalise; a row that saw no key has l = 0 and gets a zero output.
+  float inv[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = l_run[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    inv[r] = l > 0.0f ? 1.0f / l : 0.0f;
+  }
+  // Stage this warp's 16 rows in its own rows of sQ, then store them as 16-byte chunks.
+#pragma unroll
+  for (int dt = 0; dt < D / 8; ++dt) {
+    const int row = warp * 16 + g;
+    *reinterpret_cast<uint32_t*>(sQ + swizzle<D>(row, dt * 8 + 2 * t)) =
+        detail::pack2<T>(o[dt][0] * inv[0], o[dt][1] * inv[0]);
+    *reinterpret_cast<uint32_t*>(sQ + swizzle<D>(row + 8, dt * 8 + 2 * t)) =
+        detail::pack2<T>(o[dt][2] * inv[1], o[dt][3] * inv[1]);
+  }
+  __syncwarp();
+  constexpr int kChunks = D / 8;
+#pragma unroll
+  for (int it = 0; it < 16 * kChunks / 32; ++it) {
+    const int c = it * 32 + lane;
+    const int r = warp * 16 + c / kChunks, ch = c % kChunks;
+    if (m0 + r < a.Lq) {
+      *reinterpret_cast<uint4*>(O + (m0 + r) * D + ch * 8) =
+          *reinterpret_cast<const uint4*>(sQ + swizzle<D>(r, ch * 8));
+    }
+  }
+}
+
+template <class T, int D>
+void launch_flash(const FlashArgs& args, const AttentionDims& n, cudaStream_t stream) {
+  constexpr int kSmem = (kBr + 2 * kBc) * D * sizeof(T) + kBc;  // Q, K, V tiles, padding
+  // Past 48 KB a kernel must opt in to more dynamic shared memory, once per process.
+  static const cudaError_t opt_in = cudaFuncSetAttribute(
+      flash_attention_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  check(opt_in, "cudaFuncSetAttribute(flash_attention_kernel)");
+  const dim3 grid(detail::ceil_div(n.Lq, kBr), unsigned(n.H), unsigned(n.B));
+  flash_attention_kernel<T, D><<<grid, kThreads, kSmem, stream>>>(args);
+  check_launch("flash_attention_kernel");
+}
+
+}  // namespace
+
+void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
+                     const AttentionDims& n, const AttentionConfig& config, cudaStream_t stream) {
+  const double scale = detail::check_attention(n, config);
+  require(dtype != DType::kF32, "flash attention runs on fp16 or bf16 storage (tensor cores)");
+  require(n.d == 64 || n.d == 128,
+          "flash attention supports head widths 64 and 128 (got " + std::to_string(n.d) + ")");
+  require(config.bias == nullptr,
+          "flash attention takes ALiBi (config.alibi), not a bias tensor: use attention_naive");
+  require(n.H <= 65535 && n.B <= 65535, "flash attention: B and H must be at most 65535");
+  for (const void* p : {q, k, v, static_cast<const void*>(out)}) {
+    require(detail::aligned16(p), "flash attention needs 16-byte aligned q, k, v and out");
+  }
+  if (n.Lq == 0) return;
+  const FlashArgs args{q,
+                       k,
+                       v,
+                       out,
+                       static_cast<int>(n.H),
+                       static_cast<int>(n.Lq),
+                       static_cast<int>(n.Lk),
+                       static_cast<float>(scale) * kLog2e,
+                       detail::mask_args(config),
+                       config.alibi};
+  if (dtype == DType::kF16) {
+    n.d == 64 ? launch_flash<__half, 64>(args, n, stream)
+              : launch_flash<__half, 128>(args, n, stream);
+  } else {
+    n.d == 64 ? launch_flash<__nv_bfloat16, 64>(args, n, stream)
+              : launch_flash<__nv_bfloat16, 128>(args, n, stream);
+  }
+}
+
+}  // namespace poslab::cuda

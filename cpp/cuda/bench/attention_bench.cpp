@@ -1,0 +1,242 @@
+// Attention forward: naive (cuBLAS + masked softmax) and fused flash-style, B·L = 16 384,
+// d_model 2048 (H = 32 at d = 64, H = 16 at d = 128), causal and not; then the masks and
+// biases at one shape. Big shapes are checked on two heads and 128 query rows (the first and
+// last 64) against poslab::attention, with the mask folded into a −∞ bias so the core can be
+// given any block of rows.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "inputs.hpp"
+#include "poslab/attention.hpp"
+#include "poslab/cuda/attention.hpp"
+#include "poslab/cuda/compare.hpp"
+#include "poslab/formulas.hpp"
+#include "suite.hpp"
+
+namespace poslab::cuda::bench {
+namespace {
+
+struct Case {
+  AttentionDims dims;
+  DType dtype = DType::kF16;
+  Mask mask;
+  bool alibi = false;
+  bool padding = false;  // hide the last eighth of the keys of every batch
+  std::string label;     // params.mask in the JSON
+};
+
+struct Inputs {
+  std::vector<float> q, k, v;  // rounded to the storage type, (B, H, L, d)
+  DeviceBuffer dq, dk, dv, dout;
+  std::vector<std::uint8_t> padding;  // (B, Lk) or empty
+  DeviceBuffer dpadding;
+};
+
+Inputs make_inputs(const Case& c) {
+  const AttentionDims& n = c.dims;
+  Inputs in;
+  // q is scaled up so the scores spread (std ≈ 1 after 1/√d): a flat softmax would average
+  // the values to ~0 and hide errors under the absolute tolerance.
+  std::vector<float> q = random_uniform(std::size_t(n.B * n.H * n.Lq * n.d), 1);
+  for (float& x : q) x *= 3.0f;
+  in.dq = upload_as(q, c.dtype, &in.q);
+  in.dk = upload_as(random_uniform(std::size_t(n.B * n.H * n.Lk * n.d), 2), c.dtype, &in.k);
+  in.dv = upload_as(random_uniform(std::size_t(n.B * n.H * n.Lk * n.d), 3), c.dtype, &in.v);
+  in.dout = DeviceBuffer(std::size_t(n.B * n.H * n.Lq * n.d) * dtype_size(c.dtype));
+  if (c.padding) {
+    in.padding.assign(std::size_t(n.B * n.Lk), 0);
+    for (long long b = 0; b < n.B; ++b) {
+      for (long long j = n.Lk - n.Lk / 8; j < n.Lk; ++j) in.padding[std::size_t(b * n.Lk + j)] = 1;
+    }
+    in.dpadding = DeviceBuffer(in.padding.size());
+    in.dpadding.upload(in.padding.data(), in.padding.size());
+  }
+  return in;
+}
+
+// poslab::attention on query rows [r0, r1) of `heads` in batch b, mask and ALiBi as a bias.
+std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
+                                  const std::vector<long long>& heads, long long r0, long long r1) {
+  const AttentionDims& n = c.dims;
+  const std::size_t Hs = heads.size(), R = std::size_t(r1 - r0), d = std::size_t(n.d),
+                    Lk = std::size_t(n.Lk);
+  TensorF q({Hs, R, d}), k({Hs, Lk, d}), v({Hs, Lk, d}), bias({Hs, R, Lk});
+  for (std::size_t s = 0; s < Hs; ++s) {
+    const long long h = heads[s];
+    const std::size_t bh = std::size_t(b * n.H + h);
+    std::copy_n(in.q.begin() + (bh * n.Lq + r0) * d, R * d, q.ptr() + s * R * d);
+    std::copy_n(in.k.begin() + bh * Lk * d, Lk * d, k.ptr() + s * Lk * d);
+    std::copy_n(in.v.begin() + bh * Lk * d, Lk * d, v.ptr() + s * Lk * d);
+    const double slope = formulas::alibi_slope(int(h), int(n.H));
+    for (std::size_t r = 0; r < R; ++r) {
+      const long long i = r0 + static_cast<long long>(r);
+      for (std::size_t j = 0; j < Lk; ++j) {
+        const bool hidden = c.mask.hides(i, static_cast<long long>(j)) ||
+                            (!in.padding.empty() && in.padding[std::size_t(b) * Lk + j]);
+        const double distance = std::fabs(double(i) - double(j));
+        float value = c.alibi && distance > 0 ? float(-slope * distance) : 0.0f;
+        if (hidden) value = -std::numeric_limits<float>::infinity();
+        bias.data[(s * R + r) * Lk + j] = value;
+      }
+    }
+  }
+  AttentionOptions options;
+  options.bias = &bias;
+  options.return_weights = false;
+  return poslab::attention(q, k, v, options).output.data;
+}
+
+// GPU output rows [r0, r1) of `heads` in batch b, as float32, in reference_rows' order.
+std::vector<float> output_rows(const Case& c, const Inputs& in, long long b,
+                               const std::vector<long long>& heads, long long r0, long long r1) {
+  const AttentionDims& n = c.dims;
+  const std::size_t R = std::size_t(r1 - r0), d = std::size_t(n.d), bytes = dtype_size(c.dtype);
+  std::vector<float> out;
+  for (long long h : heads) {
+    const std::size_t first = (std::size_t(b * n.H + h) * n.Lq + r0) * d;
+    std::vector<unsigned char> raw(R * d * bytes);
+    check(cudaMemcpy(raw.data(), in.dout.as<unsigned char>() + first * bytes, raw.size(),
+                     cudaMemcpyDeviceToHost),
+          "cudaMemcpy to host");
+    std::vector<float> rows(R * d);
+    if (c.dtype == DType::kF32) {
+      std::memcpy(rows.data(), raw.data(), raw.size());
+    } else {
+      std::vector<std::uint16_t> bits(R * d);
+      std::memcpy(bits.data(), raw.data(), raw.size());
+      rows = from_half_bits(bits, c.dtype);
+    }
+    out.insert(out.end(), rows.begin(), rows.end());
+  }
+  return out;
+}
+
+// Two heads (first and last, different ALiBi slopes) of the last batch; rows [0, 64) and the
+// last 64 (the longest causal rows), or all rows when Lq <= 128.
+Comparison validate(const Case& c, const Inputs& in, std::string* where) {
+  const AttentionDims& n = c.dims;
+  const long long b = n.B - 1;
+  const std::vector<long long> heads =
+      n.H > 1 ? std::vector<long long>{0, n.H - 1} : std::vector<long long>{0};
+  std::vector<std::pair<long long, long long>> ranges = {{0, n.Lq}};
+  if (n.Lq > 128) ranges = {{0, 64}, {n.Lq - 64, n.Lq}};
+  std::vector<float> got, want;
+  for (auto [r0, r1] : ranges) {
+    const std::vector<float> g = output_rows(c, in, b, heads, r0, r1);
+    const std::vector<float> w = reference_rows(c, in, b, heads, r0, r1);
+    got.insert(got.end(), g.begin(), g.end());
+    want.insert(want.end(), w.begin(), w.end());
+  }
+  *where =
+      "batch " + std::to_string(b) + ", heads {0, " + std::to_string(n.H - 1) + "}, rows " +
+      (n.Lq > 128 ? "[0, 64) and [" + std::to_string(n.Lq - 64) + ", " + std::to_string(n.Lq) + ")"
+                  : "all");
+  return compare(got, want, tolerance_for(c.dtype));
+}
+
+// Visible (query, key) pairs: the matrix FLOPs are 4·d per pair (Q Kᵀ and P V).
+double visible_pairs(const Case& c) {
+  const AttentionDims& n = c.dims;
+  double pairs = 0.0;
+  for (long long i = 0; i < n.Lq; ++i) {
+    long long lo = 0, hi = n.Lk;
+    if (c.mask.kind != MaskKind::kNone) hi = std::min(n.Lk, i + 1);
+    if (c.mask.kind == MaskKind::kSlidingWindow) lo = std::max(0LL, i - c.mask.window + 1);
+    pairs += double(std::max(0LL, hi - lo));
+  }
+  return pairs * double(n.B * n.H);
+}
+
+void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_t blas,
+              DeviceBuffer& ws) {
+  AttentionConfig config;
+  config.mask = c.mask;
+  config.alibi = c.alibi;
+  config.key_padding = c.padding ? in.dpadding.as<std::uint8_t>() : nullptr;
+  const AttentionDims& n = c.dims;
+  if (naive) {
+    const std::size_t need = attention_naive_workspace(n, c.dtype);
+    if (ws.bytes() < need) {
+      ws = DeviceBuffer();  // free first: the workspace is the largest allocation
+      ws = DeviceBuffer(need);
+    }
+  }
+  auto launch = [&] {
+    if (naive) {
+      attention_naive(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config,
+                      blas, ws.get(), ws.bytes());
+    } else {
+      attention_flash(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config);
+    }
+  };
+  launch();
+  check(cudaDeviceSynchronize(), "attention");
+  Record r;
+  r.tolerance = tolerance_for(c.dtype);
+  r.check = validate(c, in, &r.validated_on);
+  r.kernel = "attention";
+  r.variant = naive ? "1-naive" : "2-flash";
+  r.dtype = dtype_name(c.dtype);
+  r.shape = {{"B", n.B}, {"H", n.H}, {"Lq", n.Lq}, {"Lk", n.Lk}, {"d", n.d}};
+  r.params = {{"mask", c.label}, {"causal", c.mask.kind != MaskKind::kNone}};
+  r.timing = time_launches(launch);
+  r.flops = 4.0 * double(n.d) * visible_pairs(c);
+  ctx.add(std::move(r));
+}
+
+// The fused kernel, then (unless flash_only) the naive path, on the same inputs.
+void run_paths(Context& ctx, const Case& c, cublasHandle_t blas, DeviceBuffer& ws,
+               bool flash_only = false) {
+  Inputs in = make_inputs(c);
+  run_case(ctx, c, in, /*naive=*/false, blas, ws);
+  if (!flash_only) run_case(ctx, c, in, /*naive=*/true, blas, ws);
+}
+
+}  // namespace
+
+void run_attention(Context& ctx) {
+  cublasHandle_t blas;
+  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) throw Error("cublasCreate failed");
+  DeviceBuffer workspace;
+  const std::vector<long long> lengths =
+      ctx.quick ? std::vector<long long>{4096}
+                : std::vector<long long>{512, 1024, 2048, 4096, 8192, 16384};
+  for (long long d : {64LL, 128LL}) {
+    const long long H = d == 64 ? 32 : 16;
+    for (long long L : lengths) {
+      for (bool causal : {false, true}) {
+        Case c;
+        c.dims = {16384 / L, H, L, L, d};
+        c.mask = causal ? Mask{MaskKind::kCausal, 0} : Mask{};
+        c.label = causal ? "causal" : "none";
+        run_paths(ctx, c, blas, workspace);
+        if (L == 4096) {
+          c.dtype = DType::kBF16;
+          run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
+        }
+      }
+    }
+  }
+  // Masks and biases inside the kernels, at L = 4096, d = 128, fp16.
+  std::vector<Case> extras(3);
+  for (Case& c : extras) c.dims = {4, 16, 4096, 4096, 128};
+  extras[0].mask = {MaskKind::kSlidingWindow, 1024};
+  extras[0].label = "window:1024";
+  extras[1].mask = {MaskKind::kCausal, 0};
+  extras[1].alibi = true;
+  extras[1].label = "causal+alibi";
+  extras[2].padding = true;
+  extras[2].label = "key_padding(1/8)";
+  for (const Case& c : extras) run_paths(ctx, c, blas, workspace);
+  cublasDestroy(blas);
+}
+
+}  // namespace poslab::cuda::bench

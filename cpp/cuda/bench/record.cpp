@@ -1,0 +1,65 @@
+// Rates and percentages of peak derived from a Record.
+#include "record.hpp"
+
+#include <cstdio>
+
+namespace poslab::cuda::bench {
+
+nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
+  nlohmann::json j = {{"kernel", r.kernel},
+                      {"variant", r.variant},
+                      {"dtype", r.dtype},
+                      {"shape", r.shape},
+                      {"params", r.params.is_null() ? nlohmann::json::object() : r.params},
+                      {"median_ms", r.timing.median_ms},
+                      {"min_ms", r.timing.min_ms},
+                      {"repeats", r.timing.repeats},
+                      {"batched_ms", r.timing.batched_ms},
+                      {"batch", r.timing.batch},
+                      {"max_abs_error", r.check.max_abs_error},
+                      {"max_abs_reference", r.check.max_abs_ref},
+                      {"tolerance", {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}}},
+                      {"validated", r.check.ok()},
+                      {"validated_on", r.validated_on}};
+  const double seconds = r.timing.median_ms * 1e-3;
+  if (r.bytes > 0.0) {
+    const double gbs = r.bytes / seconds / 1e9;
+    j["bytes"] = r.bytes;
+    j["gbs"] = gbs;
+    j["pct_peak_bandwidth"] = 100.0 * gbs / device.peak_bandwidth_gbs;
+    const double batched = r.bytes / (r.timing.batched_ms * 1e-3) / 1e9;
+    j["gbs_batched"] = batched;
+    j["pct_peak_bandwidth_batched"] = 100.0 * batched / device.peak_bandwidth_gbs;
+  }
+  if (r.flops > 0.0) {
+    const double tflops = r.flops / seconds / 1e12;
+    j["flops"] = r.flops;
+    j["tflops"] = tflops;
+    j["pct_peak_tensor"] = 100.0 * tflops / device.peak_tensor_tflops;
+    const double batched = r.flops / (r.timing.batched_ms * 1e-3) / 1e12;
+    j["tflops_batched"] = batched;
+    j["pct_peak_tensor_batched"] = 100.0 * batched / device.peak_tensor_tflops;
+  }
+  return j;
+}
+
+std::string console_line(const Record& r, const DeviceInfo& device) {
+  const nlohmann::json j = to_json(r, device);
+  char rate[96] = "";
+  if (j.contains("gbs")) {
+    std::snprintf(rate, sizeof rate, "%7.0f GB/s (%4.1f%%, batched %4.1f%%)",
+                  j["gbs"].get<double>(), j["pct_peak_bandwidth"].get<double>(),
+                  j["pct_peak_bandwidth_batched"].get<double>());
+  } else if (j.contains("tflops")) {
+    std::snprintf(rate, sizeof rate, "%8.1f TFLOP/s (%5.1f%%)", j["tflops"].get<double>(),
+                  j["pct_peak_tensor"].get<double>());
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "%-10s %-9s %-4s %-44s %-22s %9.4f ms %s  err %.2e %s",
+                r.kernel.c_str(), r.variant.c_str(), r.dtype.c_str(), r.shape.dump().c_str(),
+                r.params.is_null() ? "" : r.params.dump().c_str(), r.timing.median_ms, rate,
+                r.check.max_abs_error, r.check.ok() ? "ok" : "FAILED");
+  return line;
+}
+
+}  // namespace poslab::cuda::bench

@@ -1,0 +1,29 @@
+// The benchmark suites and the state they share: the device, the sweep size and the results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "record.hpp"
+
+namespace poslab::cuda::bench {
+
+struct Context {
+  DeviceInfo device;
+  bool quick = false;  // a few shapes per kernel, for a first look
+  std::vector<Record> records;
+
+  // Prints the console line and keeps the record.
+  void add(Record r);
+  int failures() const;
+};
+
+// sinusoidal tables (both variants, both layouts), ALiBi and T5 bias generation.
+void run_tables(Context& ctx);
+// RoPE apply, both variants, fp32/fp16/bf16, neox and gptj.
+void run_rope(Context& ctx);
+// Attention forward, naive and fused, fp16 (and bf16), d = 64/128, causal and not.
+void run_attention(Context& ctx);
+
+}  // namespace poslab::cuda::bench

@@ -1,0 +1,129 @@
+// Sinusoidal position table (Vaswani et al. 2017) on the GPU, llm.c style:
+//   sinusoidal_kernel1  one thread per (position, pair), double sin/cos, two scattered stores.
+//   sinusoidal_kernel2  one thread per 16-byte chunk of a row, grid-stride over rows; w_i
+//                       computed once per block into shared memory with formulas::inv_freq
+//                       (as w/2π split into two float32s); the angle is reduced exactly in
+//                       float32-pair arithmetic and its sin/cos taken by the SFU
+//                       (angles.cuh). Positions up to 2^24; variant 1 beyond.
+// Validated against poslab::sinusoidal_table in tests/cuda and in poslab-bench-cuda.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "angles.cuh"
+#include "common.cuh"
+#include "launch.hpp"
+#include "poslab/cuda/sinusoidal.hpp"
+#include "poslab/formulas.hpp"
+#include "poslab/tensor.hpp"
+
+namespace poslab::cuda {
+namespace {
+
+// pe (L, D): one thread per (p, i), i in [0, D/2).
+__global__ void sinusoidal_kernel1(float* pe, long long L, int D, double base, bool concat,
+                                   long long offset) {
+  const int half = D / 2;
+  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= L * half) return;
+  const long long p = idx / half;
+  const int i = static_cast<int>(idx % half);
+  const double a = formulas::angle(double(offset + p), formulas::inv_freq(i, D, base));
+  double s, c;
+  sincos(a, &s, &c);
+  float* row = pe + p * D;
+  row[concat ? i : 2 * i] = static_cast<float>(s);
+  row[concat ? half + i : 2 * i + 1] = static_cast<float>(c);
+}
+
+// pe (L, D), float4 chunks: interleaved chunk c holds pairs 2c, 2c+1 as (sin, cos, sin, cos);
+// concat chunk c holds four sines (first half) or four cosines (second half). Block
+// (x: chunks of a row, y: rows), grid-stride over rows: no 64-bit division per element.
+// Positions offset + p <= 2^24, so that they are exact in float32.
+template <bool kConcat>
+__global__ void sinusoidal_kernel2(float* pe, long long L, int D, double base, long long offset) {
+  extern __shared__ float2 turns[];  // (D/2,): w_i/2π as (hi, lo)
+  const int half = D / 2;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  for (int i = tid; i < half; i += blockDim.x * blockDim.y) {
+    const double w = formulas::inv_freq(i, D, base) / (2.0 * formulas::kPi);
+    const float hi = static_cast<float>(w);
+    turns[i] = make_float2(hi, static_cast<float>(w - double(hi)));
+  }
+  __syncthreads();
+
+  constexpr float kTwoPi = 6.28318530717958648f;
+  const int chunks = D / 4;
+  for (long long p = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y; p < L;
+       p += static_cast<long long>(gridDim.x) * blockDim.y) {
+    const float position = static_cast<float>(offset + p);
+    float* row = pe + p * D;
+    for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
+      float4 out;
+      if (!kConcat) {
+        const float2 w0 = turns[2 * c], w1 = turns[2 * c + 1];
+        __sincosf(detail::turns_of_position(position, w0.x, w0.y) * kTwoPi, &out.x, &out.y);
+        __sincosf(detail::turns_of_position(position, w1.x, w1.y) * kTwoPi, &out.z, &out.w);
+      } else {
+        // Only the sines or only the cosines of four pairs: one SFU op each.
+        const bool cosines = 4 * c >= half;
+        const int i0 = cosines ? 4 * c - half : 4 * c;
+        float v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const float2 w = turns[i0 + k];
+          const float x = detail::turns_of_position(position, w.x, w.y) * kTwoPi;
+          v[k] = cosines ? __cosf(x) : __sinf(x);
+        }
+        out = make_float4(v[0], v[1], v[2], v[3]);
+      }
+      *reinterpret_cast<float4*>(row + 4 * c) = out;
+    }
+  }
+}
+
+}  // namespace
+
+void sinusoidal_table(float* pe, long long length, long long dim, double base,
+                      SinusoidalLayout layout, long long offset, int variant, cudaStream_t stream) {
+  // The checks and messages of poslab::sinusoidal_table.
+  require(length >= 0, "length must be non-negative (got " + std::to_string(length) + ")");
+  require(dim > 0 && dim % 2 == 0,
+          "dim must be even and positive (got " + std::to_string(dim) + ")");
+  require(std::isfinite(base) && base > 0.0,
+          "base must be a positive finite number (got " + std::to_string(base) + ")");
+  require(offset >= 0 && offset <= (1LL << 40),
+          "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
+  require(variant >= 1 && variant <= kSinusoidalVariants,
+          "unknown sinusoidal kernel variant " + std::to_string(variant));
+  checked_numel({std::size_t(length), std::size_t(dim)}, "sinusoidal table (L, D)");
+  if (length == 0) return;
+  const int D = static_cast<int>(dim);
+  const bool concat = layout == SinusoidalLayout::kConcat;
+
+  // Variant 2 needs whole float4 chunks (for concat, chunks inside one half) and its
+  // frequencies in the default 48 KB of shared memory.
+  const bool vectorizable = detail::aligned16(pe) && D % (concat ? 8 : 4) == 0 &&
+                            D / 2 * sizeof(float2) <= 48 * 1024 && offset + length <= (1LL << 24);
+  if (variant == 1 || !vectorizable) {
+    const long long pairs = length * (D / 2);
+    sinusoidal_kernel1<<<detail::ceil_div(pairs, 256), 256, 0, stream>>>(pe, length, D, base,
+                                                                         concat, offset);
+    check_launch("sinusoidal_kernel1");
+    return;
+  }
+  const dim3 block = detail::row_block(D / 4);
+  const unsigned blocks =
+      std::min<long long>(detail::ceil_div(length, block.y), 8LL * detail::multiprocessor_count());
+  const std::size_t smem = sizeof(float2) * (D / 2);
+  if (concat) {
+    sinusoidal_kernel2<true><<<blocks, block, smem, stream>>>(pe, length, D, base, offset);
+  } else {
+    sinusoidal_kernel2<false><<<blocks, block, smem, stream>>>(pe, length, D, base, offset);
+  }
+  check_launch("sinusoidal_kernel2");
+}
+
+}  // namespace poslab::cuda

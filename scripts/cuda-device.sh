@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds and runs the CUDA part on a GPU machine: configure + build (poslab-bench-cuda and the
+# GPU tests), then the steps named on the command line, in order:
+#   tests         ctest of the GPU tests (fails on any wrong result)
+#   sanitize      the GPU tests under compute-sanitizer memcheck, and racecheck on the fused
+#                 attention kernel
+#   profile       Nsight Compute speed-of-light of the table kernels (first launch of each)
+#   bench-quick   poslab-bench-cuda --quick           bench          the full sweep
+#   torch-quick   bench/cuda/torch_baseline.py --quick   torch       its full sweep
+# Results go to $OUT (default: build/device-out) as JSON plus logs.
+# Dependencies the machine lacks (Eigen, Highway, nlohmann-json, CLI11, GoogleTest) can be
+# given as a prefix folder in POSLAB_DEPS (e.g. a copy of the /usr/include and cmake files).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-build/device-out}
+mkdir -p "$out"
+build=build/device
+# CMAKE_POLICY_VERSION_MINIMUM lets CMake 4 read older packages' config files.
+args=(-DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_CUDA=ON -DPOSLAB_CUDA_VERBOSE_PTXAS=ON
+  -DCMAKE_POLICY_VERSION_MINIMUM=3.5)
+if [ -n "${POSLAB_DEPS:-}" ]; then
+  deps=$(cd "$POSLAB_DEPS" && pwd)
+  args+=(-DCMAKE_PREFIX_PATH="$deps" -DHWY_INCLUDE_DIR="$deps/include")
+fi
+tag=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
+  sed 's/NVIDIA //; s/ .*//' | tr 'A-Z' 'a-z')
+tag=${tag:-gpu}-$(date -u +%Y-%m-%d)
+
+echo "== configure + build ($build)"
+cmake -S . -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 || {
+  cat "$out/configure.log"
+  exit 1
+}
+cmake --build "$build" -j "$(nproc)" --target poslab-bench-cuda poslab_cuda_tests \
+  >"$out/build.log" 2>&1 || {
+  grep -E "error|FAILED" "$out/build.log" | head -n 40
+  exit 1
+}
+grep -E "registers|spill" "$out/build.log" | sort | uniq -c | head -n 40
+
+status=0
+for step in "$@"; do
+  echo "== $step"
+  case $step in
+    tests)
+      ctest --test-dir "$build" -R poslab_cuda_tests --output-on-failure 2>&1 |
+        tee "$out/tests.log" | tail -n 60 || status=1
+      ;;
+    sanitize)
+      tests=$build/tests/cuda/poslab_cuda_tests
+      timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
+        --gtest_brief=1 2>&1 | tail -n 30 || status=1
+      timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" \
+        --gtest_brief=1 --gtest_filter='AttentionFlash.MatchesCoreWhenLqDiffersFromLk' 2>&1 |
+        tail -n 30 || status=1
+      ;;
+    profile)
+      for kernel in sinusoidal_kernel2 alibi_kernel2; do
+        timeout 120 ncu --kernel-name "regex:$kernel" --launch-count 1 --section SpeedOfLight \
+          --section MemoryWorkloadAnalysis --section Occupancy \
+          "$build/cpp/cuda/poslab-bench-cuda" --quick --only tables --out /dev/null 2>&1 |
+          grep -vE "^(sinusoidal|alibi|t5) " | tee "$out/ncu-$kernel.txt" | grep -E \
+          "Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|Achieved Occupancy|Mem Busy|Max Bandwidth|Issue|Waves" || true
+      done
+      ;;
+    bench-quick)
+      "$build/cpp/cuda/poslab-bench-cuda" --quick --out "$out/poslab-$tag-quick.json" || status=1
+      ;;
+    bench)
+      "$build/cpp/cuda/poslab-bench-cuda" --out "$out/poslab-$tag.json" || status=1
+      ;;
+    torch-quick)
+      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --quick \
+        --out "$out/torch-$tag-quick.json" || status=1
+      ;;
+    torch)
+      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --out "$out/torch-$tag.json" ||
+        status=1
+      ;;
+    *)
+      echo "unknown step '$step'"
+      status=1
+      ;;
+  esac
+done
+exit $status

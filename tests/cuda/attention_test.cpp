@@ -1,0 +1,234 @@
+// Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
+// masks, key padding, ALiBi, a T5 bias tensor, lengths that are not multiples of the tiles,
+// Lq != Lk, and rows that see no key.
+#include "poslab/attention.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "poslab/alibi.hpp"
+#include "poslab/cuda/attention.hpp"
+#include "poslab/learned.hpp"
+#include "poslab/relative.hpp"
+
+namespace {
+
+using poslab::Mask;
+using poslab::MaskKind;
+using poslab::TensorF;
+using poslab::cuda::AttentionConfig;
+using poslab::cuda::AttentionDims;
+using poslab::cuda::DeviceBuffer;
+using poslab::cuda::DType;
+using poslab::cuda::tolerance_for;
+using poslab::cuda::testing::Close;
+using poslab::cuda::testing::Sync;
+
+enum class Path { kNaive, kFlash };
+
+struct Case {
+  AttentionDims dims;
+  DType dtype = DType::kF16;
+  Mask mask;
+  bool alibi = false;
+  bool t5 = false;                    // naive only: a (H, Lq, Lk) bias tensor
+  std::vector<std::uint8_t> padding;  // (B, Lk) or empty
+};
+
+std::vector<float> Values(std::size_t n, double phase, double amplitude) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = float(amplitude * std::sin(0.731 * double(i) + phase));
+  return x;
+}
+
+std::string Describe(const Case& c, Path path) {
+  const AttentionDims& n = c.dims;
+  return std::string(path == Path::kFlash ? "flash" : "naive") + " " +
+         poslab::cuda::dtype_name(c.dtype) + " B" + std::to_string(n.B) + " H" +
+         std::to_string(n.H) + " Lq" + std::to_string(n.Lq) + " Lk" + std::to_string(n.Lk) + " d" +
+         std::to_string(n.d) + " mask " + std::to_string(int(c.mask.kind)) + " window " +
+         std::to_string(c.mask.window) + (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") +
+         (c.padding.empty() ? "" : " padding");
+}
+
+// Runs the case on the GPU and with the core, batch by batch; returns both (B, H, Lq, d).
+void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<float>* want) {
+  const AttentionDims& n = c.dims;
+  const std::size_t qn = std::size_t(n.B * n.H * n.Lq * n.d),
+                    kn = std::size_t(n.B * n.H * n.Lk * n.d);
+  std::vector<float> q, k, v;
+  DeviceBuffer dq = poslab::cuda::upload_as(Values(qn, 0.1, 3.0), c.dtype, &q);
+  DeviceBuffer dk = poslab::cuda::upload_as(Values(kn, 0.7, 1.0), c.dtype, &k);
+  DeviceBuffer dv = poslab::cuda::upload_as(Values(kn, 2.3, 1.0), c.dtype, &v);
+  DeviceBuffer dout(qn * poslab::cuda::dtype_size(c.dtype));
+
+  AttentionConfig config;
+  config.mask = c.mask;
+  config.alibi = c.alibi;
+  DeviceBuffer dpadding, dbias;
+  if (!c.padding.empty()) {
+    dpadding = DeviceBuffer(c.padding.size());
+    dpadding.upload(c.padding.data(), c.padding.size());
+    config.key_padding = dpadding.as<std::uint8_t>();
+  }
+  TensorF bias;
+  if (c.alibi) bias = poslab::alibi_bias(n.H, n.Lq, n.Lk);
+  if (c.t5) {
+    poslab::T5BucketOptions options;
+    options.bidirectional = true;
+    bias = poslab::t5_bias(n.H, n.Lq, n.Lk, options, 5);
+    dbias = DeviceBuffer(bias.size() * sizeof(float));
+    dbias.upload(bias.ptr(), bias.size() * sizeof(float));
+    config.bias = dbias.as<float>();
+  }
+
+  if (path == Path::kFlash) {
+    poslab::cuda::attention_flash(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config);
+  } else {
+    cublasHandle_t blas;
+    ASSERT_EQ(cublasCreate(&blas), CUBLAS_STATUS_SUCCESS);
+    const std::size_t bytes = poslab::cuda::attention_naive_workspace(n, c.dtype);
+    DeviceBuffer workspace(bytes);
+    poslab::cuda::attention_naive(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config,
+                                  blas, workspace.get(), bytes);
+    Sync();
+    cublasDestroy(blas);
+  }
+  Sync();
+  *got = poslab::cuda::download_as_float(dout, qn, c.dtype);
+
+  want->clear();
+  const std::size_t per_q = std::size_t(n.H * n.Lq * n.d), per_k = std::size_t(n.H * n.Lk * n.d);
+  const poslab::Shape qs{std::size_t(n.H), std::size_t(n.Lq), std::size_t(n.d)};
+  const poslab::Shape ks{std::size_t(n.H), std::size_t(n.Lk), std::size_t(n.d)};
+  for (long long b = 0; b < n.B; ++b) {
+    const TensorF qb(qs, std::vector<float>(q.begin() + b * per_q, q.begin() + (b + 1) * per_q));
+    const TensorF kb(ks, std::vector<float>(k.begin() + b * per_k, k.begin() + (b + 1) * per_k));
+    const TensorF vb(ks, std::vector<float>(v.begin() + b * per_k, v.begin() + (b + 1) * per_k));
+    poslab::AttentionOptions options;
+    options.mask = c.mask;
+    options.return_weights = false;
+    if (!c.padding.empty()) {
+      options.key_padding.assign(c.padding.begin() + b * n.Lk, c.padding.begin() + (b + 1) * n.Lk);
+    }
+    if (c.alibi || c.t5) options.bias = &bias;
+    const TensorF out = poslab::attention(qb, kb, vb, options).output;
+    want->insert(want->end(), out.data.begin(), out.data.end());
+  }
+}
+
+void ExpectMatchesCore(const Case& c, Path path) {
+  SCOPED_TRACE(Describe(c, path));
+  std::vector<float> got, want;
+  RunCase(c, path, &got, &want);
+  EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+}
+
+std::vector<std::uint8_t> PadTail(long long B, long long Lk, long long hidden) {
+  std::vector<std::uint8_t> p(std::size_t(B * Lk), 0);
+  for (long long b = 0; b < B; ++b) {
+    for (long long j = Lk - hidden * (b + 1); j < Lk; ++j) {
+      if (j >= 0) p[std::size_t(b * Lk + j)] = 1;
+    }
+  }
+  return p;
+}
+
+// The masks and biases every path supports, on one shape.
+std::vector<Case> MaskCases(AttentionDims dims, DType dtype) {
+  std::vector<Case> cases(5);
+  for (Case& c : cases) {
+    c.dims = dims;
+    c.dtype = dtype;
+  }
+  cases[1].mask = {MaskKind::kCausal, 0};
+  cases[2].mask = {MaskKind::kSlidingWindow, 40};
+  cases[3].padding = PadTail(dims.B, dims.Lk, 30);
+  cases[4].mask = {MaskKind::kCausal, 0};
+  cases[4].alibi = true;
+  return cases;
+}
+
+TEST(AttentionNaive, Fp32MatchesCoreWithEveryMaskAndBias) {
+  std::vector<Case> cases = MaskCases({2, 3, 70, 70, 16}, DType::kF32);
+  Case t5 = cases[0];
+  t5.t5 = true;
+  cases.push_back(t5);
+  Case odd = cases[1];  // Lk not a multiple of 4: the scalar softmax
+  odd.dims = {1, 2, 33, 45, 24};
+  cases.push_back(odd);
+  for (const Case& c : cases) ExpectMatchesCore(c, Path::kNaive);
+}
+
+TEST(AttentionNaive, HalfAndBfloatMatchCore) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (const Case& c : MaskCases({2, 2, 130, 130, 64}, dtype)) {
+      ExpectMatchesCore(c, Path::kNaive);
+    }
+  }
+}
+
+TEST(AttentionFlash, MatchesCoreWithEveryMask) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (long long d : {64LL, 128LL}) {
+      // 200 queries: three full 64-row tiles and a partial one.
+      for (const Case& c : MaskCases({2, 3, 200, 200, d}, dtype)) {
+        ExpectMatchesCore(c, Path::kFlash);
+      }
+    }
+  }
+}
+
+TEST(AttentionFlash, MatchesCoreWhenLqDiffersFromLk) {
+  for (auto [Lq, Lk] : {std::pair{100LL, 150LL}, std::pair{150LL, 100LL}, std::pair{1LL, 300LL}}) {
+    for (const Case& c : MaskCases({1, 2, Lq, Lk, 64}, DType::kF16)) {
+      ExpectMatchesCore(c, Path::kFlash);
+    }
+  }
+}
+
+TEST(AttentionFlash, MatchesCoreAtLongerLength) {
+  Case c;
+  c.dims = {1, 2, 1024, 1024, 128};
+  for (MaskKind kind : {MaskKind::kNone, MaskKind::kCausal}) {
+    c.mask = {kind, 0};
+    ExpectMatchesCore(c, Path::kFlash);
+    ExpectMatchesCore(c, Path::kNaive);
+  }
+}
+
+TEST(AttentionFlash, RowsThatSeeNoKeyAreZeroNotNaN) {
+  for (Path path : {Path::kFlash, Path::kNaive}) {
+    Case c;
+    c.dims = {2, 2, 96, 96, 64};
+    c.padding.assign(2 * 96, 0);
+    for (long long j = 0; j < 96; ++j) c.padding[std::size_t(96 + j)] = 1;  // batch 1: every key
+    std::vector<float> got, want;
+    RunCase(c, path, &got, &want);
+    for (std::size_t e = got.size() / 2; e < got.size(); ++e) ASSERT_EQ(got[e], 0.0f) << e;
+    EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+    // A window of 1 under a causal mask keeps only the diagonal: no row is empty there.
+    c.padding.clear();
+    c.mask = {MaskKind::kSlidingWindow, 1};
+    ExpectMatchesCore(c, path);
+  }
+}
+
+TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
+  DeviceBuffer buffer(1 << 16);
+  void* p = buffer.get();
+  AttentionConfig config;
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF32, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 96}, config),
+               poslab::Error);
+  config.mask = {MaskKind::kSlidingWindow, 0};
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+}
+
+}  // namespace

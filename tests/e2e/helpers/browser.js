@@ -1,0 +1,70 @@
+// Launches Debian's Chromium headless (no browser download) and opens pages that record
+// console errors, page errors and failed requests, which every test then asserts are none.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const outDir = path.resolve(new URL('../../..', import.meta.url).pathname, 'test-output/e2e');
+fs.mkdirSync(outDir, { recursive: true });
+
+// Without the networking flags Chromium floods a closed network with refused connections.
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function launch() {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath, args: ARGS });
+}
+
+/** A page plus the list of problems it reported. */
+export async function openPage(browser, url, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss();
+  });
+  await page.goto(url);
+  return { page, context, problems };
+}
+
+/** Resolves once the core is loaded and `view` (its key prefix) has drawn n results. */
+export async function drawn(page, prefix, n = 1) {
+  await page.waitForFunction(
+    ([p, k]) => document.documentElement.dataset.ready === 'true' && (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length >= k,
+    [prefix, n],
+    { timeout: 120_000 },
+  );
+}
+
+export const drawCount = (page, prefix) => page.evaluate((p) => (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length, prefix);
+
+/** Number of distinct colours on each visible canvas of a section (1 = blank). */
+export function canvasColours(page, selector) {
+  return page.evaluate((sel) => {
+    return [...document.querySelectorAll(`${sel} canvas`)]
+      .filter((c) => c.offsetParent !== null)
+      .map((c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const seen = new Set();
+        for (let i = 0; i < d.length && seen.size < 50; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+        return seen.size;
+      });
+  }, selector);
+}
+
+/** A cheap fingerprint of a canvas's pixels (selector: Playwright syntax, first match). */
+export function canvasHash(page, selector) {
+  return page.locator(selector).first().evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 2166136261;
+    for (let i = 0; i < d.length; i += 3) h = Math.imul(h ^ d[i], 16777619);
+    return `${c.width}x${c.height}:${h >>> 0}`;
+  });
+}

@@ -1,0 +1,101 @@
+// Timings printed (not asserted): a slider step → recompute + redraw at L=512, D=512 and at
+// L=8192, D=1024 (with the longest main-thread stall while it runs), and first load to the
+// first drawn plot. Also written to test-output/e2e/timings.json.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { drawn, launch, openPage, outDir } from './helpers/browser.js';
+
+let browser;
+let base;
+const results = {};
+beforeAll(async () => {
+  base = inject('baseUrl');
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  fs.writeFileSync(path.join(outDir, 'timings.json'), `${JSON.stringify(results, null, 2)}\n`);
+});
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const fmt = (v) => `${v.toFixed(1)} ms`;
+
+// Presses an arrow key on the L slider n times, waiting for each redraw; records the page's
+// input → drawn time and the longest gap between animation frames meanwhile.
+async function slide(page, key, n) {
+  const slider = page.locator('#view-encodings .control-slider input[type=range]').first();
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const before = await page.evaluate(() => globalThis.__poslabTimings.length);
+    await page.evaluate(() => {
+      globalThis.__gap = 0;
+      let last = performance.now();
+      const loop = (t) => {
+        globalThis.__gap = Math.max(globalThis.__gap, t - last);
+        last = t;
+        if (!globalThis.__stop) requestAnimationFrame(loop);
+      };
+      globalThis.__stop = false;
+      requestAnimationFrame(loop);
+    });
+    await slider.focus();
+    await page.keyboard.press(key);
+    await page.waitForFunction((b) => globalThis.__poslabTimings.length > b, before, { timeout: 120_000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // let the frame paint
+    rows.push(await page.evaluate(() => ({ ...globalThis.__poslabTimings.at(-1), maxFrameGapMs: (globalThis.__stop = true) && globalThis.__gap })));
+  }
+  return rows;
+}
+
+function report(name, rows) {
+  const total = rows.map((r) => r.totalMs);
+  const summary = {
+    n: rows.length,
+    p50: pct(total, 50),
+    p95: pct(total, 95),
+    computeP50: pct(rows.map((r) => r.computeMs), 50),
+    paintP50: pct(rows.map((r) => r.paintMs), 50),
+    drawP50: pct(rows.map((r) => r.drawMs), 50),
+    maxFrameGap: Math.max(...rows.map((r) => r.maxFrameGapMs)),
+  };
+  results[name] = summary;
+  console.log(
+    `[timing] ${name}: input → redrawn p50 ${fmt(summary.p50)}, p95 ${fmt(summary.p95)} over ${summary.n} steps ` +
+      `(worker compute p50 ${fmt(summary.computeP50)}, worker paint p50 ${fmt(summary.paintP50)}, main-thread draw p50 ${fmt(summary.drawP50)}; ` +
+      `longest frame gap ${fmt(summary.maxFrameGap)})`,
+  );
+}
+
+describe('timings', () => {
+  it('Timing.FirstLoadToFirstPlot', async () => {
+    const { page, context, problems } = await openPage(browser, base);
+    await drawn(page, 'enc');
+    const t = await page.evaluate(() => ({ firstPlot: globalThis.__poslabTimings[0].at, domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd }));
+    results.firstLoad = t;
+    console.log(`[timing] first load: DOMContentLoaded ${fmt(t.domContentLoaded)}, first plot drawn ${fmt(t.firstPlot)} after navigation start`);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Timing.SliderAt512x512', async () => {
+    const { page, context, problems } = await openPage(browser, `${base}#enc.L=512&enc.D=512`);
+    await drawn(page, 'enc');
+    await slide(page, 'ArrowRight', 3); // warm-up
+    report('L=512 D=512', await slide(page, 'ArrowRight', 30));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Timing.SliderAt8192x1024', async () => {
+    const { page, context, problems } = await openPage(browser, `${base}#enc.L=8192&enc.D=1024`);
+    await drawn(page, 'enc');
+    await slide(page, 'ArrowLeft', 1); // warm-up
+    report('L=8192 D=1024', await slide(page, 'ArrowLeft', 8));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

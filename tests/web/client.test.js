@@ -1,0 +1,60 @@
+// The worker client: one job in flight per channel, newer requests replace the waiting one.
+import { describe, expect, it } from 'vitest';
+import { createComputeClient } from '../../web/src/worker/client.js';
+
+// A stand-in worker that answers when told to.
+function fakeWorker() {
+  const listeners = {};
+  const sent = [];
+  return {
+    sent,
+    addEventListener: (type, fn) => (listeners[type] = fn),
+    postMessage: (msg) => sent.push(msg),
+    reply: (id, result) => listeners.message({ data: { type: 'result', id, result } }),
+    fail: (id, message) => listeners.message({ data: { type: 'error', id, message } }),
+    fatal: (message) => listeners.message({ data: { type: 'fatal', message } }),
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('compute client', () => {
+  it('Client.CoalescesRequestsWhileBusy', async () => {
+    const w = fakeWorker();
+    const client = createComputeClient(() => w);
+    const a = client.request('enc', 'encodings', { L: 1 });
+    const b = client.request('enc', 'encodings', { L: 2 });
+    const c = client.request('enc', 'encodings', { L: 3 });
+    expect(w.sent.map((m) => m.params.L)).toEqual([1]);
+    expect(await b).toBeNull(); // replaced by c before it was sent
+    w.reply(w.sent[0].id, 'one');
+    expect(await a).toBe('one');
+    await tick();
+    expect(w.sent.map((m) => m.params.L)).toEqual([1, 3]);
+    w.reply(w.sent[1].id, 'three');
+    expect(await c).toBe('three');
+  });
+
+  it('Client.ChannelsAreIndependentAndErrorsReject', async () => {
+    const w = fakeWorker();
+    const client = createComputeClient(() => w);
+    const a = client.request('enc', 'encodings', {});
+    const b = client.request('att', 'attention', {});
+    expect(w.sent).toHaveLength(2);
+    w.fail(w.sent[1].id, 'D must be even');
+    await expect(b).rejects.toThrow('D must be even');
+    w.reply(w.sent[0].id, 'ok');
+    expect(await a).toBe('ok');
+  });
+
+  it('Client.FatalRejectsEverything', async () => {
+    const w = fakeWorker();
+    let reported = null;
+    const client = createComputeClient(() => w, { onFatal: (m) => (reported = m) });
+    const a = client.request('enc', 'encodings', {});
+    w.fatal('no wasm');
+    await expect(a).rejects.toThrow('no wasm');
+    await expect(client.request('enc', 'encodings', {})).rejects.toThrow('no wasm');
+    expect(reported).toBe('no wasm');
+  });
+});

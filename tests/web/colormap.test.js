@@ -1,0 +1,92 @@
+// Colour-map lookup tables and the matrix → pixels loop.
+import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
+import { describe, expect, it } from 'vitest';
+import { SPECIAL, colorize, lut, lutIndex, parseColor, valueRange } from '../../web/src/plots/colormap.js';
+
+const px = (rgba, i) => Array.from(rgba.slice(i * 4, i * 4 + 4));
+
+describe('colour maps', () => {
+  it.each([
+    ['viridis', interpolateViridis],
+    ['Blues', interpolateBlues],
+    ['RdBu', interpolateRdBu],
+  ])('Colormap.LutMatchesD3 (%s)', (name, f) => {
+    const table = lut(name);
+    expect(table).toHaveLength(1024);
+    for (const i of [0, 1, 64, 128, 200, 255]) {
+      expect(Array.from(table.slice(i * 4, i * 4 + 3)), `${name}[${i}]`).toEqual(parseColor(f(i / 255)));
+      expect(table[i * 4 + 3]).toBe(255);
+    }
+  });
+
+  it('Colormap.KnownEndpoints', () => {
+    expect(Array.from(lut('viridis').slice(0, 3))).toEqual([0x44, 0x01, 0x54]);
+    expect(Array.from(lut('viridis').slice(1020, 1023))).toEqual([0xfd, 0xe7, 0x25]);
+  });
+
+  it('Colormap.ParsesHexAndRgb', () => {
+    expect(parseColor('#0a0B0c')).toEqual([10, 11, 12]);
+    expect(parseColor('rgb(1, 2, 3)')).toEqual([1, 2, 3]);
+    expect(() => parseColor('red')).toThrow();
+  });
+
+  it('Colormap.IndexClampsAndRounds', () => {
+    expect(lutIndex(-5, 0, 1)).toBe(0);
+    expect(lutIndex(5, 0, 1)).toBe(255);
+    expect(lutIndex(0.5, 0, 1)).toBe(128);
+    expect(lutIndex(3, 3, 3)).toBe(128); // flat range: the middle
+  });
+
+  it('Colormap.RangeIgnoresNonFiniteAndCentresDiverging', () => {
+    const data = new Float32Array([NaN, -Infinity, -2, 1, Infinity, 0.5]);
+    expect(valueRange(data)).toEqual([-2, 1]);
+    expect(valueRange(data, true)).toEqual([-2, 2]);
+    expect(valueRange(new Float32Array([NaN, -Infinity]))).toEqual([0, 0]);
+    expect(valueRange(new Int32Array([3, 7, 5]))).toEqual([3, 7]);
+  });
+
+  it('Colormap.ColorizeMapsEndsAndSpecials', () => {
+    const data = new Float32Array([0, 1, 0.5, NaN, -Infinity, Infinity, -3, 9]);
+    const { rgba, specials } = colorize(data, 'viridis', [0, 1]);
+    const table = lut('viridis');
+    expect(px(rgba, 0)).toEqual(Array.from(table.slice(0, 4)));
+    expect(px(rgba, 1)).toEqual(Array.from(table.slice(1020, 1024)));
+    expect(px(rgba, 2)).toEqual(Array.from(table.slice(lutIndex(0.5, 0, 1) * 4, lutIndex(0.5, 0, 1) * 4 + 4)));
+    expect(px(rgba, 3)).toEqual(SPECIAL.nan);
+    expect(px(rgba, 4)).toEqual(SPECIAL.negInf);
+    expect(px(rgba, 5)).toEqual(SPECIAL.posInf);
+    expect(px(rgba, 6)).toEqual(Array.from(table.slice(0, 4))); // clamped low
+    expect(px(rgba, 7)).toEqual(Array.from(table.slice(1020, 1024))); // clamped high
+    expect(specials).toEqual({ nan: 1, negInf: 1, posInf: 1 });
+  });
+
+  it('Colormap.ColorizeAgreesWithLutIndexEverywhere', () => {
+    const data = Float32Array.from({ length: 1000 }, (_, i) => Math.sin(i * 0.37) * 3 - 0.5);
+    const range = valueRange(data);
+    const { rgba } = colorize(data, 'RdBu', range);
+    const table = lut('RdBu');
+    for (let i = 0; i < data.length; i++) {
+      const k = lutIndex(data[i], ...range);
+      expect(px(rgba, i), `cell ${i}`).toEqual(Array.from(table.slice(k * 4, k * 4 + 4)));
+    }
+  });
+
+  it('Colormap.SpecialColoursAreOutsideEveryMap', () => {
+    for (const name of ['viridis', 'Blues', 'RdBu']) {
+      const table = lut(name);
+      for (const c of Object.values(SPECIAL)) {
+        for (let i = 0; i < 256; i++) {
+          const d = Math.abs(table[i * 4] - c[0]) + Math.abs(table[i * 4 + 1] - c[1]) + Math.abs(table[i * 4 + 2] - c[2]);
+          expect(d, `${name}[${i}] vs ${c}`).toBeGreaterThan(30);
+        }
+      }
+    }
+  });
+
+  it('Colormap.ColorizeReusesAGivenBuffer', () => {
+    const into = new Uint8ClampedArray(8);
+    const { rgba } = colorize(new Float32Array([0, 1]), 'Blues', [0, 1], into);
+    expect(rgba).toBe(into);
+    expect(colorize(new Float32Array([0]), 'Blues', [0, 1], into).rgba).not.toBe(into); // wrong size
+  });
+});

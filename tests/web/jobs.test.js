@@ -1,0 +1,182 @@
+// The compute glue of each view, run on the built wasm core as the worker runs it. These
+// check that what the panels show is what the core computes (the attention pipeline's
+// softmax of the displayed logits equals the core's weights) and the views' own arithmetic.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createPosLab } from '../../web/src/core/poslab.js';
+import { attention, baseMask } from '../../web/src/worker/jobs/attention.js';
+import { encodings } from '../../web/src/worker/jobs/encodings.js';
+import { extrapolation, nearestTrained, ropeOptions } from '../../web/src/worker/jobs/extrapolation.js';
+import { headEntropy, headScores, matVec } from '../../web/src/worker/jobs/linalg.js';
+import { offset } from '../../web/src/worker/jobs/offset.js';
+import { similarity } from '../../web/src/worker/jobs/similarity.js';
+import { encodingTable, ropeUnitInput } from '../../web/src/worker/jobs/tables.js';
+import { tokenize, wordSeed } from '../../web/src/worker/jobs/tokens.js';
+import { decodeMask, encodeMask } from '../../web/src/state/mask-bits.js';
+import { defaults } from '../../web/src/state/schema.js';
+import { pick } from '../../web/src/views/kit.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const wasm = path.join(root, 'build/wasm/simd/poslab.wasm');
+let lab;
+
+beforeAll(async () => {
+  if (!fs.existsSync(wasm)) throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
+  lab = await createPosLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+});
+
+const params = (prefix, patch = {}) => ({ ...pick(defaults(), prefix), ...patch });
+const close = (a, b, tol = 1e-5) => Math.abs(a - b) <= tol;
+
+describe('compute glue', () => {
+  it('Encodings.DefaultIsSeed002Table', () => {
+    const r = encodings(lab, params('enc'));
+    const m = r.heatmaps.main;
+    expect([m.rows, m.cols, m.cmap]).toEqual([50, 512, 'viridis']);
+    expect(m.data).toEqual(lab.sinusoidal({ length: 50, dim: 512 }).data);
+    expect(close(m.data[3 * 512 + 2], Math.sin(3 * 10000 ** (-2 / 512)))).toBe(true);
+  });
+
+  it('Encodings.RopeUnitRowsAreCosSinPairs', () => {
+    for (const style of ['neox', 'gptj']) {
+      const L = 20;
+      const D = 8;
+      const t = encodingTable(lab, { method: 'rope', L, D, style });
+      for (let p = 0; p < L; p++) {
+        for (let i = 0; i < D / 2; i++) {
+          const [a, b] = style === 'neox' ? [i, i + D / 2] : [2 * i, 2 * i + 1];
+          const theta = p * 10000 ** ((-2 * i) / D);
+          expect(close(t.data[p * D + a], Math.cos(theta)), `${style} p=${p} i=${i}`).toBe(true);
+          expect(close(t.data[p * D + b], Math.sin(theta)), `${style} p=${p} i=${i}`).toBe(true);
+        }
+      }
+    }
+    expect(Array.from(ropeUnitInput(1, 6, 'gptj').data)).toEqual([1, 0, 1, 0, 1, 0]);
+    expect(Array.from(ropeUnitInput(1, 6, 'neox').data)).toEqual([1, 1, 1, 0, 0, 0]);
+  });
+
+  it('Encodings.NopeIsZeroAndBiasMethodsAreSquare', () => {
+    expect(encodings(lab, params('enc', { method: 'nope' })).heatmaps.main.data.every((v) => v === 0)).toBe(true);
+    const alibi = encodings(lab, params('enc', { method: 'alibi', L: 6, heads: 4, head: 1 }));
+    expect([alibi.heatmaps.main.rows, alibi.heatmaps.main.cols]).toEqual([6, 6]);
+    const m1 = alibi.bars.values[1];
+    expect(close(alibi.heatmaps.main.data[0 * 6 + 5], -m1 * 5)).toBe(true);
+    const t5 = encodings(lab, params('enc', { method: 't5', L: 8 }));
+    expect(t5.heatmaps.main.data).toBeInstanceOf(Int32Array);
+    const shaw = encodings(lab, params('enc', { method: 'shaw', L: 10, clip: 2 }));
+    expect(shaw.heatmaps.main.data[0 * 10 + 9]).toBe(4); // clip(9, −2, 2) + 2
+  });
+
+  it('Encodings.RefusesOversizedTables', () => {
+    expect(() => encodings(lab, params('enc', { L: 8192, D: 2048 }))).toThrow(/at most/);
+    expect(() => encodings(lab, params('enc', { method: 'alibi', L: 4096 }))).toThrow(/limited/);
+    expect(() => encodings(lab, params('enc', { method: 'alibi', heads: 2, head: 5 }))).toThrow(/head 5/);
+    expect(() => encodings(lab, params('enc', { D: 7 }))).toThrow();
+  });
+
+  it('Similarity.SinusoidalIsToeplitzAndRopeHasDecay', () => {
+    const r = similarity(lab, params('sim', { L: 40, D: 64 }));
+    const S = r.heatmaps.main.data;
+    for (const [i, j] of [[3, 7], [10, 20], [0, 38], [20, 5]]) expect(close(S[i * 40 + j], S[(i + 1) * 40 + j + 1])).toBe(true);
+    expect(close(r.byOffset[0], 1)).toBe(true);
+    expect(r.decay).toBeUndefined();
+    const rope = similarity(lab, params('sim', { method: 'rope', L: 40, D: 64 }));
+    expect(rope.decay).toHaveLength(40);
+  });
+
+  it('Extrapolation.NearestTrainedSkipsItselfAndUnseenAreLessFamiliar', () => {
+    const sim = Float32Array.from([1, 0.2, 0.9, 0.2, 1, 0.3, 0.9, 0.3, 1]);
+    const n = nearestTrained(sim, 3, 2);
+    expect(Array.from(n.arg)).toEqual([1, 0, 0]);
+    expect(Array.from(n.best)).toEqual([Math.fround(0.2), Math.fround(0.2), Math.fround(0.9)]);
+    const r = extrapolation(lab, params('ext'));
+    expect(r.heatmaps.eval.rows).toBe(100);
+    expect(Math.min(...r.nearest.slice(50))).toBeLessThan(Math.min(...r.nearest.slice(1, 50)));
+    expect(r.attentionFactor).toBeGreaterThan(1); // YaRN f = 2: 0.1 ln 2 + 1
+    expect(close(r.attentionFactor, 0.1 * Math.log(2) + 1)).toBe(true);
+  });
+
+  it('Extrapolation.RopeOptionsPassOnlyWhatAScalingReads', () => {
+    const p = params('ext');
+    expect(ropeOptions({ ...p, scaling: 'none' })).toEqual({ base: 10000 });
+    expect(ropeOptions({ ...p, scaling: 'linear' })).toEqual({ base: 10000, scaling: 'linear', factor: 2 });
+    expect(ropeOptions({ ...p, scaling: 'llama3' })).toMatchObject({ originalLength: 50, lowFreqFactor: 1, highFreqFactor: 4 });
+    const linear = extrapolation(lab, { ...p, scaling: 'linear', factor: 4 });
+    linear.invFreq.scaled.forEach((v, i) => expect(close(v, linear.invFreq.plain[i] / 4, 1e-7)).toBe(true));
+  });
+
+  it('Offset.ResidualIsRoundingLevel', () => {
+    for (const [D, k, p] of [[16, 3, 10], [64, -5, 7], [512, 100, 4000]]) {
+      const r = offset(lab, { D, k, p, base: 10000 });
+      expect(r.maxAbs, `D=${D} k=${k} p=${p}`).toBeLessThan(1e-5);
+    }
+    expect(() => offset(lab, { D: 16, k: -11, p: 10, base: 10000 })).toThrow(/before position 0/);
+    expect(Array.from(matVec(new Float32Array([1, 2, 3, 4]), new Float32Array([1, 1]), 2))).toEqual([3, 7]);
+  });
+
+  it('Attention.DisplayedLogitsSoftmaxToTheCoresWeights', () => {
+    for (const patch of [{}, { bias: 'alibi' }, { bias: 't5', mask: 'none' }, { rope: true, mask: 'window', window: 2 }, { input: 'position', pe: 'learned' }]) {
+      const p = params('att', patch);
+      const r = attention(lab, p);
+      const L = r.tokens.length;
+      const logits = r.heatmaps.logits.data;
+      const weights = r.heatmaps.weights.data;
+      for (let i = 0; i < L; i++) {
+        const row = Array.from(logits.slice(i * L, (i + 1) * L));
+        const max = Math.max(...row);
+        const e = row.map((v) => (v === -Infinity ? 0 : Math.exp(v - max)));
+        const sum = e.reduce((a, b) => a + b, 0);
+        for (let j = 0; j < L; j++) {
+          const expected = sum > 0 ? e[j] / sum : 0;
+          expect(Math.abs(weights[i * L + j] - expected), `${JSON.stringify(patch)} ${i},${j}`).toBeLessThan(2e-5);
+        }
+      }
+    }
+  });
+
+  it('Attention.PaddingAndCausalHideKeysAndAllMaskedRowsAreZero', () => {
+    const r = attention(lab, params('att', { text: 'a b [PAD] c' }));
+    const W = r.heatmaps.weights.data;
+    const L = 4;
+    for (let i = 0; i < L; i++) {
+      expect(W[i * L + 2]).toBe(0); // the pad key
+      for (let j = i + 1; j < L; j++) expect(W[i * L + j]).toBe(0); // the future
+    }
+    const lonely = attention(lab, params('att', { text: '[PAD] b' })); // query 0 sees only the pad key
+    expect(Array.from(lonely.heatmaps.weights.data.slice(0, 2))).toEqual([0, 0]);
+    expect(lonely.heatmaps.output.data.slice(0, lonely.headWidth).every((v) => v === 0)).toBe(true);
+  });
+
+  it('Attention.CustomCellsAreHiddenAndEntropyIsBounded', () => {
+    const L = 5;
+    const hidden = new Uint8Array(L * L);
+    hidden[2 * L + 1] = 1;
+    const r = attention(lab, params('att', { text: 'one two three four five', mask: 'custom', custom: encodeMask(hidden, L) }));
+    expect(r.heatmaps.weights.data[2 * L + 1]).toBe(0);
+    expect(r.heatmaps.mask.data[2 * L + 1]).toBe(-Infinity);
+    expect(r.heatmaps.mask.data[2 * L + 2]).toBe(0);
+    for (const e of r.entropy) expect(e).toBeGreaterThanOrEqual(0), expect(e).toBeLessThanOrEqual(Math.log(L) + 1e-6);
+    expect(decodeMask(encodeMask(r.baseHidden, L), L)).toEqual(r.baseHidden);
+  });
+
+  it('Attention.RefusesBadShapes', () => {
+    expect(() => attention(lab, params('att', { D: 64, H: 3 }))).toThrow(/divisible/);
+    expect(() => attention(lab, params('att', { text: '   ' }))).toThrow(/at least one word/);
+    expect(() => attention(lab, params('att', { rope: true, D: 12, H: 4 }))).toThrow(/even/);
+    expect(() => attention(lab, params('att', { mask: 'custom', custom: '9.!' }))).toThrow(/malformed/);
+  });
+
+  it('Attention.HelpersComputeWhatTheySay', () => {
+    expect(Array.from(baseMask('causal', 3, 0))).toEqual([0, 1, 1, 0, 0, 1, 0, 0, 0]);
+    expect(Array.from(baseMask('window', 3, 2))).toEqual([0, 1, 1, 0, 0, 1, 1, 0, 0]);
+    const q = Float32Array.from([1, 0, 0, 1]);
+    expect(Array.from(headScores(q, q, 1, 2, 2, 0.5))).toEqual([0.5, 0, 0, 0.5]);
+    const uniform = Float32Array.from([0.5, 0.5, 0, 0]);
+    expect(close(headEntropy(uniform, 1, 2)[0], Math.log(2))).toBe(true); // the all-zero row is left out
+    expect(tokenize(' a  b\tc ')).toEqual(['a', 'b', 'c']);
+    expect(wordSeed('cat')).toBe(wordSeed('cat'));
+    expect(wordSeed('cat')).not.toBe(wordSeed('dog'));
+  });
+});

@@ -1,0 +1,227 @@
+// The PosLab JavaScript API: idiomatic wrappers (camelCase option objects, defaults,
+// validation, PosLabError) over the raw embind functions of cpp/wasm/bindings.cpp. Results
+// are fresh { data, shape } objects owned by JS. Declarations and docs: poslab.d.ts.
+// bindPosLab takes an instantiated module; poslab.js also finds and loads one.
+import { PosLabError } from './errors.js';
+import * as check from './validate.js';
+
+const ROPE_STRINGS = ['style', 'scaling'];
+const ROPE_NUMBERS = [
+  'base', 'rotaryFraction', 'factor', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow',
+];
+const ROPE_KEYS = [...ROPE_STRINGS, ...ROPE_NUMBERS, 'originalLength'];
+const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
+
+/** The API bound to an instantiated Emscripten module (the resolved value of its factory). */
+export function bindPosLab(m) {
+  const max = m.maxElements();
+
+  // Calls a raw binding: its { error } result, or a binding-level JS error, becomes a PosLabError.
+  const call = (name, ...args) => {
+    let result;
+    try {
+      result = m[name](...args);
+    } catch (cause) {
+      throw new PosLabError(`${name}: ${cause?.message ?? String(cause)}`, { cause });
+    }
+    if (result !== null && typeof result === 'object' && result.error !== undefined) {
+      throw new PosLabError(result.error);
+    }
+    return result;
+  };
+
+  const size = (o, key, fallback) =>
+    o[key] === undefined && fallback !== undefined ? fallback : check.size(o[key], key, max);
+  const num = (o, key, fallback) => (o[key] === undefined ? fallback : check.number(o[key], key));
+  const seed = (o, key = 'seed') => (o[key] === undefined ? 0 : check.integer(o[key], key));
+  const str = (o, key, fallback) => (o[key] === undefined ? fallback : check.string(o[key], key));
+  const bool = (o, key, fallback) => (o[key] === undefined ? fallback : check.boolean(o[key], key));
+  const elements = (shape, what) => check.elements(shape, what, max);
+  const tensor = (t, name, ranks, negInf = false) =>
+    check.tensor(t, name, { ranks, maxElements: max, negInf });
+
+  // RoPE options: type-checked here, absent fields left to the core's defaults (rope.hpp).
+  const rope = (o) => {
+    const out = {};
+    for (const key of ROPE_STRINGS) if (o[key] !== undefined) out[key] = str(o, key);
+    for (const key of ROPE_NUMBERS) if (o[key] !== undefined) out[key] = num(o, key);
+    if (o.originalLength !== undefined) out.originalLength = size(o, 'originalLength');
+    return out;
+  };
+  // T5 bucket options from o's fields; absent ones keep the core's defaults (relative.hpp).
+  const t5 = (o) => {
+    const out = {};
+    if (o.bidirectional !== undefined) out.bidirectional = bool(o, 'bidirectional');
+    if (o.numBuckets !== undefined) out.numBuckets = size(o, 'numBuckets');
+    if (o.maxDistance !== undefined) out.maxDistance = size(o, 'maxDistance');
+    return out;
+  };
+
+  return {
+    maxElements: max,
+
+    sinusoidal(opts) {
+      const o = check.options(opts, 'sinusoidal', ['length', 'dim', 'base', 'layout', 'offset']);
+      const [L, D] = [size(o, 'length'), size(o, 'dim')];
+      elements([L, D], 'sinusoidal table (L, D)');
+      const [base, layout] = [num(o, 'base', 10000), str(o, 'layout', 'interleaved')];
+      return call('sinusoidal', L, D, base, layout, size(o, 'offset', 0));
+    },
+
+    learned(opts) {
+      const o = check.options(opts, 'learned', ['length', 'dim', 'seed', 'std']);
+      const [L, D] = [size(o, 'length'), size(o, 'dim')];
+      elements([L, D], 'learned table (L, D)');
+      return call('learned', L, D, seed(o), num(o, 'std', 0.02));
+    },
+
+    shawIndices(opts) {
+      const o = check.options(opts, 'shawIndices', ['queryLength', 'keyLength', 'maxDistance']);
+      const [Lq, Lk] = [size(o, 'queryLength'), size(o, 'keyLength')];
+      elements([Lq, Lk], 'Shaw indices (Lq, Lk)');
+      return call('shawIndices', Lq, Lk, size(o, 'maxDistance'));
+    },
+
+    shaw(opts) {
+      const keys = ['queryLength', 'keyLength', 'maxDistance', 'dim', 'seed', 'std'];
+      const o = check.options(opts, 'shaw', keys);
+      const [Lq, Lk, D] = [size(o, 'queryLength'), size(o, 'keyLength'), size(o, 'dim')];
+      elements([Lq, Lk, D], 'Shaw embeddings (Lq, Lk, D)');
+      return call('shaw', Lq, Lk, size(o, 'maxDistance'), D, seed(o), num(o, 'std', 0.02));
+    },
+
+    t5Buckets(opts) {
+      const o = check.options(opts, 't5Buckets', ['queryLength', 'keyLength', ...T5_KEYS]);
+      const [Lq, Lk] = [size(o, 'queryLength'), size(o, 'keyLength')];
+      elements([Lq, Lk], 'T5 buckets (Lq, Lk)');
+      return call('t5Buckets', Lq, Lk, t5(o));
+    },
+
+    t5Bias(opts) {
+      const o = check.options(opts, 't5Bias', ['heads', 'queryLength', 'keyLength', ...T5_KEYS, 'seed']);
+      const [H, Lq, Lk] = [size(o, 'heads'), size(o, 'queryLength'), size(o, 'keyLength')];
+      elements([H, Lq, Lk], 'T5 bias (H, Lq, Lk)');
+      return call('t5Bias', H, Lq, Lk, t5(o), seed(o));
+    },
+
+    alibiSlopes(opts) {
+      const o = check.options(opts, 'alibiSlopes', ['heads']);
+      return call('alibiSlopes', size(o, 'heads'));
+    },
+
+    alibi(opts) {
+      const o = check.options(opts, 'alibi', ['heads', 'queryLength', 'keyLength']);
+      const [H, Lq, Lk] = [size(o, 'heads'), size(o, 'queryLength'), size(o, 'keyLength')];
+      elements([H, Lq, Lk], 'ALiBi bias (H, Lq, Lk)');
+      return call('alibi', H, Lq, Lk);
+    },
+
+    ropeFrequencies(opts) {
+      const o = check.options(opts, 'ropeFrequencies', ['headDim', 'totalLength', ...ROPE_KEYS]);
+      return call('ropeFrequencies', size(o, 'headDim'), size(o, 'totalLength', 0), rope(o));
+    },
+
+    rope(x, opts) {
+      const o = check.options(opts, 'rope', ['offset', ...ROPE_KEYS]);
+      const t = tensor(x, 'x', [2, 3]);
+      return call('rope', t, size(o, 'offset', 0), rope(o));
+    },
+
+    ropeDecay(opts) {
+      const o = check.options(opts, 'ropeDecay', ['headDim', 'maxDistance', ...ROPE_KEYS]);
+      const M = size(o, 'maxDistance');
+      elements([M + 1], 'RoPE decay curve');
+      return call('ropeDecay', size(o, 'headDim'), M, rope(o));
+    },
+
+    ropeWavelengths(opts) {
+      const o = check.options(opts, 'ropeWavelengths', ['headDim', 'totalLength', ...ROPE_KEYS]);
+      return call('ropeWavelengths', size(o, 'headDim'), size(o, 'totalLength', 0), rope(o));
+    },
+
+    wavelengths(opts) {
+      const o = check.options(opts, 'wavelengths', ['dim', 'base']);
+      return call('wavelengths', size(o, 'dim'), num(o, 'base', 10000));
+    },
+
+    attention(q, k, v, opts) {
+      const o = check.options(opts, 'attention', ['mask', 'scale', 'keyPadding', 'bias', 'returnWeights']);
+      const args = [tensor(q, 'q', [2, 3]), tensor(k, 'k', [2, 3]), tensor(v, 'v', [2, 3])];
+      const returnWeights = bool(o, 'returnWeights', true);
+      if (returnWeights) {
+        const [qs, ks] = [args[0].shape, args[1].shape];
+        elements([...qs.slice(0, -1), ks[ks.length - 2]], 'attention weights (H, Lq, Lk)');
+      }
+      const raw = { mask: o.mask === undefined ? 'none' : check.attentionMask(o.mask), returnWeights };
+      if (o.scale !== undefined) raw.scale = num(o, 'scale');
+      if (o.keyPadding !== undefined) raw.keyPadding = check.padding(o.keyPadding, 'keyPadding', max);
+      if (o.bias !== undefined) raw.bias = tensor(o.bias, 'bias', [2, 3], true);
+      return call('attention', ...args, raw);
+    },
+
+    multiHeadAttention(x, opts) {
+      const o = check.options(opts, 'multiHeadAttention', [
+        'heads', 'seed', 'mask', 'keyPadding', 'rope', 'bias', 't5', 't5Seed', 'scale',
+      ]);
+      const t = tensor(x, 'x', [2]);
+      const raw = {
+        heads: size(o, 'heads'),
+        seed: seed(o),
+        mask: o.mask === undefined ? 'none' : check.attentionMask(o.mask),
+        bias: str(o, 'bias', 'none'),
+        t5: t5(check.options(o.t5, 'multiHeadAttention t5', T5_KEYS)),
+        t5Seed: seed(o, 't5Seed'),
+      };
+      const L = t.shape[0];
+      elements([raw.heads, L, L], 'attention weights (H, L, L)');
+      if (o.keyPadding !== undefined) raw.keyPadding = check.padding(o.keyPadding, 'keyPadding', max);
+      if (o.rope !== undefined && o.rope !== false) {
+        raw.rope = o.rope === true ? {} : rope(check.options(o.rope, 'multiHeadAttention rope', ROPE_KEYS));
+      }
+      if (o.scale !== undefined) raw.scale = num(o, 'scale');
+      return call('multiHeadAttention', t, raw);
+    },
+
+    layerNorm(x, opts) {
+      const o = check.options(opts, 'layerNorm', ['eps', 'gamma', 'beta']);
+      const t = tensor(x, 'x');
+      const gamma = o.gamma === undefined ? undefined : check.vector(o.gamma, 'gamma', max);
+      const beta = o.beta === undefined ? undefined : check.vector(o.beta, 'beta', max);
+      return call('layerNorm', t, num(o, 'eps', 1e-5), gamma, beta);
+    },
+
+    rmsNorm(x, opts) {
+      const o = check.options(opts, 'rmsNorm', ['eps', 'gamma']);
+      const t = tensor(x, 'x');
+      const gamma = o.gamma === undefined ? undefined : check.vector(o.gamma, 'gamma', max);
+      return call('rmsNorm', t, num(o, 'eps', 1e-5), gamma);
+    },
+
+    similarity(x, opts) {
+      const o = check.options(opts, 'similarity', ['metric']);
+      const t = tensor(x, 'x', [2]);
+      elements([t.shape[0], t.shape[0]], 'similarity matrix (L, L)');
+      return call('similarity', t, str(o, 'metric', 'cosine'));
+    },
+
+    similarityByOffset(x, opts) {
+      const o = check.options(opts, 'similarityByOffset', ['metric']);
+      const t = tensor(x, 'x', [2]);
+      elements([t.shape[0], t.shape[0]], 'similarity matrix (L, L)');
+      return call('similarityByOffset', t, str(o, 'metric', 'cosine'));
+    },
+
+    offsetMatrix(opts) {
+      const o = check.options(opts, 'offsetMatrix', ['dim', 'k', 'base']);
+      const D = size(o, 'dim');
+      elements([D, D], 'offset matrix (D, D)');
+      const k = check.integer(o.k, 'k', -Number.MAX_SAFE_INTEGER);
+      return call('offsetMatrix', D, k, num(o, 'base', 10000));
+    },
+
+    /** 'WASM' for the SIMD128 build, 'EMU128' or 'SCALAR' for the scalar one. */
+    simdTarget: () => m.simdTarget(),
+    /** Current size of the WebAssembly memory in bytes. */
+    heapBytes: () => m.heapBytes(),
+  };
+}

@@ -1,0 +1,73 @@
+// The playground's entry: builds the shell (tabs, theme toggle, message bar), starts the
+// compute worker, and ties the store (= the URL hash) to the view on screen. Views are
+// built the first time they are shown and only the visible one recomputes.
+import './styles/main.css';
+import { createComputeClient } from './worker/client.js';
+import { syncHash } from './state/hash-sync.js';
+import { VIEWS, defaults } from './state/schema.js';
+import { createStore } from './state/store.js';
+import { createMessages } from './ui/messages.js';
+import { renderTabs } from './ui/tabs.js';
+import { applyTheme, nextTheme } from './ui/theme.js';
+import { createAttentionView } from './views/attention.js';
+import { createEncodingsView } from './views/encodings.js';
+import { createExtrapolationView } from './views/extrapolation.js';
+import { createGalleryView } from './views/gallery.js';
+import { createOffsetView } from './views/offset.js';
+import { createSimilarityView } from './views/similarity.js';
+
+const FACTORIES = {
+  encodings: createEncodingsView,
+  similarity: createSimilarityView,
+  extrapolation: createExtrapolationView,
+  offset: createOffsetView,
+  attention: createAttentionView,
+  gallery: createGalleryView,
+};
+
+const store = createStore(defaults());
+const messages = createMessages(document.getElementById('messages'));
+const coreStatus = document.getElementById('core-status');
+const compute = createComputeClient(
+  () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' }),
+  {
+    onReady: ({ simd }) => {
+      coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
+      document.documentElement.dataset.ready = 'true';
+    },
+    onFatal: (message) => {
+      coreStatus.textContent = 'core: failed to load';
+      messages.fatal(message);
+    },
+  },
+);
+
+const main = document.getElementById('views');
+const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);
+const built = new Map();
+let shown = null;
+
+function show(state) {
+  const name = state.view;
+  if (!built.has(name)) built.set(name, FACTORIES[name]({ root: main, store, compute }));
+  for (const [n, v] of built) v.section.hidden = n !== name;
+  tabs.select(name);
+  shown = name;
+  built.get(name).update(state);
+}
+
+const themeButton = document.getElementById('theme');
+themeButton.addEventListener('click', () => store.set({ theme: nextTheme(store.get().theme) }, { source: 'control' }));
+const showTheme = (theme) => {
+  applyTheme(theme);
+  themeButton.textContent = `theme: ${theme}`;
+};
+
+store.subscribe((state, changed) => {
+  if (changed.includes('theme')) showTheme(state.theme);
+  if (changed.includes('view') || shown !== state.view) show(state);
+  else built.get(state.view).update(state);
+});
+showTheme(store.get().theme);
+syncHash(store, messages.linkProblems);
+if (shown === null) show(store.get());

@@ -1,0 +1,106 @@
+// Value types of the URL state. Each type parses the raw text of one hash parameter into a
+// value (or a reason it cannot), formats a value back, and checks values set from controls.
+// Parsing never throws: a hostile hash must only ever fall back to defaults.
+
+const MAX_RAW = 2000; // longer raw values are refused before any parsing work
+
+/** @typedef {{ ok: true, value: any } | { ok: false, reason: string }} Parsed */
+
+const ok = (value) => ({ ok: true, value });
+const bad = (reason) => ({ ok: false, reason });
+
+// Plain decimal or exponent notation only: Number('0x10'), Number(' 1 ') and Number('')
+// accept things no person would type into a link.
+const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function parseNumber(raw) {
+  if (typeof raw !== 'string' || raw.length > 40 || !NUMBER_RE.test(raw)) return NaN;
+  return Number(raw);
+}
+
+/** An integer in [min, max]. */
+export function int(def, min, max) {
+  const check = (v) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) return bad('not a whole number');
+    if (v < min || v > max) return bad(`must be between ${min} and ${max}`);
+    return ok(v);
+  };
+  return {
+    kind: 'int', def, min, max, check,
+    parse: (raw) => check(parseNumber(raw)),
+    format: (v) => String(v),
+  };
+}
+
+/** A finite number in [min, max]. */
+export function num(def, min, max) {
+  const check = (v) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return bad('not a finite number');
+    if (v < min || v > max) return bad(`must be between ${min} and ${max}`);
+    return ok(v);
+  };
+  return {
+    kind: 'num', def, min, max, check,
+    parse: (raw) => check(parseNumber(raw)),
+    format: (v) => String(v),
+  };
+}
+
+/** One of a fixed list of names. */
+export function oneOf(values, def) {
+  const check = (v) => (values.includes(v) ? ok(v) : bad(`must be one of ${values.join(', ')}`));
+  return { kind: 'enum', def, values, check, parse: check, format: (v) => v };
+}
+
+export function bool(def) {
+  const check = (v) => (typeof v === 'boolean' ? ok(v) : bad('must be true or false'));
+  return {
+    kind: 'bool', def, check,
+    parse: (raw) => (raw === '1' || raw === 'true' ? ok(true) : raw === '0' || raw === 'false' ? ok(false) : bad('must be 0 or 1')),
+    format: (v) => (v ? '1' : '0'),
+  };
+}
+
+/** Free text up to maxLength characters (shown only through textContent / input.value). */
+export function text(def, maxLength) {
+  const check = (v) => {
+    if (typeof v !== 'string') return bad('not text');
+    if (v.length > maxLength) return bad(`longer than ${maxLength} characters`);
+    // Control characters have no business in a sentence and make links unreadable.
+    if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(v)) return bad('contains control characters');
+    return ok(v);
+  };
+  return { kind: 'text', def, maxLength, check, parse: check, format: (v) => v };
+}
+
+/** A comma-separated list of integers in [min, max], at most maxCount of them. */
+export function intList(def, min, max, maxCount) {
+  const check = (v) => {
+    if (!Array.isArray(v)) return bad('not a list');
+    if (v.length > maxCount) return bad(`more than ${maxCount} entries`);
+    for (const x of v) {
+      if (!Number.isInteger(x) || x < min || x > max) return bad(`entries must be whole numbers from ${min} to ${max}`);
+    }
+    return ok(v);
+  };
+  return {
+    kind: 'list', def, min, max, maxCount, check,
+    parse: (raw) => {
+      if (typeof raw !== 'string' || raw.length > MAX_RAW) return bad('too long');
+      const parts = raw.trim() === '' ? [] : raw.split(',');
+      return check(parts.map((s) => parseNumber(s.trim())));
+    },
+    format: (v) => v.join(','),
+  };
+}
+
+/** Opaque token text matched against a pattern (e.g. the custom mask's bit string). */
+export function token(def, pattern, maxLength) {
+  const check = (v) => {
+    if (typeof v !== 'string' || v.length > maxLength || !pattern.test(v)) return bad('malformed');
+    return ok(v);
+  };
+  return { kind: 'token', def, check, parse: check, format: (v) => v };
+}
+
+export { MAX_RAW };

@@ -1,0 +1,113 @@
+// View 5 — Attention & masks: typed words through seeded multi-head attention, one head
+// stage by stage (scores → + bias → mask → softmax → output), every head's weights, and the
+// entropy per head. Clicking (or Enter on) a mask cell toggles it into a custom mask.
+import { createBarPlot } from '../plots/barplot.js';
+import { createHeatmap } from '../plots/heatmap.js';
+import { decodeMask, encodeMask } from '../state/mask-bits.js';
+import { CMAPS } from '../state/schema.js';
+import { createIntro, createViewShell, pick, runJob } from './kit.js';
+
+const SPECS = [
+  { key: 'att.text', label: 'text (one token per word; [PAD] marks padding)', kind: 'text' },
+  { key: 'att.input', label: 'x from', kind: 'select', options: [['tokens', 'token embedding + position'], ['position', 'position alone']] },
+  { key: 'att.pe', label: 'absolute encoding added', kind: 'select', options: [['sinusoidal', 'sinusoidal'], ['learned', 'learned (seeded)'], ['none', 'none (NoPE)']] },
+  { key: 'att.rope', label: 'RoPE on q, k', kind: 'checkbox' },
+  { key: 'att.bias', label: 'score bias', kind: 'select', options: [['none', 'none'], ['alibi', 'ALiBi'], ['t5', 'T5 buckets']] },
+  { key: 'att.mask', label: 'mask', kind: 'select', options: [['none', 'none'], ['causal', 'causal'], ['window', 'causal sliding window W'], ['custom', 'custom (click cells)']] },
+  { key: 'att.window', label: 'window W', kind: 'number', show: (s) => s['att.mask'] === 'window' },
+  { key: 'att.pad', label: 'hide [PAD] keys (key padding)', kind: 'checkbox' },
+  { key: 'att.D', label: 'model width D', kind: 'number', step: 2 },
+  { key: 'att.H', label: 'heads H', kind: 'number' },
+  { key: 'att.head', label: 'head shown', kind: 'number' },
+  { key: 'att.seed', label: 'seed (projections)', kind: 'number' },
+  { key: 'att.cmap', label: 'weights colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
+];
+
+const STAGES = [
+  ['scores', 'Raw scores q·k/√d'],
+  ['bias', 'Position bias (alone)'],
+  ['mask', 'Mask (alone): 0 or −∞ — click a cell to toggle'],
+  ['logits', 'Scores + bias + mask'],
+  ['weights', 'Softmax weights'],
+  ['output', 'Head output (weights · V)'],
+];
+
+const TEX = String.raw`\text{out}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d}} + B_h + M\Big) V_h,\qquad M_{ij} = \begin{cases} 0 & \text{key } j \text{ visible to query } i \\ -\infty & \text{hidden} \end{cases}`;
+
+const NOTE =
+  'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H (seed 003’s module instead shares one d×d projection across heads and divides by √embed_size: both wrong). ' +
+  'A mask entry is 0 where a key is visible and −∞ where it is hidden (seed 003’s look-ahead prose has 0 and 1 the wrong way round). A query that sees no key gets zero weights, never NaN. ' +
+  'The weights, outputs, projections, RoPE and biases are the wasm core’s; only QKᵀ for the first panel and the entropy are computed on the page, from the core’s q and k.';
+
+export function createAttentionView({ root, store, compute }) {
+  const shell = createViewShell({ root, store, name: 'attention', prefix: 'att', specs: SPECS });
+  createIntro(shell, { title: null, tex: TEX, note: NOTE });
+
+  let last = null; // the last drawn result, for mask clicks
+  const onMaskClick = (row, col) => {
+    if (!last) return;
+    const s = store.get();
+    const L = last.tokens.length;
+    const hidden = s['att.mask'] === 'custom' ? (decodeMask(s['att.custom'], L) ?? new Uint8Array(L * L)) : Uint8Array.from(last.baseHidden);
+    hidden[row * L + col] ^= 1;
+    store.set({ 'att.mask': 'custom', 'att.custom': encodeMask(hidden, L) }, { source: 'control' });
+  };
+
+  const stageGrid = document.createElement('div');
+  stageGrid.className = 'grid-3';
+  shell.plots.append(stageGrid);
+  const stages = Object.fromEntries(
+    STAGES.map(([key, title]) => [
+      key,
+      createHeatmap(stageGrid, {
+        title, xTitle: key === 'output' ? 'dimension' : 'key', yTitle: 'query', height: 300,
+        onCellClick: key === 'mask' ? onMaskClick : undefined,
+      }),
+    ]),
+  );
+  const headsTitle = document.createElement('h3');
+  headsTitle.textContent = 'Weights of every head';
+  const headGrid = document.createElement('div');
+  headGrid.className = 'grid-4';
+  shell.plots.append(headsTitle, headGrid);
+  let heads = [];
+  const entropy = createBarPlot(shell.plots, { title: 'Attention entropy per head (mean over queries, nats)', yTitle: 'entropy (nats)' });
+  const figures = () => [...Object.values(stages).map((h) => h.figure), ...heads.map((h) => h.figure), entropy.figure];
+  let drawnFor = null;
+
+  function ensureHeads(H) {
+    if (heads.length === H) return;
+    for (const h of heads) h.destroy();
+    heads = Array.from({ length: H }, (_, h) => createHeatmap(headGrid, { title: `Head ${h}`, xTitle: 'key', yTitle: 'query', height: 200, compact: true }));
+  }
+
+  async function update(state) {
+    const p = pick(state, 'att');
+    shell.controls.sync(state);
+    shell.controls.clearErrors();
+    if (p.D % p.H) return shell.controls.setError('att.H', `D = ${p.D} does not split into ${p.H} heads`);
+    if (p.head >= p.H) return shell.controls.setError('att.head', `there are ${p.H} heads: 0…${p.H - 1}`);
+    const key = JSON.stringify(p);
+    if (key === drawnFor) return;
+    await runJob({
+      shell, compute, job: 'attention', params: p, figures,
+      errorKey: (msg) => (/word/.test(msg) ? 'att.text' : /RoPE/.test(msg) ? 'att.rope' : /custom/.test(msg) ? 'att.custom' : null),
+      draw: (r) => {
+        drawnFor = key;
+        last = r;
+        const labels = r.tokens;
+        for (const [name, hm] of Object.entries(stages)) {
+          const m = r.heatmaps[name];
+          hm.update({ ...m, yLabels: labels, xLabels: name === 'output' ? undefined : labels });
+        }
+        stages.bias.figure.setNote(p.bias === 'none' ? 'No position bias: all zeros.' : '');
+        stages.output.figure.setTitle(`Head ${p.head} output (weights · V), d = ${r.headWidth}`);
+        ensureHeads(p.H);
+        heads.forEach((hm, h) => hm.update({ ...r.heatmaps[`head${h}`], xLabels: labels, yLabels: labels }));
+        entropy.update({ labels: heads.map((_, h) => `head ${h}`), values: r.entropy });
+      },
+    });
+  }
+
+  return { section: shell.section, update };
+}

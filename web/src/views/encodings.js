@@ -1,0 +1,116 @@
+// View 1 — Encodings: the table (or bias matrix) of one method as a heatmap, the vectors of
+// chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
+import { METHOD_INFO } from '../content/methods.js';
+import { createBarPlot } from '../plots/barplot.js';
+import { createHeatmap } from '../plots/heatmap.js';
+import { createLinePlot, range } from '../plots/lineplot.js';
+import { CMAPS, METHODS } from '../state/schema.js';
+import { renderMath } from '../ui/math.js';
+import { createIntro, createViewShell, pick, runJob } from './kit.js';
+
+const PAIR = new Set(['alibi', 't5', 'shaw']);
+const is = (...methods) => (s) => methods.includes(s['enc.method']);
+
+const SPECS = [
+  { key: 'enc.method', label: 'method', kind: 'select', options: METHODS.map((m) => [m, METHOD_INFO[m].name]) },
+  { key: 'enc.L', label: 'positions L', kind: 'slider' },
+  { key: 'enc.D', label: 'width D', kind: 'slider', step: 2, show: (s) => !PAIR.has(s['enc.method']) },
+  { key: 'enc.base', label: 'base b', kind: 'number', show: is('sinusoidal', 'rope') },
+  { key: 'enc.layout', label: 'layout', kind: 'select', show: is('sinusoidal'), options: [['interleaved', 'interleaved (sin, cos, sin, …)'], ['concat', 'concat (sines | cosines)']] },
+  { key: 'enc.style', label: 'pairing', kind: 'select', show: is('rope'), options: [['neox', 'neox (i, i + D/2)'], ['gptj', 'gptj (2i, 2i + 1)']] },
+  { key: 'enc.heads', label: 'heads H', kind: 'number', show: is('alibi') },
+  { key: 'enc.head', label: 'head shown', kind: 'number', show: is('alibi') },
+  { key: 'enc.buckets', label: 'buckets', kind: 'number', show: is('t5') },
+  { key: 'enc.maxdist', label: 'max distance', kind: 'number', show: is('t5') },
+  { key: 'enc.bidir', label: 'bidirectional', kind: 'checkbox', show: is('t5') },
+  { key: 'enc.clip', label: 'clip K', kind: 'number', show: is('shaw') },
+  { key: 'enc.seed', label: 'seed', kind: 'number', show: is('learned') },
+  { key: 'enc.pos', label: 'rows to plot (positions; queries for L × L)', kind: 'list', help: 'comma-separated, e.g. 0, 1, 2, 10' },
+  { key: 'enc.dims', label: 'columns to plot (dimensions; keys for L × L)', kind: 'list', help: 'comma-separated column indices' },
+  { key: 'enc.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
+];
+
+export function createEncodingsView({ root, store, compute }) {
+  const shell = createViewShell({ root, store, name: 'encodings', prefix: 'enc', specs: SPECS });
+  const { title, formula, note } = createIntro(shell);
+
+  const heat = createHeatmap(shell.plots, { title: 'Encoding table', xTitle: 'dimension', yTitle: 'position', height: 380 });
+  const rows = createLinePlot(shell.plots, { title: 'Vectors of chosen positions', xTitle: 'dimension', yTitle: 'value' });
+  const cols = createLinePlot(shell.plots, { title: 'Waves of chosen dimensions', xTitle: 'position', yTitle: 'value' });
+  const bars = createBarPlot(shell.plots, { title: 'ALiBi slopes', yTitle: 'slope m_h' });
+  const figures = () => [heat.figure, rows.figure, cols.figure, bars.figure];
+  let drawnFor = null;
+  let shownTex = null;
+
+  function drawLines(p, m, axes) {
+    const pair = PAIR.has(p.method);
+    const keep = (list, n) => list.filter((i) => i < n);
+    const pos = keep(p.pos, m.rows);
+    const dims = keep(p.dims, m.cols);
+    rows.update(
+      pos.map((r) => ({ label: `${axes.y} ${r}`, x: range(m.cols), y: m.data.subarray(r * m.cols, (r + 1) * m.cols) })),
+      { xTitle: axes.x, yTitle: 'value' },
+    );
+    cols.update(
+      dims.map((c) => ({ label: `${axes.x} ${c}`, x: range(m.rows), y: Float32Array.from({ length: m.rows }, (_, r) => m.data[r * m.cols + c]) })),
+      { xTitle: axes.y, yTitle: 'value' },
+    );
+    rows.figure.setTitle(pair ? 'Rows of chosen query positions' : 'Vectors of chosen positions');
+    cols.figure.setTitle(pair ? 'Columns of chosen key positions' : 'Waves of chosen dimensions');
+    const dropped = p.pos.length - pos.length + p.dims.length - dims.length;
+    rows.figure.setNote(dropped ? `${dropped} chosen index(es) beyond the matrix (${m.rows} × ${m.cols}) are left out.` : '');
+  }
+
+  async function update(state) {
+    const p = pick(state, 'enc');
+    const info = METHOD_INFO[p.method];
+    const tex = p.method === 'sinusoidal' && p.layout === 'concat' ? info.texConcat : info.tex;
+    if (tex !== shownTex) {
+      // KaTeX layout costs milliseconds: only when the formula itself changes.
+      title.textContent = info.name;
+      renderMath(formula, tex);
+      note.textContent = info.use;
+      shownTex = tex;
+    }
+    shell.controls.sync(state);
+    shell.controls.clearErrors();
+    if (!PAIR.has(p.method) && p.D % 2 && p.method !== 'learned' && p.method !== 'nope') {
+      shell.controls.setError('enc.D', 'D must be even: sin/cos (or rotated) pairs');
+      return;
+    }
+    const key = JSON.stringify(p);
+    if (key === drawnFor) return;
+    await runJob({
+      shell, compute, job: 'encodings', params: p, figures,
+      errorKey: (msg) => (/L is limited|L × D/.test(msg) ? 'enc.L' : /head/.test(msg) ? 'enc.head' : null),
+      draw: (r) => {
+        drawnFor = key;
+        const axes = { x: r.axes.x, y: r.axes.y };
+        heat.update(r.heatmaps.main, { xTitle: axes.x, yTitle: axes.y });
+        heat.figure.setTitle(headingFor(p));
+        drawLines(p, heat.matrix, axes);
+        bars.figure.el.hidden = !r.bars;
+        if (r.bars) bars.update({ labels: r.bars.labels, values: r.bars.values });
+      },
+    });
+  }
+
+  return { section: shell.section, update };
+}
+
+function headingFor(p) {
+  switch (p.method) {
+    case 'alibi':
+      return `ALiBi bias of head ${p.head} (of ${p.heads}), ${p.L} × ${p.L}`;
+    case 't5':
+      return `T5 bucket of j − i, ${p.L} × ${p.L} (${p.buckets} buckets, max distance ${p.maxdist})`;
+    case 'shaw':
+      return `Shaw index clip(j − i, −${p.clip}, ${p.clip}) + ${p.clip}, ${p.L} × ${p.L}`;
+    case 'rope':
+      return `RoPE (${p.style}) of the unit vector, ${p.L} × ${p.D}`;
+    case 'nope':
+      return `NoPE: zeros, ${p.L} × ${p.D}`;
+    default:
+      return `${p.method === 'learned' ? 'Learned (seeded)' : 'Sinusoidal'} table, ${p.L} × ${p.D}`;
+  }
+}

@@ -1,0 +1,144 @@
+// View 3 — Out-of-scope lengths (seed 000, done honestly): sinusoidal tables for the trained
+// length N and a longer evaluation length L, how close unseen positions come to seen ones,
+// and what each RoPE scaling does to frequencies, wavelengths and the attention factor.
+import { createHeatmap } from '../plots/heatmap.js';
+import { formatExact } from '../plots/format.js';
+import { createLinePlot, range } from '../plots/lineplot.js';
+import { CMAPS, SCALINGS } from '../state/schema.js';
+import { createViewShell, pick, runJob } from './kit.js';
+
+const scaling = (...names) => (s) => names.includes(s['ext.scaling']);
+
+const SPECS = [
+  { key: 'ext.N', label: 'training length N', kind: 'slider' },
+  { key: 'ext.L', label: 'evaluation length L (extrapolate)', kind: 'slider' },
+  { key: 'ext.D', label: 'width D (= RoPE head width)', kind: 'slider', step: 2 },
+  { key: 'ext.base', label: 'base b', kind: 'number' },
+  { key: 'ext.scaling', label: 'RoPE scaling', kind: 'select', options: SCALINGS.map((s) => [s, s]) },
+  { key: 'ext.factor', label: 'factor f', kind: 'number', step: 0.5, show: (s) => s['ext.scaling'] !== 'none' },
+  { key: 'ext.bfast', label: 'YaRN beta_fast', kind: 'number', show: scaling('yarn') },
+  { key: 'ext.bslow', label: 'YaRN beta_slow', kind: 'number', show: scaling('yarn') },
+  { key: 'ext.lowff', label: 'llama3 low_freq_factor', kind: 'number', show: scaling('llama3') },
+  { key: 'ext.highff', label: 'llama3 high_freq_factor', kind: 'number', show: scaling('llama3') },
+  { key: 'ext.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
+];
+
+const NOTE =
+  'Seed 000 claims periodicity lets a model handle lengths it never saw. Its code is also off: it applies sin to the even and cos to the odd columns of the (L, D/2) angle matrix, so its “64-dim” table has 32 columns and no sin/cos pairs. ' +
+  'Here is the correct table. The wavelengths run from 2π to 2π·b, so for any practical L no position repeats an earlier one: unseen positions are new vectors, close to their neighbours but not to any trained position far back. ' +
+  'Models trained with sinusoidal encodings do not extrapolate well in practice (Press et al. 2022); long-context models instead rescale RoPE, below.';
+
+// Reference wavelengths that define each scaling's bands (from its parameters, for labels).
+function wavelengthMarks(p) {
+  if (p.scaling === 'yarn') {
+    return [
+      { axis: 'y', value: p.N / p.bfast, label: `N/β_fast = ${formatExact(p.N / p.bfast)}` },
+      { axis: 'y', value: p.N / p.bslow, label: `N/β_slow = ${formatExact(p.N / p.bslow)}` },
+    ];
+  }
+  if (p.scaling === 'llama3') {
+    return [
+      { axis: 'y', value: p.N / p.highff, label: `N/high_freq_factor = ${formatExact(p.N / p.highff)}` },
+      { axis: 'y', value: p.N / p.lowff, label: `N/low_freq_factor = ${formatExact(p.N / p.lowff)}` },
+    ];
+  }
+  return [{ axis: 'y', value: p.N, label: `N = ${p.N}` }];
+}
+
+export function createExtrapolationView({ root, store, compute }) {
+  const shell = createViewShell({ root, store, name: 'extrapolation', prefix: 'ext', specs: SPECS });
+  const title = document.createElement('h2');
+  title.textContent = 'Out-of-scope lengths';
+  const note = document.createElement('p');
+  note.className = 'note';
+  note.textContent = NOTE;
+  shell.intro.append(title, note);
+
+  const pair = document.createElement('div');
+  pair.className = 'grid-2';
+  shell.plots.append(pair);
+  const train = createHeatmap(pair, { title: 'Trained positions', xTitle: 'dimension', yTitle: 'position', height: 300 });
+  const evalMap = createHeatmap(pair, { title: 'Evaluation positions', xTitle: 'dimension', yTitle: 'position', height: 300 });
+  const nearest = createLinePlot(shell.plots, { title: 'How close is each position to a trained one?', xTitle: 'position p', yTitle: 'cosine similarity' });
+  const ropeHead = document.createElement('h3');
+  const factor = document.createElement('p');
+  factor.className = 'readout-big';
+  factor.setAttribute('role', 'status');
+  shell.plots.append(ropeHead, factor);
+  const freq = createLinePlot(shell.plots, { title: 'RoPE inv_freq θᵢ per pair', xTitle: 'pair i', yTitle: 'θᵢ (rad / position)' });
+  const ratio = createLinePlot(shell.plots, { title: 'Scaled θᵢ / original θᵢ (YaRN’s ramp, llama3’s bands)', xTitle: 'pair i', yTitle: 'ratio' });
+  const waves = createLinePlot(shell.plots, { title: 'Wavelength 2π/θᵢ per pair', xTitle: 'pair i', yTitle: 'wavelength (positions)' });
+  const byOffset = createLinePlot(shell.plots, { title: 'RoPE: cosine between positions i and i + k (unit vector)', xTitle: 'offset k', yTitle: 'mean cosine' });
+  const figures = () => [train, evalMap, nearest, freq, ratio, waves, byOffset].map((p) => p.figure);
+  let drawnFor = null;
+
+  async function update(state) {
+    const p = pick(state, 'ext');
+    shell.controls.sync(state);
+    shell.controls.clearErrors();
+    if (p.D % 2) return shell.controls.setError('ext.D', 'D must be even');
+    if (p.N > p.L) return shell.controls.setError('ext.L', `must be at least the training length N = ${p.N}`);
+    const key = JSON.stringify(p);
+    if (key === drawnFor) return;
+    await runJob({
+      shell, compute, job: 'extrapolation', params: p, figures,
+      errorKey: (msg) => (/factor|f >=|f must/.test(msg) ? 'ext.factor' : /beta/.test(msg) ? 'ext.bfast' : /freq/.test(msg) ? 'ext.lowff' : null),
+      draw: (r) => {
+        drawnFor = key;
+        train.update(r.heatmaps.train);
+        train.figure.setTitle(`Trained: positions 0…${p.N - 1} (N = ${p.N}, D = ${p.D})`);
+        evalMap.update({ ...r.heatmaps.eval, rowMarks: p.L > p.N ? [{ row: p.N - 0.5, label: `unseen from ${p.N}` }] : [] });
+        evalMap.figure.setTitle(`Evaluated: positions 0…${p.L - 1} (L = ${p.L})`);
+        nearest.update(
+          [
+            { label: 'max cosine to any trained position j < N, j ≠ p', x: range(p.L), y: r.nearest },
+            { label: 'cosine to the previous position p − 1', x: range(p.L), y: r.neighbour, dashed: true },
+          ],
+          { refLines: [{ axis: 'x', value: p.N - 0.5, label: 'N' }] },
+        );
+        const far = unseenSummary(r, p);
+        nearest.figure.setNote(far);
+        ropeHead.textContent = `RoPE scaling: ${p.scaling}${p.scaling === 'none' ? '' : ` × ${p.factor}`} (head width ${p.D}, trained on N = ${p.N}, run at L = ${p.L})`;
+        factor.textContent = `attention factor (multiplies cos and sin): ${formatExact(r.attentionFactor)}`;
+        const pairs = range(r.invFreq.plain.length);
+        freq.update(
+          [
+            { label: 'original', x: pairs, y: r.invFreq.plain },
+            { label: p.scaling, x: pairs, y: r.invFreq.scaled, dashed: true },
+          ],
+          { logY: true },
+        );
+        ratio.update([{ label: `${p.scaling} / original`, x: pairs, y: r.invFreq.scaled.map((v, i) => v / r.invFreq.plain[i]) }], { logY: false });
+        waves.update(
+          [
+            { label: 'original', x: pairs, y: r.wavelengths.plain },
+            { label: p.scaling, x: pairs, y: r.wavelengths.scaled, dashed: true },
+          ],
+          { logY: true, refLines: wavelengthMarks(p) },
+        );
+        byOffset.update(
+          [
+            { label: 'original', x: range(p.L), y: r.ropeByOffset.plain },
+            { label: p.scaling, x: range(p.L), y: r.ropeByOffset.scaled, dashed: true },
+          ],
+          { refLines: [{ axis: 'x', value: p.N, label: 'N' }] },
+        );
+      },
+    });
+  }
+
+  return { section: shell.section, update };
+}
+
+function unseenSummary(r, p) {
+  if (p.L <= p.N) return 'No unseen positions: L ≤ N.';
+  let lo = Infinity;
+  let at = -1;
+  for (let q = p.N; q < p.L; q++) {
+    if (r.nearest[q] < lo) {
+      lo = r.nearest[q];
+      at = q;
+    }
+  }
+  return `Least familiar unseen position: ${at}, whose closest trained position (${r.nearestIndex[at]}) has cosine ${formatExact(lo)}.`;
+}

@@ -1,0 +1,48 @@
+// View 6 — Seed gallery: a card per seed, each linking to the permalink of the preset that
+// reproduces its figure, with what the seed gets wrong. Links are ordinary hash links, so
+// they open in place, in a new tab, or get copied like any other permalink.
+import { SEED_CARDS } from '../content/gallery.js';
+import { presetHash } from '../state/url.js';
+
+export function createGalleryView({ root }) {
+  const section = document.createElement('section');
+  section.className = 'view';
+  section.id = 'view-gallery';
+  section.setAttribute('role', 'tabpanel');
+  section.setAttribute('aria-labelledby', 'tab-gallery');
+  const intro = document.createElement('div');
+  intro.className = 'view-intro';
+  const h = document.createElement('h2');
+  h.textContent = 'Seed gallery';
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.textContent = 'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.';
+  intro.append(h, p);
+  const cards = document.createElement('div');
+  cards.className = 'cards';
+  for (const card of SEED_CARDS) {
+    const el = document.createElement('article');
+    el.className = 'card';
+    const title = document.createElement('h3');
+    title.textContent = `Seed ${card.seed}: ${card.title}`;
+    const shows = document.createElement('p');
+    shows.textContent = card.shows;
+    const wrong = document.createElement('p');
+    wrong.className = 'wrong';
+    wrong.textContent = `Where it is wrong: ${card.wrong}`;
+    const links = document.createElement('div');
+    links.className = 'links';
+    for (const preset of card.presets) {
+      const a = document.createElement('a');
+      a.className = 'open';
+      a.href = `#${presetHash(preset.state)}`;
+      a.textContent = preset.label;
+      links.append(a);
+    }
+    el.append(title, shows, wrong, links);
+    cards.append(el);
+  }
+  section.append(intro, cards);
+  root.append(section);
+  return { section, update() {} };
+}

@@ -1,0 +1,84 @@
+// What every view shares: a section with a controls panel and a plots area, picking its own
+// keys out of the store, and running its job on the worker with errors shown beside the
+// control that caused them while the last good plots stay up (marked stale).
+import { renderControls } from '../ui/controls.js';
+import { renderMath } from '../ui/math.js';
+import { markDrawn, markInput } from '../ui/timing.js';
+
+/**
+ * The view's intro: an optional title, a KaTeX formula and a note (all text, never HTML).
+ * Returns the three elements so a view whose method changes can update them.
+ */
+export function createIntro(shell, { title, tex, note } = {}) {
+  const heading = document.createElement('h2');
+  const formula = document.createElement('div');
+  formula.className = 'formula';
+  const paragraph = document.createElement('p');
+  paragraph.className = 'note';
+  if (title !== undefined) heading.textContent = title;
+  if (tex !== undefined) renderMath(formula, tex);
+  if (note !== undefined) paragraph.textContent = note;
+  shell.intro.append(...(title === null ? [] : [heading]), formula, paragraph);
+  return { title: heading, formula, note: paragraph };
+}
+
+/** The view's own state without its prefix: { 'enc.L': 50 } → { L: 50 }. */
+export function pick(state, prefix) {
+  const out = {};
+  for (const [key, value] of Object.entries(state)) {
+    if (key.startsWith(`${prefix}.`)) out[key.slice(prefix.length + 1)] = value;
+  }
+  return out;
+}
+
+/**
+ * @param {{ root: HTMLElement, store: any, compute: any, name: string, prefix: string,
+ *   intro?: (el: HTMLElement) => void, specs: import('../ui/controls.js').ControlSpec[] }} o
+ */
+export function createViewShell({ root, store, name, prefix, specs }) {
+  const section = document.createElement('section');
+  section.className = 'view';
+  section.id = `view-${name}`;
+  section.setAttribute('role', 'tabpanel');
+  section.setAttribute('aria-labelledby', `tab-${name}`);
+  const intro = document.createElement('div');
+  intro.className = 'view-intro';
+  const panel = document.createElement('form');
+  panel.className = 'controls';
+  panel.setAttribute('aria-label', `${name} controls`);
+  panel.addEventListener('submit', (e) => e.preventDefault());
+  const status = document.createElement('p');
+  status.className = 'view-status';
+  status.setAttribute('role', 'status');
+  const plots = document.createElement('div');
+  plots.className = 'plots';
+  section.append(intro, panel, status, plots);
+  root.append(section);
+  const controls = renderControls(panel, specs, store, { onInput: markInput });
+  return { section, intro, panel, status, plots, controls, prefix };
+}
+
+/**
+ * Runs a job for a view and hands the result to draw(), or shows the error.
+ * @returns {Promise<boolean>} true when drawn
+ */
+export async function runJob({ shell, compute, job, params, draw, figures, errorKey }) {
+  let result;
+  try {
+    result = await compute.request(shell.prefix, job, params);
+  } catch (e) {
+    const key = errorKey?.(e.message) ?? shell.controls.lastKey;
+    const message = e.message;
+    if (key && shell.controls.has(key)) shell.controls.setError(key, message);
+    shell.status.textContent = `Not updated: ${message}. The plots show the last good settings.`;
+    for (const f of figures()) f.setStale(true);
+    return false;
+  }
+  if (result === null) return false; // superseded by a newer request
+  shell.status.textContent = '';
+  const t0 = performance.now();
+  draw(result);
+  for (const f of figures()) f.setStale(false);
+  markDrawn(shell.prefix, { ...result.timing, drawMs: performance.now() - t0 });
+  return true;
+}

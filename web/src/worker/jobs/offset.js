@@ -1,0 +1,27 @@
+// View 4: seed 002's claim made checkable. M_k from the core, PE(p) and PE(p+k) from the
+// core's sinusoidal table (interleaved layout, the one M_k is block diagonal for), and the
+// residual PE(p+k) − M_k·PE(p), which should sit at float32 rounding level.
+import { matVec } from './linalg.js';
+
+export function offset(lab, { D, k, p, base }) {
+  if (D % 2) throw new RangeError(`D must be even (sin/cos pairs), got ${D}`);
+  if (p + k < 0) throw new RangeError(`p + k = ${p + k} is before position 0; pick k ≥ −p`);
+  const M = lab.offsetMatrix({ dim: D, k, base });
+  const pe = lab.sinusoidal({ length: 1, dim: D, base, offset: p }).data;
+  const target = lab.sinusoidal({ length: 1, dim: D, base, offset: p + k }).data;
+  const moved = matVec(M.data, pe, D);
+  const residual = new Float32Array(D);
+  let maxAbs = 0;
+  for (let i = 0; i < D; i++) {
+    residual[i] = target[i] - moved[i];
+    maxAbs = Math.max(maxAbs, Math.abs(residual[i]));
+  }
+  return {
+    heatmaps: { main: { data: M.data, rows: D, cols: D, cmap: 'RdBu' } },
+    pe,
+    target,
+    moved,
+    residual,
+    maxAbs,
+  };
+}

@@ -1,0 +1,33 @@
+// Tokens for the attention view: one per whitespace-separated word (enough to see position
+// at work), each with a seeded random embedding so equal words get equal vectors.
+
+export const MAX_TOKENS = 64;
+export const PAD_RE = /^(\[pad\]|<pad>)$/i;
+
+export function tokenize(text) {
+  const tokens = String(text).trim().split(/\s+/).filter(Boolean);
+  if (tokens.length === 0) throw new RangeError('type at least one word');
+  if (tokens.length > MAX_TOKENS) throw new RangeError(`${tokens.length} words; the attention view takes at most ${MAX_TOKENS}`);
+  return tokens;
+}
+
+/** FNV-1a of the UTF-16 code units: a stable 31-bit seed per word. */
+export function wordSeed(word, seed = 0) {
+  let h = 0x811c9dc5 ^ seed;
+  for (let i = 0; i < word.length; i++) {
+    h ^= word.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) & 0x7fffffff;
+}
+
+/** (L, D) token embeddings: one seeded N(0, 1) vector per distinct word, from the core's learned table. */
+export function tokenEmbeddings(lab, tokens, D, seed) {
+  const data = new Float32Array(tokens.length * D);
+  const cache = new Map();
+  tokens.forEach((word, i) => {
+    if (!cache.has(word)) cache.set(word, lab.learned({ length: 1, dim: D, seed: wordSeed(word, seed), std: 1 }).data);
+    data.set(cache.get(word), i * D);
+  });
+  return { data, shape: [tokens.length, D] };
+}
