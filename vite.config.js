@@ -20,6 +20,18 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 1024,
+    rollupOptions: {
+      // The playground, the embed page, and <poslab-figure>'s script under a stable name
+      // (host pages link to it) next to index.html.
+      input: {
+        main: here('./web/index.html'),
+        embed: here('./web/embed.html'),
+        'poslab-figure': here('./web/poslab-figure.js'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'poslab-figure' ? 'poslab-figure.js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
   server: {
     // The wasm build lives outside web/; let the dev server read it.

@@ -6,6 +6,7 @@ import { createComputeClient } from './worker/client.js';
 import { syncHash } from './state/hash-sync.js';
 import { VIEWS, defaults } from './state/schema.js';
 import { createStore } from './state/store.js';
+import { addEmbedButtons } from './ui/embed-code.js';
 import { createMessages } from './ui/messages.js';
 import { renderTabs } from './ui/tabs.js';
 import { applyTheme, nextTheme } from './ui/theme.js';
@@ -49,7 +50,11 @@ let shown = null;
 
 function show(state) {
   const name = state.view;
-  if (!built.has(name)) built.set(name, FACTORIES[name]({ root: main, store, compute }));
+  if (!built.has(name)) {
+    const view = FACTORIES[name]({ root: main, store, compute });
+    if (name !== 'gallery') addEmbedButtons(view.section, name, store);
+    built.set(name, view);
+  }
   for (const [n, v] of built) v.section.hidden = n !== name;
   tabs.select(name);
   shown = name;

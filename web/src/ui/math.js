@@ -1,8 +1,19 @@
 // KaTeX rendering of the formulas (bundled with its fonts: no CDN). TeX strings come from
 // content/ only; KaTeX's trust option stays off so no formula can carry HTML or links.
-import katex from 'katex';
-import 'katex/dist/katex.min.css';
+// KaTeX loads on first use, as its own chunk: embeds show no formulas and never fetch it.
+let enabled = true;
+let katex = null;
+const latest = new WeakMap(); // element → the TeX it should show
+
+/** Embeds call this: formulas are skipped and KaTeX is never loaded. */
+export function disableMath() {
+  enabled = false;
+}
 
 export function renderMath(el, tex, display = true) {
-  katex.render(tex, el, { displayMode: display, throwOnError: false, trust: false, output: 'htmlAndMathml' });
+  if (!enabled) return;
+  katex ??= import('./katex-render.js');
+  // The latest call for an element wins even if an earlier one resolves after it.
+  latest.set(el, tex);
+  katex.then(({ render }) => latest.get(el) === tex && render(el, tex, display));
 }

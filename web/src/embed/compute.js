@@ -1,0 +1,17 @@
+// One compute worker per page for every embedded figure on it, started on first use (the
+// wasm loads only when a figure is about to be seen). Each figure gets its own channel
+// namespace: two figures of the same view must not supersede each other's jobs.
+import { createComputeClient } from '../worker/client.js';
+
+let shared = null;
+let figures = 0;
+
+export function figureCompute() {
+  const id = ++figures;
+  return {
+    request(channel, job, params) {
+      shared ??= createComputeClient(() => new Worker(new URL('../worker/compute.worker.js', import.meta.url), { type: 'module' }));
+      return shared.request(`${id}/${channel}`, job, params);
+    },
+  };
+}

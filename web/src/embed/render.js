@@ -1,0 +1,106 @@
+// Draws one embedded plot: the playground's own view (same controls, same compute jobs, same
+// picture), with everything but the chosen figure switched off, the controls shown or hidden,
+// the problems found in the settings on a message line (text only), and a link back to the
+// full playground with the same state. Used by embed.html and by <poslab-figure>.
+import { serialiseHash } from '../state/url.js';
+import { createStore } from '../state/store.js';
+import { disableMath } from '../ui/math.js';
+import { createAttentionView } from '../views/attention.js';
+import { createEncodingsView } from '../views/encodings.js';
+import { createExtrapolationView } from '../views/extrapolation.js';
+import { createOffsetView } from '../views/offset.js';
+import { createSimilarityView } from '../views/similarity.js';
+import { PLOTS } from './plots.js';
+
+const FACTORIES = {
+  encodings: createEncodingsView,
+  similarity: createSimilarityView,
+  extrapolation: createExtrapolationView,
+  offset: createOffsetView,
+  attention: createAttentionView,
+};
+
+// Formulas are part of the playground's intro, which embeds leave out: KaTeX never loads.
+disableMath();
+
+const idOf = (key) => `c-${key.replace(/[^a-z0-9]/gi, '-')}`;
+
+/**
+ * @param {HTMLElement} parent where the figure goes (a page's body or a shadow root's div)
+ * @param {{ request: Function }} compute a compute client (channels private to this figure)
+ * @param {{ appBase: string | URL, onDrawn?: () => void }} opts
+ */
+export function mountEmbed(parent, compute, { appBase, onDrawn }) {
+  const wrap = document.createElement('div');
+  wrap.className = 'poslab-embed';
+  const message = document.createElement('p');
+  message.className = 'embed-msg';
+  message.setAttribute('role', 'status');
+  message.hidden = true;
+  const host = document.createElement('div');
+  const foot = document.createElement('p');
+  foot.className = 'embed-foot';
+  const link = document.createElement('a');
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.textContent = 'Open in PosLab ↗';
+  foot.append(link);
+  wrap.append(message, host, foot);
+  parent.append(wrap);
+
+  let drawCount = 0;
+  // runJob draws synchronously right after the request resolves: a task later it is on screen.
+  const tracked = {
+    request: (channel, job, params) =>
+      compute.request(channel, job, params).then(
+        (r) => {
+          if (r) setTimeout(() => { wrap.dataset.drawn = String(++drawCount); onDrawn?.(); }, 0);
+          return r;
+        },
+        (e) => {
+          setTimeout(() => onDrawn?.(), 0);
+          throw e;
+        },
+      ),
+  };
+
+  let current = null; // { name, store, view, section }
+  let settings = null;
+
+  const setLink = (state) => {
+    const url = new URL('index.html', appBase);
+    url.hash = serialiseHash(state);
+    link.href = url.href;
+  };
+
+  /** Shows `s` (from parseEmbedHash / parseFigureAttributes). */
+  function render(s) {
+    settings = s;
+    const { view, figure } = PLOTS[s.plot];
+    if (!current || current.name !== view) {
+      host.replaceChildren();
+      const store = createStore(s.state);
+      const v = FACTORIES[view]({ root: host, store, compute: tracked });
+      current = { name: view, store, view: v };
+      store.subscribe((state) => {
+        setLink(state);
+        v.update(state);
+      });
+    }
+    const changed = current.store.set(s.state, { source: 'embed' });
+    wrap.classList.toggle('no-controls', !s.controls);
+    const dark = s.state.theme === 'dark' || (s.state.theme === 'auto' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
+    wrap.dataset.theme = dark ? 'dark' : 'light';
+    const section = current.view.section;
+    section.querySelectorAll('.fig').forEach((f, i) => f.classList.toggle('embed-off', figure !== null && i !== figure));
+    section.querySelectorAll('.plots > :not(.fig)').forEach((el) => el.classList.toggle('embed-off', figure !== null && !el.querySelector('.fig:not(.embed-off)')));
+    section.querySelectorAll('.control').forEach((row) => row.classList.remove('embed-off'));
+    for (const key of s.hidden) section.querySelector(`#${idOf(key)}`)?.closest('.control')?.classList.add('embed-off');
+    message.textContent = s.problems.slice(0, 5).join(' · ') + (s.problems.length > 5 ? ` · … ${s.problems.length - 5} more` : '');
+    message.hidden = s.problems.length === 0;
+    setLink(current.store.get());
+    if (!changed.length) current.view.update(current.store.get()); // else the subscriber did
+  }
+
+  return { render, el: wrap, get settings() { return settings; } };
+}

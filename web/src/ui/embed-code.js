@@ -1,0 +1,71 @@
+// "Embed" on every plot of the playground: opens a panel under the figure with both embed
+// snippets (iframe and <poslab-figure>) for the current state, each with a copy button.
+// Snippets go into read-only textareas through .value: they are shown, never parsed as HTML.
+import { plotFor } from '../embed/plots.js';
+import { embedSnippets } from '../embed/snippets.js';
+
+function snippetBox(label, text) {
+  const row = document.createElement('div');
+  row.className = 'embed-snippet';
+  const name = document.createElement('label');
+  name.textContent = label;
+  const area = document.createElement('textarea');
+  area.readOnly = true;
+  area.rows = 3;
+  area.spellcheck = false;
+  area.value = text;
+  name.append(area);
+  const copy = document.createElement('button');
+  copy.type = 'button';
+  copy.className = 'export';
+  copy.textContent = 'Copy';
+  const done = document.createElement('span');
+  done.className = 'embed-copied';
+  done.setAttribute('role', 'status');
+  copy.addEventListener('click', async () => {
+    area.select();
+    try {
+      await navigator.clipboard.writeText(area.value);
+      done.textContent = 'copied';
+    } catch {
+      done.textContent = 'selected: press Ctrl+C'; // no clipboard permission (or no https)
+    }
+  });
+  row.append(name, copy, done);
+  return row;
+}
+
+function attach(fig, plot, store) {
+  fig.dataset.embedButton = plot;
+  const panel = document.createElement('div');
+  panel.className = 'embed-code';
+  panel.hidden = true;
+  fig.append(panel);
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'export';
+  b.textContent = 'Embed';
+  b.setAttribute('aria-label', 'Copy embed code');
+  b.setAttribute('aria-expanded', 'false');
+  b.addEventListener('click', () => {
+    panel.hidden = !panel.hidden;
+    b.setAttribute('aria-expanded', String(!panel.hidden));
+    if (panel.hidden) return;
+    const s = embedSnippets({ state: store.get(), plot }, new URL('./', window.location.href));
+    panel.replaceChildren(snippetBox('iframe (with the resize script)', s.iframe), snippetBox('custom element', s.element));
+  });
+  fig.querySelector('.fig-actions')?.append(b);
+}
+
+/** Adds the button to every figure of a view's section, also to figures added later. */
+export function addEmbedButtons(section, view, store) {
+  const scan = () => {
+    section.querySelectorAll('.fig').forEach((fig, i) => {
+      if (fig.dataset.embedButton) return;
+      const plot = plotFor(view, i);
+      if (plot) attach(fig, plot, store);
+    });
+  };
+  new MutationObserver(scan).observe(section, { childList: true, subtree: true });
+  scan();
+}
