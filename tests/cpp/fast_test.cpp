@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reference.hpp"
@@ -124,6 +125,18 @@ TEST(FastRope, MatchesReferenceForEveryStyleAndScaling) {
       }
     }
   }
+}
+
+TEST(FastRope, RotatesAnOwnedInputInPlaceToTheSameResult) {
+  const TensorF x = ref::random_tensor({2, 9, 12}, 8, -2, 2);
+  RopeOptions o;
+  o.rotary_fraction = 0.5;
+  const TensorF copied = poslab::fast::rope_apply(x, o, 3);
+  TensorF owned = x;
+  const float* storage = owned.ptr();
+  const TensorF moved = poslab::fast::rope_apply(std::move(owned), o, 3);
+  EXPECT_EQ(moved.data, copied.data);
+  EXPECT_EQ(moved.ptr(), storage);  // no copy was made
 }
 
 TEST(FastRope, RejectsWhatTheReferenceRejects) {

@@ -3,6 +3,7 @@
 // rotate whole vectors of pairs with formulas::rotate_pair's arithmetic.
 #include <hwy/highway.h>
 
+#include <utility>
 #include <vector>
 
 #include "../validation.hpp"
@@ -26,8 +27,8 @@ HWY_INLINE void RotatePairs(D, V& x, V& y, V cos_a, V sin_a) {
 
 }  // namespace
 
-// x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i.
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+// x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i, in place.
+TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset) {
   const auto [H, L, D] = poslab::detail::check_rope_input(x, offset);
   const RopeFrequencies f =
       rope_frequencies(static_cast<long long>(D), options, offset + static_cast<long long>(L));
@@ -41,7 +42,7 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
   const std::size_t full = half / N * N;  // pairs [0, full) in whole vectors, the rest scalar
   std::vector<float> cos_a(padded), sin_a(padded);
 
-  TensorF out = x;  // dims beyond the rotary dim R pass through
+  TensorF out = std::move(x);  // dims beyond the rotary dim R pass through
   for (std::size_t l = 0; l < L; ++l) {
     const detail::AngleTable::Rows rows = table.rows(l);
     for (std::size_t i = 0; i < padded; i += N) {
@@ -76,6 +77,10 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
     }
   }
   return out;
+}
+
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+  return rope_apply(TensorF(x), options, offset);
 }
 
 }  // namespace poslab::fast
