@@ -49,7 +49,10 @@ function randomArray(n, seed) {
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 
 async function main() {
-  const simd = await createPosLab({ variant: 'simd', wasmBinary: readFileSync(path.join(wasmDir, 'simd/poslab.wasm')) });
+  const simd = await createPosLab({
+    variant: 'simd',
+    wasmBinary: readFileSync(path.join(wasmDir, 'simd/poslab.wasm')),
+  });
   const scalar = await createPosLab({
     variant: 'scalar',
     wasmBinary: readFileSync(path.join(wasmDir, 'scalar/poslab.wasm')),
@@ -58,11 +61,17 @@ async function main() {
   // Virtual machines often report 0 MHz: then POSLAB_CPU_MHZ, else the issue's 2.6 GHz.
   const reported = os.cpus()[0]?.speed || 0;
   const mhz = Number(process.env.POSLAB_CPU_MHZ) || reported || 2600;
-  const clockNote = reported ? 'reported by the OS' : process.env.POSLAB_CPU_MHZ ? 'from POSLAB_CPU_MHZ' : 'assumed: the OS reports none (set POSLAB_CPU_MHZ)';
+  const clockNote = reported
+    ? 'reported by the OS'
+    : process.env.POSLAB_CPU_MHZ
+      ? 'from POSLAB_CPU_MHZ'
+      : 'assumed: the OS reports none (set POSLAB_CPU_MHZ)';
   // SIMD128 has no FMA: 4 lanes × (1 mul + 1 add) per cycle ≈ 8 flops/cycle, the issue's yardstick.
   const peakGflops = (8 * mhz) / 1000;
   console.log(`node ${process.version}, ${os.cpus()[0]?.model}, tfjs backend: ${backend}, one thread`);
-  console.log(`SIMD128 no-FMA peak of one core: 8 flops/cycle × ${mhz} MHz (${clockNote}) = ${peakGflops.toFixed(1)} GFLOP/s\n`);
+  console.log(
+    `SIMD128 no-FMA peak of one core: 8 flops/cycle × ${mhz} MHz (${clockNote}) = ${peakGflops.toFixed(1)} GFLOP/s\n`,
+  );
 
   const rows = [];
   const report = (op, impl, ms, extra = '') => {
@@ -79,8 +88,12 @@ async function main() {
     const v = randomArray(H * L * d, 3);
     const shape = [H, L, d];
     const call = (lab) => () =>
-      lab.attention({ data: q, shape }, { data: k, shape }, { data: v, shape }, { mask: 'causal', returnWeights: false })
-        .output.data;
+      lab.attention(
+        { data: q, shape },
+        { data: k, shape },
+        { data: v, shape },
+        { mask: 'causal', returnWeights: false },
+      ).output.data;
     const ref = call(simd)();
     const tf = tfjs.makeCausalAttention(q, k, v, H, L, d);
     const checks = {
@@ -88,18 +101,32 @@ async function main() {
       'plain JS': maxAbsDiff(plain.causalAttention(q, k, v, H, L, d), ref),
       tfjs: maxAbsDiff(tf.run(), ref),
     };
-    console.log(`${op}: max |diff| vs SIMD: ${Object.entries(checks).map(([n, e]) => `${n} ${e.toExponential(1)}`).join(', ')}`);
-    const usefulGflop = (4 * H * d * (L * (L + 1)) / 2) / 1e9;
+    console.log(
+      `${op}: max |diff| vs SIMD: ${Object.entries(checks)
+        .map(([n, e]) => `${n} ${e.toExponential(1)}`)
+        .join(', ')}`,
+    );
+    const usefulGflop = (4 * H * d * (L * (L + 1))) / 2 / 1e9;
     const budget = L > 1000 ? 6000 : 3000;
     const tSimd = median(call(simd), { budgetMs: budget });
     const rate = usefulGflop / (tSimd / 1000);
-    report(op, 'wasm SIMD', tSimd, `${rate.toFixed(1)} GFLOP/s (QKᵀ+PV, unmasked), ${((100 * rate) / peakGflops).toFixed(0)}% of peak`);
+    report(
+      op,
+      'wasm SIMD',
+      tSimd,
+      `${rate.toFixed(1)} GFLOP/s (QKᵀ+PV, unmasked), ${((100 * rate) / peakGflops).toFixed(0)}% of peak`,
+    );
     const tScalar = median(call(scalar), { budgetMs: budget, minRuns: 3 });
     report(op, 'wasm scalar', tScalar, `SIMD is ${(tScalar / tSimd).toFixed(2)}× faster (target ≥ 3×)`);
     const tPlain = median(() => plain.causalAttention(q, k, v, H, L, d), { budgetMs: budget, minRuns: 3 });
     report(op, 'plain JS', tPlain, `SIMD is ${(tPlain / tSimd).toFixed(2)}× faster`);
     const tTf = median(tf.run, { budgetMs: budget, minRuns: 3 });
-    report(op, 'tfjs-wasm', tTf, `SIMD is ${(tTf / tSimd).toFixed(2)}× faster (target ≥ 3×); tfjs ${(usefulGflop * 2 / (tTf / 1000)).toFixed(1)} GFLOP/s dense`);
+    report(
+      op,
+      'tfjs-wasm',
+      tTf,
+      `SIMD is ${(tTf / tSimd).toFixed(2)}× faster (target ≥ 3×); tfjs ${((usefulGflop * 2) / (tTf / 1000)).toFixed(1)} GFLOP/s dense`,
+    );
     tf.dispose();
   }
 
@@ -111,7 +138,9 @@ async function main() {
     const call = (lab) => () => lab.rope({ data: x, shape }, { style: 'neox' }).data;
     const ref = call(simd)();
     const tf = tfjs.makeRope(x, H, L, D);
-    console.log(`${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.rope(x, H, L, D), ref).toExponential(1)}, tfjs ${maxAbsDiff(tf.run(), ref).toExponential(1)}`);
+    console.log(
+      `${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.rope(x, H, L, D), ref).toExponential(1)}, tfjs ${maxAbsDiff(tf.run(), ref).toExponential(1)}`,
+    );
     const tSimd = median(call(simd));
     report(op, 'wasm SIMD', tSimd, `${((H * L * D * 8) / (tSimd / 1000) / 1e9).toFixed(2)} GB/s (read + write)`);
     const tScalar = median(call(scalar));
@@ -129,7 +158,9 @@ async function main() {
     const call = (lab) => () => lab.sinusoidal({ length: L, dim: D }).data;
     const ref = call(simd)();
     const tf = tfjs.makeSinusoidal(L, D);
-    console.log(`${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.sinusoidal(L, D), ref).toExponential(1)}, tfjs (float32 angles) ${maxAbsDiff(tf.run(), ref).toExponential(1)}`);
+    console.log(
+      `${op}: max |diff| vs SIMD: scalar ${maxAbsDiff(call(scalar)(), ref).toExponential(1)}, plain JS ${maxAbsDiff(plain.sinusoidal(L, D), ref).toExponential(1)}, tfjs (float32 angles) ${maxAbsDiff(tf.run(), ref).toExponential(1)}`,
+    );
     const tSimd = median(call(simd));
     report(op, 'wasm SIMD', tSimd, `${((L * D) / (tSimd / 1000) / 1e6).toFixed(0)} M elements/s`);
     const tScalar = median(call(scalar));

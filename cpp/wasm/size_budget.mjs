@@ -17,5 +17,7 @@ const parts = ['poslab.mjs', 'poslab.wasm'].map((name) => {
   return `${name} ${kb(bytes.length)} (${kb(gz)} gzipped)`;
 });
 const verdict = total <= BUDGET ? 'within' : 'OVER';
-console.log(`poslab wasm [${path.basename(dir)}]: ${parts.join(' + ')} = ${kb(total)} gzipped, ${verdict} the ${kb(BUDGET)} budget`);
+console.log(
+  `poslab wasm [${path.basename(dir)}]: ${parts.join(' + ')} = ${kb(total)} gzipped, ${verdict} the ${kb(BUDGET)} budget`,
+);
 if (total > BUDGET) process.exit(1);

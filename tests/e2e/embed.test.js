@@ -22,11 +22,19 @@ afterAll(() => browser?.close());
 /** In the page: how many draws a figure root (a document or a shadow root) has finished. */
 const drawsIn = (root) => Number(root?.querySelector('.poslab-embed')?.dataset.drawn ?? 0);
 
-const figureDraws = (page, id) => page.evaluate(([id, f]) => new Function('root', `return (${f})(root)`)(document.getElementById(id).shadowRoot), [id, drawsIn.toString()]);
+const figureDraws = (page, id) =>
+  page.evaluate(
+    ([id, f]) => new Function('root', `return (${f})(root)`)(document.getElementById(id).shadowRoot),
+    [id, drawsIn.toString()],
+  );
 
 async function waitFigure(page, id, n = 1) {
   await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-  await page.waitForFunction(([id, n]) => Number(document.getElementById(id).shadowRoot.querySelector('.poslab-embed')?.dataset.drawn ?? 0) >= n, [id, n], { timeout: 120_000 });
+  await page.waitForFunction(
+    ([id, n]) => Number(document.getElementById(id).shadowRoot.querySelector('.poslab-embed')?.dataset.drawn ?? 0) >= n,
+    [id, n],
+    { timeout: 120_000 },
+  );
 }
 
 /** Distinct colours of each visible canvas under a root (1 = blank). */
@@ -40,7 +48,11 @@ function colours(root) {
       return seen.size;
     });
 }
-const figureColours = (page, id) => page.evaluate(([id, f]) => new Function('root', `return (${f})(root)`)(document.getElementById(id).shadowRoot), [id, colours.toString()]);
+const figureColours = (page, id) =>
+  page.evaluate(
+    ([id, f]) => new Function('root', `return (${f})(root)`)(document.getElementById(id).shadowRoot),
+    [id, colours.toString()],
+  );
 
 const bytesOf = (url) => {
   const file = path.join(dist, decodeURIComponent(new URL(url).pathname).replace(/^\/+/, ''));
@@ -78,12 +90,19 @@ describe('embeds', () => {
   });
 
   it('Embed.IframeResizesToItsContent', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}examples/blog.html`, { width: 420, height: 900 });
+    const { page, context, problems } = await openPage(browser, `${base}examples/blog.html`, {
+      width: 420,
+      height: 900,
+    });
     await page.frameLocator('#embed-iframe').locator('.poslab-embed[data-drawn]').waitFor({ timeout: 120_000 });
     const inner = page.frames().find((f) => f.url().includes('embed.html'));
-    await page.waitForFunction(() => document.getElementById('embed-iframe').height !== '480', null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.getElementById('embed-iframe').height !== '480', null, {
+      timeout: 30_000,
+    });
     await page.waitForTimeout(300); // let the last size report land
-    const content = await inner.evaluate(() => Math.ceil(document.querySelector('.poslab-embed').getBoundingClientRect().height));
+    const content = await inner.evaluate(() =>
+      Math.ceil(document.querySelector('.poslab-embed').getBoundingClientRect().height),
+    );
     const frameHeight = Number(await page.getAttribute('#embed-iframe', 'height'));
     expect(Math.abs(frameHeight - content)).toBeLessThanOrEqual(2);
     // It fits the width: nothing scrolls sideways inside the frame.
@@ -118,7 +137,11 @@ describe('embeds', () => {
       document.querySelector('article').append(spacer, f);
     });
     await page.waitForTimeout(500);
-    expect(await page.evaluate(() => Boolean(document.getElementById('figure-late').shadowRoot.querySelector('.poslab-embed')))).toBe(false);
+    expect(
+      await page.evaluate(() =>
+        Boolean(document.getElementById('figure-late').shadowRoot.querySelector('.poslab-embed')),
+      ),
+    ).toBe(false);
     await waitFigure(page, 'figure-late');
     for (const n of await figureColours(page, 'figure-late')) expect(n).toBeGreaterThan(2);
 
@@ -151,7 +174,9 @@ describe('embeds', () => {
 
     // Sizes the schema allows but the plot cannot draw: a message in the figure, no crash.
     await page.goto(`${base}embed.html#enc.L=8192&enc.D=4096`);
-    await page.waitForFunction(() => document.querySelector('.view-status')?.textContent.length > 0, null, { timeout: 120_000 });
+    await page.waitForFunction(() => document.querySelector('.view-status')?.textContent.length > 0, null, {
+      timeout: 120_000,
+    });
     expect(await page.textContent('.view-status')).toMatch(/cells/);
 
     // The same through a custom element's attributes.
@@ -159,7 +184,14 @@ describe('embeds', () => {
     await page.evaluate((xss) => {
       const f = document.createElement('poslab-figure');
       f.id = 'hostile';
-      for (const [n, v] of [['plot', 'heatmap'], ['method', xss], ['len', '1e9'], ['href', 'javascript:window.__pwned=1'], ['cmap', 'javascript:alert(1)']]) f.setAttribute(n, v);
+      for (const [n, v] of [
+        ['plot', 'heatmap'],
+        ['method', xss],
+        ['len', '1e9'],
+        ['href', 'javascript:window.__pwned=1'],
+        ['cmap', 'javascript:alert(1)'],
+      ])
+        f.setAttribute(n, v);
       document.querySelector('article').prepend(f);
     }, XSS);
     await waitFigure(page, 'hostile');
@@ -168,18 +200,26 @@ describe('embeds', () => {
     expect(msg).toContain('enc.L');
     await page.locator('#hostile canvas').first().click();
     expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
-    expect(await page.evaluate(() => document.getElementById('hostile').shadowRoot.querySelectorAll('img').length)).toBe(0);
+    expect(
+      await page.evaluate(() => document.getElementById('hostile').shadowRoot.querySelectorAll('img').length),
+    ).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });
 
   it('Embed.PlaygroundCopyEmbedCodeGivesSnippetsThatOpenTheSameState', async () => {
     const { page, context, problems } = await openPage(browser, `${base}#enc.method=rope&enc.L=40&enc.D=32`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true' && (globalThis.__poslabTimings ?? []).length > 0, null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => document.documentElement.dataset.ready === 'true' && (globalThis.__poslabTimings ?? []).length > 0,
+      null,
+      { timeout: 120_000 },
+    );
     const buttons = page.locator('#view-encodings .fig button:text-is("Embed")');
     expect(await buttons.count()).toBeGreaterThanOrEqual(3);
     await buttons.first().click();
-    const [iframe, element] = await page.locator('#view-encodings .fig >> nth=0 >> textarea').evaluateAll((els) => els.map((e) => e.value));
+    const [iframe, element] = await page
+      .locator('#view-encodings .fig >> nth=0 >> textarea')
+      .evaluateAll((els) => els.map((e) => e.value));
     expect(iframe).toMatch(/^<iframe src="[^"]+embed\.html#/);
     expect(element).toContain('<poslab-figure plot="encodings.table" method="rope" len="40" dim="32"');
     const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
@@ -204,14 +244,21 @@ describe('embeds', () => {
     expect(wasm, 'the worker fetched the wasm').toBeTruthy();
     const res = await fetch(wasm);
     expect(res.headers.get('content-type')).toMatch(/^application\/wasm/);
-    expect(urls.some((u) => /katex/i.test(u)), 'an embed loads no KaTeX').toBe(false);
-    const rows = urls.map((u) => ({ file: new URL(u).pathname, gzip: gzipOf(u), brotli: brotliOf(u) })).filter((r) => /\.(js|css|wasm)$/.test(r.file));
+    expect(
+      urls.some((u) => /katex/i.test(u)),
+      'an embed loads no KaTeX',
+    ).toBe(false);
+    const rows = urls
+      .map((u) => ({ file: new URL(u).pathname, gzip: gzipOf(u), brotli: brotliOf(u) }))
+      .filter((r) => /\.(js|css|wasm)$/.test(r.file));
     const total = (re) => rows.filter((r) => re.test(r.file)).reduce((s, r) => s + r.gzip, 0);
     const size = { files: rows, jsGzip: total(/\.js$/), cssGzip: total(/\.css$/), wasmGzip: total(/\.wasm$/) };
     size.totalGzip = size.jsGzip + size.cssGzip + size.wasmGzip;
     size.totalBrotli = rows.reduce((s, r) => s + r.brotli, 0);
     fs.writeFileSync(path.join(outDir, 'embed-size.json'), `${JSON.stringify(size, null, 2)}\n`);
-    console.log(`[size] embed path (gzip -9): JS ${size.jsGzip} B + CSS ${size.cssGzip} B + wasm ${size.wasmGzip} B = ${size.totalGzip} B (brotli: ${size.totalBrotli} B)`);
+    console.log(
+      `[size] embed path (gzip -9): JS ${size.jsGzip} B + CSS ${size.cssGzip} B + wasm ${size.wasmGzip} B = ${size.totalGzip} B (brotli: ${size.totalBrotli} B)`,
+    );
     for (const r of rows) console.log(`[size]   ${r.file} ${r.gzip} B`);
     expect(problems).toEqual([]);
     await context.close();

@@ -46,7 +46,12 @@ async function slide(page, key, n) {
     await page.keyboard.press(key);
     await page.waitForFunction((b) => globalThis.__poslabTimings.length > b, before, { timeout: 120_000 });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // let the frame paint
-    rows.push(await page.evaluate(() => ({ ...globalThis.__poslabTimings.at(-1), maxFrameGapMs: (globalThis.__stop = true) && globalThis.__gap })));
+    rows.push(
+      await page.evaluate(() => ({
+        ...globalThis.__poslabTimings.at(-1),
+        maxFrameGapMs: (globalThis.__stop = true) && globalThis.__gap,
+      })),
+    );
   }
   return rows;
 }
@@ -57,9 +62,18 @@ function report(name, rows) {
     n: rows.length,
     p50: pct(total, 50),
     p95: pct(total, 95),
-    computeP50: pct(rows.map((r) => r.computeMs), 50),
-    paintP50: pct(rows.map((r) => r.paintMs), 50),
-    drawP50: pct(rows.map((r) => r.drawMs), 50),
+    computeP50: pct(
+      rows.map((r) => r.computeMs),
+      50,
+    ),
+    paintP50: pct(
+      rows.map((r) => r.paintMs),
+      50,
+    ),
+    drawP50: pct(
+      rows.map((r) => r.drawMs),
+      50,
+    ),
     maxFrameGap: Math.max(...rows.map((r) => r.maxFrameGapMs)),
   };
   results[name] = summary;
@@ -74,9 +88,14 @@ describe('timings', () => {
   it('Timing.FirstLoadToFirstPlot', async () => {
     const { page, context, problems } = await openPage(browser, base);
     await drawn(page, 'enc');
-    const t = await page.evaluate(() => ({ firstPlot: globalThis.__poslabTimings[0].at, domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd }));
+    const t = await page.evaluate(() => ({
+      firstPlot: globalThis.__poslabTimings[0].at,
+      domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
+    }));
     results.firstLoad = t;
-    console.log(`[timing] first load: DOMContentLoaded ${fmt(t.domContentLoaded)}, first plot drawn ${fmt(t.firstPlot)} after navigation start`);
+    console.log(
+      `[timing] first load: DOMContentLoaded ${fmt(t.domContentLoaded)}, first plot drawn ${fmt(t.firstPlot)} after navigation start`,
+    );
     expect(problems).toEqual([]);
     await context.close();
   });

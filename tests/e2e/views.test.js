@@ -13,11 +13,41 @@ const type = (id, value) => async (page) => {
 };
 
 const CASES = [
-  { view: 'encodings', prefix: 'enc', change: select('#c-enc-method', 'rope'), control: '#c-enc-method', value: 'rope', hash: 'enc.method=rope' },
-  { view: 'similarity', prefix: 'sim', change: type('#c-sim-L', '120'), control: '#c-sim-L', value: '120', hash: 'sim.L=120' },
-  { view: 'extrapolation', prefix: 'ext', change: select('#c-ext-scaling', 'llama3'), control: '#c-ext-scaling', value: 'llama3', hash: 'ext.scaling=llama3', figure: 'inv_freq' },
+  {
+    view: 'encodings',
+    prefix: 'enc',
+    change: select('#c-enc-method', 'rope'),
+    control: '#c-enc-method',
+    value: 'rope',
+    hash: 'enc.method=rope',
+  },
+  {
+    view: 'similarity',
+    prefix: 'sim',
+    change: type('#c-sim-L', '120'),
+    control: '#c-sim-L',
+    value: '120',
+    hash: 'sim.L=120',
+  },
+  {
+    view: 'extrapolation',
+    prefix: 'ext',
+    change: select('#c-ext-scaling', 'llama3'),
+    control: '#c-ext-scaling',
+    value: 'llama3',
+    hash: 'ext.scaling=llama3',
+    figure: 'inv_freq',
+  },
   { view: 'offset', prefix: 'off', change: type('#c-off-k', '7'), control: '#c-off-k', value: '7', hash: 'off.k=7' },
-  { view: 'attention', prefix: 'att', change: select('#c-att-bias', 'alibi'), control: '#c-att-bias', value: 'alibi', hash: 'att.bias=alibi', figure: 'Position bias' },
+  {
+    view: 'attention',
+    prefix: 'att',
+    change: select('#c-att-bias', 'alibi'),
+    control: '#c-att-bias',
+    value: 'alibi',
+    hash: 'att.bias=alibi',
+    figure: 'Position bias',
+  },
 ];
 
 let browser;
@@ -63,7 +93,10 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
 
     // Exports: CSV, PNG and .npy of the first plot.
     for (const label of ['CSV', 'PNG', '.npy']) {
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${section} .fig >> nth=0 >> button:text-is("${label}")`)]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click(`${section} .fig >> nth=0 >> button:text-is("${label}")`),
+      ]);
       const file = path.join(outDir, `${view}-${download.suggestedFilename()}`);
       await download.saveAs(file);
       const bytes = fs.readFileSync(file);
@@ -149,7 +182,10 @@ describe('whole page', () => {
   });
 
   it('E2E.PhoneWidthDarkThemeAndLabels', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=attention&theme=dark`, { width: 390, height: 844 });
+    const { page, context, problems } = await openPage(browser, `${base}#view=attention&theme=dark`, {
+      width: 390,
+      height: 844,
+    });
     await drawn(page, 'att');
     expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -32,8 +32,30 @@ const SAME_AS_CLI = [
   ],
   [
     'llama3 factors out of order',
-    ['rope-freqs', '--dim', 8, '--scaling', 'llama3', '--factor', 2, '--original-len', 16, '--low-freq-factor', 4, '--high-freq-factor', 2],
-    (lab) => lab.ropeFrequencies({ headDim: 8, scaling: 'llama3', factor: 2, originalLength: 16, lowFreqFactor: 4, highFreqFactor: 2 }),
+    [
+      'rope-freqs',
+      '--dim',
+      8,
+      '--scaling',
+      'llama3',
+      '--factor',
+      2,
+      '--original-len',
+      16,
+      '--low-freq-factor',
+      4,
+      '--high-freq-factor',
+      2,
+    ],
+    (lab) =>
+      lab.ropeFrequencies({
+        headDim: 8,
+        scaling: 'llama3',
+        factor: 2,
+        originalLength: 16,
+        lowFreqFactor: 4,
+        highFreqFactor: 2,
+      }),
   ],
 ];
 

@@ -18,9 +18,17 @@ const CONFIGS = [
   ['2 heads, window:3 + key padding', 32, { heads: 2, mask: 'window:3', keyPadding }],
   ['2 heads, {window: 4}', 32, { heads: 2, mask: { window: 4 } }],
   ['4 heads, causal, neox RoPE', 32, { heads: 4, mask: 'causal', rope: { style: 'neox' } }],
-  ['8 heads, causal, gptj yarn RoPE', 64, { heads: 8, mask: 'causal', rope: { style: 'gptj', scaling: 'yarn', factor: 4, originalLength: 8 } }],
+  [
+    '8 heads, causal, gptj yarn RoPE',
+    64,
+    { heads: 8, mask: 'causal', rope: { style: 'gptj', scaling: 'yarn', factor: 4, originalLength: 8 } },
+  ],
   ['4 heads, causal, ALiBi', 32, { heads: 4, mask: 'causal', bias: 'alibi' }],
-  ['4 heads, T5 bias', 32, { heads: 4, bias: 't5', t5: { bidirectional: true, numBuckets: 16, maxDistance: 32 }, t5Seed: 3 }],
+  [
+    '4 heads, T5 bias',
+    32,
+    { heads: 4, bias: 't5', t5: { bidirectional: true, numBuckets: 16, maxDistance: 32 }, t5Seed: 3 },
+  ],
 ];
 
 // Is key j visible to query i under the config's mask and padding?

@@ -14,7 +14,11 @@ const qkv = () => [tensor([2, 4]), tensor([3, 4]), tensor([3, 4])];
 // [what, (raw module) => result, pattern the { error } message must match]
 const RAW_BAD_INPUTS = [
   ['sinusoidal NaN length', (m) => m.sinusoidal(NaN, 8, 10000, 'interleaved', 0), /length/],
-  ['sinusoidal non-integer length (embind would truncate it)', (m) => m.sinusoidal(3.7, 8, 10000, 'interleaved', 0), /length/],
+  [
+    'sinusoidal non-integer length (embind would truncate it)',
+    (m) => m.sinusoidal(3.7, 8, 10000, 'interleaved', 0),
+    /length/,
+  ],
   ['sinusoidal negative length', (m) => m.sinusoidal(-1, 8, 10000, 'interleaved', 0), /length/],
   ['sinusoidal odd dim', (m) => m.sinusoidal(4, 7, 10000, 'interleaved', 0), /dim/],
   ['sinusoidal NaN base', (m) => m.sinusoidal(4, 8, NaN, 'interleaved', 0), /base/],
@@ -23,7 +27,11 @@ const RAW_BAD_INPUTS = [
   ['rope number[] data', (m) => m.rope(tensor([1, 2], [1, 2]), 0, {}), /Float32Array/],
   ['rope non-integer shape', (m) => m.rope(tensor([2, 4.5], f32(9)), 0, {}), /shape/],
   ['rope factor a string', (m) => m.rope(tensor([2, 4]), 0, { scaling: 'linear', factor: '2' }), /factor/],
-  ['attention q with NaN', (m) => m.attention(tensor([1, 4], Float32Array.of(NaN, 0, 0, 0)), tensor([1, 4]), tensor([1, 4]), {}), /q/],
+  [
+    'attention q with NaN',
+    (m) => m.attention(tensor([1, 4], Float32Array.of(NaN, 0, 0, 0)), tensor([1, 4]), tensor([1, 4]), {}),
+    /q/,
+  ],
   ['attention boolean[] key padding', (m) => m.attention(...qkv(), { keyPadding: [true, false, false] }), /Uint8Array/],
   ['attention NaN scale', (m) => m.attention(...qkv(), { scale: NaN }), /scale/],
   ['learned negative seed', (m) => m.learned(4, 4, -1, 0.02), /seed/],

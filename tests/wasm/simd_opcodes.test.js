@@ -11,7 +11,11 @@ const missing = (variant) => `${wasmPath(variant)} is missing: build the wasm mo
 // Each fast path: the functions that hold its loops, matched on mangled or demangled names
 // (poslab::fast::attention ↔ _ZN6poslab4fast9attention…), and opcodes its loops need.
 const HOT_PATHS = [
-  { op: 'attention', name: /fast.{0,30}(attention|softmax_row|scores_block|output_block)/, needs: ['f32x4.mul', 'f32x4.add'] },
+  {
+    op: 'attention',
+    name: /fast.{0,30}(attention|softmax_row|scores_block|output_block)/,
+    needs: ['f32x4.mul', 'f32x4.add'],
+  },
   { op: 'rope', name: /fast.{0,30}(rope_apply|RotatePairs)/, needs: ['f32x4.mul'] },
   { op: 'sinusoidal', name: /fast.{0,30}(sinusoidal_table|CosSin|AngleTable)/, needs: ['f32x4.mul'] },
 ];
@@ -33,7 +37,10 @@ describe('SIMD build', () => {
 
   test.each(HOT_PATHS)('the $op fast path runs f32x4/v128 instructions', ({ op, name, needs }) => {
     const hot = functions.filter((f) => f.name && name.test(f.name));
-    expect(hot.map((f) => f.name), `no function of the ${op} fast path found by name ${name}`).not.toEqual([]);
+    expect(
+      hot.map((f) => f.name),
+      `no function of the ${op} fast path found by name ${name}`,
+    ).not.toEqual([]);
     const simd = hot.reduce((n, f) => n + count(f, 'f32x4.'), 0);
     expect(simd, `${op}: no f32x4 instruction in ${hot.map((f) => f.name).join(', ')}`).toBeGreaterThan(0);
     for (const opcode of needs) {

@@ -76,7 +76,8 @@ describe('colour maps', () => {
       const table = lut(name);
       for (const c of Object.values(SPECIAL)) {
         for (let i = 0; i < 256; i++) {
-          const d = Math.abs(table[i * 4] - c[0]) + Math.abs(table[i * 4 + 1] - c[1]) + Math.abs(table[i * 4 + 2] - c[2]);
+          const d =
+            Math.abs(table[i * 4] - c[0]) + Math.abs(table[i * 4 + 1] - c[1]) + Math.abs(table[i * 4 + 2] - c[2]);
           expect(d, `${name}[${i}] vs ${c}`).toBeGreaterThan(30);
         }
       }

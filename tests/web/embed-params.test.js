@@ -48,7 +48,9 @@ describe('parseEmbedHash', () => {
   });
 
   it('Embed.HostilePlotAndFlagsAreRefused', () => {
-    const s = parseEmbedHash(`plot=${encodeURIComponent(XSS)}&controls=javascript:alert(1)&${encodeURIComponent(XSS)}_hide=1&view=gallery`);
+    const s = parseEmbedHash(
+      `plot=${encodeURIComponent(XSS)}&controls=javascript:alert(1)&${encodeURIComponent(XSS)}_hide=1&view=gallery`,
+    );
     expect(s.plot).toBe(DEFAULT_PLOT);
     expect(s.controls).toBe(true);
     expect(s.hidden).toEqual([]);
@@ -72,7 +74,15 @@ describe('parseEmbedHash', () => {
 
 describe('parseFigureAttributes', () => {
   it('Figure.ShortNamesMapToTheViewKeys', () => {
-    const s = parseFigureAttributes({ plot: 'heatmap', method: 'rope', len: '128', dim: '64', style: 'width:1px', class: 'x', 'data-foo': '1' });
+    const s = parseFigureAttributes({
+      plot: 'heatmap',
+      method: 'rope',
+      len: '128',
+      dim: '64',
+      style: 'width:1px',
+      class: 'x',
+      'data-foo': '1',
+    });
     expect(s.state['enc.method']).toBe('rope');
     expect(s.state['enc.L']).toBe(128);
     expect(s.state['enc.D']).toBe(64);
@@ -80,7 +90,11 @@ describe('parseFigureAttributes', () => {
   });
 
   it('Figure.AttributeNamesAreCaseInsensitive', () => {
-    const s = parseFigureAttributes([{ name: 'PLOT', value: 'similarity.matrix' }, { name: 'L', value: '77' }, { name: 'metric', value: 'dot' }]);
+    const s = parseFigureAttributes([
+      { name: 'PLOT', value: 'similarity.matrix' },
+      { name: 'L', value: '77' },
+      { name: 'metric', value: 'dot' },
+    ]);
     expect(s.plot).toBe('similarity.matrix');
     expect(s.state['sim.L']).toBe(77);
     expect(s.state['sim.metric']).toBe('dot');
@@ -94,7 +108,14 @@ describe('parseFigureAttributes', () => {
   });
 
   it('Figure.ScriptPayloadsAreInert', () => {
-    const s = parseFigureAttributes({ plot: 'heatmap', method: XSS, len: '1e9', onload: 'alert(1)', href: 'javascript:alert(1)', cmap: 'javascript:alert(1)' });
+    const s = parseFigureAttributes({
+      plot: 'heatmap',
+      method: XSS,
+      len: '1e9',
+      onload: 'alert(1)',
+      href: 'javascript:alert(1)',
+      cmap: 'javascript:alert(1)',
+    });
     expect(s.state['enc.method']).toBe('sinusoidal');
     expect(s.state['enc.L']).toBe(50);
     expect(s.state['enc.cmap']).toBe('viridis');
@@ -109,6 +130,7 @@ describe('parseFigureAttributes', () => {
 
   it('Figure.ObservedAttributesCoverEveryShortName', () => {
     const names = observedAttributeNames();
-    for (const n of ['plot', 'controls', 'method', 'len', 'dim', 'theme', 'cmap_hide', 'metric', 'h']) expect(names).toContain(n);
+    for (const n of ['plot', 'controls', 'method', 'len', 'dim', 'theme', 'cmap_hide', 'metric', 'h'])
+      expect(names).toContain(n);
   });
 });

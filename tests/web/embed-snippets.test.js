@@ -7,7 +7,12 @@ import { embedSnippets, escapeAttr, plotState } from '../../web/src/embed/snippe
 import { defaults } from '../../web/src/state/schema.js';
 
 const BASE = 'https://example.org/poslab/';
-const unescape = (s) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (s) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /** Attributes of the first <tag ...> in html (the snippets' own simple shape). */
 function attributesOf(html, tag) {
@@ -16,7 +21,10 @@ function attributesOf(html, tag) {
 }
 
 const CASES = [
-  { plot: 'encodings.table', patch: { 'enc.method': 'rope', 'enc.L': 128, 'enc.D': 64, 'enc.cmap': 'RdBu', 'enc.pos': [1, 5] } },
+  {
+    plot: 'encodings.table',
+    patch: { 'enc.method': 'rope', 'enc.L': 128, 'enc.D': 64, 'enc.cmap': 'RdBu', 'enc.pos': [1, 5] },
+  },
   { plot: 'similarity.matrix', patch: { 'sim.L': 200, 'sim.metric': 'dot', theme: 'dark' }, controls: false },
   { plot: 'offset.matrix', patch: { 'off.k': -12, 'off.base': 500.5 }, hidden: ['off.base'] },
   { plot: 'attention', patch: { 'att.text': 'a "quoted" <b>bold</b> & more', 'att.bias': 'alibi' } },

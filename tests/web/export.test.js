@@ -12,11 +12,18 @@ function readNpy(bytes) {
   expect((10 + len) % 64).toBe(0);
   expect(header.endsWith('\n')).toBe(true);
   const descr = /'descr': '([^']+)'/.exec(header)[1];
-  const shape = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const shape = /'shape': \(([^)]*)\)/
+    .exec(header)[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   expect(header).toContain("'fortran_order': False");
   const view = new DataView(bytes.buffer, bytes.byteOffset + 10 + len);
   const n = shape.reduce((a, b) => a * b, 1);
-  const data = Array.from({ length: n }, (_, i) => (descr === '<i4' ? view.getInt32(i * 4, true) : view.getFloat32(i * 4, true)));
+  const data = Array.from({ length: n }, (_, i) =>
+    descr === '<i4' ? view.getInt32(i * 4, true) : view.getFloat32(i * 4, true),
+  );
   return { descr, shape, data };
 }
 
@@ -43,7 +50,10 @@ describe('exports', () => {
   });
 
   it('Csv.MatrixWithLabels', () => {
-    const text = matrixCsv(new Float32Array([1, 0.5, -Infinity, NaN]), 2, 2, { rowLabels: ['a', 'b,c'], colLabels: ['x', 'y'] });
+    const text = matrixCsv(new Float32Array([1, 0.5, -Infinity, NaN]), 2, 2, {
+      rowLabels: ['a', 'b,c'],
+      colLabels: ['x', 'y'],
+    });
     expect(text).toBe(',x,y\na,1,0.5\n"b,c",-inf,nan\n');
   });
 
@@ -64,7 +74,9 @@ describe('exports', () => {
   });
 
   it('Csv.Categories', () => {
-    expect(categoryCsv('slope', ['head 0', 'head 1'], new Float32Array([0.5, 0.25]))).toBe('category,slope\nhead 0,0.5\nhead 1,0.25\n');
+    expect(categoryCsv('slope', ['head 0', 'head 1'], new Float32Array([0.5, 0.25]))).toBe(
+      'category,slope\nhead 0,0.5\nhead 1,0.25\n',
+    );
   });
 
   it('Format.ExactIsTheShortestFloat32RoundTrip', () => {

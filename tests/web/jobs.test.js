@@ -23,7 +23,8 @@ const wasm = path.join(root, 'build/wasm/simd/poslab.wasm');
 let lab;
 
 beforeAll(async () => {
-  if (!fs.existsSync(wasm)) throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
+  if (!fs.existsSync(wasm))
+    throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
   lab = await createPosLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
 });
 
@@ -79,7 +80,13 @@ describe('compute glue', () => {
   it('Similarity.SinusoidalIsToeplitzAndRopeHasDecay', () => {
     const r = similarity(lab, params('sim', { L: 40, D: 64 }));
     const S = r.heatmaps.main.data;
-    for (const [i, j] of [[3, 7], [10, 20], [0, 38], [20, 5]]) expect(close(S[i * 40 + j], S[(i + 1) * 40 + j + 1])).toBe(true);
+    for (const [i, j] of [
+      [3, 7],
+      [10, 20],
+      [0, 38],
+      [20, 5],
+    ])
+      expect(close(S[i * 40 + j], S[(i + 1) * 40 + j + 1])).toBe(true);
     expect(close(r.byOffset[0], 1)).toBe(true);
     expect(r.decay).toBeUndefined();
     const rope = similarity(lab, params('sim', { method: 'rope', L: 40, D: 64 }));
@@ -102,13 +109,21 @@ describe('compute glue', () => {
     const p = params('ext');
     expect(ropeOptions({ ...p, scaling: 'none' })).toEqual({ base: 10000 });
     expect(ropeOptions({ ...p, scaling: 'linear' })).toEqual({ base: 10000, scaling: 'linear', factor: 2 });
-    expect(ropeOptions({ ...p, scaling: 'llama3' })).toMatchObject({ originalLength: 50, lowFreqFactor: 1, highFreqFactor: 4 });
+    expect(ropeOptions({ ...p, scaling: 'llama3' })).toMatchObject({
+      originalLength: 50,
+      lowFreqFactor: 1,
+      highFreqFactor: 4,
+    });
     const linear = extrapolation(lab, { ...p, scaling: 'linear', factor: 4 });
     linear.invFreq.scaled.forEach((v, i) => expect(close(v, linear.invFreq.plain[i] / 4, 1e-7)).toBe(true));
   });
 
   it('Offset.ResidualIsRoundingLevel', () => {
-    for (const [D, k, p] of [[16, 3, 10], [64, -5, 7], [512, 100, 4000]]) {
+    for (const [D, k, p] of [
+      [16, 3, 10],
+      [64, -5, 7],
+      [512, 100, 4000],
+    ]) {
       const r = offset(lab, { D, k, p, base: 10000 });
       expect(r.maxAbs, `D=${D} k=${k} p=${p}`).toBeLessThan(1e-5);
     }
@@ -117,7 +132,13 @@ describe('compute glue', () => {
   });
 
   it('Attention.DisplayedLogitsSoftmaxToTheCoresWeights', () => {
-    for (const patch of [{}, { bias: 'alibi' }, { bias: 't5', mask: 'none' }, { rope: true, mask: 'window', window: 2 }, { input: 'position', pe: 'learned' }]) {
+    for (const patch of [
+      {},
+      { bias: 'alibi' },
+      { bias: 't5', mask: 'none' },
+      { rope: true, mask: 'window', window: 2 },
+      { input: 'position', pe: 'learned' },
+    ]) {
       const p = params('att', patch);
       const r = attention(lab, p);
       const L = r.tokens.length;
@@ -153,11 +174,14 @@ describe('compute glue', () => {
     const L = 5;
     const hidden = new Uint8Array(L * L);
     hidden[2 * L + 1] = 1;
-    const r = attention(lab, params('att', { text: 'one two three four five', mask: 'custom', custom: encodeMask(hidden, L) }));
+    const r = attention(
+      lab,
+      params('att', { text: 'one two three four five', mask: 'custom', custom: encodeMask(hidden, L) }),
+    );
     expect(r.heatmaps.weights.data[2 * L + 1]).toBe(0);
     expect(r.heatmaps.mask.data[2 * L + 1]).toBe(-Infinity);
     expect(r.heatmaps.mask.data[2 * L + 2]).toBe(0);
-    for (const e of r.entropy) expect(e).toBeGreaterThanOrEqual(0), expect(e).toBeLessThanOrEqual(Math.log(L) + 1e-6);
+    for (const e of r.entropy) (expect(e).toBeGreaterThanOrEqual(0), expect(e).toBeLessThanOrEqual(Math.log(L) + 1e-6));
     expect(decodeMask(encodeMask(r.baseHidden, L), L)).toEqual(r.baseHidden);
   });
 

@@ -32,7 +32,10 @@ describe('custom mask bits', () => {
     expect(decodeMask(token, 4)).toEqual(Uint8Array.from([0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0]));
   });
 
-  it.each(['x', '3.', '0.AA', '65.AA', '3.A', '3.!!!', '3.AA=', '999.AAAA'])('MaskBits.MalformedIsNull (%s)', (token) => {
-    expect(decodeMask(token, 3)).toBeNull();
-  });
+  it.each(['x', '3.', '0.AA', '65.AA', '3.A', '3.!!!', '3.AA=', '999.AAAA'])(
+    'MaskBits.MalformedIsNull (%s)',
+    (token) => {
+      expect(decodeMask(token, 3)).toBeNull();
+    },
+  );
 });

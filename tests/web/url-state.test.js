@@ -62,7 +62,9 @@ describe('URL state', () => {
   });
 
   it('UrlState.GarbageValuesFallBackPerKeyWithAMessage', () => {
-    const { state, problems } = parseHash('#enc.L=abc&enc.D=64&enc.base=1e400&view=nowhere&enc.bidir=maybe&enc.pos=1,x,3');
+    const { state, problems } = parseHash(
+      '#enc.L=abc&enc.D=64&enc.base=1e400&view=nowhere&enc.bidir=maybe&enc.pos=1,x,3',
+    );
     expect(state['enc.D']).toBe(64); // the valid part is kept
     expect(state['enc.L']).toBe(SCHEMA['enc.L'].def);
     expect(state['enc.base']).toBe(SCHEMA['enc.base'].def);
@@ -73,8 +75,15 @@ describe('URL state', () => {
   });
 
   it.each([
-    ['hex', '0x10'], ['blank', ''], ['spaces', ' 5 '], ['fraction for an int', '3.5'], ['NaN', 'NaN'],
-    ['Infinity', 'Infinity'], ['too large', '9999999'], ['negative', '-1'], ['exponent overflow', '1e999'],
+    ['hex', '0x10'],
+    ['blank', ''],
+    ['spaces', ' 5 '],
+    ['fraction for an int', '3.5'],
+    ['NaN', 'NaN'],
+    ['Infinity', 'Infinity'],
+    ['too large', '9999999'],
+    ['negative', '-1'],
+    ['exponent overflow', '1e999'],
   ])('UrlState.RejectsBadIntegers (%s)', (_name, raw) => {
     const { state, problems } = parseHash(`#enc.L=${encodeURIComponent(raw)}`);
     expect(state['enc.L']).toBe(50);
@@ -103,17 +112,33 @@ describe('URL state', () => {
   });
 
   it('UrlState.MalformedEncodingNeverThrows', () => {
-    for (const hash of ['#%', '#%E0%A4%A', '#&&&==&', '#=1', '#enc.L', '#enc.L=%00', '#\u0000\u0001', '#view=%F0%9F%98%80']) {
+    for (const hash of [
+      '#%',
+      '#%E0%A4%A',
+      '#&&&==&',
+      '#=1',
+      '#enc.L',
+      '#enc.L=%00',
+      '#\u0000\u0001',
+      '#view=%F0%9F%98%80',
+    ]) {
       expect(() => parseHash(hash), hash).not.toThrow();
       expect(parseHash(hash).state.view).toBe('encodings');
     }
   });
 
   it('UrlState.XssPayloadsNeverReachEnumsOrNumbers', () => {
-    const payloads = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', 'javascript:alert(1)', "'-alert(1)-'"];
+    const payloads = [
+      '<img src=x onerror=alert(1)>',
+      '"><script>alert(1)</script>',
+      'javascript:alert(1)',
+      "'-alert(1)-'",
+    ];
     for (const p of payloads) {
       const q = encodeURIComponent(p);
-      const { state, problems } = parseHash(`#view=${q}&enc.method=${q}&enc.cmap=${q}&theme=${q}&enc.L=${q}&att.custom=${q}`);
+      const { state, problems } = parseHash(
+        `#view=${q}&enc.method=${q}&enc.cmap=${q}&theme=${q}&enc.L=${q}&att.custom=${q}`,
+      );
       expect(state).toEqual(defaults());
       expect(problems).toHaveLength(6);
       // Messages quote at most a short preview of the payload (shown with textContent).

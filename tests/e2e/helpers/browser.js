@@ -8,12 +8,21 @@ export const outDir = path.resolve(new URL('../../..', import.meta.url).pathname
 fs.mkdirSync(outDir, { recursive: true });
 
 // Without the networking flags Chromium floods a closed network with refused connections.
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export async function launch() {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!fs.existsSync(executablePath)) {
-    throw new Error(`Chromium not found at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium not found at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
+    );
   }
   return chromium.launch({ executablePath, args: ARGS });
 }
@@ -37,13 +46,16 @@ export async function openPage(browser, url, { width = 1280, height = 900, color
 /** Resolves once the core is loaded and `view` (its key prefix) has drawn n results. */
 export async function drawn(page, prefix, n = 1) {
   await page.waitForFunction(
-    ([p, k]) => document.documentElement.dataset.ready === 'true' && (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length >= k,
+    ([p, k]) =>
+      document.documentElement.dataset.ready === 'true' &&
+      (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length >= k,
     [prefix, n],
     { timeout: 120_000 },
   );
 }
 
-export const drawCount = (page, prefix) => page.evaluate((p) => (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length, prefix);
+export const drawCount = (page, prefix) =>
+  page.evaluate((p) => (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length, prefix);
 
 /** Number of distinct colours on each visible canvas of a section (1 = blank). */
 export function canvasColours(page, selector) {
@@ -61,10 +73,13 @@ export function canvasColours(page, selector) {
 
 /** A cheap fingerprint of a canvas's pixels (selector: Playwright syntax, first match). */
 export function canvasHash(page, selector) {
-  return page.locator(selector).first().evaluate((c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let h = 2166136261;
-    for (let i = 0; i < d.length; i += 3) h = Math.imul(h ^ d[i], 16777619);
-    return `${c.width}x${c.height}:${h >>> 0}`;
-  });
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let h = 2166136261;
+      for (let i = 0; i < d.length; i += 3) h = Math.imul(h ^ d[i], 16777619);
+      return `${c.width}x${c.height}:${h >>> 0}`;
+    });
 }

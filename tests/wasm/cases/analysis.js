@@ -15,14 +15,13 @@ const norm = (kind, shape, o = {}) => {
       ...(o.gamma ? ['--gamma', f.gamma] : []),
       ...(o.beta ? ['--beta', f.beta] : []),
     ],
-    run: (lab, t) =>
-      ({
-        out: lab[method](t.x, {
-          ...(o.eps !== undefined && { eps: o.eps }),
-          ...(o.gamma && { gamma: t.gamma }),
-          ...(o.beta && { beta: t.beta }),
-        }),
+    run: (lab, t) => ({
+      out: lab[method](t.x, {
+        ...(o.eps !== undefined && { eps: o.eps }),
+        ...(o.gamma && { gamma: t.gamma }),
+        ...(o.beta && { beta: t.beta }),
       }),
+    }),
   };
 };
 

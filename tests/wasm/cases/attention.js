@@ -109,31 +109,68 @@ export const ATTENTION_CASES = [
   attention('Lq<Lk window:4 3-D', qkv(2, 7, 13, 8), { mask: 'window:4' }),
   attention('Lq=1 decode step', qkv(4, 1, 33, 64)),
   attention('key padding uint8', qkv(2, 10, 10, 8), {}, { keyPadding: padding(10, [2, 7]) }),
-  attention('key padding boolean[] causal', qkv(2, 10, 10, 8), { mask: 'causal' }, {
-    keyPadding: padding(10, [0, 5, 9]),
-    padAs: 'boolean',
-  }),
+  attention(
+    'key padding boolean[] causal',
+    qkv(2, 10, 10, 8),
+    { mask: 'causal' },
+    {
+      keyPadding: padding(10, [0, 5, 9]),
+      padAs: 'boolean',
+    },
+  ),
   attention('key padding number[]', qkv(0, 6, 8, 4), {}, { keyPadding: padding(8, [1]), padAs: 'number' }),
   attention('per-head bias (H,Lq,Lk)', qkv(3, 6, 10, 8), {}, { bias: [3, 6, 10] }),
   attention('shared bias (Lq,Lk)', qkv(3, 6, 10, 8), { mask: 'causal' }, { bias: [6, 10] }),
-  attention('bias with -inf', qkv(0, 6, 6, 8), {}, { bias: biasWithHoles([6, 6], [[0, 1], [3, 3], [5, 0]]) }),
+  attention(
+    'bias with -inf',
+    qkv(0, 6, 6, 8),
+    {},
+    {
+      bias: biasWithHoles(
+        [6, 6],
+        [
+          [0, 1],
+          [3, 3],
+          [5, 0],
+        ],
+      ),
+    },
+  ),
   attention('scale 0.3', qkv(2, 8, 8, 8), { scale: 0.3 }),
   attention('scale 2 causal', qkv(0, 8, 8, 4), { mask: 'causal', scale: 2 }),
   attention('dv != d', qkv(2, 6, 6, 8, 12)),
   attention('odd widths d=5 dv=3', qkv(3, 7, 11, 5, 3), { mask: 'causal' }),
   // Scores of a trained model's size (|q·k|/√d up to ~20): the score-dependent bound above.
-  attention('large scores q,k std 2 d=64', {
-    q: { shape: [2, 64, 64], std: 2 },
-    k: { shape: [2, 64, 64], std: 2 },
-    v: [2, 64, 64],
-  }, { mask: 'causal' }, { largeScores: true }),
+  attention(
+    'large scores q,k std 2 d=64',
+    {
+      q: { shape: [2, 64, 64], std: 2 },
+      k: { shape: [2, 64, 64], std: 2 },
+      v: [2, 64, 64],
+    },
+    { mask: 'causal' },
+    { largeScores: true },
+  ),
   // Fully masked rows: causal leaves query 0 only key 0, which is padding; a −inf bias row.
-  attention('fully masked row (causal + padded key 0)', qkv(2, 5, 5, 8), { mask: 'causal' }, {
-    keyPadding: padding(5, [0]),
-  }),
-  attention('fully masked row (-inf bias row)', qkv(0, 4, 6, 8), {}, {
-    bias: biasWithHoles([4, 6], [0, 1, 2, 3, 4, 5].map((j) => [2, j])),
-  }),
+  attention(
+    'fully masked row (causal + padded key 0)',
+    qkv(2, 5, 5, 8),
+    { mask: 'causal' },
+    {
+      keyPadding: padding(5, [0]),
+    },
+  ),
+  attention(
+    'fully masked row (-inf bias row)',
+    qkv(0, 4, 6, 8),
+    {},
+    {
+      bias: biasWithHoles(
+        [4, 6],
+        [0, 1, 2, 3, 4, 5].map((j) => [2, j]),
+      ),
+    },
+  ),
   attention('every key padded', qkv(2, 4, 4, 8), {}, { keyPadding: padding(4, [0, 1, 2, 3]) }),
   attention('no weights returned', qkv(2, 12, 12, 16), { mask: 'causal' }, { weights: false }),
   attention('medium L=256 d=64 causal', qkv(2, 256, 256, 64), { mask: 'causal' }),

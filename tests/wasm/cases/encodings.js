@@ -21,7 +21,13 @@ const shaw = (o) => ({
   name: `shaw ${label(o)}`,
   cli: () => [
     'shaw',
-    ...toFlags(o, { queryLength: '--qlen', keyLength: '--klen', maxDistance: '--max-distance', dim: '--dim', seed: '--seed' }),
+    ...toFlags(o, {
+      queryLength: '--qlen',
+      keyLength: '--klen',
+      maxDistance: '--max-distance',
+      dim: '--dim',
+      seed: '--seed',
+    }),
   ],
   run: (lab) => ({ out: lab.shaw(o) }),
 });

@@ -22,7 +22,11 @@ function symbolMap(file) {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       const m = /^(\d+):(.*)$/.exec(line);
       // Emscripten escapes punctuation in the map: \28 is '(', \20 a space.
-      if (m) names.set(Number(m[1]), m[2].replace(/\\([0-9a-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
+      if (m)
+        names.set(
+          Number(m[1]),
+          m[2].replace(/\\([0-9a-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
+        );
     }
   }
   return names;

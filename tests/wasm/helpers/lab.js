@@ -7,9 +7,7 @@ import { repoRoot, wasmPath, wrapperPath } from './paths.js';
 export async function loadLab(variant) {
   const file = wasmPath(variant);
   if (!fs.existsSync(file)) {
-    throw new Error(
-      `${path.relative(repoRoot, file)} is missing: build the wasm modules first (npm run build:wasm).`,
-    );
+    throw new Error(`${path.relative(repoRoot, file)} is missing: build the wasm modules first (npm run build:wasm).`);
   }
   const { createPosLab } = await import(wrapperPath);
   return createPosLab({ variant, wasmBinary: fs.readFileSync(file) });

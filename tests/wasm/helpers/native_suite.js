@@ -23,7 +23,8 @@ export function compareWithNative(title, cases) {
       }
       for (const [key, value] of Object.entries(scalars)) assertScalarClose(result[key], value, `${name}: ${key}`);
       for (const [key, data] of Object.entries(before)) {
-        if (!data.every((x, i) => Object.is(x, inputs[key].data[i]))) throw new Error(`${name}: input ${key} was modified`);
+        if (!data.every((x, i) => Object.is(x, inputs[key].data[i])))
+          throw new Error(`${name}: input ${key} was modified`);
       }
     });
   });

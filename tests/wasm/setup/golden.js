@@ -11,8 +11,7 @@ import { writeNpy } from '../helpers/npy.js';
 import { randomNormal, seedOf } from '../helpers/prng.js';
 
 // A readable folder name; the hash keeps names that differ only in punctuation apart.
-export const caseId = (c) =>
-  `${c.name.replace(/[^A-Za-z0-9.=-]+/g, '_').slice(0, 100)}-${seedOf(c.name).toString(16)}`;
+export const caseId = (c) => `${c.name.replace(/[^A-Za-z0-9.=-]+/g, '_').slice(0, 100)}-${seedOf(c.name).toString(16)}`;
 
 export function makeInput(spec, seed) {
   if (typeof spec === 'function') return spec(seed);

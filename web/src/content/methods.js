@@ -48,7 +48,6 @@ export const METHOD_INFO = {
   nope: {
     name: 'NoPE (no positional encoding)',
     tex: String.raw`x_p = \text{token embedding only}\qquad (PE_p = 0)`,
-    use:
-      'No position signal at all: with no mask, attention is permutation-equivariant and cannot tell order. A causal mask alone still lets a decoder infer position to some degree (Haviv et al. 2022; Kazemnejad et al. 2023).',
+    use: 'No position signal at all: with no mask, attention is permutation-equivariant and cannot tell order. A causal mask alone still lets a decoder infer position to some degree (Haviv et al. 2022; Kazemnejad et al. 2023).',
   },
 };

@@ -6,9 +6,7 @@ import { PosLabError } from './errors.js';
 import * as check from './validate.js';
 
 const ROPE_STRINGS = ['style', 'scaling'];
-const ROPE_NUMBERS = [
-  'base', 'rotaryFraction', 'factor', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow',
-];
+const ROPE_NUMBERS = ['base', 'rotaryFraction', 'factor', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow'];
 const ROPE_KEYS = [...ROPE_STRINGS, ...ROPE_NUMBERS, 'originalLength'];
 const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
 
@@ -37,8 +35,7 @@ export function bindPosLab(m) {
   const str = (o, key, fallback) => (o[key] === undefined ? fallback : check.string(o[key], key));
   const bool = (o, key, fallback) => (o[key] === undefined ? fallback : check.boolean(o[key], key));
   const elements = (shape, what) => check.elements(shape, what, max);
-  const tensor = (t, name, ranks, negInf = false) =>
-    check.tensor(t, name, { ranks, maxElements: max, negInf });
+  const tensor = (t, name, ranks, negInf = false) => check.tensor(t, name, { ranks, maxElements: max, negInf });
 
   // RoPE options: type-checked here, absent fields left to the core's defaults (rope.hpp).
   const rope = (o) => {
@@ -161,7 +158,15 @@ export function bindPosLab(m) {
 
     multiHeadAttention(x, opts) {
       const o = check.options(opts, 'multiHeadAttention', [
-        'heads', 'seed', 'mask', 'keyPadding', 'rope', 'bias', 't5', 't5Seed', 'scale',
+        'heads',
+        'seed',
+        'mask',
+        'keyPadding',
+        'rope',
+        'bias',
+        't5',
+        't5Seed',
+        'scale',
       ]);
       const t = tensor(x, 'x', [2]);
       const raw = {

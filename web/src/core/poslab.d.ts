@@ -187,7 +187,11 @@ export interface PosLab {
   /** (x − mean)/√(var + eps)·γ + β over the last axis; γ, β (D,). */
   layerNorm(
     x: TensorInput,
-    options?: { eps?: number; gamma?: TensorInput | Float32Array | number[]; beta?: TensorInput | Float32Array | number[] },
+    options?: {
+      eps?: number;
+      gamma?: TensorInput | Float32Array | number[];
+      beta?: TensorInput | Float32Array | number[];
+    },
   ): Tensor;
   /** x/√(mean(x²) + eps)·γ over the last axis. */
   rmsNorm(x: TensorInput, options?: { eps?: number; gamma?: TensorInput | Float32Array | number[] }): Tensor;

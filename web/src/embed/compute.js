@@ -10,7 +10,9 @@ export function figureCompute() {
   const id = ++figures;
   return {
     request(channel, job, params) {
-      shared ??= createComputeClient(() => new Worker(new URL('../worker/compute.worker.js', import.meta.url), { type: 'module' }));
+      shared ??= createComputeClient(
+        () => new Worker(new URL('../worker/compute.worker.js', import.meta.url), { type: 'module' }),
+      );
       return shared.request(`${id}/${channel}`, job, params);
     },
   };

@@ -11,7 +11,21 @@ const ON = new Set(['1', 'true']);
 const OFF = new Set(['0', 'false']);
 
 // Attributes a page may put on any element; they say nothing about the figure.
-const GLOBAL_ATTRS = new Set(['id', 'class', 'style', 'title', 'slot', 'hidden', 'lang', 'dir', 'tabindex', 'part', 'width', 'height', 'loading']);
+const GLOBAL_ATTRS = new Set([
+  'id',
+  'class',
+  'style',
+  'title',
+  'slot',
+  'hidden',
+  'lang',
+  'dir',
+  'tabindex',
+  'part',
+  'width',
+  'height',
+  'loading',
+]);
 // Short attribute names for the width and length of whichever view the plot belongs to.
 const ALIASES = { len: 'L', dim: 'D' };
 
@@ -46,7 +60,8 @@ export function parseEmbedHash(hash) {
     } else if (key.endsWith(HIDE)) {
       const target = key.slice(0, -HIDE.length);
       if (Object.hasOwn(SCHEMA, target) && ON.has(raw)) hidden.add(target);
-      else if (!(Object.hasOwn(SCHEMA, target) && OFF.has(raw))) problems.push(`“${preview(key)}=${preview(raw)}” is not a control to hide; ignored`);
+      else if (!(Object.hasOwn(SCHEMA, target) && OFF.has(raw)))
+        problems.push(`“${preview(key)}=${preview(raw)}” is not a control to hide; ignored`);
     } else {
       rest.append(key, raw);
     }
@@ -57,12 +72,16 @@ export function parseEmbedHash(hash) {
   if (embed.plot !== null) {
     const resolved = resolvePlot(embed.plot);
     if (resolved) plot = resolved;
-    else problems.push(`plot “${preview(embed.plot)}” is not one of ${Object.keys(PLOTS).join(', ')}; showing ${DEFAULT_PLOT}`);
+    else
+      problems.push(
+        `plot “${preview(embed.plot)}” is not one of ${Object.keys(PLOTS).join(', ')}; showing ${DEFAULT_PLOT}`,
+      );
   }
   let controls = true;
   if (embed.controls !== null) {
     if (OFF.has(embed.controls)) controls = false;
-    else if (!ON.has(embed.controls)) problems.push(`controls=“${preview(embed.controls)}” must be 0 or 1; showing them`);
+    else if (!ON.has(embed.controls))
+      problems.push(`controls=“${preview(embed.controls)}” must be 0 or 1; showing them`);
   }
   const state = { ...parsed.state, view: PLOTS[plot].view };
   // The embed's own settings first: they decide what is shown at all.
@@ -108,7 +127,8 @@ export function parseFigureAttributes(attrs) {
   for (const [name, value] of lower) {
     if (name === 'plot' || name === 'controls') params.append(name, value);
     else if (GLOBAL_ATTRS.has(name) || name.startsWith('data-') || name.startsWith('aria-')) continue;
-    else if (name.endsWith(HIDE) && keys.has(name.slice(0, -HIDE.length))) params.append(`${keys.get(name.slice(0, -HIDE.length))}${HIDE}`, value);
+    else if (name.endsWith(HIDE) && keys.has(name.slice(0, -HIDE.length)))
+      params.append(`${keys.get(name.slice(0, -HIDE.length))}${HIDE}`, value);
     else if (keys.has(name)) params.append(keys.get(name), value);
     else problems.push(`attribute “${preview(name)}” is not a setting of ${plotName}; ignored`);
   }

@@ -5,11 +5,23 @@
 /** @type {Record<string, { view: string, prefix: string, figure: number | null, height: number, title: string }>} */
 export const PLOTS = {
   'encodings.table': { view: 'encodings', prefix: 'enc', figure: 0, height: 470, title: 'Encoding table' },
-  'encodings.vectors': { view: 'encodings', prefix: 'enc', figure: 1, height: 350, title: 'Vectors of chosen positions' },
+  'encodings.vectors': {
+    view: 'encodings',
+    prefix: 'enc',
+    figure: 1,
+    height: 350,
+    title: 'Vectors of chosen positions',
+  },
   'encodings.waves': { view: 'encodings', prefix: 'enc', figure: 2, height: 350, title: 'Waves of chosen dimensions' },
   encodings: { view: 'encodings', prefix: 'enc', figure: null, height: 1400, title: 'Encodings' },
   'similarity.matrix': { view: 'similarity', prefix: 'sim', figure: 0, height: 510, title: 'Similarity matrix' },
-  'similarity.offset': { view: 'similarity', prefix: 'sim', figure: 1, height: 350, title: 'Mean similarity by offset' },
+  'similarity.offset': {
+    view: 'similarity',
+    prefix: 'sim',
+    figure: 1,
+    height: 350,
+    title: 'Mean similarity by offset',
+  },
   similarity: { view: 'similarity', prefix: 'sim', figure: null, height: 1200, title: 'Similarity' },
   extrapolation: { view: 'extrapolation', prefix: 'ext', figure: null, height: 2200, title: 'Out-of-scope lengths' },
   'offset.matrix': { view: 'offset', prefix: 'off', figure: 0, height: 470, title: 'Offset matrix M_k' },

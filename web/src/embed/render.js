@@ -54,7 +54,11 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     request: (channel, job, params) =>
       compute.request(channel, job, params).then(
         (r) => {
-          if (r) setTimeout(() => { wrap.dataset.drawn = String(++drawCount); onDrawn?.(); }, 0);
+          if (r)
+            setTimeout(() => {
+              wrap.dataset.drawn = String(++drawCount);
+              onDrawn?.();
+            }, 0);
           return r;
         },
         (e) => {
@@ -89,18 +93,35 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     }
     const changed = current.store.set(s.state, { source: 'embed' });
     wrap.classList.toggle('no-controls', !s.controls);
-    const dark = s.state.theme === 'dark' || (s.state.theme === 'auto' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
+    const dark =
+      s.state.theme === 'dark' ||
+      (s.state.theme === 'auto' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
     wrap.dataset.theme = dark ? 'dark' : 'light';
     const section = current.view.section;
-    section.querySelectorAll('.fig').forEach((f, i) => f.classList.toggle('embed-off', figure !== null && i !== figure));
-    section.querySelectorAll('.plots > :not(.fig)').forEach((el) => el.classList.toggle('embed-off', figure !== null && !el.querySelector('.fig:not(.embed-off)')));
+    section
+      .querySelectorAll('.fig')
+      .forEach((f, i) => f.classList.toggle('embed-off', figure !== null && i !== figure));
+    section
+      .querySelectorAll('.plots > :not(.fig)')
+      .forEach((el) => el.classList.toggle('embed-off', figure !== null && !el.querySelector('.fig:not(.embed-off)')));
     section.querySelectorAll('.control').forEach((row) => row.classList.remove('embed-off'));
-    for (const key of s.hidden) section.querySelector(`#${idOf(key)}`)?.closest('.control')?.classList.add('embed-off');
-    message.textContent = s.problems.slice(0, 5).join(' · ') + (s.problems.length > 5 ? ` · … ${s.problems.length - 5} more` : '');
+    for (const key of s.hidden)
+      section
+        .querySelector(`#${idOf(key)}`)
+        ?.closest('.control')
+        ?.classList.add('embed-off');
+    message.textContent =
+      s.problems.slice(0, 5).join(' · ') + (s.problems.length > 5 ? ` · … ${s.problems.length - 5} more` : '');
     message.hidden = s.problems.length === 0;
     setLink(current.store.get());
     if (!changed.length) current.view.update(current.store.get()); // else the subscriber did
   }
 
-  return { render, el: wrap, get settings() { return settings; } };
+  return {
+    render,
+    el: wrap,
+    get settings() {
+      return settings;
+    },
+  };
 }

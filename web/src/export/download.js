@@ -12,4 +12,8 @@ export function download(name, blob) {
 
 /** A file-name-safe slug of a plot title. */
 export const slug = (title) =>
-  String(title).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'plot';
+  String(title)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'plot';

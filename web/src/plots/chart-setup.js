@@ -1,8 +1,19 @@
 // Chart.js with only the parts the playground draws (tree-shaken build), plus a plugin
 // that paints the theme background so exported PNGs look like the page.
 import {
-  BarController, BarElement, CategoryScale, Chart, Decimation, Legend, LineController,
-  LineElement, LinearScale, LogarithmicScale, PointElement, ScatterController, Tooltip,
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Decimation,
+  Legend,
+  LineController,
+  LineElement,
+  LinearScale,
+  LogarithmicScale,
+  PointElement,
+  ScatterController,
+  Tooltip,
 } from 'chart.js';
 
 const background = {
@@ -18,8 +29,19 @@ const background = {
 };
 
 Chart.register(
-  BarController, BarElement, CategoryScale, Decimation, Legend, LineController, LineElement,
-  LinearScale, LogarithmicScale, PointElement, ScatterController, Tooltip, background,
+  BarController,
+  BarElement,
+  CategoryScale,
+  Decimation,
+  Legend,
+  LineController,
+  LineElement,
+  LinearScale,
+  LogarithmicScale,
+  PointElement,
+  ScatterController,
+  Tooltip,
+  background,
 );
 Chart.defaults.animation = false;
 Chart.defaults.maintainAspectRatio = false;

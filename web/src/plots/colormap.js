@@ -91,7 +91,13 @@ export function colorize(data, cmap, [lo, hi], into) {
   const flat = !(hi > lo);
   const scale = flat ? 0 : 255 / (hi - lo);
   const offset = flat ? 128 : -lo * scale + 0.5; // index = floor(v·scale + offset), rounded
-  const [first, last, nan, negInf, posInf] = [table[0], table[255], word(SPECIAL.nan), word(SPECIAL.negInf), word(SPECIAL.posInf)];
+  const [first, last, nan, negInf, posInf] = [
+    table[0],
+    table[255],
+    word(SPECIAL.nan),
+    word(SPECIAL.negInf),
+    word(SPECIAL.posInf),
+  ];
   for (let i = 0; i < n; i++) {
     const t = data[i] * scale + offset;
     // The common case in one comparison pair; NaN, ±∞ and out-of-range values fall through.

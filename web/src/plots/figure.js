@@ -36,7 +36,9 @@ export function createFigure(parent, { title, height = 320, exports = {} }) {
   parent.append(el);
 
   const figure = {
-    el, canvas, box,
+    el,
+    canvas,
+    box,
     get title() {
       return heading.textContent;
     },
@@ -67,8 +69,16 @@ export function createFigure(parent, { title, height = 320, exports = {} }) {
     b.addEventListener('click', run);
     actions.append(b);
   };
-  button('PNG', 'PNG image', () => canvas.toBlob((blob) => blob && download(`${slug(figure.title)}.png`, blob), 'image/png'));
-  if (exports.csv) button('CSV', 'CSV data', () => download(`${slug(figure.title)}.csv`, new Blob([exports.csv()], { type: 'text/csv' })));
-  if (exports.npy) button('.npy', 'NumPy array', () => download(`${slug(figure.title)}.npy`, new Blob([exports.npy()], { type: 'application/octet-stream' })));
+  button('PNG', 'PNG image', () =>
+    canvas.toBlob((blob) => blob && download(`${slug(figure.title)}.png`, blob), 'image/png'),
+  );
+  if (exports.csv)
+    button('CSV', 'CSV data', () =>
+      download(`${slug(figure.title)}.csv`, new Blob([exports.csv()], { type: 'text/csv' })),
+    );
+  if (exports.npy)
+    button('.npy', 'NumPy array', () =>
+      download(`${slug(figure.title)}.npy`, new Blob([exports.npy()], { type: 'application/octet-stream' })),
+    );
   return figure;
 }

@@ -184,7 +184,7 @@ export function createHeatmap(parent, opts) {
      * @param {{ data: ArrayLike<number>, rows: number, cols: number, range: [number, number],
      *   cmap: string, bitmap?: ImageBitmap, rgba?: Uint8ClampedArray, specials?: object,
      *   xLabels?: string[], yLabels?: string[], rowMarks?: { row: number, label: string }[] }} next
-   *   painted by worker/paint.js
+     *   painted by worker/paint.js
      * @param {{ xTitle?: string, yTitle?: string }} [axes]
      */
     update(next, axes = {}) {
@@ -269,7 +269,11 @@ function drawColorBar(chart, m, bar) {
   }
   // Swatches for the non-finite values present, between the top and middle labels.
   let sy = a.top + h / 4 - 7;
-  for (const [key, name] of [['negInf', '−∞'], ['nan', 'NaN'], ['posInf', '+∞']]) {
+  for (const [key, name] of [
+    ['negInf', '−∞'],
+    ['nan', 'NaN'],
+    ['posInf', '+∞'],
+  ]) {
     if (!m.specials?.[key]) continue;
     const c = SPECIAL[key];
     ctx.fillStyle = `rgb(${c[0]},${c[1]},${c[2]})`;

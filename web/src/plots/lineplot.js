@@ -24,7 +24,12 @@ const refLinePlugin = {
     for (const line of lines) {
       const s = line.axis === 'x' ? scales.x : scales.y;
       const p = s.getPixelForValue(line.value);
-      if (!Number.isFinite(p) || p < (line.axis === 'x' ? a.left : a.top) || p > (line.axis === 'x' ? a.right : a.bottom)) continue;
+      if (
+        !Number.isFinite(p) ||
+        p < (line.axis === 'x' ? a.left : a.top) ||
+        p > (line.axis === 'x' ? a.right : a.bottom)
+      )
+        continue;
       ctx.strokeStyle = ctx.fillStyle = chart.options.color ?? '#888';
       ctx.beginPath();
       if (line.axis === 'x') {
@@ -69,14 +74,21 @@ export function createLinePlot(parent, opts) {
       plugins: {
         legend: { display: true, labels: { boxWidth: 12, boxHeight: 2 } },
         decimation: { enabled: true, algorithm: 'lttb', samples: 1000, threshold: 2000 },
-        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${formatExact(c.raw.y)}`, title: (items) => `${xTitle} ${formatExact(items[0]?.raw.x)}` } },
+        tooltip: {
+          callbacks: {
+            label: (c) => `${c.dataset.label}: ${formatExact(c.raw.y)}`,
+            title: (items) => `${xTitle} ${formatExact(items[0]?.raw.x)}`,
+          },
+        },
         refLines: { lines: [] },
       },
       onHover: (_e, elements) => {
         if (!elements.length) return figure.setReadout('');
         const { datasetIndex, index } = elements[0];
         const pt = chart.data.datasets[datasetIndex].data[index];
-        figure.setReadout(`${chart.data.datasets[datasetIndex].label} — ${xTitle} ${formatExact(pt.x)}: ${formatExact(pt.y)}`);
+        figure.setReadout(
+          `${chart.data.datasets[datasetIndex].label} — ${xTitle} ${formatExact(pt.x)}: ${formatExact(pt.y)}`,
+        );
       },
     },
     plugins: [refLinePlugin],
@@ -110,8 +122,14 @@ export function createLinePlot(parent, opts) {
         const data = new Array(s.x.length);
         for (let k = 0; k < s.x.length; k++) data[k] = { x: s.x[k], y: Number.isFinite(s.y[k]) ? s.y[k] : null };
         return {
-          label: s.label, data, borderColor: color, backgroundColor: color,
-          borderWidth: s.x.length > 256 ? 1 : 1.5, pointRadius: s.x.length <= 64 ? 2 : 0, borderDash: s.dashed ? [6, 4] : [], spanGaps: false,
+          label: s.label,
+          data,
+          borderColor: color,
+          backgroundColor: color,
+          borderWidth: s.x.length > 256 ? 1 : 1.5,
+          pointRadius: s.x.length <= 64 ? 2 : 0,
+          borderDash: s.dashed ? [6, 4] : [],
+          spanGaps: false,
           order: s.dashed ? 0 : 1, // dashed overlays (the other side of an equation) draw on top
           indexAxis: 'x',
         };

@@ -22,7 +22,9 @@ export function createStore(initial) {
           throw new Error(`store: refused ${key}`); // a programming error, never user input
         }
         const before = next[key];
-        const equal = Array.isArray(value) ? Array.isArray(before) && value.join(',') === before.join(',') : value === before;
+        const equal = Array.isArray(value)
+          ? Array.isArray(before) && value.join(',') === before.join(',')
+          : value === before;
         if (!equal) {
           next[key] = value;
           changed.push(key);

@@ -26,7 +26,11 @@ export function int(def, min, max) {
     return ok(v);
   };
   return {
-    kind: 'int', def, min, max, check,
+    kind: 'int',
+    def,
+    min,
+    max,
+    check,
     parse: (raw) => check(parseNumber(raw)),
     format: (v) => String(v),
   };
@@ -40,7 +44,11 @@ export function num(def, min, max) {
     return ok(v);
   };
   return {
-    kind: 'num', def, min, max, check,
+    kind: 'num',
+    def,
+    min,
+    max,
+    check,
     parse: (raw) => check(parseNumber(raw)),
     format: (v) => String(v),
   };
@@ -55,8 +63,11 @@ export function oneOf(values, def) {
 export function bool(def) {
   const check = (v) => (typeof v === 'boolean' ? ok(v) : bad('must be true or false'));
   return {
-    kind: 'bool', def, check,
-    parse: (raw) => (raw === '1' || raw === 'true' ? ok(true) : raw === '0' || raw === 'false' ? ok(false) : bad('must be 0 or 1')),
+    kind: 'bool',
+    def,
+    check,
+    parse: (raw) =>
+      raw === '1' || raw === 'true' ? ok(true) : raw === '0' || raw === 'false' ? ok(false) : bad('must be 0 or 1'),
     format: (v) => (v ? '1' : '0'),
   };
 }
@@ -84,7 +95,12 @@ export function intList(def, min, max, maxCount) {
     return ok(v);
   };
   return {
-    kind: 'list', def, min, max, maxCount, check,
+    kind: 'list',
+    def,
+    min,
+    max,
+    maxCount,
+    check,
     parse: (raw) => {
       if (typeof raw !== 'string' || raw.length > MAX_RAW) return bad('too long');
       const parts = raw.trim() === '' ? [] : raw.split(',');

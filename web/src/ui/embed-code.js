@@ -52,7 +52,10 @@ function attach(fig, plot, store) {
     b.setAttribute('aria-expanded', String(!panel.hidden));
     if (panel.hidden) return;
     const s = embedSnippets({ state: store.get(), plot }, new URL('./', window.location.href));
-    panel.replaceChildren(snippetBox('iframe (with the resize script)', s.iframe), snippetBox('custom element', s.element));
+    panel.replaceChildren(
+      snippetBox('iframe (with the resize script)', s.iframe),
+      snippetBox('custom element', s.element),
+    );
   });
   fig.querySelector('.fig-actions')?.append(b);
 }

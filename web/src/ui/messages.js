@@ -32,7 +32,8 @@ export function createMessages(bar) {
     bar.hidden = false;
   };
   return {
-    linkProblems: (problems) => show('Parts of this link were not understood and use their defaults:', problems, 'warn'),
+    linkProblems: (problems) =>
+      show('Parts of this link were not understood and use their defaults:', problems, 'warn'),
     fatal: (message) => show('The computing core could not start:', [message], 'error'),
   };
 }

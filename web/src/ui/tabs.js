@@ -23,7 +23,12 @@ export function renderTabs(nav, views, store) {
     b.addEventListener('click', () => store.set({ view: name }, { source: 'control' }));
     b.addEventListener('keydown', (e) => {
       const i = views.indexOf(name);
-      const j = e.key === 'ArrowRight' ? (i + 1) % views.length : e.key === 'ArrowLeft' ? (i + views.length - 1) % views.length : -1;
+      const j =
+        e.key === 'ArrowRight'
+          ? (i + 1) % views.length
+          : e.key === 'ArrowLeft'
+            ? (i + views.length - 1) % views.length
+            : -1;
       if (j < 0) return;
       store.set({ view: views[j] }, { source: 'control' });
       buttons[j].focus();

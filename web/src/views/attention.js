@@ -9,11 +9,47 @@ import { createIntro, createViewShell, pick, runJob } from './kit.js';
 
 const SPECS = [
   { key: 'att.text', label: 'text (one token per word; [PAD] marks padding)', kind: 'text' },
-  { key: 'att.input', label: 'x from', kind: 'select', options: [['tokens', 'token embedding + position'], ['position', 'position alone']] },
-  { key: 'att.pe', label: 'absolute encoding added', kind: 'select', options: [['sinusoidal', 'sinusoidal'], ['learned', 'learned (seeded)'], ['none', 'none (NoPE)']] },
+  {
+    key: 'att.input',
+    label: 'x from',
+    kind: 'select',
+    options: [
+      ['tokens', 'token embedding + position'],
+      ['position', 'position alone'],
+    ],
+  },
+  {
+    key: 'att.pe',
+    label: 'absolute encoding added',
+    kind: 'select',
+    options: [
+      ['sinusoidal', 'sinusoidal'],
+      ['learned', 'learned (seeded)'],
+      ['none', 'none (NoPE)'],
+    ],
+  },
   { key: 'att.rope', label: 'RoPE on q, k', kind: 'checkbox' },
-  { key: 'att.bias', label: 'score bias', kind: 'select', options: [['none', 'none'], ['alibi', 'ALiBi'], ['t5', 'T5 buckets']] },
-  { key: 'att.mask', label: 'mask', kind: 'select', options: [['none', 'none'], ['causal', 'causal'], ['window', 'causal sliding window W'], ['custom', 'custom (click cells)']] },
+  {
+    key: 'att.bias',
+    label: 'score bias',
+    kind: 'select',
+    options: [
+      ['none', 'none'],
+      ['alibi', 'ALiBi'],
+      ['t5', 'T5 buckets'],
+    ],
+  },
+  {
+    key: 'att.mask',
+    label: 'mask',
+    kind: 'select',
+    options: [
+      ['none', 'none'],
+      ['causal', 'causal'],
+      ['window', 'causal sliding window W'],
+      ['custom', 'custom (click cells)'],
+    ],
+  },
   { key: 'att.window', label: 'window W', kind: 'number', show: (s) => s['att.mask'] === 'window' },
   { key: 'att.pad', label: 'hide [PAD] keys (key padding)', kind: 'checkbox' },
   { key: 'att.D', label: 'model width D', kind: 'number', step: 2 },
@@ -48,7 +84,10 @@ export function createAttentionView({ root, store, compute }) {
     if (!last) return;
     const s = store.get();
     const L = last.tokens.length;
-    const hidden = s['att.mask'] === 'custom' ? (decodeMask(s['att.custom'], L) ?? new Uint8Array(L * L)) : Uint8Array.from(last.baseHidden);
+    const hidden =
+      s['att.mask'] === 'custom'
+        ? (decodeMask(s['att.custom'], L) ?? new Uint8Array(L * L))
+        : Uint8Array.from(last.baseHidden);
     hidden[row * L + col] ^= 1;
     store.set({ 'att.mask': 'custom', 'att.custom': encodeMask(hidden, L) }, { source: 'control' });
   };
@@ -60,7 +99,10 @@ export function createAttentionView({ root, store, compute }) {
     STAGES.map(([key, title]) => [
       key,
       createHeatmap(stageGrid, {
-        title, xTitle: key === 'output' ? 'dimension' : 'key', yTitle: 'query', height: 300,
+        title,
+        xTitle: key === 'output' ? 'dimension' : 'key',
+        yTitle: 'query',
+        height: 300,
         onCellClick: key === 'mask' ? onMaskClick : undefined,
       }),
     ]),
@@ -71,14 +113,19 @@ export function createAttentionView({ root, store, compute }) {
   headGrid.className = 'grid-4';
   shell.plots.append(headsTitle, headGrid);
   let heads = [];
-  const entropy = createBarPlot(shell.plots, { title: 'Attention entropy per head (mean over queries, nats)', yTitle: 'entropy (nats)' });
+  const entropy = createBarPlot(shell.plots, {
+    title: 'Attention entropy per head (mean over queries, nats)',
+    yTitle: 'entropy (nats)',
+  });
   const figures = () => [...Object.values(stages).map((h) => h.figure), ...heads.map((h) => h.figure), entropy.figure];
   let drawnFor = null;
 
   function ensureHeads(H) {
     if (heads.length === H) return;
     for (const h of heads) h.destroy();
-    heads = Array.from({ length: H }, (_, h) => createHeatmap(headGrid, { title: `Head ${h}`, xTitle: 'key', yTitle: 'query', height: 200, compact: true }));
+    heads = Array.from({ length: H }, (_, h) =>
+      createHeatmap(headGrid, { title: `Head ${h}`, xTitle: 'key', yTitle: 'query', height: 200, compact: true }),
+    );
   }
 
   async function update(state) {
@@ -90,8 +137,13 @@ export function createAttentionView({ root, store, compute }) {
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
-      shell, compute, job: 'attention', params: p, figures,
-      errorKey: (msg) => (/word/.test(msg) ? 'att.text' : /RoPE/.test(msg) ? 'att.rope' : /custom/.test(msg) ? 'att.custom' : null),
+      shell,
+      compute,
+      job: 'attention',
+      params: p,
+      figures,
+      errorKey: (msg) =>
+        /word/.test(msg) ? 'att.text' : /RoPE/.test(msg) ? 'att.rope' : /custom/.test(msg) ? 'att.custom' : null,
       draw: (r) => {
         drawnFor = key;
         last = r;

@@ -9,15 +9,36 @@ import { renderMath } from '../ui/math.js';
 import { createIntro, createViewShell, pick, runJob } from './kit.js';
 
 const PAIR = new Set(['alibi', 't5', 'shaw']);
-const is = (...methods) => (s) => methods.includes(s['enc.method']);
+const is =
+  (...methods) =>
+  (s) =>
+    methods.includes(s['enc.method']);
 
 const SPECS = [
   { key: 'enc.method', label: 'method', kind: 'select', options: METHODS.map((m) => [m, METHOD_INFO[m].name]) },
   { key: 'enc.L', label: 'positions L', kind: 'slider' },
   { key: 'enc.D', label: 'width D', kind: 'slider', step: 2, show: (s) => !PAIR.has(s['enc.method']) },
   { key: 'enc.base', label: 'base b', kind: 'number', show: is('sinusoidal', 'rope') },
-  { key: 'enc.layout', label: 'layout', kind: 'select', show: is('sinusoidal'), options: [['interleaved', 'interleaved (sin, cos, sin, …)'], ['concat', 'concat (sines | cosines)']] },
-  { key: 'enc.style', label: 'pairing', kind: 'select', show: is('rope'), options: [['neox', 'neox (i, i + D/2)'], ['gptj', 'gptj (2i, 2i + 1)']] },
+  {
+    key: 'enc.layout',
+    label: 'layout',
+    kind: 'select',
+    show: is('sinusoidal'),
+    options: [
+      ['interleaved', 'interleaved (sin, cos, sin, …)'],
+      ['concat', 'concat (sines | cosines)'],
+    ],
+  },
+  {
+    key: 'enc.style',
+    label: 'pairing',
+    kind: 'select',
+    show: is('rope'),
+    options: [
+      ['neox', 'neox (i, i + D/2)'],
+      ['gptj', 'gptj (2i, 2i + 1)'],
+    ],
+  },
   { key: 'enc.heads', label: 'heads H', kind: 'number', show: is('alibi') },
   { key: 'enc.head', label: 'head shown', kind: 'number', show: is('alibi') },
   { key: 'enc.buckets', label: 'buckets', kind: 'number', show: is('t5') },
@@ -25,8 +46,18 @@ const SPECS = [
   { key: 'enc.bidir', label: 'bidirectional', kind: 'checkbox', show: is('t5') },
   { key: 'enc.clip', label: 'clip K', kind: 'number', show: is('shaw') },
   { key: 'enc.seed', label: 'seed', kind: 'number', show: is('learned') },
-  { key: 'enc.pos', label: 'rows to plot (positions; queries for L × L)', kind: 'list', help: 'comma-separated, e.g. 0, 1, 2, 10' },
-  { key: 'enc.dims', label: 'columns to plot (dimensions; keys for L × L)', kind: 'list', help: 'comma-separated column indices' },
+  {
+    key: 'enc.pos',
+    label: 'rows to plot (positions; queries for L × L)',
+    kind: 'list',
+    help: 'comma-separated, e.g. 0, 1, 2, 10',
+  },
+  {
+    key: 'enc.dims',
+    label: 'columns to plot (dimensions; keys for L × L)',
+    kind: 'list',
+    help: 'comma-separated column indices',
+  },
   { key: 'enc.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
 ];
 
@@ -34,9 +65,22 @@ export function createEncodingsView({ root, store, compute }) {
   const shell = createViewShell({ root, store, name: 'encodings', prefix: 'enc', specs: SPECS });
   const { title, formula, note } = createIntro(shell);
 
-  const heat = createHeatmap(shell.plots, { title: 'Encoding table', xTitle: 'dimension', yTitle: 'position', height: 380 });
-  const rows = createLinePlot(shell.plots, { title: 'Vectors of chosen positions', xTitle: 'dimension', yTitle: 'value' });
-  const cols = createLinePlot(shell.plots, { title: 'Waves of chosen dimensions', xTitle: 'position', yTitle: 'value' });
+  const heat = createHeatmap(shell.plots, {
+    title: 'Encoding table',
+    xTitle: 'dimension',
+    yTitle: 'position',
+    height: 380,
+  });
+  const rows = createLinePlot(shell.plots, {
+    title: 'Vectors of chosen positions',
+    xTitle: 'dimension',
+    yTitle: 'value',
+  });
+  const cols = createLinePlot(shell.plots, {
+    title: 'Waves of chosen dimensions',
+    xTitle: 'position',
+    yTitle: 'value',
+  });
   const bars = createBarPlot(shell.plots, { title: 'ALiBi slopes', yTitle: 'slope m_h' });
   const figures = () => [heat.figure, rows.figure, cols.figure, bars.figure];
   let drawnFor = null;
@@ -52,13 +96,19 @@ export function createEncodingsView({ root, store, compute }) {
       { xTitle: axes.x, yTitle: 'value' },
     );
     cols.update(
-      dims.map((c) => ({ label: `${axes.x} ${c}`, x: range(m.rows), y: Float32Array.from({ length: m.rows }, (_, r) => m.data[r * m.cols + c]) })),
+      dims.map((c) => ({
+        label: `${axes.x} ${c}`,
+        x: range(m.rows),
+        y: Float32Array.from({ length: m.rows }, (_, r) => m.data[r * m.cols + c]),
+      })),
       { xTitle: axes.y, yTitle: 'value' },
     );
     rows.figure.setTitle(pair ? 'Rows of chosen query positions' : 'Vectors of chosen positions');
     cols.figure.setTitle(pair ? 'Columns of chosen key positions' : 'Waves of chosen dimensions');
     const dropped = p.pos.length - pos.length + p.dims.length - dims.length;
-    rows.figure.setNote(dropped ? `${dropped} chosen index(es) beyond the matrix (${m.rows} × ${m.cols}) are left out.` : '');
+    rows.figure.setNote(
+      dropped ? `${dropped} chosen index(es) beyond the matrix (${m.rows} × ${m.cols}) are left out.` : '',
+    );
   }
 
   async function update(state) {
@@ -81,7 +131,11 @@ export function createEncodingsView({ root, store, compute }) {
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
-      shell, compute, job: 'encodings', params: p, figures,
+      shell,
+      compute,
+      job: 'encodings',
+      params: p,
+      figures,
       errorKey: (msg) => (/L is limited|L × D/.test(msg) ? 'enc.L' : /head/.test(msg) ? 'enc.head' : null),
       draw: (r) => {
         drawnFor = key;

@@ -7,7 +7,10 @@ import { createLinePlot, range } from '../plots/lineplot.js';
 import { CMAPS, SCALINGS } from '../state/schema.js';
 import { createViewShell, pick, runJob } from './kit.js';
 
-const scaling = (...names) => (s) => names.includes(s['ext.scaling']);
+const scaling =
+  (...names) =>
+  (s) =>
+    names.includes(s['ext.scaling']);
 
 const SPECS = [
   { key: 'ext.N', label: 'training length N', kind: 'slider' },
@@ -57,18 +60,48 @@ export function createExtrapolationView({ root, store, compute }) {
   const pair = document.createElement('div');
   pair.className = 'grid-2';
   shell.plots.append(pair);
-  const train = createHeatmap(pair, { title: 'Trained positions', xTitle: 'dimension', yTitle: 'position', height: 300 });
-  const evalMap = createHeatmap(pair, { title: 'Evaluation positions', xTitle: 'dimension', yTitle: 'position', height: 300 });
-  const nearest = createLinePlot(shell.plots, { title: 'How close is each position to a trained one?', xTitle: 'position p', yTitle: 'cosine similarity' });
+  const train = createHeatmap(pair, {
+    title: 'Trained positions',
+    xTitle: 'dimension',
+    yTitle: 'position',
+    height: 300,
+  });
+  const evalMap = createHeatmap(pair, {
+    title: 'Evaluation positions',
+    xTitle: 'dimension',
+    yTitle: 'position',
+    height: 300,
+  });
+  const nearest = createLinePlot(shell.plots, {
+    title: 'How close is each position to a trained one?',
+    xTitle: 'position p',
+    yTitle: 'cosine similarity',
+  });
   const ropeHead = document.createElement('h3');
   const factor = document.createElement('p');
   factor.className = 'readout-big';
   factor.setAttribute('role', 'status');
   shell.plots.append(ropeHead, factor);
-  const freq = createLinePlot(shell.plots, { title: 'RoPE inv_freq θᵢ per pair', xTitle: 'pair i', yTitle: 'θᵢ (rad / position)' });
-  const ratio = createLinePlot(shell.plots, { title: 'Scaled θᵢ / original θᵢ (YaRN’s ramp, llama3’s bands)', xTitle: 'pair i', yTitle: 'ratio' });
-  const waves = createLinePlot(shell.plots, { title: 'Wavelength 2π/θᵢ per pair', xTitle: 'pair i', yTitle: 'wavelength (positions)' });
-  const byOffset = createLinePlot(shell.plots, { title: 'RoPE: cosine between positions i and i + k (unit vector)', xTitle: 'offset k', yTitle: 'mean cosine' });
+  const freq = createLinePlot(shell.plots, {
+    title: 'RoPE inv_freq θᵢ per pair',
+    xTitle: 'pair i',
+    yTitle: 'θᵢ (rad / position)',
+  });
+  const ratio = createLinePlot(shell.plots, {
+    title: 'Scaled θᵢ / original θᵢ (YaRN’s ramp, llama3’s bands)',
+    xTitle: 'pair i',
+    yTitle: 'ratio',
+  });
+  const waves = createLinePlot(shell.plots, {
+    title: 'Wavelength 2π/θᵢ per pair',
+    xTitle: 'pair i',
+    yTitle: 'wavelength (positions)',
+  });
+  const byOffset = createLinePlot(shell.plots, {
+    title: 'RoPE: cosine between positions i and i + k (unit vector)',
+    xTitle: 'offset k',
+    yTitle: 'mean cosine',
+  });
   const figures = () => [train, evalMap, nearest, freq, ratio, waves, byOffset].map((p) => p.figure);
   let drawnFor = null;
 
@@ -81,13 +114,27 @@ export function createExtrapolationView({ root, store, compute }) {
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
-      shell, compute, job: 'extrapolation', params: p, figures,
-      errorKey: (msg) => (/factor|f >=|f must/.test(msg) ? 'ext.factor' : /beta/.test(msg) ? 'ext.bfast' : /freq/.test(msg) ? 'ext.lowff' : null),
+      shell,
+      compute,
+      job: 'extrapolation',
+      params: p,
+      figures,
+      errorKey: (msg) =>
+        /factor|f >=|f must/.test(msg)
+          ? 'ext.factor'
+          : /beta/.test(msg)
+            ? 'ext.bfast'
+            : /freq/.test(msg)
+              ? 'ext.lowff'
+              : null,
       draw: (r) => {
         drawnFor = key;
         train.update(r.heatmaps.train);
         train.figure.setTitle(`Trained: positions 0…${p.N - 1} (N = ${p.N}, D = ${p.D})`);
-        evalMap.update({ ...r.heatmaps.eval, rowMarks: p.L > p.N ? [{ row: p.N - 0.5, label: `unseen from ${p.N}` }] : [] });
+        evalMap.update({
+          ...r.heatmaps.eval,
+          rowMarks: p.L > p.N ? [{ row: p.N - 0.5, label: `unseen from ${p.N}` }] : [],
+        });
         evalMap.figure.setTitle(`Evaluated: positions 0…${p.L - 1} (L = ${p.L})`);
         nearest.update(
           [
@@ -108,7 +155,10 @@ export function createExtrapolationView({ root, store, compute }) {
           ],
           { logY: true },
         );
-        ratio.update([{ label: `${p.scaling} / original`, x: pairs, y: r.invFreq.scaled.map((v, i) => v / r.invFreq.plain[i]) }], { logY: false });
+        ratio.update(
+          [{ label: `${p.scaling} / original`, x: pairs, y: r.invFreq.scaled.map((v, i) => v / r.invFreq.plain[i]) }],
+          { logY: false },
+        );
         waves.update(
           [
             { label: 'original', x: pairs, y: r.wavelengths.plain },

@@ -16,7 +16,8 @@ export function createGalleryView({ root }) {
   h.textContent = 'Seed gallery';
   const p = document.createElement('p');
   p.className = 'note';
-  p.textContent = 'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.';
+  p.textContent =
+    'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.';
   intro.append(h, p);
   const cards = document.createElement('div');
   cards.className = 'cards';

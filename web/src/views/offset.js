@@ -24,8 +24,16 @@ export function createOffsetView({ root, store, compute }) {
   createIntro(shell, { title: 'Offset matrix', tex: TEX, note: NOTE });
 
   const matrix = createHeatmap(shell.plots, { title: 'M_k', xTitle: 'column', yTitle: 'row', height: 380 });
-  const sides = createLinePlot(shell.plots, { title: 'PE(p + k) and M_k · PE(p)', xTitle: 'dimension', yTitle: 'value' });
-  const residual = createLinePlot(shell.plots, { title: 'Residual PE(p + k) − M_k · PE(p)', xTitle: 'dimension', yTitle: 'residual' });
+  const sides = createLinePlot(shell.plots, {
+    title: 'PE(p + k) and M_k · PE(p)',
+    xTitle: 'dimension',
+    yTitle: 'value',
+  });
+  const residual = createLinePlot(shell.plots, {
+    title: 'Residual PE(p + k) − M_k · PE(p)',
+    xTitle: 'dimension',
+    yTitle: 'residual',
+  });
   const figures = () => [matrix.figure, sides.figure, residual.figure];
   let drawnFor = null;
 
@@ -38,7 +46,11 @@ export function createOffsetView({ root, store, compute }) {
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
-      shell, compute, job: 'offset', params: p, figures,
+      shell,
+      compute,
+      job: 'offset',
+      params: p,
+      figures,
       draw: (r) => {
         drawnFor = key;
         matrix.update(r.heatmaps.main);
@@ -50,7 +62,9 @@ export function createOffsetView({ root, store, compute }) {
           { label: `PE(${p.p})`, x, y: r.pe, color: '#999999' },
         ]);
         residual.update([{ label: 'residual', x, y: r.residual }]);
-        residual.figure.setNote(`max |residual| = ${formatExact(r.maxAbs)} (float32 rounding is about 6e-8 per operation)`);
+        residual.figure.setNote(
+          `max |residual| = ${formatExact(r.maxAbs)} (float32 rounding is about 6e-8 per operation)`,
+        );
       },
     });
   }

@@ -6,7 +6,10 @@ import { createLinePlot, range } from '../plots/lineplot.js';
 import { CMAPS, VECTOR_METHODS } from '../state/schema.js';
 import { createViewShell, pick, runJob } from './kit.js';
 
-const is = (...methods) => (s) => methods.includes(s['sim.method']);
+const is =
+  (...methods) =>
+  (s) =>
+    methods.includes(s['sim.method']);
 
 const SPECS = [
   { key: 'sim.method', label: 'method', kind: 'select', options: VECTOR_METHODS.map((m) => [m, METHOD_INFO[m].name]) },
@@ -16,14 +19,23 @@ const SPECS = [
   { key: 'sim.layout', label: 'layout', kind: 'select', show: is('sinusoidal') },
   { key: 'sim.style', label: 'pairing', kind: 'select', show: is('rope') },
   { key: 'sim.seed', label: 'seed', kind: 'number', show: is('learned') },
-  { key: 'sim.metric', label: 'metric', kind: 'select', options: [['cosine', 'cosine'], ['dot', 'dot product']] },
+  {
+    key: 'sim.metric',
+    label: 'metric',
+    kind: 'select',
+    options: [
+      ['cosine', 'cosine'],
+      ['dot', 'dot product'],
+    ],
+  },
   { key: 'sim.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
 ];
 
 const NOTES = {
   sinusoidal:
     'Similarity depends only on the offset i − j (each pair of dimensions contributes cos((i − j)ωᵢ)), so the matrix is Toeplitz: constant along diagonals. It falls off with distance but not monotonically, and never to zero.',
-  learned: 'An untrained (seeded random) table: positions are nearly orthogonal to each other. Training is what would give it structure.',
+  learned:
+    'An untrained (seeded random) table: positions are nearly orthogonal to each other. Training is what would give it structure.',
   rope: 'For RoPE the rows are rotations of one unit vector, so cos(q_i, q_j) depends only on i − j. The second curve is RoFormer’s upper bound on |q·k| against distance (§3.4.3): the long-term decay.',
   nope: 'NoPE adds nothing: every position’s vector is zero. The core defines the cosine of a zero vector as 0 (not NaN), so the matrix is all zeros: positions are indistinguishable.',
 };
@@ -33,9 +45,22 @@ export function createSimilarityView({ root, store, compute }) {
   const note = document.createElement('p');
   note.className = 'note';
   shell.intro.append(note);
-  const heat = createHeatmap(shell.plots, { title: 'Similarity matrix', xTitle: 'position j', yTitle: 'position i', height: 420 });
-  const byOffset = createLinePlot(shell.plots, { title: 'Mean similarity by offset |i − j|', xTitle: 'offset |i − j|', yTitle: 'similarity' });
-  const decay = createLinePlot(shell.plots, { title: 'RoPE: bound on |q·k| vs distance (RoFormer §3.4.3)', xTitle: 'distance m', yTitle: 'bound' });
+  const heat = createHeatmap(shell.plots, {
+    title: 'Similarity matrix',
+    xTitle: 'position j',
+    yTitle: 'position i',
+    height: 420,
+  });
+  const byOffset = createLinePlot(shell.plots, {
+    title: 'Mean similarity by offset |i − j|',
+    xTitle: 'offset |i − j|',
+    yTitle: 'similarity',
+  });
+  const decay = createLinePlot(shell.plots, {
+    title: 'RoPE: bound on |q·k| vs distance (RoFormer §3.4.3)',
+    xTitle: 'distance m',
+    yTitle: 'bound',
+  });
   const figures = () => [heat.figure, byOffset.figure, decay.figure];
   let drawnFor = null;
 
@@ -51,12 +76,20 @@ export function createSimilarityView({ root, store, compute }) {
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
-      shell, compute, job: 'similarity', params: p, figures,
+      shell,
+      compute,
+      job: 'similarity',
+      params: p,
+      figures,
       draw: (r) => {
         drawnFor = key;
         heat.update(r.heatmaps.main);
-        heat.figure.setTitle(`${p.metric === 'cosine' ? 'Cosine similarity' : 'Dot product'} of ${p.method} encodings, ${p.L} × ${p.L} (D = ${p.D})`);
-        byOffset.update([{ label: `mean ${p.metric}`, x: range(r.byOffset.length), y: r.byOffset }], { yTitle: p.metric });
+        heat.figure.setTitle(
+          `${p.metric === 'cosine' ? 'Cosine similarity' : 'Dot product'} of ${p.method} encodings, ${p.L} × ${p.L} (D = ${p.D})`,
+        );
+        byOffset.update([{ label: `mean ${p.metric}`, x: range(r.byOffset.length), y: r.byOffset }], {
+          yTitle: p.metric,
+        });
         decay.figure.el.hidden = !r.decay;
         if (r.decay) decay.update([{ label: 'RoFormer bound', x: range(r.decay.length), y: r.decay }]);
       },

@@ -64,7 +64,12 @@ export function attention(lab, p) {
     bias = Float32Array.from(positionBias);
     for (let h = 0; h < H; h++) for (let c = 0; c < L * L; c++) if (custom[c]) bias[h * L * L + c] = -Infinity;
   }
-  const att = lab.attention(mh.q, mh.k, mh.v, { mask, keyPadding: padding, bias: bias && { data: bias, shape: [H, L, L] }, returnWeights: true });
+  const att = lab.attention(mh.q, mh.k, mh.v, {
+    mask,
+    keyPadding: padding,
+    bias: bias && { data: bias, shape: [H, L, L] },
+    returnWeights: true,
+  });
 
   const hidden = Uint8Array.from(base, (v, c) => v || padding[c % L]);
   const scores = headScores(mh.q.data, mh.k.data, H, L, d, 1 / Math.sqrt(d));
@@ -82,7 +87,13 @@ export function attention(lab, p) {
     output: { data: pick(att.output.data, L * d, p.head * L * d), rows: L, cols: d, cmap: 'RdBu' },
   };
   for (let h = 0; h < H; h++) {
-    heatmaps[`head${h}`] = { data: pick(att.weights.data, L * L, h * L * L), rows: L, cols: L, cmap: p.cmap, range: [0, 1] };
+    heatmaps[`head${h}`] = {
+      data: pick(att.weights.data, L * L, h * L * L),
+      rows: L,
+      cols: L,
+      cmap: p.cmap,
+      range: [0, 1],
+    };
   }
   return {
     tokens,

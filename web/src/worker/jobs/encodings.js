@@ -31,17 +31,29 @@ function pairMatrix(lab, p) {
   }
   const axes = { x: 'key position j', y: 'query position i' };
   if (method === 'alibi') {
-    if (p.head >= p.heads) throw new RangeError(`head ${p.head} does not exist: there are ${p.heads} heads (0…${p.heads - 1})`);
+    if (p.head >= p.heads)
+      throw new RangeError(`head ${p.head} does not exist: there are ${p.heads} heads (0…${p.heads - 1})`);
     const bias = lab.alibi({ heads: p.heads, queryLength: L, keyLength: L });
     const slopes = lab.alibiSlopes({ heads: p.heads });
     return {
       heatmaps: { main: { data: slice(bias, p.head, L), rows: L, cols: L, cmap: p.cmap } },
       axes,
-      bars: { labels: Array.from(slopes.data, (_, h) => `head ${h}`), values: slopes.data, title: 'ALiBi slope m_h per head', yTitle: 'slope' },
+      bars: {
+        labels: Array.from(slopes.data, (_, h) => `head ${h}`),
+        values: slopes.data,
+        title: 'ALiBi slope m_h per head',
+        yTitle: 'slope',
+      },
     };
   }
   if (method === 't5') {
-    const b = lab.t5Buckets({ queryLength: L, keyLength: L, bidirectional: p.bidir, numBuckets: p.buckets, maxDistance: p.maxdist });
+    const b = lab.t5Buckets({
+      queryLength: L,
+      keyLength: L,
+      bidirectional: p.bidir,
+      numBuckets: p.buckets,
+      maxDistance: p.maxdist,
+    });
     return { heatmaps: { main: { data: b.data, rows: L, cols: L, cmap: p.cmap } }, axes };
   }
   const idx = lab.shawIndices({ queryLength: L, keyLength: L, maxDistance: p.clip });

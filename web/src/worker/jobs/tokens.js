@@ -7,7 +7,8 @@ export const PAD_RE = /^(\[pad\]|<pad>)$/i;
 export function tokenize(text) {
   const tokens = String(text).trim().split(/\s+/).filter(Boolean);
   if (tokens.length === 0) throw new RangeError('type at least one word');
-  if (tokens.length > MAX_TOKENS) throw new RangeError(`${tokens.length} words; the attention view takes at most ${MAX_TOKENS}`);
+  if (tokens.length > MAX_TOKENS)
+    throw new RangeError(`${tokens.length} words; the attention view takes at most ${MAX_TOKENS}`);
   return tokens;
 }
 
