@@ -20,7 +20,7 @@ args=(-DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_CUDA=ON -DPOSLAB_CUD
   -DCMAKE_POLICY_VERSION_MINIMUM=3.5)
 if [ -n "${POSLAB_DEPS:-}" ]; then
   deps=$(cd "$POSLAB_DEPS" && pwd)
-  args+=(-DCMAKE_PREFIX_PATH="$deps" -DHWY_INCLUDE_DIR="$deps/include")
+  args+=(-DCMAKE_PREFIX_PATH="$deps")  # headers and packages are found under $deps too
 fi
 tag=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
   sed 's/NVIDIA //; s/ .*//' | tr 'A-Z' 'a-z')

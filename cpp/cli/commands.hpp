@@ -38,5 +38,7 @@ void add_rope_commands(Commands& commands);
 void add_attention_commands(Commands& commands);
 // similarity, offset-matrix, wavelengths
 void add_analysis_commands(Commands& commands);
+// gpt2
+void add_gpt2_commands(Commands& commands);
 
 }  // namespace poslab::cli

@@ -45,6 +45,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_rope_commands(commands);
   poslab::cli::add_attention_commands(commands);
   poslab::cli::add_analysis_commands(commands);
+  poslab::cli::add_gpt2_commands(commands);
 
   try {
     app.parse(argc, argv);

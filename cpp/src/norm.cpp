@@ -31,7 +31,35 @@ double normalise(double centred, double variance_plus_eps) {
   return variance_plus_eps > 0.0 ? centred / std::sqrt(variance_plus_eps) : 0.0;
 }
 
+struct RowStats {
+  double mean, variance;
+};
+
+// Mean and biased variance (divide by D, as LayerNorm does) of one row, in double.
+RowStats row_stats(const float* in, std::size_t width) {
+  double mean = 0.0;
+  for (std::size_t c = 0; c < width; ++c) mean += in[c];
+  mean /= double(width);
+  double variance = 0.0;
+  for (std::size_t c = 0; c < width; ++c) variance += (in[c] - mean) * (in[c] - mean);
+  variance /= double(width);
+  return {mean, variance};
+}
+
 }  // namespace
+
+// x (..., D) → mean (...), variance (...).
+NormStats layer_norm_stats(const TensorF& x) {
+  const Rows r = check_input(x, 0.0, nullptr, nullptr);
+  const Shape rows(x.shape.begin(), x.shape.end() - 1);
+  NormStats stats{TensorF(rows, "LayerNorm mean"), TensorF(rows, "LayerNorm variance")};
+  for (std::size_t n = 0; n < r.count; ++n) {
+    const RowStats s = row_stats(x.ptr() + n * r.width, r.width);
+    stats.mean.data[n] = static_cast<float>(s.mean);
+    stats.variance.data[n] = static_cast<float>(s.variance);
+  }
+  return stats;
+}
 
 // x (..., D) → (..., D).
 TensorF layer_norm(const TensorF& x, double eps, const TensorF* gamma, const TensorF* beta) {
@@ -40,12 +68,7 @@ TensorF layer_norm(const TensorF& x, double eps, const TensorF* gamma, const Ten
   for (std::size_t n = 0; n < r.count; ++n) {
     const float* in = x.ptr() + n * r.width;
     float* out = y.ptr() + n * r.width;
-    double mean = 0.0;
-    for (std::size_t c = 0; c < r.width; ++c) mean += in[c];
-    mean /= double(r.width);
-    double variance = 0.0;  // biased: divide by D, as LayerNorm does
-    for (std::size_t c = 0; c < r.width; ++c) variance += (in[c] - mean) * (in[c] - mean);
-    variance /= double(r.width);
+    const auto [mean, variance] = row_stats(in, r.width);
     for (std::size_t c = 0; c < r.width; ++c) {
       double value = normalise(in[c] - mean, variance + eps);
       if (gamma) value *= gamma->data[c];

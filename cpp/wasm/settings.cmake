@@ -1,17 +1,9 @@
 # Settings of the WebAssembly build (emcmake), included by the top-level CMakeLists.txt before
 # the core is added: how em++ finds Eigen, and the flags every object of the build shares.
 
-# Eigen is header-only: its headers reach em++ through a build-tree folder holding only an
-# `Eigen` link, as Highway's do (cpp/CMakeLists.txt), so em++ never sees the host's glibc
-# headers in /usr/include. find_package(Eigen3) would look in Emscripten's sysroot only.
-find_path(EIGEN3_INCLUDE_DIR Eigen/Core PATHS /usr/include /usr/local/include
-          PATH_SUFFIXES eigen3 NO_CMAKE_FIND_ROOT_PATH)
-if(NOT EIGEN3_INCLUDE_DIR)
-  message(FATAL_ERROR "Eigen 3 headers not found (Debian: apt install libeigen3-dev)")
-endif()
-set(POSLAB_EIGEN_INCLUDE ${CMAKE_BINARY_DIR}/eigen-include)
-file(MAKE_DIRECTORY ${POSLAB_EIGEN_INCLUDE})
-file(CREATE_LINK ${EIGEN3_INCLUDE_DIR}/Eigen ${POSLAB_EIGEN_INCLUDE}/Eigen SYMBOLIC)
+# Eigen is header-only: find_package(Eigen3) would look in Emscripten's sysroot only, so its
+# headers come through a link folder like the core's other header-only libraries.
+poslab_header_link(POSLAB_EIGEN_INCLUDE Eigen Eigen/Core libeigen3-dev SUFFIX eigen3)
 add_library(Eigen3::Eigen INTERFACE IMPORTED)
 target_include_directories(Eigen3::Eigen SYSTEM INTERFACE ${POSLAB_EIGEN_INCLUDE})
 

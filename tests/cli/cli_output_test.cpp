@@ -339,7 +339,7 @@ TEST_F(Cli, AttentionWithHeads) {
 TEST_F(Cli, HelpWorksForEveryCommand) {
   for (const char* command : {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi",
                               "alibi-slopes", "rope", "rope-freqs", "rope-decay", "attention",
-                              "norm", "similarity", "offset-matrix", "wavelengths"}) {
+                              "norm", "similarity", "offset-matrix", "wavelengths", "gpt2"}) {
     const RunResult r = run({command, "--help"});
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_NE(r.out.find(std::string("poslab ") + command), std::string::npos) << r.out;

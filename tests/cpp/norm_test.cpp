@@ -47,6 +47,16 @@ TEST(LayerNorm, RowsHaveZeroMeanAndUnitBiasedVariance) {
   }
 }
 
+TEST(LayerNorm, StatsAreMeanAndBiasedVariancePerRow) {
+  // D = 4: the biased variance of {1, 2, 3, 4} is 1.25 (unbiased would be 5/3).
+  const poslab::TensorF x({2, 1, 4}, std::vector<float>{1, 2, 3, 4, -2, -2, -2, -2});
+  const poslab::NormStats s = poslab::layer_norm_stats(x);
+  ASSERT_EQ(s.mean.shape, (poslab::Shape{2, 1}));
+  ASSERT_EQ(s.variance.shape, (poslab::Shape{2, 1}));
+  EXPECT_EQ(s.mean.data, (std::vector<float>{2.5f, -2.0f}));
+  EXPECT_EQ(s.variance.data, (std::vector<float>{1.25f, 0.0f}));
+}
+
 TEST(LayerNorm, EpsIsInsideTheSquareRoot) {
   // Row (0, 2e-3): mean 1e-3, biased variance 1e-6. With eps = 1e-5 inside the root:
   // ±1e-3/√(1.1e-5) = ±0.30151; dividing by (std + eps) would give ±0.990.

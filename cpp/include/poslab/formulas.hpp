@@ -35,6 +35,13 @@ POSLAB_HD inline void rotate_pair(T& x, T& y, T cos_a, T sin_a) {
   y = x0 * sin_a + y0 * cos_a;
 }
 
+// GELU, tanh approximation (Hendrycks & Gimpel; GPT-2's `gelu_new`, PyTorch's
+// approximate="tanh"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+POSLAB_HD inline double gelu_tanh(double x) {
+  const double sqrt_2_over_pi = 0.79788456080286535587989211986876;
+  return 0.5 * x * (1.0 + std::tanh(sqrt_2_over_pi * (x + 0.044715 * x * x * x)));
+}
+
 // ALiBi slope of head h in [0, H) (Press et al. 2022, reference `get_slopes`). For H a
 // power of two: 2^(-8(h+1)/H). Otherwise, with c the largest power of two below H, the
 // first c heads take the c-head slopes and the rest take every other slope of the 2c-head

@@ -10,6 +10,13 @@ namespace poslab {
 TensorF layer_norm(const TensorF& x, double eps = 1e-5, const TensorF* gamma = nullptr,
                    const TensorF* beta = nullptr);
 
+// The statistics LayerNorm normalises by, per row of x (..., D): mean (...) and biased
+// variance (...), in double, returned as float32 (for traces of what a model normalised).
+struct NormStats {
+  TensorF mean, variance;
+};
+NormStats layer_norm_stats(const TensorF& x);
+
 // x / √(mean(x²) + eps) · γ. gamma is (D,) or null.
 TensorF rms_norm(const TensorF& x, double eps = 1e-5, const TensorF* gamma = nullptr);
 

@@ -1,0 +1,177 @@
+// `poslab gpt2`: GPT-2's forward pass on a list of token ids, with weights from a
+// .safetensors checkpoint or seeded random init; writes the logits (T, V) and, with
+// --trace DIR, one .npy per traced tensor plus index.json naming each file and its shape.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "poslab/gpt2.hpp"
+#include "poslab/npy.hpp"
+
+namespace poslab::cli {
+namespace {
+
+// "464,2068,7586" → ids; the range check against the vocabulary is the core's.
+std::vector<long long> parse_tokens(const std::string& text) {
+  std::vector<long long> ids;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const bool digits = !item.empty() && item.size() <= 12 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      throw UsageError("--tokens: token ids must be comma-separated non-negative integers (got '" +
+                       item + "')");
+    }
+    ids.push_back(std::stoll(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
+}
+
+std::string read_text(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw Error(path + ": cannot open");
+  std::string text;
+  char chunk[4096];
+  std::size_t got;
+  // A config is a few hundred bytes; 1 MB is certainly not one.
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0 && text.size() < (1u << 20)) {
+    text.append(chunk, got);
+  }
+  std::fclose(file);
+  require(text.size() < (1u << 20), path + ": too large for a GPT-2 config");
+  return text;
+}
+
+// Stacks per-layer (T,) vectors into (N, T).
+TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace::*field) {
+  const std::size_t N = layers.size(), T = (layers.front().*field).size();
+  TensorF out({N, T}, "trace (N, T)");
+  for (std::size_t i = 0; i < N; ++i) {
+    std::copy((layers[i].*field).data.begin(), (layers[i].*field).data.end(),
+              out.data.begin() + i * T);
+  }
+  return out;
+}
+
+void add_gpt2(Commands& commands) {
+  struct Args {
+    std::string weights, preset = "small", config, tokens, out, trace;
+    std::uint64_t seed = 0;
+    long long top_k = 10;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = commands.add(
+      "gpt2", "GPT-2 forward pass on token ids: logits (T, vocab), optional trace of every layer",
+      [a] {
+        check_output_path(a->out);
+        const std::vector<long long> tokens = parse_tokens(a->tokens);
+        const Gpt2Config config = a->config.empty()
+                                      ? Gpt2Config::preset(a->preset)
+                                      : Gpt2Config::from_json(read_text(a->config), a->config);
+        const std::filesystem::path trace_dir(a->trace);
+        std::error_code error;
+        // Checked now, created only once there is something to write into it, so a run that
+        // fails leaves no empty directory behind.
+        require(a->trace.empty() || !std::filesystem::exists(trace_dir, error) ||
+                    std::filesystem::is_directory(trace_dir, error),
+                a->trace + ": --trace must name a directory");
+        const Gpt2Weights weights = a->weights.empty() ? gpt2_random_weights(config, a->seed)
+                                                       : load_gpt2_weights(a->weights, config);
+        Gpt2Options options;
+        options.trace = !a->trace.empty();
+        options.top_k = a->top_k;
+        const Gpt2Result result = gpt2_forward(weights, tokens, options);
+
+        std::vector<std::pair<std::string, std::string>> files;
+        files.emplace_back(a->out, encode_output(a->out, result.logits));
+        if (options.trace) {
+          nlohmann::json index;
+          index["model"] = {
+              {"vocab_size", config.vocab_size},
+              {"n_positions", config.n_positions},
+              {"n_embd", config.n_embd},
+              {"n_layer", config.n_layer},
+              {"n_head", config.n_head},
+              {"layer_norm_epsilon", config.layer_norm_epsilon},
+              {"weights",
+               a->weights.empty() ? "random init, seed " + std::to_string(a->seed) : a->weights}};
+          index["tokens"] = tokens;
+          index["tensors"] = nlohmann::json::array();
+          const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
+                               const std::string& about) {
+            const std::string file = name + ".npy";
+            files.emplace_back((trace_dir / file).string(), encode_npy(tensor));
+            index["tensors"].push_back({{"name", name},
+                                        {"file", file},
+                                        {"shape", tensor.shape},
+                                        {"dtype", dtype},
+                                        {"about", about}});
+          };
+          const auto& layers = result.layers;
+          for (std::size_t i = 0; i < layers.size(); ++i) {
+            put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
+                "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
+          }
+          put("ln_1_mean", stack(layers, &Gpt2LayerTrace::ln_1_mean), "float32",
+              "(N, T) mean ln_1 subtracted, per layer and position");
+          put("ln_1_variance", stack(layers, &Gpt2LayerTrace::ln_1_variance), "float32",
+              "(N, T) biased variance ln_1 divided by (before eps)");
+          put("ln_2_mean", stack(layers, &Gpt2LayerTrace::ln_2_mean), "float32",
+              "(N, T) mean ln_2 subtracted");
+          put("ln_2_variance", stack(layers, &Gpt2LayerTrace::ln_2_variance), "float32",
+              "(N, T) biased variance ln_2 divided by (before eps)");
+          put("resid_attn_norm", stack(layers, &Gpt2LayerTrace::resid_attn_norm), "float32",
+              "(N, T) L2 norm of the residual stream after each attention sublayer");
+          put("resid_mlp_norm", stack(layers, &Gpt2LayerTrace::resid_mlp_norm), "float32",
+              "(N, T) L2 norm of the residual stream after each MLP sublayer");
+          const std::size_t k = result.top_ids.size();
+          put("top_k_ids", TensorI({k}, result.top_ids), "int32",
+              "(k,) most likely next tokens after the last position");
+          put("top_k_probs", TensorF({k}, result.top_probs), "float32",
+              "(k,) their probabilities, descending");
+          files.emplace_back((trace_dir / "index.json").string(), index.dump(2) + "\n");
+        }
+        if (options.trace && !std::filesystem::exists(trace_dir, error)) {
+          std::filesystem::create_directory(trace_dir, error);
+          require(!error, a->trace + ": cannot create the trace directory: " + error.message());
+        }
+        write_outputs(files);
+      });
+  cmd->add_option("--tokens", a->tokens, "token ids, comma-separated (e.g. 464,2068,7586)")
+      ->required()
+      ->type_name("IDS");
+  cmd->add_option("--weights", a->weights,
+                  "GPT-2 checkpoint (.safetensors, F32 or F16, names as Hugging Face's)")
+      ->type_name("FILE");
+  auto* preset = cmd->add_option("--preset", a->preset, "model size: small (124M) or medium")
+                     ->capture_default_str()
+                     ->check(one_of({"small", "medium"}, "preset"));
+  cmd->add_option("--config", a->config, "Hugging Face config.json instead of a preset")
+      ->type_name("FILE")
+      ->excludes(preset);
+  cmd->add_option("--seed", a->seed, "seed of the random init used without --weights")
+      ->capture_default_str()
+      ->check(unsigned_integer())
+      ->excludes("--weights");
+  cmd->add_option("--top-k", a->top_k, "how many next tokens the trace lists")
+      ->capture_default_str()
+      ->check(integer_at_least(1));
+  cmd->add_option("--trace", a->trace,
+                  "directory for the trace: one .npy per tensor and index.json")
+      ->type_name("DIR");
+  add_output(cmd, a->out);
+}
+
+}  // namespace
+
+void add_gpt2_commands(Commands& commands) { add_gpt2(commands); }
+
+}  // namespace poslab::cli

@@ -1,0 +1,112 @@
+// GPT-2 (Radford et al. 2019) exactly as the released model computes it, with a trace of the
+// intermediates a viewer wants. Shapes: T tokens, E = n_embd, H = n_head, d = E/H,
+// V = vocab_size, P = n_positions, N = n_layer.
+//   x = wte[tok] + wpe[pos]                                  (T, E)
+//   per block: h = x + c_proj(attn(ln_1(x)))                  causal, fused c_attn (E, 3E)
+//              x = h + mlp.c_proj(gelu_tanh(mlp.c_fc(ln_2(h))))   c_fc (E, 4E), c_proj (4E, E)
+//   logits = ln_f(x) · wteᵀ                                  (T, V), tied to wte
+// Weights are stored as Hugging Face's Conv1D does: (in, out), y = x·W + b.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "poslab/safetensors.hpp"
+#include "poslab/tensor.hpp"
+
+namespace poslab {
+
+struct Gpt2Config {
+  long long vocab_size = 50257;
+  long long n_positions = 1024;
+  long long n_embd = 768;
+  long long n_layer = 12;
+  long long n_head = 12;
+  double layer_norm_epsilon = 1e-5;
+
+  static Gpt2Config small();   // GPT-2 124M: 50257, 1024, 768, 12 layers, 12 heads
+  static Gpt2Config medium();  // GPT-2 355M: 50257, 1024, 1024, 24 layers, 16 heads
+  // "small" | "medium"
+  static Gpt2Config preset(const std::string& name);
+  // Hugging Face config.json text (keys vocab_size, n_positions, n_embd, n_layer, n_head,
+  // layer_norm_epsilon; missing keys take GPT-2 small's values, as transformers does).
+  // Settings this forward pass does not implement (another activation_function,
+  // scale_attn_by_inverse_layer_idx, ...) are refused. `name` labels errors.
+  static Gpt2Config from_json(const std::string& text, const std::string& name);
+
+  // Throws unless every size is positive, H divides E, eps is finite and >= 0, and the
+  // parameter count is within kMaxGpt2Parameters.
+  void validate() const;
+  // wte + wpe + N blocks + ln_f.
+  std::uint64_t parameter_count() const;
+};
+
+// The most parameters a model may have (8× the per-tensor element cap: 2^31 natively, enough
+// for GPT-2 XL), checked before any weight is allocated.
+inline constexpr std::uint64_t kMaxGpt2Parameters = std::uint64_t{8} * kMaxElements;
+
+struct Gpt2Block {
+  TensorF ln_1_weight, ln_1_bias;              // (E,)
+  TensorF attn_c_attn_weight;                  // (E, 3E): q, k, v side by side
+  TensorF attn_c_attn_bias;                    // (3E,)
+  TensorF attn_c_proj_weight;                  // (E, E)
+  TensorF attn_c_proj_bias;                    // (E,)
+  TensorF ln_2_weight, ln_2_bias;              // (E,)
+  TensorF mlp_c_fc_weight, mlp_c_fc_bias;      // (E, 4E), (4E,)
+  TensorF mlp_c_proj_weight, mlp_c_proj_bias;  // (4E, E), (E,)
+};
+
+struct Gpt2Weights {
+  Gpt2Config config;
+  TensorF wte;  // (V, E)
+  TensorF wpe;  // (P, E)
+  std::vector<Gpt2Block> blocks;
+  TensorF ln_f_weight, ln_f_bias;  // (E,)
+};
+
+// Every tensor with its standard name ("wte.weight", "h.0.ln_1.weight", ...) and shape, in
+// the order the released checkpoints list them. Pointers into `weights`.
+std::vector<std::pair<std::string, const TensorF*>> gpt2_named_tensors(const Gpt2Weights& weights);
+
+// Seeded random init: every matrix and embedding N(0, 0.02²) from poslab::Rng(seed),
+// biases 0, LayerNorm gains 1.
+Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed = 0);
+
+// Takes the tensors of a checkpoint (names optionally prefixed "transformer."): every name,
+// shape and value (finite) is checked against `config`; errors name the tensor. The
+// attention-mask buffers (h.N.attn.bias, h.N.attn.masked_bias) and lm_head.weight (tied to
+// wte) of some checkpoints are ignored; any other name is refused. `name` labels errors.
+Gpt2Weights gpt2_weights_from(SafetensorsFile file, const Gpt2Config& config,
+                              const std::string& name);
+Gpt2Weights load_gpt2_weights(const std::string& path, const Gpt2Config& config);
+
+// Throws unless every tensor of `weights` has the shape its config asks for.
+void check_gpt2_weights(const Gpt2Weights& weights);
+
+struct Gpt2LayerTrace {
+  TensorF attention;                 // (H, T, T) softmax weights of every head (causal)
+  TensorF ln_1_mean, ln_1_variance;  // (T,) statistics ln_1 normalised x by
+  TensorF ln_2_mean, ln_2_variance;  // (T,) the same for ln_2 on h
+  TensorF resid_attn_norm;  // (T,) ‖h‖₂ per position: residual stream after attention
+  TensorF resid_mlp_norm;   // (T,) ‖x‖₂ per position: residual stream after the MLP
+};
+
+struct Gpt2Result {
+  TensorF logits;                      // (T, V)
+  std::vector<Gpt2LayerTrace> layers;  // N entries when traced, else empty
+  std::vector<std::int32_t> top_ids;   // (k,) most likely next tokens after the last position
+  std::vector<float> top_probs;        // (k,) their softmax probabilities, descending
+};
+
+struct Gpt2Options {
+  bool trace = true;
+  long long top_k = 10;  // clipped to V
+};
+
+// tokens: 1 <= T <= P ids, each in [0, V).
+Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,
+                        const Gpt2Options& options = {});
+
+}  // namespace poslab

@@ -1,0 +1,181 @@
+// The GPT-2 forward pass over one sequence, built from the core's own LayerNorm and attention
+// (so the model view shows exactly what the other views compute). Products accumulate in
+// double through Eigen; tensors between steps are float32, as in the released fp32 model.
+// Shapes: T tokens, E width, H heads, d = E/H, V vocabulary.
+#include "poslab/gpt2.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "poslab/attention.hpp"
+#include "poslab/formulas.hpp"
+#include "poslab/norm.hpp"
+
+namespace poslab {
+namespace {
+
+using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMapF = Eigen::Map<const MatrixF>;
+using MapF = Eigen::Map<MatrixF>;
+
+// x (T, in) · w (in, out) + b (out,) → (T, out): Hugging Face's Conv1D.
+TensorF linear(const TensorF& x, const TensorF& w, const TensorF& b, const char* what) {
+  const std::size_t T = x.dim(0), in = w.dim(0), out = w.dim(1);
+  MatrixD y = ConstMapF(x.ptr(), T, in).cast<double>() * ConstMapF(w.ptr(), in, out).cast<double>();
+  y.rowwise() += ConstMapF(b.ptr(), 1, out).cast<double>().row(0);
+  TensorF result({T, out}, what);
+  MapF(result.ptr(), T, out) = y.cast<float>();
+  return result;
+}
+
+// a + b elementwise (same shape).
+TensorF add(const TensorF& a, const TensorF& b) {
+  TensorF sum = a;
+  for (std::size_t i = 0; i < sum.size(); ++i) sum.data[i] = float(double(a.data[i]) + b.data[i]);
+  return sum;
+}
+
+// ‖x[t]‖₂ per row of x (T, E) → (T,).
+TensorF row_norms(const TensorF& x) {
+  const std::size_t T = x.dim(0), E = x.dim(1);
+  TensorF norms({T}, "residual norms (T,)");
+  for (std::size_t t = 0; t < T; ++t) {
+    double sum = 0.0;
+    for (std::size_t c = 0; c < E; ++c) sum += double(x.data[t * E + c]) * x.data[t * E + c];
+    norms.data[t] = static_cast<float>(std::sqrt(sum));
+  }
+  return norms;
+}
+
+// Causal self-attention of one block: qkv (T, 3E) = ln_1(x)·c_attn, split into q, k, v of
+// (H, T, d) each (head h takes columns h·d..h·d+d−1 of its third), attend, merge heads back
+// to (T, E) and project with c_proj.
+TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H, bool trace,
+                       TensorF* weights) {
+  const TensorF qkv = linear(a, block.attn_c_attn_weight, block.attn_c_attn_bias, "qkv (T, 3E)");
+  const std::size_t T = a.dim(0), E = a.dim(1), d = E / H;
+  TensorF q({H, T, d}, "q (H, T, d)"), k({H, T, d}, "k (H, T, d)"), v({H, T, d}, "v (H, T, d)");
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t j = 0; j < d; ++j) {
+        const float* row = qkv.ptr() + t * 3 * E + h * d + j;
+        const std::size_t at = (h * T + t) * d + j;
+        q.data[at] = row[0];
+        k.data[at] = row[E];
+        v.data[at] = row[2 * E];
+      }
+  AttentionOptions options;
+  options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as GPT-2
+  options.return_weights = trace;
+  AttentionResult result = attention(q, k, v, options);
+  TensorF merged({T, E}, "attention output (T, E)");
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t j = 0; j < d; ++j) {
+        merged.data[t * E + h * d + j] = result.output.data[(h * T + t) * d + j];
+      }
+  if (trace) *weights = std::move(result.weights);
+  return linear(merged, block.attn_c_proj_weight, block.attn_c_proj_bias, "attention (T, E)");
+}
+
+// mlp.c_proj(gelu_tanh(mlp.c_fc(a))): (T, E) → (T, 4E) → (T, E).
+TensorF mlp(const TensorF& a, const Gpt2Block& block) {
+  TensorF hidden = linear(a, block.mlp_c_fc_weight, block.mlp_c_fc_bias, "MLP hidden (T, 4E)");
+  for (float& value : hidden.data) value = static_cast<float>(formulas::gelu_tanh(value));
+  return linear(hidden, block.mlp_c_proj_weight, block.mlp_c_proj_bias, "MLP output (T, E)");
+}
+
+// x (T, E) · wteᵀ → (T, V), in slices of the vocabulary so no (V, E) double copy is made.
+TensorF tied_logits(const TensorF& x, const TensorF& wte) {
+  const std::size_t T = x.dim(0), E = x.dim(1), V = wte.dim(0);
+  constexpr std::size_t kSlice = 4096;
+  TensorF logits({T, V}, "logits (T, V)");
+  const MatrixD X = ConstMapF(x.ptr(), T, E).cast<double>();
+  MapF out(logits.ptr(), T, V);
+  for (std::size_t v0 = 0; v0 < V; v0 += kSlice) {
+    const std::size_t n = std::min(kSlice, V - v0);
+    const MatrixD W = ConstMapF(wte.ptr() + v0 * E, n, E).cast<double>();
+    out.middleCols(v0, n) = (X * W.transpose()).cast<float>();
+  }
+  return logits;
+}
+
+void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
+  const std::size_t T = logits.dim(0), V = logits.dim(1);
+  const float* last = logits.ptr() + (T - 1) * V;
+  const double max = *std::max_element(last, last + V);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < V; ++i) sum += std::exp(double(last[i]) - max);
+  std::vector<std::int32_t> ids(V);
+  std::iota(ids.begin(), ids.end(), 0);
+  // Highest logit first; equal logits by lower id, so the order is deterministic.
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(),
+                    [last](std::int32_t a, std::int32_t b) {
+                      return last[a] != last[b] ? last[a] > last[b] : a < b;
+                    });
+  ids.resize(k);
+  result.top_ids = ids;
+  for (const std::int32_t id : ids) {
+    result.top_probs.push_back(static_cast<float>(std::exp(double(last[id]) - max) / sum));
+  }
+}
+
+}  // namespace
+
+Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,
+                        const Gpt2Options& options) {
+  check_gpt2_weights(weights);
+  const Gpt2Config& c = weights.config;
+  require(!tokens.empty(), "GPT-2 needs at least one token");
+  require(tokens.size() <= std::size_t(c.n_positions), std::to_string(tokens.size()) +
+                                                           " tokens exceed n_positions " +
+                                                           std::to_string(c.n_positions));
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    require(tokens[t] >= 0 && tokens[t] < c.vocab_size,
+            "token " + std::to_string(tokens[t]) + " at position " + std::to_string(t) +
+                " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+  }
+  require(options.top_k >= 0, "top_k must be non-negative");
+
+  const std::size_t T = tokens.size(), E = std::size_t(c.n_embd), H = std::size_t(c.n_head);
+  const double eps = c.layer_norm_epsilon;
+  Gpt2Result result;
+
+  // x[t] = wte[token t] + wpe[t]                                         (T, E)
+  TensorF x({T, E}, "residual stream (T, E)");
+  for (std::size_t t = 0; t < T; ++t) {
+    const float* te = weights.wte.ptr() + std::size_t(tokens[t]) * E;
+    const float* pe = weights.wpe.ptr() + t * E;
+    for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(double(te[j]) + pe[j]);
+  }
+
+  for (const Gpt2Block& block : weights.blocks) {
+    Gpt2LayerTrace layer;
+    const TensorF a = layer_norm(x, eps, &block.ln_1_weight, &block.ln_1_bias);
+    const TensorF h = add(x, self_attention(a, block, H, options.trace, &layer.attention));
+    const TensorF m = layer_norm(h, eps, &block.ln_2_weight, &block.ln_2_bias);
+    TensorF next = add(h, mlp(m, block));
+    if (options.trace) {
+      NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(h);
+      layer.ln_1_mean = std::move(s1.mean);
+      layer.ln_1_variance = std::move(s1.variance);
+      layer.ln_2_mean = std::move(s2.mean);
+      layer.ln_2_variance = std::move(s2.variance);
+      layer.resid_attn_norm = row_norms(h);
+      layer.resid_mlp_norm = row_norms(next);
+      result.layers.push_back(std::move(layer));
+    }
+    x = std::move(next);
+  }
+
+  const TensorF final_x = layer_norm(x, eps, &weights.ln_f_weight, &weights.ln_f_bias);
+  result.logits = tied_logits(final_x, weights.wte);
+  top_k(result.logits, std::min<std::size_t>(std::size_t(options.top_k), std::size_t(c.vocab_size)),
+        result);
+  return result;
+}
+
+}  // namespace poslab

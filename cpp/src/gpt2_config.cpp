@@ -1,0 +1,114 @@
+// GPT-2 configurations: the released presets, Hugging Face config.json, and the size checks
+// that run before any weight is allocated.
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "poslab/gpt2.hpp"
+
+namespace poslab {
+
+Gpt2Config Gpt2Config::small() { return Gpt2Config{50257, 1024, 768, 12, 12, 1e-5}; }
+
+Gpt2Config Gpt2Config::medium() { return Gpt2Config{50257, 1024, 1024, 24, 16, 1e-5}; }
+
+Gpt2Config Gpt2Config::preset(const std::string& name) {
+  if (name == "small") return small();
+  if (name == "medium") return medium();
+  throw Error("unknown GPT-2 preset '" + name + "' (expected small or medium)");
+}
+
+namespace {
+
+long long size_key(const nlohmann::json& json, const char* key, long long fallback,
+                   const std::string& name) {
+  if (!json.contains(key)) return fallback;
+  const nlohmann::json& value = json[key];
+  require(value.is_number_integer(),
+          name + ": \"" + key + "\" must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
+    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
+  }
+  return value.get<long long>();
+}
+
+}  // namespace
+
+Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& name) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(name + ": not valid JSON: " + e.what());
+  }
+  require(json.is_object(), name + ": a GPT-2 config must be a JSON object");
+  const Gpt2Config defaults = small();
+  Gpt2Config config;
+  config.vocab_size = size_key(json, "vocab_size", defaults.vocab_size, name);
+  config.n_positions = size_key(json, "n_positions", defaults.n_positions, name);
+  config.n_embd = size_key(json, "n_embd", defaults.n_embd, name);
+  config.n_layer = size_key(json, "n_layer", defaults.n_layer, name);
+  config.n_head = size_key(json, "n_head", defaults.n_head, name);
+  if (json.contains("layer_norm_epsilon")) {
+    const nlohmann::json& eps = json["layer_norm_epsilon"];
+    require(eps.is_number(), name + ": \"layer_norm_epsilon\" must be a number");
+    config.layer_norm_epsilon = eps.get<double>();
+  }
+  // Variants of the architecture this forward pass does not compute: refuse rather than
+  // silently give other numbers than the model would.
+  if (json.contains("activation_function")) {
+    const nlohmann::json& act = json["activation_function"];
+    require(act == "gelu_new" || act == "gelu_pytorch_tanh",
+            name + ": activation_function " + act.dump() +
+                " is not supported (GPT-2's gelu_new, the tanh approximation)");
+  }
+  for (const char* key : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"}) {
+    require(!json.contains(key) || json[key] == false,
+            name + ": \"" + key + "\": true is not supported");
+  }
+  require(!json.contains("scale_attn_weights") || json["scale_attn_weights"] == true,
+          name + ": \"scale_attn_weights\": false is not supported");
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+  return config;
+}
+
+void Gpt2Config::validate() const {
+  positive_size(vocab_size, "vocab_size");
+  positive_size(n_positions, "n_positions");
+  positive_size(n_embd, "n_embd");
+  positive_size(n_layer, "n_layer");
+  positive_size(n_head, "n_head");
+  require(n_embd % n_head == 0, "n_embd " + std::to_string(n_embd) +
+                                    " is not divisible by n_head " + std::to_string(n_head));
+  require(std::isfinite(layer_norm_epsilon) && layer_norm_epsilon >= 0.0,
+          "layer_norm_epsilon must be a non-negative finite number");
+  const std::uint64_t count = parameter_count();
+  require(count <= kMaxGpt2Parameters, "the model would have " + std::to_string(count) +
+                                           " parameters; the limit is " +
+                                           std::to_string(kMaxGpt2Parameters));
+}
+
+std::uint64_t Gpt2Config::parameter_count() const {
+  // Saturating arithmetic: the count is compared with a cap, so "huge" is all it must say.
+  const auto mul = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  const auto add = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  const auto u = [](long long v) { return v > 0 ? std::uint64_t(v) : 0; };
+  const std::uint64_t V = u(vocab_size), P = u(n_positions), E = u(n_embd), N = u(n_layer);
+  const std::uint64_t E2 = mul(E, E);
+  // ln_1, ln_2 (2E each), c_attn (3E² + 3E), attn c_proj (E² + E), c_fc (4E² + 4E),
+  // mlp c_proj (4E² + E): 12E² + 13E per block.
+  const std::uint64_t block = add(mul(12, E2), mul(13, E));
+  return add(add(mul(V, E), mul(P, E)), add(mul(N, block), mul(2, E)));
+}
+
+}  // namespace poslab

@@ -1,0 +1,374 @@
+// .safetensors reading and writing (format: github.com/huggingface/safetensors, "Format").
+// The header is validated in full — lengths, JSON, dtypes, shapes against the element cap,
+// offsets — before a single tensor is allocated, so a hostile file costs at most its header.
+#include "poslab/safetensors.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+// Tensor bytes are copied straight into host floats: little-endian hosts only (x86-64, Arm64,
+// wasm32), as in npy.cpp.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "safetensors.cpp assumes a little-endian host"
+#endif
+
+namespace poslab {
+
+const char* dtype_name(StoredDType dtype) { return dtype == StoredDType::kF16 ? "F16" : "F32"; }
+
+float half_to_float(std::uint16_t bits) {
+  const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;
+  const std::uint32_t exponent = (bits >> 10) & 0x1fu;
+  std::uint32_t mantissa = bits & 0x3ffu;
+  std::uint32_t out;
+  if (exponent == 0x1f) {  // infinity or NaN (payload kept)
+    out = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {  // normal: rebias 15 → 127
+    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // ±0
+    out = sign;
+  } else {  // subnormal half m·2^-24 is a normal float: shift the leading 1 into place
+    int e = -1;
+    do {
+      ++e;
+      mantissa <<= 1;
+    } while ((mantissa & 0x400u) == 0);
+    out = sign | std::uint32_t(112 - e) << 23 | ((mantissa & 0x3ffu) << 13);
+  }
+  float value;
+  std::memcpy(&value, &out, sizeof value);
+  return value;
+}
+
+std::uint16_t float_to_half(float value) {
+  std::uint32_t x;
+  std::memcpy(&x, &value, sizeof x);
+  const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000u);
+  const std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // infinity, or NaN kept quiet
+    return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
+  }
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;    // rounds past 65504: infinity
+  if (abs < 0x38800000u) {                          // below 2^-14: subnormal half (or zero)
+    if (abs < 0x33000000u) return sign;             // under half the smallest subnormal
+    const std::uint32_t shift = 126 - (abs >> 23);  // 14..24 when the exponent is 102..112
+    const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    std::uint32_t half = m >> shift;
+    const std::uint32_t rest = m & ((1u << shift) - 1);
+    const std::uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1u))) ++half;
+    return sign | std::uint16_t(half);
+  }
+  // Normal: rebias and round the 13 dropped bits to nearest even (a carry may bump the
+  // exponent, which is still right).
+  std::uint32_t half = ((abs >> 13) - (112u << 10));
+  const std::uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return sign | std::uint16_t(half);
+}
+
+namespace {
+
+// The deepest a valid header nests: {name: {"shape": [ ]}}. Checked by a scan before
+// nlohmann parses, so a header of nested brackets cannot exhaust memory.
+constexpr int kMaxJsonDepth = 3;
+
+std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF16 ? 2 : 4; }
+
+// Random access to the file's bytes: `read(offset, n, dst)` fills dst or throws.
+struct Source {
+  std::string name;
+  std::uint64_t size = 0;
+  std::function<void(std::uint64_t, std::size_t, char*)> read;
+};
+
+struct Entry {
+  std::string name;
+  StoredDType dtype = StoredDType::kF32;
+  Shape shape;
+  std::uint64_t begin = 0, end = 0;  // relative to the start of the byte buffer
+};
+
+struct Header {
+  std::vector<Entry> entries;
+  std::map<std::string, std::string> metadata;
+  std::uint64_t data_start = 0;  // 8 + N
+};
+
+[[noreturn]] void fail(const Source& src, const std::string& message) {
+  throw Error(src.name + ": " + message);
+}
+
+std::string tensor_label(const std::string& name) { return "tensor '" + name + "'"; }
+
+void check_depth(const Source& src, const std::string& text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) {
+        fail(src, "header nests deeper than a safetensors header can (" +
+                      std::to_string(kMaxJsonDepth) + " levels)");
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+// A JSON number that is a non-negative integer, as uint64 (nlohmann stores those unsigned).
+std::uint64_t unsigned_field(const Source& src, const nlohmann::json& value,
+                             const std::string& what) {
+  if (!value.is_number_unsigned()) {
+    fail(src, what + " must be a non-negative integer, got " + value.dump());
+  }
+  return value.get<std::uint64_t>();
+}
+
+Entry parse_entry(const Source& src, const std::string& name, const nlohmann::json& spec,
+                  std::uint64_t buffer_size) {
+  const std::string label = tensor_label(name);
+  if (!spec.is_object()) fail(src, label + ": expected an object with dtype, shape, data_offsets");
+  for (const char* key : {"dtype", "shape", "data_offsets"}) {
+    if (!spec.contains(key)) fail(src, label + ": missing \"" + key + "\"");
+  }
+  if (spec.size() != 3) fail(src, label + ": unexpected keys besides dtype, shape, data_offsets");
+
+  Entry entry;
+  entry.name = name;
+  const nlohmann::json& dtype = spec["dtype"];
+  if (!dtype.is_string()) fail(src, label + ": dtype must be a string");
+  const std::string dtype_text = dtype.get<std::string>();
+  if (dtype_text == "F32") {
+    entry.dtype = StoredDType::kF32;
+  } else if (dtype_text == "F16") {
+    entry.dtype = StoredDType::kF16;
+  } else {
+    fail(src, label + ": dtype " + dtype.dump() + " is not supported (F32 or F16)");
+  }
+
+  const nlohmann::json& shape = spec["shape"];
+  if (!shape.is_array()) fail(src, label + ": shape must be an array");
+  for (const nlohmann::json& dim : shape) {
+    const std::uint64_t d = unsigned_field(src, dim, label + ": shape entry");
+    // Bounded before narrowing to size_t (32 bits in wasm).
+    if (d > kMaxElements) {
+      fail(src, label + ": dimension " + std::to_string(d) + " is over the element limit " +
+                    std::to_string(kMaxElements));
+    }
+    entry.shape.push_back(static_cast<std::size_t>(d));
+  }
+  const std::size_t numel = checked_numel(entry.shape, src.name + ": " + label);
+
+  const nlohmann::json& offsets = spec["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2) {
+    fail(src, label + ": data_offsets must be [begin, end]");
+  }
+  entry.begin = unsigned_field(src, offsets[0], label + ": data_offsets begin");
+  entry.end = unsigned_field(src, offsets[1], label + ": data_offsets end");
+  if (entry.end < entry.begin) fail(src, label + ": data_offsets end is before begin");
+  if (entry.end > buffer_size) {
+    fail(src, label + ": data_offsets [" + std::to_string(entry.begin) + ", " +
+                  std::to_string(entry.end) + ") run past the " + std::to_string(buffer_size) +
+                  "-byte data buffer (truncated file?)");
+  }
+  const std::uint64_t expected = std::uint64_t(numel) * item_size(entry.dtype);
+  if (entry.end - entry.begin != expected) {
+    fail(src, label + ": shape " + shape_string(entry.shape) + " of " + dtype_text + " needs " +
+                  std::to_string(expected) + " bytes, data_offsets span " +
+                  std::to_string(entry.end - entry.begin));
+  }
+  return entry;
+}
+
+Header parse_header(const Source& src) {
+  if (src.size < 8) {
+    fail(src, "file is " + std::to_string(src.size) +
+                  " bytes, too short for the 8-byte header length (not a safetensors file?)");
+  }
+  unsigned char length_bytes[8];
+  src.read(0, 8, reinterpret_cast<char*>(length_bytes));
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | length_bytes[i];
+  if (length > kMaxSafetensorsHeader) {
+    fail(src, "header length " + std::to_string(length) + " is over the limit of " +
+                  std::to_string(kMaxSafetensorsHeader) + " bytes (not a safetensors file?)");
+  }
+  if (length > src.size - 8) {
+    fail(src, "header length " + std::to_string(length) + " runs past the end of the " +
+                  std::to_string(src.size) + "-byte file (truncated?)");
+  }
+  if (length < 2) fail(src, "header length " + std::to_string(length) + " is too short for JSON");
+  std::string text(static_cast<std::size_t>(length), '\0');
+  src.read(8, text.size(), &text[0]);
+  check_depth(src, text);
+
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(src, std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!json.is_object())
+    fail(src, "header must be a JSON object, got " + json.dump().substr(0, 40));
+
+  Header header;
+  header.data_start = 8 + length;
+  const std::uint64_t buffer_size = src.size - header.data_start;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) fail(src, "__metadata__ must be an object of strings");
+      for (const auto& [meta_key, meta_value] : value.items()) {
+        if (!meta_value.is_string()) fail(src, "__metadata__ '" + meta_key + "' is not a string");
+        header.metadata[meta_key] = meta_value.get<std::string>();
+      }
+      continue;
+    }
+    header.entries.push_back(parse_entry(src, key, value, buffer_size));
+  }
+
+  // Non-overlapping: sorted by begin, each tensor starts at or after the previous one's end.
+  std::vector<const Entry*> order;
+  for (const Entry& e : header.entries) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    if (order[i]->begin < order[i - 1]->end) {
+      fail(src, tensor_label(order[i]->name) + " overlaps " + tensor_label(order[i - 1]->name) +
+                    " in the data buffer");
+    }
+  }
+  return header;
+}
+
+SafetensorsFile read_all(const Source& src) {
+  const Header header = parse_header(src);
+  SafetensorsFile file;
+  file.metadata = header.metadata;
+  std::vector<std::uint16_t> halves;
+  for (const Entry& e : header.entries) {
+    TensorF tensor(e.shape, src.name + ": " + tensor_label(e.name));
+    const std::uint64_t offset = header.data_start + e.begin;
+    if (e.dtype == StoredDType::kF32) {
+      if (tensor.size() > 0) {
+        src.read(offset, tensor.size() * 4, reinterpret_cast<char*>(tensor.ptr()));
+      }
+    } else {
+      halves.resize(tensor.size());
+      if (tensor.size() > 0) {
+        src.read(offset, tensor.size() * 2, reinterpret_cast<char*>(halves.data()));
+      }
+      for (std::size_t i = 0; i < halves.size(); ++i) tensor.data[i] = half_to_float(halves[i]);
+    }
+    file.dtypes[e.name] = e.dtype;
+    file.tensors[e.name] = std::move(tensor);
+  }
+  return file;
+}
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void throw_errno(const std::string& path, const std::string& action, int error) {
+  throw Error(path + ": " + action + ": " + std::strerror(error));
+}
+
+}  // namespace
+
+SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& name) {
+  Source src;
+  src.name = name;
+  src.size = bytes.size();
+  src.read = [&bytes](std::uint64_t offset, std::size_t n, char* dst) {
+    // The header checks keep every read inside `bytes`.
+    std::memcpy(dst, bytes.data() + offset, n);
+  };
+  return read_all(src);
+}
+
+SafetensorsFile read_safetensors(const std::string& path) {
+  const Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw_errno(path, "cannot open", errno);
+  struct stat info;
+  if (::fstat(file.fd, &info) != 0) throw_errno(path, "cannot read", errno);
+  if (!S_ISREG(info.st_mode)) throw Error(path + ": not a regular file");
+  Source src;
+  src.name = path;
+  src.size = static_cast<std::uint64_t>(info.st_size);
+  src.read = [&file, &path](std::uint64_t offset, std::size_t n, char* dst) {
+    while (n > 0) {
+      const ::ssize_t got = ::pread(file.fd, dst, n, static_cast<::off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw_errno(path, "cannot read", errno);
+      if (got == 0) throw Error(path + ": file ended early (changed while reading?)");
+      dst += got;
+      offset += static_cast<std::uint64_t>(got);
+      n -= static_cast<std::size_t>(got);
+    }
+  };
+  return read_all(src);
+}
+
+std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
+                               StoredDType dtype,
+                               const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const auto& [name, tensor] : tensors) {
+    require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
+    require(name != "__metadata__" && !header.contains(name),
+            "safetensors: tensor name '" + name + "' is reserved or repeated");
+    const std::uint64_t bytes = std::uint64_t(tensor->size()) * item_size(dtype);
+    header[name] = {{"dtype", dtype_name(dtype)},
+                    {"shape", tensor->shape},
+                    {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text = header.dump();
+  // The reference writer pads with spaces so the buffer starts 8-byte aligned.
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
+  out += text;
+  out.reserve(out.size() + offset);
+  for (const auto& entry : tensors) {
+    const TensorF& t = *entry.second;
+    if (dtype == StoredDType::kF32) {
+      out.append(reinterpret_cast<const char*>(t.ptr()), t.size() * 4);
+    } else {
+      for (const float v : t.data) {
+        const std::uint16_t h = float_to_half(v);
+        out += static_cast<char>(h & 0xff);
+        out += static_cast<char>(h >> 8);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace poslab

@@ -1,0 +1,465 @@
+// GPT-2 forward pass of a tiny model (2 layers, 4 heads, width 32, vocabulary 100, 16
+// positions) saved to .safetensors and loaded back, against a straightforward double-precision
+// implementation written here from the released model's code (Hugging Face modeling_gpt2:
+// Conv1D y = x·W + b, W (in, out); gelu_new; biased-variance LayerNorm), not the core.
+#include "poslab/gpt2.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+
+#include "reference.hpp"
+
+namespace {
+
+using poslab::Error;
+using poslab::TensorF;
+
+constexpr std::size_t V = 100, P = 16, E = 32, N = 2, H = 4, d = E / H;
+constexpr double kEps = 1e-5;
+
+poslab::Gpt2Config tiny_config() {
+  poslab::Gpt2Config c;
+  c.vocab_size = V;
+  c.n_positions = P;
+  c.n_embd = E;
+  c.n_layer = N;
+  c.n_head = H;
+  c.layer_norm_epsilon = kEps;
+  return c;
+}
+
+// The checkpoint, written out name by name (not from the core's list), with nonzero biases
+// and gains so that every parameter moves the result.
+std::map<std::string, TensorF> tiny_checkpoint(std::uint64_t seed) {
+  std::map<std::string, TensorF> t;
+  std::uint64_t s = seed * 1000;
+  const auto put = [&](const std::string& name, ref::Shape shape, double lo, double hi) {
+    t[name] = ref::random_tensor(std::move(shape), ++s, lo, hi);
+  };
+  put("wte.weight", {V, E}, -0.5, 0.5);
+  put("wpe.weight", {P, E}, -0.3, 0.3);
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string h = "h." + std::to_string(i) + ".";
+    put(h + "ln_1.weight", {E}, 0.5, 1.5);
+    put(h + "ln_1.bias", {E}, -0.2, 0.2);
+    put(h + "attn.c_attn.weight", {E, 3 * E}, -0.35, 0.35);
+    put(h + "attn.c_attn.bias", {3 * E}, -0.2, 0.2);
+    put(h + "attn.c_proj.weight", {E, E}, -0.2, 0.2);
+    put(h + "attn.c_proj.bias", {E}, -0.1, 0.1);
+    put(h + "ln_2.weight", {E}, 0.5, 1.5);
+    put(h + "ln_2.bias", {E}, -0.2, 0.2);
+    put(h + "mlp.c_fc.weight", {E, 4 * E}, -0.3, 0.3);
+    put(h + "mlp.c_fc.bias", {4 * E}, -0.2, 0.2);
+    put(h + "mlp.c_proj.weight", {4 * E, E}, -0.15, 0.15);
+    put(h + "mlp.c_proj.bias", {E}, -0.1, 0.1);
+  }
+  put("ln_f.weight", {E}, 0.5, 1.5);
+  put("ln_f.bias", {E}, -0.2, 0.2);
+  return t;
+}
+
+std::string encode(const std::map<std::string, TensorF>& tensors, const std::string& prefix = "",
+                   poslab::StoredDType dtype = poslab::StoredDType::kF32) {
+  std::vector<std::pair<std::string, const TensorF*>> list;
+  for (const auto& [name, tensor] : tensors) list.emplace_back(prefix + name, &tensor);
+  return poslab::encode_safetensors(list, dtype);
+}
+
+std::string temp_file(const std::string& bytes) {
+  static int counter = 0;
+  const std::string path = ::testing::TempDir() + "poslab-gpt2-" + std::to_string(::getpid()) +
+                           "-" + std::to_string(counter++) + ".safetensors";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference model: plain loops over doubles.
+
+using Mat = std::vector<double>;  // row-major
+
+struct RefLayer {
+  ref::Tensor attention{{H, 0, 0}};
+  std::vector<double> ln1_mean, ln1_var, ln2_mean, ln2_var, resid_attn, resid_mlp;
+};
+
+struct RefResult {
+  ref::Tensor logits;
+  std::vector<RefLayer> layers;
+};
+
+const TensorF& W(const std::map<std::string, TensorF>& w, const std::string& name) {
+  return w.at(name);
+}
+
+// (rows, E) → (rows, E), recording each row's mean and biased variance.
+Mat ref_layer_norm(const Mat& x, std::size_t rows, const TensorF& g, const TensorF& b,
+                   std::vector<double>* means = nullptr, std::vector<double>* vars = nullptr) {
+  Mat y(x.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    double mean = 0;
+    for (std::size_t c = 0; c < E; ++c) mean += x[r * E + c];
+    mean /= E;
+    double var = 0;
+    for (std::size_t c = 0; c < E; ++c) var += (x[r * E + c] - mean) * (x[r * E + c] - mean);
+    var /= E;
+    for (std::size_t c = 0; c < E; ++c) {
+      y[r * E + c] = (x[r * E + c] - mean) / std::sqrt(var + kEps) * g.data[c] + b.data[c];
+    }
+    if (means) means->push_back(mean);
+    if (vars) vars->push_back(var);
+  }
+  return y;
+}
+
+// x (rows, in) · w (in, out) + b.
+Mat ref_conv1d(const Mat& x, std::size_t rows, const TensorF& w, const TensorF& b) {
+  const std::size_t in = w.shape[0], out = w.shape[1];
+  Mat y(rows * out);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t o = 0; o < out; ++o) {
+      double sum = b.data[o];
+      for (std::size_t i = 0; i < in; ++i) sum += x[r * in + i] * double(w.data[i * out + o]);
+      y[r * out + o] = sum;
+    }
+  return y;
+}
+
+double ref_gelu_new(double x) {
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / ref::kPi) * (x + 0.044715 * std::pow(x, 3))));
+}
+
+std::vector<double> ref_norms(const Mat& x, std::size_t rows) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (std::size_t c = 0; c < E; ++c) s += x[r * E + c] * x[r * E + c];
+    out.push_back(std::sqrt(s));
+  }
+  return out;
+}
+
+RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector<long long>& tok) {
+  const std::size_t T = tok.size();
+  RefResult result;
+  Mat x(T * E);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < E; ++c) {
+      x[t * E + c] = double(W(w, "wte.weight").data[tok[t] * E + c]) +
+                     double(W(w, "wpe.weight").data[t * E + c]);
+    }
+  for (std::size_t layer = 0; layer < N; ++layer) {
+    const std::string p = "h." + std::to_string(layer) + ".";
+    RefLayer L;
+    const Mat a = ref_layer_norm(x, T, W(w, p + "ln_1.weight"), W(w, p + "ln_1.bias"), &L.ln1_mean,
+                                 &L.ln1_var);
+    const Mat qkv = ref_conv1d(a, T, W(w, p + "attn.c_attn.weight"), W(w, p + "attn.c_attn.bias"));
+    L.attention = ref::Tensor({H, T, T});
+    Mat merged(T * E, 0.0);
+    for (std::size_t h = 0; h < H; ++h) {
+      for (std::size_t i = 0; i < T; ++i) {
+        // Scores of query i against keys 0..i (causal), scaled by 1/√d.
+        std::vector<double> s(i + 1);
+        for (std::size_t j = 0; j <= i; ++j) {
+          double dot = 0;
+          for (std::size_t c = 0; c < d; ++c) {
+            dot += qkv[i * 3 * E + h * d + c] * qkv[j * 3 * E + E + h * d + c];
+          }
+          s[j] = dot / std::sqrt(double(d));
+        }
+        const double mx = *std::max_element(s.begin(), s.end());
+        double sum = 0;
+        for (double& v : s) sum += (v = std::exp(v - mx));
+        for (std::size_t j = 0; j <= i; ++j) {
+          const double p_ij = s[j] / sum;
+          L.attention[(h * T + i) * T + j] = p_ij;
+          for (std::size_t c = 0; c < d; ++c) {
+            merged[i * E + h * d + c] += p_ij * qkv[j * 3 * E + 2 * E + h * d + c];
+          }
+        }
+      }
+    }
+    const Mat proj =
+        ref_conv1d(merged, T, W(w, p + "attn.c_proj.weight"), W(w, p + "attn.c_proj.bias"));
+    Mat hres(T * E);
+    for (std::size_t i = 0; i < T * E; ++i) hres[i] = x[i] + proj[i];
+    L.resid_attn = ref_norms(hres, T);
+    const Mat m = ref_layer_norm(hres, T, W(w, p + "ln_2.weight"), W(w, p + "ln_2.bias"),
+                                 &L.ln2_mean, &L.ln2_var);
+    Mat hidden = ref_conv1d(m, T, W(w, p + "mlp.c_fc.weight"), W(w, p + "mlp.c_fc.bias"));
+    for (double& v : hidden) v = ref_gelu_new(v);
+    const Mat out =
+        ref_conv1d(hidden, T, W(w, p + "mlp.c_proj.weight"), W(w, p + "mlp.c_proj.bias"));
+    for (std::size_t i = 0; i < T * E; ++i) x[i] = hres[i] + out[i];
+    L.resid_mlp = ref_norms(x, T);
+    result.layers.push_back(std::move(L));
+  }
+  const Mat f = ref_layer_norm(x, T, W(w, "ln_f.weight"), W(w, "ln_f.bias"));
+  result.logits = ref::Tensor({T, V});
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t v = 0; v < V; ++v) {
+      double s = 0;
+      for (std::size_t c = 0; c < E; ++c)
+        s += f[t * E + c] * double(W(w, "wte.weight").data[v * E + c]);
+      result.logits[t * V + v] = s;
+    }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class Gpt2Tiny : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    checkpoint_ = tiny_checkpoint(1);
+    path_ = temp_file(encode(checkpoint_));
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+
+  std::map<std::string, TensorF> checkpoint_;
+  std::string path_;
+};
+
+TEST_F(Gpt2Tiny, LoadsEveryTensorBitIdentically) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  const auto named = poslab::gpt2_named_tensors(w);
+  ASSERT_EQ(named.size(), checkpoint_.size());
+  for (const auto& [name, tensor] : named) {
+    const TensorF& want = checkpoint_.at(name);
+    EXPECT_EQ(tensor->shape, want.shape) << name;
+    EXPECT_EQ(0, std::memcmp(tensor->ptr(), want.ptr(), want.size() * sizeof(float))) << name;
+  }
+}
+
+TEST_F(Gpt2Tiny, ForwardMatchesDoubleReference) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  for (const std::vector<long long>& tokens :
+       {std::vector<long long>{7}, std::vector<long long>{3, 99, 0, 42, 42, 17, 5},
+        std::vector<long long>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}) {
+    const poslab::Gpt2Result got = poslab::gpt2_forward(w, tokens);
+    const RefResult want = ref_forward(checkpoint_, tokens);
+    const std::size_t T = tokens.size();
+    EXPECT_ALLCLOSE(got.logits, want.logits, ref::kAcceptance) << "logits, T=" << T;
+    ASSERT_EQ(got.layers.size(), N);
+    for (std::size_t i = 0; i < N; ++i) {
+      const poslab::Gpt2LayerTrace& g = got.layers[i];
+      const RefLayer& r = want.layers[i];
+      EXPECT_ALLCLOSE(g.attention, r.attention, ref::kAcceptance) << "attention, layer " << i;
+      EXPECT_ALLCLOSE(g.ln_1_mean, r.ln1_mean, ref::kAcceptance) << "layer " << i;
+      EXPECT_ALLCLOSE(g.ln_1_variance, r.ln1_var, ref::kAcceptance) << "layer " << i;
+      EXPECT_ALLCLOSE(g.ln_2_mean, r.ln2_mean, ref::kAcceptance) << "layer " << i;
+      EXPECT_ALLCLOSE(g.ln_2_variance, r.ln2_var, ref::kAcceptance) << "layer " << i;
+      EXPECT_ALLCLOSE(g.resid_attn_norm, r.resid_attn, ref::kAcceptance) << "layer " << i;
+      EXPECT_ALLCLOSE(g.resid_mlp_norm, r.resid_mlp, ref::kAcceptance) << "layer " << i;
+      EXPECT_EQ(g.ln_1_mean.shape, (poslab::Shape{T}));
+    }
+
+    // Top-k: the reference's own ranking of the last row, probabilities by its softmax.
+    const double* last = want.logits.data.data() + (T - 1) * V;
+    std::vector<int> order(V);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return last[a] > last[b]; });
+    const double mx = last[order[0]];
+    double sum = 0;
+    for (std::size_t v = 0; v < V; ++v) sum += std::exp(last[v] - mx);
+    ASSERT_EQ(got.top_ids.size(), 10u);
+    for (std::size_t k = 0; k < 10; ++k) {
+      EXPECT_EQ(got.top_ids[k], order[k]) << k;
+      EXPECT_NEAR(got.top_probs[k], std::exp(last[order[k]] - mx) / sum, 1e-6) << k;
+    }
+  }
+}
+
+TEST_F(Gpt2Tiny, WithoutTraceGivesTheSameLogits) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  const std::vector<long long> tokens{4, 8, 15, 16, 23, 42};
+  poslab::Gpt2Options options;
+  options.trace = false;
+  options.top_k = 3;
+  const poslab::Gpt2Result quiet = poslab::gpt2_forward(w, tokens, options);
+  EXPECT_TRUE(quiet.layers.empty());
+  EXPECT_EQ(quiet.top_ids.size(), 3u);
+  EXPECT_EQ(quiet.logits.data, poslab::gpt2_forward(w, tokens).logits.data);
+}
+
+TEST_F(Gpt2Tiny, AttentionIsCausalAndRowsSumToOne) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  const std::size_t T = 9;
+  const poslab::Gpt2Result r = poslab::gpt2_forward(w, {5, 6, 7, 8, 9, 10, 11, 12, 13});
+  for (const auto& layer : r.layers)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t i = 0; i < T; ++i) {
+        double sum = 0;
+        for (std::size_t j = 0; j < T; ++j) {
+          const float p = layer.attention.data[(h * T + i) * T + j];
+          if (j > i) {
+            EXPECT_EQ(p, 0.0f);
+          }
+          sum += p;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-6);
+      }
+}
+
+TEST_F(Gpt2Tiny, TransformerPrefixIsAccepted) {
+  std::map<std::string, TensorF> with_extras = checkpoint_;
+  // Buffers real checkpoints carry besides the weights.
+  with_extras["h.0.attn.bias"] = TensorF({1, 1, P, P});
+  with_extras["h.1.attn.masked_bias"] = TensorF({1});
+  const std::string path = temp_file(encode(with_extras, "transformer."));
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path, tiny_config());
+  std::remove(path.c_str());
+  EXPECT_EQ(w.wte.data, checkpoint_.at("wte.weight").data);
+}
+
+TEST_F(Gpt2Tiny, Fp16CheckpointLoadsTheHalfRoundedValues) {
+  const std::string path = temp_file(encode(checkpoint_, "", poslab::StoredDType::kF16));
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path, tiny_config());
+  std::remove(path.c_str());
+  std::map<std::string, TensorF> rounded = checkpoint_;
+  for (auto& entry : rounded)
+    for (float& v : entry.second.data) v = poslab::half_to_float(poslab::float_to_half(v));
+  for (const auto& [name, tensor] : poslab::gpt2_named_tensors(w)) {
+    EXPECT_EQ(tensor->data, rounded.at(name).data) << name;
+  }
+  const std::vector<long long> tokens{9, 8, 7};
+  EXPECT_ALLCLOSE(poslab::gpt2_forward(w, tokens).logits, ref_forward(rounded, tokens).logits,
+                  ref::kAcceptance);
+}
+
+// Loading `tensors` must fail with a message naming `fragment`.
+void expect_load_refused(const std::map<std::string, TensorF>& tensors,
+                         const std::string& fragment) {
+  const std::string path = temp_file(encode(tensors));
+  try {
+    poslab::load_gpt2_weights(path, tiny_config());
+    ADD_FAILURE() << "accepted; expected an error naming " << fragment;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+TEST_F(Gpt2Tiny, MissingTensorIsNamed) {
+  auto t = checkpoint_;
+  t.erase("h.1.mlp.c_fc.bias");
+  expect_load_refused(t, "missing tensor 'h.1.mlp.c_fc.bias'");
+}
+
+TEST_F(Gpt2Tiny, WrongShapeIsNamed) {
+  auto t = checkpoint_;
+  t["h.0.attn.c_attn.weight"] = TensorF({3 * E, E});  // (out, in): a transposed checkpoint
+  expect_load_refused(t, "tensor 'h.0.attn.c_attn.weight' has shape (96, 32)");
+  t = checkpoint_;
+  t["wte.weight"] = TensorF({V + 1, E});
+  expect_load_refused(t, "'wte.weight' has shape (101, 32), the config needs (100, 32)");
+}
+
+TEST_F(Gpt2Tiny, UnexpectedTensorIsNamed) {
+  auto t = checkpoint_;
+  t["h.2.ln_1.weight"] = TensorF({E});  // a third layer the config does not have
+  expect_load_refused(t, "unexpected tensor 'h.2.ln_1.weight'");
+}
+
+TEST_F(Gpt2Tiny, NonFiniteWeightIsNamed) {
+  auto t = checkpoint_;
+  t["ln_f.bias"].data[3] = NAN;
+  expect_load_refused(t, "'ln_f.bias' contains NaN");
+}
+
+TEST_F(Gpt2Tiny, BadTokensAreRefused) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  EXPECT_THROW(poslab::gpt2_forward(w, {}), Error);
+  EXPECT_THROW(poslab::gpt2_forward(w, {1, 100}), Error);
+  EXPECT_THROW(poslab::gpt2_forward(w, {-1}), Error);
+  EXPECT_THROW(poslab::gpt2_forward(w, std::vector<long long>(P + 1, 0)), Error);
+  EXPECT_NO_THROW(poslab::gpt2_forward(w, std::vector<long long>(P, 99)));
+}
+
+TEST(Gpt2Config, PresetsAndParameterCounts) {
+  const poslab::Gpt2Config small = poslab::Gpt2Config::preset("small");
+  EXPECT_EQ(small.n_embd, 768);
+  EXPECT_EQ(small.n_layer, 12);
+  EXPECT_EQ(small.parameter_count(), 124439808u);  // GPT-2 124M as transformers counts it
+  const poslab::Gpt2Config medium = poslab::Gpt2Config::preset("medium");
+  EXPECT_EQ(medium.n_embd, 1024);
+  EXPECT_EQ(medium.n_layer, 24);
+  EXPECT_EQ(medium.n_head, 16);
+  EXPECT_EQ(medium.parameter_count(), 354823168u);
+  EXPECT_THROW(poslab::Gpt2Config::preset("xl"), Error);
+}
+
+TEST(Gpt2Config, FromHuggingFaceJson) {
+  const poslab::Gpt2Config c = poslab::Gpt2Config::from_json(
+      R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "gelu_new",
+          "vocab_size": 100, "n_positions": 16, "n_embd": 32, "n_layer": 2, "n_head": 4,
+          "layer_norm_epsilon": 1e-6, "n_ctx": 16})",
+      "config.json");
+  EXPECT_EQ(c.vocab_size, 100);
+  EXPECT_EQ(c.n_positions, 16);
+  EXPECT_EQ(c.n_head, 4);
+  EXPECT_EQ(c.layer_norm_epsilon, 1e-6);
+  EXPECT_EQ(poslab::Gpt2Config::from_json("{}", "c").n_embd, 768);  // transformers' defaults
+}
+
+TEST(Gpt2Config, BadConfigsAreRefused) {
+  for (const char* text :
+       {"not json", "[]", R"({"n_embd": 30, "n_head": 4})", R"({"n_layer": 0})",
+        R"({"n_layer": "12"})", R"({"vocab_size": -5})", R"({"activation_function": "relu"})",
+        R"({"scale_attn_by_inverse_layer_idx": true})",
+        R"({"n_layer": 100000000, "n_embd": 4096, "n_head": 32})", R"({"vocab_size": 1e30})",
+        R"({"n_embd": 99999999999999999999})"}) {
+    EXPECT_THROW(poslab::Gpt2Config::from_json(text, "config.json"), Error) << text;
+  }
+}
+
+TEST(Gpt2Random, IsSeededWithGpt2Init) {
+  const poslab::Gpt2Weights a = poslab::gpt2_random_weights(tiny_config(), 7);
+  const poslab::Gpt2Weights b = poslab::gpt2_random_weights(tiny_config(), 7);
+  const poslab::Gpt2Weights c = poslab::gpt2_random_weights(tiny_config(), 8);
+  EXPECT_EQ(a.blocks[1].mlp_c_fc_weight.data, b.blocks[1].mlp_c_fc_weight.data);
+  EXPECT_NE(a.wte.data, c.wte.data);
+  EXPECT_TRUE(std::all_of(a.blocks[0].ln_1_weight.data.begin(), a.blocks[0].ln_1_weight.data.end(),
+                          [](float v) { return v == 1.0f; }));
+  EXPECT_TRUE(std::all_of(a.blocks[0].attn_c_attn_bias.data.begin(),
+                          a.blocks[0].attn_c_attn_bias.data.end(), [](float v) { return v == 0; }));
+  double sum = 0, sq = 0;
+  for (float v : a.wte.data) sum += v, sq += double(v) * v;
+  const double n = double(a.wte.size());
+  EXPECT_NEAR(sum / n, 0.0, 0.002);
+  EXPECT_NEAR(std::sqrt(sq / n), 0.02, 0.002);
+  // Saved and loaded back, the random model is the same model.
+  std::vector<std::pair<std::string, const TensorF*>> named = poslab::gpt2_named_tensors(a);
+  const poslab::Gpt2Weights loaded = poslab::gpt2_weights_from(
+      poslab::parse_safetensors(poslab::encode_safetensors(named), "r"), tiny_config(), "r");
+  EXPECT_EQ(poslab::gpt2_forward(loaded, {1, 2, 3}).logits.data,
+            poslab::gpt2_forward(a, {1, 2, 3}).logits.data);
+}
+
+TEST(Gpt2Random, HugeConfigIsRefusedBeforeAllocating) {
+  poslab::Gpt2Config c = poslab::Gpt2Config::small();
+  c.n_layer = 100000;
+  EXPECT_THROW(poslab::gpt2_random_weights(c, 0), Error);
+  c = poslab::Gpt2Config::small();
+  c.n_head = 7;
+  EXPECT_THROW(poslab::gpt2_random_weights(c, 0), Error);
+}
+
+TEST(Gpt2Weights, MismatchedWeightsAreRefusedByForward) {
+  poslab::Gpt2Weights w = poslab::gpt2_random_weights(tiny_config(), 1);
+  w.blocks[0].mlp_c_proj_weight = TensorF({E, E});
+  EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
+  w = poslab::gpt2_random_weights(tiny_config(), 1);
+  w.blocks.pop_back();
+  EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
+}
+
+}  // namespace

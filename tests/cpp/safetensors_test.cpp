@@ -1,0 +1,224 @@
+// The .safetensors reader and writer: bit-exact round trips (F32, F16), exact half-precision
+// conversion, and every malformed file refused with poslab::Error naming the problem.
+#include "poslab/safetensors.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "reference.hpp"
+
+namespace {
+
+using poslab::Error;
+using poslab::StoredDType;
+using poslab::TensorF;
+
+std::uint32_t bits(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// A file from a header written by hand: 8-byte little-endian length, header, buffer.
+std::string file_with(const std::string& header, const std::string& buffer,
+                      std::uint64_t length = UINT64_MAX) {
+  if (length == UINT64_MAX) length = header.size();
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  return out + header + buffer;
+}
+
+// parse_safetensors must throw poslab::Error whose message contains `fragment`.
+void expect_refused(const std::string& bytes, const std::string& fragment) {
+  try {
+    poslab::parse_safetensors(bytes, "bad.safetensors");
+    ADD_FAILURE() << "accepted; expected an error mentioning '" << fragment << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "message: " << e.what() << "\nexpected to mention: " << fragment;
+    EXPECT_EQ(std::string(e.what()).rfind("bad.safetensors: ", 0), 0u) << e.what();
+  }
+}
+
+TEST(Safetensors, F32RoundTripIsBitIdentical) {
+  TensorF a = ref::random_tensor({3, 5}, 1, -3, 3);
+  a.data[0] = -0.0f;
+  a.data[1] = std::numeric_limits<float>::denorm_min();
+  a.data[2] = std::numeric_limits<float>::infinity();
+  const TensorF b = ref::random_tensor({7}, 2);
+  const TensorF scalar({}, std::vector<float>{4.5f});
+  const TensorF empty({0, 3}, std::vector<float>{});
+  const std::string bytes =
+      poslab::encode_safetensors({{"a", &a}, {"b.weight", &b}, {"s", &scalar}, {"e", &empty}},
+                                 StoredDType::kF32, {{"format", "pt"}});
+  // The buffer starts 8-byte aligned, as the reference writer pads the header.
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
+  EXPECT_EQ(n % 8, 0u);
+
+  const poslab::SafetensorsFile file = poslab::parse_safetensors(bytes, "t.safetensors");
+  ASSERT_EQ(file.tensors.size(), 4u);
+  EXPECT_EQ(file.metadata.at("format"), "pt");
+  for (const auto& [name, original] :
+       {std::pair<const char*, const TensorF*>{"a", &a}, std::pair{"b.weight", &b},
+        std::pair{"s", &scalar}, std::pair{"e", &empty}}) {
+    const TensorF& got = file.tensors.at(name);
+    ASSERT_EQ(got.shape, original->shape) << name;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(bits(got.data[i]), bits(original->data[i]));
+    EXPECT_EQ(file.dtypes.at(name), StoredDType::kF32);
+  }
+}
+
+TEST(Safetensors, ReadFromFileMatchesParse) {
+  const TensorF a = ref::random_tensor({4, 6}, 3);
+  const std::string bytes = poslab::encode_safetensors({{"a", &a}}, StoredDType::kF16);
+  const std::string path =
+      ::testing::TempDir() + "poslab-st-" + std::to_string(::getpid()) + ".safetensors";
+  std::ofstream(path, std::ios::binary) << bytes;
+  const poslab::SafetensorsFile from_file = poslab::read_safetensors(path);
+  const poslab::SafetensorsFile from_bytes = poslab::parse_safetensors(bytes, path);
+  std::remove(path.c_str());
+  EXPECT_EQ(from_file.tensors.at("a").data, from_bytes.tensors.at("a").data);
+  EXPECT_EQ(from_file.dtypes.at("a"), StoredDType::kF16);
+  EXPECT_THROW(poslab::read_safetensors(path), Error);  // gone now: cannot open
+}
+
+TEST(Safetensors, HalfToFloatIsExactForEveryBitPattern) {
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = poslab::half_to_float(static_cast<std::uint16_t>(h));
+    const std::uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    if (exponent == 0x1f) {
+      EXPECT_TRUE(mantissa ? std::isnan(f) : std::isinf(f)) << h;
+      continue;
+    }
+    // Independent decoding: subnormal m·2^-24, normal (1024 + m)·2^(e−25).
+    const double want = exponent == 0 ? sign * std::ldexp(double(mantissa), -24)
+                                      : sign * std::ldexp(1024.0 + mantissa, int(exponent) - 25);
+    EXPECT_EQ(double(f), want) << h;
+    EXPECT_EQ(std::signbit(f), bool(h & 0x8000)) << h;
+    // And back: every finite half survives float_to_half exactly.
+    EXPECT_EQ(poslab::float_to_half(f), h) << h;
+  }
+}
+
+TEST(Safetensors, FloatToHalfRoundsToNearestEven) {
+  EXPECT_EQ(poslab::float_to_half(1.0f), 0x3c00);
+  EXPECT_EQ(poslab::float_to_half(1.0f + 0x1p-11f), 0x3c00);             // tie → even
+  EXPECT_EQ(poslab::float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);         // tie → even (up)
+  EXPECT_EQ(poslab::float_to_half(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);  // above the tie
+  EXPECT_EQ(poslab::float_to_half(65504.0f), 0x7bff);
+  EXPECT_EQ(poslab::float_to_half(65520.0f), 0x7c00);  // rounds past the largest half
+  EXPECT_EQ(poslab::float_to_half(0x1p-25f), 0x0000);  // half the smallest subnormal: even
+  EXPECT_EQ(poslab::float_to_half(0x1.8p-25f), 0x0001);
+  EXPECT_EQ(poslab::float_to_half(-0.0f), 0x8000);
+  EXPECT_TRUE(std::isnan(poslab::half_to_float(poslab::float_to_half(NAN))));
+}
+
+TEST(Safetensors, F16FileRoundTripsHalfValuesExactly) {
+  TensorF a = ref::random_tensor({8, 9}, 4, -2, 2);
+  // Values already representable in half survive F16 storage bit for bit.
+  for (float& v : a.data) v = poslab::half_to_float(poslab::float_to_half(v));
+  const poslab::SafetensorsFile file = poslab::parse_safetensors(
+      poslab::encode_safetensors({{"a", &a}}, StoredDType::kF16), "h.safetensors");
+  EXPECT_EQ(file.dtypes.at("a"), StoredDType::kF16);
+  EXPECT_EQ(file.tensors.at("a").data, a.data);
+}
+
+TEST(Safetensors, EveryTruncationIsRefused) {
+  const TensorF a = ref::random_tensor({2, 3}, 5);
+  const std::string bytes = poslab::encode_safetensors({{"a", &a}});
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_THROW(poslab::parse_safetensors(bytes.substr(0, n), "cut.safetensors"), Error) << n;
+  }
+  expect_refused(bytes.substr(0, 5), "too short");
+  expect_refused(bytes.substr(0, bytes.size() - 1), "tensor 'a'");
+}
+
+TEST(Safetensors, WrongHeaderLengthIsRefused) {
+  const std::string header = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  const std::string buffer(4, '\0');
+  expect_refused(file_with(header, buffer, header.size() + 100), "runs past the end");
+  expect_refused(file_with(header, buffer, UINT64_MAX - 1), "over the limit");
+  expect_refused(file_with(header, buffer, std::uint64_t{1} << 40), "over the limit");
+  expect_refused(file_with(header, buffer, header.size() - 3), "not valid JSON");
+  expect_refused(file_with(header, buffer, 0), "too short");
+}
+
+TEST(Safetensors, HeaderThatIsNotJsonIsRefused) {
+  expect_refused(file_with("not json at all", ""), "not valid JSON");
+  expect_refused(file_with("[1, 2, 3]", ""), "JSON object");
+  expect_refused(file_with(std::string(200, '[') + std::string(200, ']'), ""), "nests deeper");
+  expect_refused(file_with(R"({"a": 5})", ""), "tensor 'a'");
+  expect_refused(file_with(R"({"__metadata__": {"k": 1}})", ""), "__metadata__");
+}
+
+TEST(Safetensors, UnsupportedDtypeIsRefused) {
+  for (const char* dtype : {"BF16", "F64", "I64", "U8"}) {
+    expect_refused(file_with(std::string(R"({"w":{"dtype":")") + dtype +
+                                 R"(","shape":[2],"data_offsets":[0,4]}})",
+                             std::string(4, '\0')),
+                   "tensor 'w': dtype \"" + std::string(dtype) + "\" is not supported");
+  }
+}
+
+TEST(Safetensors, ShapeThatDisagreesWithOffsetsIsRefused) {
+  expect_refused(
+      file_with(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", std::string(8, '\0')),
+      "tensor 'w': shape (3,) of F32 needs 12 bytes");
+  expect_refused(
+      file_with(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", std::string(4, 0)),
+      "non-negative integer");
+  expect_refused(
+      file_with(R"({"w":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})", std::string(4, 0)),
+      "non-negative integer");
+  expect_refused(file_with(R"({"w":{"dtype":"F32","shape":[1]}})", std::string(4, 0)),
+                 "missing \"data_offsets\"");
+}
+
+TEST(Safetensors, OverlappingOrOutOfRangeOffsetsAreRefused) {
+  const std::string buffer(8, '\0');
+  expect_refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
+                           buffer),
+                 "overlaps");
+  expect_refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})", buffer),
+                 "run past the 8-byte data buffer");
+  expect_refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", buffer),
+                 "end is before begin");
+  expect_refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0]}})", buffer),
+                 "[begin, end]");
+  expect_refused(
+      file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,18446744073709551615]}})",
+                buffer),
+      "run past");
+}
+
+TEST(Safetensors, HugeDeclaredSizesAreRefusedBeforeAllocating) {
+  expect_refused(file_with(R"({"w":{"dtype":"F32","shape":[1099511627776,1099511627776],)"
+                           R"("data_offsets":[0,4]}})",
+                           std::string(4, 0)),
+                 "tensor 'w'");
+  expect_refused(file_with(R"({"w":{"dtype":"F32","shape":[65536,65536],"data_offsets":[0,4]}})",
+                           std::string(4, 0)),
+                 "limit");
+  expect_refused(
+      file_with(R"({"w":{"dtype":"F32","shape":[4294967296,0],"data_offsets":[0,0]}})", ""),
+      "over the element limit");
+}
+
+TEST(Safetensors, WriterRefusesReservedAndRepeatedNames) {
+  const TensorF a = ref::random_tensor({2}, 6);
+  EXPECT_THROW(poslab::encode_safetensors({{"__metadata__", &a}}), Error);
+  EXPECT_THROW(poslab::encode_safetensors({{"a", &a}, {"a", &a}}), Error);
+}
+
+}  // namespace
