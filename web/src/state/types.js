@@ -18,41 +18,21 @@ function parseNumber(raw) {
   return Number(raw);
 }
 
-/** An integer in [min, max]. */
-export function int(def, min, max) {
+// A number type in [min, max] whose values pass `valid` (described by `what` when not).
+function ranged(kind, what, valid, def, min, max) {
   const check = (v) => {
-    if (typeof v !== 'number' || !Number.isInteger(v)) return bad('not a whole number');
+    if (typeof v !== 'number' || !valid(v)) return bad(what);
     if (v < min || v > max) return bad(`must be between ${min} and ${max}`);
     return ok(v);
   };
-  return {
-    kind: 'int',
-    def,
-    min,
-    max,
-    check,
-    parse: (raw) => check(parseNumber(raw)),
-    format: (v) => String(v),
-  };
+  return { kind, def, min, max, check, parse: (raw) => check(parseNumber(raw)), format: (v) => String(v) };
 }
 
+/** An integer in [min, max]. */
+export const int = (def, min, max) => ranged('int', 'not a whole number', Number.isInteger, def, min, max);
+
 /** A finite number in [min, max]. */
-export function num(def, min, max) {
-  const check = (v) => {
-    if (typeof v !== 'number' || !Number.isFinite(v)) return bad('not a finite number');
-    if (v < min || v > max) return bad(`must be between ${min} and ${max}`);
-    return ok(v);
-  };
-  return {
-    kind: 'num',
-    def,
-    min,
-    max,
-    check,
-    parse: (raw) => check(parseNumber(raw)),
-    format: (v) => String(v),
-  };
-}
+export const num = (def, min, max) => ranged('num', 'not a finite number', Number.isFinite, def, min, max);
 
 /** One of a fixed list of names. */
 export function oneOf(values, def) {
