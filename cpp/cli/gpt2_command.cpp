@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "options.hpp"
@@ -63,7 +64,7 @@ TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace:
 
 void add_gpt2(Commands& commands) {
   struct Args {
-    std::string weights, preset = "small", config, tokens, out, trace;
+    std::string weights, preset, config, tokens, out, trace, position = "learned";
     std::uint64_t seed = 0;
     long long top_k = 10;
   };
@@ -73,9 +74,13 @@ void add_gpt2(Commands& commands) {
       [a] {
         check_output_path(a->out);
         const std::vector<long long> tokens = parse_tokens(a->tokens);
-        const Gpt2Config config = a->config.empty()
-                                      ? Gpt2Config::preset(a->preset)
-                                      : Gpt2Config::from_json(read_text(a->config), a->config);
+        // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.
+        std::optional<Gpt2Config> config;
+        if (!a->config.empty()) {
+          config = Gpt2Config::from_json(read_text(a->config), a->config);
+        } else if (!a->preset.empty() || a->weights.empty()) {
+          config = Gpt2Config::preset(a->preset.empty() ? "small" : a->preset);
+        }
         const std::filesystem::path trace_dir(a->trace);
         std::error_code error;
         // Checked now, created only once there is something to write into it, so a run that
@@ -83,26 +88,33 @@ void add_gpt2(Commands& commands) {
         require(a->trace.empty() || !std::filesystem::exists(trace_dir, error) ||
                     std::filesystem::is_directory(trace_dir, error),
                 a->trace + ": --trace must name a directory");
-        const Gpt2Weights weights = a->weights.empty() ? gpt2_random_weights(config, a->seed)
+        const Gpt2Weights weights = a->weights.empty() ? gpt2_random_weights(*config, a->seed)
                                                        : load_gpt2_weights(a->weights, config);
         Gpt2Options options;
         options.trace = !a->trace.empty();
         options.top_k = a->top_k;
+        options.position = parse_gpt2_position(a->position);
+        if (options.position != Gpt2Position::kLearned) {
+          std::fprintf(stderr, "poslab: note: %s\n", gpt2_position_note(options.position));
+        }
         const Gpt2Result result = gpt2_forward(weights, tokens, options);
+        const Gpt2Config& model = weights.config;
 
         std::vector<std::pair<std::string, std::string>> files;
         files.emplace_back(a->out, encode_output(a->out, result.logits));
         if (options.trace) {
           nlohmann::json index;
           index["model"] = {
-              {"vocab_size", config.vocab_size},
-              {"n_positions", config.n_positions},
-              {"n_embd", config.n_embd},
-              {"n_layer", config.n_layer},
-              {"n_head", config.n_head},
-              {"layer_norm_epsilon", config.layer_norm_epsilon},
+              {"vocab_size", model.vocab_size},
+              {"n_positions", model.n_positions},
+              {"n_embd", model.n_embd},
+              {"n_layer", model.n_layer},
+              {"n_head", model.n_head},
+              {"layer_norm_epsilon", model.layer_norm_epsilon},
               {"weights",
                a->weights.empty() ? "random init, seed " + std::to_string(a->seed) : a->weights}};
+          index["position"] = {{"method", to_string(options.position)},
+                               {"note", gpt2_position_note(options.position)}};
           index["tokens"] = tokens;
           index["tensors"] = nlohmann::json::array();
           const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
@@ -151,8 +163,9 @@ void add_gpt2(Commands& commands) {
   cmd->add_option("--weights", a->weights,
                   "GPT-2 checkpoint (.safetensors, F32 or F16, names as Hugging Face's)")
       ->type_name("FILE");
-  auto* preset = cmd->add_option("--preset", a->preset, "model size: small (124M) or medium")
-                     ->capture_default_str()
+  auto* preset = cmd->add_option("--preset", a->preset,
+                                 "model size: small (124M) or medium (default: read off the "
+                                 "checkpoint, or small for random init)")
                      ->check(one_of({"small", "medium"}, "preset"));
   cmd->add_option("--config", a->config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
@@ -161,6 +174,11 @@ void add_gpt2(Commands& commands) {
       ->capture_default_str()
       ->check(unsigned_integer())
       ->excludes("--weights");
+  cmd->add_option("--position", a->position,
+                  "position method: learned (as trained), or sinusoidal, rope, alibi, none "
+                  "swapped in for exploration")
+      ->capture_default_str()
+      ->check(one_of({"learned", "sinusoidal", "rope", "alibi", "none"}, "position"));
   cmd->add_option("--top-k", a->top_k, "how many next tokens the trace lists")
       ->capture_default_str()
       ->check(integer_at_least(1));

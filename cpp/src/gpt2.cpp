@@ -9,9 +9,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "poslab/alibi.hpp"
 #include "poslab/attention.hpp"
 #include "poslab/formulas.hpp"
 #include "poslab/norm.hpp"
+#include "poslab/rope.hpp"
+#include "poslab/sinusoidal.hpp"
 
 namespace poslab {
 namespace {
@@ -21,11 +24,19 @@ using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using ConstMapF = Eigen::Map<const MatrixF>;
 using MapF = Eigen::Map<MatrixF>;
 
+// Rows [row0, row0 + rows) of a stored (R, C) matrix, widened to double.
+MatrixD widen_rows(const StoredTensor& w, std::size_t row0, std::size_t rows) {
+  const std::size_t C = w.dim(w.shape.size() - 1);
+  MatrixD out(rows, C);
+  w.widen(row0 * C, rows * C, out.data());
+  return out;
+}
+
 // x (T, in) · w (in, out) + b (out,) → (T, out): Hugging Face's Conv1D.
-TensorF linear(const TensorF& x, const TensorF& w, const TensorF& b, const char* what) {
+TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, const char* what) {
   const std::size_t T = x.dim(0), in = w.dim(0), out = w.dim(1);
-  MatrixD y = ConstMapF(x.ptr(), T, in).cast<double>() * ConstMapF(w.ptr(), in, out).cast<double>();
-  y.rowwise() += ConstMapF(b.ptr(), 1, out).cast<double>().row(0);
+  MatrixD y = ConstMapF(x.ptr(), T, in).cast<double>() * widen_rows(w, 0, in);
+  y.rowwise() += widen_rows(b, 0, 1).row(0);
   TensorF result({T, out}, what);
   MapF(result.ptr(), T, out) = y.cast<float>();
   return result;
@@ -52,9 +63,9 @@ TensorF row_norms(const TensorF& x) {
 
 // Causal self-attention of one block: qkv (T, 3E) = ln_1(x)·c_attn, split into q, k, v of
 // (H, T, d) each (head h takes columns h·d..h·d+d−1 of its third), attend, merge heads back
-// to (T, E) and project with c_proj.
-TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H, bool trace,
-                       TensorF* weights) {
+// to (T, E) and project with c_proj. RoPE rotates q and k; ALiBi adds `alibi` (H, T, T).
+TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
+                       Gpt2Position position, const TensorF* alibi, bool trace, TensorF* weights) {
   const TensorF qkv = linear(a, block.attn_c_attn_weight, block.attn_c_attn_bias, "qkv (T, 3E)");
   const std::size_t T = a.dim(0), E = a.dim(1), d = E / H;
   TensorF q({H, T, d}, "q (H, T, d)"), k({H, T, d}, "k (H, T, d)"), v({H, T, d}, "v (H, T, d)");
@@ -67,8 +78,13 @@ TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H, 
         k.data[at] = row[E];
         v.data[at] = row[2 * E];
       }
+  if (position == Gpt2Position::kRope) {
+    q = rope_apply(q, RopeOptions{});
+    k = rope_apply(k, RopeOptions{});
+  }
   AttentionOptions options;
   options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as GPT-2
+  options.bias = alibi;
   options.return_weights = trace;
   AttentionResult result = attention(q, k, v, options);
   TensorF merged({T, E}, "attention output (T, E)");
@@ -89,7 +105,7 @@ TensorF mlp(const TensorF& a, const Gpt2Block& block) {
 }
 
 // x (T, E) · wteᵀ → (T, V), in slices of the vocabulary so no (V, E) double copy is made.
-TensorF tied_logits(const TensorF& x, const TensorF& wte) {
+TensorF tied_logits(const TensorF& x, const StoredTensor& wte) {
   const std::size_t T = x.dim(0), E = x.dim(1), V = wte.dim(0);
   constexpr std::size_t kSlice = 4096;
   TensorF logits({T, V}, "logits (T, V)");
@@ -97,7 +113,7 @@ TensorF tied_logits(const TensorF& x, const TensorF& wte) {
   MapF out(logits.ptr(), T, V);
   for (std::size_t v0 = 0; v0 < V; v0 += kSlice) {
     const std::size_t n = std::min(kSlice, V - v0);
-    const MatrixD W = ConstMapF(wte.ptr() + v0 * E, n, E).cast<double>();
+    const MatrixD W = widen_rows(wte, v0, n);
     out.middleCols(v0, n) = (X * W.transpose()).cast<float>();
   }
   return logits;
@@ -125,6 +141,52 @@ void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
 
 }  // namespace
 
+Gpt2Position parse_gpt2_position(const std::string& name) {
+  for (Gpt2Position p : {Gpt2Position::kLearned, Gpt2Position::kSinusoidal, Gpt2Position::kRope,
+                         Gpt2Position::kAlibi, Gpt2Position::kNone}) {
+    if (name == to_string(p)) return p;
+  }
+  throw Error("unknown GPT-2 position method '" + name +
+              "' (expected learned, sinusoidal, rope, alibi or none)");
+}
+
+const char* to_string(Gpt2Position position) {
+  switch (position) {
+    case Gpt2Position::kLearned:
+      return "learned";
+    case Gpt2Position::kSinusoidal:
+      return "sinusoidal";
+    case Gpt2Position::kRope:
+      return "rope";
+    case Gpt2Position::kAlibi:
+      return "alibi";
+    case Gpt2Position::kNone:
+      return "none";
+  }
+  return "learned";
+}
+
+const char* gpt2_position_note(Gpt2Position position) {
+  switch (position) {
+    case Gpt2Position::kLearned:
+      return "Learned absolute positions (wpe), as GPT-2 was trained.";
+    case Gpt2Position::kSinusoidal:
+      return "Exploration: sinusoidal positions replace wpe. GPT-2 was trained with learned "
+             "positions, so these outputs are not what the model computes.";
+    case Gpt2Position::kRope:
+      return "Exploration: wpe is dropped and RoPE rotates every head's q and k. GPT-2 was "
+             "trained with learned positions, so these outputs are not what the model computes.";
+    case Gpt2Position::kAlibi:
+      return "Exploration: wpe is dropped and ALiBi biases every head's scores. GPT-2 was "
+             "trained with learned positions, so these outputs are not what the model computes.";
+    case Gpt2Position::kNone:
+      return "Exploration: wpe is dropped (NoPE); order reaches the model only through the "
+             "causal mask. GPT-2 was trained with learned positions, so these outputs are not "
+             "what the model computes.";
+  }
+  return "";
+}
+
 Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,
                         const Gpt2Options& options) {
   check_gpt2_weights(weights);
@@ -144,19 +206,37 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   const double eps = c.layer_norm_epsilon;
   Gpt2Result result;
 
-  // x[t] = wte[token t] + wpe[t]                                         (T, E)
+  // x[t] = wte[token t] + position[t]                                    (T, E)
+  // position: wpe[t] as trained, a sinusoidal PE[t] swapped in, or nothing (RoPE, ALiBi and
+  // NoPE put position into the attention instead).
   TensorF x({T, E}, "residual stream (T, E)");
+  const TensorF sinusoidal =
+      options.position == Gpt2Position::kSinusoidal ? sinusoidal_table(T, E) : TensorF();
+  std::vector<double> te(E), pe(E);
   for (std::size_t t = 0; t < T; ++t) {
-    const float* te = weights.wte.ptr() + std::size_t(tokens[t]) * E;
-    const float* pe = weights.wpe.ptr() + t * E;
-    for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(double(te[j]) + pe[j]);
+    weights.wte.widen(std::size_t(tokens[t]) * E, E, te.data());
+    if (options.position == Gpt2Position::kLearned) {
+      weights.wpe.widen(t * E, E, pe.data());
+    } else if (options.position == Gpt2Position::kSinusoidal) {
+      std::copy_n(sinusoidal.ptr() + t * E, E, pe.begin());
+    }
+    for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(te[j] + pe[j]);
   }
+  const TensorF alibi = options.position == Gpt2Position::kAlibi
+                            ? alibi_bias(c.n_head, (long long)T, (long long)T)
+                            : TensorF();
 
   for (const Gpt2Block& block : weights.blocks) {
     Gpt2LayerTrace layer;
-    const TensorF a = layer_norm(x, eps, &block.ln_1_weight, &block.ln_1_bias);
-    const TensorF h = add(x, self_attention(a, block, H, options.trace, &layer.attention));
-    const TensorF m = layer_norm(h, eps, &block.ln_2_weight, &block.ln_2_bias);
+    const TensorF ln_1_weight = block.ln_1_weight.to_float(),
+                  ln_1_bias = block.ln_1_bias.to_float();
+    const TensorF ln_2_weight = block.ln_2_weight.to_float(),
+                  ln_2_bias = block.ln_2_bias.to_float();
+    const TensorF a = layer_norm(x, eps, &ln_1_weight, &ln_1_bias);
+    const TensorF h =
+        add(x, self_attention(a, block, H, options.position, alibi.size() ? &alibi : nullptr,
+                              options.trace, &layer.attention));
+    const TensorF m = layer_norm(h, eps, &ln_2_weight, &ln_2_bias);
     TensorF next = add(h, mlp(m, block));
     if (options.trace) {
       NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(h);
@@ -171,7 +251,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     x = std::move(next);
   }
 
-  const TensorF final_x = layer_norm(x, eps, &weights.ln_f_weight, &weights.ln_f_bias);
+  const TensorF ln_f_weight = weights.ln_f_weight.to_float();
+  const TensorF ln_f_bias = weights.ln_f_bias.to_float();
+  const TensorF final_x = layer_norm(x, eps, &ln_f_weight, &ln_f_bias);
   result.logits = tied_logits(final_x, weights.wte);
   top_k(result.logits, std::min<std::size_t>(std::size_t(options.top_k), std::size_t(c.vocab_size)),
         result);

@@ -76,6 +76,42 @@ Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& nam
   return config;
 }
 
+Gpt2Config Gpt2Config::from_header(const SafetensorsHeader& header, const std::string& name) {
+  const auto find = [&](const std::string& bare) -> const SafetensorsEntry* {
+    for (const SafetensorsEntry& e : header.entries) {
+      if (e.name == bare || e.name == "transformer." + bare) return &e;
+    }
+    return nullptr;
+  };
+  const auto matrix = [&](const std::string& bare) {
+    const SafetensorsEntry* e = find(bare);
+    require(e != nullptr, name + ": no tensor '" + bare + "' to read the config from");
+    require(e->shape.size() == 2, name + ": tensor '" + e->name + "' has shape " +
+                                      shape_string(e->shape) + ", expected a matrix");
+    return e->shape;
+  };
+  const Shape wte = matrix("wte.weight"), wpe = matrix("wpe.weight");
+  Gpt2Config config;
+  config.vocab_size = static_cast<long long>(wte[0]);
+  config.n_embd = static_cast<long long>(wte[1]);
+  config.n_positions = static_cast<long long>(wpe[0]);
+  long long layers = 0;
+  while (find("h." + std::to_string(layers) + ".ln_1.weight")) ++layers;
+  config.n_layer = layers;
+  require(layers > 0, name + ": no blocks (h.0.ln_1.weight) to count layers from");
+  require(config.n_embd % 64 == 0,
+          name + ": n_embd " + std::to_string(config.n_embd) +
+              " is not a multiple of GPT-2's head width 64, so the number of heads cannot be "
+              "inferred: give the config.json that came with the weights");
+  config.n_head = config.n_embd / 64;
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+  return config;
+}
+
 void Gpt2Config::validate() const {
   positive_size(vocab_size, "vocab_size");
   positive_size(n_positions, "n_positions");

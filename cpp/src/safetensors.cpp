@@ -21,66 +21,11 @@
 
 namespace poslab {
 
-const char* dtype_name(StoredDType dtype) { return dtype == StoredDType::kF16 ? "F16" : "F32"; }
-
-float half_to_float(std::uint16_t bits) {
-  const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;
-  const std::uint32_t exponent = (bits >> 10) & 0x1fu;
-  std::uint32_t mantissa = bits & 0x3ffu;
-  std::uint32_t out;
-  if (exponent == 0x1f) {  // infinity or NaN (payload kept)
-    out = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {  // normal: rebias 15 → 127
-    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {  // ±0
-    out = sign;
-  } else {  // subnormal half m·2^-24 is a normal float: shift the leading 1 into place
-    int e = -1;
-    do {
-      ++e;
-      mantissa <<= 1;
-    } while ((mantissa & 0x400u) == 0);
-    out = sign | std::uint32_t(112 - e) << 23 | ((mantissa & 0x3ffu) << 13);
-  }
-  float value;
-  std::memcpy(&value, &out, sizeof value);
-  return value;
-}
-
-std::uint16_t float_to_half(float value) {
-  std::uint32_t x;
-  std::memcpy(&x, &value, sizeof x);
-  const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000u);
-  const std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // infinity, or NaN kept quiet
-    return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
-  }
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;    // rounds past 65504: infinity
-  if (abs < 0x38800000u) {                          // below 2^-14: subnormal half (or zero)
-    if (abs < 0x33000000u) return sign;             // under half the smallest subnormal
-    const std::uint32_t shift = 126 - (abs >> 23);  // 14..24 when the exponent is 102..112
-    const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-    std::uint32_t half = m >> shift;
-    const std::uint32_t rest = m & ((1u << shift) - 1);
-    const std::uint32_t midpoint = 1u << (shift - 1);
-    if (rest > midpoint || (rest == midpoint && (half & 1u))) ++half;
-    return sign | std::uint16_t(half);
-  }
-  // Normal: rebias and round the 13 dropped bits to nearest even (a carry may bump the
-  // exponent, which is still right).
-  std::uint32_t half = ((abs >> 13) - (112u << 10));
-  const std::uint32_t rest = abs & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return sign | std::uint16_t(half);
-}
-
 namespace {
 
 // The deepest a valid header nests: {name: {"shape": [ ]}}. Checked by a scan before
 // nlohmann parses, so a header of nested brackets cannot exhaust memory.
 constexpr int kMaxJsonDepth = 3;
-
-std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF16 ? 2 : 4; }
 
 // Random access to the file's bytes: `read(offset, n, dst)` fills dst or throws.
 struct Source {
@@ -89,18 +34,8 @@ struct Source {
   std::function<void(std::uint64_t, std::size_t, char*)> read;
 };
 
-struct Entry {
-  std::string name;
-  StoredDType dtype = StoredDType::kF32;
-  Shape shape;
-  std::uint64_t begin = 0, end = 0;  // relative to the start of the byte buffer
-};
-
-struct Header {
-  std::vector<Entry> entries;
-  std::map<std::string, std::string> metadata;
-  std::uint64_t data_start = 0;  // 8 + N
-};
+using Entry = SafetensorsEntry;
+using Header = SafetensorsHeader;
 
 [[noreturn]] void fail(const Source& src, const std::string& message) {
   throw Error(src.name + ": " + message);
@@ -198,7 +133,8 @@ Entry parse_entry(const Source& src, const std::string& name, const nlohmann::js
   return entry;
 }
 
-Header parse_header(const Source& src) {
+// N from the first 8 bytes, checked against the cap and the file size.
+std::uint64_t header_length(const Source& src) {
   if (src.size < 8) {
     fail(src, "file is " + std::to_string(src.size) +
                   " bytes, too short for the 8-byte header length (not a safetensors file?)");
@@ -216,6 +152,11 @@ Header parse_header(const Source& src) {
                   std::to_string(src.size) + "-byte file (truncated?)");
   }
   if (length < 2) fail(src, "header length " + std::to_string(length) + " is too short for JSON");
+  return length;
+}
+
+Header parse_header(const Source& src) {
+  const std::uint64_t length = header_length(src);
   std::string text(static_cast<std::size_t>(length), '\0');
   src.read(8, text.size(), &text[0]);
   check_depth(src, text);
@@ -231,6 +172,7 @@ Header parse_header(const Source& src) {
 
   Header header;
   header.data_start = 8 + length;
+  header.file_size = src.size;
   const std::uint64_t buffer_size = src.size - header.data_start;
   for (const auto& [key, value] : json.items()) {
     if (key == "__metadata__") {
@@ -295,7 +237,30 @@ struct Fd {
   throw Error(path + ": " + action + ": " + std::strerror(error));
 }
 
+// A source over the first bytes of a file of `file_size` bytes (the header checks keep every
+// read of the header inside them).
+Source prefix_source(const std::string& prefix, std::uint64_t file_size, const std::string& name) {
+  Source src;
+  src.name = name;
+  src.size = file_size;
+  src.read = [&prefix, name](std::uint64_t offset, std::size_t n, char* dst) {
+    if (offset + n > prefix.size()) throw Error(name + ": the header is cut short");
+    std::memcpy(dst, prefix.data() + offset, n);
+  };
+  return src;
+}
+
 }  // namespace
+
+std::uint64_t safetensors_header_length(const std::string& first_8_bytes, std::uint64_t file_size,
+                                        const std::string& name) {
+  return header_length(prefix_source(first_8_bytes, file_size, name));
+}
+
+SafetensorsHeader parse_safetensors_header(const std::string& prefix, std::uint64_t file_size,
+                                           const std::string& name) {
+  return parse_header(prefix_source(prefix, file_size, name));
+}
 
 SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& name) {
   Source src;
@@ -331,9 +296,9 @@ SafetensorsFile read_safetensors(const std::string& path) {
   return read_all(src);
 }
 
-std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
-                               StoredDType dtype,
-                               const std::map<std::string, std::string>& metadata) {
+std::string encode_safetensors(
+    const std::vector<std::pair<std::string, const StoredTensor*>>& tensors,
+    const std::map<std::string, std::string>& metadata) {
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::uint64_t offset = 0;
@@ -341,11 +306,10 @@ std::string encode_safetensors(const std::vector<std::pair<std::string, const Te
     require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
     require(name != "__metadata__" && !header.contains(name),
             "safetensors: tensor name '" + name + "' is reserved or repeated");
-    const std::uint64_t bytes = std::uint64_t(tensor->size()) * item_size(dtype);
-    header[name] = {{"dtype", dtype_name(dtype)},
+    header[name] = {{"dtype", dtype_name(tensor->dtype)},
                     {"shape", tensor->shape},
-                    {"data_offsets", {offset, offset + bytes}}};
-    offset += bytes;
+                    {"data_offsets", {offset, offset + tensor->bytes()}}};
+    offset += tensor->bytes();
   }
   std::string text = header.dump();
   // The reference writer pads with spaces so the buffer starts 8-byte aligned.
@@ -356,19 +320,22 @@ std::string encode_safetensors(const std::vector<std::pair<std::string, const Te
     out[i] = static_cast<char>((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
   out += text;
   out.reserve(out.size() + offset);
-  for (const auto& entry : tensors) {
-    const TensorF& t = *entry.second;
-    if (dtype == StoredDType::kF32) {
-      out.append(reinterpret_cast<const char*>(t.ptr()), t.size() * 4);
-    } else {
-      for (const float v : t.data) {
-        const std::uint16_t h = float_to_half(v);
-        out += static_cast<char>(h & 0xff);
-        out += static_cast<char>(h >> 8);
-      }
-    }
-  }
+  for (const auto& entry : tensors) out.append(entry.second->raw(), entry.second->bytes());
   return out;
+}
+
+std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
+                               StoredDType dtype,
+                               const std::map<std::string, std::string>& metadata) {
+  std::vector<StoredTensor> stored;
+  stored.reserve(tensors.size());
+  std::vector<std::pair<std::string, const StoredTensor*>> named;
+  for (const auto& [name, tensor] : tensors) {
+    require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
+    stored.push_back(StoredTensor::from(*tensor, dtype));
+    named.emplace_back(name, &stored.back());
+  }
+  return encode_safetensors(named, metadata);
 }
 
 }  // namespace poslab

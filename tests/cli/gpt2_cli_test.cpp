@@ -39,7 +39,7 @@ TEST_F(Gpt2Cli, RandomInitMatchesTheCoreAndIsSeeded) {
 
 TEST_F(Gpt2Cli, CheckpointIsLoadedAndTraced) {
   const Gpt2Weights weights = gpt2_random_weights(tiny(), 11);
-  put("model.safetensors", encode_safetensors(gpt2_named_tensors(weights), StoredDType::kF32));
+  put("model.safetensors", encode_safetensors(gpt2_named_tensors(weights)));
   const TensorF logits =
       run_npy({"gpt2", "--weights", "model.safetensors", "--config", "tiny.json", "--tokens",
                "1,2,3", "--trace", "trace", "--top-k", "5", "-o", "logits.npy"},
@@ -72,9 +72,12 @@ TEST_F(Gpt2Cli, CheckpointIsLoadedAndTraced) {
 
 TEST_F(Gpt2Cli, Fp16CheckpointWithTransformerPrefixLoads) {
   const Gpt2Weights weights = gpt2_random_weights(tiny(), 3);
+  std::vector<TensorF> values;
   std::vector<std::pair<std::string, const TensorF*>> named;
+  for (const auto& [name, tensor] : gpt2_named_tensors(weights))
+    values.push_back(tensor->to_float());
   for (const auto& [name, tensor] : gpt2_named_tensors(weights)) {
-    named.emplace_back("transformer." + name, tensor);
+    named.emplace_back("transformer." + name, &values[named.size()]);
   }
   put("half.safetensors", encode_safetensors(named, StoredDType::kF16));
   const TensorF logits = run_npy({"gpt2", "--weights", "half.safetensors", "--config", "tiny.json",
@@ -111,7 +114,7 @@ TEST_F(Gpt2Cli, MissingOrBadFilesAreRefused) {
   put("wide.safetensors", encode_safetensors(gpt2_named_tensors(w)));
   expect_refused_saying({"gpt2", "--weights", "wide.safetensors", "--config", "tiny.json",
                          "--tokens", "1", "-o", "l.npy"},
-                        "wte.weight");
+                        "tensor 'h.0.attn.c_attn.bias' has shape (192,)");
 }
 
 TEST_F(Gpt2Cli, ConflictingOptionsAreUsageErrors) {
@@ -122,6 +125,36 @@ TEST_F(Gpt2Cli, ConflictingOptionsAreUsageErrors) {
       {"gpt2", "--preset", "medium", "--config", "tiny.json", "--tokens", "1", "-o", "l.npy"});
   expect_usage_error({"gpt2", "--preset", "large", "--tokens", "1", "-o", "l.npy"});
   expect_usage_error({"gpt2", "--config", "tiny.json", "-o", "l.npy"});
+  expect_usage_error(
+      {"gpt2", "--config", "tiny.json", "--tokens", "1", "--position", "t5", "-o", "l.npy"});
+}
+
+TEST_F(Gpt2Cli, SwappedPositionMethodIsLabelled) {
+  const RunResult r = run({"gpt2", "--config", "tiny.json", "--tokens", "3,1,4,1,5", "--position",
+                           "rope", "--trace", "trace", "-o", "logits.npy"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("poslab: note: Exploration"), std::string::npos) << r.err;
+  const nlohmann::json index = nlohmann::json::parse(read_file(path("trace/index.json")));
+  EXPECT_EQ(index["position"]["method"], "rope");
+  Gpt2Options options;
+  options.position = Gpt2Position::kRope;
+  EXPECT_EQ(read_npy(path("logits.npy")).data,
+            gpt2_forward(gpt2_random_weights(tiny(), 0), {3, 1, 4, 1, 5}, options).logits.data);
+}
+
+TEST_F(Gpt2Cli, ConfigIsReadOffTheCheckpointWithoutConfigOrPreset) {
+  Gpt2Config two_heads = tiny();
+  two_heads.n_embd = 128;
+  two_heads.n_head = 2;
+  const Gpt2Weights weights = gpt2_random_weights(two_heads, 4);
+  put("m.safetensors", encode_safetensors(gpt2_named_tensors(weights)));
+  const TensorF logits =
+      run_npy({"gpt2", "--weights", "m.safetensors", "--tokens", "5,6", "-o", "l.npy"}, "l.npy");
+  EXPECT_EQ(logits.data, gpt2_forward(weights, {5, 6}).logits.data);
+  // Width 32 does not say how many heads there are.
+  put("t.safetensors", encode_safetensors(gpt2_named_tensors(gpt2_random_weights(tiny(), 4))));
+  expect_refused_saying({"gpt2", "--weights", "t.safetensors", "--tokens", "1", "-o", "l.npy"},
+                        "config.json");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "reference.hpp"
 
@@ -147,21 +148,46 @@ std::vector<double> ref_norms(const Mat& x, std::size_t rows) {
   return out;
 }
 
-RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector<long long>& tok) {
+using poslab::Gpt2Position;
+
+// RoPE of one head's vector at position t, neox pairs (c, c + d/2), θ_c = 10000^(−2c/d).
+void ref_rotate(double* x, std::size_t t) {
+  for (std::size_t c = 0; c < d / 2; ++c) {
+    const double angle = double(t) * std::pow(10000.0, -2.0 * double(c) / double(d));
+    const double a = x[c], b = x[c + d / 2];
+    x[c] = a * std::cos(angle) - b * std::sin(angle);
+    x[c + d / 2] = b * std::cos(angle) + a * std::sin(angle);
+  }
+}
+
+RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector<long long>& tok,
+                      Gpt2Position position = Gpt2Position::kLearned) {
   const std::size_t T = tok.size();
   RefResult result;
   Mat x(T * E);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t c = 0; c < E; ++c) {
-      x[t * E + c] = double(W(w, "wte.weight").data[tok[t] * E + c]) +
-                     double(W(w, "wpe.weight").data[t * E + c]);
+      double pos = 0;
+      if (position == Gpt2Position::kLearned) pos = W(w, "wpe.weight").data[t * E + c];
+      if (position == Gpt2Position::kSinusoidal) {  // PE[t, 2i] = sin, PE[t, 2i+1] = cos
+        const double angle = double(t) / std::pow(10000.0, double(c - c % 2) / double(E));
+        pos = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+      }
+      x[t * E + c] = double(W(w, "wte.weight").data[tok[t] * E + c]) + pos;
     }
   for (std::size_t layer = 0; layer < N; ++layer) {
     const std::string p = "h." + std::to_string(layer) + ".";
     RefLayer L;
     const Mat a = ref_layer_norm(x, T, W(w, p + "ln_1.weight"), W(w, p + "ln_1.bias"), &L.ln1_mean,
                                  &L.ln1_var);
-    const Mat qkv = ref_conv1d(a, T, W(w, p + "attn.c_attn.weight"), W(w, p + "attn.c_attn.bias"));
+    Mat qkv = ref_conv1d(a, T, W(w, p + "attn.c_attn.weight"), W(w, p + "attn.c_attn.bias"));
+    if (position == Gpt2Position::kRope) {
+      for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t h = 0; h < H; ++h) {
+          ref_rotate(&qkv[t * 3 * E + h * d], t);      // q
+          ref_rotate(&qkv[t * 3 * E + E + h * d], t);  // k
+        }
+    }
     L.attention = ref::Tensor({H, T, T});
     Mat merged(T * E, 0.0);
     for (std::size_t h = 0; h < H; ++h) {
@@ -174,6 +200,8 @@ RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector
             dot += qkv[i * 3 * E + h * d + c] * qkv[j * 3 * E + E + h * d + c];
           }
           s[j] = dot / std::sqrt(double(d));
+          // ALiBi, H = 4: slopes 2^(−8(h+1)/H) = 2^(−2(h+1)), penalty on the distance i − j.
+          if (position == Gpt2Position::kAlibi) s[j] -= std::pow(2.0, -2.0 * (h + 1.0)) * (i - j);
         }
         const double mx = *std::max_element(s.begin(), s.end());
         double sum = 0;
@@ -235,7 +263,8 @@ TEST_F(Gpt2Tiny, LoadsEveryTensorBitIdentically) {
   for (const auto& [name, tensor] : named) {
     const TensorF& want = checkpoint_.at(name);
     EXPECT_EQ(tensor->shape, want.shape) << name;
-    EXPECT_EQ(0, std::memcmp(tensor->ptr(), want.ptr(), want.size() * sizeof(float))) << name;
+    EXPECT_EQ(tensor->dtype, poslab::StoredDType::kF32) << name;
+    EXPECT_EQ(0, std::memcmp(tensor->raw(), want.ptr(), want.size() * sizeof(float))) << name;
   }
 }
 
@@ -317,7 +346,7 @@ TEST_F(Gpt2Tiny, TransformerPrefixIsAccepted) {
   const std::string path = temp_file(encode(with_extras, "transformer."));
   const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path, tiny_config());
   std::remove(path.c_str());
-  EXPECT_EQ(w.wte.data, checkpoint_.at("wte.weight").data);
+  EXPECT_EQ(w.wte.f32, checkpoint_.at("wte.weight").data);
 }
 
 TEST_F(Gpt2Tiny, Fp16CheckpointLoadsTheHalfRoundedValues) {
@@ -328,11 +357,146 @@ TEST_F(Gpt2Tiny, Fp16CheckpointLoadsTheHalfRoundedValues) {
   for (auto& entry : rounded)
     for (float& v : entry.second.data) v = poslab::half_to_float(poslab::float_to_half(v));
   for (const auto& [name, tensor] : poslab::gpt2_named_tensors(w)) {
-    EXPECT_EQ(tensor->data, rounded.at(name).data) << name;
+    EXPECT_EQ(tensor->dtype, poslab::StoredDType::kF16) << name;  // kept as half in memory
+    EXPECT_EQ(tensor->to_float().data, rounded.at(name).data) << name;
   }
   const std::vector<long long> tokens{9, 8, 7};
   EXPECT_ALLCLOSE(poslab::gpt2_forward(w, tokens).logits, ref_forward(rounded, tokens).logits,
                   ref::kAcceptance);
+  // Half the memory, and the same numbers as float32 weights holding the rounded values.
+  const std::string rounded_path = temp_file(encode(rounded));
+  const poslab::Gpt2Weights as_f32 = poslab::load_gpt2_weights(rounded_path, tiny_config());
+  std::remove(rounded_path.c_str());
+  EXPECT_EQ(2 * w.bytes(), as_f32.bytes());
+  EXPECT_EQ(poslab::gpt2_forward(w, tokens).logits.data,
+            poslab::gpt2_forward(as_f32, tokens).logits.data);
+}
+
+TEST_F(Gpt2Tiny, SwappedPositionMethodsMatchTheReference) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  const std::vector<long long> tokens{3, 99, 0, 42, 42, 17, 5, 61, 2, 2, 9, 30};
+  const std::size_t T = tokens.size();
+  for (const Gpt2Position position : {Gpt2Position::kSinusoidal, Gpt2Position::kRope,
+                                      Gpt2Position::kAlibi, Gpt2Position::kNone}) {
+    poslab::Gpt2Options options;
+    options.position = position;
+    const poslab::Gpt2Result got = poslab::gpt2_forward(w, tokens, options);
+    const RefResult want = ref_forward(checkpoint_, tokens, position);
+    const char* name = poslab::to_string(position);
+    EXPECT_ALLCLOSE(got.logits, want.logits, ref::kAcceptance) << name;
+    for (std::size_t i = 0; i < N; ++i) {
+      EXPECT_ALLCLOSE(got.layers[i].attention, want.layers[i].attention, ref::kAcceptance)
+          << name << ", layer " << i;
+      EXPECT_ALLCLOSE(got.layers[i].resid_mlp_norm, want.layers[i].resid_mlp, ref::kAcceptance)
+          << name << ", layer " << i;
+    }
+    // Not the trained model's numbers, and labelled as such.
+    const ref::Tensor trained = ref_forward(checkpoint_, tokens).logits;
+    double moved = 0;
+    for (std::size_t i = 0; i < got.logits.size(); ++i) {
+      moved = std::max(moved, std::abs(got.logits.data[i] - trained.data[i]));
+    }
+    EXPECT_GT(moved, 1e-3) << name;
+    EXPECT_NE(std::string(poslab::gpt2_position_note(position)).find("trained with learned"),
+              std::string::npos);
+    EXPECT_EQ(poslab::parse_gpt2_position(name), position);
+    EXPECT_EQ(got.logits.shape, (poslab::Shape{T, V}));
+  }
+  EXPECT_THROW(poslab::parse_gpt2_position("t5"), Error);
+}
+
+TEST_F(Gpt2Tiny, WithoutPositionsARepeatedTokenLooksTheSameEverywhere) {
+  // NoPE: every position of "7 7 7 7 7" attends over copies of one vector, so every row of
+  // every layer is the same; learned positions tell them apart.
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  poslab::Gpt2Options options;
+  options.position = Gpt2Position::kNone;
+  const TensorF nope = poslab::gpt2_forward(w, {7, 7, 7, 7, 7}, options).logits;
+  const TensorF learned = poslab::gpt2_forward(w, {7, 7, 7, 7, 7}).logits;
+  double spread_nope = 0, spread_learned = 0;
+  for (std::size_t t = 1; t < 5; ++t)
+    for (std::size_t v = 0; v < V; ++v) {
+      spread_nope = std::max(spread_nope, double(std::abs(nope.data[t * V + v] - nope.data[v])));
+      spread_learned =
+          std::max(spread_learned, double(std::abs(learned.data[t * V + v] - learned.data[v])));
+    }
+  EXPECT_LT(spread_nope, 1e-5);
+  EXPECT_GT(spread_learned, 1e-2);
+}
+
+// The checkpoint fed to a Gpt2Loader in chunks of `chunk` bytes.
+poslab::Gpt2Weights load_in_chunks(const std::string& bytes, std::size_t chunk,
+                                   std::optional<poslab::Gpt2Config> config) {
+  const std::uint64_t length =
+      poslab::safetensors_header_length(bytes.substr(0, 8), bytes.size(), "m");
+  const poslab::SafetensorsHeader header =
+      poslab::parse_safetensors_header(bytes.substr(0, 8 + length), bytes.size(), "m");
+  poslab::Gpt2Loader loader(header, config ? *config : poslab::Gpt2Config::from_header(header, "m"),
+                            "m");
+  EXPECT_EQ(loader.expected(), bytes.size() - 8 - length);
+  for (std::size_t at = 8 + length; at < bytes.size(); at += chunk) {
+    loader.append(bytes.data() + at, std::min(chunk, bytes.size() - at));
+  }
+  return loader.finish();
+}
+
+TEST_F(Gpt2Tiny, StreamedLoadIsTheSameWhateverTheChunkSize) {
+  std::map<std::string, TensorF> with_extras = checkpoint_;
+  with_extras["h.1.attn.bias"] = TensorF({1, 1, P, P});  // skipped bytes between weights
+  const std::string bytes = encode(with_extras, "", poslab::StoredDType::kF16);
+  const poslab::Gpt2Weights whole = poslab::gpt2_weights_from_bytes(bytes, tiny_config(), "m");
+  for (const std::size_t chunk :
+       {std::size_t{1}, std::size_t{7}, std::size_t{4096}, bytes.size()}) {
+    const poslab::Gpt2Weights w = load_in_chunks(bytes, chunk, tiny_config());
+    const auto a = poslab::gpt2_named_tensors(w), b = poslab::gpt2_named_tensors(whole);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(a[i].second->f16, b[i].second->f16) << chunk;
+  }
+}
+
+TEST_F(Gpt2Tiny, StreamedLoadRefusesShortAndLongStreams) {
+  const std::string bytes = encode(checkpoint_);
+  const std::uint64_t length = poslab::safetensors_header_length(bytes, bytes.size(), "m");
+  const poslab::SafetensorsHeader header =
+      poslab::parse_safetensors_header(bytes, bytes.size(), "m");
+  poslab::Gpt2Loader short_loader(header, tiny_config(), "m");
+  short_loader.append(bytes.data() + 8 + length, 100);
+  try {
+    short_loader.finish();
+    ADD_FAILURE() << "a short stream was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("file ended early"), std::string::npos) << e.what();
+  }
+  poslab::Gpt2Loader long_loader(header, tiny_config(), "m");
+  const std::string extra = bytes.substr(8 + length) + "x";
+  EXPECT_THROW(long_loader.append(extra.data(), extra.size()), Error);
+  // A header cut short, or one declaring more than the file holds.
+  EXPECT_THROW(poslab::parse_safetensors_header(bytes.substr(0, 40), bytes.size(), "m"), Error);
+  EXPECT_THROW(poslab::safetensors_header_length(bytes, 20, "m"), Error);
+}
+
+TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
+  poslab::Gpt2Config c = tiny_config();
+  c.n_embd = 128;  // two 64-wide heads
+  c.n_head = 2;
+  c.n_layer = 3;
+  const std::string bytes =
+      poslab::encode_safetensors(poslab::gpt2_named_tensors(poslab::gpt2_random_weights(c, 2)));
+  const poslab::Gpt2Weights w = load_in_chunks(bytes, 1000, std::nullopt);
+  EXPECT_EQ(w.config.vocab_size, c.vocab_size);
+  EXPECT_EQ(w.config.n_positions, c.n_positions);
+  EXPECT_EQ(w.config.n_embd, 128);
+  EXPECT_EQ(w.config.n_layer, 3);
+  EXPECT_EQ(w.config.n_head, 2);
+  // Width 32 cannot say how many heads it has.
+  const std::string tiny = poslab::encode_safetensors(
+      poslab::gpt2_named_tensors(poslab::gpt2_random_weights(tiny_config(), 2)));
+  try {
+    poslab::gpt2_weights_from_bytes(tiny, std::nullopt, "tiny.safetensors");
+    ADD_FAILURE() << "heads were guessed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("config.json"), std::string::npos) << e.what();
+  }
 }
 
 // Loading `tensors` must fail with a message naming `fragment`.
@@ -425,21 +589,20 @@ TEST(Gpt2Random, IsSeededWithGpt2Init) {
   const poslab::Gpt2Weights a = poslab::gpt2_random_weights(tiny_config(), 7);
   const poslab::Gpt2Weights b = poslab::gpt2_random_weights(tiny_config(), 7);
   const poslab::Gpt2Weights c = poslab::gpt2_random_weights(tiny_config(), 8);
-  EXPECT_EQ(a.blocks[1].mlp_c_fc_weight.data, b.blocks[1].mlp_c_fc_weight.data);
-  EXPECT_NE(a.wte.data, c.wte.data);
-  EXPECT_TRUE(std::all_of(a.blocks[0].ln_1_weight.data.begin(), a.blocks[0].ln_1_weight.data.end(),
+  EXPECT_EQ(a.blocks[1].mlp_c_fc_weight.f32, b.blocks[1].mlp_c_fc_weight.f32);
+  EXPECT_NE(a.wte.f32, c.wte.f32);
+  EXPECT_TRUE(std::all_of(a.blocks[0].ln_1_weight.f32.begin(), a.blocks[0].ln_1_weight.f32.end(),
                           [](float v) { return v == 1.0f; }));
-  EXPECT_TRUE(std::all_of(a.blocks[0].attn_c_attn_bias.data.begin(),
-                          a.blocks[0].attn_c_attn_bias.data.end(), [](float v) { return v == 0; }));
+  EXPECT_TRUE(std::all_of(a.blocks[0].attn_c_attn_bias.f32.begin(),
+                          a.blocks[0].attn_c_attn_bias.f32.end(), [](float v) { return v == 0; }));
   double sum = 0, sq = 0;
-  for (float v : a.wte.data) sum += v, sq += double(v) * v;
+  for (float v : a.wte.f32) sum += v, sq += double(v) * v;
   const double n = double(a.wte.size());
   EXPECT_NEAR(sum / n, 0.0, 0.002);
   EXPECT_NEAR(std::sqrt(sq / n), 0.02, 0.002);
   // Saved and loaded back, the random model is the same model.
-  std::vector<std::pair<std::string, const TensorF*>> named = poslab::gpt2_named_tensors(a);
-  const poslab::Gpt2Weights loaded = poslab::gpt2_weights_from(
-      poslab::parse_safetensors(poslab::encode_safetensors(named), "r"), tiny_config(), "r");
+  const poslab::Gpt2Weights loaded = poslab::gpt2_weights_from_bytes(
+      poslab::encode_safetensors(poslab::gpt2_named_tensors(a)), tiny_config(), "r");
   EXPECT_EQ(poslab::gpt2_forward(loaded, {1, 2, 3}).logits.data,
             poslab::gpt2_forward(a, {1, 2, 3}).logits.data);
 }
@@ -455,7 +618,7 @@ TEST(Gpt2Random, HugeConfigIsRefusedBeforeAllocating) {
 
 TEST(Gpt2Weights, MismatchedWeightsAreRefusedByForward) {
   poslab::Gpt2Weights w = poslab::gpt2_random_weights(tiny_config(), 1);
-  w.blocks[0].mlp_c_proj_weight = TensorF({E, E});
+  w.blocks[0].mlp_c_proj_weight = poslab::StoredTensor({E, E}, poslab::StoredDType::kF32, "w");
   EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
   w = poslab::gpt2_random_weights(tiny_config(), 1);
   w.blocks.pop_back();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,10 @@ struct Gpt2Config {
   // Settings this forward pass does not implement (another activation_function,
   // scale_attn_by_inverse_layer_idx, ...) are refused. `name` labels errors.
   static Gpt2Config from_json(const std::string& text, const std::string& name);
+  // Read off a checkpoint's header when no config comes with it: V and E from wte, P from
+  // wpe, N from the highest h.N, n_head = E/64 (every released GPT-2 has 64-wide heads;
+  // refused, asking for config.json, when E is not a multiple of 64), eps 1e-5.
+  static Gpt2Config from_header(const SafetensorsHeader& header, const std::string& name);
 
   // Throws unless every size is positive, H divides E, eps is finite and >= 0, and the
   // parameter count is within kMaxGpt2Parameters.
@@ -47,40 +52,77 @@ struct Gpt2Config {
 // for GPT-2 XL), checked before any weight is allocated.
 inline constexpr std::uint64_t kMaxGpt2Parameters = std::uint64_t{8} * kMaxElements;
 
+// Every weight keeps the dtype its checkpoint stored (random init is F32).
 struct Gpt2Block {
-  TensorF ln_1_weight, ln_1_bias;              // (E,)
-  TensorF attn_c_attn_weight;                  // (E, 3E): q, k, v side by side
-  TensorF attn_c_attn_bias;                    // (3E,)
-  TensorF attn_c_proj_weight;                  // (E, E)
-  TensorF attn_c_proj_bias;                    // (E,)
-  TensorF ln_2_weight, ln_2_bias;              // (E,)
-  TensorF mlp_c_fc_weight, mlp_c_fc_bias;      // (E, 4E), (4E,)
-  TensorF mlp_c_proj_weight, mlp_c_proj_bias;  // (4E, E), (E,)
+  StoredTensor ln_1_weight, ln_1_bias;              // (E,)
+  StoredTensor attn_c_attn_weight;                  // (E, 3E): q, k, v side by side
+  StoredTensor attn_c_attn_bias;                    // (3E,)
+  StoredTensor attn_c_proj_weight;                  // (E, E)
+  StoredTensor attn_c_proj_bias;                    // (E,)
+  StoredTensor ln_2_weight, ln_2_bias;              // (E,)
+  StoredTensor mlp_c_fc_weight, mlp_c_fc_bias;      // (E, 4E), (4E,)
+  StoredTensor mlp_c_proj_weight, mlp_c_proj_bias;  // (4E, E), (E,)
 };
 
 struct Gpt2Weights {
   Gpt2Config config;
-  TensorF wte;  // (V, E)
-  TensorF wpe;  // (P, E)
+  StoredTensor wte;  // (V, E)
+  StoredTensor wpe;  // (P, E)
   std::vector<Gpt2Block> blocks;
-  TensorF ln_f_weight, ln_f_bias;  // (E,)
+  StoredTensor ln_f_weight, ln_f_bias;  // (E,)
+
+  // Bytes the weights occupy in memory.
+  std::uint64_t bytes() const;
 };
 
 // Every tensor with its standard name ("wte.weight", "h.0.ln_1.weight", ...) and shape, in
 // the order the released checkpoints list them. Pointers into `weights`.
-std::vector<std::pair<std::string, const TensorF*>> gpt2_named_tensors(const Gpt2Weights& weights);
+std::vector<std::pair<std::string, const StoredTensor*>> gpt2_named_tensors(
+    const Gpt2Weights& weights);
 
 // Seeded random init: every matrix and embedding N(0, 0.02²) from poslab::Rng(seed),
 // biases 0, LayerNorm gains 1.
 Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed = 0);
 
-// Takes the tensors of a checkpoint (names optionally prefixed "transformer."): every name,
-// shape and value (finite) is checked against `config`; errors name the tensor. The
-// attention-mask buffers (h.N.attn.bias, h.N.attn.masked_bias) and lm_head.weight (tied to
-// wte) of some checkpoints are ignored; any other name is refused. `name` labels errors.
-Gpt2Weights gpt2_weights_from(SafetensorsFile file, const Gpt2Config& config,
-                              const std::string& name);
-Gpt2Weights load_gpt2_weights(const std::string& path, const Gpt2Config& config);
+// Builds weights from a .safetensors checkpoint delivered as a stream of bytes (a file read
+// in chunks natively, or a browser File in the worker), never holding the file whole.
+// Construction checks the header against `config` — every name (optionally prefixed
+// "transformer."), shape and dtype; errors name the tensor — and only then allocates the
+// weights, each in its stored dtype. The attention-mask buffers (h.N.attn.bias,
+// h.N.attn.masked_bias) and lm_head.weight (tied to wte) of some checkpoints are skipped; any
+// other name is refused. `name` labels errors.
+class Gpt2Loader {
+ public:
+  Gpt2Loader(const SafetensorsHeader& header, const Gpt2Config& config, std::string name);
+
+  // The file's bytes after the header, in order: the next `n` bytes of the data buffer.
+  void append(const char* bytes, std::size_t n);
+  // Bytes of the data buffer received so far, and in all (the file size − header).
+  std::uint64_t received() const { return received_; }
+  std::uint64_t expected() const { return expected_; }
+  // Throws unless every tensor is complete and finite; then hands the weights over.
+  Gpt2Weights finish();
+
+ private:
+  struct Target {
+    std::uint64_t begin, end;  // in the data buffer
+    StoredTensor* tensor;      // null for a skipped buffer
+    std::string name;
+  };
+  Gpt2Weights weights_;
+  std::vector<Target> targets_;  // by begin
+  std::size_t next_ = 0;         // the first target not yet complete
+  std::uint64_t received_ = 0, expected_ = 0;
+  std::string name_;
+};
+
+// The whole checkpoint from bytes in memory / from a file read in chunks, via Gpt2Loader;
+// without a config, Gpt2Config::from_header reads one off the checkpoint.
+Gpt2Weights gpt2_weights_from_bytes(const std::string& bytes,
+                                    const std::optional<Gpt2Config>& config,
+                                    const std::string& name);
+Gpt2Weights load_gpt2_weights(const std::string& path,
+                              const std::optional<Gpt2Config>& config = std::nullopt);
 
 // Throws unless every tensor of `weights` has the shape its config asks for.
 void check_gpt2_weights(const Gpt2Weights& weights);
@@ -100,9 +142,24 @@ struct Gpt2Result {
   std::vector<float> top_probs;        // (k,) their softmax probabilities, descending
 };
 
+// How positions enter the model. GPT-2 was trained with learned absolute positions (wpe);
+// the others replace wpe for exploration, and their results say so (gpt2_position_note).
+enum class Gpt2Position {
+  kLearned,     // x = wte[tok] + wpe[t]: the released model
+  kSinusoidal,  // x = wte[tok] + PE[t], interleaved sin/cos, base 10000, width E
+  kRope,        // x = wte[tok]; q and k of every head rotated (neox pairs, base 10000)
+  kAlibi,       // x = wte[tok]; ALiBi's −m_h·(i − j) added to every head's scores
+  kNone,        // x = wte[tok]; position only through the causal mask (NoPE)
+};
+Gpt2Position parse_gpt2_position(const std::string& name);  // learned|sinusoidal|rope|alibi|none
+const char* to_string(Gpt2Position position);
+// One sentence for the user: "as trained" or why a swapped method is only exploration.
+const char* gpt2_position_note(Gpt2Position position);
+
 struct Gpt2Options {
   bool trace = true;
   long long top_k = 10;  // clipped to V
+  Gpt2Position position = Gpt2Position::kLearned;
 };
 
 // tokens: 1 <= T <= P ids, each in [0, V).

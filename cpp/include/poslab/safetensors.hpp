@@ -9,17 +9,39 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/stored_tensor.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab {
 
-enum class StoredDType { kF32, kF16 };
-
-// "F32" | "F16"
-const char* dtype_name(StoredDType dtype);
-
 // Headers over this are refused before they are read (the safetensors reference's own cap).
 inline constexpr std::size_t kMaxSafetensorsHeader = 100'000'000;
+
+// One tensor of a header: where its bytes lie in the data buffer (which starts right after
+// the header, at file offset data_start).
+struct SafetensorsEntry {
+  std::string name;
+  StoredDType dtype = StoredDType::kF32;
+  Shape shape;
+  std::uint64_t begin = 0, end = 0;  // [begin, end) relative to the data buffer
+};
+
+struct SafetensorsHeader {
+  std::vector<SafetensorsEntry> entries;        // in the header's key order
+  std::map<std::string, std::string> metadata;  // "__metadata__" (string → string)
+  std::uint64_t data_start = 0;                 // 8 + N
+  std::uint64_t file_size = 0;
+};
+
+// For readers that receive a file in pieces (a browser File read in chunks): the header
+// length N the first 8 bytes declare, checked against kMaxSafetensorsHeader and file_size.
+std::uint64_t safetensors_header_length(const std::string& first_8_bytes, std::uint64_t file_size,
+                                        const std::string& name);
+// Parses and checks the header from the file's first 8 + N bytes (`prefix`, at least that
+// long) of a file of `file_size` bytes: every entry's dtype, shape and offsets, as
+// parse_safetensors.
+SafetensorsHeader parse_safetensors_header(const std::string& prefix, std::uint64_t file_size,
+                                           const std::string& name);
 
 struct SafetensorsFile {
   std::map<std::string, TensorF> tensors;       // every tensor, as float32
@@ -40,9 +62,9 @@ SafetensorsFile read_safetensors(const std::string& path);
 std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
                                StoredDType dtype = StoredDType::kF32,
                                const std::map<std::string, std::string>& metadata = {});
-
-// Half-precision bits ↔ float: exact widening; narrowing rounds to nearest even.
-float half_to_float(std::uint16_t bits);
-std::uint16_t float_to_half(float value);
+// The same from stored tensors, each written in its own dtype.
+std::string encode_safetensors(
+    const std::vector<std::pair<std::string, const StoredTensor*>>& tensors,
+    const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace poslab
