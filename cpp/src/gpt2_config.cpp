@@ -148,3 +148,25 @@ std::uint64_t Gpt2Config::parameter_count() const {
 }
 
 }  // namespace poslab
+
+namespace poslab {
+
+Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config) {
+  config.validate();  // so no product below can overflow
+  const std::uint64_t V = std::uint64_t(config.vocab_size), P = std::uint64_t(config.n_positions);
+  const std::uint64_t E = std::uint64_t(config.n_embd), N = std::uint64_t(config.n_layer);
+  Gpt2ParameterCounts c{};
+  c.wte = V * E;
+  c.wpe = P * E;
+  c.ln_1 = c.ln_2 = c.ln_f = 2 * E;
+  c.attn_c_attn = E * 3 * E + 3 * E;
+  c.attn_c_proj = E * E + E;
+  c.mlp_c_fc = E * 4 * E + 4 * E;
+  c.mlp_c_proj = 4 * E * E + E;
+  c.block = c.ln_1 + c.attn_c_attn + c.attn_c_proj + c.ln_2 + c.mlp_c_fc + c.mlp_c_proj;
+  c.blocks = N * c.block;
+  c.total = c.wte + c.wpe + c.blocks + c.ln_f;
+  return c;
+}
+
+}  // namespace poslab

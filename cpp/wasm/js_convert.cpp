@@ -137,6 +137,15 @@ RopeOptions to_rope_options(const val& js) {
   return o;
 }
 
+void copy_bytes(const val& js, const char* what, std::string& out) {
+  require(js.instanceof (val::global("Uint8Array")), std::string(what) + " must be a Uint8Array");
+  out.resize(js["length"].as<std::size_t>());
+  if (out.empty()) return;
+  // No allocation between making the view and filling it, so heap growth cannot detach it.
+  val(emscripten::typed_memory_view(out.size(), reinterpret_cast<unsigned char*>(&out[0])))
+      .call<void>("set", js);
+}
+
 val to_js(const TensorF& tensor) { return tensor_to_js(tensor); }
 val to_js(const TensorI& tensor) { return tensor_to_js(tensor); }
 

@@ -29,6 +29,10 @@ TensorF to_tensor(const val& js, const char* what);
 // A Uint8Array (nonzero = true) → bytes.
 std::vector<std::uint8_t> to_bytes(const val& js, const char* what);
 
+// A Uint8Array's bytes copied into `out` (resized to fit) in one memcpy by the JS engine:
+// file chunks of megabytes, where element-wise conversion would take seconds.
+void copy_bytes(const val& js, const char* what, std::string& out);
+
 // The field `name` of an options object, or undefined when absent (or not an object).
 val field(const val& object, const char* name);
 

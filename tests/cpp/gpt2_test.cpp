@@ -475,6 +475,17 @@ TEST_F(Gpt2Tiny, StreamedLoadRefusesShortAndLongStreams) {
   EXPECT_THROW(poslab::safetensors_header_length(bytes, 20, "m"), Error);
 }
 
+TEST(Gpt2Config, ParameterCountsAddUpToTheReleasedModels) {
+  const poslab::Gpt2ParameterCounts s = poslab::gpt2_parameter_counts(poslab::Gpt2Config::small());
+  EXPECT_EQ(s.total, 124439808u);  // GPT2Model's parameter count in transformers
+  EXPECT_EQ(s.wte, 50257u * 768u);
+  EXPECT_EQ(s.block, 7087872u);
+  EXPECT_EQ(s.total, s.wte + s.wpe + 12 * s.block + s.ln_f);
+  const poslab::Gpt2ParameterCounts m = poslab::gpt2_parameter_counts(poslab::Gpt2Config::medium());
+  EXPECT_EQ(m.total, 354823168u);
+  EXPECT_EQ(m.total, poslab::Gpt2Config::medium().parameter_count());
+}
+
 TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
   poslab::Gpt2Config c = tiny_config();
   c.n_embd = 128;  // two 64-wide heads

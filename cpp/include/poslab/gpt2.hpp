@@ -48,6 +48,16 @@ struct Gpt2Config {
   std::uint64_t parameter_count() const;
 };
 
+// Parameters per component (weights + biases/gains), for the config table.
+struct Gpt2ParameterCounts {
+  std::uint64_t wte, wpe;                                                    // V·E, P·E
+  std::uint64_t ln_1, attn_c_attn, attn_c_proj, ln_2, mlp_c_fc, mlp_c_proj;  // one block
+  std::uint64_t block, blocks;  // their sum, and N of them
+  std::uint64_t ln_f, total;
+};
+// Of a valid config (validate() first); total == parameter_count().
+Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config);
+
 // The most parameters a model may have (8× the per-tensor element cap: 2^31 natively, enough
 // for GPT-2 XL), checked before any weight is allocated.
 inline constexpr std::uint64_t kMaxGpt2Parameters = std::uint64_t{8} * kMaxElements;

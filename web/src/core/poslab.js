@@ -3,10 +3,11 @@
 // import bindPosLab from api.js and skip load.js. Declarations and docs: poslab.d.ts.
 import { bindPosLab } from './api.js';
 import { PosLabError } from './errors.js';
+import { bindGpt2 } from './gpt2.js';
 import { loadModule } from './load.js';
 import * as check from './validate.js';
 
-export { bindPosLab, PosLabError };
+export { bindGpt2, bindPosLab, PosLabError };
 
 /**
  * Loads one build variant and returns the API bound to it.
@@ -15,4 +16,13 @@ export { bindPosLab, PosLabError };
 export async function createPosLab(config = {}) {
   check.options(config, 'createPosLab', ['variant', 'wasmBinary', 'factory']);
   return bindPosLab(await loadModule(config));
+}
+
+/**
+ * Loads the GPT-2 module (build/wasm/VARIANT/poslab-gpt2.wasm) and returns its API.
+ * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
+ */
+export async function createGpt2Lab(config = {}) {
+  check.options(config, 'createGpt2Lab', ['variant', 'wasmBinary', 'factory']);
+  return bindGpt2(await loadModule(config, 'poslab-gpt2'));
 }

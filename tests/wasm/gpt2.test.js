@@ -1,0 +1,246 @@
+// GPT-2 through the poslab-gpt2 wasm module in Node, against the native CLI on the same
+// .safetensors file: logits and every traced tensor within the suite's 1e-6 + 1e-6·|native|
+// (compare.js), for both builds, F32 and F16 checkpoints, streamed in chunks that cut
+// tensors anywhere; random init against the CLI's; bad files refused with the core's message.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
+import { assertClose } from './helpers/compare.js';
+import { readNpy } from './helpers/npy.js';
+import { repoRoot, VARIANTS } from './helpers/paths.js';
+
+const TINY = { vocab_size: 100, n_positions: 16, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
+const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2];
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-gpt2-wasm-'));
+const file = (name) => path.join(dir, name);
+
+async function loadGpt2(variant) {
+  const { createGpt2Lab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
+  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
+  return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
+}
+
+// A checkpoint's bytes through gpt2Loader in `chunk`-byte pieces, as the playground's worker
+// feeds a File. config null: read off the checkpoint.
+function loadInChunks(lab, bytes, chunk, config = TINY, name = 'tiny.safetensors') {
+  const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
+  const loader = lab.gpt2Loader({
+    header: bytes.subarray(0, 8 + N),
+    fileSize: bytes.length,
+    name,
+    config: config ?? undefined,
+  });
+  try {
+    for (let at = 8 + N; at < bytes.length; at += chunk) loader.append(bytes.subarray(at, at + chunk));
+    return loader.finish();
+  } finally {
+    loader.delete();
+  }
+}
+
+// The CLI's logits and trace for one run: { logits, index, trace: name → tensor }.
+async function native(args, tag) {
+  const out = file(`${tag}.npy`);
+  const traceDir = file(`${tag}-trace`);
+  const { code, stderr } = await runCli(['gpt2', ...args, '--trace', traceDir, '-o', out]);
+  if (code !== 0) throw new Error(`poslab gpt2 ${args.join(' ')}: ${stderr}`);
+  const index = JSON.parse(fs.readFileSync(path.join(traceDir, 'index.json'), 'utf8'));
+  const trace = Object.fromEntries(index.tensors.map((t) => [t.name, readNpy(path.join(traceDir, t.file))]));
+  return { logits: readNpy(out), index, trace };
+}
+
+// Every traced tensor of a wasm forward pass against the CLI's files.
+function expectSameAsNative(got, want, label) {
+  assertClose(got.logits, want.logits, `${label}: logits`);
+  const N = got.layers.length;
+  expect(N).toBe(want.index.model.n_layer);
+  got.layers.forEach((layer, i) =>
+    assertClose(layer.attention, want.trace[`attention_layer${i}`], `${label}: attention ${i}`),
+  );
+  // The CLI stacks the per-layer (T,) vectors into (N, T).
+  const stacked = (key) => {
+    const T = got.layers[0][key].shape[0];
+    const data = new Float32Array(N * T);
+    got.layers.forEach((layer, i) => data.set(layer[key].data, i * T));
+    return { data, shape: [N, T] };
+  };
+  const names = {
+    ln_1_mean: 'ln1Mean',
+    ln_1_variance: 'ln1Variance',
+    ln_2_mean: 'ln2Mean',
+    ln_2_variance: 'ln2Variance',
+    resid_attn_norm: 'residAttnNorm',
+    resid_mlp_norm: 'residMlpNorm',
+  };
+  for (const [cli, js] of Object.entries(names)) assertClose(stacked(js), want.trace[cli], `${label}: ${cli}`);
+  expect(Array.from(got.topIds)).toEqual(Array.from(want.trace.top_k_ids.data));
+  assertClose({ data: got.topProbs, shape: [got.topProbs.length] }, want.trace.top_k_probs, `${label}: top-k`);
+}
+
+const checkpoints = {};
+beforeAll(() => {
+  requireCli();
+  fs.writeFileSync(file('tiny.json'), JSON.stringify(TINY));
+  for (const dtype of ['F32', 'F16']) {
+    checkpoints[dtype] = encodeSafetensors(tinyGpt2Tensors(TINY, 7, dtype));
+    fs.writeFileSync(file(`tiny-${dtype}.safetensors`), checkpoints[dtype]);
+  }
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
+  let lab;
+  beforeAll(async () => {
+    lab = await loadGpt2(variant);
+  });
+
+  test.each([
+    ['F32', 'learned', 4096],
+    ['F16', 'learned', 1000],
+    ['F32', 'sinusoidal', 777],
+    ['F32', 'rope', 100000],
+    ['F16', 'alibi', 333],
+    ['F32', 'none', 4096],
+  ])('a %s checkpoint with %s positions equals the native CLI', async (dtype, position, chunk) => {
+    const model = loadInChunks(lab, checkpoints[dtype], chunk);
+    try {
+      expect(model.dtype).toBe(dtype);
+      const got = model.forward(TOKENS, { position });
+      expect(got.position).toBe(position);
+      const want = await native(
+        [
+          '--weights',
+          file(`tiny-${dtype}.safetensors`),
+          '--config',
+          file('tiny.json'),
+          '--tokens',
+          TOKENS.join(','),
+          '--position',
+          position,
+        ],
+        `${variant}-${dtype}-${position}`,
+      );
+      expect(want.index.position.method).toBe(position);
+      expect(got.positionNote).toBe(want.index.position.note);
+      expectSameAsNative(got, want, `${variant} ${dtype} ${position}`);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('F16 weights stay half precision in the heap', () => {
+    const half = loadInChunks(lab, checkpoints.F16, 1 << 20);
+    const full = loadInChunks(lab, checkpoints.F32, 1 << 20);
+    expect(half.bytes * 2).toBe(full.bytes);
+    expect(full.bytes).toBe(4 * half.config.parameters.total);
+    half.delete();
+    full.delete();
+  });
+
+  test('random init equals the CLI random init with the same seed', async () => {
+    const model = lab.gpt2Random({ config: TINY, seed: 5 });
+    try {
+      const want = await native(
+        ['--config', file('tiny.json'), '--tokens', TOKENS.join(','), '--seed', 5],
+        `${variant}-random`,
+      );
+      expectSameAsNative(model.forward(TOKENS), want, `${variant} random`);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('the config is read off a checkpoint given without one', () => {
+    const wide = { ...TINY, n_embd: 128, n_head: 2, n_layer: 3 };
+    const model = loadInChunks(lab, encodeSafetensors(tinyGpt2Tensors(wide, 3)), 5000, null);
+    expect(model.config).toMatchObject(wide);
+    model.delete();
+    expect(() => loadInChunks(lab, checkpoints.F32, 5000, null)).toThrow(/config\.json/);
+  });
+
+  test('parameter counts are those of the released models', () => {
+    const small = lab.gpt2Config({ preset: 'small' });
+    expect(small.parameters.total).toBe(124439808);
+    expect(small.parameters.block).toBe(7087872);
+    expect(lab.gpt2Config({ preset: 'medium' }).parameters.total).toBe(354823168);
+    expect(lab.gpt2Config({ config: TINY })).toMatchObject(TINY);
+  });
+
+  describe('bad files are refused with the core message, and the module keeps working', () => {
+    const tensors = () => tinyGpt2Tensors(TINY, 7);
+    const cases = {
+      truncated: [checkpoints.F32?.subarray(0, -10), /file ended early|truncated/],
+      'wrong header length': [
+        (() => {
+          const b = encodeSafetensors(tensors()).slice();
+          new DataView(b.buffer).setBigUint64(0, 1n << 40n, true);
+          return b;
+        })(),
+        /header length/,
+      ],
+      'wrong dtype': [
+        encodeSafetensors(tensors(), { headerOverride: (h) => (h['wte.weight'].dtype = 'I32') }),
+        /wte\.weight.*dtype "I32"/,
+      ],
+      'missing tensor': [
+        encodeSafetensors(tensors().filter((t) => t.name !== 'h.1.ln_2.bias')),
+        /missing tensor 'h\.1\.ln_2\.bias'/,
+      ],
+      'wrong shape': [
+        encodeSafetensors(tensors().map((t) => (t.name === 'wpe.weight' ? { ...t, shape: [32, 16] } : t))),
+        /tensor 'wpe\.weight' has shape \(32, 16\), the config needs \(16, 32\)/,
+      ],
+      'huge declared size': [
+        encodeSafetensors(tensors(), { headerOverride: (h) => (h['wte.weight'].shape = [1e9, 1e9]) }),
+        /wte\.weight/,
+      ],
+    };
+    test.each(Object.keys(cases))('%s', async (name) => {
+      const [bytes0, message] = cases[name];
+      const bytes = bytes0 ?? encodeSafetensors(tensors()).subarray(0, -10);
+      fs.writeFileSync(file(`bad-${variant}.safetensors`), bytes);
+      let wasmError;
+      try {
+        loadInChunks(lab, bytes, 999);
+      } catch (e) {
+        wasmError = e;
+      }
+      expect(wasmError?.name).toBe('PosLabError');
+      expect(wasmError.message).toMatch(message);
+      // The CLI refuses the same file with the same message.
+      const { code, stderr } = await runCli([
+        'gpt2',
+        '--weights',
+        file(`bad-${variant}.safetensors`),
+        '--config',
+        file('tiny.json'),
+        '--tokens',
+        '1',
+        '-o',
+        file('never.npy'),
+      ]);
+      expect(code).not.toBe(0);
+      expect(cliErrorMessage(stderr)).toMatch(message);
+      const model = loadInChunks(lab, checkpoints.F32, 1 << 16);
+      expect(model.forward([1, 2]).logits.shape).toEqual([2, 100]);
+      model.delete();
+    });
+  });
+
+  test('bad tokens and options are refused', () => {
+    const model = lab.gpt2Random({ config: TINY });
+    expect(() => model.forward([1, 100])).toThrow(/token 100 at position 1 is outside the vocabulary \[0, 100\)/);
+    expect(() => model.forward([])).toThrow(/at least one token/);
+    expect(() => model.forward([1.5])).toThrow(/integer/);
+    expect(() => model.forward(Array(17).fill(1))).toThrow(/n_positions 16/);
+    expect(() => model.forward([1], { position: 't5' })).toThrow(/unknown position method 't5'/);
+    expect(() => model.forward([1], { colour: 'red' })).toThrow(/unknown option 'colour'/);
+    model.delete();
+    expect(() => model.forward([1])).toThrow(/deleted/);
+    expect(() => lab.gpt2Random({ config: { ...TINY, n_head: 5 } })).toThrow(/not divisible by n_head 5/);
+    expect(() => lab.gpt2Random({ config: { ...TINY, activation_function: 'relu' } })).toThrow(/activation_function/);
+  });
+});

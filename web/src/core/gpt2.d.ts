@@ -1,0 +1,105 @@
+// Types of the GPT-2 API (gpt2.js), from the poslab-gpt2 module. Shapes: T tokens, V vocabulary,
+// H heads, N layers. Configs use Hugging Face's config.json keys.
+import type { CreateOptions, Tensor } from './poslab';
+
+export interface Gpt2ConfigInput {
+  vocab_size?: number;
+  n_positions?: number;
+  n_embd?: number;
+  n_layer?: number;
+  n_head?: number;
+  layer_norm_epsilon?: number;
+  [other: string]: unknown;
+}
+
+/** Parameters per component, weights and biases/gains together. */
+export interface Gpt2ParameterCounts {
+  wte: number;
+  wpe: number;
+  perBlock: {
+    ln_1: number;
+    attn_c_attn: number;
+    attn_c_proj: number;
+    ln_2: number;
+    mlp_c_fc: number;
+    mlp_c_proj: number;
+  };
+  block: number;
+  blocks: number;
+  ln_f: number;
+  total: number;
+}
+
+export interface Gpt2Config {
+  vocab_size: number;
+  n_positions: number;
+  n_embd: number;
+  n_layer: number;
+  n_head: number;
+  layer_norm_epsilon: number;
+  parameters: Gpt2ParameterCounts;
+}
+
+/** A preset, or config.json as an object or its text; neither: small (random init) / read off the checkpoint (loader). */
+export interface Gpt2ConfigChoice {
+  preset?: 'small' | 'medium';
+  config?: Gpt2ConfigInput | string;
+}
+
+/** learned: as trained (wpe). The others replace wpe for exploration; results say so. */
+export type Gpt2Position = 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 'none';
+
+export interface Gpt2LayerTrace {
+  attention: Tensor; // (H, T, T) causal softmax weights
+  ln1Mean: Tensor; // (T,)
+  ln1Variance: Tensor; // (T,) biased, before eps
+  ln2Mean: Tensor;
+  ln2Variance: Tensor;
+  residAttnNorm: Tensor; // (T,) ‖residual‖₂ after attention
+  residMlpNorm: Tensor; // (T,) after the MLP
+}
+
+export interface Gpt2Result {
+  logits: Tensor; // (T, V)
+  layers: Gpt2LayerTrace[]; // N entries, empty with trace: false
+  topIds: Int32Array; // (k,) next tokens after the last position, most likely first
+  topProbs: Float32Array; // (k,) their probabilities
+  position: Gpt2Position;
+  positionNote: string;
+}
+
+/** Weights in the wasm heap until delete(). */
+export interface Gpt2Model {
+  config: Gpt2Config;
+  bytes: number; // weight memory
+  dtype: 'F32' | 'F16' | 'mixed'; // as stored in the checkpoint (F16 stays half)
+  forward(
+    tokens: number[] | Int32Array,
+    options?: { position?: Gpt2Position; topK?: number; trace?: boolean },
+  ): Gpt2Result;
+  delete(): void;
+}
+
+/** A checkpoint fed chunk by chunk (the bytes after the header, in order). */
+export interface Gpt2Loading {
+  tensors: { name: string; dtype: 'F32' | 'F16'; shape: number[]; begin: number; end: number }[];
+  config: Gpt2Config;
+  expected: number; // data bytes in all
+  received(): number;
+  append(chunk: Uint8Array): void;
+  /** Checks completeness and finiteness (errors name the tensor) and returns the model. */
+  finish(): Gpt2Model;
+  delete(): void;
+}
+
+export interface Gpt2Lab {
+  gpt2Config(choice?: Gpt2ConfigChoice): Gpt2Config;
+  gpt2Random(choice?: Gpt2ConfigChoice & { seed?: number }): Gpt2Model;
+  /** N, the header's JSON length, from the file's first 8 bytes. */
+  safetensorsHeaderLength(first8: Uint8Array, fileSize: number, name?: string): number;
+  /** header: the file's first 8 + N bytes. Checks every name, shape and dtype before allocating. */
+  gpt2Loader(options: Gpt2ConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): Gpt2Loading;
+}
+
+export function createGpt2Lab(options?: CreateOptions): Promise<Gpt2Lab>;
+export function bindGpt2(module: object): Gpt2Lab;

@@ -1,0 +1,146 @@
+// The GPT-2 API over the raw bindings of cpp/wasm/gpt2_bindings.cpp: configs with parameter
+// counts, random-init and checkpoint models that live in the wasm heap until .delete(), a
+// loader fed a .safetensors file chunk by chunk, and the traced forward pass. Declarations
+// and docs: gpt2.d.ts.
+import { PosLabError } from './errors.js';
+import * as check from './validate.js';
+
+const POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
+
+/** The GPT-2 API bound to an instantiated poslab-gpt2 module. */
+export function bindGpt2(m) {
+  // A raw binding's { error } (or a binding-level JS error) becomes a PosLabError.
+  const call = (fn, ...args) => {
+    let result;
+    try {
+      result = fn(...args);
+    } catch (cause) {
+      throw new PosLabError(cause?.message ?? String(cause), { cause });
+    }
+    if (result !== null && typeof result === 'object' && result.error !== undefined) {
+      throw new PosLabError(result.error);
+    }
+    return result;
+  };
+
+  // { preset } | { config: object | config.json text } | {} → what the binding takes.
+  const configArg = (o, name) => {
+    if (o.preset !== undefined && o.config !== undefined) {
+      throw new PosLabError(`${name}: give preset or config, not both`);
+    }
+    if (o.preset !== undefined) return { preset: check.string(o.preset, 'preset') };
+    if (o.config === undefined) return undefined;
+    if (typeof o.config === 'string') return o.config;
+    if (o.config === null || typeof o.config !== 'object' || Array.isArray(o.config)) {
+      throw new PosLabError(`${name}: config must be config.json's object or text`);
+    }
+    return JSON.stringify(o.config);
+  };
+
+  const bytes = (value, name) => {
+    if (!(value instanceof Uint8Array)) throw new PosLabError(`${name} must be a Uint8Array`);
+    return value;
+  };
+
+  const tokenArray = (tokens) => {
+    const list = tokens instanceof Int32Array ? tokens : Array.isArray(tokens) ? tokens : null;
+    if (!list) throw new PosLabError('tokens must be an array of token ids or an Int32Array');
+    list.forEach((id, i) => check.integer(id, `tokens[${i}]`));
+    if (list.length === 0) throw new PosLabError('GPT-2 needs at least one token');
+    return Int32Array.from(list, (id) => {
+      if (id > 0x7fffffff) throw new PosLabError(`token ${id} is outside the vocabulary`);
+      return id;
+    });
+  };
+
+  // Wraps a raw model handle; the handle is freed by delete().
+  const wrapModel = (raw) => {
+    let live = true;
+    const alive = () => {
+      if (!live) throw new PosLabError('this GPT-2 model was deleted');
+      return raw;
+    };
+    return {
+      config: raw.config(),
+      bytes: raw.bytes(),
+      dtype: raw.dtype(),
+      forward(tokens, opts) {
+        const o = check.options(opts, 'forward', ['position', 'topK', 'trace']);
+        const position = o.position === undefined ? 'learned' : check.string(o.position, 'position');
+        if (!POSITIONS.includes(position)) {
+          throw new PosLabError(`unknown position method '${position}' (expected ${POSITIONS.join(', ')})`);
+        }
+        const raw = alive();
+        return call(() =>
+          raw.forward(tokenArray(tokens), {
+            position,
+            topK: o.topK === undefined ? 10 : check.integer(o.topK, 'topK', 1),
+            trace: o.trace === undefined ? true : check.boolean(o.trace, 'trace'),
+          }),
+        );
+      },
+      delete() {
+        if (live) raw.delete();
+        live = false;
+      },
+    };
+  };
+
+  return {
+    gpt2Config(opts) {
+      const o = check.options(opts, 'gpt2Config', ['preset', 'config']);
+      return call(m.gpt2Config, configArg(o, 'gpt2Config'));
+    },
+
+    gpt2Random(opts) {
+      const o = check.options(opts, 'gpt2Random', ['preset', 'config', 'seed']);
+      const seed = o.seed === undefined ? 0 : check.integer(o.seed, 'seed');
+      return wrapModel(call(m.gpt2Random, configArg(o, 'gpt2Random'), seed).model);
+    },
+
+    safetensorsHeaderLength(first8, fileSize, name = 'model.safetensors') {
+      return call(
+        m.safetensorsHeaderLength,
+        bytes(first8, 'first8'),
+        check.integer(fileSize, 'fileSize'),
+        check.string(name, 'name'),
+      );
+    },
+
+    gpt2Loader(opts) {
+      const o = check.options(opts, 'gpt2Loader', ['header', 'fileSize', 'name', 'preset', 'config']);
+      const name = o.name === undefined ? 'model.safetensors' : check.string(o.name, 'name');
+      const r = call(
+        m.gpt2Loader,
+        bytes(o.header, 'header'),
+        check.integer(o.fileSize, 'fileSize'),
+        name,
+        configArg(o, 'gpt2Loader'),
+      );
+      const raw = r.loader;
+      let live = true;
+      const alive = () => {
+        if (!live) throw new PosLabError('this GPT-2 loader was deleted');
+        return raw;
+      };
+      return {
+        tensors: r.tensors,
+        config: r.config,
+        expected: raw.expected(),
+        received: () => alive().received(),
+        append(chunk) {
+          const loader = alive();
+          call(() => loader.append(bytes(chunk, 'chunk')));
+        },
+        finish() {
+          const loader = alive();
+          return wrapModel(call(() => loader.finish()).model);
+        },
+        delete() {
+          if (live) raw.delete();
+          live = false;
+        },
+      };
+    },
+  };
+}
