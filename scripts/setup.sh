@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PosLab builds and tests with (Chromium drives the browser
-# tests), and the npm packages of the playground, its tests and the wasm benchmark. Idempotent: installs only what is missing, runs `apt-get
+# Installs the Debian packages PosLab builds and tests with (Chromium drives the browser tests,
+# clang with its libFuzzer runtime builds the fuzzer), and the npm packages of the playground,
+# its tests and the wasm benchmark. Idempotent: installs only what is missing, runs `apt-get
 # update` only when something is, and `npm ci` only when package-lock.json is newer than
 # node_modules.
 set -euo pipefail
@@ -8,6 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config
+  clang libclang-rt-14-dev
   libeigen3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds everything (core, CLI, tests,
 # benchmarks, CUDA targets where nvcc exists) and runs ctest twice (a Release build, then an
-# ASan + UBSan build), then builds the WebAssembly modules and runs the vitest suites: the JS
-# API (tests/wasm), the playground's units (tests/web) and the browser tests (tests/e2e).
+# ASan + UBSan build), fuzzes the .safetensors reader for a minute, then builds the WebAssembly
+# modules and runs the vitest suites: the JS API (tests/wasm), the playground's units
+# (tests/web) and the browser tests (tests/e2e).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -75,6 +76,15 @@ run_suite "release" build/release -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite "asan+ubsan" build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSLAB_TESTS=ON \
   -DPOSLAB_SANITIZE=ON
+
+# The .safetensors reader under libFuzzer (clang, ASan + UBSan) for a bounded time: one
+# result, failed on any crash or sanitizer report.
+echo "== fuzz: safetensors reader"
+if POSLAB_JOBS=$jobs bash scripts/fuzz.sh 60; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
 
 # The WebAssembly modules (SIMD and scalar), then the JS suites on them; the wasm suite
 # compares with the Release CLI built above.
