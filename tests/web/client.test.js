@@ -13,6 +13,7 @@ function fakeWorker() {
     reply: (id, result) => listeners.message({ data: { type: 'result', id, result } }),
     fail: (id, message) => listeners.message({ data: { type: 'error', id, message } }),
     fatal: (message) => listeners.message({ data: { type: 'fatal', message } }),
+    send: (data) => listeners.message({ data }),
   };
 }
 
@@ -56,5 +57,40 @@ describe('compute client', () => {
     await expect(a).rejects.toThrow('no wasm');
     await expect(client.request('enc', 'encodings', {})).rejects.toThrow('no wasm');
     expect(reported).toBe('no wasm');
+  });
+});
+
+// Progress messages of a long job (reading a checkpoint) reach the request that asked.
+describe('compute client progress', () => {
+  it('Client.ProgressGoesToItsRequestUntilTheResult', async () => {
+    const w = fakeWorker();
+    const client = createComputeClient(() => w);
+    const seen = [];
+    const other = [];
+    const a = client.request('gpt-load', 'gpt2Load', { n: 1 }, { onProgress: (x) => seen.push(x) });
+    const b = client.request('gpt', 'gpt2', {}, { onProgress: (x) => other.push(x) });
+    const [ida, idb] = w.sent.map((m) => m.id);
+    w.send({ type: 'progress', id: ida, data: { received: 1, expected: 4 } });
+    w.send({ type: 'progress', id: ida, data: { received: 4, expected: 4 } });
+    w.send({ type: 'progress', id: idb, data: { phase: 'create' } });
+    w.send({ type: 'result', id: ida, result: 'loaded' });
+    w.send({ type: 'progress', id: ida, data: { late: true } }); // after the result: dropped
+    expect(await a).toBe('loaded');
+    expect(seen).toEqual([
+      { received: 1, expected: 4 },
+      { received: 4, expected: 4 },
+    ]);
+    expect(other).toEqual([{ phase: 'create' }]);
+    w.send({ type: 'result', id: idb, result: 'ok' });
+    expect(await b).toBe('ok');
+  });
+
+  it('Client.RequestWithoutProgressIgnoresIt', async () => {
+    const w = fakeWorker();
+    const client = createComputeClient(() => w);
+    const a = client.request('enc', 'encodings', {});
+    w.send({ type: 'progress', id: w.sent[0].id, data: 1 });
+    w.send({ type: 'result', id: w.sent[0].id, result: 2 });
+    expect(await a).toBe(2);
   });
 });

@@ -25,6 +25,9 @@ const FACTORIES = {
   attention: createAttentionView,
   gallery: createGalleryView,
 };
+// Views loaded on first use (their code, and what they load, weighs nothing until then).
+const LAZY = { gpt2: () => import('./views/gpt2.js').then((m) => m.createGpt2View) };
+const loading = new Map();
 
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
@@ -50,9 +53,26 @@ let shown = null;
 
 function show(state) {
   const name = state.view;
+  if (!built.has(name) && !FACTORIES[name]) {
+    if (!loading.has(name)) {
+      const done = LAZY[name]().then((factory) => {
+        FACTORIES[name] = factory;
+        if (store.get().view === name) show(store.get());
+      });
+      done.catch((e) => {
+        loading.delete(name); // choosing the tab again tries again
+        messages.fatal(`the ${name} view could not load: ${e.message}`);
+      });
+      loading.set(name, done);
+    }
+    for (const v of built.values()) v.section.hidden = true;
+    tabs.select(name);
+    shown = name;
+    return;
+  }
   if (!built.has(name)) {
     const view = FACTORIES[name]({ root: main, store, compute });
-    if (name !== 'gallery') addEmbedButtons(view.section, name, store);
+    if (name !== 'gallery' && name !== 'gpt2') addEmbedButtons(view.section, name, store); // a local file has no embed
     built.set(name, view);
   }
   for (const [n, v] of built) v.section.hidden = n !== name;
@@ -71,7 +91,7 @@ const showTheme = (theme) => {
 store.subscribe((state, changed) => {
   if (changed.includes('theme')) showTheme(state.theme);
   if (changed.includes('view') || shown !== state.view) show(state);
-  else built.get(state.view).update(state);
+  else built.get(state.view)?.update(state); // absent while a lazy view loads
 });
 showTheme(store.get().theme);
 syncHash(store, messages.linkProblems);

@@ -3,12 +3,14 @@
 // table, view 2 seed 001's 300×512 cosine similarity, view 3 seed 000's 50 vs 100 at D=64.
 import { bool, int, intList, num, oneOf, text, token } from './types.js';
 
-export const VIEWS = ['encodings', 'similarity', 'extrapolation', 'offset', 'attention', 'gallery'];
+export const VIEWS = ['encodings', 'similarity', 'extrapolation', 'offset', 'attention', 'gallery', 'gpt2'];
 export const METHODS = ['sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'nope'];
 export const VECTOR_METHODS = ['sinusoidal', 'learned', 'rope', 'nope'];
 export const CMAPS = ['viridis', 'Blues', 'RdBu'];
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
 export const MASKS = ['none', 'causal', 'window', 'custom'];
+export const GPT2_POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
+export const GPT2_INITS = ['mini', 'small'];
 
 // Custom attention mask: "<L>.<base64url bits, row-major, query × key, 1 = hidden>".
 export const CUSTOM_MASK_RE = /^$|^[1-9]\d{0,1}\.[A-Za-z0-9_-]{1,700}$/;
@@ -80,6 +82,13 @@ export const SCHEMA = {
   'att.head': int(0, 0, 15),
   'att.seed': int(0, 0, 2147483647),
   'att.cmap': oneOf(CMAPS, 'viridis'),
+
+  // 7. GPT-2 (a loaded checkpoint is not part of the link: the file stays on the machine)
+  'gpt.text': text('The cat sat on the mat because it was warm', 2000),
+  'gpt.position': oneOf(GPT2_POSITIONS, 'learned'),
+  'gpt.layer': int(0, 0, 47),
+  'gpt.head': int(0, 0, 31),
+  'gpt.init': oneOf(GPT2_INITS, 'mini'),
 };
 
 /** A fresh copy of every default (lists copied so callers may not share them). */

@@ -8,6 +8,7 @@ const LABELS = {
   offset: '4 · Offset matrix',
   attention: '5 · Attention & masks',
   gallery: '6 · Seed gallery',
+  gpt2: '7 · GPT-2',
 };
 
 export function renderTabs(nav, views, store) {

@@ -1,16 +1,23 @@
 // The compute worker: loads the wasm core once, then runs one job per message and posts the
 // result (buffers transferred, not copied) or the error message. The UI thread never waits
-// on the core.
+// on the core. A job may be async and may report progress ({ type: 'progress', id, data });
+// jobs can keep state here between messages (the GPT-2 view's model stays loaded). GPT-2
+// jobs run on their own module (poslab-gpt2), fetched the first time one is asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
+import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
 import { bindPosLab } from '../core/api.js';
-import { JOBS } from './jobs/index.js';
+import { GPT2_JOBS, JOBS, loadGpt2Jobs } from './jobs/index.js';
 import { paint } from './paint.js';
 
+async function wasmBytes(url, what) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not load ${what} (${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 const ready = (async () => {
-  const response = await fetch(wasmUrl);
-  if (!response.ok) throw new Error(`could not load the WebAssembly core (${response.status})`);
-  const wasmBinary = new Uint8Array(await response.arrayBuffer());
+  const wasmBinary = await wasmBytes(wasmUrl, 'the WebAssembly core');
   return bindPosLab(await createModule({ wasmBinary }));
 })();
 
@@ -19,12 +26,30 @@ ready.then(
   (e) => self.postMessage({ type: 'fatal', message: e?.message ?? String(e) }),
 );
 
+// The GPT-2 module, its API and its jobs: { lab, jobs }.
+let gpt2Ready = null;
+function gpt2() {
+  gpt2Ready ??= (async () => {
+    const [{ default: create }, { bindGpt2 }, jobs, wasmBinary] = await Promise.all([
+      import('@poslab-wasm/poslab-gpt2.mjs'),
+      import('../core/gpt2.js'),
+      loadGpt2Jobs(),
+      wasmBytes(gpt2WasmUrl, 'the GPT-2 WebAssembly module'),
+    ]);
+    return { lab: bindGpt2(await create({ wasmBinary })), jobs };
+  })();
+  gpt2Ready.catch(() => (gpt2Ready = null)); // a later job may try again
+  return gpt2Ready;
+}
+
 self.onmessage = async ({ data: { id, job, params } }) => {
   try {
-    const lab = await ready;
+    const isGpt2 = GPT2_JOBS.includes(job);
+    if (!isGpt2 && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
+    const { lab, jobs } = isGpt2 ? await gpt2() : { lab: await ready, jobs: JOBS };
     const t0 = performance.now();
-    if (!Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
-    const result = JOBS[job](lab, params);
+    const progress = (data) => self.postMessage({ type: 'progress', id, data });
+    const result = await jobs[job](lab, params, { progress });
     const computeMs = performance.now() - t0;
     const transfer = await paint(result);
     result.timing = { computeMs, paintMs: performance.now() - t0 - computeMs, bitmapMs: result.bitmapMs ?? 0 };

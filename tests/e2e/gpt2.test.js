@@ -1,0 +1,210 @@
+// The GPT-2 view in Chromium on the real wasm core: the random-init model on typed text with
+// every head's map, a map opened with token labels, a swapped position method with its note,
+// a tiny checkpoint (written here) loaded through the file input, and broken input shown
+// beside its control with the last plot kept. Timings go to test-output/e2e/gpt2-timings.json.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { canvasColours, canvasHash, drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
+import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+
+const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
+// wte + wpe + 2 blocks (2 LayerNorms, c_attn, attn c_proj, c_fc, mlp c_proj, with biases) + ln_f
+const E = 32;
+const TINY_PARAMETERS =
+  50257 * E + 64 * E + 2 * (4 * E + (E * 3 * E + 3 * E) + (E * E + E) + (E * 4 * E + 4 * E) + (4 * E * E + E)) + 2 * E;
+
+const dir = path.join(outDir, 'gpt2-tiny');
+const files = {};
+const timings = {};
+let browser;
+let base;
+
+beforeAll(async () => {
+  base = inject('baseUrl');
+  browser = await launch();
+  fs.mkdirSync(dir, { recursive: true });
+  const bytes = encodeSafetensors(tinyGpt2Tensors(TINY, 7, 'F16'));
+  files.model = path.join(dir, 'model.safetensors');
+  files.config = path.join(dir, 'config.json');
+  fs.writeFileSync(files.model, bytes);
+  fs.writeFileSync(files.config, `${JSON.stringify({ model_type: 'gpt2', ...TINY }, null, 2)}\n`);
+  // The same file cut short: the header promises more data than there is.
+  fs.mkdirSync(path.join(dir, 'truncated'), { recursive: true });
+  files.truncated = path.join(dir, 'truncated', 'model.safetensors');
+  fs.writeFileSync(files.truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+});
+afterAll(async () => {
+  await browser?.close();
+  fs.writeFileSync(path.join(outDir, 'gpt2-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
+  console.log('GPT-2 view timings (ms):', JSON.stringify(timings));
+});
+
+const lastTiming = (page, view = 'gpt') =>
+  page.evaluate((v) => (globalThis.__poslabTimings ?? []).filter((t) => t.view === v).at(-1), view);
+const thumbs = (page) => page.locator('#view-gpt2 .gpt2-thumb');
+const configValue = (page, key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+
+async function typeText(page, text) {
+  const n = await drawCount(page, 'gpt');
+  await page.fill('#c-gpt-text', text);
+  await page.press('#c-gpt-text', 'Tab');
+  await drawn(page, 'gpt', n + 1);
+}
+
+describe('GPT-2 view', () => {
+  it('E2E.Gpt2RandomInitDrawsEveryHeadAndOpensOne', async () => {
+    const { page, context, problems } = await openPage(browser, `${base}#view=gpt2`);
+    await drawn(page, 'gpt');
+    const first = await lastTiming(page);
+    timings.randomInit = {
+      shape: 'mini',
+      createMs: first.createMs,
+      firstForwardMs: first.forwardMs,
+      firstGridAtMs: first.at,
+    };
+    expect(await page.textContent('#view-gpt2 .gpt2-model-label')).toContain(
+      'random weights (seed 0), not trained: the attention patterns mean nothing',
+    );
+
+    await typeText(page, 'A cat sat on the mat because it was cold');
+    const t = await lastTiming(page);
+    timings.forward10 = {
+      T: t.T,
+      forwardMs: t.forwardMs,
+      computeMs: t.computeMs,
+      drawMs: t.drawMs,
+      totalMs: t.totalMs,
+    };
+    expect(t.T).toBe(10);
+    const chips = page.locator('#view-gpt2 .gpt2-chip');
+    expect(await chips.count()).toBe(10);
+    expect(await chips.nth(4).textContent()).toBe('␣the262');
+    const layers = Number(await configValue(page, 'n_layer'));
+    const heads = Number(await configValue(page, 'n_head'));
+    expect(layers * heads).toBeGreaterThan(1);
+    expect(await thumbs(page).count()).toBe(layers * heads);
+    for (const n of await canvasColours(page, '#view-gpt2')) expect(n, 'a canvas is blank').toBeGreaterThan(2);
+    expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+    expect(await page.locator('#view-gpt2 .gpt2-heads .fig').count()).toBe(heads);
+    expect(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('gpt.text')).toBe(
+      'A cat sat on the mat because it was cold',
+    );
+    await page.screenshot({ path: path.join(outDir, 'gpt2-random.png'), fullPage: true });
+
+    // Clicking a small map opens it with token labels, without another forward pass.
+    const n = await drawCount(page, 'gpt');
+    const pickLayer = layers - 1;
+    const pickHead = heads - 1;
+    await page.click(`#view-gpt2 .gpt2-thumb[data-layer="${pickLayer}"][data-head="${pickHead}"]`);
+    const full = '#view-gpt2 .gpt2-full';
+    await page.waitForFunction(
+      ([sel, title]) => document.querySelector(`${sel} .fig-title`)?.textContent.startsWith(title),
+      [full, `Layer ${pickLayer} · head ${pickHead}`],
+    );
+    expect(await drawCount(page, 'gpt')).toBe(n);
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`gpt.layer=${pickLayer}&gpt.head=${pickHead}`);
+    expect(
+      await page.getAttribute(
+        `#view-gpt2 .gpt2-thumb[data-layer="${pickLayer}"][data-head="${pickHead}"]`,
+        'aria-pressed',
+      ),
+    ).toBe('true');
+    await page.focus(`${full} canvas`);
+    await page.keyboard.press('ArrowDown'); // query 1 “␣cat”, key 0 “A”
+    expect(await page.textContent(`${full} .readout`)).toMatch(/query 1 “␣cat”, key 0 “A”: /);
+    await page.screenshot({ path: path.join(outDir, 'gpt2-opened.png'), fullPage: true });
+
+    // Another position method shows the core's note prominently.
+    expect(await page.isVisible('#view-gpt2 .gpt2-position-note.warn')).toBe(false);
+    const m = await drawCount(page, 'gpt');
+    await page.selectOption('#c-gpt-position', 'rope');
+    await drawn(page, 'gpt', m + 1);
+    expect(await page.isVisible('#view-gpt2 .gpt2-position-note.warn')).toBe(true);
+    expect((await page.textContent('#view-gpt2 .gpt2-position-note')).length).toBeGreaterThan(20);
+    expect(await page.textContent('#view-gpt2 .gpt2-diagram')).toContain('RoPE: rotate q and k');
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain('gpt.position=rope');
+    await page.selectOption('#c-gpt-position', 'learned');
+    await drawn(page, 'gpt', m + 2);
+    expect(await page.isVisible('#view-gpt2 .gpt2-position-note.warn')).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.Gpt2PhoneWidthDarkThemeAndLabels', async () => {
+    const { page, context, problems } = await openPage(browser, `${base}#view=gpt2&theme=dark`, {
+      width: 390,
+      height: 844,
+    });
+    await drawn(page, 'gpt');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, 'page scrolls sideways on a phone').toBeLessThanOrEqual(1);
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('#view-gpt2 .controls input, #view-gpt2 .controls select')]
+        .filter((el) => !el.labels?.length && !el.getAttribute('aria-label'))
+        .map((el) => el.id || el.outerHTML.slice(0, 60)),
+    );
+    expect(unlabelled).toEqual([]);
+    await page.screenshot({ path: path.join(outDir, 'gpt2-phone-dark.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.Gpt2LoadsATinyCheckpointAndKeepsItWhenTheNextFileIsBroken', async () => {
+    const { page, context, problems } = await openPage(
+      browser,
+      `${base}#view=gpt2&gpt.text=Hello%20world%2C%20hello%20cat`,
+    );
+    await drawn(page, 'gpt');
+    const n = await drawCount(page, 'gpt');
+    // Without its config.json the tiny model's width (32) gives no head count: refused.
+    await page.setInputFiles('#c-gpt2-file', [files.model]);
+    await page.waitForFunction(() => document.getElementById('c-gpt2-file-error').textContent.length > 0);
+    expect(await page.textContent('#c-gpt2-file-error')).toContain('config.json');
+
+    await page.setInputFiles('#c-gpt2-file', [files.model, files.config]);
+    await drawn(page, 'gpt', n + 1);
+    expect(await page.textContent('#c-gpt2-file-error')).toBe('');
+    expect(await page.textContent('#view-gpt2 .gpt2-progress-text')).toMatch(/^model\.safetensors: loaded in \d/);
+    const load = await lastTiming(page, 'gpt-load');
+    timings.tinyCheckpoint = { bytes: load.bytes, loadMs: load.loadMs, forwardMs: (await lastTiming(page)).forwardMs };
+    expect(await page.textContent('#view-gpt2 .gpt2-model-label')).toContain(
+      'Loaded: model.safetensors with config.json',
+    );
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toContain('F16');
+    expect(await thumbs(page).count()).toBe(2 * 4);
+    expect(await configValue(page, 'n_embd')).toBe('32');
+    expect(await configValue(page, 'n_positions')).toBe('64');
+    expect(await configValue(page, 'n_layer')).toBe('2');
+    expect(await configValue(page, 'n_head')).toBe('4');
+    expect(await configValue(page, 'vocab_size')).toBe('50,257');
+    const total = await page.textContent('#view-gpt2 .gpt2-params tr[data-component="total"] td.num');
+    expect(total).toBe(TINY_PARAMETERS.toLocaleString('en-US'));
+    for (const c of await canvasColours(page, '#view-gpt2')) expect(c, 'a canvas is blank').toBeGreaterThan(2);
+    await page.screenshot({ path: path.join(outDir, 'gpt2-tiny.png'), fullPage: true });
+
+    // A truncated file: the message beside the file input, the loaded model and its plots stay.
+    const before = await canvasHash(page, '#view-gpt2 .gpt2-thumb');
+    const drawsBefore = await drawCount(page, 'gpt');
+    await page.setInputFiles('#c-gpt2-file', [files.truncated, files.config]);
+    await page.waitForFunction(() => document.getElementById('c-gpt2-file-error').textContent.length > 0);
+    expect(await page.textContent('#c-gpt2-file-error')).toContain('model.safetensors');
+    expect(await drawCount(page, 'gpt')).toBe(drawsBefore);
+    expect(await thumbs(page).count()).toBe(8);
+    expect(await canvasHash(page, '#view-gpt2 .gpt2-thumb')).toBe(before);
+    expect(await page.textContent('#view-gpt2 .gpt2-model-label')).toContain('Loaded: model.safetensors');
+
+    // The loaded model still runs; more tokens than its n_positions = 64 are refused beside the text.
+    await typeText(page, 'a cat');
+    expect(await thumbs(page).count()).toBe(8);
+    const kept = await canvasHash(page, '#view-gpt2 .gpt2-thumb');
+    await page.fill('#c-gpt-text', 'one two three four five six seven eight nine ten '.repeat(7).trim());
+    await page.press('#c-gpt-text', 'Tab');
+    await page.waitForFunction(() => document.getElementById('c-gpt-text-error').textContent.length > 0);
+    expect(await page.textContent('#c-gpt-text-error')).toMatch(/70 tokens: .*n_positions = 64/);
+    expect(await canvasHash(page, '#view-gpt2 .gpt2-thumb')).toBe(kept);
+    await page.screenshot({ path: path.join(outDir, 'gpt2-errors.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

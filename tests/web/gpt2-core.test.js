@@ -1,0 +1,90 @@
+// The GPT-2 job and the chunked reader on the built poslab-gpt2 module (as the worker runs
+// them): a tiny checkpoint read from a Blob in small pieces gives the same model as reading
+// it whole, every map is causal with rows summing to 1, a swapped position method says so.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { loadCheckpoint } from '../../web/src/gpt2/loading.js';
+import { gpt2, gpt2Free, gpt2Load } from '../../web/src/worker/jobs/gpt2.js';
+import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const wasm = path.join(root, 'build/wasm/simd/poslab-gpt2.wasm');
+const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
+let lab;
+
+beforeAll(async () => {
+  if (!fs.existsSync(wasm))
+    throw new Error('build/wasm/simd/poslab-gpt2.wasm is missing: build the wasm modules first (npm run build:wasm)');
+  lab = await createGpt2Lab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+});
+afterAll(() => gpt2Free());
+
+const checkpoint = (dtype) => new Blob([encodeSafetensors(tinyGpt2Tensors(TINY, 3, dtype))]);
+
+describe('GPT-2 job on the wasm module', () => {
+  it('Gpt2Core.ChunkedReadEqualsTheWholeFile', async () => {
+    const blob = checkpoint('F16');
+    const whole = await loadCheckpoint(lab, blob, { config: TINY, chunkBytes: blob.size });
+    const pieces = [];
+    const chunked = await loadCheckpoint(lab, blob, {
+      config: TINY,
+      chunkBytes: 40009, // cuts tensors anywhere
+      onProgress: (p) => pieces.push(p.received),
+    });
+    expect(pieces.length).toBeGreaterThan(50);
+    expect(chunked.dtype).toBe('F16');
+    const ids = [15496, 995, 11, 23748, 3797];
+    const a = whole.forward(ids, { trace: false });
+    const b = chunked.forward(ids, { trace: false });
+    expect(Array.from(b.topIds)).toEqual(Array.from(a.topIds));
+    expect(b.logits.data).toEqual(a.logits.data);
+    whole.delete();
+    chunked.delete();
+  });
+
+  it('Gpt2Core.JobMapsAreCausalAndSumToOne', async () => {
+    const loaded = await gpt2Load(lab, {
+      model: new File([checkpoint('F32')], 'model.safetensors'),
+      config: new File([JSON.stringify(TINY)], 'config.json'),
+    });
+    expect(loaded.model).toMatchObject({ kind: 'file', dtype: 'F32' });
+    expect(loaded.model.config.parameters.total).toBe(loaded.model.bytes / 4);
+    const source = { kind: 'file', key: loaded.model.key };
+    const r = await gpt2(lab, { text: 'Hello world, hello cat', position: 'learned', source });
+    expect([r.layers, r.heads, r.ids.length]).toEqual([2, 4, 5]);
+    for (const m of Object.values(r.heatmaps)) {
+      for (let i = 0; i < 5; i++) {
+        let sum = 0;
+        for (let j = 0; j < 5; j++) {
+          const w = m.data[i * 5 + j];
+          if (j > i) expect(w).toBe(0);
+          sum += w;
+        }
+        expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
+      }
+    }
+    expect(r.top.ids).toHaveLength(10);
+    expect(r.top.probs[0]).toBeGreaterThanOrEqual(r.top.probs[9]);
+    const rope = await gpt2(lab, { text: 'Hello world', position: 'rope', source });
+    expect(rope.position).toBe('rope');
+    expect(rope.positionNote).not.toBe(r.positionNote);
+    await expect(gpt2(lab, { text: 'x '.repeat(80), position: 'learned', source })).rejects.toThrow(/n_positions = 64/);
+  });
+
+  it('Gpt2Core.ErrorsNameTheFileAndTensor', async () => {
+    const bytes = encodeSafetensors(tinyGpt2Tensors(TINY, 3, 'F32').filter((t) => t.name !== 'h.1.ln_1.weight'));
+    await expect(
+      gpt2Load(lab, {
+        model: new File([bytes], 'model.safetensors'),
+        config: new File([JSON.stringify(TINY)], 'config.json'),
+      }),
+    ).rejects.toThrow(/model\.safetensors: .*h\.1\.ln_1\.weight/);
+    const full = encodeSafetensors(tinyGpt2Tensors(TINY, 3, 'F32'));
+    await expect(
+      gpt2Load(lab, { model: new File([full.subarray(0, full.length >> 1)], 'model.safetensors'), config: null }),
+    ).rejects.toThrow(/model\.safetensors/);
+  });
+});

@@ -1,0 +1,192 @@
+// The GPT-2 worker job on a stand-in core (the real one is checked by tests/wasm and the
+// Chromium e2e): one model kept between passes and deleted when replaced, a map per layer ×
+// head, the top 10 decoded, inputs the model cannot read refused with a message.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { countFromShapes, RANDOM_SHAPES } from '../../web/src/gpt2/shapes.js';
+import { checkTokens, gpt2, gpt2Free, gpt2Load } from '../../web/src/worker/jobs/gpt2.js';
+
+const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
+
+function fakeModel(config, log, dtype = 'F32') {
+  const full = { ...config, parameters: countFromShapes(config) };
+  const m = {
+    config: full,
+    bytes: full.parameters.total * (dtype === 'F16' ? 2 : 4),
+    dtype,
+    deleted: false,
+    forward(ids, opts) {
+      log.forwards.push({ ids: Array.from(ids), opts, model: m });
+      const T = ids.length;
+      const H = config.n_head;
+      const layers = Array.from({ length: config.n_layer }, () => {
+        const a = new Float32Array(H * T * T);
+        for (let h = 0; h < H; h++)
+          for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) a[h * T * T + i * T + j] = 1 / (i + 1);
+        return { attention: { data: a, shape: [H, T, T] } };
+      });
+      return {
+        logits: { data: new Float32Array(0), shape: [T, config.vocab_size] },
+        layers,
+        topIds: Int32Array.from([262, 13]),
+        topProbs: Float32Array.from([0.6, 0.1]),
+        position: opts.position ?? 'learned',
+        positionNote: `note for ${opts.position}`,
+      };
+    },
+    delete() {
+      m.deleted = true;
+      log.deleted.push(m);
+    },
+  };
+  return m;
+}
+
+function fakeLab() {
+  const log = { random: [], forwards: [], deleted: [], loaders: 0 };
+  const lab = {
+    log,
+    gpt2Random(opts) {
+      log.random.push(opts);
+      const config = opts.preset === 'small' ? SMALL : opts.config;
+      return fakeModel(config, log);
+    },
+    safetensorsHeaderLength: () => 2,
+    gpt2Loader({ config, fileSize, header }) {
+      log.loaders++;
+      let received = 0;
+      return {
+        expected: fileSize - header.length,
+        received: () => received,
+        append: (c) => (received += c.length),
+        finish: () => fakeModel(config ?? SMALL, log, 'F16'),
+        delete: () => {},
+      };
+    },
+  };
+  return lab;
+}
+
+const file = (bytes, name) => new File([new Uint8Array(bytes)], name);
+
+let lab;
+beforeEach(async () => {
+  await gpt2Free(); // the job's model outlives a call by design: start each test without one
+  lab = fakeLab();
+});
+
+describe('GPT-2 job', () => {
+  it('Gpt2Job.MapsForEveryLayerAndHeadAndTheTopTenDecoded', async () => {
+    const progress = [];
+    const r = await gpt2(
+      lab,
+      { text: 'Hello world', position: 'learned', source: { kind: 'random', shape: 'mini' } },
+      { progress: (x) => progress.push(x) },
+    );
+    const mini = RANDOM_SHAPES.mini.config;
+    expect(lab.log.random).toEqual([{ config: mini, seed: 0 }]);
+    expect(progress).toEqual([{ phase: 'create', label: RANDOM_SHAPES.mini.label }]);
+    expect(r.ids).toEqual([15496, 995]);
+    expect(r.pieces).toEqual(['Hello', ' world']);
+    expect([r.layers, r.heads]).toEqual([4, 4]);
+    expect(Object.keys(r.heatmaps)).toHaveLength(16);
+    const m = r.heatmaps.L3H2;
+    expect([m.rows, m.cols, m.range]).toEqual([2, 2, [0, 1]]);
+    expect(Array.from(m.data)).toEqual([1, 0, 0.5, 0.5]);
+    expect(r.top).toEqual({ ids: [262, 13], probs: [Math.fround(0.6), Math.fround(0.1)], pieces: [' the', '.'] });
+    expect(r.model).toMatchObject({ kind: 'random', shape: 'mini', seed: 0, dtype: 'F32' });
+    expect(lab.log.forwards[0].opts).toEqual({ position: 'learned', topK: 10, trace: true });
+  });
+
+  it('Gpt2Job.ModelStaysBetweenPassesAndIsDeletedWhenReplaced', async () => {
+    const p = { text: 'a b c', position: 'rope', source: { kind: 'random', shape: 'mini' } };
+    await gpt2(lab, p);
+    await gpt2(lab, { ...p, text: 'd e', position: 'alibi' });
+    expect(lab.log.random).toHaveLength(1); // created once
+    expect(lab.log.forwards.map((f) => f.opts.position)).toEqual(['rope', 'alibi']);
+    const first = lab.log.forwards[0].model;
+    const r = await gpt2(lab, { ...p, source: { kind: 'random', shape: 'small' } });
+    expect(first.deleted).toBe(true);
+    expect(lab.log.random[1]).toEqual({ preset: 'small', seed: 0 });
+    expect([r.layers, r.heads]).toEqual([12, 12]);
+    expect(Object.keys(r.heatmaps)).toHaveLength(144);
+  });
+
+  it('Gpt2Job.LoadedCheckpointReplacesTheRandomModel', async () => {
+    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    const random = lab.log.forwards[0].model;
+    const progress = [];
+    const tiny = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4 };
+    const loaded = await gpt2Load(
+      lab,
+      { model: file(2 + 8 + 100, 'model.safetensors'), config: new File([JSON.stringify(tiny)], 'config.json') },
+      { progress: (x) => progress.push(x) },
+    );
+    expect(random.deleted).toBe(true);
+    expect(loaded.model).toMatchObject({
+      kind: 'file',
+      name: 'model.safetensors',
+      configName: 'config.json',
+      dtype: 'F16',
+    });
+    expect(progress.at(-1)).toEqual({ phase: 'load', received: 100, expected: 100 });
+    const r = await gpt2(lab, {
+      text: 'Hello world',
+      position: 'learned',
+      source: { kind: 'file', key: loaded.model.key },
+    });
+    expect([r.layers, r.heads]).toEqual([2, 4]);
+    expect(r.model.key).toBe(loaded.model.key);
+    // Going back to random weights frees the checkpoint.
+    const fileModel = lab.log.forwards.at(-1).model;
+    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    expect(fileModel.deleted).toBe(true);
+    await expect(
+      gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } }),
+    ).rejects.toThrow(/no longer in memory/);
+  });
+
+  it('Gpt2Job.FailedLoadKeepsTheModelInUse', async () => {
+    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    await expect(
+      gpt2Load(lab, { model: file(20, 'model.safetensors'), config: new File(['{oops'], 'config.json') }),
+    ).rejects.toThrow(/config\.json: not valid JSON/);
+    const before = lab.log.random.length;
+    await gpt2(lab, { text: 'y', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    expect(lab.log.random).toHaveLength(before); // the same model served the next pass
+    expect(lab.log.deleted).toHaveLength(0);
+  });
+
+  it('Gpt2Job.RefusesWhatTheModelCannotRead', async () => {
+    const tiny = { vocab_size: 1000, n_positions: 4 };
+    expect(() => checkTokens([], [], tiny)).toThrow(/no tokens/);
+    expect(() => checkTokens([1, 2, 3, 4, 5], [], tiny)).toThrow(
+      /5 tokens: this model reads at most n_positions = 4 tokens \(T is capped by n_positions\)/,
+    );
+    expect(() => checkTokens([1, 2], ['a', ' world'], { vocab_size: 1000, n_positions: 1024 })).not.toThrow();
+    expect(() => checkTokens([1, 2000], ['a', ' world'], tiny)).toThrow(
+      /token 1 “ world” has id 2000, outside this checkpoint's vocabulary of 1000 tokens/,
+    );
+    expect(() => checkTokens(new Array(300).fill(1), [], SMALL)).toThrow(/at most 256 tokens/);
+    await expect(
+      gpt2(lab, { text: '', position: 'learned', source: { kind: 'random', shape: 'mini' } }),
+    ).rejects.toThrow(/no tokens/);
+  });
+
+  it('Gpt2Job.PassesRunOneAfterAnother', async () => {
+    const order = [];
+    const slow = { ...fakeLab() };
+    const base = slow.gpt2Random;
+    slow.gpt2Random = (o) => {
+      order.push('create');
+      return base(o);
+    };
+    const a = gpt2(slow, { text: 'a', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
+      order.push('a'),
+    );
+    const b = gpt2(slow, { text: 'b', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
+      order.push('b'),
+    );
+    await Promise.all([a, b]);
+    expect(order).toEqual(['create', 'a', 'b']);
+  });
+});

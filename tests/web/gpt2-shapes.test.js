@@ -1,0 +1,104 @@
+// The numbers the GPT-2 view prints: every step's tensor shape and the parameter table.
+import { describe, expect, it } from 'vitest';
+import { countFromShapes, forwardSteps, maxTokens, parameterRows, shapeText } from '../../web/src/gpt2/shapes.js';
+
+const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
+const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
+
+const shapeOf = (config, T, id, position) => {
+  const { steps, values } = forwardSteps(config, T, position);
+  const s = steps.find((x) => x.id === id);
+  return s && shapeText(s.shape, values).numeric;
+};
+
+describe('GPT-2 shapes', () => {
+  it('Shapes.Gpt2SmallAtTenTokens', () => {
+    const at = (id) => shapeOf(SMALL, 10, id);
+    expect(at('tokens')).toBe('(10)');
+    expect(at('x')).toBe('(10, 768)');
+    expect(at('c_attn')).toBe('(10, 2304)');
+    expect(at('qkv')).toBe('(12, 10, 64)');
+    expect(at('scores')).toBe('(12, 10, 10)');
+    expect(at('av')).toBe('(12, 10, 64)');
+    expect(at('merge')).toBe('(10, 768)');
+    expect(at('c_fc')).toBe('(10, 3072)');
+    expect(at('gelu')).toBe('(10, 3072)');
+    expect(at('mlp_proj')).toBe('(10, 768)');
+    expect(at('logits')).toBe('(10, 50257)');
+    expect(at('next')).toBe('(50257)');
+  });
+
+  it('Shapes.StepsFollowThePreLnOrderWithTiedLogits', () => {
+    const { steps, values } = forwardSteps(SMALL, 5);
+    const ids = steps.map((s) => s.id);
+    const order = [
+      'wte',
+      'wpe',
+      'x',
+      'ln_1',
+      'c_attn',
+      'qkv',
+      'scores',
+      'softmax',
+      'av',
+      'merge',
+      'attn_proj',
+      'resid1',
+    ];
+    expect(ids.filter((id) => order.includes(id))).toEqual(order);
+    expect(ids.indexOf('ln_2')).toBeGreaterThan(ids.indexOf('resid1'));
+    expect(ids.indexOf('gelu')).toBe(ids.indexOf('c_fc') + 1);
+    expect(ids.indexOf('ln_f')).toBeGreaterThan(ids.indexOf('resid2'));
+    const logits = steps.find((s) => s.id === 'logits');
+    expect(logits.label).toMatch(/wteᵀ/);
+    expect(logits.weights.map(([n, s]) => `${n} ${shapeText(s, values).numeric}`)).toEqual(['wte (50257, 768)']);
+    expect(steps.find((s) => s.id === 'scores').detail).toMatch(/1\/√64/); // 1/√d, not 1/√E
+    expect(steps.filter((s) => s.block).map((s) => s.id)).toContain('gelu');
+    expect(steps.find((s) => s.id === 'c_attn').weights.map(([, s]) => shapeText(s, values).numeric)).toEqual([
+      '(768, 2304)',
+      '(2304)',
+    ]);
+  });
+
+  it('Shapes.PositionMethodChangesHowPositionsEnter', () => {
+    const ids = (position) => forwardSteps(TINY, 7, position).steps.map((s) => s.id);
+    expect(ids('learned')).toContain('wpe');
+    expect(ids('sinusoidal')).toContain('pe');
+    expect(ids('sinusoidal')).not.toContain('wpe');
+    expect(ids('rope')).toContain('rope');
+    expect(ids('rope')).not.toContain('wpe');
+    expect(forwardSteps(TINY, 7, 'alibi').steps.find((s) => s.id === 'scores').label).toMatch(/ALiBi/);
+    expect(forwardSteps(TINY, 7, 'none').steps.find((s) => s.id === 'x').label).toMatch(/no position/);
+    expect(shapeOf(TINY, 7, 'qkv', 'rope')).toBe('(4, 7, 8)');
+  });
+
+  it('Shapes.ParameterCountsOfGpt2Small', () => {
+    const c = countFromShapes(SMALL);
+    expect(c.total).toBe(124439808); // the released GPT-2 small
+    expect(c.wte).toBe(38597376);
+    expect(c.wpe).toBe(786432);
+    expect(c.block).toBe(7087872);
+    expect(c.perBlock.attn_c_attn).toBe(768 * 2304 + 2304);
+    expect(c.ln_f).toBe(1536);
+  });
+
+  it('Shapes.ParameterRowsShowTheCoresCounts', () => {
+    const parameters = countFromShapes(TINY); // stands in for lab.gpt2Config's numbers
+    const rows = parameterRows({ ...TINY, parameters });
+    const by = Object.fromEntries(rows.map((r) => [r.name, r.parameters]));
+    expect(by.total).toBe(parameters.total);
+    expect(by['all 2 blocks']).toBe(2 * parameters.block);
+    expect(by['mlp.c_fc']).toBe(32 * 128 + 128);
+    // The components add up to the total.
+    const leaf = rows.filter((r) => !r.subtotal);
+    const perBlock = leaf.filter((r) => r.perBlock).reduce((a, r) => a + r.parameters, 0);
+    expect(perBlock).toBe(by['one block']);
+    const sum = leaf.filter((r) => !r.perBlock).reduce((a, r) => a + r.parameters, 0) + 2 * perBlock;
+    expect(sum).toBe(by.total);
+  });
+
+  it('Shapes.TokenCapIsNPositionsOrTheViewsLimit', () => {
+    expect(maxTokens(TINY)).toBe(64);
+    expect(maxTokens(SMALL)).toBe(256);
+  });
+});

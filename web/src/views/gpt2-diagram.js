@@ -1,0 +1,104 @@
+// GPT-2's structure diagram: every step of the forward pass with the shape of its tensor,
+// in symbols and in the numbers of the model on screen and the current T (gpt2/shapes.js),
+// and what seed 003's "GPT-2" gets wrong.
+import { forwardSteps, shapeText } from '../gpt2/shapes.js';
+
+// Seed 003 (a chat answer with PyTorch code) against the released model.
+const SEED_003 = [
+  'It calls the stack a “Transformer Encoder”: GPT-2 is decoder-only; every block masks the future (causal).',
+  'Its blocks normalise after the residual add (post-LN, norm(attention + x)); GPT-2 normalises first (pre-LN: x + attn(ln_1(x))) and adds a final ln_f.',
+  'Its attention shares one head_dim×head_dim projection across heads; GPT-2 projects the whole width with one fused c_attn (E, 3E) and splits q, k, v into H heads.',
+  'It scales scores by 1/√embed_size; GPT-2 by 1/√d with d = E/H.',
+  'Its MLP uses ReLU; GPT-2 uses GELU (tanh approximation).',
+  'Its output layer fc_out is a separate matrix with a bias; GPT-2 ties the logits to the token embedding: logits = x·wteᵀ.',
+  'Its mask prose has 0 and 1 the wrong way round: a hidden key gets −∞ before the softmax.',
+];
+
+/** @param {HTMLElement} parent */
+export function createDiagram(parent) {
+  const fig = document.createElement('figure');
+  fig.className = 'fig gpt2-diagram';
+  const caption = document.createElement('figcaption');
+  const title = document.createElement('span');
+  title.className = 'fig-title';
+  caption.append(title);
+  const list = document.createElement('ol');
+  list.className = 'gpt2-steps';
+  const legend = document.createElement('p');
+  legend.className = 'fig-note';
+  const seed = document.createElement('details');
+  seed.className = 'gpt2-seed';
+  const summary = document.createElement('summary');
+  summary.textContent = 'Where seed 003’s GPT-2 is wrong (it is drawn correctly here)';
+  const wrong = document.createElement('ul');
+  for (const line of SEED_003) {
+    const li = document.createElement('li');
+    li.textContent = line;
+    wrong.append(li);
+  }
+  seed.append(summary, wrong);
+  fig.append(caption, legend, list, seed);
+  parent.append(fig);
+
+  const stepItem = (s, values) => {
+    const li = document.createElement('li');
+    li.className = 'gpt2-step';
+    li.dataset.step = s.id;
+    const label = document.createElement('span');
+    label.className = 'step-label';
+    label.textContent = s.label;
+    const shape = document.createElement('span');
+    shape.className = 'step-shape';
+    const t = shapeText(s.shape, values);
+    shape.textContent = `${t.symbolic} = ${t.numeric}`;
+    li.append(label, shape);
+    if (s.weights) {
+      const w = document.createElement('span');
+      w.className = 'step-weights';
+      w.textContent = s.weights
+        .map(([name, sym]) => {
+          const ws = shapeText(sym, values);
+          return `${name} ${ws.symbolic} = ${ws.numeric}`;
+        })
+        .join(' · ');
+      li.append(w);
+    }
+    const detail = document.createElement('span');
+    detail.className = 'step-detail';
+    detail.textContent = s.detail;
+    li.append(detail);
+    return li;
+  };
+
+  return {
+    figure: fig,
+    /**
+     * @param {object} config the model's config (HF keys)
+     * @param {number} T tokens
+     * @param {string} position how positions enter
+     */
+    update(config, T, position) {
+      const { steps, values } = forwardSteps(config, T, position);
+      title.textContent = `Structure: the shape of every tensor for this model and T = ${T}`;
+      legend.textContent =
+        `T = ${T} tokens, E = n_embd = ${values.E}, H = n_head = ${values.H}, d = E/H = ${values.d}, ` +
+        `V = vocab_size = ${values.V}, P = n_positions = ${values.P}, N = n_layer = ${values.N}. ` +
+        'Weights are stored (in, out) as Hugging Face’s Conv1D: y = x·W + b.';
+      list.replaceChildren();
+      let block = null;
+      for (const s of steps) {
+        if (s.block && !block) {
+          const li = document.createElement('li');
+          li.className = 'gpt2-block';
+          const head = document.createElement('span');
+          head.className = 'block-title';
+          head.textContent = `× ${values.N} blocks (h.0 … h.${values.N - 1}), each:`;
+          block = document.createElement('ol');
+          li.append(head, block);
+          list.append(li);
+        }
+        (s.block ? block : list).append(stepItem(s, values));
+      }
+    },
+  };
+}

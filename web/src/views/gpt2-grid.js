@@ -1,0 +1,120 @@
+// The GPT-2 "model view": every layer × head as a small attention map (rows = layers,
+// columns = heads), drawn from the bitmaps the worker painted. Plain canvases, not charts:
+// GPT-2 small has 144 of them. Clicking (or Enter on) a map picks that layer and head.
+
+const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it shows)
+
+/**
+ * @param {HTMLElement} parent
+ * @param {{ onPick: (layer: number, head: number) => void }} opts
+ */
+export function createHeadGrid(parent, { onPick }) {
+  const fig = document.createElement('figure');
+  fig.className = 'fig gpt2-grid';
+  const caption = document.createElement('figcaption');
+  const title = document.createElement('span');
+  title.className = 'fig-title';
+  caption.append(title);
+  const scroller = document.createElement('div');
+  scroller.className = 'gpt2-grid-scroll';
+  const cells = document.createElement('div');
+  cells.className = 'gpt2-grid-cells';
+  cells.setAttribute('role', 'group');
+  scroller.append(cells);
+  const note = document.createElement('p');
+  note.className = 'fig-note';
+  note.textContent =
+    'Rows are layers, columns heads; each map is query (down) × key (across), 0 (dark) to 1 (yellow). Click one to open it with token labels.';
+  fig.append(caption, scroller, note);
+  parent.append(fig);
+
+  let shape = null; // "N×H" the cells were built for
+  let thumbs = []; // [layer][head] → canvas
+
+  function build(N, H) {
+    cells.replaceChildren();
+    cells.style.gridTemplateColumns = `auto repeat(${H}, minmax(28px, 72px))`;
+    cells.append(document.createElement('span'));
+    for (let h = 0; h < H; h++) {
+      const th = document.createElement('span');
+      th.className = 'gpt2-grid-head';
+      th.textContent = `h${h}`;
+      cells.append(th);
+    }
+    thumbs = [];
+    for (let l = 0; l < N; l++) {
+      const th = document.createElement('span');
+      th.className = 'gpt2-grid-layer';
+      th.textContent = `L${l}`;
+      cells.append(th);
+      const row = [];
+      for (let h = 0; h < H; h++) {
+        const c = document.createElement('canvas');
+        c.width = PIXELS;
+        c.height = PIXELS;
+        c.className = 'gpt2-thumb';
+        c.dataset.layer = String(l);
+        c.dataset.head = String(h);
+        c.tabIndex = 0;
+        c.setAttribute('role', 'button');
+        c.setAttribute('aria-label', `layer ${l}, head ${h}: open the full map`);
+        c.addEventListener('click', () => onPick(l, h));
+        c.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            onPick(l, h);
+            e.preventDefault();
+          }
+        });
+        cells.append(c);
+        row.push(c);
+      }
+      thumbs.push(row);
+    }
+    shape = `${N}×${H}`;
+  }
+
+  return {
+    figure: fig,
+    /** Every canvas, layer-major. */
+    get canvases() {
+      return thumbs.flat();
+    },
+    setStale(stale) {
+      fig.classList.toggle('stale', stale);
+    },
+    /**
+     * @param {number} N layers
+     * @param {number} H heads
+     * @param {(l: number, h: number) => { bitmap?: ImageBitmap, rgba?: Uint8ClampedArray, rows: number, cols: number }} map
+     */
+    update(N, H, map) {
+      title.textContent = `Every head: ${N} layers × ${H} heads = ${N * H} attention maps`;
+      if (shape !== `${N}×${H}`) build(N, H);
+      for (let l = 0; l < N; l++) {
+        for (let h = 0; h < H; h++) draw(thumbs[l][h], map(l, h));
+      }
+    },
+    select(layer, head) {
+      for (const c of thumbs.flat()) {
+        const on = Number(c.dataset.layer) === layer && Number(c.dataset.head) === head;
+        c.classList.toggle('selected', on);
+        c.setAttribute('aria-pressed', String(on));
+      }
+    },
+  };
+}
+
+function draw(canvas, m) {
+  const ctx = canvas.getContext('2d');
+  ctx.imageSmoothingEnabled = false; // one crisp square per cell
+  let image = m.bitmap;
+  if (!image) {
+    image = document.createElement('canvas');
+    image.width = m.cols;
+    image.height = m.rows;
+    image.getContext('2d').putImageData(new ImageData(m.rgba, m.cols, m.rows), 0, 0);
+  }
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
+  m.bitmap?.close?.(); // drawn once; the data stays for the full map
+}

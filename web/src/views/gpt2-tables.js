@@ -1,0 +1,92 @@
+// The GPT-2 view's text panels: token chips, the next-token table and the config table with
+// parameter counts per component. Everything goes in through textContent.
+import { formatCount, topRows, visibleToken } from '../gpt2/format.js';
+import { parameterRows, shapeText } from '../gpt2/shapes.js';
+
+const el = (tag, className, text) => {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+/** Token chips: the visible text of each token with its id under it. */
+export function renderChips(box, ids, pieces) {
+  box.replaceChildren(
+    ...ids.map((id, i) => {
+      const chip = el('span', 'gpt2-chip');
+      chip.title = `position ${i}, id ${id}`;
+      chip.append(el('span', 'chip-text', visibleToken(pieces[i])), el('span', 'chip-id', String(id)));
+      return chip;
+    }),
+  );
+}
+
+const table = (caption, head) => {
+  const t = el('table', 'gpt2-table');
+  t.append(el('caption', '', caption));
+  const thead = el('thead');
+  const tr = el('tr');
+  for (const h of head) tr.append(el('th', '', h));
+  thead.append(tr);
+  const body = el('tbody');
+  t.append(thead, body);
+  return { t, body };
+};
+
+/** The top-10 next tokens after the last position, with a bar per probability. */
+export function renderTopTable(box, top, lastPiece) {
+  const { t, body } = table(`Most likely next tokens after “${visibleToken(lastPiece)}”`, [
+    '#',
+    'token',
+    'id',
+    'probability',
+  ]);
+  const pieces = new Map(top.ids.map((id, i) => [id, top.pieces[i]]));
+  for (const r of topRows(top.ids, top.probs, (id) => pieces.get(id))) {
+    const tr = el('tr');
+    const bar = el('span', 'gpt2-bar');
+    bar.style.width = `${Math.max(0, Math.min(1, r.probability)) * 100}%`;
+    const p = el('td', 'num');
+    p.append(el('span', '', r.percent), bar);
+    tr.append(el('td', 'num', String(r.rank)), el('td', 'tok', r.text), el('td', 'num', String(r.id)), p);
+    body.append(tr);
+  }
+  box.replaceChildren(t);
+}
+
+/** The config (HF keys) and the parameter count of every component. */
+export function renderConfigTables(box, config) {
+  const values = { V: config.vocab_size, P: config.n_positions, E: config.n_embd };
+  Object.assign(values, { '3E': 3 * values.E, '4E': 4 * values.E });
+  const c = table('Config', ['key', 'value']);
+  c.t.classList.add('gpt2-config');
+  for (const [k, v] of [
+    ['vocab_size (V)', config.vocab_size],
+    ['n_positions (P)', config.n_positions],
+    ['n_embd (E)', config.n_embd],
+    ['n_layer (N)', config.n_layer],
+    ['n_head (H)', config.n_head],
+    ['head width d = E/H', config.n_embd / config.n_head],
+    ['layer_norm_epsilon', config.layer_norm_epsilon],
+  ]) {
+    const tr = el('tr');
+    tr.dataset.key = k.split(' ')[0];
+    tr.append(el('td', '', k), el('td', 'num', typeof v === 'number' && v >= 1 ? formatCount(v) : String(v)));
+    c.body.append(tr);
+  }
+  const p = table('Parameters per component', ['component', 'shapes', 'parameters']);
+  p.t.classList.add('gpt2-params');
+  for (const r of parameterRows(config)) {
+    const tr = el('tr', r.subtotal ? 'subtotal' : r.perBlock ? 'per-block' : '');
+    tr.dataset.component = r.name;
+    const shapes = r.shapes.map((s) => shapeText(s, values).numeric).join(' + ');
+    tr.append(
+      el('td', '', r.perBlock && !r.subtotal ? `  ${r.name} (per block)` : r.name),
+      el('td', 'shape', shapes),
+      el('td', 'num', formatCount(r.parameters)),
+    );
+    p.body.append(tr);
+  }
+  box.replaceChildren(c.t, p.t);
+}

@@ -1,0 +1,345 @@
+// View 7 — GPT-2: typed text as GPT-2 BPE tokens through a whole GPT-2 (a random init, or a
+// model.safetensors picked from disk and streamed into the worker), with every layer × head's
+// attention map, one layer's heads, the full map of one head with token labels, the next-token
+// top 10, the structure with every tensor's shape, and the parameter table. The model stays
+// in the worker between passes; a loaded file is never uploaded and never in the link.
+import { formatBytes, formatCount, shortCount, visibleToken } from '../gpt2/format.js';
+import { CHUNK_BYTES, pickFiles } from '../gpt2/loading.js';
+import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
+import { colorize } from '../plots/colormap.js';
+import { createHeatmap } from '../plots/heatmap.js';
+import { markDrawn } from '../ui/timing.js';
+import { createDiagram } from './gpt2-diagram.js';
+import { createHeadGrid } from './gpt2-grid.js';
+import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
+import { createIntro, createViewShell, pick } from './kit.js';
+
+const SPECS = [
+  { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
+  { key: 'gpt.position', label: 'positions', kind: 'select', options: POSITIONS },
+  {
+    key: 'gpt.init',
+    label: 'random-init shape (when no file is loaded)',
+    kind: 'select',
+    options: Object.entries(RANDOM_SHAPES).map(([k, v]) => [k, v.label]),
+  },
+  { key: 'gpt.layer', label: 'layer shown', kind: 'number' },
+  { key: 'gpt.head', label: 'head shown', kind: 'number' },
+];
+
+const TEX = String.raw`x_0 = W_{te}[t] + W_{pe}[\text{pos}],\quad h_\ell = x_\ell + \operatorname{Attn}(\operatorname{LN}_1(x_\ell)),\quad x_{\ell+1} = h_\ell + \operatorname{MLP}(\operatorname{LN}_2(h_\ell)),\quad \text{logits} = \operatorname{LN}_f(x_N)\, W_{te}^{\top}`;
+
+const NOTE =
+  'The whole GPT-2 forward pass runs in the wasm core in a worker: pre-LN blocks, causal attention scaled by 1/√d, GELU, and logits tied to the token embedding. ' +
+  'Pick a model.safetensors (e.g. GPT-2 small from Hugging Face) to see a trained model’s attention; without one, a seeded random init of the same structure runs.';
+
+const RANDOM_LABEL = `random weights (seed ${RANDOM_SEED}), not trained: the attention patterns mean nothing`;
+
+const MEMORY =
+  'Memory: the WebAssembly core may grow to 2 GiB; one tensor holds at most 2^26 elements and a model at most 2^29 parameters. ' +
+  'GPT-2 small takes 498 MB as F32 (the random init keeps F32) and 249 MB from an F16 checkpoint (F16 stays half in memory); ' +
+  'GPT-2 medium takes 1.42 GB as F32 and fits only barely: an F16 checkpoint (710 MB) is recommended.';
+
+const el = (tag, className, text) => {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+/** Colours one map on this thread (a few T×T maps for the selected layer: cheap). */
+function painted(m, labels) {
+  const { rgba, specials } = colorize(m.data, m.cmap, m.range);
+  return {
+    data: m.data,
+    rows: m.rows,
+    cols: m.cols,
+    range: m.range,
+    cmap: m.cmap,
+    rgba,
+    specials,
+    xLabels: labels,
+    yLabels: labels,
+  };
+}
+
+export function createGpt2View({ root, store, compute }) {
+  const shell = createViewShell({ root, store, name: 'gpt2', prefix: 'gpt', specs: SPECS });
+  createIntro(shell, { title: null, tex: TEX, note: NOTE });
+
+  // --- Weights: file input, progress, memory (not part of the URL state) -------------------
+  const weights = el('div', 'control control-file gpt2-weights');
+  const fileLabel = el('label', '', 'weights: model.safetensors, optionally with its config.json');
+  fileLabel.htmlFor = 'c-gpt2-file';
+  const fileInput = el('input');
+  fileInput.type = 'file';
+  fileInput.id = 'c-gpt2-file';
+  fileInput.multiple = true;
+  fileInput.accept = '.safetensors,.json,application/json';
+  fileInput.setAttribute('aria-describedby', 'c-gpt2-file-error');
+  const inputs = el('div', 'inputs');
+  inputs.append(fileInput);
+  const progress = el('progress', 'gpt2-progress');
+  progress.max = 1;
+  progress.value = 0;
+  progress.hidden = true;
+  progress.setAttribute('aria-label', 'checkpoint read so far');
+  const progressText = el('span', 'gpt2-progress-text');
+  progressText.setAttribute('role', 'status');
+  const buttons = el('div', 'inputs');
+  const cancel = el('button', 'export', 'cancel');
+  cancel.type = 'button';
+  cancel.hidden = true;
+  const useRandom = el('button', 'export', 'use random weights');
+  useRandom.type = 'button';
+  useRandom.hidden = true;
+  buttons.append(cancel, useRandom);
+  const fileError = el('span', 'control-error');
+  fileError.id = 'c-gpt2-file-error';
+  fileError.setAttribute('role', 'status');
+  const fileHint = el(
+    'p',
+    'gpt2-hint',
+    `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
+      'a shared link opens with random weights. Without config.json the shape is read from the tensor names and shapes (n_head = E/64).',
+  );
+  const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
+  weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);
+  shell.panel.append(weights);
+  const setFileError = (text) => {
+    fileError.textContent = text;
+    weights.classList.toggle('has-error', Boolean(text));
+  };
+
+  // --- Plots --------------------------------------------------------------------------------
+  const modelBox = el('div', 'gpt2-model');
+  const modelLabel = el('p', 'gpt2-model-label');
+  const modelDetail = el('p', 'gpt2-model-detail');
+  modelBox.append(modelLabel, modelDetail);
+  const positionNote = el('p', 'gpt2-position-note');
+  positionNote.setAttribute('role', 'note');
+  const busy = el('p', 'gpt2-busy');
+  busy.setAttribute('role', 'status');
+
+  const tokensFig = el('figure', 'fig gpt2-tokens');
+  const tokensCaption = el('figcaption');
+  const tokensTitle = el('span', 'fig-title', 'Tokens');
+  tokensCaption.append(tokensTitle);
+  const chips = el('div', 'gpt2-chips');
+  tokensFig.append(tokensCaption, chips);
+
+  const tables = el('div', 'grid-2 gpt2-tables');
+  const topBox = el('div', 'fig gpt2-top');
+  const configBox = el('div', 'fig gpt2-config-box');
+  tables.append(topBox, configBox);
+
+  shell.plots.append(modelBox, positionNote, busy, tokensFig);
+  const grid = createHeadGrid(shell.plots, {
+    onPick: (layer, head) => store.set({ 'gpt.layer': layer, 'gpt.head': head }, { source: 'control' }),
+  });
+  const full = createHeatmap(shell.plots, { title: 'Layer 0 · head 0', xTitle: 'key', yTitle: 'query', height: 460 });
+  full.figure.el.classList.add('gpt2-full');
+  const headsTitle = el('h3', '', 'One layer, every head');
+  const headGrid = el('div', 'grid-4 gpt2-heads');
+  shell.plots.append(headsTitle, headGrid, tables);
+  const diagram = createDiagram(shell.plots);
+
+  let heads = [];
+  const ensureHeads = (H) => {
+    if (heads.length === H) return;
+    for (const h of heads) h.destroy();
+    heads = Array.from({ length: H }, (_, h) => {
+      const hm = createHeatmap(headGrid, {
+        title: `Head ${h}`,
+        xTitle: 'key',
+        yTitle: 'query',
+        height: 200,
+        compact: true,
+      });
+      hm.figure.canvas.addEventListener('click', () => store.set({ 'gpt.head': h }, { source: 'control' }));
+      return hm;
+    });
+  };
+  const figures = () => [full.figure, ...heads.map((h) => h.figure), grid];
+
+  // --- State -------------------------------------------------------------------------------
+  let source = { kind: 'random' }; // or { kind: 'file', key, name }
+  let last = null; // the last drawn result
+  let drawnFor = null;
+  let wanted = null; // the key of the pass in flight (a layer/head click meanwhile needs no other)
+  let loading = false;
+
+  const onProgress = (x) => {
+    if (x.phase === 'create') busy.textContent = `Creating the random-init ${x.label} (seed ${RANDOM_SEED})…`;
+  };
+
+  function showModel(info) {
+    const params = info.config.parameters.total;
+    if (info.kind === 'random') {
+      modelBox.classList.add('random');
+      modelLabel.textContent = RANDOM_LABEL;
+      modelDetail.textContent =
+        `Shape: ${info.label} · ${formatCount(params)} parameters · ${info.dtype} · ${formatBytes(info.bytes)} in memory. ` +
+        'Load a trained checkpoint to see real attention.';
+    } else {
+      modelBox.classList.remove('random');
+      modelLabel.textContent = `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
+      modelDetail.textContent =
+        `${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
+        `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
+    }
+    useRandom.hidden = info.kind !== 'file';
+  }
+
+  function showSelection(p) {
+    if (!last) return;
+    const { layers: N, heads: H } = last;
+    let { layer, head } = p;
+    if (layer >= N) {
+      shell.controls.setError('gpt.layer', `this model has ${N} layers (0…${N - 1}); showing layer ${N - 1}`);
+      layer = N - 1;
+    }
+    if (head >= H) {
+      shell.controls.setError('gpt.head', `this model has ${H} heads (0…${H - 1}); showing head ${H - 1}`);
+      head = H - 1;
+    }
+    const labels = last.labels;
+    grid.select(layer, head);
+    full.figure.setTitle(`Layer ${layer} · head ${head}: attention weights (query × key)`);
+    full.update(painted(last.heatmaps[`L${layer}H${head}`], labels));
+    headsTitle.textContent = `Layer ${layer}: all ${H} heads (click one to open it above)`;
+    ensureHeads(H);
+    heads.forEach((hm, h) => {
+      hm.update(painted(last.heatmaps[`L${layer}H${h}`], labels));
+      hm.figure.el.classList.toggle('selected', h === head);
+    });
+  }
+
+  function draw(r, p) {
+    last = r;
+    const T = r.ids.length;
+    r.labels = r.pieces.map(visibleToken);
+    showModel(r.model);
+    const cap = maxTokens(r.model.config);
+    tokensTitle.textContent =
+      `Tokens: T = ${T} (at most ${cap}: ` +
+      (cap === r.model.config.n_positions
+        ? `T is capped by n_positions = ${cap})`
+        : `this view’s limit; the model’s n_positions is ${r.model.config.n_positions})`);
+    renderChips(chips, r.ids, r.pieces);
+    positionNote.textContent = r.positionNote;
+    positionNote.classList.toggle('warn', r.position !== 'learned');
+    grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`]);
+    showSelection(p);
+    renderTopTable(topBox, r.top, r.pieces[T - 1]);
+    renderConfigTables(configBox, r.model.config);
+    diagram.update(r.model.config, T, r.position);
+  }
+
+  const errorKey = (message) =>
+    /position/.test(message) && !/n_positions/.test(message)
+      ? 'gpt.position'
+      : /shape/.test(message)
+        ? 'gpt.init'
+        : 'gpt.text';
+
+  async function forward(p, key) {
+    const params = {
+      text: p.text,
+      position: p.position,
+      source: source.kind === 'file' ? source : { kind: 'random', shape: p.init },
+    };
+    busy.textContent = 'Computing…';
+    wanted = key;
+    let r;
+    try {
+      r = await compute.request('gpt', 'gpt2', params, { onProgress });
+    } catch (e) {
+      if (wanted === key) wanted = null;
+      busy.textContent = '';
+      if (/no longer in memory/.test(e.message)) setFileError(e.message);
+      else shell.controls.setError(errorKey(e.message), e.message);
+      shell.status.textContent = `Not updated: ${e.message}. The plots show the last good settings.`;
+      for (const f of figures()) f.setStale(true);
+      return;
+    }
+    if (r === null) return; // superseded
+    if (wanted === key) wanted = null;
+    busy.textContent = '';
+    shell.status.textContent = '';
+    const t0 = performance.now();
+    drawnFor = key;
+    draw(r, pick(store.get(), 'gpt')); // the selection may have moved while it ran
+    for (const f of figures()) f.setStale(false);
+    markDrawn('gpt', { ...r.timing, ...r.steps, drawMs: performance.now() - t0, T: r.ids.length });
+    // Settings that went back to an earlier value while this ran were not requested again.
+    if (wanted === null && keyOf(pick(store.get(), 'gpt')) !== key) update(store.get());
+  }
+
+  const keyOf = (p) =>
+    JSON.stringify({ text: p.text, position: p.position, source: source.kind === 'file' ? source.key : p.init });
+
+  async function update(state) {
+    const p = pick(state, 'gpt');
+    shell.controls.sync(state);
+    shell.controls.clearErrors();
+    const key = keyOf(p);
+    if (key === drawnFor) return showSelection(p);
+    if (key === wanted) return; // already computing exactly this
+    await forward(p, key);
+  }
+
+  // --- Loading a checkpoint ------------------------------------------------------------------
+  fileInput.addEventListener('change', async () => {
+    if (!fileInput.files?.length) return;
+    if (loading) {
+      setFileError('a checkpoint is still being read: cancel it first');
+      fileInput.value = '';
+      return;
+    }
+    setFileError('');
+    let picked;
+    try {
+      picked = pickFiles(fileInput.files);
+    } catch (e) {
+      setFileError(e.message);
+      return;
+    }
+    loading = true;
+    progress.hidden = false;
+    progress.value = 0;
+    cancel.hidden = false;
+    progressText.textContent = `Reading ${picked.model.name} (${formatBytes(picked.model.size)})…`;
+    const onLoadProgress = (x) => {
+      if (x.phase !== 'load') return;
+      progress.value = x.expected ? x.received / x.expected : 1;
+      progressText.textContent = `${picked.model.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
+    };
+    try {
+      const r = await compute.request('gpt-load', 'gpt2Load', picked, { onProgress: onLoadProgress });
+      source = { kind: 'file', key: r.model.key, name: r.model.name };
+      progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
+      markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
+      drawnFor = null;
+      await update(store.get());
+    } catch (e) {
+      setFileError(e.message);
+      progressText.textContent = '';
+      shell.status.textContent = `Not loaded: ${e.message}. The plots show the last good model.`;
+    } finally {
+      loading = false;
+      progress.hidden = true;
+      cancel.hidden = true;
+      fileInput.value = ''; // picking the same file again is a new change
+    }
+  });
+  cancel.addEventListener('click', () => compute.request('gpt-cancel', 'gpt2Cancel', {}));
+  useRandom.addEventListener('click', () => {
+    source = { kind: 'random' };
+    setFileError('');
+    progressText.textContent = '';
+    update(store.get());
+  });
+
+  return { section: shell.section, update };
+}
