@@ -24,19 +24,22 @@ using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using ConstMapF = Eigen::Map<const MatrixF>;
 using MapF = Eigen::Map<MatrixF>;
 
-// Rows [row0, row0 + rows) of a stored (R, C) matrix, widened to double.
-MatrixD widen_rows(const StoredTensor& w, std::size_t row0, std::size_t rows) {
-  const std::size_t C = w.dim(w.shape.size() - 1);
-  MatrixD out(rows, C);
-  w.widen(row0 * C, rows * C, out.data());
-  return out;
-}
-
-// x (T, in) · w (in, out) + b (out,) → (T, out): Hugging Face's Conv1D.
+// x (T, in) · w (in, out) + b (out,) → (T, out): Hugging Face's Conv1D. w is widened to
+// double a panel of rows at a time (about 512 KB, which stays in cache) rather than whole: at
+// the short T of a prompt the pass is bound by reading the weights, not by the flops.
 TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, const char* what) {
   const std::size_t T = x.dim(0), in = w.dim(0), out = w.dim(1);
-  MatrixD y = ConstMapF(x.ptr(), T, in).cast<double>() * widen_rows(w, 0, in);
-  y.rowwise() += widen_rows(b, 0, 1).row(0);
+  const MatrixD X = ConstMapF(x.ptr(), T, in).cast<double>();
+  Eigen::RowVectorXd bias(out);
+  b.widen(0, out, bias.data());
+  MatrixD y = bias.replicate(T, 1);
+  const std::size_t panel = std::max<std::size_t>(1, (std::size_t{1} << 16) / out);
+  MatrixD W(std::min(panel, in), out);
+  for (std::size_t r0 = 0; r0 < in; r0 += panel) {
+    const std::size_t n = std::min(panel, in - r0);
+    w.widen(r0 * out, n * out, W.data());
+    y.noalias() += X.middleCols(r0, n) * W.topRows(n);
+  }
   TensorF result({T, out}, what);
   MapF(result.ptr(), T, out) = y.cast<float>();
   return result;
@@ -104,17 +107,18 @@ TensorF mlp(const TensorF& a, const Gpt2Block& block) {
   return linear(hidden, block.mlp_c_proj_weight, block.mlp_c_proj_bias, "MLP output (T, E)");
 }
 
-// x (T, E) · wteᵀ → (T, V), in slices of the vocabulary so no (V, E) double copy is made.
+// x (T, E) · wteᵀ → (T, V), in cache-sized slices of the vocabulary (as in linear).
 TensorF tied_logits(const TensorF& x, const StoredTensor& wte) {
   const std::size_t T = x.dim(0), E = x.dim(1), V = wte.dim(0);
-  constexpr std::size_t kSlice = 4096;
+  const std::size_t slice = std::max<std::size_t>(1, (std::size_t{1} << 16) / E);
   TensorF logits({T, V}, "logits (T, V)");
   const MatrixD X = ConstMapF(x.ptr(), T, E).cast<double>();
   MapF out(logits.ptr(), T, V);
-  for (std::size_t v0 = 0; v0 < V; v0 += kSlice) {
-    const std::size_t n = std::min(kSlice, V - v0);
-    const MatrixD W = widen_rows(wte, v0, n);
-    out.middleCols(v0, n) = (X * W.transpose()).cast<float>();
+  MatrixD W(std::min(slice, V), E);
+  for (std::size_t v0 = 0; v0 < V; v0 += slice) {
+    const std::size_t n = std::min(slice, V - v0);
+    wte.widen(v0 * E, n * E, W.data());
+    out.middleCols(v0, n) = (X * W.topRows(n).transpose()).cast<float>();
   }
   return logits;
 }
