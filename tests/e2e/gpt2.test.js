@@ -204,6 +204,17 @@ describe('GPT-2 view', () => {
     expect(await page.textContent('#c-gpt-text-error')).toMatch(/70 tokens: .*n_positions = 64/);
     expect(await canvasHash(page, '#view-gpt2 .gpt2-thumb')).toBe(kept);
     await page.screenshot({ path: path.join(outDir, 'gpt2-errors.png'), fullPage: true });
+
+    // Back to the random init: its 4 × 4 grid and its label, the checkpoint freed.
+    await typeText(page, 'a cat sat');
+    const draws = await drawCount(page, 'gpt');
+    await page.click('#view-gpt2 button:has-text("use random weights")');
+    await drawn(page, 'gpt', draws + 1);
+    await page.waitForFunction(() => document.querySelectorAll('#view-gpt2 .gpt2-thumb').length !== 8, null, {
+      timeout: 20000,
+    });
+    expect(await thumbs(page).count()).toBe(4 * 4);
+    expect(await page.textContent('#view-gpt2 .gpt2-model-label')).toContain('random weights');
     expect(problems).toEqual([]);
     await context.close();
   });
