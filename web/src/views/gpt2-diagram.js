@@ -2,6 +2,7 @@
 // in symbols and in the numbers of the model on screen and the current T (gpt2/shapes.js),
 // and what seed 003's "GPT-2" gets wrong.
 import { forwardSteps, shapeText } from '../gpt2/shapes.js';
+import { plainFigure } from './kit.js';
 
 // Seed 003 (a chat answer with PyTorch code) against the released model.
 const SEED_003 = [
@@ -16,12 +17,7 @@ const SEED_003 = [
 
 /** @param {HTMLElement} parent */
 export function createDiagram(parent) {
-  const fig = document.createElement('figure');
-  fig.className = 'fig gpt2-diagram';
-  const caption = document.createElement('figcaption');
-  const title = document.createElement('span');
-  title.className = 'fig-title';
-  caption.append(title);
+  const { fig, title } = plainFigure('gpt2-diagram');
   const list = document.createElement('ol');
   list.className = 'gpt2-steps';
   const legend = document.createElement('p');
@@ -37,7 +33,7 @@ export function createDiagram(parent) {
     wrong.append(li);
   }
   seed.append(summary, wrong);
-  fig.append(caption, legend, list, seed);
+  fig.append(legend, list, seed);
   parent.append(fig);
 
   const stepItem = (s, values) => {

@@ -1,6 +1,7 @@
 // The GPT-2 "model view": every layer × head as a small attention map (rows = layers,
 // columns = heads), drawn from the bitmaps the worker painted. Plain canvases, not charts:
 // GPT-2 small has 144 of them. Clicking (or Enter on) a map picks that layer and head.
+import { plainFigure } from './kit.js';
 
 const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it shows)
 
@@ -9,12 +10,7 @@ const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it s
  * @param {{ onPick: (layer: number, head: number) => void }} opts
  */
 export function createHeadGrid(parent, { onPick }) {
-  const fig = document.createElement('figure');
-  fig.className = 'fig gpt2-grid';
-  const caption = document.createElement('figcaption');
-  const title = document.createElement('span');
-  title.className = 'fig-title';
-  caption.append(title);
+  const { fig, title } = plainFigure('gpt2-grid');
   const scroller = document.createElement('div');
   scroller.className = 'gpt2-grid-scroll';
   const cells = document.createElement('div');
@@ -25,7 +21,7 @@ export function createHeadGrid(parent, { onPick }) {
   note.className = 'fig-note';
   note.textContent =
     'Rows are layers, columns heads; each map is query (down) × key (across), 0 (dark) to 1 (yellow). Click one to open it with token labels.';
-  fig.append(caption, scroller, note);
+  fig.append(scroller, note);
   parent.append(fig);
 
   let shape = null; // "N×H" the cells were built for

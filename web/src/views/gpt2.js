@@ -12,7 +12,7 @@ import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
 import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
-import { createIntro, createViewShell, pick } from './kit.js';
+import { createIntro, createViewShell, el, pick, plainFigure } from './kit.js';
 
 const SPECS = [
   { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
@@ -39,13 +39,6 @@ const MEMORY =
   'Memory: the WebAssembly core may grow to 2 GiB; one tensor holds at most 2^26 elements and a model at most 2^29 parameters. ' +
   'GPT-2 small takes 498 MB as F32 (the random init keeps F32) and 249 MB from an F16 checkpoint (F16 stays half in memory); ' +
   'GPT-2 medium takes 1.42 GB as F32 and fits only barely: an F16 checkpoint (710 MB) is recommended.';
-
-const el = (tag, className, text) => {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 /** Colours one map on this thread (a few T×T maps for the selected layer: cheap). */
 function painted(m, labels) {
@@ -121,12 +114,10 @@ export function createGpt2View({ root, store, compute }) {
   const busy = el('p', 'gpt2-busy');
   busy.setAttribute('role', 'status');
 
-  const tokensFig = el('figure', 'fig gpt2-tokens');
-  const tokensCaption = el('figcaption');
-  const tokensTitle = el('span', 'fig-title', 'Tokens');
-  tokensCaption.append(tokensTitle);
+  const { fig: tokensFig, title: tokensTitle } = plainFigure('gpt2-tokens');
+  tokensTitle.textContent = 'Tokens';
   const chips = el('div', 'gpt2-chips');
-  tokensFig.append(tokensCaption, chips);
+  tokensFig.append(chips);
 
   const tables = el('div', 'grid-2 gpt2-tables');
   const topBox = el('div', 'fig gpt2-top');

@@ -5,6 +5,24 @@ import { renderControls } from '../ui/controls.js';
 import { renderMath } from '../ui/math.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
+/** A new element with an optional class and text. */
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** The frame of a figure drawn without a chart: <figure class="fig …"> with a titled caption. */
+export function plainFigure(className) {
+  const fig = el('figure', `fig ${className}`);
+  const caption = el('figcaption');
+  const title = el('span', 'fig-title');
+  caption.append(title);
+  fig.append(caption);
+  return { fig, caption, title };
+}
+
 /**
  * The view's intro: an optional title, a KaTeX formula and a note (all text, never HTML).
  * Returns the three elements so a view whose method changes can update them.
