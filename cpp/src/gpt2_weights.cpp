@@ -177,6 +177,7 @@ Gpt2Loader::Gpt2Loader(const SafetensorsHeader& header, const Gpt2Config& config
 }
 
 void Gpt2Loader::append(const char* bytes, std::size_t n) {
+  require(!finished_, name_ + ": the checkpoint was already loaded");
   require(n <= expected_ - received_, name_ + ": more bytes than the header's " +
                                           std::to_string(expected_) + "-byte data buffer");
   while (n > 0) {
@@ -197,6 +198,7 @@ void Gpt2Loader::append(const char* bytes, std::size_t n) {
 }
 
 Gpt2Weights Gpt2Loader::finish() {
+  require(!finished_, name_ + ": the checkpoint was already loaded");
   require(received_ == expected_, name_ + ": file ended early: got " + std::to_string(received_) +
                                       " of " + std::to_string(expected_) +
                                       " data bytes (truncated?)");
@@ -205,7 +207,7 @@ Gpt2Weights Gpt2Loader::finish() {
       require(all_finite(*t.tensor), name_ + ": tensor '" + t.name + "' contains NaN or infinity");
     }
   }
-  targets_.clear();
+  finished_ = true;
   return std::move(weights_);
 }
 

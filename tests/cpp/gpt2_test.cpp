@@ -467,6 +467,11 @@ TEST_F(Gpt2Tiny, StreamedLoadRefusesShortAndLongStreams) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("file ended early"), std::string::npos) << e.what();
   }
+  poslab::Gpt2Loader whole(header, tiny_config(), "m");
+  whole.append(bytes.data() + 8 + length, bytes.size() - 8 - length);
+  whole.finish();
+  EXPECT_THROW(whole.finish(), Error);  // the weights were handed over once
+  EXPECT_THROW(whole.append(bytes.data(), 0), Error);
   poslab::Gpt2Loader long_loader(header, tiny_config(), "m");
   const std::string extra = bytes.substr(8 + length) + "x";
   EXPECT_THROW(long_loader.append(extra.data(), extra.size()), Error);

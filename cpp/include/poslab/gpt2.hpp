@@ -110,7 +110,8 @@ class Gpt2Loader {
   // Bytes of the data buffer received so far, and in all (the file size − header).
   std::uint64_t received() const { return received_; }
   std::uint64_t expected() const { return expected_; }
-  // Throws unless every tensor is complete and finite; then hands the weights over.
+  // Throws unless every tensor is complete and finite; then hands the weights over (once:
+  // append and finish refuse after that).
   Gpt2Weights finish();
 
  private:
@@ -124,6 +125,7 @@ class Gpt2Loader {
   std::size_t next_ = 0;         // the first target not yet complete
   std::uint64_t received_ = 0, expected_ = 0;
   std::string name_;
+  bool finished_ = false;  // the weights were handed over
 };
 
 // The whole checkpoint from bytes in memory / from a file read in chunks, via Gpt2Loader;
