@@ -32,19 +32,21 @@ const loading = new Map();
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
 const coreStatus = document.getElementById('core-status');
-const compute = createComputeClient(
-  () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' }),
-  {
-    onReady: ({ simd }) => {
-      coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
-      document.documentElement.dataset.ready = 'true';
-    },
-    onFatal: (message) => {
-      coreStatus.textContent = 'core: failed to load';
-      messages.fatal(message);
-    },
+const makeWorker = () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' });
+const compute = createComputeClient(makeWorker, {
+  onReady: ({ simd }) => {
+    coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
+    document.documentElement.dataset.ready = 'true';
   },
-);
+  onFatal: (message) => {
+    coreStatus.textContent = 'core: failed to load';
+    messages.fatal(message);
+  },
+});
+// GPT-2 gets a worker of its own, started with its view: initialising GPT-2 small takes
+// seconds, and the other views' jobs should not wait behind it.
+const computeFor = (name) =>
+  name === 'gpt2' ? createComputeClient(makeWorker, { onFatal: (message) => messages.fatal(message) }) : compute;
 
 const main = document.getElementById('views');
 const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);
@@ -71,7 +73,7 @@ function show(state) {
     return;
   }
   if (!built.has(name)) {
-    const view = FACTORIES[name]({ root: main, store, compute });
+    const view = FACTORIES[name]({ root: main, store, compute: computeFor(name) });
     if (name !== 'gallery' && name !== 'gpt2') addEmbedButtons(view.section, name, store); // a local file has no embed
     built.set(name, view);
   }
