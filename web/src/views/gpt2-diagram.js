@@ -13,6 +13,7 @@ const SEED_003 = [
   'Its MLP uses ReLU; GPT-2 uses GELU (tanh approximation).',
   'Its output layer fc_out is a separate matrix with a bias; GPT-2 ties the logits to the token embedding: logits = x·wteᵀ.',
   'Its mask prose has 0 and 1 the wrong way round: a hidden key gets −∞ before the softmax.',
+  'Its hand-written LayerNorm divides by std + eps with the unbiased std (x.std()); GPT-2 divides by √(var + eps) with the biased variance.',
 ];
 
 /** @param {HTMLElement} parent */
