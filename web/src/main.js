@@ -32,21 +32,26 @@ const loading = new Map();
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
 const coreStatus = document.getElementById('core-status');
-const makeWorker = () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' });
-const compute = createComputeClient(makeWorker, {
-  onReady: ({ simd }) => {
-    coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
-    document.documentElement.dataset.ready = 'true';
+const compute = createComputeClient(
+  () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' }),
+  {
+    onReady: ({ simd }) => {
+      coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
+      document.documentElement.dataset.ready = 'true';
+    },
+    onFatal: (message) => {
+      coreStatus.textContent = 'core: failed to load';
+      messages.fatal(message);
+    },
   },
-  onFatal: (message) => {
-    coreStatus.textContent = 'core: failed to load';
-    messages.fatal(message);
-  },
-});
+);
 // GPT-2 gets a worker of its own, started with its view: initialising GPT-2 small takes
-// seconds, and the other views' jobs should not wait behind it.
+// seconds, and the other views' jobs should not wait behind it. Its name tells the worker
+// not to load the core module, which GPT-2 jobs do not use.
+const gpt2Worker = () =>
+  new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name: 'gpt2' });
 const computeFor = (name) =>
-  name === 'gpt2' ? createComputeClient(makeWorker, { onFatal: (message) => messages.fatal(message) }) : compute;
+  name === 'gpt2' ? createComputeClient(gpt2Worker, { onFatal: (message) => messages.fatal(message) }) : compute;
 
 const main = document.getElementById('views');
 const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);

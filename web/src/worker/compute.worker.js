@@ -16,15 +16,21 @@ async function wasmBytes(url, what) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-const ready = (async () => {
-  const wasmBinary = await wasmBytes(wasmUrl, 'the WebAssembly core');
-  return bindPosLab(await createModule({ wasmBinary }));
-})();
+// The core module. Loaded at start and announced ('ready' or 'fatal'), except in the GPT-2
+// view's own worker (named 'gpt2'), which never runs a core job.
+let coreReady = null;
+const core = () =>
+  (coreReady ??= (async () => {
+    const wasmBinary = await wasmBytes(wasmUrl, 'the WebAssembly core');
+    return bindPosLab(await createModule({ wasmBinary }));
+  })());
 
-ready.then(
-  (lab) => self.postMessage({ type: 'ready', simd: lab.simdTarget() }),
-  (e) => self.postMessage({ type: 'fatal', message: e?.message ?? String(e) }),
-);
+if (self.name !== 'gpt2') {
+  core().then(
+    (lab) => self.postMessage({ type: 'ready', simd: lab.simdTarget() }),
+    (e) => self.postMessage({ type: 'fatal', message: e?.message ?? String(e) }),
+  );
+}
 
 // The GPT-2 module, its API and its jobs: { lab, jobs }.
 let gpt2Ready = null;
@@ -46,7 +52,7 @@ self.onmessage = async ({ data: { id, job, params } }) => {
   try {
     const isGpt2 = GPT2_JOBS.includes(job);
     if (!isGpt2 && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
-    const { lab, jobs } = isGpt2 ? await gpt2() : { lab: await ready, jobs: JOBS };
+    const { lab, jobs } = isGpt2 ? await gpt2() : { lab: await core(), jobs: JOBS };
     const t0 = performance.now();
     const progress = (data) => self.postMessage({ type: 'progress', id, data });
     const result = await jobs[job](lab, params, { progress });
