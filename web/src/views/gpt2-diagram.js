@@ -2,7 +2,7 @@
 // in symbols and in the numbers of the model on screen and the current T (gpt2/shapes.js),
 // and what seed 003's "GPT-2" gets wrong.
 import { forwardSteps, shapeText } from '../gpt2/shapes.js';
-import { plainFigure } from './kit.js';
+import { el, plainFigure } from './kit.js';
 
 // Seed 003 (a chat answer with PyTorch code) against the released model.
 const SEED_003 = [
@@ -19,18 +19,13 @@ const SEED_003 = [
 /** @param {HTMLElement} parent */
 export function createDiagram(parent) {
   const { fig, title } = plainFigure('gpt2-diagram');
-  const list = document.createElement('ol');
-  list.className = 'gpt2-steps';
-  const legend = document.createElement('p');
-  legend.className = 'fig-note';
-  const seed = document.createElement('details');
-  seed.className = 'gpt2-seed';
-  const summary = document.createElement('summary');
-  summary.textContent = 'Where seed 003’s GPT-2 is wrong (it is drawn correctly here)';
-  const wrong = document.createElement('ul');
+  const list = el('ol', 'gpt2-steps');
+  const legend = el('p', 'fig-note');
+  const seed = el('details', 'gpt2-seed');
+  const summary = el('summary', undefined, 'Where seed 003’s GPT-2 is wrong (it is drawn correctly here)');
+  const wrong = el('ul');
   for (const line of SEED_003) {
-    const li = document.createElement('li');
-    li.textContent = line;
+    const li = el('li', undefined, line);
     wrong.append(li);
   }
   seed.append(summary, wrong);
@@ -38,20 +33,15 @@ export function createDiagram(parent) {
   parent.append(fig);
 
   const stepItem = (s, values) => {
-    const li = document.createElement('li');
-    li.className = 'gpt2-step';
+    const li = el('li', 'gpt2-step');
     li.dataset.step = s.id;
-    const label = document.createElement('span');
-    label.className = 'step-label';
-    label.textContent = s.label;
-    const shape = document.createElement('span');
-    shape.className = 'step-shape';
+    const label = el('span', 'step-label', s.label);
+    const shape = el('span', 'step-shape');
     const t = shapeText(s.shape, values);
     shape.textContent = `${t.symbolic} = ${t.numeric}`;
     li.append(label, shape);
     if (s.weights) {
-      const w = document.createElement('span');
-      w.className = 'step-weights';
+      const w = el('span', 'step-weights');
       w.textContent = s.weights
         .map(([name, sym]) => {
           const ws = shapeText(sym, values);
@@ -60,9 +50,7 @@ export function createDiagram(parent) {
         .join(' · ');
       li.append(w);
     }
-    const detail = document.createElement('span');
-    detail.className = 'step-detail';
-    detail.textContent = s.detail;
+    const detail = el('span', 'step-detail', s.detail);
     li.append(detail);
     return li;
   };
@@ -85,12 +73,9 @@ export function createDiagram(parent) {
       let block = null;
       for (const s of steps) {
         if (s.block && !block) {
-          const li = document.createElement('li');
-          li.className = 'gpt2-block';
-          const head = document.createElement('span');
-          head.className = 'block-title';
-          head.textContent = `× ${values.N} blocks (h.0 … h.${values.N - 1}), each:`;
-          block = document.createElement('ol');
+          const li = el('li', 'gpt2-block');
+          const head = el('span', 'block-title', `× ${values.N} blocks (h.0 … h.${values.N - 1}), each:`);
+          block = el('ol');
           li.append(head, block);
           list.append(li);
         }

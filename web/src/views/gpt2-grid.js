@@ -1,7 +1,7 @@
 // The GPT-2 "model view": every layer × head as a small attention map (rows = layers,
 // columns = heads), drawn from the bitmaps the worker painted. Plain canvases, not charts:
 // GPT-2 small has 144 of them. Clicking (or Enter on) a map picks that layer and head.
-import { plainFigure } from './kit.js';
+import { el, plainFigure } from './kit.js';
 
 const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it shows)
 
@@ -11,14 +11,11 @@ const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it s
  */
 export function createHeadGrid(parent, { onPick }) {
   const { fig, title } = plainFigure('gpt2-grid');
-  const scroller = document.createElement('div');
-  scroller.className = 'gpt2-grid-scroll';
-  const cells = document.createElement('div');
-  cells.className = 'gpt2-grid-cells';
+  const scroller = el('div', 'gpt2-grid-scroll');
+  const cells = el('div', 'gpt2-grid-cells');
   cells.setAttribute('role', 'group');
   scroller.append(cells);
-  const note = document.createElement('p');
-  note.className = 'fig-note';
+  const note = el('p', 'fig-note');
   note.textContent =
     'Rows are layers, columns heads; each map is query (down) × key (across), 0 (dark) to 1 (yellow). Click one to open it with token labels.';
   fig.append(scroller, note);
@@ -32,20 +29,16 @@ export function createHeadGrid(parent, { onPick }) {
     cells.style.gridTemplateColumns = `auto repeat(${H}, minmax(28px, 72px))`;
     cells.append(document.createElement('span'));
     for (let h = 0; h < H; h++) {
-      const th = document.createElement('span');
-      th.className = 'gpt2-grid-head';
-      th.textContent = `h${h}`;
+      const th = el('span', 'gpt2-grid-head', `h${h}`);
       cells.append(th);
     }
     thumbs = [];
     for (let l = 0; l < N; l++) {
-      const th = document.createElement('span');
-      th.className = 'gpt2-grid-layer';
-      th.textContent = `L${l}`;
+      const th = el('span', 'gpt2-grid-layer', `L${l}`);
       cells.append(th);
       const row = [];
       for (let h = 0; h < H; h++) {
-        const c = document.createElement('canvas');
+        const c = el('canvas');
         c.width = PIXELS;
         c.height = PIXELS;
         c.className = 'gpt2-thumb';
@@ -105,7 +98,7 @@ function draw(canvas, m) {
   ctx.imageSmoothingEnabled = false; // one crisp square per cell
   let image = m.bitmap;
   if (!image) {
-    image = document.createElement('canvas');
+    image = el('canvas');
     image.width = m.cols;
     image.height = m.rows;
     image.getContext('2d').putImageData(new ImageData(m.rgba, m.cols, m.rows), 0, 0);

@@ -2,13 +2,7 @@
 // parameter counts per component. Everything goes in through textContent.
 import { formatCount, topRows, visibleToken } from '../gpt2/format.js';
 import { parameterRows, shapeText } from '../gpt2/shapes.js';
-
-const el = (tag, className, text) => {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+import { el } from './kit.js';
 
 /** Token chips: the visible text of each token with its id under it. */
 export function renderChips(box, ids, pieces) {
