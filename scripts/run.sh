@@ -5,6 +5,7 @@
 # POSLAB_HOST / POSLAB_PORT choose where it listens (default 127.0.0.1:4173).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/env.sh # the project-local Node (.node/bin, see setup.sh) first on PATH
 bash scripts/setup.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j "$(nproc)" --target poslab

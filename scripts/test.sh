@@ -6,6 +6,7 @@
 # (tests/web) and the browser tests (tests/e2e).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/env.sh # the project-local Node (.node/bin, see setup.sh) first on PATH
 bash scripts/setup.sh || exit 1
 
 jobs=$(nproc)
