@@ -26,7 +26,7 @@ const CASES = [
     patch: { 'enc.method': 'rope', 'enc.L': 128, 'enc.D': 64, 'enc.cmap': 'RdBu', 'enc.pos': [1, 5] },
   },
   { plot: 'similarity.matrix', patch: { 'sim.L': 200, 'sim.metric': 'dot', theme: 'dark' }, controls: false },
-  { plot: 'offset.matrix', patch: { 'off.k': -12, 'off.base': 500.5 }, hidden: ['off.base'] },
+  { plot: 'offset.matrix', patch: { 'off.k': -12, 'off.p': 20, 'off.base': 500.5 }, hidden: ['off.base'] }, // p + k ≥ 0: drawable
   { plot: 'attention', patch: { 'att.text': 'a "quoted" <b>bold</b> & more', 'att.bias': 'alibi' } },
   { plot: 'extrapolation', patch: {} },
 ];

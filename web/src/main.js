@@ -1,5 +1,5 @@
 // The playground's entry: builds the shell (tabs, theme toggle, message bar), starts the
-// compute worker, and ties the store (= the URL hash) to the view on screen. Views are
+// compute scheduler, and ties the store (= the URL hash) to the view on screen. Views are
 // built the first time they are shown and only the visible one recomputes.
 import './styles/main.css';
 import { createComputeClient } from './worker/client.js';
@@ -32,26 +32,23 @@ const loading = new Map();
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
 const coreStatus = document.getElementById('core-status');
+// One scheduler, one worker per view (started with the view): a slow figure holds no other.
+// The GPT-2 view's channels share one worker, where its model stays loaded between jobs; its
+// name tells the worker not to load the core module, which GPT-2 jobs do not use.
 const compute = createComputeClient(
-  () => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module' }),
+  (name) => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name }),
   {
     onReady: ({ simd }) => {
-      coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
+      if (simd) coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
       document.documentElement.dataset.ready = 'true';
     },
     onFatal: (message) => {
       coreStatus.textContent = 'core: failed to load';
       messages.fatal(message);
     },
+    sharedWorker: (channel) => (channel === 'gpt' || channel.startsWith('gpt-') ? 'gpt2' : null),
   },
 );
-// GPT-2 gets a worker of its own, started with its view: initialising GPT-2 small takes
-// seconds, and the other views' jobs should not wait behind it. Its name tells the worker
-// not to load the core module, which GPT-2 jobs do not use.
-const gpt2Worker = () =>
-  new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name: 'gpt2' });
-const computeFor = (name) =>
-  name === 'gpt2' ? createComputeClient(gpt2Worker, { onFatal: (message) => messages.fatal(message) }) : compute;
 
 const main = document.getElementById('views');
 const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);
@@ -78,7 +75,7 @@ function show(state) {
     return;
   }
   if (!built.has(name)) {
-    const view = FACTORIES[name]({ root: main, store, compute: computeFor(name) });
+    const view = FACTORIES[name]({ root: main, store, compute });
     if (name !== 'gallery' && name !== 'gpt2') addEmbedButtons(view.section, name, store); // a local file has no embed
     built.set(name, view);
   }

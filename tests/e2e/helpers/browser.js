@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, inject } from 'vitest';
 
 export const outDir = path.resolve(new URL('../../..', import.meta.url).pathname, 'test-output/e2e');
 fs.mkdirSync(outDir, { recursive: true });
@@ -27,6 +28,17 @@ export async function launch() {
   return chromium.launch({ executablePath, args: ARGS });
 }
 
+/** One browser for a test file's tests and the served playground's address: { browser, base }. */
+export function browserForFile() {
+  const session = {};
+  beforeAll(async () => {
+    session.base = inject('baseUrl');
+    session.browser = await launch();
+  });
+  afterAll(() => session.browser?.close());
+  return session;
+}
+
 /** A page plus the list of problems it reported. */
 export async function openPage(browser, url, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme, acceptDownloads: true });
@@ -43,14 +55,17 @@ export async function openPage(browser, url, { width = 1280, height = 900, color
   return { page, context, problems };
 }
 
-/** Resolves once the core is loaded and `view` (its key prefix) has drawn n results. */
-export async function drawn(page, prefix, n = 1) {
+/**
+ * Resolves once the core is loaded and `view` (its key prefix) has drawn n results; fails
+ * after `timeout` ms.
+ */
+export async function drawn(page, prefix, n = 1, { timeout = 120_000 } = {}) {
   await page.waitForFunction(
     ([p, k]) =>
       document.documentElement.dataset.ready === 'true' &&
       (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length >= k,
     [prefix, n],
-    { timeout: 120_000 },
+    { timeout },
   );
 }
 

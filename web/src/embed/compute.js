@@ -1,6 +1,6 @@
-// One compute worker per page for every embedded figure on it, started on first use (the
+// One compute scheduler per page for every embedded figure on it, started on first use (the
 // wasm loads only when a figure is about to be seen). Each figure gets its own channel
-// namespace: two figures of the same view must not supersede each other's jobs.
+// namespace, and so its own worker: two figures must neither supersede nor wait for each other.
 import { createComputeClient } from '../worker/client.js';
 
 let shared = null;
@@ -11,7 +11,7 @@ export function figureCompute() {
   return {
     request(channel, job, params) {
       shared ??= createComputeClient(
-        () => new Worker(new URL('../worker/compute.worker.js', import.meta.url), { type: 'module' }),
+        (name) => new Worker(new URL('../worker/compute.worker.js', import.meta.url), { type: 'module', name }),
       );
       return shared.request(`${id}/${channel}`, job, params);
     },

@@ -3,7 +3,7 @@
 // Both end in the playground's own URL parser, so every value meets the same allow-lists and
 // ranges; nothing here throws, and whatever is refused comes back as a problem to show.
 import { SCHEMA } from '../state/schema.js';
-import { MAX_HASH, parseHash, preview } from '../state/url.js';
+import { MAX_HASH, preview, readLink } from '../state/url.js';
 import { DEFAULT_PLOT, PLOTS, resolvePlot } from './plots.js';
 
 const HIDE = '_hide';
@@ -66,7 +66,7 @@ export function parseEmbedHash(hash) {
       rest.append(key, raw);
     }
   }
-  const parsed = parseHash(rest.toString());
+  const parsed = readLink(rest.toString());
 
   let plot = DEFAULT_PLOT;
   if (embed.plot !== null) {

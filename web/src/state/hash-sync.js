@@ -1,6 +1,6 @@
 // Keeps location.hash and the store in step. Control changes replace the history entry (a
 // slider drag must not fill the back button); a pasted or clicked link is read back in.
-import { parseHash, serialiseHash } from './url.js';
+import { readLink, serialiseHash } from './url.js';
 
 /**
  * @param {ReturnType<import('./store.js').createStore>} store
@@ -10,7 +10,7 @@ export function syncHash(store, report) {
   let writing = false;
 
   const read = () => {
-    const { state, problems } = parseHash(window.location.hash);
+    const { state, problems } = readLink(window.location.hash);
     report(problems);
     store.set(state, { source: 'hash' });
   };

@@ -4,6 +4,12 @@
 
 const MAX_RAW = 2000; // longer raw values are refused before any parsing work
 
+/** Short, printable rendering of hostile input for messages (shown through textContent). */
+export function preview(raw, limit = 40) {
+  const s = String(raw).replace(/[\u0000-\u001f\u007f]/g, '?');
+  return s.length > limit ? `${s.slice(0, limit)}…` : s;
+}
+
 /** @typedef {{ ok: true, value: any } | { ok: false, reason: string }} Parsed */
 
 const ok = (value) => ({ ok: true, value });

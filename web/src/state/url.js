@@ -2,17 +2,15 @@
 // Only values that differ from the defaults are written, so permalinks stay short. Parsing
 // keeps every valid parameter and reports the others; it never throws and never returns a
 // value that its type did not check.
+import { fitCombinations } from './combinations.js';
 import { SCHEMA, defaults } from './schema.js';
+import { preview } from './types.js';
+
+export { preview };
 
 export const MAX_HASH = 8192;
 
 const same = (a, b) => (Array.isArray(a) ? Array.isArray(b) && a.join(',') === b.join(',') : a === b);
-
-/** Short, printable rendering of hostile input for messages (shown through textContent). */
-export function preview(raw, limit = 40) {
-  const s = String(raw).replace(/[\u0000-\u001f\u007f]/g, '?');
-  return s.length > limit ? `${s.slice(0, limit)}…` : s;
-}
 
 /**
  * @param {string} hash location.hash, with or without the leading '#'
@@ -49,6 +47,17 @@ export function parseHash(hash) {
     else problems.push(`${key}=“${preview(raw)}” ${parsed.reason}; using ${SCHEMA[key].format(SCHEMA[key].def)}`);
   }
   return { state, problems };
+}
+
+/**
+ * A link as the page and the embeds read it: each value checked (parseHash), then settings
+ * refused together fitted or reset per view (fitCombinations), with every problem reported.
+ * @returns {{ state: Record<string, any>, problems: string[] }}
+ */
+export function readLink(hash) {
+  const parsed = parseHash(hash);
+  const fitted = fitCombinations(parsed.state);
+  return { state: fitted.state, problems: [...parsed.problems, ...fitted.problems] };
 }
 
 /** The hash (without '#') for a state; keys not in the schema are dropped. */

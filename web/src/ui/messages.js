@@ -33,7 +33,11 @@ export function createMessages(bar) {
   };
   return {
     linkProblems: (problems) =>
-      show('Parts of this link were not understood and use their defaults:', problems, 'warn'),
+      show(
+        'Parts of this link could not be used as given (defaults or the nearest allowed value instead):',
+        problems,
+        'warn',
+      ),
     fatal: (message) => show('The computing core could not start:', [message], 'error'),
   };
 }

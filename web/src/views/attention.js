@@ -132,8 +132,6 @@ export function createAttentionView({ root, store, compute }) {
     const p = pick(state, 'att');
     shell.controls.sync(state);
     shell.controls.clearErrors();
-    if (p.D % p.H) return shell.controls.setError('att.H', `D = ${p.D} does not split into ${p.H} heads`);
-    if (p.head >= p.H) return shell.controls.setError('att.head', `there are ${p.H} heads: 0…${p.H - 1}`);
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
@@ -142,8 +140,7 @@ export function createAttentionView({ root, store, compute }) {
       job: 'attention',
       params: p,
       figures,
-      errorKey: (msg) =>
-        /word/.test(msg) ? 'att.text' : /RoPE/.test(msg) ? 'att.rope' : /custom/.test(msg) ? 'att.custom' : null,
+      errorKey: (msg) => (/word/.test(msg) ? 'att.text' : null), // the rest are refused before the job
       draw: (r) => {
         drawnFor = key;
         last = r;

@@ -124,10 +124,6 @@ export function createEncodingsView({ root, store, compute }) {
     }
     shell.controls.sync(state);
     shell.controls.clearErrors();
-    if (!PAIR.has(p.method) && p.D % 2 && p.method !== 'learned' && p.method !== 'nope') {
-      shell.controls.setError('enc.D', 'D must be even: sin/cos (or rotated) pairs');
-      return;
-    }
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({
@@ -136,7 +132,6 @@ export function createEncodingsView({ root, store, compute }) {
       job: 'encodings',
       params: p,
       figures,
-      errorKey: (msg) => (/L is limited|L × D/.test(msg) ? 'enc.L' : /head/.test(msg) ? 'enc.head' : null),
       draw: (r) => {
         drawnFor = key;
         const axes = { x: r.axes.x, y: r.axes.y };

@@ -109,8 +109,6 @@ export function createExtrapolationView({ root, store, compute }) {
     const p = pick(state, 'ext');
     shell.controls.sync(state);
     shell.controls.clearErrors();
-    if (p.D % 2) return shell.controls.setError('ext.D', 'D must be even');
-    if (p.N > p.L) return shell.controls.setError('ext.L', `must be at least the training length N = ${p.N}`);
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({

@@ -12,7 +12,7 @@ import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
 import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
-import { createIntro, createViewShell, el, pick, plainFigure } from './kit.js';
+import { createIntro, createViewShell, el, notUpdated, pick, plainFigure } from './kit.js';
 
 const SPECS = [
   { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
@@ -250,7 +250,7 @@ export function createGpt2View({ root, store, compute }) {
       busy.textContent = '';
       if (/no longer in memory/.test(e.message)) setFileError(e.message);
       else shell.controls.setError(errorKey(e.message), e.message);
-      shell.status.textContent = `Not updated: ${e.message}. The plots show the last good settings.`;
+      shell.status.textContent = notUpdated(shell, e.message);
       for (const f of figures()) f.setStale(true);
       return;
     }
@@ -261,6 +261,7 @@ export function createGpt2View({ root, store, compute }) {
     const t0 = performance.now();
     drawnFor = key;
     draw(r, pick(store.get(), 'gpt')); // the selection may have moved while it ran
+    shell.drawn = true;
     for (const f of figures()) f.setStale(false);
     markDrawn('gpt', { ...r.timing, ...r.steps, drawMs: performance.now() - t0, T: r.ids.length });
     // Settings that went back to an earlier value while this ran were not requested again.
@@ -316,7 +317,7 @@ export function createGpt2View({ root, store, compute }) {
     } catch (e) {
       setFileError(e.message);
       progressText.textContent = '';
-      shell.status.textContent = `Not loaded: ${e.message}. The plots show the last good model.`;
+      shell.status.textContent = notUpdated(shell, e.message, { verb: 'loaded', what: 'model' });
     } finally {
       loading = false;
       progress.hidden = true;

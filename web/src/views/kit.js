@@ -1,6 +1,7 @@
 // What every view shares: a section with a controls panel and a plots area, picking its own
 // keys out of the store, and running its job on the worker with errors shown beside the
 // control that caused them while the last good plots stay up (marked stale).
+import { refusal } from '../state/combinations.js';
 import { renderControls } from '../ui/controls.js';
 import { renderMath } from '../ui/math.js';
 import { markDrawn, markInput } from '../ui/timing.js';
@@ -73,29 +74,47 @@ export function createViewShell({ root, store, name, prefix, specs }) {
   section.append(intro, panel, status, plots);
   root.append(section);
   const controls = renderControls(panel, specs, store, { onInput: markInput });
-  return { section, intro, panel, status, plots, controls, prefix };
+  return { section, intro, panel, status, plots, controls, prefix, drawn: false };
 }
 
 /**
- * Runs a job for a view and hands the result to draw(), or shows the error.
+ * The status line of an update that was refused: it points at the last good plots only when
+ * the view has drawn some (shell.drawn).
+ */
+export function notUpdated(shell, message, { verb = 'updated', what = 'settings' } = {}) {
+  if (!shell.drawn) return `Not ${verb === 'updated' ? 'drawn' : verb}: ${message}.`;
+  return `Not ${verb}: ${message}. The plots show the last good ${what}.`;
+}
+
+function showRefusal(shell, figures, key, message) {
+  if (key && shell.controls.has(key)) shell.controls.setError(key, message);
+  shell.status.textContent = notUpdated(shell, message);
+  for (const f of figures()) f.setStale(true);
+}
+
+/**
+ * Runs a job for a view and hands the result to draw(), or shows the error. Settings refused
+ * together (state/combinations.js) are shown without asking the worker.
  * @returns {Promise<boolean>} true when drawn
  */
 export async function runJob({ shell, compute, job, params, draw, figures, errorKey }) {
+  const refused = refusal(shell.prefix, params);
+  if (refused) {
+    showRefusal(shell, figures, refused.key, refused.message);
+    return false;
+  }
   let result;
   try {
     result = await compute.request(shell.prefix, job, params);
   } catch (e) {
-    const key = errorKey?.(e.message) ?? shell.controls.lastKey;
-    const message = e.message;
-    if (key && shell.controls.has(key)) shell.controls.setError(key, message);
-    shell.status.textContent = `Not updated: ${message}. The plots show the last good settings.`;
-    for (const f of figures()) f.setStale(true);
+    showRefusal(shell, figures, errorKey?.(e.message) ?? shell.controls.lastKey, e.message);
     return false;
   }
   if (result === null) return false; // superseded by a newer request
   shell.status.textContent = '';
   const t0 = performance.now();
   draw(result);
+  shell.drawn = true;
   for (const f of figures()) f.setStale(false);
   markDrawn(shell.prefix, { ...result.timing, drawMs: performance.now() - t0 });
   return true;

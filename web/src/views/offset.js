@@ -41,8 +41,6 @@ export function createOffsetView({ root, store, compute }) {
     const p = pick(state, 'off');
     shell.controls.sync(state);
     shell.controls.clearErrors();
-    if (p.D % 2) return shell.controls.setError('off.D', 'D must be even: sin/cos pairs');
-    if (p.p + p.k < 0) return shell.controls.setError('off.k', `p + k = ${p.p + p.k} is before position 0`);
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({

@@ -69,10 +69,6 @@ export function createSimilarityView({ root, store, compute }) {
     note.textContent = NOTES[p.method];
     shell.controls.sync(state);
     shell.controls.clearErrors();
-    if (p.D % 2 && p.method !== 'learned' && p.method !== 'nope') {
-      shell.controls.setError('sim.D', 'D must be even: sin/cos (or rotated) pairs');
-      return;
-    }
     const key = JSON.stringify(p);
     if (key === drawnFor) return;
     await runJob({

@@ -1,76 +1,123 @@
-// Main-thread side of the compute worker. Each channel (one per view) has at most one job
-// in flight and one waiting: while a slow job runs, newer requests replace the waiting one,
-// so dragging a slider never queues up stale work. A job may report progress on the way
-// (request's onProgress).
+// Main-thread side of the compute workers: one scheduler for every view. Each channel (one
+// per view) runs on a worker of its own, started on its first request, so a slow figure
+// never holds another view's. A channel has at most one job running and one waiting: a newer
+// request drops the waiting one, and cancels the running one by terminating the channel's
+// worker (a fresh one starts) once that job has had `graceMs` to finish, so a slider drag
+// over quick jobs still draws while a 30 s job is cut short. Cancelled and dropped requests
+// resolve to null, never reject. Channels that name a shared worker (GPT-2: its model lives
+// in the worker between jobs) all run on it and are never cancelled, only queued.
 
 /**
- * @param {() => Worker} makeWorker
- * @param {{ onReady?: (info: any) => void, onFatal?: (message: string) => void }} [hooks]
+ * @param {(name: string) => Worker} makeWorker a new worker for a channel (or a shared name)
+ * @param {{ onReady?: (info: any) => void, onFatal?: (message: string) => void,
+ *   graceMs?: number, sharedWorker?: (channel: string) => string | null }} [options]
  */
-export function createComputeClient(makeWorker, hooks = {}) {
-  const worker = makeWorker();
-  const pending = new Map(); // id → { resolve, reject, onProgress }
-  const channels = new Map(); // name → { busy, waiting: { job, params, onProgress, resolve, reject } | null }
+export function createComputeClient(makeWorker, options = {}) {
+  const { onReady, onFatal, graceMs = 1000, sharedWorker = () => null } = options;
+  const workers = new Map(); // name → Worker, alive
+  const channels = new Map(); // channel → { worker name, shared, running, waiting, timer }
+  const running = new Map(); // job id → { task, ch }
   let nextId = 1;
   let fatal = null;
 
-  worker.addEventListener('message', ({ data }) => {
-    if (data.type === 'ready') return hooks.onReady?.(data);
-    if (data.type === 'fatal') {
-      fatal = data.message;
-      hooks.onFatal?.(data.message);
-      for (const p of pending.values()) p.reject(new Error(fatal));
-      pending.clear();
-      return;
+  function fail(message) {
+    fatal = message;
+    onFatal?.(message);
+    const tasks = [...running.values()].map((r) => r.task);
+    for (const ch of channels.values()) if (ch.waiting) tasks.push(ch.waiting);
+    running.clear();
+    for (const ch of channels.values()) {
+      clearTimeout(ch.timer);
+      Object.assign(ch, { running: null, waiting: null });
     }
-    const p = pending.get(data.id);
-    if (!p) return;
-    if (data.type === 'progress') return p.onProgress?.(data.data);
-    pending.delete(data.id);
-    if (data.type === 'result') p.resolve(data.result);
-    else p.reject(new Error(data.message));
-  });
-  worker.addEventListener('error', (e) => {
-    fatal = e.message || 'the compute worker failed to start';
-    hooks.onFatal?.(fatal);
-  });
+    for (const task of tasks) task.reject(new Error(message));
+  }
 
-  const post = (job, params, onProgress) =>
-    new Promise((resolve, reject) => {
-      if (fatal) return reject(new Error(fatal));
-      const id = nextId++;
-      pending.set(id, { resolve, reject, onProgress });
-      worker.postMessage({ id, job, params });
+  function workerFor(name) {
+    let worker = workers.get(name);
+    if (worker) return worker;
+    worker = makeWorker(name);
+    workers.set(name, worker);
+    worker.addEventListener('message', ({ data }) => {
+      if (workers.get(name) !== worker) return; // terminated: its last words are ignored
+      if (data.type === 'ready') return onReady?.(data);
+      if (data.type === 'fatal') return fail(data.message);
+      const r = running.get(data.id);
+      if (!r) return;
+      if (data.type === 'progress') return r.task.onProgress?.(data.data);
+      running.delete(data.id);
+      if (data.type === 'result') r.task.resolve(data.result);
+      else r.task.reject(new Error(data.message));
+      next(r.ch);
     });
+    worker.addEventListener('error', (e) => {
+      if (workers.get(name) === worker) fail(e.message || 'the compute worker failed to start');
+    });
+    return worker;
+  }
+
+  function start(ch, task) {
+    const id = nextId++;
+    Object.assign(task, { id, startedAt: Date.now() });
+    ch.running = task;
+    running.set(id, { task, ch });
+    workerFor(ch.worker).postMessage({ id, job: task.job, params: task.params });
+  }
+
+  function next(ch) {
+    clearTimeout(ch.timer);
+    ch.running = null;
+    const task = ch.waiting;
+    ch.waiting = null;
+    if (task) start(ch, task);
+  }
+
+  // The running job gives way: its worker goes (taking the job with it), the waiting one starts.
+  function cancelRunning(ch) {
+    running.delete(ch.running.id);
+    ch.running.resolve(null);
+    workers.get(ch.worker)?.terminate();
+    workers.delete(ch.worker);
+    next(ch);
+  }
+
+  function preemptLater(ch) {
+    clearTimeout(ch.timer);
+    const left = graceMs - (Date.now() - ch.running.startedAt);
+    if (left <= 0) return cancelRunning(ch);
+    ch.timer = setTimeout(() => ch.waiting && ch.running && cancelRunning(ch), left);
+  }
+
+  const sameJob = (a, b) => a.job === b.job && JSON.stringify(a.params) === JSON.stringify(b.params);
 
   /**
    * Runs `job` on `channel`. Resolves with the result, or with null when a newer request on
-   * the same channel superseded this one before it was sent.
+   * the same channel superseded this one (dropped while waiting, or cancelled while running).
    * @param {{ onProgress?: (data: any) => void }} [opts] progress reports of this request
    */
   function request(channel, job, params, { onProgress } = {}) {
-    let ch = channels.get(channel);
-    if (!ch) channels.set(channel, (ch = { busy: false, waiting: null }));
     return new Promise((resolve, reject) => {
-      if (ch.busy) {
-        ch.waiting?.resolve(null);
-        ch.waiting = { job, params, onProgress, resolve, reject };
-        return;
+      if (fatal) return reject(new Error(fatal));
+      let ch = channels.get(channel);
+      if (!ch) {
+        const shared = sharedWorker(channel);
+        ch = { worker: shared ?? channel, shared: shared !== null, running: null, waiting: null, timer: 0 };
+        channels.set(channel, ch);
       }
-      run(ch, { job, params, onProgress, resolve, reject });
+      const task = { job, params, onProgress, resolve, reject };
+      ch.waiting?.resolve(null);
+      ch.waiting = null;
+      if (!ch.running) return start(ch, task);
+      if (!ch.shared && sameJob(ch.running, task)) {
+        // The same request again (a tab shown again): this one takes over the running job.
+        const superseded = ch.running.resolve;
+        Object.assign(ch.running, { resolve, reject, onProgress });
+        clearTimeout(ch.timer);
+        return superseded(null);
+      }
+      ch.waiting = task;
+      if (!ch.shared) preemptLater(ch);
     });
-  }
-
-  function run(ch, task) {
-    ch.busy = true;
-    post(task.job, task.params, task.onProgress)
-      .then(task.resolve, task.reject)
-      .finally(() => {
-        ch.busy = false;
-        const next = ch.waiting;
-        ch.waiting = null;
-        if (next) run(ch, next);
-      });
   }
 
   return { request };

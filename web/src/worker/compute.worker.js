@@ -17,7 +17,8 @@ async function wasmBytes(url, what) {
 }
 
 // The core module. Loaded at start and announced ('ready' or 'fatal'), except in the GPT-2
-// view's own worker (named 'gpt2'), which never runs a core job.
+// view's own worker (named 'gpt2'), which never runs a core job and says 'ready' at once.
+// The page starts one worker per view; the main thread may terminate one to cancel its job.
 let coreReady = null;
 const core = () =>
   (coreReady ??= (async () => {
@@ -30,6 +31,8 @@ if (self.name !== 'gpt2') {
     (lab) => self.postMessage({ type: 'ready', simd: lab.simdTarget() }),
     (e) => self.postMessage({ type: 'fatal', message: e?.message ?? String(e) }),
   );
+} else {
+  self.postMessage({ type: 'ready' }); // up; its module loads with the first GPT-2 job
 }
 
 // The GPT-2 module, its API and its jobs: { lab, jobs }.

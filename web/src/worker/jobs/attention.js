@@ -2,6 +2,7 @@
 // scores → + position bias → mask → softmax weights → output. Projections, RoPE, biases and
 // the softmax are the core's (multiHeadAttention, attention); only QKᵀ for the "raw scores"
 // panel and the entropy are computed here, from the core's own q and k.
+import { assertAllowed } from '../../state/combinations.js';
 import { decodeMask } from '../../state/mask-bits.js';
 import { headEntropy, headScores } from './linalg.js';
 import { PAD_RE, tokenEmbeddings, tokenize } from './tokens.js';
@@ -34,13 +35,9 @@ export function attention(lab, p) {
   const tokens = tokenize(p.text);
   const L = tokens.length;
   const { H, D } = p;
-  if (D % H) throw new RangeError(`D = ${D} does not split into ${H} heads; pick D divisible by H`);
+  assertAllowed('att', p); // heads that split D, even head widths for RoPE, a mask that decodes
   const d = D / H;
-  if (p.rope && d % 2) throw new RangeError(`RoPE rotates pairs: the head width D/H = ${d} must be even`);
-  if (p.head >= H) throw new RangeError(`head ${p.head} does not exist: there are ${H} heads (0…${H - 1})`);
-
   const custom = p.mask === 'custom' ? decodeMask(p.custom, L) : new Uint8Array(L * L);
-  if (!custom) throw new RangeError('the custom mask in the link is malformed; click cells to draw a new one');
   const padding = new Uint8Array(L);
   if (p.pad) tokens.forEach((t, j) => (padding[j] = PAD_RE.test(t) ? 1 : 0));
   const base = p.mask === 'custom' ? custom : baseMask(p.mask, L, p.window);

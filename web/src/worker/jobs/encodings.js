@@ -1,9 +1,7 @@
 // View 1: the encoding of one method as a matrix. Vector methods give (L, D), position ×
 // dimension; bias methods (ALiBi, T5 buckets, Shaw indices) give (L, L), query × key.
+import { assertAllowed } from '../../state/combinations.js';
 import { encodingTable } from './tables.js';
-
-export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
-export const MAX_PAIR_LENGTH = 2048; // L × L matrices
 
 const slice = (t, h, L) => t.data.slice(h * L * L, (h + 1) * L * L);
 
@@ -13,10 +11,8 @@ const slice = (t, h, L) => t.data.slice(h * L * L, (h + 1) * L * L);
  */
 export function encodings(lab, p) {
   const { method, L, D } = p;
+  assertAllowed('enc', p); // the cell caps, even widths, existing heads
   if (['alibi', 't5', 'shaw'].includes(method)) return pairMatrix(lab, p);
-  if (L * D > MAX_CELLS) {
-    throw new RangeError(`L × D = ${L * D} cells; the playground draws at most ${MAX_CELLS} (8192 × 1024)`);
-  }
   const t = encodingTable(lab, p);
   return {
     heatmaps: { main: { data: t.data, rows: L, cols: D, cmap: p.cmap } },
@@ -26,13 +22,8 @@ export function encodings(lab, p) {
 
 function pairMatrix(lab, p) {
   const { method, L } = p;
-  if (L > MAX_PAIR_LENGTH) {
-    throw new RangeError(`${method} is drawn as an L × L matrix; L is limited to ${MAX_PAIR_LENGTH} here`);
-  }
   const axes = { x: 'key position j', y: 'query position i' };
   if (method === 'alibi') {
-    if (p.head >= p.heads)
-      throw new RangeError(`head ${p.head} does not exist: there are ${p.heads} heads (0…${p.heads - 1})`);
     const bias = lab.alibi({ heads: p.heads, queryLength: L, keyLength: L });
     const slopes = lab.alibiSlopes({ heads: p.heads });
     return {

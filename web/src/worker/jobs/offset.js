@@ -1,11 +1,11 @@
 // View 4: seed 002's claim made checkable. M_k from the core, PE(p) and PE(p+k) from the
 // core's sinusoidal table (interleaved layout, the one M_k is block diagonal for), and the
 // residual PE(p+k) − M_k·PE(p), which should sit at float32 rounding level.
+import { assertAllowed } from '../../state/combinations.js';
 import { matVec } from './linalg.js';
 
 export function offset(lab, { D, k, p, base }) {
-  if (D % 2) throw new RangeError(`D must be even (sin/cos pairs), got ${D}`);
-  if (p + k < 0) throw new RangeError(`p + k = ${p + k} is before position 0; pick k ≥ −p`);
+  assertAllowed('off', { D, k, p }); // even D, p + k ≥ 0
   const M = lab.offsetMatrix({ dim: D, k, base });
   const pe = lab.sinusoidal({ length: 1, dim: D, base, offset: p }).data;
   const target = lab.sinusoidal({ length: 1, dim: D, base, offset: p + k }).data;
