@@ -15,17 +15,11 @@
 namespace poslab::wasm {
 namespace {
 
-// Sizes arrive as doubles, not ints: embind would silently truncate 3.7 and zero NaN, so
-// to_integer checks them here, where the original value is still visible.
-using Num = double;
-
-T5BucketOptions to_t5_options(const val& js) {
-  T5BucketOptions o;
-  o.bidirectional = bool_field(js, "bidirectional", o.bidirectional);
-  o.num_buckets = integer_field(js, "numBuckets", o.num_buckets);
-  o.max_distance = integer_field(js, "maxDistance", o.max_distance);
-  return o;
-}
+// Every argument arrives as a val, numbers too: embind's number conversion accepts "4", null
+// and true, truncates 3.7 and zeroes NaN, so js_convert checks the JS value itself (the rule
+// is in js_convert.hpp).
+using Num = val;
+using Str = val;
 
 PositionBias parse_position_bias(const std::string& name) {
   if (name == "none") return PositionBias::kNone;
@@ -36,18 +30,18 @@ PositionBias parse_position_bias(const std::string& name) {
 
 // ---- Absolute and relative position tables ----
 
-val sinusoidal_js(Num length, Num dim, Num base, std::string layout, Num offset) {
+val sinusoidal_js(Num length, Num dim, Num base, Str layout, Num offset) {
   return guarded([&] {
-    return to_js(fast::sinusoidal_table(to_integer(length, "length"), to_integer(dim, "dim"), base,
-                                        parse_sinusoidal_layout(layout),
-                                        to_integer(offset, "offset")));
+    return to_js(fast::sinusoidal_table(
+        to_integer(length, "length"), to_integer(dim, "dim"), to_number(base, "base"),
+        parse_sinusoidal_layout(to_string(layout, "layout")), to_integer(offset, "offset")));
   });
 }
 
 val learned_js(Num length, Num dim, Num seed, Num std) {
   return guarded([&] {
-    return to_js(
-        learned_table(to_integer(length, "length"), to_integer(dim, "dim"), to_seed(seed), std));
+    return to_js(learned_table(to_integer(length, "length"), to_integer(dim, "dim"), to_seed(seed),
+                               to_number(std, "std")));
   });
 }
 
@@ -61,9 +55,10 @@ val shaw_indices_js(Num query_length, Num key_length, Num max_distance) {
 
 val shaw_js(Num query_length, Num key_length, Num max_distance, Num dim, Num seed, Num std) {
   return guarded([&] {
-    return to_js(shaw_embeddings(
-        to_integer(query_length, "queryLength"), to_integer(key_length, "keyLength"),
-        to_integer(max_distance, "maxDistance"), to_integer(dim, "dim"), to_seed(seed), std));
+    return to_js(shaw_embeddings(to_integer(query_length, "queryLength"),
+                                 to_integer(key_length, "keyLength"),
+                                 to_integer(max_distance, "maxDistance"), to_integer(dim, "dim"),
+                                 to_seed(seed), to_number(std, "std")));
   });
 }
 
@@ -130,14 +125,18 @@ val rope_wavelengths_js(Num head_dim, Num total_length, val rope) {
 }
 
 val wavelengths_js(Num dim, Num base) {
-  return guarded([&] { return to_js(sinusoidal_wavelengths(to_integer(dim, "dim"), base)); });
+  return guarded([&] {
+    return to_js(sinusoidal_wavelengths(to_integer(dim, "dim"), to_number(base, "base")));
+  });
 }
 
 // ---- Attention ----
 
 // options: { mask: string, scale?, keyPadding?: Uint8Array, bias?: tensor, returnWeights }
-val attention_js(val q, val k, val v, val options) {
+val attention_js(val q, val k, val v, val attention_options) {
   return guarded([&] {
+    const val options = to_options(attention_options, "attention",
+                                   {"mask", "scale", "keyPadding", "bias", "returnWeights"});
     AttentionOptions o;
     o.mask = parse_mask(string_field(options, "mask", "none"));
     if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
@@ -161,8 +160,11 @@ val attention_js(val q, val k, val v, val options) {
 
 // options: { heads, seed, mask, keyPadding?, rope?: object, bias: 'none'|'alibi'|'t5', t5?,
 // t5Seed, scale? }
-val multi_head_attention_js(val x, val options) {
+val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
+    const val options = to_options(
+        mha_options, "multiHeadAttention",
+        {"heads", "seed", "mask", "keyPadding", "rope", "bias", "t5", "t5Seed", "scale"});
     const TensorF input = to_tensor(x, "x");
     require(input.ndim() == 2, "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
@@ -174,10 +176,10 @@ val multi_head_attention_js(val x, val options) {
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
     o.bias = parse_position_bias(string_field(options, "bias", "none"));
     o.t5 = to_t5_options(field(options, "t5"));
-    o.t5_seed = to_seed(number_field(options, "t5Seed", 0));
+    o.t5_seed = seed_field(options, "t5Seed");
     if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
-    const MultiHeadWeights w = random_multihead_weights(static_cast<long long>(input.dim(1)),
-                                                        to_seed(number_field(options, "seed", 0)));
+    const MultiHeadWeights w =
+        random_multihead_weights(static_cast<long long>(input.dim(1)), seed_field(options, "seed"));
     const MultiHeadResult r = multihead_attention(input, w, o);
     val out = val::object();
     out.set("output", to_js(r.output));
@@ -197,32 +199,38 @@ val layer_norm_js(val x, Num eps, val gamma, val beta) {
   return guarded([&] {
     const TensorF g = gamma.isUndefined() ? TensorF() : to_tensor(gamma, "gamma");
     const TensorF b = beta.isUndefined() ? TensorF() : to_tensor(beta, "beta");
-    return to_js(layer_norm(to_tensor(x, "x"), eps, gamma.isUndefined() ? nullptr : &g,
-                            beta.isUndefined() ? nullptr : &b));
+    return to_js(layer_norm(to_tensor(x, "x"), to_number(eps, "eps"),
+                            gamma.isUndefined() ? nullptr : &g, beta.isUndefined() ? nullptr : &b));
   });
 }
 
 val rms_norm_js(val x, Num eps, val gamma) {
   return guarded([&] {
     const TensorF g = gamma.isUndefined() ? TensorF() : to_tensor(gamma, "gamma");
-    return to_js(rms_norm(to_tensor(x, "x"), eps, gamma.isUndefined() ? nullptr : &g));
+    return to_js(
+        rms_norm(to_tensor(x, "x"), to_number(eps, "eps"), gamma.isUndefined() ? nullptr : &g));
   });
 }
 
-val similarity_js(val x, std::string metric) {
-  return guarded(
-      [&] { return to_js(similarity_matrix(to_tensor(x, "x"), parse_similarity_metric(metric))); });
+val similarity_js(val x, Str metric) {
+  return guarded([&] {
+    return to_js(
+        similarity_matrix(to_tensor(x, "x"), parse_similarity_metric(to_string(metric, "metric"))));
+  });
 }
 
-val similarity_by_offset_js(val x, std::string metric) {
+val similarity_by_offset_js(val x, Str metric) {
   return guarded([&] {
-    return to_js(similarity_by_offset(to_tensor(x, "x"), parse_similarity_metric(metric)));
+    return to_js(similarity_by_offset(to_tensor(x, "x"),
+                                      parse_similarity_metric(to_string(metric, "metric"))));
   });
 }
 
 val offset_matrix_js(Num dim, Num k, Num base) {
-  return guarded(
-      [&] { return to_js(offset_matrix(to_integer(dim, "dim"), to_integer(k, "k"), base)); });
+  return guarded([&] {
+    return to_js(
+        offset_matrix(to_integer(dim, "dim"), to_integer(k, "k"), to_number(base, "base")));
+  });
 }
 
 // ---- About this build ----

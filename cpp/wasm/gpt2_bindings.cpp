@@ -15,16 +15,25 @@
 namespace poslab::wasm {
 namespace {
 
-using Num = double;
+// Every argument arrives as a val and is type-checked by js_convert (the rule is there).
+using Num = val;
+using Str = val;
 
-// undefined → none (read off the checkpoint); { preset } → a preset; else the object is a
-// Hugging Face config.json, passed as its JSON text so the core checks it as the CLI does.
+// undefined → none (read off the checkpoint); { preset } → a preset; a string is a Hugging
+// Face config.json's text, which the core checks as the CLI does. Anything else (null too, as
+// for every options argument: js_convert.hpp) is refused.
 std::optional<Gpt2Config> to_config(const val& js) {
-  if (js.isUndefined() || js.isNull()) return std::nullopt;
+  if (js.isUndefined()) return std::nullopt;
   if (js.isString()) return Gpt2Config::from_json(js.as<std::string>(), "config");
-  const val preset = field(js, "preset");
-  if (!preset.isUndefined()) return Gpt2Config::preset(string_field(js, "preset", ""));
-  throw Error("config must be { preset } or config.json's text");
+  require(!js.isNull() && js.typeOf().as<std::string>() == "object" && !js.isArray(),
+          "config must be { preset } or config.json's text (got " +
+              std::string(js.isNull()    ? "null"
+                          : js.isArray() ? "an array"
+                                         : "a non-object") +
+              ")");
+  const val preset = field(to_options(js, "config", {"preset"}), "preset");
+  require(!preset.isUndefined(), "config must be { preset } or config.json's text");
+  return Gpt2Config::preset(to_string(preset, "preset"));
 }
 
 val config_to_js(const Gpt2Config& c) {
@@ -73,8 +82,9 @@ class Gpt2Model {
   }
 
   // tokens: Int32Array; options: { position, topK, trace }
-  val forward(val tokens, val options) const {
+  val forward(val tokens, val forward_options) const {
     return guarded([&] {
+      const val options = to_options(forward_options, "forward", {"position", "topK", "trace"});
       require(tokens.instanceof (val::global("Int32Array")), "tokens must be an Int32Array");
       const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
       Gpt2Options o;
@@ -144,6 +154,13 @@ class Gpt2Loading {
   std::string staging_;
 };
 
+// A file size: a non-negative integer (a negative one would wrap to a huge unsigned size).
+std::uint64_t file_size_of(const val& js) {
+  const long long size = to_integer(js, "fileSize");
+  require(size >= 0, "fileSize must be non-negative (got " + std::to_string(size) + ")");
+  return std::uint64_t(size);
+}
+
 val gpt2_config_js(val config) {
   return guarded([&] {
     const std::optional<Gpt2Config> c = to_config(config);
@@ -158,23 +175,24 @@ val gpt2_random_js(val config, Num seed) {
   });
 }
 
-val safetensors_header_length_js(val first_8_bytes, Num file_size, std::string name) {
+val safetensors_header_length_js(val first_8_bytes, Num file_size, Str name) {
   return guarded([&] {
     std::string bytes;
-    copy_bytes(first_8_bytes, "the first 8 bytes", bytes);
-    return val(double(
-        safetensors_header_length(bytes, std::uint64_t(to_integer(file_size, "fileSize")), name)));
+    copy_bytes(first_8_bytes, "first8", bytes);
+    return val(
+        double(safetensors_header_length(bytes, file_size_of(file_size), to_string(name, "name"))));
   });
 }
 
 // header: the file's first 8 + N bytes. Returns { loader, tensors: [{ name, dtype, shape,
 // begin, end }], config }.
-val gpt2_loader_js(val header_bytes, Num file_size, std::string name, val config) {
+val gpt2_loader_js(val header_bytes, Num file_size, Str file_name, val config) {
   return guarded([&] {
     std::string prefix;
     copy_bytes(header_bytes, "header", prefix);
+    const std::string name = to_string(file_name, "name");
     const SafetensorsHeader header =
-        parse_safetensors_header(prefix, std::uint64_t(to_integer(file_size, "fileSize")), name);
+        parse_safetensors_header(prefix, file_size_of(file_size), name);
     const std::optional<Gpt2Config> given = to_config(config);
     const Gpt2Config c = given ? *given : Gpt2Config::from_header(header, name);
     val out = val::object();

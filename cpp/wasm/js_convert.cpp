@@ -12,18 +12,48 @@ namespace {
 
 constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 − 1, JS's exact integers
 
+// A number as JS writes it (NaN, Infinity), for messages.
 std::string format(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   std::ostringstream out;
   out << value;
   return out.str();
 }
 
+// What a JS value is, for messages: '4', null, an array, a Float32Array, ...
+std::string describe(const val& js) {
+  if (js.isNumber()) return format(js.as<double>());
+  if (js.isString()) {
+    const std::string text = js.as<std::string>();
+    return "'" + (text.size() > 40 ? text.substr(0, 40) + "…" : text) + "'";
+  }
+  if (js.isNull()) return "null";
+  if (js.isUndefined()) return "undefined";
+  if (js.isTrue() || js.isFalse()) return js.isTrue() ? "true" : "false";
+  if (js.isArray()) return "an array";
+  const std::string type = js.typeOf().as<std::string>();
+  if (type == "object") {
+    const val constructor = js["constructor"];
+    if (constructor.typeOf().as<std::string>() == "function") {
+      return "a " + constructor["name"].as<std::string>();
+    }
+  }
+  return "a " + type;
+}
+
 bool is_object(const val& js) { return !js.isNull() && js.typeOf().as<std::string>() == "object"; }
 
-// The number in `js`, or Error: embind's own conversion would throw a JS TypeError instead.
 double number(const val& js, const std::string& what) {
-  require(js.isNumber(), what + " must be a number");
+  require(js.isNumber(), what + " must be a number (got " + describe(js) + ")");
   return js.as<double>();
+}
+
+long long integer(double value, const std::string& what) {
+  require(std::isfinite(value) && std::trunc(value) == value,
+          what + " must be an integer (got " + format(value) + ")");
+  require(std::fabs(value) <= kMaxSafeInteger, what + " " + format(value) + " is too large");
+  return static_cast<long long>(value);
 }
 
 // Copies `n` elements at `data` into a new JS typed array: slice() of a heap view is a
@@ -54,23 +84,44 @@ val field(const val& object, const char* name) {
   return object[name];
 }
 
-long long to_integer(double value, const char* what) {
-  require(std::isfinite(value) && std::trunc(value) == value,
-          std::string(what) + " must be an integer (got " + format(value) + ")");
-  require(std::fabs(value) <= kMaxSafeInteger,
-          std::string(what) + " " + format(value) + " is too large");
-  return static_cast<long long>(value);
+double to_number(const val& js, const char* what) { return number(js, what); }
+
+long long to_integer(const val& js, const char* what) { return integer(number(js, what), what); }
+
+std::uint64_t to_seed(const val& js, const char* what) {
+  const long long seed = to_integer(js, what);
+  require(seed >= 0,
+          std::string(what) + " must be non-negative (got " + std::to_string(seed) + ")");
+  return static_cast<std::uint64_t>(seed);
 }
 
-std::uint64_t to_seed(double value) {
-  const long long seed = to_integer(value, "seed");
-  require(seed >= 0, "seed must be non-negative (got " + format(value) + ")");
-  return static_cast<std::uint64_t>(seed);
+std::string to_string(const val& js, const char* what) {
+  require(js.isString(), std::string(what) + " must be a string (got " + describe(js) + ")");
+  return js.as<std::string>();
+}
+
+val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed) {
+  if (js.isUndefined()) return val::object();
+  require(is_object(js) && !js.isArray(),
+          std::string(what) + " options must be an object (got " + describe(js) + ")");
+  const val keys = val::global("Object").call<val>("keys", js);
+  const std::size_t n = keys["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool known = false;
+    std::string expected;
+    for (const char* name : allowed) {
+      known = known || key == name;
+      expected += (expected.empty() ? "" : ", ") + std::string(name);
+    }
+    require(known, "unknown option '" + key + "' for " + what + " (expected " + expected + ")");
+  }
+  return js;
 }
 
 TensorF to_tensor(const val& js, const char* what) {
   const std::string name(what);
-  require(is_object(js), name + " must be a tensor { data, shape }");
+  require(is_object(js), name + " must be a tensor { data, shape } (got " + describe(js) + ")");
   const val data = js["data"];
   const val shape = js["shape"];
   require(data.instanceof (val::global("Float32Array")), name + ".data must be a Float32Array");
@@ -80,7 +131,7 @@ TensorF to_tensor(const val& js, const char* what) {
   const std::size_t rank = shape["length"].as<std::size_t>();
   for (std::size_t i = 0; i < rank; ++i) {
     const std::string entry = name + ".shape[" + std::to_string(i) + "]";
-    const long long d = to_integer(number(shape[i], entry), entry.c_str());
+    const long long d = to_integer(shape[i], entry.c_str());
     dims.push_back(positive_size(d, entry.c_str(), /*allow_zero=*/true));
   }
   const std::size_t n = checked_numel(dims, name);
@@ -91,7 +142,8 @@ TensorF to_tensor(const val& js, const char* what) {
 }
 
 std::vector<std::uint8_t> to_bytes(const val& js, const char* what) {
-  require(js.instanceof (val::global("Uint8Array")), std::string(what) + " must be a Uint8Array");
+  require(js.instanceof (val::global("Uint8Array")),
+                        std::string(what) + " must be a Uint8Array (got " + describe(js) + ")");
   checked_numel({js["length"].as<std::size_t>()}, what);
   return emscripten::convertJSArrayToNumberVector<std::uint8_t>(js);
 }
@@ -103,24 +155,32 @@ double number_field(const val& object, const char* name, double fallback) {
 
 long long integer_field(const val& object, const char* name, long long fallback) {
   const val value = field(object, name);
-  return value.isUndefined() ? fallback : to_integer(number(value, name), name);
+  return value.isUndefined() ? fallback : to_integer(value, name);
+}
+
+std::uint64_t seed_field(const val& object, const char* name) {
+  const val value = field(object, name);
+  return value.isUndefined() ? 0 : to_seed(value, name);
 }
 
 bool bool_field(const val& object, const char* name, bool fallback) {
   const val value = field(object, name);
   if (value.isUndefined()) return fallback;
-  require(value.isTrue() || value.isFalse(), std::string(name) + " must be true or false");
+  require(value.isTrue() || value.isFalse(),
+          std::string(name) + " must be true or false (got " + describe(value) + ")");
   return value.isTrue();
 }
 
 std::string string_field(const val& object, const char* name, const std::string& fallback) {
   const val value = field(object, name);
-  if (value.isUndefined()) return fallback;
-  require(value.isString(), std::string(name) + " must be a string");
-  return value.as<std::string>();
+  return value.isUndefined() ? fallback : to_string(value, name);
 }
 
-RopeOptions to_rope_options(const val& js) {
+RopeOptions to_rope_options(const val& options) {
+  const val js =
+      to_options(options, "rope",
+                 {"style", "scaling", "base", "rotaryFraction", "factor", "originalLength",
+                  "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow"});
   RopeOptions o;
   if (!field(js, "style").isUndefined()) o.style = parse_rope_style(string_field(js, "style", ""));
   if (!field(js, "scaling").isUndefined()) {
@@ -137,8 +197,18 @@ RopeOptions to_rope_options(const val& js) {
   return o;
 }
 
+T5BucketOptions to_t5_options(const val& options) {
+  const val js = to_options(options, "t5", {"bidirectional", "numBuckets", "maxDistance"});
+  T5BucketOptions o;
+  o.bidirectional = bool_field(js, "bidirectional", o.bidirectional);
+  o.num_buckets = integer_field(js, "numBuckets", o.num_buckets);
+  o.max_distance = integer_field(js, "maxDistance", o.max_distance);
+  return o;
+}
+
 void copy_bytes(const val& js, const char* what, std::string& out) {
-  require(js.instanceof (val::global("Uint8Array")), std::string(what) + " must be a Uint8Array");
+  require(js.instanceof (val::global("Uint8Array")),
+                        std::string(what) + " must be a Uint8Array (got " + describe(js) + ")");
   out.resize(js["length"].as<std::size_t>());
   if (out.empty()) return;
   // No allocation between making the view and filling it, so heap growth cannot detach it.

@@ -1,13 +1,14 @@
 // Bad input throws PosLabError (an Error) with a message that names the problem, and the
 // module keeps computing correct results afterwards.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
-import { BAD_INPUTS } from './cases/bad_inputs.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { API_CALLS, BAD_INPUTS, GPT2_API_CALLS, GPT2_BAD_INPUTS, TINY_GPT2 } from './cases/bad_inputs.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { expectPosLabError } from './helpers/errors.js';
 import { loadLab, loadWrapper } from './helpers/lab.js';
-import { VARIANTS } from './helpers/paths.js';
+import { repoRoot, VARIANTS, wasmPath } from './helpers/paths.js';
 
 const small = { data: Float32Array.from({ length: 24 }, (_, i) => Math.sin(i)), shape: [3, 8] };
 
@@ -69,6 +70,15 @@ describe.each(VARIANTS)('%s wasm rejects bad input', (variant) => {
     baseline = probe(lab);
   });
 
+  test('API_CALLS has a valid call of every method that takes arguments', () => {
+    const methods = Object.keys(lab).filter((k) => typeof lab[k] === 'function' && lab[k].length > 0);
+    expect(methods.sort()).toEqual(Object.keys(API_CALLS).sort());
+  });
+
+  test.each(Object.keys(API_CALLS))('the valid call of %s works (its bad cases differ in one thing)', (fn) => {
+    expect(() => lab[fn](...API_CALLS[fn]().map(([, value]) => value))).not.toThrow();
+  });
+
   test.each(BAD_INPUTS.map(([what, call, pattern]) => [what, call, pattern]))(
     '%s throws PosLabError and the module keeps working',
     (what, call, pattern) => {
@@ -91,5 +101,84 @@ describe.each(VARIANTS)('%s wasm rejects bad input', (variant) => {
     const message = cliErrorMessage(stderr);
     expect(message, stderr).toBeTruthy();
     expect(expectPosLabError(PosLabError, () => call(lab)).message).toContain(message);
+  });
+});
+
+// Whatever a module throws (embind's BindingError when the API and the module disagree on a
+// signature, a trap, a bare C++ exception pointer) reaches the caller as a PosLabError.
+describe('errors thrown by the module become PosLabError', () => {
+  let PosLabError;
+  let bindPosLab;
+  let raw;
+  beforeAll(async () => {
+    ({ PosLabError, bindPosLab } = await loadWrapper());
+    const { loadModule } = await import(path.join(repoRoot, 'web/src/core/load.js'));
+    raw = await loadModule({ variant: 'simd', wasmBinary: fs.readFileSync(wasmPath('simd')) });
+  });
+  // The API bound to the real module with its sinusoidal replaced.
+  const withSinusoidal = (sinusoidal) => bindPosLab(Object.assign(Object.create(raw), { sinusoidal }));
+
+  test.each([
+    ['a BindingError (one argument too few)', (...args) => raw.sinusoidal(...args.slice(1)), /sinusoidal/, /arguments/],
+    ['a BindingError (one argument too many)', (...args) => raw.sinusoidal(...args, 0), /sinusoidal/, /arguments/],
+    [
+      'a trap',
+      () => {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+      /sinusoidal/,
+      /unreachable/,
+    ],
+    [
+      'a bare C++ exception pointer',
+      () => {
+        throw 5251072;
+      },
+      /sinusoidal/,
+      /C\+\+ exception/,
+    ],
+    [
+      'a TypeError',
+      () => {
+        throw new TypeError('Cannot convert "x" to double');
+      },
+      /sinusoidal/,
+      /Cannot convert/,
+    ],
+  ])('%s', (what, sinusoidal, ...patterns) => {
+    const error = expectPosLabError(
+      PosLabError,
+      () => withSinusoidal(sinusoidal).sinusoidal({ length: 2, dim: 4 }),
+      patterns,
+    );
+    expect(error.cause).toBeDefined();
+  });
+});
+
+describe.each(VARIANTS)('%s GPT-2 API rejects bad input', (variant) => {
+  let PosLabError;
+  let lab;
+  let model;
+  let baseline;
+  const logits = () => model.forward([3, 1, 4], { trace: false }).logits.data;
+  beforeAll(async () => {
+    let createGpt2Lab;
+    ({ PosLabError, createGpt2Lab } = await loadWrapper());
+    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm'));
+    lab = await createGpt2Lab({ variant, wasmBinary });
+    model = lab.gpt2Random({ config: TINY_GPT2, seed: 3 });
+    baseline = logits();
+  });
+  afterAll(() => model?.delete());
+
+  test.each(Object.keys(GPT2_API_CALLS))('the valid call of %s works', (fn) => {
+    const args = GPT2_API_CALLS[fn]().map(([, value]) => value);
+    const result = fn === 'forward' ? model.forward(...args) : lab[fn](...args);
+    result?.delete?.();
+  });
+
+  test.each(GPT2_BAD_INPUTS)('%s throws PosLabError and the module keeps working', (what, call, pattern) => {
+    expectPosLabError(PosLabError, () => call({ lab, model }), pattern);
+    expect(logits()).toEqual(baseline);
   });
 });

@@ -1,53 +1,125 @@
 // Defence in depth: the embind layer validates again what the JS wrapper already checks, so
 // a caller that bypasses the wrapper still gets an error, never a truncated size or garbage.
 // This reaches below the public API (web/src/core/load.js and the raw signatures of
-// cpp/wasm/bindings.cpp): update it with them.
+// cpp/wasm/bindings.cpp and gpt2_bindings.cpp, as tabled in cases/raw_bad_inputs.js): update
+// it with them.
 import fs from 'node:fs';
-import { beforeAll, describe, expect, test } from 'vitest';
-import { VARIANTS, wasmPath, wrapperPath } from './helpers/paths.js';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { RAW_BAD_INPUTS, RAW_CALLS, RAW_GPT2_BAD_INPUTS, RAW_GPT2_CALLS } from './cases/raw_bad_inputs.js';
+import { TINY_GPT2 } from './cases/bad_inputs.js';
+import { repoRoot, VARIANTS, wrapperPath } from './helpers/paths.js';
 
 const f32 = (n) => new Float32Array(n);
 const tensor = (shape, data = f32(shape.reduce((a, b) => a * b, 1))) => ({ data, shape });
 const PE_2x4 = Float32Array.from([0, 1, 0, 1, Math.sin(1), Math.cos(1), Math.sin(0.01), Math.cos(0.01)]);
-const qkv = () => [tensor([2, 4]), tensor([3, 4]), tensor([3, 4])];
+const ARITY_ERROR = /called with \d+ arguments, expected \d+/;
 
-// [what, (raw module) => result, pattern the { error } message must match]
-const RAW_BAD_INPUTS = [
-  ['sinusoidal NaN length', (m) => m.sinusoidal(NaN, 8, 10000, 'interleaved', 0), /length/],
-  [
-    'sinusoidal non-integer length (embind would truncate it)',
-    (m) => m.sinusoidal(3.7, 8, 10000, 'interleaved', 0),
-    /length/,
-  ],
-  ['sinusoidal negative length', (m) => m.sinusoidal(-1, 8, 10000, 'interleaved', 0), /length/],
-  ['sinusoidal odd dim', (m) => m.sinusoidal(4, 7, 10000, 'interleaved', 0), /dim/],
-  ['sinusoidal NaN base', (m) => m.sinusoidal(4, 8, NaN, 'interleaved', 0), /base/],
-  ['sinusoidal over the cap', (m) => m.sinusoidal(2 ** 20, 2 ** 10, 10000, 'interleaved', 0), /limit/],
-  ['rope data length != product(shape)', (m) => m.rope(tensor([2, 4], f32(7)), 0, {}), /7/],
-  ['rope number[] data', (m) => m.rope(tensor([1, 2], [1, 2]), 0, {}), /Float32Array/],
-  ['rope non-integer shape', (m) => m.rope(tensor([2, 4.5], f32(9)), 0, {}), /shape/],
-  ['rope factor a string', (m) => m.rope(tensor([2, 4]), 0, { scaling: 'linear', factor: '2' }), /factor/],
-  [
-    'attention q with NaN',
-    (m) => m.attention(tensor([1, 4], Float32Array.of(NaN, 0, 0, 0)), tensor([1, 4]), tensor([1, 4]), {}),
-    /q/,
-  ],
-  ['attention boolean[] key padding', (m) => m.attention(...qkv(), { keyPadding: [true, false, false] }), /Uint8Array/],
-  ['attention NaN scale', (m) => m.attention(...qkv(), { scale: NaN }), /scale/],
-  ['learned negative seed', (m) => m.learned(4, 4, -1, 0.02), /seed/],
-];
+async function loadRaw(variant, module) {
+  const { loadModule } = await import(wrapperPath.replace(/poslab\.js$/, 'load.js'));
+  const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, `${module}.wasm`));
+  return loadModule({ variant, wasmBinary }, module);
+}
+
+// The module's embind functions (embind tags each with its argCount).
+const boundFunctions = (m) => Object.keys(m).filter((k) => typeof m[k] === 'function' && m[k].argCount !== undefined);
+const values = (make) => make().map(([, value]) => value);
+
+// Calling `fn` with one argument too few and one too many throws embind's arity error.
+function arityCases(calls) {
+  return Object.entries(calls).flatMap(([fn, make]) => [
+    ...(make().length > 0 ? [[`${fn} with one argument too few`, fn, values(make).slice(0, -1)]] : []),
+    [`${fn} with one argument too many`, fn, [...values(make), 0]],
+  ]);
+}
 
 describe.each(VARIANTS)('%s raw embind layer', (variant) => {
   let m;
   beforeAll(async () => {
-    const { loadModule } = await import(wrapperPath.replace(/poslab\.js$/, 'load.js'));
-    m = await loadModule({ variant, wasmBinary: fs.readFileSync(wasmPath(variant)) });
+    m = await loadRaw(variant, 'poslab');
+  });
+  // And the module still works: PE (2, 4) has frequencies 1 and 10000^(−1/2) = 0.01.
+  const stillWorks = () => expect(m.sinusoidal(2, 4, 10000, 'interleaved', 0).data).toEqual(PE_2x4);
+
+  test('RAW_CALLS lists every bound function with its arity', () => {
+    expect(boundFunctions(m).sort()).toEqual(Object.keys(RAW_CALLS).sort());
+    for (const [fn, make] of Object.entries(RAW_CALLS)) expect(make().length, fn).toBe(m[fn].argCount);
+  });
+
+  test.each(Object.keys(RAW_CALLS))('the valid call of %s succeeds', (fn) => {
+    const result = m[fn](...values(RAW_CALLS[fn]));
+    expect(result?.error).toBeUndefined();
   });
 
   test.each(RAW_BAD_INPUTS)('%s comes back as { error }', (what, call, pattern) => {
     const result = call(m);
-    expect(result?.error, `no error from the core for: ${what}`).toMatch(pattern);
-    // And the module still works: PE (2, 4) has frequencies 1 and 10000^(−1/2) = 0.01.
-    expect(m.sinusoidal(2, 4, 10000, 'interleaved', 0).data).toEqual(PE_2x4);
+    const message = result?.error;
+    expect(message, `no error from the core for: ${what}`).toBeTypeOf('string');
+    for (const p of [pattern].flat()) expect(message).toMatch(p);
+    stillWorks();
+  });
+
+  test.each(arityCases(RAW_CALLS))('%s throws embind arity error', (what, fn, args) => {
+    expect(() => m[fn](...args)).toThrow(ARITY_ERROR);
+    stillWorks();
+  });
+
+  test('undefined options mean the defaults; null options are refused', () => {
+    const x = tensor([2, 4], Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8));
+    expect(m.rope(x, 1, undefined)).toEqual(m.rope(x, 1, {}));
+    expect(m.t5Buckets(4, 3, undefined)).toEqual(m.t5Buckets(4, 3, {}));
+    expect(m.attention(x, x, x, undefined)).toEqual(m.attention(x, x, x, {}));
+    expect(m.rope(x, 1, null).error).toMatch(/rope options must be an object \(got null\)/);
+    expect(m.attention(x, x, x, null).error).toMatch(/attention options must be an object \(got null\)/);
+  });
+
+  test('a bias of -inf hides a key (the one non-finite value allowed)', () => {
+    const x = tensor([1, 2], Float32Array.of(1, 0));
+    const kv = tensor([2, 2], Float32Array.of(1, 0, 0, 1));
+    const r = m.attention(x, kv, kv, { bias: tensor([1, 2], Float32Array.of(-Infinity, 0)) });
+    expect(r.error).toBeUndefined();
+    expect(Array.from(r.weights.data)).toEqual([0, 1]);
+  });
+});
+
+describe.each(VARIANTS)('%s raw embind layer of GPT-2', (variant) => {
+  let m;
+  let model;
+  let baseline;
+  const logits = () => model.forward(Int32Array.of(3, 1, 4), { trace: false }).logits.data;
+  beforeAll(async () => {
+    m = await loadRaw(variant, 'poslab-gpt2');
+    model = m.gpt2Random(JSON.stringify(TINY_GPT2), 3).model;
+    baseline = logits();
+  });
+  afterAll(() => model?.delete());
+  const api = () => ({ m, model });
+
+  test('RAW_GPT2_CALLS lists every bound function', () => {
+    const functions = boundFunctions(m).filter((k) => !['Gpt2Model', 'Gpt2Loading'].includes(k));
+    expect([...functions, 'forward'].sort()).toEqual(Object.keys(RAW_GPT2_CALLS).sort());
+  });
+
+  test.each(Object.keys(RAW_GPT2_CALLS))('the valid call of %s succeeds', (fn) => {
+    const args = values(RAW_GPT2_CALLS[fn]);
+    const result = fn === 'forward' ? model.forward(...args) : m[fn](...args);
+    expect(result?.error).toBeUndefined();
+    result?.model?.delete();
+    result?.loader?.delete();
+  });
+
+  test.each(RAW_GPT2_BAD_INPUTS)('%s comes back as { error }', (what, call, pattern) => {
+    const result = call(api());
+    const message = result?.error;
+    expect(message, `no error from the core for: ${what}`).toBeTypeOf('string');
+    for (const p of [pattern].flat()) expect(message).toMatch(p);
+    expect(logits()).toEqual(baseline);
+  });
+
+  test.each(arityCases(RAW_GPT2_CALLS))('%s throws embind arity error', (what, fn, args) => {
+    expect(() => (fn === 'forward' ? model.forward(...args) : m[fn](...args))).toThrow(
+      /called with \d+ arguments?, expected \d+/,
+    );
+    expect(logits()).toEqual(baseline);
   });
 });

@@ -1,37 +1,78 @@
-// Bad inputs and the word their error message must contain. Each entry is
-// [what, (lab, ok) => call, pattern]; `ok` holds valid tensors to build on.
+// Bad inputs to the JS API and the word their error message must contain. Each entry is
+// [what, (lab) => call, pattern]: the generated cases (bad_values.js) break one argument of
+// API_CALLS at a time; the hand-written ones below check rules of particular calls.
+import { encodeSafetensors, tinyGpt2Tensors } from '../../helpers/safetensors.js';
+import { badArgumentCases } from './bad_values.js';
 
 const t = (data, shape) => ({ data: Float32Array.from(data), shape });
 const zeros = (...shape) => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)), shape });
+const ones = (...shape) => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(1), shape });
 // Attention on valid (4, 8) q, k, v with the given options.
 const attend = (lab, options) => lab.attention(zeros(4, 8), zeros(4, 8), zeros(4, 8), options);
 
-// Every way a size can be wrong, for one size option of one call.
-const badSizes = (name, call, pattern) =>
+// One valid call of every method of the JS API, as [name, value, kind?] per argument; every
+// method must be here (errors.test.js checks), so a new one gets its bad-input cases too.
+export const API_CALLS = {
+  sinusoidal: () => [['options', { length: 4, dim: 8, base: 100, layout: 'concat', offset: 2 }]],
+  learned: () => [['options', { length: 4, dim: 8, seed: 1, std: 0.5 }]],
+  shawIndices: () => [['options', { queryLength: 4, keyLength: 3, maxDistance: 2 }]],
+  shaw: () => [['options', { queryLength: 4, keyLength: 3, maxDistance: 2, dim: 4, seed: 1, std: 0.5 }]],
+  t5Buckets: () => [['options', { queryLength: 4, keyLength: 3, bidirectional: true, numBuckets: 8, maxDistance: 16 }]],
+  t5Bias: () => [['options', { heads: 2, queryLength: 4, keyLength: 3, seed: 1 }]],
+  alibiSlopes: () => [['options', { heads: 4 }]],
+  alibi: () => [['options', { heads: 2, queryLength: 4, keyLength: 3 }]],
+  ropeFrequencies: () => [['options', { headDim: 8, totalLength: 4, base: 100, scaling: 'linear', factor: 2 }]],
+  rope: () => [
+    ['x', ones(2, 4)],
+    ['options', { offset: 1, style: 'neox' }],
+  ],
+  ropeDecay: () => [['options', { headDim: 8, maxDistance: 4 }]],
+  ropeWavelengths: () => [['options', { headDim: 8, totalLength: 4 }]],
+  wavelengths: () => [['options', { dim: 8, base: 100 }]],
+  attention: () => [
+    ['q', ones(4, 8)],
+    ['k', ones(3, 8), 'tensor'],
+    ['v', ones(3, 8)],
+    ['options', { mask: 'causal', scale: 0.5, returnWeights: false }],
+  ],
+  multiHeadAttention: () => [
+    ['x', ones(4, 8)],
+    ['options', { heads: 2, seed: 1, t5Seed: 2, scale: 0.5 }],
+  ],
+  layerNorm: () => [
+    ['x', ones(2, 4)],
+    ['options', { eps: 1e-3, gamma: ones(4), beta: zeros(4) }],
+  ],
+  rmsNorm: () => [
+    ['x', ones(2, 4)],
+    ['options', { eps: 1e-3, gamma: ones(4) }],
+  ],
+  similarity: () => [
+    ['x', ones(3, 4)],
+    ['options', { metric: 'dot' }],
+  ],
+  similarityByOffset: () => [
+    ['x', ones(3, 4)],
+    ['options', { metric: 'dot' }],
+  ],
+  offsetMatrix: () => [['options', { dim: 4, k: -1, base: 100 }]],
+};
+
+const callApi = (lab, fn, args) => lab[fn](...args);
+
+// Every method with one argument too many, and with none at all (each has something required).
+const ARITY = Object.entries(API_CALLS).flatMap(([fn, make]) => [
   [
-    ['NaN', NaN],
-    ['Infinity', Infinity],
-    ['-Infinity', -Infinity],
-    ['negative', -1],
-    ['non-integer', 3.5],
-    ['a string', '8'],
-    ['null', null],
-    ['an object', {}],
-    ['a boolean', true],
-  ].map(([what, value]) => [`${name} ${what}`, (lab) => call(lab, value), pattern]);
+    `${fn} with one argument too many`,
+    (lab) => callApi(lab, fn, [...make().map(([, v]) => v), {}]),
+    /at most \d+ argument/,
+  ],
+  [`${fn} with no arguments`, (lab) => callApi(lab, fn, []), /required|tensor/],
+]);
 
 export const BAD_INPUTS = [
-  ...badSizes('sinusoidal length', (lab, v) => lab.sinusoidal({ length: v, dim: 8 }), /length/),
-  ...badSizes('sinusoidal dim', (lab, v) => lab.sinusoidal({ length: 4, dim: v }), /dim/),
-  ...badSizes('sinusoidal offset', (lab, v) => lab.sinusoidal({ length: 4, dim: 8, offset: v }), /offset/),
-  ...badSizes('alibi heads', (lab, v) => lab.alibi({ heads: v, queryLength: 4, keyLength: 4 }), /heads/),
-  ...badSizes('rope offset', (lab, v) => lab.rope(zeros(2, 4), { offset: v }), /offset/),
-  ...badSizes(
-    't5Buckets keyLength',
-    (lab, v) => lab.t5Buckets({ queryLength: 4, keyLength: v, bidirectional: true }),
-    /keyLength/,
-  ),
-  ...badSizes('ropeDecay maxDistance', (lab, v) => lab.ropeDecay({ headDim: 8, maxDistance: v }), /maxDistance/),
+  ...badArgumentCases(API_CALLS, callApi),
+  ...ARITY,
   ['sinusoidal length missing', (lab) => lab.sinusoidal({ dim: 8 }), /length/],
   ['sinusoidal odd dim', (lab) => lab.sinusoidal({ length: 4, dim: 7 }), /dim/],
   ['sinusoidal base NaN', (lab) => lab.sinusoidal({ length: 4, dim: 8, base: NaN }), /base/],
@@ -191,4 +232,105 @@ export const BAD_INPUTS = [
   ['rmsNorm eps NaN', (lab) => lab.rmsNorm(zeros(2, 4), { eps: NaN }), /eps/],
   ['similarity unknown metric', (lab) => lab.similarity(zeros(3, 4), { metric: 'euclid' }), /metric/],
   ['similarity 3-D input', (lab) => lab.similarity(zeros(2, 3, 4)), /\(L, D\)|shape/],
+  [
+    'attention scale 1e308 overflows float32',
+    (lab) => lab.attention(ones(2, 4), ones(2, 4), ones(2, 4), { scale: 1e308 }),
+    /overflow/,
+  ],
+  [
+    'attention scale -1e308 overflows float32',
+    (lab) => lab.attention(ones(2, 4), ones(2, 4), ones(2, 4), { scale: -1e308 }),
+    /overflow/,
+  ],
+  [
+    'multiHeadAttention scale 1e308 overflows float32',
+    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, scale: 1e308 }),
+    /overflow/,
+  ],
+  [
+    'attention bias +Infinity',
+    (lab) => lab.attention(zeros(1, 8), zeros(2, 8), zeros(2, 8), { bias: t([0, Infinity], [1, 2]) }),
+    [/bias/, /inf|finite/i],
+  ],
+  [
+    'rope number[] value past float32 (1e39)',
+    (lab) => lab.rope({ data: [1e39, 0, 0, 0], shape: [1, 4] }),
+    [/\bx\b/, /float32|inf|finite/i],
+  ],
+  [
+    'layerNorm gamma number[] value past float32',
+    (lab) => lab.layerNorm(ones(1, 2), { gamma: [1, -1e39] }),
+    [/gamma/, /float32|inf|finite/i],
+  ],
+  [
+    'multiHeadAttention t5 null',
+    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, t5: null }),
+    /t5 options must be an object/,
+  ],
+  ['multiHeadAttention rope a number', (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, rope: 5 }), /rope/],
+  [
+    'multiHeadAttention rope unknown option',
+    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, rope: { sytle: 'neox' } }),
+    /unknown option 'sytle'/,
+  ],
+  [
+    'multiHeadAttention t5 bidirectional a number',
+    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, bias: 't5', t5: { bidirectional: 1 } }),
+    /bidirectional/,
+  ],
+];
+
+// GPT-2 (poslab-gpt2): calls on the API { lab, model } with `model` a live tiny random model.
+export const TINY_GPT2 = {
+  vocab_size: 100,
+  n_positions: 16,
+  n_embd: 32,
+  n_layer: 2,
+  n_head: 4,
+  layer_norm_epsilon: 1e-5,
+};
+export const TINY_CHECKPOINT = encodeSafetensors(tinyGpt2Tensors(TINY_GPT2, 7));
+export const TINY_HEADER_LENGTH = Number(new DataView(TINY_CHECKPOINT.buffer).getBigUint64(0, true));
+
+export const GPT2_API_CALLS = {
+  gpt2Config: () => [['options', { preset: 'small' }]],
+  gpt2Random: () => [['options', { config: TINY_GPT2, seed: 1 }]],
+  safetensorsHeaderLength: () => [
+    ['first8', TINY_CHECKPOINT.subarray(0, 8)],
+    ['fileSize', TINY_CHECKPOINT.length],
+    ['name', 'tiny.safetensors'],
+  ],
+  gpt2Loader: () => [
+    [
+      'options',
+      {
+        header: TINY_CHECKPOINT.subarray(0, 8 + TINY_HEADER_LENGTH),
+        fileSize: TINY_CHECKPOINT.length,
+        config: TINY_GPT2,
+      },
+    ],
+  ],
+  forward: () => [
+    ['tokens', [1, 2]],
+    ['options', { position: 'rope', topK: 3, trace: false }],
+  ],
+};
+
+const callGpt2 = ({ lab, model }, fn, args) => (fn === 'forward' ? model.forward(...args) : lab[fn](...args));
+
+export const GPT2_BAD_INPUTS = [
+  ...badArgumentCases(GPT2_API_CALLS, callGpt2),
+  ...Object.entries(GPT2_API_CALLS).map(([fn, make]) => [
+    `${fn} with one argument too many`,
+    (api) => callGpt2(api, fn, [...make().map(([, v]) => v), {}]),
+    /at most \d+ argument/,
+  ]),
+  ['gpt2Config preset and config', ({ lab }) => lab.gpt2Config({ preset: 'small', config: TINY_GPT2 }), /not both/],
+  ['gpt2Random unknown preset', ({ lab }) => lab.gpt2Random({ preset: 'enormous' }), /enormous/],
+  ['forward with no arguments', ({ model }) => model.forward(), /tokens/],
+  ['forward token NaN', ({ model }) => model.forward([1, NaN]), /tokens\[1\]/],
+  ['forward token negative', ({ model }) => model.forward([-1]), /tokens\[0\]/],
+  ['forward token a string', ({ model }) => model.forward(['1']), /tokens\[0\]/],
+  ['forward topK 0', ({ model }) => model.forward([1], { topK: 0 }), /topK/],
+  ['loader append a string', ({ lab }) => lab.gpt2Loader(GPT2_API_CALLS.gpt2Loader()[0][1]).append('x'), /chunk/],
 ];

@@ -2,7 +2,7 @@
 // validation, PosLabError) over the raw embind functions of cpp/wasm/bindings.cpp. Results
 // are fresh { data, shape } objects owned by JS. Declarations and docs: poslab.d.ts.
 // bindPosLab takes an instantiated module; poslab.js also finds and loads one.
-import { PosLabError } from './errors.js';
+import { guardMethods, unwrap } from './raw.js';
 import * as check from './validate.js';
 
 const ROPE_STRINGS = ['style', 'scaling'];
@@ -14,19 +14,9 @@ const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
 export function bindPosLab(m) {
   const max = m.maxElements();
 
-  // Calls a raw binding: its { error } result, or a binding-level JS error, becomes a PosLabError.
-  const call = (name, ...args) => {
-    let result;
-    try {
-      result = m[name](...args);
-    } catch (cause) {
-      throw new PosLabError(`${name}: ${cause?.message ?? String(cause)}`, { cause });
-    }
-    if (result !== null && typeof result === 'object' && result.error !== undefined) {
-      throw new PosLabError(result.error);
-    }
-    return result;
-  };
+  // Calls a raw binding: its { error } result becomes a PosLabError (and so does anything it
+  // throws: guardMethods below).
+  const call = (name, ...args) => unwrap(m[name](...args));
 
   const size = (o, key, fallback) =>
     o[key] === undefined && fallback !== undefined ? fallback : check.size(o[key], key, max);
@@ -54,7 +44,7 @@ export function bindPosLab(m) {
     return out;
   };
 
-  return {
+  return guardMethods({
     maxElements: max,
 
     sinusoidal(opts) {
@@ -228,5 +218,5 @@ export function bindPosLab(m) {
     simdTarget: () => m.simdTarget(),
     /** Current size of the WebAssembly memory in bytes. */
     heapBytes: () => m.heapBytes(),
-  };
+  });
 }

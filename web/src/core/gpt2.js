@@ -3,25 +3,16 @@
 // loader fed a .safetensors file chunk by chunk, and the traced forward pass. Declarations
 // and docs: gpt2.d.ts.
 import { PosLabError } from './errors.js';
+import { guardMethods, unwrap } from './raw.js';
 import * as check from './validate.js';
 
 const POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
 
 /** The GPT-2 API bound to an instantiated poslab-gpt2 module. */
 export function bindGpt2(m) {
-  // A raw binding's { error } (or a binding-level JS error) becomes a PosLabError.
-  const call = (fn, ...args) => {
-    let result;
-    try {
-      result = fn(...args);
-    } catch (cause) {
-      throw new PosLabError(cause?.message ?? String(cause), { cause });
-    }
-    if (result !== null && typeof result === 'object' && result.error !== undefined) {
-      throw new PosLabError(result.error);
-    }
-    return result;
-  };
+  // A raw binding's { error } becomes a PosLabError (and so does anything it throws:
+  // guardMethods wraps every method handed out).
+  const call = (fn, ...args) => unwrap(fn(...args));
 
   // { preset } | { config: object | config.json text } | {} → what the binding takes.
   const configArg = (o, name) => {
@@ -60,7 +51,7 @@ export function bindGpt2(m) {
       if (!live) throw new PosLabError('this GPT-2 model was deleted');
       return raw;
     };
-    return {
+    return guardMethods({
       config: raw.config(),
       bytes: raw.bytes(),
       dtype: raw.dtype(),
@@ -83,10 +74,10 @@ export function bindGpt2(m) {
         if (live) raw.delete();
         live = false;
       },
-    };
+    });
   };
 
-  return {
+  return guardMethods({
     gpt2Config(opts) {
       const o = check.options(opts, 'gpt2Config', ['preset', 'config']);
       return call(m.gpt2Config, configArg(o, 'gpt2Config'));
@@ -98,12 +89,12 @@ export function bindGpt2(m) {
       return wrapModel(call(m.gpt2Random, configArg(o, 'gpt2Random'), seed).model);
     },
 
-    safetensorsHeaderLength(first8, fileSize, name = 'model.safetensors') {
+    safetensorsHeaderLength(first8, fileSize, name) {
       return call(
         m.safetensorsHeaderLength,
         bytes(first8, 'first8'),
         check.integer(fileSize, 'fileSize'),
-        check.string(name, 'name'),
+        name === undefined ? 'model.safetensors' : check.string(name, 'name'),
       );
     },
 
@@ -123,7 +114,7 @@ export function bindGpt2(m) {
         if (!live) throw new PosLabError('this GPT-2 loader was deleted');
         return raw;
       };
-      return {
+      return guardMethods({
         tensors: r.tensors,
         config: r.config,
         expected: raw.expected(),
@@ -140,7 +131,7 @@ export function bindGpt2(m) {
           if (live) raw.delete();
           live = false;
         },
-      };
+      });
     },
-  };
+  });
 }

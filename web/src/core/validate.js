@@ -104,7 +104,11 @@ export function tensor(value, name, { ranks, maxElements, negInf = false }) {
     const allowed = negInf ? 'a finite number or -Infinity' : 'a finite number';
     fail(`${name}.data[${bad}] must be ${allowed} (got ${show(data[bad])})`);
   }
-  return { data: data instanceof Float32Array ? data : Float32Array.from(data), shape: shape.slice() };
+  // A number[] element past float32's range would reach the core as ±∞: name the value given.
+  const f32 = data instanceof Float32Array ? data : Float32Array.from(data);
+  const past = f32 === data ? -1 : firstNonFinite(f32, negInf);
+  if (past >= 0) fail(`${name}.data[${past}] = ${data[past]} is outside float32's range (±3.4e38)`);
+  return { data: f32, shape: shape.slice() };
 }
 
 // Index of the first element that is not a finite number (−∞ allowed if negInf), or −1.
