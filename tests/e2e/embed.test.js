@@ -172,12 +172,15 @@ describe('embeds', () => {
     expect(new URL(href).protocol).toBe('http:');
     expect(await page.inputValue('#c-enc-L')).toBe('50');
 
-    // Sizes the schema allows but the plot cannot draw: a message in the figure, no crash.
+    // Sizes the schema allows one by one but not together: clamped to the cell cap, drawn,
+    // and said in the figure.
     await page.goto(`${base}embed.html#enc.L=8192&enc.D=4096`);
-    await page.waitForFunction(() => document.querySelector('.view-status')?.textContent.length > 0, null, {
+    await page.waitForFunction(() => /clamped/.test(document.querySelector('.embed-msg')?.textContent), null, {
       timeout: 120_000,
     });
-    expect(await page.textContent('.view-status')).toMatch(/cells/);
+    expect(await page.textContent('.embed-msg')).toMatch(/cells.*enc\.L clamped to 2048/);
+    await page.waitForFunction(() => document.querySelector('#c-enc-L')?.value === '2048');
+    await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
 
     // The same through a custom element's attributes.
     await page.goto(`${base}examples/blog.html`);
