@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds everything (core, CLI, tests,
 # benchmarks, CUDA targets where nvcc exists) and runs ctest twice (a Release build, then an
-# ASan + UBSan build), fuzzes the .safetensors reader for a minute, then builds the WebAssembly
+# ASan + UBSan build without the long tests), fuzzes the .safetensors and .npy readers, checks
+# that setup brings its own Node where the system's is too old, then builds the WebAssembly
 # modules and runs the vitest suites: the JS API (tests/wasm), the playground's units
-# (tests/web) and the browser tests (tests/e2e).
+# (tests/web) and the browser tests (tests/e2e). Each stage prints its time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh # the project-local Node (.node/bin, see setup.sh) first on PATH
@@ -14,10 +15,20 @@ passed=0
 failed=0
 skipped=0
 
-# run_suite NAME BUILD_DIR CMAKE_ARGS...: configure, build, ctest; adds to the totals.
+# stage NAME COMMAND...: runs one stage and prints how long it took.
+stage() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "== $name: $((SECONDS - start)) s"
+  return $status
+}
+
+# run_suite NAME BUILD_DIR CTEST_EXCLUDE CMAKE_ARGS...: configure, build, ctest (leaving out the
+# tests whose names match CTEST_EXCLUDE, if not empty); adds to the totals.
 run_suite() {
-  local name=$1 dir=$2
-  shift 2
+  local name=$1 dir=$2 exclude=$3
+  shift 3
   echo "== $name: configure and build ($dir)"
   if ! cmake -S . -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1; then
     cat "$dir.configure.log"
@@ -30,7 +41,9 @@ run_suite() {
   fi
   echo "== $name: ctest"
   local log="$dir/ctest.log"
-  ctest --test-dir "$dir" -j "$jobs" --output-on-failure 2>&1 | tee "$log"
+  local filter=()
+  [ -z "$exclude" ] || filter=(-E "$exclude")
+  ctest --test-dir "$dir" -j "$jobs" --output-on-failure "${filter[@]}" 2>&1 | tee "$log"
   local total fail
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
   fail=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
@@ -71,31 +84,43 @@ mkdir -p build
 # nvcc is installed, so compile errors fail the suite.
 cuda=()
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=(-DPOSLAB_CUDA=ON); fi
-run_suite "release" build/release -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON -DPOSLAB_BENCH=ON \
-  "${cuda[@]}"
-# The sanitizer run leaves the benchmarks out: they only add build time there.
+stage "release" run_suite "release" build/release "" -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON \
+  -DPOSLAB_BENCH=ON "${cuda[@]}"
+# The sanitizer run leaves the benchmarks out (they only add build time there) and the tests
+# named *LongRunning* (behaviour that does not change under a sanitizer, only slows down: the
+# interrupted-write sweep).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  run_suite "asan+ubsan" build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSLAB_TESTS=ON \
-  -DPOSLAB_SANITIZE=ON
+  stage "asan+ubsan" run_suite "asan+ubsan" build/sanitize "LongRunning" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSLAB_TESTS=ON -DPOSLAB_SANITIZE=ON
 
-# The .safetensors reader under libFuzzer (clang, ASan + UBSan) for a bounded time: one
-# result, failed on any crash or sanitizer report.
-echo "== fuzz: safetensors reader"
-if POSLAB_JOBS=$jobs bash scripts/fuzz.sh 60; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-fi
+# pass_fail COMMAND...: one result, passed when the command exits 0.
+pass_fail() {
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+}
+
+# The .safetensors and .npy readers under libFuzzer (clang, ASan + UBSan), 40 s each: one
+# result, failed on any crash, sanitizer report or broken property.
+echo "== fuzz: .safetensors and .npy readers"
+POSLAB_JOBS=$jobs stage "fuzz" pass_fail bash scripts/fuzz.sh 40
+
+# setup.sh on a machine whose Node is 18 (from the npm registry, in a scratch copy): the
+# suite's Node must come out >= 20.19. One result.
+echo "== setup: a Node 18 machine gets its own Node"
+stage "node bootstrap" pass_fail bash tests/setup/node_bootstrap_test.sh
 
 # The WebAssembly modules (SIMD and scalar), then the JS suites on them; the wasm suite
 # compares with the Release CLI built above.
 echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
-if bash scripts/build-wasm.sh; then
-  POSLAB_CLI=build/release/cpp/poslab run_vitest wasm tests/wasm
-  run_vitest web --config tests/web/vitest.config.js
+if stage "wasm build" bash scripts/build-wasm.sh; then
+  POSLAB_CLI=build/release/cpp/poslab stage "wasm tests" run_vitest wasm tests/wasm
+  stage "web tests" run_vitest web --config tests/web/vitest.config.js
   # The playground built (dist/) and driven in Debian's Chromium; screenshots, exports and
   # printed timings land in test-output/e2e/.
-  run_vitest e2e --config tests/e2e/vitest.config.js
+  stage "e2e tests" run_vitest e2e --config tests/e2e/vitest.config.js
 else
   failed=$((failed + 1))
 fi

@@ -2,10 +2,10 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "poslab/analysis.hpp"
-#include "poslab/npy.hpp"
 #include "poslab/sinusoidal.hpp"
 
 namespace poslab::cli {
@@ -19,7 +19,7 @@ void add_similarity(Commands& commands) {
   CLI::App* cmd =
       commands.add("similarity", "S[i,j] = sim(x_i, x_j) of the rows of X (L, D), (L, L)", [a] {
         check_output_path(a->out);
-        const TensorF x = read_npy(a->in);
+        const TensorF x = read_input(a->in);
         write_output(a->out, similarity_matrix(x, parse_similarity_metric(a->metric)));
       });
   add_input(cmd, "--in", a->in, "table (L, D)")->required();

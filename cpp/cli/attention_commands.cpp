@@ -3,18 +3,18 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "poslab/attention.hpp"
 #include "poslab/norm.hpp"
-#include "poslab/npy.hpp"
 
 namespace poslab::cli {
 namespace {
 
 // (Lk,) mask, nonzero = padding (PyTorch's key_padding_mask); bool, integer or float files.
 std::vector<std::uint8_t> read_key_padding(const std::string& path) {
-  const TensorF mask = read_npy(path);
+  const TensorF mask = read_input(path, NonFinite::kAllowNegativeInfinity);
   require(mask.ndim() == 1, path + ": key padding must be (Lk,), got " + shape_string(mask.shape));
   std::vector<std::uint8_t> hidden(mask.size());
   for (std::size_t j = 0; j < mask.size(); ++j) hidden[j] = mask.data[j] != 0.0f;
@@ -42,13 +42,13 @@ void add_attention(Commands& commands) {
         if (!a->key_padding.empty()) options.key_padding = read_key_padding(a->key_padding);
         TensorF bias;
         if (!a->bias.empty()) {
-          bias = read_npy(a->bias);
+          bias = read_input(a->bias, NonFinite::kAllowNegativeInfinity);
           options.bias = &bias;
         }
         options.return_weights = !a->weights.empty();
-        const TensorF q = read_npy(a->q);
-        const TensorF k = read_npy(a->k);
-        const TensorF v = read_npy(a->v);
+        const TensorF q = read_input(a->q);
+        const TensorF k = read_input(a->k);
+        const TensorF v = read_input(a->v);
         const AttentionResult result = attention(q, k, v, options);
 
         std::vector<std::pair<std::string, std::string>> files;
@@ -87,10 +87,10 @@ void add_norm(Commands& commands) {
       throw UsageError("--beta applies to layernorm only (RMSNorm has no shift)");
     }
     check_output_path(a->out);
-    const TensorF x = read_npy(a->in);
+    const TensorF x = read_input(a->in);
     TensorF gamma, beta;
-    if (!a->gamma.empty()) gamma = read_npy(a->gamma);
-    if (!a->beta.empty()) beta = read_npy(a->beta);
+    if (!a->gamma.empty()) gamma = read_input(a->gamma);
+    if (!a->beta.empty()) beta = read_input(a->beta);
     const TensorF* g = a->gamma.empty() ? nullptr : &gamma;
     const TensorF* b = a->beta.empty() ? nullptr : &beta;
     write_output(a->out,

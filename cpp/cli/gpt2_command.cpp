@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "output.hpp"
+#include "output_files.hpp"
 #include "poslab/gpt2.hpp"
 #include "poslab/npy.hpp"
 
@@ -83,7 +84,7 @@ void add_gpt2(Commands& commands) {
         }
         const std::filesystem::path trace_dir(a->trace);
         std::error_code error;
-        // Checked now, created only once there is something to write into it, so a run that
+        // Checked now, created only when every output is written (OutputFiles), so a run that
         // fails leaves no empty directory behind.
         require(a->trace.empty() || !std::filesystem::exists(trace_dir, error) ||
                     std::filesystem::is_directory(trace_dir, error),
@@ -100,9 +101,10 @@ void add_gpt2(Commands& commands) {
         const Gpt2Result result = gpt2_forward(weights, tokens, options);
         const Gpt2Config& model = weights.config;
 
-        std::vector<std::pair<std::string, std::string>> files;
-        files.emplace_back(a->out, encode_output(a->out, result.logits));
+        OutputFiles files;
+        files.add(a->out, encode_output(a->out, result.logits));
         if (options.trace) {
+          files.add_directory(a->trace);
           nlohmann::json index;
           index["model"] = {
               {"vocab_size", model.vocab_size},
@@ -120,7 +122,7 @@ void add_gpt2(Commands& commands) {
           const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
                                const std::string& about) {
             const std::string file = name + ".npy";
-            files.emplace_back((trace_dir / file).string(), encode_npy(tensor));
+            files.add((trace_dir / file).string(), encode_npy(tensor));
             index["tensors"].push_back({{"name", name},
                                         {"file", file},
                                         {"shape", tensor.shape},
@@ -149,13 +151,9 @@ void add_gpt2(Commands& commands) {
               "(k,) most likely next tokens after the last position");
           put("top_k_probs", TensorF({k}, result.top_probs), "float32",
               "(k,) their probabilities, descending");
-          files.emplace_back((trace_dir / "index.json").string(), index.dump(2) + "\n");
+          files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
         }
-        if (options.trace && !std::filesystem::exists(trace_dir, error)) {
-          std::filesystem::create_directory(trace_dir, error);
-          require(!error, a->trace + ": cannot create the trace directory: " + error.message());
-        }
-        write_outputs(files);
+        files.commit();
       });
   cmd->add_option("--tokens", a->tokens, "token ids, comma-separated (e.g. 464,2068,7586)")
       ->required()

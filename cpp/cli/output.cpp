@@ -1,13 +1,11 @@
 // Encoders for the CLI's output formats and the all-or-nothing write of a command's files.
 #include "output.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 
+#include "output_files.hpp"
 #include "poslab/npy.hpp"
 
 namespace poslab::cli {
@@ -118,14 +116,7 @@ Format output_format(const std::string& path) {
 
 void check_output_path(const std::string& path) {
   output_format(path);
-  const std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return;
-  const std::string dir = path.substr(0, slash ? slash : 1);
-  struct stat info;
-  if (::stat(dir.c_str(), &info) != 0) {
-    throw Error(path + ": cannot write: directory '" + dir + "' does not exist");
-  }
-  require(S_ISDIR(info.st_mode), path + ": cannot write: '" + dir + "' is not a directory");
+  check_output_target(path);
 }
 
 std::string encode_output(const std::string& path, const TensorF& tensor) {
@@ -137,14 +128,9 @@ std::string encode_output(const std::string& path, const TensorI& tensor) {
 }
 
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& files) {
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    try {
-      write_file_atomically(files[i].first, files[i].second);
-    } catch (...) {
-      for (std::size_t j = 0; j < i; ++j) ::unlink(files[j].first.c_str());
-      throw;
-    }
-  }
+  OutputFiles out;
+  for (const auto& [path, bytes] : files) out.add(path, bytes);
+  out.commit();
 }
 
 }  // namespace poslab::cli

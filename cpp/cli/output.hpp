@@ -15,8 +15,8 @@ enum class Format { kNpy, kCsv, kJson };
 // The format `path` names by its extension; Error for any other extension.
 Format output_format(const std::string& path);
 
-// Fails early, before any work, when `path` cannot be an output: unknown extension or a
-// directory that does not exist.
+// Fails early, before any work, when `path` cannot be an output: unknown extension, a
+// directory that does not exist, or a path that is itself a directory.
 void check_output_path(const std::string& path);
 
 // The bytes of `tensor` in the format of `path`.
@@ -27,8 +27,8 @@ void check_output_path(const std::string& path);
 std::string encode_output(const std::string& path, const TensorF& tensor);
 std::string encode_output(const std::string& path, const TensorI& tensor);
 
-// Writes every (path, bytes) pair, each atomically. If one fails, the ones already written
-// by this call are removed, so a command leaves all its outputs or none.
+// Writes every (path, bytes) pair, all or nothing (OutputFiles): on any failure every
+// existing file is left as it was.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& files);
 
 template <class T>

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "poslab/analysis.hpp"
-#include "poslab/npy.hpp"
 #include "poslab/rope.hpp"
 
 namespace poslab::cli {
@@ -23,7 +23,7 @@ void add_rope(Commands& commands) {
   CLI::App* cmd = commands.add(
       "rope", "Rotate X (L, D) or (H, L, D) by RoPE at positions offset..offset+L-1", [a] {
         check_output_path(a->out);
-        const TensorF x = read_npy(a->in);
+        const TensorF x = read_input(a->in);
         write_output(a->out, rope_apply(x, a->rope.resolve(), a->offset));
       });
   add_input(cmd, "--in", a->in, "array to rotate, (L, D) or (H, L, D)")->required();

@@ -24,6 +24,7 @@ MatrixD similarity_double(const TensorF& x, SimilarityMetric metric) {
   require(x.ndim() == 2, "similarity input must be (L, D), got " + shape_string(x.shape));
   const std::size_t L = x.dim(0), D = x.dim(1);
   checked_numel({L, L}, "similarity matrix (L, L)");
+  require_finite(x, "x");
   const MatrixD X =
       Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           x.ptr(), L, D)

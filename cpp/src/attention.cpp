@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "validation.hpp"
 
@@ -37,13 +38,17 @@ using ConstMapF =
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr std::size_t kRowBlock = 128;
+constexpr double kFloatMax = std::numeric_limits<float>::max();
 
-// Throws unless every element is finite. The message is built only on failure: this runs
-// over every element of q, k and v.
-void require_finite(const TensorF& t, const char* name) {
-  const bool finite =
-      std::all_of(t.data.begin(), t.data.end(), [](float x) { return std::isfinite(x); });
-  if (!finite) throw Error(std::string(name) + " contains NaN or infinity");
+// A scaled score past float32's range cannot be stored by any build (the fast paths and the
+// GPU compute scores in float32), and its softmax would be ∞ − ∞: refused, with where it is.
+[[noreturn]] void throw_score_overflow(double score, double scale, std::size_t h, std::size_t i,
+                                       std::size_t j) {
+  std::ostringstream message;
+  message << "attention scores overflow float32: q·k × scale = " << score << " at head " << h
+          << ", query " << i << ", key " << j << " (scale " << scale
+          << "); use a smaller scale or smaller inputs";
+  throw Error(message.str());
 }
 
 struct Dims {
@@ -93,12 +98,7 @@ AttentionDims check_attention(const TensorF& q, const TensorF& k, const TensorF&
   require_finite(q, "q");
   require_finite(k, "k");
   require_finite(v, "v");
-  if (options.bias) {
-    for (float b : options.bias->data) {
-      require(!std::isnan(b) && b != std::numeric_limits<float>::infinity(),
-              "bias contains NaN or +infinity (−infinity is allowed: it hides a key)");
-    }
-  }
+  if (options.bias) require_finite(*options.bias, "bias", NonFinite::kAllowNegativeInfinity);
   const double scale = options.scale.value_or(1.0 / std::sqrt(double(n.d)));
   require(std::isfinite(scale), "scale must be finite");
   return {n.H, n.Lq, n.Lk, n.d, n.dv, scale};
@@ -149,6 +149,9 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
         for (std::size_t j = k0; j < k1; ++j) {
           const bool hidden = mask.hides(static_cast<long long>(i), static_cast<long long>(j)) ||
                               (!options.key_padding.empty() && options.key_padding[j]);
+          if (!hidden && !(std::fabs(row[j]) <= kFloatMax)) {
+            throw_score_overflow(row[j], scale, h, i, j);
+          }
           const double s = hidden ? kNegInf : row[j] + (bias ? bias[i * n.Lk + j] : 0.0);
           row[j] = s;
           row_max = std::max(row_max, s);

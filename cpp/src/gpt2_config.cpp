@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
 
 #include "poslab/gpt2.hpp"
 
@@ -77,11 +79,18 @@ Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& nam
 }
 
 Gpt2Config Gpt2Config::from_header(const SafetensorsHeader& header, const std::string& name) {
+  // One pass over the header (a crafted one may hold tens of thousands of entries), then
+  // lookups by name: scanning it once per layer was quadratic.
+  std::unordered_map<std::string_view, const SafetensorsEntry*> by_name;
+  by_name.reserve(header.entries.size());
+  for (const SafetensorsEntry& e : header.entries) {
+    std::string_view bare = e.name;
+    if (bare.substr(0, 12) == "transformer.") bare.remove_prefix(12);
+    by_name.emplace(bare, &e);  // the first of two spellings of one name wins, as before
+  }
   const auto find = [&](const std::string& bare) -> const SafetensorsEntry* {
-    for (const SafetensorsEntry& e : header.entries) {
-      if (e.name == bare || e.name == "transformer." + bare) return &e;
-    }
-    return nullptr;
+    const auto it = by_name.find(bare);
+    return it == by_name.end() ? nullptr : it->second;
   };
   const auto matrix = [&](const std::string& bare) {
     const SafetensorsEntry* e = find(bare);

@@ -21,6 +21,8 @@ void check_projection(const TensorF& w, const TensorF& b, std::size_t D, const c
   require(b.size() == 0 || b.shape == Shape{D}, std::string("b") + name +
                                                     " must be (D,) = " + shape_string({D}) +
                                                     " or empty, got " + shape_string(b.shape));
+  require_finite(w, std::string("W") + name);
+  require_finite(b, std::string("b") + name);
 }
 
 // x (L, D) · W (D, D) + b, in double.
@@ -77,6 +79,7 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   check_projection(weights.wk, weights.bk, D, "k");
   check_projection(weights.wv, weights.bv, D, "v");
   check_projection(weights.wo, weights.bo, D, "o");
+  require_finite(x, "x");
 
   const MatrixD X = ConstMapF(x.ptr(), L, D).cast<double>();
   MultiHeadResult r;

@@ -22,7 +22,11 @@ Rows check_input(const TensorF& x, double eps, const TensorF* gamma, const Tenso
     require(!param || param->shape == Shape{D},
             std::string(name) + " must be (D,) = " + shape_string({D}) + ", got " +
                 (param ? shape_string(param->shape) : ""));
+    if (param) require_finite(*param, name);
   }
+  // A NaN or ∞ would poison its row's statistics and turn the whole row, finite values too,
+  // into zeros or NaN.
+  require_finite(x, "x");
   return {x.size() / D, D};
 }
 

@@ -1,12 +1,8 @@
-// NumPy .npy reading and writing (format spec: numpy/lib/format.py), and the atomic file
-// write every front-end uses so that a failure never leaves a partial output behind.
+// NumPy .npy reading and encoding (format spec: numpy/lib/format.py).
 #include "poslab/npy.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -306,6 +302,24 @@ void convert(const char* src, std::size_t n, float* dst) {
   }
 }
 
+// float64 → float32, refusing a finite value float32 cannot hold (1e300 would silently become
+// inf). NaN and ±inf pass as they are: whether they are allowed is the consumer's rule.
+void convert_f8(const char* src, const Shape& shape, std::size_t n, float* dst,
+                const std::string& name) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < n; ++i) {
+    double value;
+    std::memcpy(&value, src + i * sizeof(double), sizeof(double));
+    if (std::isfinite(value) && std::fabs(value) > kFloatMax) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%.17g", value);
+      throw Error(name + index_string(shape, i) + " is " + shown +
+                  ", which overflows float32 (largest finite value 3.4028235e+38)");
+    }
+    dst[i] = static_cast<float>(value);
+  }
+}
+
 template <class T>
 std::string encode(const Tensor<T>& tensor, const char* descr) {
   require(
@@ -376,7 +390,7 @@ TensorF parse_npy(const std::string& bytes, const std::string& name) {
       convert<float>(src, n, out.ptr());
       break;
     case DType::kF8:
-      convert<double>(src, n, out.ptr());
+      convert_f8(src, header.shape, n, out.ptr(), name);
       break;
     case DType::kI4:
       convert<std::int32_t>(src, n, out.ptr());
@@ -424,53 +438,6 @@ TensorF read_npy(const std::string& path) {
   }
   if (std::ferror(file.get())) throw_errno(path, "cannot read", errno);
   return parse_npy(bytes, path);
-}
-
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash ? slash : 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.empty() || base == "." || base == "..") {
-    throw Error("'" + path + "' is not a file name");
-  }
-  const std::string prefix = path.substr(0, path.size() - base.size());
-
-  // A hidden name in the same directory: rename() is atomic only within one file system.
-  // O_EXCL with a per-process counter avoids clobbering a concurrent writer's temp file.
-  static std::atomic<unsigned> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; fd < 0; ++attempt) {
-    temp = prefix + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter++);
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) break;
-    const int error = errno;
-    if (error == EEXIST && attempt < 100) continue;
-    if (error == ENOENT)
-      throw Error(path + ": cannot write: directory '" + dir + "' does not exist");
-    if (error == ENOTDIR) throw Error(path + ": cannot write: '" + dir + "' is not a directory");
-    throw_errno(path, "cannot write in '" + dir + "'", error);
-  }
-
-  const auto fail = [&](const char* action, int error) {
-    ::unlink(temp.c_str());
-    throw_errno(path, action, error);
-  };
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ::ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      fail("cannot write", error);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // close() is where NFS and full disks report deferred write errors.
-  if (::close(fd) != 0) fail("cannot write", errno);
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail("cannot replace", errno);
 }
 
 }  // namespace poslab

@@ -173,6 +173,7 @@ RopeDims check_rope_input(const TensorF& x, long long offset) {
   const std::size_t L = x.dim(x.ndim() - 2);
   const std::size_t D = x.dim(x.ndim() - 1);
   require(D > 0, "RoPE input has zero width");
+  require_finite(x, "x");
   return {H, L, D};
 }
 

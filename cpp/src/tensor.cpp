@@ -1,12 +1,20 @@
 // Size checks that run before any allocation, and shape formatting for messages.
 #include "poslab/tensor.hpp"
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 
 namespace poslab {
 
 std::size_t checked_numel(const Shape& shape, const std::string& what) {
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    if (shape[axis] > kMaxElements) {
+      throw Error(what + " " + shape_string(shape) + ": axis " + std::to_string(axis) + " has " +
+                  std::to_string(shape[axis]) + " entries; the limit is " +
+                  std::to_string(kMaxElements));
+    }
+  }
   std::size_t n = 1;
   for (std::size_t d : shape) {
     if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d) {
@@ -29,6 +37,33 @@ std::string shape_string(const Shape& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
   out << (shape.size() == 1 ? ",)" : ")");
   return out.str();
+}
+
+std::string index_string(const Shape& shape, std::size_t flat) {
+  std::vector<std::size_t> index(shape.size());
+  for (std::size_t axis = shape.size(); axis-- > 0;) {
+    if (shape[axis] == 0) break;
+    index[axis] = flat % shape[axis];
+    flat /= shape[axis];
+  }
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t i = 0; i < index.size(); ++i) out << (i ? ", " : "") << index[i];
+  out << ']';
+  return out.str();
+}
+
+void require_finite(const std::vector<float>& data, const Shape& shape, const std::string& what,
+                    NonFinite rule) {
+  const bool allow_neg_inf = rule == NonFinite::kAllowNegativeInfinity;
+  // x − x is 0 exactly for finite x: one subtraction per element keeps this at memory speed.
+  for (std::size_t n = 0; n < data.size(); ++n) {
+    const float x = data[n];
+    if (x - x == 0.0f || (allow_neg_inf && x == -std::numeric_limits<float>::infinity())) continue;
+    const char* value = std::isnan(x) ? "NaN" : x > 0 ? "+inf" : "-inf";
+    throw Error(what + index_string(shape, n) + " is " + value + ": inputs must be finite" +
+                (allow_neg_inf ? " (-inf is allowed: it hides a key)" : ""));
+  }
 }
 
 std::size_t positive_size(long long value, const char* what, bool allow_zero) {

@@ -2,16 +2,19 @@
 #include "fixtures.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "poslab/npy.hpp"
 
@@ -89,12 +92,24 @@ std::string command_line(const std::vector<std::string>& args) {
 
 }  // namespace
 
-RunResult Sandbox::run(const std::vector<std::string>& args) const {
-  std::vector<std::string> strings{POSLAB_BINARY};
+std::string binary_under_test() {
+  const char* other = std::getenv("POSLAB_CLI_UNDER_TEST");
+  return other && *other ? other : POSLAB_BINARY;
+}
+
+RunResult Sandbox::run(const std::vector<std::string>& args, double limit_s, int stop_signal,
+                       const std::vector<std::string>& env) const {
+  std::vector<std::string> strings{binary_under_test()};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // This process's environment plus `env`, built before fork.
+  std::vector<std::string> assignments(env);
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) envp.push_back(*e);
+  for (std::string& a : assignments) envp.push_back(a.data());
+  envp.push_back(nullptr);
   // Captured beside the working directory, so they never show in listing().
   const std::string out_path = root_ + "/stdout";
   const std::string err_path = root_ + "/stderr";
@@ -108,14 +123,26 @@ RunResult Sandbox::run(const std::vector<std::string>& args) const {
     if (out < 0 || err < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
     ::dup2(out, 1);
     ::dup2(err, 2);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
-  }
   RunResult result;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  int status = 0;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+    if (!result.timed_out && elapsed() > limit_s) {
+      ::kill(pid, stop_signal);
+      result.timed_out = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  result.seconds = elapsed();
   if (WIFEXITED(status)) result.status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   result.out = read_file(out_path);

@@ -37,10 +37,16 @@ std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
 
 struct RunResult {
-  int status = -1;       // exit status, or -1 if the process did not exit normally
-  int signal = 0;        // the signal that killed it, if one did
-  std::string out, err;  // stdout and stderr
+  int status = -1;         // exit status, or -1 if the process did not exit normally
+  int signal = 0;          // the signal that killed it, if one did
+  bool timed_out = false;  // killed after the time limit of run()
+  double seconds = 0.0;    // wall time
+  std::string out, err;    // stdout and stderr
 };
+
+// The binary under test: the one this build made, or $POSLAB_CLI_UNDER_TEST (to run the
+// suite against another build, e.g. an older commit's, and see which cases it fails).
+std::string binary_under_test();
 
 // Each test gets a fresh working directory, removed afterwards.
 class Sandbox : public ::testing::Test {
@@ -53,8 +59,11 @@ class Sandbox : public ::testing::Test {
   void put(const std::string& name, const std::string& bytes) { write_file(path(name), bytes); }
   std::set<std::string> listing() const;
 
-  // Runs `poslab args...` in the working directory.
-  RunResult run(const std::vector<std::string>& args) const;
+  // Runs `poslab args...` in the working directory; sent `stop_signal` (SIGKILL unless told)
+  // after `limit_s` seconds, so a hang fails its test instead of the whole suite. `env` is
+  // added to the child's environment ("NAME=value").
+  RunResult run(const std::vector<std::string>& args, double limit_s = 60.0, int stop_signal = 9,
+                const std::vector<std::string>& env = {}) const;
 
   // Runs a command that must succeed; returns the parsed .npy at `output`.
   TensorF run_npy(const std::vector<std::string>& args, const std::string& output) const;

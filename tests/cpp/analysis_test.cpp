@@ -50,6 +50,18 @@ TEST(Similarity, CosineOfAZeroRowIsZeroNotNaN) {
   EXPECT_ALLCLOSE(s, ref::similarity(x, true), ref::kAcceptance);
 }
 
+TEST(Similarity, NonFiniteRowsAreRefusedForBothMetrics) {
+  // Cosine once gave 0 for a NaN row and NaN for an ∞ row, without an error.
+  for (const float bad : {std::nanf(""), INFINITY, -INFINITY}) {
+    poslab::TensorF x = ref::random_tensor({3, 4}, 9);
+    x.data[5] = bad;
+    for (const auto metric : {poslab::SimilarityMetric::kCosine, poslab::SimilarityMetric::kDot}) {
+      EXPECT_THROW(poslab::similarity_matrix(x, metric), poslab::Error) << bad;
+      EXPECT_THROW(poslab::similarity_by_offset(x, metric), poslab::Error) << bad;
+    }
+  }
+}
+
 TEST(Similarity, CosineAndDotMatchReference) {
   const poslab::TensorF x = ref::random_tensor({9, 12}, 2, -3, 3);
   EXPECT_ALLCLOSE(poslab::similarity_matrix(x, SimilarityMetric::kCosine), ref::similarity(x, true),

@@ -254,7 +254,7 @@ TEST(Attention, MinusInfinityBiasRowIsZero) {
 
 TEST(Attention, HugeScoresStayFinite) {
   const Inputs in;
-  for (const double scale : {1e30, 1e300}) {
+  for (const double scale : {1e30, 1e36}) {
     AttentionOptions o;
     o.scale = scale;
     o.mask = Mask{MaskKind::kCausal, 0};
@@ -270,6 +270,31 @@ TEST(Attention, HugeScoresStayFinite) {
   const poslab::AttentionResult r = poslab::attention(in.q, in.k, in.v, o);
   EXPECT_TRUE(ref::AllFinite(r.output));
   ExpectMatchesReference(in.q, in.k, in.v, o, "bias ±3e38");
+}
+
+TEST(Attention, ScoresBeyondFloat32AreRefusedWithWhereTheyAre) {
+  // Once all-NaN weights with no error: the scaled score itself is past float32's range.
+  const Inputs in;
+  for (const double scale : {1e300, -1e308}) {
+    AttentionOptions o;
+    o.scale = scale;
+    try {
+      poslab::attention(in.q, in.k, in.v, o);
+      FAIL() << "scale " << scale << " was accepted";
+    } catch (const poslab::Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("attention scores overflow float32"), std::string::npos) << message;
+      EXPECT_NE(message.find("at head 0, query 0, key 0"), std::string::npos) << message;
+    }
+  }
+  // A hidden key's score is never computed into the result, so it cannot overflow it.
+  poslab::TensorF q({2, 1}, std::vector<float>{1.0f, 3e38f});
+  poslab::TensorF k({2, 1}, std::vector<float>{1.0f, 3e38f});
+  AttentionOptions causal;
+  causal.mask = Mask{MaskKind::kCausal, 0};
+  EXPECT_THROW(poslab::attention(q, k, k, causal), poslab::Error);  // query 1 sees key 1
+  poslab::TensorF q0({1, 1}, std::vector<float>{1.0f});
+  EXPECT_NO_THROW(poslab::attention(q0, k, k, causal));  // query 0 sees key 0 only
 }
 
 TEST(Attention, TwoDimensionalInputsAreOneHead) {

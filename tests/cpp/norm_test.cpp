@@ -12,6 +12,30 @@ namespace {
 
 using poslab::Error;
 
+TEST(LayerNorm, NonFiniteInputIsRefusedNotZeroed) {
+  // A NaN or ∞ once turned its whole row, finite values too, into zeros with no error.
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (const float bad : {kNaN, kInf, -kInf}) {
+    poslab::TensorF x = ref::random_tensor({3, 4}, 4);
+    x.data[6] = bad;
+    poslab::TensorF gamma = ref::random_tensor({4}, 5);
+    EXPECT_THROW(poslab::layer_norm(x), Error) << bad;
+    EXPECT_THROW(poslab::rms_norm(x), Error) << bad;
+    EXPECT_THROW(poslab::layer_norm_stats(x), Error) << bad;
+    gamma.data[1] = bad;
+    EXPECT_THROW(poslab::layer_norm(ref::random_tensor({3, 4}, 4), 1e-5, &gamma), Error) << bad;
+  }
+  poslab::TensorF x = ref::random_tensor({3, 4}, 4);
+  x.data[6] = kNaN;
+  try {
+    poslab::layer_norm(x);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "x[1, 2] is NaN: inputs must be finite");
+  }
+}
+
 TEST(LayerNorm, MatchesReference) {
   const poslab::TensorF x = ref::random_tensor({3, 5, 16}, 1, -4, 4);
   const poslab::TensorF gamma = ref::random_tensor({16}, 2, 0.5, 1.5);

@@ -77,6 +77,16 @@ TEST(Rope, MatchesReferenceOnHLD) {
   }
 }
 
+TEST(Rope, NonFiniteInputIsRefusedNotPassedThrough) {
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+        -std::numeric_limits<float>::infinity()}) {
+    poslab::TensorF x = ref::random_tensor({2, 3, 8}, 21);
+    x.data[13] = bad;
+    EXPECT_THROW(poslab::rope_apply(x, poslab::RopeOptions{}), poslab::Error) << bad;
+  }
+}
+
 TEST(Rope, PositionZeroIsIdentity) {
   const poslab::TensorF x = ref::random_tensor({1, 64}, 3);
   for (const RopeStyle style : {RopeStyle::kNeox, RopeStyle::kGptj}) {

@@ -104,4 +104,53 @@ TEST(Tensor, PositiveSizeMessageSaysWhatAndValue) {
   }
 }
 
+// Message of the Error `f` throws, or "" if it throws none.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Tensor, EveryAxisIsBoundedAlsoNextToAZeroAxis) {
+  // The product is 0, but a loop over the huge axis would still run for days.
+  EXPECT_EQ(error_of([] {
+              poslab::checked_numel({0, std::size_t{1} << 50, 2}, "x");
+            }),
+            "x (0, 1125899906842624, 2): axis 1 has 1125899906842624 entries; the limit is " +
+                std::to_string(poslab::kMaxElements));
+  EXPECT_NE(error_of([] { poslab::checked_numel({poslab::kMaxElements + 1, 0}, "x"); }), "");
+  EXPECT_EQ(poslab::checked_numel({poslab::kMaxElements, 0}, "x"), 0u);
+  EXPECT_EQ(poslab::checked_numel({}, "x"), 1u);
+}
+
+TEST(Tensor, IndexStringIsTheMultiIndexOfAFlatElement) {
+  EXPECT_EQ(poslab::index_string({2, 3, 4}, 0), "[0, 0, 0]");
+  EXPECT_EQ(poslab::index_string({2, 3, 4}, 23), "[1, 2, 3]");
+  EXPECT_EQ(poslab::index_string({5}, 4), "[4]");
+  EXPECT_EQ(poslab::index_string({}, 0), "[]");
+}
+
+TEST(Tensor, RequireFiniteNamesTheFirstBadElementAndItsValue) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const poslab::TensorF t({2, 2}, std::vector<float>{1, -kInf, kNaN, kInf});
+  EXPECT_EQ(error_of([&] { poslab::require_finite(t, "x"); }),
+            "x[0, 1] is -inf: inputs must be finite");
+  EXPECT_EQ(error_of([&] {
+              poslab::require_finite(t, "bias", poslab::NonFinite::kAllowNegativeInfinity);
+            }),
+            "bias[1, 0] is NaN: inputs must be finite (-inf is allowed: it hides a key)");
+  const poslab::TensorF plus({3}, std::vector<float>{-kInf, 2, kInf});
+  EXPECT_EQ(error_of([&] {
+              poslab::require_finite(plus, "m", poslab::NonFinite::kAllowNegativeInfinity);
+            }),
+            "m[2] is +inf: inputs must be finite (-inf is allowed: it hides a key)");
+  const poslab::TensorF ok({2}, std::vector<float>{-3.4e38f, 3.4e38f});
+  EXPECT_EQ(error_of([&] { poslab::require_finite(ok, "x"); }), "");
+}
+
 }  // namespace

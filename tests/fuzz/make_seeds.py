@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the fuzzer's seed corpus (tests/fuzz/corpus/): small valid .safetensors files (F32 and
+"""Writes the fuzzers' seed corpora. tests/fuzz/corpus/: small valid .safetensors files (F32 and
 F16, with and without __metadata__) and near-valid ones that each break one header rule, so the
-fuzzer starts next to every check in cpp/src/safetensors.cpp. Standard library only; rerun
-after changing it: python3 tests/fuzz/make_seeds.py"""
+fuzzer starts next to every check in cpp/src/safetensors.cpp. tests/fuzz/npy_corpus/: small
+.npy files of every dtype the reader accepts, version 1.0 and 2.0 headers, 0-d and empty
+arrays, and near-valid ones (a huge axis beside a zero one, truncated data, Fortran order,
+big-endian, a float64 beyond float32). Standard library only; rerun after changing it:
+python3 tests/fuzz/make_seeds.py"""
 import json
 import os
 import struct
 
-CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+HERE = os.path.dirname(os.path.abspath(__file__))
 FORMATS = {"F32": "<f", "F16": "<e"}
 SIZES = {"F32": 4, "F16": 2}
 
@@ -74,11 +77,43 @@ def seeds():
     yield "bad_length.safetensors", file_bytes(header, buffer, length=1 << 40)
 
 
+def npy(descr, shape, data=b"", major=1, fortran="False"):
+    """Magic, version, header length, numpy's dict padded to 64 bytes, data."""
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    text = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (descr, fortran, dims)
+    width = 2 if major == 1 else 4
+    prefix = 8 + width
+    text += " " * (-(prefix + len(text) + 1) % 64) + "\n"
+    length = struct.pack("<H" if major == 1 else "<I", len(text))
+    return b"\x93NUMPY" + bytes([major, 0]) + length + text.encode() + data
+
+
+def npy_seeds():
+    yield "f4.npy", npy("<f4", [2, 3], struct.pack("<6f", 0.5, -1, 2, float("-inf"), 3, 4))
+    yield "f8.npy", npy("<f8", [3], struct.pack("<3d", 1.5, -2.5, 1e30))
+    yield "i4.npy", npy("<i4", [2, 2], struct.pack("<4i", 1, -2, 3, 2**31 - 1))
+    yield "i8.npy", npy("<i8", [2], struct.pack("<2q", -(2**62), 7))
+    yield "u1.npy", npy("|u1", [4], bytes([0, 1, 2, 255]))
+    yield "b1.npy", npy("|b1", [3], bytes([0, 1, 7]))
+    yield "v2.npy", npy("<f4", [1, 1, 2], struct.pack("<2f", 1, 2), major=2)
+    yield "scalar.npy", npy("<f4", [], struct.pack("<f", 7))
+    yield "empty.npy", npy("<f4", [0, 5])
+    yield "nan.npy", npy("<f4", [2], struct.pack("<2f", float("nan"), 1))
+    # Near-valid: one rule broken each.
+    yield "huge_axis.npy", npy("<f4", [0, 2**50, 2])
+    yield "cap_plus_one.npy", npy("<f4", [2**28 + 1, 0])
+    yield "truncated.npy", npy("<f4", [4], struct.pack("<2f", 1, 2))
+    yield "fortran.npy", npy("<f4", [1, 2], struct.pack("<2f", 1, 2), fortran="True")
+    yield "big_endian.npy", npy(">f4", [2], struct.pack(">2f", 1, 2))
+    yield "f8_overflow.npy", npy("<f8", [2], struct.pack("<2d", 1e300, 1))
+
+
 def main():
-    os.makedirs(CORPUS, exist_ok=True)
-    for name, data in seeds():
-        with open(os.path.join(CORPUS, name), "wb") as f:
-            f.write(data)
+    for folder, files in (("corpus", seeds()), ("npy_corpus", npy_seeds())):
+        os.makedirs(os.path.join(HERE, folder), exist_ok=True)
+        for name, data in files:
+            with open(os.path.join(HERE, folder, name), "wb") as f:
+                f.write(data)
 
 
 if __name__ == "__main__":

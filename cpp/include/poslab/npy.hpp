@@ -17,8 +17,4 @@ std::string encode_npy(const TensorI& tensor);  // '<i4'
 
 TensorF read_npy(const std::string& path);
 
-// Writes atomically (a temporary file renamed into place), so a failure never leaves a
-// partial file at `path`.
-void write_file_atomically(const std::string& path, const std::string& bytes);
-
 }  // namespace poslab

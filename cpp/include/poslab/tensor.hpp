@@ -21,12 +21,25 @@ using Shape = std::vector<std::size_t>;
 #endif
 inline constexpr std::size_t kMaxElements = POSLAB_MAX_ELEMENTS;
 
-// Product of `shape`, or Error if it overflows or exceeds kMaxElements. `what` names the
-// tensor in the message ("attention weights (H,Lq,Lk)").
+// Product of `shape`, or Error if any one axis or the product exceeds kMaxElements. Every
+// axis is bounded on its own: with another axis 0 the product is 0, and a loop over the huge
+// axis would still run for days. `what` names the tensor ("attention weights (H,Lq,Lk)").
 std::size_t checked_numel(const Shape& shape, const std::string& what);
 
 // "(8, 512, 64)"
 std::string shape_string(const Shape& shape);
+
+// The multi-index of flat element `flat` of `shape`: "[2, 0, 5]" ("[]" for a 0-d tensor).
+std::string index_string(const Shape& shape, std::size_t flat);
+
+// The one finiteness rule of the core: NaN and +inf are refused in every input; -inf only
+// where it means "hidden" (an attention bias or mask).
+enum class NonFinite { kRefuse, kAllowNegativeInfinity };
+
+// Throws Error naming `what`, the first offending element's index and its value, e.g.
+// "x.npy[3, 1] is NaN: inputs must be finite". The message is built only on failure.
+void require_finite(const std::vector<float>& data, const Shape& shape, const std::string& what,
+                    NonFinite rule = NonFinite::kRefuse);
 
 template <class T>
 struct Tensor {
@@ -51,6 +64,11 @@ struct Tensor {
 
 using TensorF = Tensor<float>;
 using TensorI = Tensor<std::int32_t>;
+
+inline void require_finite(const TensorF& tensor, const std::string& what,
+                           NonFinite rule = NonFinite::kRefuse) {
+  require_finite(tensor.data, tensor.shape, what, rule);
+}
 
 // Sizes given by users are signed (a CLI may parse -3): this turns one into size_t, or
 // throws "<what> must be positive (got -3)". `allow_zero` for lengths where 0 is meaningful.

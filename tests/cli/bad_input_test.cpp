@@ -1,0 +1,478 @@
+// The bad-input probe kept as a table: every case runs the real binary in a sandbox that
+// already holds the user's previous outputs, and must end within 5 s with its exit status and
+// a "poslab: error: ..." line matching the case's pattern, no new file anywhere and every
+// existing file byte-identical. POSLAB_CLI_UNDER_TEST=<binary> runs the table against another
+// build (e.g. an older commit's) to see which cases it fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <regex>
+
+#include "fixtures.hpp"
+#include "poslab/safetensors.hpp"
+
+namespace poslab::test {
+namespace {
+
+constexpr double kLimitSeconds = 5.0;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+// What the user had before the failed command: it must survive byte for byte.
+constexpr const char* kPrevious = "the previous output, which a failed run must not touch";
+
+// A name ending in '/' is a directory.
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+struct BadInput {
+  const char* name;
+  Files files;
+  std::vector<std::string> args;
+  int status;           // 1: bad data, 2: bad command line
+  const char* pattern;  // ECMAScript regex searched in stderr
+};
+
+std::string header_only(const std::string& descr, const std::string& shape) {
+  return npy_file(npy_dict(descr, shape), "");
+}
+
+// A (rows, cols) float32 array of 0.5 with `value` at flat index `at`.
+std::string f4_with(std::size_t rows, std::size_t cols, std::size_t at, float value) {
+  std::vector<float> values(rows * cols, 0.5f);
+  values[at] = value;
+  return npy_f4(rows, cols, values);
+}
+
+std::string f8_with(std::size_t rows, std::size_t cols, std::size_t at, double value) {
+  std::vector<double> values(rows * cols, 0.5);
+  values[at] = value;
+  const std::string shape = "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+  return npy_file(npy_dict("<f8", shape), raw(values));
+}
+
+std::string f4_filled(std::size_t rows, std::size_t cols, float value) {
+  return npy_f4(rows, cols, std::vector<float>(rows * cols, value));
+}
+
+std::string f4_vector(std::vector<float> values) {
+  return npy_file(npy_dict("<f4", "(" + std::to_string(values.size()) + ",)"), raw(values));
+}
+
+// A GPT-2 checkpoint header with `blocks` zero-size h.N.ln_1.weight entries and an empty
+// vocabulary: reading its config used to scan the header once per block (quadratic).
+std::string many_entry_checkpoint(std::size_t blocks) {
+  std::vector<TensorF> tensors;
+  tensors.reserve(blocks + 2);
+  tensors.emplace_back(Shape{0, 64});
+  tensors.emplace_back(Shape{16, 64});
+  std::vector<std::pair<std::string, const TensorF*>> named{{"wte.weight", &tensors[0]},
+                                                            {"wpe.weight", &tensors[1]}};
+  for (std::size_t i = 0; i < blocks; ++i) {
+    tensors.emplace_back(Shape{0});
+    named.emplace_back("h." + std::to_string(i) + ".ln_1.weight", &tensors.back());
+  }
+  return encode_safetensors(named);
+}
+
+const std::string kQ = f4_filled(4, 8, 1.0f);  // (4, 8) ones: q, k and v of the attention cases
+const std::string kTiny =
+    R"({"vocab_size": 10, "n_positions": 8, "n_embd": 8, "n_layer": 1, "n_head": 2})";
+
+std::vector<std::string> attention(const std::string& q, const std::string& k, const std::string& v,
+                                   std::vector<std::string> more = {}) {
+  std::vector<std::string> args{"attention", "--q", q, "--k", k, "--v", v, "-o", "out.npy"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+const std::vector<BadInput>& cases() {
+  static const std::vector<BadInput> table = {
+      // Every axis is bounded on its own, also when another axis is 0 (these used to hang).
+      {"RopeZeroAxisNextToAHugeOne",
+       {{"x.npy", header_only("<f4", "(0, 1125899906842624, 2)")}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy: array \(0, 1125899906842624, 2\): axis 1 has 1125899906842624 entries; the limit is \d+)"},
+      {"AttentionZeroAxisNextToAHugeOne",
+       {{"q.npy", header_only("<f4", "(1099511627776, 0, 4)")}},
+       attention("q.npy", "q.npy", "q.npy"),
+       1,
+       R"(q\.npy: array .*axis 0 has 1099511627776 entries)"},
+      {"NormZeroAxisNextToAHugeOne",
+       {{"x.npy", header_only("<f4", "(1152921504606846976, 0, 4)")}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(axis 0 has 1152921504606846976 entries)"},
+      {"SimilarityZeroAxisNextToAHugeOne",
+       {{"x.npy", header_only("<f4", "(0, 1099511627776)")}},
+       {"similarity", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(axis 1 has 1099511627776 entries)"},
+      {"AxisJustOverTheCap",
+       {{"x.npy", header_only("<f4", "(0, 268435457)")}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(axis 1 has 268435457 entries; the limit is 268435456)"},
+      {"ManyHugeAxesAroundAZero",
+       {{"x.npy", header_only("<f4", "(4294967296, 4294967296, 0, 4294967296)")}},
+       {"norm", "--kind", "rmsnorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(axis 0 has 4294967296 entries)"},
+      {"BiasZeroAxisNextToAHugeOne",
+       {{"q.npy", kQ}, {"b.npy", header_only("<f4", "(1099511627776, 0)")}},
+       attention("q.npy", "q.npy", "q.npy", {"--bias", "b.npy"}),
+       1,
+       R"(b\.npy: array .*axis 0)"},
+      {"KeyPaddingZeroAxisNextToAHugeOne",
+       {{"q.npy", kQ}, {"p.npy", header_only("|u1", "(0, 1099511627776)")}},
+       attention("q.npy", "q.npy", "q.npy", {"--key-padding", "p.npy"}),
+       1,
+       R"(p\.npy: array .*axis 1)"},
+      {"GammaZeroAxisNextToAHugeOne",
+       {{"x.npy", f4_filled(3, 4, 0.5f)}, {"g.npy", header_only("<f4", "(0, 1099511627776)")}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "--gamma", "g.npy", "-o", "out.npy"},
+       1,
+       R"(g\.npy: array .*axis 1)"},
+
+      // One finiteness rule: NaN and +inf refused everywhere, with the file, index and value.
+      {"LayerNormNaN",
+       {{"x.npy", f4_with(3, 4, 6, kNaN)}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 2\] is NaN: inputs must be finite)"},
+      {"LayerNormPlusInf",
+       {{"x.npy", f4_with(3, 4, 11, kInf)}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[2, 3\] is \+inf)"},
+      {"LayerNormMinusInf",
+       {{"x.npy", f4_with(3, 4, 0, -kInf)}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[0, 0\] is -inf: inputs must be finite)"},
+      {"RmsNormNaN",
+       {{"x.npy", f4_with(3, 4, 5, kNaN)}},
+       {"norm", "--kind", "rmsnorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 1\] is NaN)"},
+      {"LayerNormGammaNaN",
+       {{"x.npy", f4_filled(3, 4, 0.5f)}, {"g.npy", f4_vector({1, kNaN, 1, 1})}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "--gamma", "g.npy", "-o", "out.npy"},
+       1,
+       R"(g\.npy\[1\] is NaN)"},
+      {"LayerNormBetaPlusInf",
+       {{"x.npy", f4_filled(3, 4, 0.5f)}, {"b.npy", f4_vector({0, 0, 0, kInf})}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "--beta", "b.npy", "-o", "out.npy"},
+       1,
+       R"(b\.npy\[3\] is \+inf)"},
+      {"CosineSimilarityNaNRow",
+       {{"x.npy", f4_with(3, 4, 4, kNaN)}},
+       {"similarity", "--in", "x.npy", "--metric", "cosine", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 0\] is NaN)"},
+      {"CosineSimilarityInfRow",
+       {{"x.npy", f4_with(3, 4, 8, kInf)}},
+       {"similarity", "--in", "x.npy", "--metric", "cosine", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[2, 0\] is \+inf)"},
+      {"DotSimilarityNaN",
+       {{"x.npy", f4_with(3, 4, 1, kNaN)}},
+       {"similarity", "--in", "x.npy", "--metric", "dot", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[0, 1\] is NaN)"},
+      {"RopeNaN",
+       {{"x.npy", f4_with(4, 8, 9, kNaN)}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 1\] is NaN)"},
+      {"RopeMinusInf",
+       {{"x.npy", f4_with(4, 8, 31, -kInf)}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[3, 7\] is -inf)"},
+      {"AttentionQueryNaN",
+       {{"q.npy", f4_with(4, 8, 2, kNaN)}, {"k.npy", kQ}},
+       attention("q.npy", "k.npy", "k.npy"),
+       1,
+       R"(q\.npy\[0, 2\] is NaN)"},
+      {"AttentionKeyPlusInf",
+       {{"q.npy", kQ}, {"k.npy", f4_with(4, 8, 8, kInf)}},
+       attention("q.npy", "k.npy", "q.npy"),
+       1,
+       R"(k\.npy\[1, 0\] is \+inf)"},
+      {"AttentionValueMinusInf",
+       {{"q.npy", kQ}, {"v.npy", f4_with(4, 8, 16, -kInf)}},
+       attention("q.npy", "q.npy", "v.npy"),
+       1,
+       R"(v\.npy\[2, 0\] is -inf)"},
+      {"AttentionBiasNaN",
+       {{"q.npy", kQ}, {"b.npy", f4_with(4, 4, 5, kNaN)}},
+       attention("q.npy", "q.npy", "q.npy", {"--bias", "b.npy"}),
+       1,
+       R"(b\.npy\[1, 1\] is NaN: inputs must be finite \(-inf is allowed: it hides a key\))"},
+      {"AttentionBiasPlusInf",
+       {{"q.npy", kQ}, {"b.npy", f4_with(4, 4, 3, kInf)}},
+       attention("q.npy", "q.npy", "q.npy", {"--bias", "b.npy"}),
+       1,
+       R"(b\.npy\[0, 3\] is \+inf)"},
+      {"KeyPaddingNaN",
+       {{"q.npy", kQ}, {"p.npy", f4_vector({0, kNaN, 0, 0})}},
+       attention("q.npy", "q.npy", "q.npy", {"--key-padding", "p.npy"}),
+       1,
+       R"(p\.npy\[1\] is NaN)"},
+      {"Float64BeyondFloat32InNorm",
+       {{"x.npy", f8_with(2, 3, 4, 1e300)}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 1\] is 1\.0+1e\+300, which overflows float32)"},
+      {"Float64BeyondFloat32InAttention",
+       {{"q.npy", f8_with(4, 8, 0, -3.5e38)}, {"k.npy", kQ}},
+       attention("q.npy", "k.npy", "k.npy"),
+       1,
+       R"(q\.npy\[0, 0\] is -3\.5\d*e\+38, which overflows float32)"},
+      {"Float64NaNInRope",
+       {{"x.npy", f8_with(4, 8, 3, std::nan(""))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[0, 3\] is NaN)"},
+
+      // Scores that overflow float32 once scaled are refused, not turned into NaN.
+      {"HugeScale",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "1e308"}),
+       1,
+       R"(attention scores overflow float32: .* at head 0, query 0, key 0 \(scale 1e\+308\))"},
+      {"HugeNegativeScale",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "-1e308"}),
+       1,
+       R"(attention scores overflow float32)"},
+      {"LargeScaleTimesLargeInputs",
+       {{"q.npy", f4_filled(4, 8, 1e3f)}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "1e38"}),
+       1,
+       R"(attention scores overflow float32: q·k × scale = 8e\+44)"},
+      {"LargeInputsAtTheDefaultScale",
+       {{"q.npy", f4_filled(4, 8, 1e30f)}},
+       attention("q.npy", "q.npy", "q.npy", {"--mask", "causal"}),
+       1,
+       R"(attention scores overflow float32)"},
+
+      // Outputs: all or nothing; the previous out.npy survives every failure.
+      {"WeightsPathIsADirectory",
+       {{"q.npy", kQ}, {"w.npy/", ""}},
+       attention("q.npy", "q.npy", "q.npy", {"--weights", "w.npy"}),
+       1,
+       R"(w\.npy: cannot write: it is a directory)"},
+      {"OutputPathIsADirectory",
+       {{"q.npy", kQ}, {"o.npy/", ""}},
+       {"attention", "--q", "q.npy", "--k", "q.npy", "--v", "q.npy", "-o", "o.npy"},
+       1,
+       R"(o\.npy: cannot write: it is a directory)"},
+      {"OutputIntoAMissingDirectory",
+       {},
+       {"sinusoidal", "--len", "4", "--dim", "8", "-o", "missing/out.npy"},
+       1,
+       R"(directory 'missing' does not exist)"},
+      {"OutputUnderAFile",
+       {{"file", "x"}},
+       {"sinusoidal", "--len", "4", "--dim", "8", "-o", "file/out.npy"},
+       1,
+       R"('file' is not a directory)"},
+      {"TraceFileCannotBeWritten",
+       {{"tiny.json", kTiny}, {"tr/", ""}, {"tr/attention_layer0.npy/", ""}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,2", "-o", "out.npy", "--trace", "tr"},
+       1,
+       R"(tr/attention_layer0\.npy: cannot write: it is a directory)"},
+      {"FailedTraceLeavesNoNewDirectory",
+       {{"tiny.json", kTiny}, {"logits.npy/", ""}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,2", "-o", "logits.npy", "--trace",
+        "newdir"},
+       1,
+       R"(logits\.npy: cannot write: it is a directory)"},
+      {"TraceDirectoryIsAFile",
+       {{"tiny.json", kTiny}, {"tr", "x"}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,2", "-o", "out.npy", "--trace", "tr"},
+       1,
+       R"(--trace must name a directory)"},
+      {"TraceUnderAMissingDirectory",
+       {{"tiny.json", kTiny}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,2", "-o", "out.npy", "--trace",
+        "missing/tr"},
+       1,
+       R"(directory 'missing' does not exist)"},
+      {"TextOutputTooLarge",
+       {},
+       {"sinusoidal", "--len", "8192", "--dim", "4096", "-o", "out.csv"},
+       1,
+       R"(too many for a text file)"},
+
+      // A checkpoint header of 40 000 entries is judged in linear time.
+      {"CheckpointHeaderWithManyEntries",
+       {{"many.safetensors", many_entry_checkpoint(40000)}},
+       {"gpt2", "--weights", "many.safetensors", "--tokens", "1", "-o", "out.npy"},
+       1,
+       R"(many\.safetensors: vocab_size must be positive)"},
+
+      // Malformed files.
+      {"NotNpy",
+       {{"x.npy", "hello"}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(not a \.npy file)"},
+      {"TruncatedData",
+       {{"x.npy", npy_file(npy_dict("<f4", "(4, 8)"), std::string(12, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(truncated: header says 128 bytes of data, file has 12)"},
+      {"TrailingBytes",
+       {{"x.npy", npy_file(npy_dict("<f4", "(1, 2)"), std::string(12, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(4 unexpected bytes after the data)"},
+      {"FortranOrder",
+       {{"x.npy", npy_file(npy_dict("<f4", "(1, 2)", "True"), std::string(8, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(Fortran-ordered arrays are not supported)"},
+      {"BigEndian",
+       {{"x.npy", npy_file(npy_dict(">f4", "(1, 2)"), std::string(8, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(big-endian data)"},
+      {"ComplexDtype",
+       {{"x.npy", npy_file(npy_dict("<c8", "(1, 2)"), std::string(16, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(unsupported dtype '<c8')"},
+      {"NegativeDimension",
+       {{"x.npy", npy_file(npy_dict("<f4", "(-1, 2)"), "")}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(negative dimension)"},
+      {"InputIsADirectory",
+       {{"d.npy/", ""}},
+       {"rope", "--in", "d.npy", "-o", "out.npy"},
+       1,
+       R"(d\.npy)"},
+      {"MissingInput",
+       {},
+       {"rope", "--in", "nope.npy", "-o", "out.npy"},
+       1,
+       R"(nope\.npy: cannot open: No such file or directory)"},
+      {"ZeroDimensionalRopeInput",
+       {{"x.npy", npy_file(npy_dict("<f4", "()"), std::string(4, '\0'))}},
+       {"rope", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(RoPE input must be \(L, D\) or \(H, L, D\))"},
+
+      // Bad command lines (status 2).
+      {"NegativeLength",
+       {},
+       {"sinusoidal", "--len", "-1", "--dim", "8", "-o", "out.npy"},
+       2,
+       R"(--len)"},
+      {"OddDim",
+       {},
+       {"sinusoidal", "--len", "4", "--dim", "7", "-o", "out.npy"},
+       1,
+       R"(dim must be even \(got 7\))"},
+      {"LengthOverTheCap",
+       {},
+       {"sinusoidal", "--len", "1099511627776", "--dim", "8", "-o", "out.npy"},
+       1,
+       R"(too large)"},
+      {"NaNScale",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "nan"}),
+       2,
+       R"(--scale)"},
+      {"InfiniteScale",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "inf"}),
+       2,
+       R"(--scale)"},
+      {"ScaleOverflowingDouble",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--scale", "1e999"}),
+       2,
+       R"(--scale)"},
+      {"WindowZero",
+       {{"q.npy", kQ}},
+       attention("q.npy", "q.npy", "q.npy", {"--mask", "window:0"}),
+       2,
+       R"(window size must be at least 1)"},
+      {"NegativeEps",
+       {{"x.npy", f4_filled(3, 4, 0.5f)}},
+       {"norm", "--kind", "layernorm", "--in", "x.npy", "--eps", "-1", "-o", "out.npy"},
+       1,
+       R"(eps must be a non-negative finite number)"},
+      {"UnknownExtension",
+       {},
+       {"sinusoidal", "--len", "4", "--dim", "8", "-o", "out.txt"},
+       2,
+       R"(\.txt)"},
+      {"RopeOffsetPastTheLimit",
+       {{"x.npy", f4_filled(4, 8, 0.5f)}},
+       {"rope", "--in", "x.npy", "--offset", "2199023255552", "-o", "out.npy"},
+       1,
+       R"(offset must be in \[0, 2\^40\])"},
+      {"TokensNotNumbers",
+       {{"tiny.json", kTiny}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,x", "-o", "out.npy"},
+       2,
+       R"(token ids must be comma-separated non-negative integers \(got 'x'\))"},
+      {"TokenOutsideTheVocabulary",
+       {{"tiny.json", kTiny}},
+       {"gpt2", "--config", "tiny.json", "--tokens", "1,10", "-o", "out.npy"},
+       1,
+       R"(10)"},
+  };
+  return table;
+}
+
+// Every file and folder under `root` with its bytes (folders as "/").
+std::map<std::string, std::string> snapshot(const std::string& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string name = std::filesystem::relative(entry.path(), root).string();
+    files[name] = entry.is_directory() ? "/" : read_file(entry.path().string());
+  }
+  return files;
+}
+
+class BadInputTable : public Sandbox, public ::testing::WithParamInterface<BadInput> {};
+
+TEST_P(BadInputTable, IsRefusedQuicklyAndTouchesNoFile) {
+  const BadInput& c = GetParam();
+  put("out.npy", kPrevious);
+  put("out.csv", kPrevious);
+  for (const auto& [name, bytes] : c.files) {
+    if (name.back() == '/') {
+      std::filesystem::create_directories(path(name));
+    } else {
+      put(name, bytes);
+    }
+  }
+  const auto before = snapshot(path(""));
+
+  const RunResult r = run(c.args, kLimitSeconds);
+  ASSERT_FALSE(r.timed_out) << c.name << " ran past " << kLimitSeconds << " s";
+  EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
+  EXPECT_EQ(r.status, c.status) << r.err;
+  EXPECT_EQ(r.err.rfind("poslab: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(c.pattern)))
+      << "pattern: " << c.pattern << "\nstderr: " << r.err;
+  EXPECT_EQ(snapshot(path("")), before) << "files were added, removed or changed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadInputTable, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<BadInput>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace poslab::test
