@@ -34,6 +34,9 @@ struct BadInput {
   const char* pattern;  // ECMAScript regex searched in stderr
 };
 
+// gtest prints a failing parameter with this: the case's name, not its bytes.
+void PrintTo(const BadInput& c, std::ostream* os) { *os << c.name; }
+
 std::string header_only(const std::string& descr, const std::string& shape) {
   return npy_file(npy_dict(descr, shape), "");
 }
