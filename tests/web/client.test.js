@@ -48,6 +48,18 @@ describe('compute client', () => {
     expect(await a).toBe('ok');
   });
 
+  it('Client.ErrorsKeepTheirField', async () => {
+    const w = fakeWorker();
+    const client = createComputeClient(() => w);
+    const a = client.request('ext', 'extrapolation', {});
+    const message = 'llama3 needs 0 < low_freq_factor < high_freq_factor';
+    w.send({ type: 'error', id: w.sent[0].id, message, field: 'lowFreqFactor' });
+    await expect(a).rejects.toMatchObject({ message, field: 'lowFreqFactor' });
+    const b = client.request('ext', 'extrapolation', {});
+    w.fail(w.sent[1].id, 'out of memory');
+    await expect(b).rejects.toMatchObject({ message: 'out of memory', field: undefined });
+  });
+
   it('Client.FatalRejectsEverything', async () => {
     const w = fakeWorker();
     let reported = null;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { observedAttributeNames, parseEmbedHash, parseFigureAttributes } from '../../web/src/embed/params.js';
 import { DEFAULT_PLOT } from '../../web/src/embed/plots.js';
-import { defaults } from '../../web/src/state/schema.js';
+import { defaults } from '../../web/src/state/registry.js';
 
 const XSS = '<img src=x onerror="window.__pwned=1">';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEmbedHash, parseFigureAttributes } from '../../web/src/embed/params.js';
 import { PLOTS } from '../../web/src/embed/plots.js';
 import { embedSnippets, escapeAttr, plotState } from '../../web/src/embed/snippets.js';
-import { defaults } from '../../web/src/state/schema.js';
+import { defaults } from '../../web/src/state/registry.js';
 
 const BASE = 'https://example.org/poslab/';
 const unescape = (s) =>

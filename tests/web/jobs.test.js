@@ -1,6 +1,6 @@
-// The compute glue of each view, run on the built wasm core as the worker runs it. These
-// check that what the panels show is what the core computes (the attention pipeline's
-// softmax of the displayed logits equals the core's weights) and the views' own arithmetic.
+// The compute glue of each view, run on the built wasm core as the worker runs it, checked
+// against values computed independently: the formulas in plain JS (in double), or numbers
+// worked out by hand. Comparing a job with the core call it makes would prove nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { similarity } from '../../web/src/worker/jobs/similarity.js';
 import { encodingTable, ropeUnitInput } from '../../web/src/worker/jobs/tables.js';
 import { tokenize, wordSeed } from '../../web/src/worker/jobs/tokens.js';
 import { decodeMask, encodeMask } from '../../web/src/state/mask-bits.js';
-import { defaults } from '../../web/src/state/schema.js';
+import { defaults } from '../../web/src/state/registry.js';
 import { pick } from '../../web/src/views/kit.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,14 +30,26 @@ beforeAll(async () => {
 
 const params = (prefix, patch = {}) => ({ ...pick(defaults(), prefix), ...patch });
 const close = (a, b, tol = 1e-5) => Math.abs(a - b) <= tol;
+// The reference formulas (DESIGN.md), in double.
+const omega = (i, D, base = 10000) => base ** ((-2 * i) / D);
+const sinusoidalRef = (p, d, D, base) => (d % 2 ? Math.cos : Math.sin)(p * omega(Math.floor(d / 2), D, base));
+const maxError = (data, rows, cols, ref) => {
+  let worst = 0;
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) worst = Math.max(worst, Math.abs(data[r * cols + c] - ref(r, c)));
+  return worst;
+};
 
 describe('compute glue', () => {
   it('Encodings.DefaultIsSeed002Table', () => {
     const r = encodings(lab, params('enc'));
     const m = r.heatmaps.main;
     expect([m.rows, m.cols, m.cmap]).toEqual([50, 512, 'viridis']);
-    expect(m.data).toEqual(lab.sinusoidal({ length: 50, dim: 512 }).data);
-    expect(close(m.data[3 * 512 + 2], Math.sin(3 * 10000 ** (-2 / 512)))).toBe(true);
+    // Every cell against sin/cos of p·base^(−2i/D) (interleaved, base 10000), in double.
+    expect(maxError(m.data, 50, 512, (p, d) => sinusoidalRef(p, d, 512, 10000))).toBeLessThan(1e-6);
+    expect(m.data[3 * 512 + 2]).toBeCloseTo(Math.sin(3 * 10000 ** (-2 / 512)), 6);
+    const b = encodings(lab, params('enc', { base: 100, L: 7, D: 6 })).heatmaps.main;
+    expect(maxError(b.data, 7, 6, (p, d) => sinusoidalRef(p, d, 6, 100))).toBeLessThan(1e-6); // the base reaches the core
   });
 
   it('Encodings.RopeUnitRowsAreCosSinPairs', () => {
@@ -59,11 +71,13 @@ describe('compute glue', () => {
   });
 
   it('Encodings.NopeIsZeroAndBiasMethodsAreSquare', () => {
-    expect(encodings(lab, params('enc', { method: 'nope' })).heatmaps.main.data.every((v) => v === 0)).toBe(true);
+    expect(encodings(lab, params('enc', { method: 'none' })).heatmaps.main.data.every((v) => v === 0)).toBe(true);
     const alibi = encodings(lab, params('enc', { method: 'alibi', L: 6, heads: 4, head: 1 }));
     expect([alibi.heatmaps.main.rows, alibi.heatmaps.main.cols]).toEqual([6, 6]);
-    const m1 = alibi.bars.values[1];
-    expect(close(alibi.heatmaps.main.data[0 * 6 + 5], -m1 * 5)).toBe(true);
+    // H = 4: slopes 2^(−8/4·(h+1)) = 1/4, 1/16, 1/64, 1/256; head 1 at distance 5: −5/16.
+    expect(Array.from(alibi.bars.values)).toEqual([1 / 4, 1 / 16, 1 / 64, 1 / 256]);
+    expect(alibi.heatmaps.main.data[0 * 6 + 5]).toBe(-5 / 16);
+    expect(alibi.heatmaps.main.data[4 * 6 + 1]).toBe(-3 / 16);
     const t5 = encodings(lab, params('enc', { method: 't5', L: 8 }));
     expect(t5.heatmaps.main.data).toBeInstanceOf(Int32Array);
     const shaw = encodings(lab, params('enc', { method: 'shaw', L: 10, clip: 2 }));
@@ -88,6 +102,10 @@ describe('compute glue', () => {
     ])
       expect(close(S[i * 40 + j], S[(i + 1) * 40 + j + 1])).toBe(true);
     expect(close(r.byOffset[0], 1)).toBe(true);
+    // Each pair has norm 1, so cos(PE_i, PE_j) = mean over pairs of cos((i − j)·ω_k).
+    const cosRef = (i, j) =>
+      Array.from({ length: 32 }, (_, k) => Math.cos((i - j) * omega(k, 64))).reduce((a, b) => a + b) / 32;
+    expect(maxError(S, 40, 40, cosRef)).toBeLessThan(1e-5);
     expect(r.decay).toBeUndefined();
     const rope = similarity(lab, params('sim', { method: 'rope', L: 40, D: 64 }));
     expect(rope.decay).toHaveLength(40);
@@ -114,8 +132,10 @@ describe('compute glue', () => {
       lowFreqFactor: 1,
       highFreqFactor: 4,
     });
-    const linear = extrapolation(lab, { ...p, scaling: 'linear', factor: 4 });
-    linear.invFreq.scaled.forEach((v, i) => expect(close(v, linear.invFreq.plain[i] / 4, 1e-7)).toBe(true));
+    const linear = extrapolation(lab, { ...p, scaling: 'linear', factor: 4, base: 500 });
+    // θ_i = base^(−2i/D) (D = 64), and linear scaling divides it by f.
+    linear.invFreq.plain.forEach((v, i) => expect(v / omega(i, 64, 500)).toBeCloseTo(1, 6));
+    linear.invFreq.scaled.forEach((v, i) => expect(v / (omega(i, 64, 500) / 4)).toBeCloseTo(1, 6));
   });
 
   it('Offset.ResidualIsRoundingLevel', () => {
@@ -127,6 +147,12 @@ describe('compute glue', () => {
       const r = offset(lab, { D, k, p, base: 10000 });
       expect(r.maxAbs, `D=${D} k=${k} p=${p}`).toBeLessThan(1e-5);
     }
+    // M_k's first block is the rotation by k·ω_0 = k (ω_0 = 1): [cos k, sin k; −sin k, cos k].
+    const M = offset(lab, { D: 4, k: 2, p: 0, base: 10000 }).heatmaps.main.data;
+    expect([M[0], M[1], M[4], M[5]].map((v) => Number(v.toFixed(6)))).toEqual(
+      [Math.cos(2), Math.sin(2), -Math.sin(2), Math.cos(2)].map((v) => Number(v.toFixed(6))),
+    );
+    expect(M[2]).toBe(0); // block diagonal
     expect(() => offset(lab, { D: 16, k: -11, p: 10, base: 10000 })).toThrow(/before position 0/);
     expect(Array.from(matVec(new Float32Array([1, 2, 3, 4]), new Float32Array([1, 1]), 2))).toEqual([3, 7]);
   });
@@ -200,7 +226,9 @@ describe('compute glue', () => {
     const uniform = Float32Array.from([0.5, 0.5, 0, 0]);
     expect(close(headEntropy(uniform, 1, 2)[0], Math.log(2))).toBe(true); // the all-zero row is left out
     expect(tokenize(' a  b\tc ')).toEqual(['a', 'b', 'c']);
-    expect(wordSeed('cat')).toBe(wordSeed('cat'));
-    expect(wordSeed('cat')).not.toBe(wordSeed('dog'));
+    // FNV-1a of the UTF-16 code units, low 31 bits (worked out in Python, not with wordSeed).
+    expect([wordSeed('cat'), wordSeed('dog'), wordSeed('cat', 1), wordSeed('')]).toEqual([
+      108289031, 1718140169, 1891070888, 18652613,
+    ]);
   });
 });

@@ -2,7 +2,7 @@
 // axis clamped to the cell cap where that is enough, otherwise the view's defaults, and the
 // problems say which.
 import { describe, expect, it } from 'vitest';
-import { defaults } from '../../web/src/state/schema.js';
+import { defaults } from '../../web/src/state/registry.js';
 import { MAX_CELLS, MAX_PAIR_LENGTH, refusal } from '../../web/src/state/combinations.js';
 import { readLink } from '../../web/src/state/url.js';
 

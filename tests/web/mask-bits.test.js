@@ -1,6 +1,6 @@
 // The custom attention mask's URL encoding.
 import { describe, expect, it } from 'vitest';
-import { CUSTOM_MASK_RE, SCHEMA } from '../../web/src/state/schema.js';
+import { CUSTOM_MASK_RE, SCHEMA } from '../../web/src/state/registry.js';
 import { MAX_MASK_TOKENS, decodeMask, encodeMask } from '../../web/src/state/mask-bits.js';
 
 const random = (n, seed) => {

@@ -1,7 +1,7 @@
 // The URL hash is the state: round-trips, garbage and hostile links.
 import { describe, expect, it } from 'vitest';
 import { SEED_CARDS } from '../../web/src/content/gallery.js';
-import { SCHEMA, defaults } from '../../web/src/state/schema.js';
+import { SCHEMA, defaults } from '../../web/src/state/registry.js';
 import { MAX_HASH, parseHash, presetHash, serialiseHash } from '../../web/src/state/url.js';
 
 // A valid non-default value for every key, so a round trip exercises each type.

@@ -1,33 +1,16 @@
 // The playground's entry: builds the shell (tabs, theme toggle, message bar), starts the
-// compute scheduler, and ties the store (= the URL hash) to the view on screen. Views are
-// built the first time they are shown and only the visible one recomputes.
+// compute scheduler, and ties the store (= the URL hash) to the view on screen. Views come
+// from the registry (state/registry.js): each one's code is loaded and built the first time
+// it is shown, and only the visible one recomputes.
 import './styles/main.css';
 import { createComputeClient } from './worker/client.js';
-import { syncHash } from './state/hash-sync.js';
-import { VIEWS, defaults } from './state/schema.js';
+import { VIEWS, defaults, viewNamed } from './state/registry.js';
 import { createStore } from './state/store.js';
+import { syncHash } from './state/url.js';
 import { addEmbedButtons } from './ui/embed-code.js';
 import { createMessages } from './ui/messages.js';
 import { renderTabs } from './ui/tabs.js';
 import { applyTheme, nextTheme } from './ui/theme.js';
-import { createAttentionView } from './views/attention.js';
-import { createEncodingsView } from './views/encodings.js';
-import { createExtrapolationView } from './views/extrapolation.js';
-import { createGalleryView } from './views/gallery.js';
-import { createOffsetView } from './views/offset.js';
-import { createSimilarityView } from './views/similarity.js';
-
-const FACTORIES = {
-  encodings: createEncodingsView,
-  similarity: createSimilarityView,
-  extrapolation: createExtrapolationView,
-  offset: createOffsetView,
-  attention: createAttentionView,
-  gallery: createGalleryView,
-};
-// Views loaded on first use (their code, and what they load, weighs nothing until then).
-const LAZY = { gpt2: () => import('./views/gpt2.js').then((m) => m.createGpt2View) };
-const loading = new Map();
 
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
@@ -55,34 +38,35 @@ const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);
 const built = new Map();
 let shown = null;
 
+const factories = new Map(); // name → the view's factory, loading or loaded
+
 function show(state) {
   const name = state.view;
-  if (!built.has(name) && !FACTORIES[name]) {
-    if (!loading.has(name)) {
-      const done = LAZY[name]().then((factory) => {
-        FACTORIES[name] = factory;
-        if (store.get().view === name) show(store.get());
-      });
-      done.catch((e) => {
-        loading.delete(name); // choosing the tab again tries again
-        messages.fatal(`the ${name} view could not load: ${e.message}`);
-      });
-      loading.set(name, done);
-    }
-    for (const v of built.values()) v.section.hidden = true;
-    tabs.select(name);
-    shown = name;
-    return;
-  }
-  if (!built.has(name)) {
-    const view = FACTORIES[name]({ root: main, store, compute });
-    if (name !== 'gallery' && name !== 'gpt2') addEmbedButtons(view.section, name, store); // a local file has no embed
-    built.set(name, view);
-  }
-  for (const [n, v] of built) v.section.hidden = n !== name;
   tabs.select(name);
   shown = name;
-  built.get(name).update(state);
+  if (built.has(name)) {
+    for (const [n, v] of built) v.section.hidden = n !== name;
+    built.get(name).update(state);
+    return;
+  }
+  for (const v of built.values()) v.section.hidden = true;
+  if (factories.has(name)) return; // loading: shown when it arrives
+  const decl = viewNamed(name);
+  const loading = decl.load();
+  factories.set(name, loading);
+  loading.then(
+    (factory) => {
+      const view = factory({ root: main, store, compute });
+      if (decl.embed) addEmbedButtons(view.section, name, store);
+      built.set(name, view);
+      view.section.hidden = true;
+      if (store.get().view === name) show(store.get());
+    },
+    (e) => {
+      factories.delete(name); // choosing the tab again tries again
+      messages.fatal(`the ${name} view could not load: ${e.message}`);
+    },
+  );
 }
 
 const themeButton = document.getElementById('theme');

@@ -45,7 +45,7 @@ export const METHOD_INFO = {
       'Learned vectors for relative distances clipped to ±K, added to keys (and values). Drawn: the clipped index clip(j − i, −K, K) + K into the table. ' +
       'Seed 004’s version indexes a random table of size 2L − 1 without clipping, which ties the model to one length; clipping is what lets it run longer.',
   },
-  nope: {
+  none: {
     name: 'NoPE (no positional encoding)',
     tex: String.raw`x_p = \text{token embedding only}\qquad (PE_p = 0)`,
     use: 'No position signal at all: with no mask, attention is permutation-equivariant and cannot tell order. A causal mask alone still lets a decoder infer position to some degree (Haviv et al. 2022; Kazemnejad et al. 2023).',

@@ -2,7 +2,7 @@
 // &enc.cmap_hide=1`) and <poslab-figure>'s attributes (`plot="heatmap" method="rope" len="128"`).
 // Both end in the playground's own URL parser, so every value meets the same allow-lists and
 // ranges; nothing here throws, and whatever is refused comes back as a problem to show.
-import { SCHEMA } from '../state/schema.js';
+import { SCHEMA } from '../state/registry.js';
 import { MAX_HASH, preview, readLink } from '../state/url.js';
 import { DEFAULT_PLOT, PLOTS, resolvePlot } from './plots.js';
 

@@ -2,28 +2,15 @@
 // picture), with everything but the chosen figure switched off, the controls shown or hidden,
 // the problems found in the settings on a message line (text only), and a link back to the
 // full playground with the same state. Used by embed.html and by <poslab-figure>.
+import { viewNamed } from '../state/registry.js';
 import { serialiseHash } from '../state/url.js';
 import { createStore } from '../state/store.js';
+import { idOf } from '../ui/controls.js';
 import { disableMath } from '../ui/math.js';
-import { createAttentionView } from '../views/attention.js';
-import { createEncodingsView } from '../views/encodings.js';
-import { createExtrapolationView } from '../views/extrapolation.js';
-import { createOffsetView } from '../views/offset.js';
-import { createSimilarityView } from '../views/similarity.js';
 import { PLOTS } from './plots.js';
-
-const FACTORIES = {
-  encodings: createEncodingsView,
-  similarity: createSimilarityView,
-  extrapolation: createExtrapolationView,
-  offset: createOffsetView,
-  attention: createAttentionView,
-};
 
 // Formulas are part of the playground's intro, which embeds leave out: KaTeX never loads.
 disableMath();
-
-const idOf = (key) => `c-${key.replace(/[^a-z0-9]/gi, '-')}`;
 
 /**
  * @param {HTMLElement} parent where the figure goes (a page's body or a shadow root's div)
@@ -77,20 +64,38 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     link.href = url.href;
   };
 
-  /** Shows `s` (from parseEmbedHash / parseFigureAttributes). */
+  let asked = 0; // render calls so far: a view that arrives late is built for the newest only
+
+  /** Shows `s` (from parseEmbedHash / parseFigureAttributes); the view's code loads on first use. */
   function render(s) {
     settings = s;
-    const { view, figure } = PLOTS[s.plot];
-    if (!current || current.name !== view) {
-      host.replaceChildren();
-      const store = createStore(s.state);
-      const v = FACTORIES[view]({ root: host, store, compute: tracked });
-      current = { name: view, store, view: v };
-      store.subscribe((state) => {
-        setLink(state);
-        v.update(state);
-      });
-    }
+    const ticket = ++asked;
+    const { view } = PLOTS[s.plot];
+    if (current?.name === view) return apply(s);
+    viewNamed(view)
+      .load()
+      .then(
+        (factory) => {
+          if (ticket !== asked) return;
+          host.replaceChildren();
+          const store = createStore(s.state);
+          const v = factory({ root: host, store, compute: tracked });
+          current = { name: view, store, view: v };
+          store.subscribe((state) => {
+            setLink(state);
+            v.update(state);
+          });
+          apply(s);
+        },
+        (e) => {
+          message.textContent = `PosLab could not load its plotting code: ${e?.message ?? e}`;
+          message.hidden = false;
+        },
+      );
+  }
+
+  function apply(s) {
+    const { figure } = PLOTS[s.plot];
     const changed = current.store.set(s.state, { source: 'embed' });
     wrap.classList.toggle('no-controls', !s.controls);
     const dark =
@@ -100,7 +105,7 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     const section = current.view.section;
     section
       .querySelectorAll('.fig')
-      .forEach((f, i) => f.classList.toggle('embed-off', figure !== null && i !== figure));
+      .forEach((f) => f.classList.toggle('embed-off', figure !== null && f.dataset.figure !== figure));
     section
       .querySelectorAll('.plots > :not(.fig)')
       .forEach((el) => el.classList.toggle('embed-off', figure !== null && !el.querySelector('.fig:not(.embed-off)')));

@@ -2,7 +2,7 @@
 // script) and a <poslab-figure> element (plus its module script). Only the keys of the
 // plot's own view (and the theme) go in, and only where they differ from the defaults, so
 // the snippets stay short; both parse back to the same state (tests/web/embed-snippets).
-import { SCHEMA } from '../state/schema.js';
+import { SCHEMA } from '../state/registry.js';
 import { serialiseHash } from '../state/url.js';
 import { PLOTS } from './plots.js';
 import { attributeKeys } from './params.js';

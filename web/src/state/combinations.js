@@ -1,18 +1,14 @@
 // Settings that are each in range but refused together (an L × D table over the cell cap, D
 // not split into H heads, a custom mask that does not decode). One table: the views check it
-// before computing, the jobs before allocating, and a link that breaks a rule falls back here.
+// before computing, the jobs before allocating (in the worker: this file reads no registry),
+// and a link that breaks a rule falls back (url.js's readLink).
 import { decodeMask } from './mask-bits.js';
-import { SCHEMA, defaults } from './schema.js';
-import { preview } from './types.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
 
 const PAIR_METHODS = ['alibi', 't5', 'shaw'];
-const UNPAIRED = ['learned', 'nope']; // tables without sin/cos (or rotated) pairs
-
-/** The views whose settings have rules, by key prefix. */
-export const VIEW_OF = { enc: 'encodings', sim: 'similarity', ext: 'extrapolation', off: 'offset', att: 'attention' };
+const UNPAIRED = ['learned', 'none']; // tables without sin/cos (or rotated) pairs
 
 const evenWidth = (key, needsPairs) => ({
   key,
@@ -30,7 +26,7 @@ function clampLargestAxis(p) {
 
 // Each rule: the key it is about, when it refuses (p = the view's settings without prefix),
 // the message shown beside that key, and optionally `fit`, a patch that makes it acceptable.
-const RULES = {
+export const RULES = {
   enc: [
     {
       key: (p) => (p.L >= p.D ? 'enc.L' : 'enc.D'),
@@ -92,7 +88,8 @@ const RULES = {
   ],
 };
 
-const firstBroken = (prefix, p) => (RULES[prefix] ?? []).find((rule) => rule.refused(p));
+/** The first rule of the view with `prefix` that `p` (its settings, without prefix) breaks. */
+export const firstBroken = (prefix, p) => (RULES[prefix] ?? []).find((rule) => rule.refused(p));
 
 /**
  * The first rule `p` (one view's settings, without prefix) breaks, or null.
@@ -104,53 +101,11 @@ export function refusal(prefix, p) {
   return { key: typeof rule.key === 'function' ? rule.key(p) : rule.key, message: rule.message(p) };
 }
 
-/** Throws the refusal as a RangeError (the jobs' guard before they allocate). */
+/** A RangeError about `field` (a setting without its prefix): the page shows it beside that control. */
+export const fieldError = (field, message) => Object.assign(new RangeError(message), { field });
+
+/** Throws the refusal as a fieldError (the jobs' guard before they allocate). */
 export function assertAllowed(prefix, p) {
   const r = refusal(prefix, p);
-  if (r) throw new RangeError(r.message);
-}
-
-const pickView = (state, prefix) =>
-  Object.fromEntries(
-    Object.entries(state)
-      .filter(([k]) => k.startsWith(`${prefix}.`))
-      .map(([k, v]) => [k.slice(prefix.length + 1), v]),
-  );
-
-const shown = (key, value) => `${key}=“${preview(SCHEMA[key].format(value))}”`;
-
-/**
- * A state read from a link, made drawable: per view, a broken rule with a fit is fitted (the
- * fit must satisfy every rule), any other leaves the view's settings at their defaults.
- * @returns {{ state: Record<string, any>, problems: string[] }}
- */
-export function fitCombinations(state) {
-  const out = { ...state };
-  const problems = [];
-  const fresh = defaults();
-  for (const prefix of Object.keys(RULES)) {
-    const p = pickView(out, prefix);
-    const rule = firstBroken(prefix, p);
-    if (!rule) continue;
-    const key = typeof rule.key === 'function' ? rule.key(p) : rule.key;
-    const patch = rule.fit?.(p);
-    const fitted = patch && { ...p, ...patch };
-    if (
-      fitted &&
-      !firstBroken(prefix, fitted) &&
-      Object.entries(patch).every(([k, v]) => SCHEMA[`${prefix}.${k}`].check(v).ok)
-    ) {
-      const changes = Object.entries(patch).map(([k, v]) => {
-        out[`${prefix}.${k}`] = v;
-        return `${prefix}.${k} clamped to ${v}`;
-      });
-      problems.push(`${shown(key, p[key.slice(prefix.length + 1)])}: ${rule.message(p)}; ${changes.join(', ')}`);
-      continue;
-    }
-    for (const k of Object.keys(out)) if (k.startsWith(`${prefix}.`)) out[k] = fresh[k];
-    problems.push(
-      `${shown(key, p[key.slice(prefix.length + 1)])}: ${rule.message(p)}; the ${VIEW_OF[prefix]} view uses its defaults`,
-    );
-  }
-  return { state: out, problems };
+  if (r) throw fieldError(r.key.slice(prefix.length + 1), r.message);
 }

@@ -1,6 +1,6 @@
 // One store of named values (the URL state). Views read it and set it; subscribers hear
 // which keys changed so a view recomputes only when its own controls move.
-import { SCHEMA } from './schema.js';
+import { SCHEMA } from './registry.js';
 
 export function createStore(initial) {
   let state = { ...initial };

@@ -40,10 +40,11 @@ export const int = (def, min, max) => ranged('int', 'not a whole number', Number
 /** A finite number in [min, max]. */
 export const num = (def, min, max) => ranged('num', 'not a finite number', Number.isFinite, def, min, max);
 
-/** One of a fixed list of names. */
-export function oneOf(values, def) {
+/** One of a fixed list of names; `aliases` (old name → name) are read, never written. */
+export function oneOf(values, def, aliases = {}) {
   const check = (v) => (values.includes(v) ? ok(v) : bad(`must be one of ${values.join(', ')}`));
-  return { kind: 'enum', def, values, check, parse: check, format: (v) => v };
+  const parse = (raw) => check(Object.hasOwn(aliases, raw) ? aliases[raw] : raw);
+  return { kind: 'enum', def, values, check, parse, format: (v) => v };
 }
 
 export function bool(def) {

@@ -1,9 +1,10 @@
-// The URL hash is the state: parse(hash) → { state, problems } and serialise(state) → hash.
+// The URL hash is the state: parse(hash) → { state, problems } and serialise(state) → hash,
+// and syncHash keeps the page's location.hash and its store in step.
 // Only values that differ from the defaults are written, so permalinks stay short. Parsing
 // keeps every valid parameter and reports the others; it never throws and never returns a
 // value that its type did not check.
-import { fitCombinations } from './combinations.js';
-import { SCHEMA, defaults } from './schema.js';
+import { RULES, firstBroken } from './combinations.js';
+import { SCHEMA, defaults, pick, viewOfPrefix } from './registry.js';
 import { preview } from './types.js';
 
 export { preview };
@@ -49,6 +50,45 @@ export function parseHash(hash) {
   return { state, problems };
 }
 
+const shown = (key, value) => `${key}=“${preview(SCHEMA[key].format(value))}”`;
+
+/**
+ * A state read from a link, made drawable: per view, a broken rule (state/combinations.js)
+ * with a fit is fitted (the fit must satisfy every rule), any other leaves the view's settings
+ * at their defaults.
+ * @returns {{ state: Record<string, any>, problems: string[] }}
+ */
+export function fitCombinations(state) {
+  const out = { ...state };
+  const problems = [];
+  const fresh = defaults();
+  for (const prefix of Object.keys(RULES)) {
+    const p = pick(out, prefix);
+    const rule = firstBroken(prefix, p);
+    if (!rule) continue;
+    const key = typeof rule.key === 'function' ? rule.key(p) : rule.key;
+    const patch = rule.fit?.(p);
+    const fitted = patch && { ...p, ...patch };
+    if (
+      fitted &&
+      !firstBroken(prefix, fitted) &&
+      Object.entries(patch).every(([k, v]) => SCHEMA[`${prefix}.${k}`].check(v).ok)
+    ) {
+      const changes = Object.entries(patch).map(([k, v]) => {
+        out[`${prefix}.${k}`] = v;
+        return `${prefix}.${k} clamped to ${v}`;
+      });
+      problems.push(`${shown(key, p[key.slice(prefix.length + 1)])}: ${rule.message(p)}; ${changes.join(', ')}`);
+      continue;
+    }
+    for (const k of Object.keys(out)) if (k.startsWith(`${prefix}.`)) out[k] = fresh[k];
+    problems.push(
+      `${shown(key, p[key.slice(prefix.length + 1)])}: ${rule.message(p)}; the ${viewOfPrefix(prefix).name} view uses its defaults`,
+    );
+  }
+  return { state: out, problems };
+}
+
 /**
  * A link as the page and the embeds read it: each value checked (parseHash), then settings
  * refused together fitted or reset per view (fitCombinations), with every problem reported.
@@ -75,4 +115,34 @@ export function serialiseHash(state) {
 /** The permalink hash of a preset: the defaults with the preset's values on top. */
 export function presetHash(preset) {
   return serialiseHash({ ...defaults(), ...preset });
+}
+
+/**
+ * Keeps location.hash and the store in step. Control changes replace the history entry (a
+ * slider drag must not fill the back button); a pasted or clicked link is read back in.
+ * @param {ReturnType<import('./store.js').createStore>} store
+ * @param {(problems: string[]) => void} report shows what part of a link was ignored
+ */
+export function syncHash(store, report) {
+  let writing = false;
+
+  const read = () => {
+    const { state, problems } = readLink(window.location.hash);
+    report(problems);
+    store.set(state, { source: 'hash' });
+  };
+
+  store.subscribe((state, _changed, meta) => {
+    if (meta.source === 'hash') return;
+    const hash = serialiseHash(state);
+    const url = `${window.location.pathname}${window.location.search}${hash ? `#${hash}` : ''}`;
+    writing = true;
+    window.history.replaceState(null, '', url);
+    writing = false;
+  });
+
+  window.addEventListener('hashchange', () => {
+    if (!writing) read();
+  });
+  read();
 }

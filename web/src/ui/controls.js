@@ -1,7 +1,7 @@
 // Labelled form controls generated from the URL schema. A value that fails its type's check
 // is shown as an error beside the control and never reaches the store, so the plots keep
 // the last good state. Everything user-visible is set through textContent or .value.
-import { SCHEMA } from '../state/schema.js';
+import { SCHEMA } from '../state/registry.js';
 
 /**
  * @typedef {{ key: string, label: string, kind: 'slider'|'number'|'select'|'checkbox'|'text'|'list',
@@ -9,7 +9,8 @@ import { SCHEMA } from '../state/schema.js';
  *   min?: number, max?: number }} ControlSpec
  */
 
-const idOf = (key) => `c-${key.replace(/[^a-z0-9]/gi, '-')}`;
+/** The id of a setting's input (the embed hides a control's row by it). */
+export const idOf = (key) => `c-${key.replace(/[^a-z0-9]/gi, '-')}`;
 
 /**
  * @param {HTMLElement} container

@@ -60,12 +60,15 @@ function attach(fig, plot, store) {
   fig.querySelector('.fig-actions')?.append(b);
 }
 
-/** Adds the button to every figure of a view's section, also to figures added later. */
+/**
+ * Adds the button to every figure of a view's section, also to figures added later: the
+ * figure's own plot when the registry names one for it, else the whole view.
+ */
 export function addEmbedButtons(section, view, store) {
   const scan = () => {
-    section.querySelectorAll('.fig').forEach((fig, i) => {
+    section.querySelectorAll('.fig').forEach((fig) => {
       if (fig.dataset.embedButton) return;
-      const plot = plotFor(view, i);
+      const plot = plotFor(view, fig.dataset.figure);
       if (plot) attach(fig, plot, store);
     });
   };

@@ -1,26 +1,22 @@
 // The view tabs: a tablist of buttons (arrow keys move between them, as the WAI-ARIA tabs
-// pattern has it). Choosing a tab sets `view` in the store; the URL follows.
+// pattern has it), one per view of the registry, numbered in its order. Choosing a tab sets
+// `view` in the store; the URL follows.
 
-const LABELS = {
-  encodings: '1 · Encodings',
-  similarity: '2 · Similarity',
-  extrapolation: '3 · Out-of-scope lengths',
-  offset: '4 · Offset matrix',
-  attention: '5 · Attention & masks',
-  gallery: '6 · Seed gallery',
-  gpt2: '7 · GPT-2',
-};
-
-export function renderTabs(nav, views, store) {
+/**
+ * @param {HTMLElement} nav
+ * @param {import('../state/registry.js').ViewDecl[]} registry the views, in tab order
+ */
+export function renderTabs(nav, registry, store) {
   nav.setAttribute('role', 'tablist');
   nav.setAttribute('aria-label', 'Views');
-  const buttons = views.map((name) => {
+  const views = registry.map((v) => v.name);
+  const buttons = registry.map(({ name, title }, i) => {
     const b = document.createElement('button');
     b.type = 'button';
     b.id = `tab-${name}`;
     b.setAttribute('role', 'tab');
     b.setAttribute('aria-controls', `view-${name}`);
-    b.textContent = LABELS[name];
+    b.textContent = `${i + 1} · ${title}`;
     b.addEventListener('click', () => store.set({ view: name }, { source: 'control' }));
     b.addEventListener('keydown', (e) => {
       const i = views.indexOf(name);

@@ -1,11 +1,9 @@
 // View 5 — Attention & masks: typed words through seeded multi-head attention, one head
 // stage by stage (scores → + bias → mask → softmax → output), every head's weights, and the
 // entropy per head. Clicking (or Enter on) a mask cell toggles it into a custom mask.
-import { createBarPlot } from '../plots/barplot.js';
-import { createHeatmap } from '../plots/heatmap.js';
 import { decodeMask, encodeMask } from '../state/mask-bits.js';
-import { CMAPS } from '../state/schema.js';
-import { createIntro, createViewShell, pick, runJob } from './kit.js';
+import { CMAPS } from '../state/registry.js';
+import { createIntro, defineView } from './kit.js';
 
 const SPECS = [
   { key: 'att.text', label: 'text (one token per word; [PAD] marks padding)', kind: 'text' },
@@ -75,74 +73,68 @@ const NOTE =
   'A mask entry is 0 where a key is visible and −∞ where it is hidden (seed 003’s look-ahead prose has 0 and 1 the wrong way round). A query that sees no key gets zero weights, never NaN. ' +
   'The weights, outputs, projections, RoPE and biases are the wasm core’s; only QKᵀ for the first panel and the entropy are computed on the page, from the core’s q and k.';
 
-export function createAttentionView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'attention', prefix: 'att', specs: SPECS });
-  createIntro(shell, { title: null, tex: TEX, note: NOTE });
+export default defineView('attention', {
+  controls: SPECS,
+  build(shell, { store }) {
+    createIntro(shell, { title: null, tex: TEX, note: NOTE });
 
-  let last = null; // the last drawn result, for mask clicks
-  const onMaskClick = (row, col) => {
-    if (!last) return;
-    const s = store.get();
-    const L = last.tokens.length;
-    const hidden =
-      s['att.mask'] === 'custom'
-        ? (decodeMask(s['att.custom'], L) ?? new Uint8Array(L * L))
-        : Uint8Array.from(last.baseHidden);
-    hidden[row * L + col] ^= 1;
-    store.set({ 'att.mask': 'custom', 'att.custom': encodeMask(hidden, L) }, { source: 'control' });
-  };
+    let last = null; // the last drawn result, for mask clicks
+    const onMaskClick = (row, col) => {
+      if (!last) return;
+      const s = store.get();
+      const L = last.tokens.length;
+      const hidden =
+        s['att.mask'] === 'custom'
+          ? (decodeMask(s['att.custom'], L) ?? new Uint8Array(L * L))
+          : Uint8Array.from(last.baseHidden);
+      hidden[row * L + col] ^= 1;
+      store.set({ 'att.mask': 'custom', 'att.custom': encodeMask(hidden, L) }, { source: 'control' });
+    };
 
-  const stageGrid = document.createElement('div');
-  stageGrid.className = 'grid-3';
-  shell.plots.append(stageGrid);
-  const stages = Object.fromEntries(
-    STAGES.map(([key, title]) => [
-      key,
-      createHeatmap(stageGrid, {
-        title,
-        xTitle: key === 'output' ? 'dimension' : 'key',
-        yTitle: 'query',
-        height: 300,
-        onCellClick: key === 'mask' ? onMaskClick : undefined,
-      }),
-    ]),
-  );
-  const headsTitle = document.createElement('h3');
-  headsTitle.textContent = 'Weights of every head';
-  const headGrid = document.createElement('div');
-  headGrid.className = 'grid-4';
-  shell.plots.append(headsTitle, headGrid);
-  let heads = [];
-  const entropy = createBarPlot(shell.plots, {
-    title: 'Attention entropy per head (mean over queries, nats)',
-    yTitle: 'entropy (nats)',
-  });
-  const figures = () => [...Object.values(stages).map((h) => h.figure), ...heads.map((h) => h.figure), entropy.figure];
-  let drawnFor = null;
-
-  function ensureHeads(H) {
-    if (heads.length === H) return;
-    for (const h of heads) h.destroy();
-    heads = Array.from({ length: H }, (_, h) =>
-      createHeatmap(headGrid, { title: `Head ${h}`, xTitle: 'key', yTitle: 'query', height: 200, compact: true }),
+    const stageGrid = document.createElement('div');
+    stageGrid.className = 'grid-3';
+    shell.plots.append(stageGrid);
+    const stages = Object.fromEntries(
+      STAGES.map(([key, title]) => [
+        key,
+        shell.heatmap(
+          key,
+          {
+            title,
+            xTitle: key === 'output' ? 'dimension' : 'key',
+            yTitle: 'query',
+            height: 300,
+            onCellClick: key === 'mask' ? onMaskClick : undefined,
+          },
+          stageGrid,
+        ),
+      ]),
     );
-  }
+    const headsTitle = document.createElement('h3');
+    headsTitle.textContent = 'Weights of every head';
+    const headGrid = document.createElement('div');
+    headGrid.className = 'grid-4';
+    shell.plots.append(headsTitle, headGrid);
+    let heads = [];
+    const entropy = shell.bars('entropy', {
+      title: 'Attention entropy per head (mean over queries, nats)',
+      yTitle: 'entropy (nats)',
+    });
 
-  async function update(state) {
-    const p = pick(state, 'att');
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = JSON.stringify(p);
-    if (key === drawnFor) return;
-    await runJob({
-      shell,
-      compute,
-      job: 'attention',
-      params: p,
-      figures,
-      errorKey: (msg) => (/word/.test(msg) ? 'att.text' : null), // the rest are refused before the job
-      draw: (r) => {
-        drawnFor = key;
+    function ensureHeads(H) {
+      if (heads.length === H) return;
+      for (const h of heads) h.destroy();
+      heads = Array.from({ length: H }, (_, h) =>
+        shell.heatmap(
+          'heads',
+          { title: `Head ${h}`, xTitle: 'key', yTitle: 'query', height: 200, compact: true },
+          headGrid,
+        ),
+      );
+    }
+
+    return {
+      draw(r, p) {
         last = r;
         const labels = r.tokens;
         for (const [name, hm] of Object.entries(stages)) {
@@ -155,8 +147,6 @@ export function createAttentionView({ root, store, compute }) {
         heads.forEach((hm, h) => hm.update({ ...r.heatmaps[`head${h}`], xLabels: labels, yLabels: labels }));
         entropy.update({ labels: heads.map((_, h) => `head ${h}`), values: r.entropy });
       },
-    });
-  }
-
-  return { section: shell.section, update };
-}
+    };
+  },
+});

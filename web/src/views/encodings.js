@@ -1,12 +1,10 @@
 // View 1 — Encodings: the table (or bias matrix) of one method as a heatmap, the vectors of
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
-import { createBarPlot } from '../plots/barplot.js';
-import { createHeatmap } from '../plots/heatmap.js';
-import { createLinePlot, range } from '../plots/lineplot.js';
-import { CMAPS, METHODS } from '../state/schema.js';
+import { range } from '../plots/lineplot.js';
+import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
-import { createIntro, createViewShell, pick, runJob } from './kit.js';
+import { createIntro, defineView } from './kit.js';
 
 const PAIR = new Set(['alibi', 't5', 'shaw']);
 const is =
@@ -61,79 +59,61 @@ const SPECS = [
   { key: 'enc.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
 ];
 
-export function createEncodingsView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'encodings', prefix: 'enc', specs: SPECS });
-  const { title, formula, note } = createIntro(shell);
+export default defineView('encodings', {
+  controls: SPECS,
+  build(shell) {
+    const { title, formula, note } = createIntro(shell);
+    const heat = shell.heatmap('table', {
+      title: 'Encoding table',
+      xTitle: 'dimension',
+      yTitle: 'position',
+      height: 380,
+    });
+    const rows = shell.lines('vectors', { title: 'Vectors of chosen positions', xTitle: 'dimension', yTitle: 'value' });
+    const cols = shell.lines('waves', { title: 'Waves of chosen dimensions', xTitle: 'position', yTitle: 'value' });
+    const bars = shell.bars('slopes', { title: 'ALiBi slopes', yTitle: 'slope m_h' });
+    let shownTex = null;
 
-  const heat = createHeatmap(shell.plots, {
-    title: 'Encoding table',
-    xTitle: 'dimension',
-    yTitle: 'position',
-    height: 380,
-  });
-  const rows = createLinePlot(shell.plots, {
-    title: 'Vectors of chosen positions',
-    xTitle: 'dimension',
-    yTitle: 'value',
-  });
-  const cols = createLinePlot(shell.plots, {
-    title: 'Waves of chosen dimensions',
-    xTitle: 'position',
-    yTitle: 'value',
-  });
-  const bars = createBarPlot(shell.plots, { title: 'ALiBi slopes', yTitle: 'slope m_h' });
-  const figures = () => [heat.figure, rows.figure, cols.figure, bars.figure];
-  let drawnFor = null;
-  let shownTex = null;
-
-  function drawLines(p, m, axes) {
-    const pair = PAIR.has(p.method);
-    const keep = (list, n) => list.filter((i) => i < n);
-    const pos = keep(p.pos, m.rows);
-    const dims = keep(p.dims, m.cols);
-    rows.update(
-      pos.map((r) => ({ label: `${axes.y} ${r}`, x: range(m.cols), y: m.data.subarray(r * m.cols, (r + 1) * m.cols) })),
-      { xTitle: axes.x, yTitle: 'value' },
-    );
-    cols.update(
-      dims.map((c) => ({
-        label: `${axes.x} ${c}`,
-        x: range(m.rows),
-        y: Float32Array.from({ length: m.rows }, (_, r) => m.data[r * m.cols + c]),
-      })),
-      { xTitle: axes.y, yTitle: 'value' },
-    );
-    rows.figure.setTitle(pair ? 'Rows of chosen query positions' : 'Vectors of chosen positions');
-    cols.figure.setTitle(pair ? 'Columns of chosen key positions' : 'Waves of chosen dimensions');
-    const dropped = p.pos.length - pos.length + p.dims.length - dims.length;
-    rows.figure.setNote(
-      dropped ? `${dropped} chosen index(es) beyond the matrix (${m.rows} × ${m.cols}) are left out.` : '',
-    );
-  }
-
-  async function update(state) {
-    const p = pick(state, 'enc');
-    const info = METHOD_INFO[p.method];
-    const tex = p.method === 'sinusoidal' && p.layout === 'concat' ? info.texConcat : info.tex;
-    if (tex !== shownTex) {
-      // KaTeX layout costs milliseconds: only when the formula itself changes.
-      title.textContent = info.name;
-      renderMath(formula, tex);
-      note.textContent = info.use;
-      shownTex = tex;
+    function drawLines(p, m, axes) {
+      const pair = PAIR.has(p.method);
+      const keep = (list, n) => list.filter((i) => i < n);
+      const pos = keep(p.pos, m.rows);
+      const dims = keep(p.dims, m.cols);
+      rows.update(
+        pos.map((r) => ({
+          label: `${axes.y} ${r}`,
+          x: range(m.cols),
+          y: m.data.subarray(r * m.cols, (r + 1) * m.cols),
+        })),
+        { xTitle: axes.x, yTitle: 'value' },
+      );
+      cols.update(
+        dims.map((c) => ({
+          label: `${axes.x} ${c}`,
+          x: range(m.rows),
+          y: Float32Array.from({ length: m.rows }, (_, r) => m.data[r * m.cols + c]),
+        })),
+        { xTitle: axes.y, yTitle: 'value' },
+      );
+      rows.figure.setTitle(pair ? 'Rows of chosen query positions' : 'Vectors of chosen positions');
+      cols.figure.setTitle(pair ? 'Columns of chosen key positions' : 'Waves of chosen dimensions');
+      const dropped = p.pos.length - pos.length + p.dims.length - dims.length;
+      rows.figure.setNote(
+        dropped ? `${dropped} chosen index(es) beyond the matrix (${m.rows} × ${m.cols}) are left out.` : '',
+      );
     }
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = JSON.stringify(p);
-    if (key === drawnFor) return;
-    await runJob({
-      shell,
-      compute,
-      job: 'encodings',
-      params: p,
-      figures,
-      draw: (r) => {
-        drawnFor = key;
+
+    return {
+      show(p) {
+        const info = METHOD_INFO[p.method];
+        const tex = p.method === 'sinusoidal' && p.layout === 'concat' ? info.texConcat : info.tex;
+        if (tex === shownTex) return; // KaTeX layout costs milliseconds: only when the formula changes
+        title.textContent = info.name;
+        renderMath(formula, tex);
+        note.textContent = info.use;
+        shownTex = tex;
+      },
+      draw(r, p) {
         const axes = { x: r.axes.x, y: r.axes.y };
         heat.update(r.heatmaps.main, { xTitle: axes.x, yTitle: axes.y });
         heat.figure.setTitle(headingFor(p));
@@ -141,11 +121,9 @@ export function createEncodingsView({ root, store, compute }) {
         bars.figure.el.hidden = !r.bars;
         if (r.bars) bars.update({ labels: r.bars.labels, values: r.bars.values });
       },
-    });
-  }
-
-  return { section: shell.section, update };
-}
+    };
+  },
+});
 
 function headingFor(p) {
   switch (p.method) {
@@ -157,7 +135,7 @@ function headingFor(p) {
       return `Shaw index clip(j − i, −${p.clip}, ${p.clip}) + ${p.clip}, ${p.L} × ${p.L}`;
     case 'rope':
       return `RoPE (${p.style}) of the unit vector, ${p.L} × ${p.D}`;
-    case 'nope':
+    case 'none':
       return `NoPE: zeros, ${p.L} × ${p.D}`;
     default:
       return `${p.method === 'learned' ? 'Learned (seeded)' : 'Sinusoidal'} table, ${p.L} × ${p.D}`;

@@ -1,11 +1,10 @@
 // View 3 — Out-of-scope lengths (seed 000, done honestly): sinusoidal tables for the trained
 // length N and a longer evaluation length L, how close unseen positions come to seen ones,
 // and what each RoPE scaling does to frequencies, wavelengths and the attention factor.
-import { createHeatmap } from '../plots/heatmap.js';
 import { formatExact } from '../plots/format.js';
-import { createLinePlot, range } from '../plots/lineplot.js';
-import { CMAPS, SCALINGS } from '../state/schema.js';
-import { createViewShell, pick, runJob } from './kit.js';
+import { range } from '../plots/lineplot.js';
+import { CMAPS, SCALINGS } from '../state/registry.js';
+import { defineView } from './kit.js';
 
 const scaling =
   (...names) =>
@@ -48,85 +47,42 @@ function wavelengthMarks(p) {
   return [{ axis: 'y', value: p.N, label: `N = ${p.N}` }];
 }
 
-export function createExtrapolationView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'extrapolation', prefix: 'ext', specs: SPECS });
-  const title = document.createElement('h2');
-  title.textContent = 'Out-of-scope lengths';
-  const note = document.createElement('p');
-  note.className = 'note';
-  note.textContent = NOTE;
-  shell.intro.append(title, note);
+export default defineView('extrapolation', {
+  controls: SPECS,
+  build(shell) {
+    const title = document.createElement('h2');
+    title.textContent = 'Out-of-scope lengths';
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.textContent = NOTE;
+    shell.intro.append(title, note);
 
-  const pair = document.createElement('div');
-  pair.className = 'grid-2';
-  shell.plots.append(pair);
-  const train = createHeatmap(pair, {
-    title: 'Trained positions',
-    xTitle: 'dimension',
-    yTitle: 'position',
-    height: 300,
-  });
-  const evalMap = createHeatmap(pair, {
-    title: 'Evaluation positions',
-    xTitle: 'dimension',
-    yTitle: 'position',
-    height: 300,
-  });
-  const nearest = createLinePlot(shell.plots, {
-    title: 'How close is each position to a trained one?',
-    xTitle: 'position p',
-    yTitle: 'cosine similarity',
-  });
-  const ropeHead = document.createElement('h3');
-  const factor = document.createElement('p');
-  factor.className = 'readout-big';
-  factor.setAttribute('role', 'status');
-  shell.plots.append(ropeHead, factor);
-  const freq = createLinePlot(shell.plots, {
-    title: 'RoPE inv_freq θᵢ per pair',
-    xTitle: 'pair i',
-    yTitle: 'θᵢ (rad / position)',
-  });
-  const ratio = createLinePlot(shell.plots, {
-    title: 'Scaled θᵢ / original θᵢ (YaRN’s ramp, llama3’s bands)',
-    xTitle: 'pair i',
-    yTitle: 'ratio',
-  });
-  const waves = createLinePlot(shell.plots, {
-    title: 'Wavelength 2π/θᵢ per pair',
-    xTitle: 'pair i',
-    yTitle: 'wavelength (positions)',
-  });
-  const byOffset = createLinePlot(shell.plots, {
-    title: 'RoPE: cosine between positions i and i + k (unit vector)',
-    xTitle: 'offset k',
-    yTitle: 'mean cosine',
-  });
-  const figures = () => [train, evalMap, nearest, freq, ratio, waves, byOffset].map((p) => p.figure);
-  let drawnFor = null;
+    const pair = document.createElement('div');
+    pair.className = 'grid-2';
+    shell.plots.append(pair);
+    const table = (name, title) =>
+      shell.heatmap(name, { title, xTitle: 'dimension', yTitle: 'position', height: 300 }, pair);
+    const curve = (name, title, xTitle, yTitle) => shell.lines(name, { title, xTitle, yTitle });
+    const train = table('train', 'Trained positions');
+    const evalMap = table('eval', 'Evaluation positions');
+    const nearest = curve('nearest', 'How close is each position to a trained one?', 'position p', 'cosine similarity');
+    const ropeHead = document.createElement('h3');
+    const factor = document.createElement('p');
+    factor.className = 'readout-big';
+    factor.setAttribute('role', 'status');
+    shell.plots.append(ropeHead, factor);
+    const freq = curve('freq', 'RoPE inv_freq θᵢ per pair', 'pair i', 'θᵢ (rad / position)');
+    const ratio = curve('ratio', 'Scaled θᵢ / original θᵢ (YaRN’s ramp, llama3’s bands)', 'pair i', 'ratio');
+    const waves = curve('wavelengths', 'Wavelength 2π/θᵢ per pair', 'pair i', 'wavelength (positions)');
+    const byOffset = curve(
+      'offset',
+      'RoPE: cosine between positions i and i + k (unit vector)',
+      'offset k',
+      'mean cosine',
+    );
 
-  async function update(state) {
-    const p = pick(state, 'ext');
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = JSON.stringify(p);
-    if (key === drawnFor) return;
-    await runJob({
-      shell,
-      compute,
-      job: 'extrapolation',
-      params: p,
-      figures,
-      errorKey: (msg) =>
-        /factor|f >=|f must/.test(msg)
-          ? 'ext.factor'
-          : /beta/.test(msg)
-            ? 'ext.bfast'
-            : /freq/.test(msg)
-              ? 'ext.lowff'
-              : null,
-      draw: (r) => {
-        drawnFor = key;
+    return {
+      draw(r, p) {
         train.update(r.heatmaps.train);
         train.figure.setTitle(`Trained: positions 0…${p.N - 1} (N = ${p.N}, D = ${p.D})`);
         evalMap.update({
@@ -141,21 +97,24 @@ export function createExtrapolationView({ root, store, compute }) {
           ],
           { refLines: [{ axis: 'x', value: p.N - 0.5, label: 'N' }] },
         );
-        const far = unseenSummary(r, p);
-        nearest.figure.setNote(far);
+        nearest.figure.setNote(unseenSummary(r, p));
         ropeHead.textContent = `RoPE scaling: ${p.scaling}${p.scaling === 'none' ? '' : ` × ${p.factor}`} (head width ${p.D}, trained on N = ${p.N}, run at L = ${p.L})`;
         factor.textContent = `attention factor (multiplies cos and sin): ${formatExact(r.attentionFactor)}`;
-        const pairs = range(r.invFreq.plain.length);
+        const { plain, scaled } = r.invFreq;
+        const pairs = range(plain.length);
         freq.update(
           [
-            { label: 'original', x: pairs, y: r.invFreq.plain },
-            { label: p.scaling, x: pairs, y: r.invFreq.scaled, dashed: true },
+            { label: 'original', x: pairs, y: plain },
+            { label: p.scaling, x: pairs, y: scaled, dashed: true },
           ],
           { logY: true },
         );
+        // In double: the core's θᵢ are doubles and the ratio is exactly 1 or 1/f outside the ramp.
         ratio.update(
-          [{ label: `${p.scaling} / original`, x: pairs, y: r.invFreq.scaled.map((v, i) => v / r.invFreq.plain[i]) }],
-          { logY: false },
+          [{ label: `${p.scaling} / original`, x: pairs, y: Float64Array.from(scaled, (v, i) => v / plain[i]) }],
+          {
+            logY: false,
+          },
         );
         waves.update(
           [
@@ -172,11 +131,9 @@ export function createExtrapolationView({ root, store, compute }) {
           { refLines: [{ axis: 'x', value: p.N, label: 'N' }] },
         );
       },
-    });
-  }
-
-  return { section: shell.section, update };
-}
+    };
+  },
+});
 
 function unseenSummary(r, p) {
   if (p.L <= p.N) return 'No unseen positions: L ≤ N.';

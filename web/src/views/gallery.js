@@ -2,9 +2,10 @@
 // reproduces its figure, with what the seed gets wrong. Links are ordinary hash links, so
 // they open in place, in a new tab, or get copied like any other permalink.
 import { SEED_CARDS } from '../content/gallery.js';
+import { viewNamed } from '../state/registry.js';
 import { presetHash } from '../state/url.js';
 
-export function createGalleryView({ root }) {
+export default function createGalleryView({ root }) {
   const section = document.createElement('section');
   section.className = 'view';
   section.id = 'view-gallery';
@@ -38,6 +39,7 @@ export function createGalleryView({ root }) {
       a.className = 'open';
       a.href = `#${presetHash(preset.state)}`;
       a.textContent = preset.label;
+      a.title = `Opens ${viewNamed(preset.state.view).title}`;
       links.append(a);
     }
     el.append(title, shows, wrong, links);

@@ -56,8 +56,8 @@ function painted(m, labels) {
   };
 }
 
-export function createGpt2View({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'gpt2', prefix: 'gpt', specs: SPECS });
+export default function createGpt2View({ root, store, compute }) {
+  const shell = createViewShell({ root, store, name: 'gpt2', specs: SPECS });
   createIntro(shell, { title: null, tex: TEX, note: NOTE });
 
   // --- Weights: file input, progress, memory (not part of the URL state) -------------------

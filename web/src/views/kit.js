@@ -1,10 +1,17 @@
 // What every view shares: a section with a controls panel and a plots area, picking its own
 // keys out of the store, and running its job on the worker with errors shown beside the
-// control that caused them while the last good plots stay up (marked stale).
+// control that caused them while the last good plots stay up (marked stale). defineView
+// holds the update cycle, so a view's file holds only its controls, figures and drawing.
+import { createBarPlot } from '../plots/barplot.js';
+import { createHeatmap } from '../plots/heatmap.js';
+import { createLinePlot } from '../plots/lineplot.js';
 import { refusal } from '../state/combinations.js';
+import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
 import { renderMath } from '../ui/math.js';
 import { markDrawn, markInput } from '../ui/timing.js';
+
+export { pick };
 
 /** A new element with an optional class and text. */
 export function el(tag, className, text) {
@@ -41,20 +48,15 @@ export function createIntro(shell, { title, tex, note } = {}) {
   return { title: heading, formula, note: paragraph };
 }
 
-/** The view's own state without its prefix: { 'enc.L': 50 } → { L: 50 }. */
-export function pick(state, prefix) {
-  const out = {};
-  for (const [key, value] of Object.entries(state)) {
-    if (key.startsWith(`${prefix}.`)) out[key.slice(prefix.length + 1)] = value;
-  }
-  return out;
-}
-
 /**
- * @param {{ root: HTMLElement, store: any, compute: any, name: string, prefix: string,
- *   intro?: (el: HTMLElement) => void, specs: import('../ui/controls.js').ControlSpec[] }} o
+ * The section of the registry's view `name`: intro, controls panel, status line, plots.
+ * `shell.heatmap / lines / bars(name, options, parent = plots)` make a plot whose frame carries
+ * its stable figure name from the registry (what embeds and their Embed buttons address).
+ * @param {{ root: HTMLElement, store: any, name: string,
+ *   specs: import('../ui/controls.js').ControlSpec[] }} o
  */
-export function createViewShell({ root, store, name, prefix, specs }) {
+export function createViewShell({ root, store, name, specs }) {
+  const view = viewNamed(name);
   const section = document.createElement('section');
   section.className = 'view';
   section.id = `view-${name}`;
@@ -74,7 +76,20 @@ export function createViewShell({ root, store, name, prefix, specs }) {
   section.append(intro, panel, status, plots);
   root.append(section);
   const controls = renderControls(panel, specs, store, { onInput: markInput });
-  return { section, intro, panel, status, plots, controls, prefix, drawn: false };
+  const named =
+    (create) =>
+    (figureName, options, parent = plots) => {
+      if (!Object.hasOwn(view.figures ?? {}, figureName)) throw new Error(`${name} declares no figure ${figureName}`);
+      const plot = create(parent, options);
+      plot.figure.el.dataset.figure = figureName;
+      return plot;
+    };
+  return {
+    ...{ section, intro, panel, status, plots, controls, view, prefix: view.prefix, drawn: false },
+    heatmap: named(createHeatmap),
+    lines: named(createLinePlot),
+    bars: named(createBarPlot),
+  };
 }
 
 /**
@@ -86,28 +101,36 @@ export function notUpdated(shell, message, { verb = 'updated', what = 'settings'
   return `Not ${verb}: ${message}. The plots show the last good ${what}.`;
 }
 
-function showRefusal(shell, figures, key, message) {
+const markStale = (shell, stale) => {
+  for (const f of shell.plots.querySelectorAll('.fig')) f.classList.toggle('stale', stale);
+};
+
+function showRefusal(shell, key, message) {
   if (key && shell.controls.has(key)) shell.controls.setError(key, message);
   shell.status.textContent = notUpdated(shell, message);
-  for (const f of figures()) f.setStale(true);
+  markStale(shell, true);
 }
 
 /**
- * Runs a job for a view and hands the result to draw(), or shows the error. Settings refused
- * together (state/combinations.js) are shown without asking the worker.
+ * Runs the view's job and hands the result to draw(), or shows the error beside the setting
+ * its field names (registry: settingOfField). Settings refused together
+ * (state/combinations.js) are shown without asking the worker.
  * @returns {Promise<boolean>} true when drawn
  */
-export async function runJob({ shell, compute, job, params, draw, figures, errorKey }) {
+export async function runJob({ shell, compute, params, draw }) {
   const refused = refusal(shell.prefix, params);
   if (refused) {
-    showRefusal(shell, figures, refused.key, refused.message);
+    showRefusal(shell, refused.key, refused.message);
     return false;
   }
   let result;
   try {
-    result = await compute.request(shell.prefix, job, params);
+    result = await compute.request(shell.prefix, shell.view.job, params);
   } catch (e) {
-    showRefusal(shell, figures, errorKey?.(e.message) ?? shell.controls.lastKey, e.message);
+    // An error without a field (an older core, a failure about no one setting) most likely
+    // comes from the control moved last; one whose field is no control here stays on the status line.
+    const key = e.field === undefined ? shell.controls.lastKey : settingOfField(shell.view, e.field, params);
+    showRefusal(shell, key, e.message);
     return false;
   }
   if (result === null) return false; // superseded by a newer request
@@ -115,7 +138,36 @@ export async function runJob({ shell, compute, job, params, draw, figures, error
   const t0 = performance.now();
   draw(result);
   shell.drawn = true;
-  for (const f of figures()) f.setStale(false);
+  markStale(shell, false);
   markDrawn(shell.prefix, { ...result.timing, drawMs: performance.now() - t0 });
   return true;
+}
+
+/**
+ * A view's factory ({ root, store, compute }) → { section, update }) from what is its own: its
+ * controls and `build(shell)`, which makes its figures and returns `draw(result, p)` and
+ * optionally `show(p, state)` (what changes with the settings before any compute). The cycle:
+ * pick the view's settings → show → sync the controls → clear errors → guards → skip when these
+ * settings are drawn → run the registry's job → draw, or route the error to its control.
+ * @param {string} name the view's name in the registry
+ * @param {{ controls: import('../ui/controls.js').ControlSpec[],
+ *   build: (shell: ReturnType<typeof createViewShell>, ctx: { store: any }) =>
+ *     { draw: (result: any, p: Record<string, any>) => void, show?: (p: Record<string, any>, state: any) => void } }} own
+ */
+export function defineView(name, { controls, build }) {
+  return function createView({ root, store, compute }) {
+    const shell = createViewShell({ root, store, name, specs: controls });
+    const own = build(shell, { store });
+    let drawnFor = null;
+    async function update(state) {
+      const p = pick(state, shell.prefix);
+      own.show?.(p, state);
+      shell.controls.sync(state);
+      shell.controls.clearErrors();
+      const key = JSON.stringify(p);
+      if (key === drawnFor) return;
+      if (await runJob({ shell, compute, params: p, draw: (r) => own.draw(r, p) })) drawnFor = key;
+    }
+    return { section: shell.section, update };
+  };
 }

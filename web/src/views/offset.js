@@ -1,10 +1,9 @@
 // View 4 — Offset matrix (seed 002's claim made checkable): for a fixed offset k there is one
 // matrix M_k, block diagonal with a 2×2 rotation per frequency, with PE(p+k) = M_k·PE(p) for
 // every p. Shows M_k, both sides of the equation, and their residual.
-import { createHeatmap } from '../plots/heatmap.js';
 import { formatExact } from '../plots/format.js';
-import { createLinePlot, range } from '../plots/lineplot.js';
-import { createIntro, createViewShell, pick, runJob } from './kit.js';
+import { range } from '../plots/lineplot.js';
+import { createIntro, defineView } from './kit.js';
 
 const SPECS = [
   { key: 'off.D', label: 'width D', kind: 'slider', step: 2, max: 256 },
@@ -19,38 +18,19 @@ const NOTE =
   'Seed 002 states that PE(pos+k) is a linear function of PE(pos) for any fixed k, without showing it. It holds because sin and cos of a pair share one frequency: the angle-addition formulas make each pair rotate by kωᵢ, whatever p is. ' +
   'M_k depends on k only, not on p (move p: the matrix stays). The residual is float32 rounding. The sliders cover D ≤ 256 and |k| ≤ 100; type larger values in the number boxes.';
 
-export function createOffsetView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'offset', prefix: 'off', specs: SPECS });
-  createIntro(shell, { title: 'Offset matrix', tex: TEX, note: NOTE });
-
-  const matrix = createHeatmap(shell.plots, { title: 'M_k', xTitle: 'column', yTitle: 'row', height: 380 });
-  const sides = createLinePlot(shell.plots, {
-    title: 'PE(p + k) and M_k · PE(p)',
-    xTitle: 'dimension',
-    yTitle: 'value',
-  });
-  const residual = createLinePlot(shell.plots, {
-    title: 'Residual PE(p + k) − M_k · PE(p)',
-    xTitle: 'dimension',
-    yTitle: 'residual',
-  });
-  const figures = () => [matrix.figure, sides.figure, residual.figure];
-  let drawnFor = null;
-
-  async function update(state) {
-    const p = pick(state, 'off');
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = JSON.stringify(p);
-    if (key === drawnFor) return;
-    await runJob({
-      shell,
-      compute,
-      job: 'offset',
-      params: p,
-      figures,
-      draw: (r) => {
-        drawnFor = key;
+export default defineView('offset', {
+  controls: SPECS,
+  build(shell) {
+    createIntro(shell, { title: 'Offset matrix', tex: TEX, note: NOTE });
+    const matrix = shell.heatmap('matrix', { title: 'M_k', xTitle: 'column', yTitle: 'row', height: 380 });
+    const sides = shell.lines('sides', { title: 'PE(p + k) and M_k · PE(p)', xTitle: 'dimension', yTitle: 'value' });
+    const residual = shell.lines('residual', {
+      title: 'Residual PE(p + k) − M_k · PE(p)',
+      xTitle: 'dimension',
+      yTitle: 'residual',
+    });
+    return {
+      draw(r, p) {
         matrix.update(r.heatmaps.main);
         matrix.figure.setTitle(`M_k for k = ${p.k} (${p.D} × ${p.D}, block diagonal)`);
         const x = range(p.D);
@@ -64,8 +44,6 @@ export function createOffsetView({ root, store, compute }) {
           `max |residual| = ${formatExact(r.maxAbs)} (float32 rounding is about 6e-8 per operation)`,
         );
       },
-    });
-  }
-
-  return { section: shell.section, update };
-}
+    };
+  },
+});

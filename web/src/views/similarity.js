@@ -1,10 +1,9 @@
 // View 2 — Similarity: cos (or dot) similarity of the encodings of every pair of positions
 // (seed 001's matshow), its mean by offset |i − j|, and for RoPE the q·k decay bound.
 import { METHOD_INFO } from '../content/methods.js';
-import { createHeatmap } from '../plots/heatmap.js';
-import { createLinePlot, range } from '../plots/lineplot.js';
-import { CMAPS, VECTOR_METHODS } from '../state/schema.js';
-import { createViewShell, pick, runJob } from './kit.js';
+import { range } from '../plots/lineplot.js';
+import { CMAPS, VECTOR_METHODS } from '../state/registry.js';
+import { defineView } from './kit.js';
 
 const is =
   (...methods) =>
@@ -37,51 +36,39 @@ const NOTES = {
   learned:
     'An untrained (seeded random) table: positions are nearly orthogonal to each other. Training is what would give it structure.',
   rope: 'For RoPE the rows are rotations of one unit vector, so cos(q_i, q_j) depends only on i − j. The second curve is RoFormer’s upper bound on |q·k| against distance (§3.4.3): the long-term decay.',
-  nope: 'NoPE adds nothing: every position’s vector is zero. The core defines the cosine of a zero vector as 0 (not NaN), so the matrix is all zeros: positions are indistinguishable.',
+  none: 'NoPE adds nothing: every position’s vector is zero. The core defines the cosine of a zero vector as 0 (not NaN), so the matrix is all zeros: positions are indistinguishable.',
 };
 
-export function createSimilarityView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'similarity', prefix: 'sim', specs: SPECS });
-  const note = document.createElement('p');
-  note.className = 'note';
-  shell.intro.append(note);
-  const heat = createHeatmap(shell.plots, {
-    title: 'Similarity matrix',
-    xTitle: 'position j',
-    yTitle: 'position i',
-    height: 420,
-  });
-  const byOffset = createLinePlot(shell.plots, {
-    title: 'Mean similarity by offset |i − j|',
-    xTitle: 'offset |i − j|',
-    yTitle: 'similarity',
-  });
-  const decay = createLinePlot(shell.plots, {
-    title: 'RoPE: bound on |q·k| vs distance (RoFormer §3.4.3)',
-    xTitle: 'distance m',
-    yTitle: 'bound',
-  });
-  const figures = () => [heat.figure, byOffset.figure, decay.figure];
-  let drawnFor = null;
-
-  async function update(state) {
-    const p = pick(state, 'sim');
-    note.textContent = NOTES[p.method];
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = JSON.stringify(p);
-    if (key === drawnFor) return;
-    await runJob({
-      shell,
-      compute,
-      job: 'similarity',
-      params: p,
-      figures,
-      draw: (r) => {
-        drawnFor = key;
+export default defineView('similarity', {
+  controls: SPECS,
+  build(shell) {
+    const note = document.createElement('p');
+    note.className = 'note';
+    shell.intro.append(note);
+    const heat = shell.heatmap('matrix', {
+      title: 'Similarity matrix',
+      xTitle: 'position j',
+      yTitle: 'position i',
+      height: 420,
+    });
+    const byOffset = shell.lines('offset', {
+      title: 'Mean similarity by offset |i − j|',
+      xTitle: 'offset |i − j|',
+      yTitle: 'similarity',
+    });
+    const decay = shell.lines('decay', {
+      title: 'RoPE: bound on |q·k| vs distance (RoFormer §3.4.3)',
+      xTitle: 'distance m',
+      yTitle: 'bound',
+    });
+    return {
+      show(p) {
+        note.textContent = NOTES[p.method];
+      },
+      draw(r, p) {
         heat.update(r.heatmaps.main);
         heat.figure.setTitle(
-          `${p.metric === 'cosine' ? 'Cosine similarity' : 'Dot product'} of ${p.method} encodings, ${p.L} × ${p.L} (D = ${p.D})`,
+          `${p.metric === 'cosine' ? 'Cosine similarity' : 'Dot product'} of ${p.method === 'none' ? 'NoPE' : p.method} encodings, ${p.L} × ${p.L} (D = ${p.D})`,
         );
         byOffset.update([{ label: `mean ${p.metric}`, x: range(r.byOffset.length), y: r.byOffset }], {
           yTitle: p.metric,
@@ -89,8 +76,6 @@ export function createSimilarityView({ root, store, compute }) {
         decay.figure.el.hidden = !r.decay;
         if (r.decay) decay.update([{ label: 'RoFormer bound', x: range(r.decay.length), y: r.decay }]);
       },
-    });
-  }
-
-  return { section: shell.section, update };
-}
+    };
+  },
+});

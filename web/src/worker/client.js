@@ -47,7 +47,7 @@ export function createComputeClient(makeWorker, options = {}) {
       if (data.type === 'progress') return r.task.onProgress?.(data.data);
       running.delete(data.id);
       if (data.type === 'result') r.task.resolve(data.result);
-      else r.task.reject(new Error(data.message));
+      else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
       next(r.ch);
     });
     worker.addEventListener('error', (e) => {

@@ -1,8 +1,9 @@
 // The compute worker: loads the wasm core once, then runs one job per message and posts the
-// result (buffers transferred, not copied) or the error message. The UI thread never waits
-// on the core. A job may be async and may report progress ({ type: 'progress', id, data });
-// jobs can keep state here between messages (the GPT-2 view's model stays loaded). GPT-2
-// jobs run on their own module (poslab-gpt2), fetched the first time one is asked for.
+// result (buffers transferred, not copied) or the error's message and field (PosLabError.field
+// or a job's fieldError: an Error's own properties do not survive postMessage). The UI thread
+// never waits on the core. A job may be async and may report progress ({ type: 'progress', id,
+// data }); jobs can keep state here between messages (the GPT-2 view's model stays loaded).
+// GPT-2 jobs run on their own module (poslab-gpt2), fetched the first time one is asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
@@ -64,6 +65,6 @@ self.onmessage = async ({ data: { id, job, params } }) => {
     result.timing = { computeMs, paintMs: performance.now() - t0 - computeMs, bitmapMs: result.bitmapMs ?? 0 };
     self.postMessage({ type: 'result', id, result }, transfer);
   } catch (e) {
-    self.postMessage({ type: 'error', id, message: e?.message ?? String(e) });
+    self.postMessage({ type: 'error', id, message: e?.message ?? String(e), field: e?.field });
   }
 };

@@ -1,7 +1,7 @@
 // View 3: a model trained on positions 0…N−1 and run on 0…L−1. Sinusoidal tables for both
 // lengths, how close each position's vector is to the nearest trained one, and what each
 // RoPE scaling does to the frequencies, wavelengths and attention factor.
-import { assertAllowed } from '../../state/combinations.js';
+import { assertAllowed, fieldError } from '../../state/combinations.js';
 import { ropeUnitInput } from './tables.js';
 import { valueRange } from '../../plots/colormap.js';
 
@@ -44,7 +44,7 @@ export function nearestTrained(sim, L, N) {
 
 export function extrapolation(lab, p) {
   const { N, L, D } = p;
-  if (L > MAX_EVAL_LENGTH) throw new RangeError(`the evaluation length is limited to ${MAX_EVAL_LENGTH} here`);
+  if (L > MAX_EVAL_LENGTH) throw fieldError('L', `the evaluation length is limited to ${MAX_EVAL_LENGTH} here`);
   assertAllowed('ext', p); // even D, L ≥ N
   const train = lab.sinusoidal({ length: N, dim: D, base: p.base });
   const evalTable = lab.sinusoidal({ length: L, dim: D, base: p.base });

@@ -2,6 +2,8 @@
 // of its own (it rotates q and k), so its "table" is RoPE applied to the unit vector e that
 // has 1 in the first member of every rotated pair: row p is then (cos pθᵢ, sin pθᵢ) per pair.
 
+import { fieldError } from '../../state/combinations.js';
+
 /** @typedef {{ data: Float32Array, shape: number[] }} Tensor */
 
 /** Unit input for RoPE: (L, D), 1 at the first member of each pair for the given pairing. */
@@ -17,18 +19,18 @@ export function ropeUnitInput(L, D, style) {
 /**
  * @param {any} lab the PosLab API (createPosLab)
  * @param {{ method: string, L: number, D: number, base?: number, layout?: string, style?: string, seed?: number }} p
- * @returns {Tensor} (L, D)
+ * @returns {Tensor} (L, D); absent options are the core's defaults
  */
-export function encodingTable(lab, { method, L, D, base = 10000, layout = 'interleaved', style = 'neox', seed = 0 }) {
+export function encodingTable(lab, { method, L, D, base, layout, style, seed }) {
   switch (method) {
     case 'sinusoidal':
       return lab.sinusoidal({ length: L, dim: D, base, layout });
     case 'learned':
       return lab.learned({ length: L, dim: D, seed });
     case 'rope':
-      if (D % 2) throw new RangeError(`RoPE rotates pairs: D must be even, got ${D}`);
+      if (D % 2) throw fieldError('D', `RoPE rotates pairs: D must be even, got ${D}`);
       return lab.rope(ropeUnitInput(L, D, style), { style, base });
-    case 'nope':
+    case 'none':
       // No positional signal: the table NoPE adds is zero everywhere.
       return { data: new Float32Array(L * D), shape: [L, D] };
     default:

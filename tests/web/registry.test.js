@@ -1,0 +1,73 @@
+// The view registry is the one list the page's parts read: the URL schema is its views'
+// settings, the embeds' plot names are its figures (older names and positions still resolve),
+// each view's job exists, and an error's field lands on the control it is about.
+import { describe, expect, it } from 'vitest';
+import { PLOTS, plotFor, resolvePlot } from '../../web/src/embed/plots.js';
+import { SCHEMA, VIEWS, settingOfField, viewNamed } from '../../web/src/state/registry.js';
+import { JOBS } from '../../web/src/worker/jobs/index.js';
+
+describe('view registry', () => {
+  it('Registry.SchemaIsEveryViewsSettings', () => {
+    const prefixes = VIEWS.filter((v) => v.prefix).map((v) => v.prefix);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+    expect(new Set(VIEWS.map((v) => v.name)).size).toBe(VIEWS.length);
+    expect(SCHEMA.view.values).toEqual(VIEWS.map((v) => v.name));
+    for (const key of Object.keys(SCHEMA)) {
+      if (key === 'view' || key === 'theme') continue;
+      const [prefix, short] = key.split('.');
+      expect(Object.hasOwn(VIEWS.find((v) => v.prefix === prefix).settings, short), key).toBe(true);
+    }
+  });
+
+  it('Registry.EveryJobExistsAndEveryViewLoads', () => {
+    for (const v of VIEWS) {
+      if (v.job) expect(Object.hasOwn(JOBS, v.job), v.name).toBe(true);
+      expect(typeof v.load, v.name).toBe('function');
+    }
+  });
+
+  it('Registry.EmbedPlotNamesAreStableAndOldOnesResolve', () => {
+    // The names embeds have used since they shipped: none may disappear.
+    expect(Object.keys(PLOTS)).toEqual([
+      'encodings.table',
+      'encodings.vectors',
+      'encodings.waves',
+      'encodings',
+      'similarity.matrix',
+      'similarity.offset',
+      'similarity',
+      'extrapolation',
+      'offset.matrix',
+      'offset.residual',
+      'offset',
+      'attention',
+    ]);
+    expect(resolvePlot('heatmap')).toBe('encodings.table');
+    expect(resolvePlot('table')).toBe('encodings.table');
+    expect(resolvePlot('similarity')).toBe('similarity');
+    expect(resolvePlot('offset.2')).toBe('offset.residual'); // its position among the view's figures
+    expect(resolvePlot('encodings.1')).toBe('encodings.vectors');
+    expect(resolvePlot('offset.sides')).toBeNull(); // a figure without an embed of its own
+    expect(resolvePlot('gpt2')).toBeNull();
+    expect(plotFor('offset', 'sides')).toBe('offset'); // its Embed button embeds the view
+    expect(plotFor('offset', 'residual')).toBe('offset.residual');
+    expect(plotFor('gallery', undefined)).toBeNull();
+  });
+
+  it.each([
+    ['extrapolation', 'lowFreqFactor', {}, 'ext.lowff'], // "llama3 needs 0 < low_freq_factor < …"
+    ['extrapolation', 'highFreqFactor', {}, 'ext.highff'],
+    ['extrapolation', 'betaFast', {}, 'ext.bfast'],
+    ['extrapolation', 'factor', {}, 'ext.factor'],
+    ['extrapolation', 'base', {}, 'ext.base'],
+    ['extrapolation', 'originalLength', {}, 'ext.N'],
+    ['encodings', 'maxDistance', { method: 'shaw' }, 'enc.clip'],
+    ['encodings', 'maxDistance', { method: 't5' }, 'enc.maxdist'],
+    ['attention', 'text', {}, 'att.text'],
+    ['attention', 'heads', {}, 'att.H'],
+    ['attention', 'q', {}, null],
+    ['offset', undefined, {}, null],
+  ])('Registry.ErrorFieldFindsItsControl (%s %s)', (name, field, p, key) => {
+    expect(settingOfField(viewNamed(name), field, p)).toBe(key);
+  });
+});

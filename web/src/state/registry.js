@@ -1,0 +1,290 @@
+// Every view of the playground, declared once (TensorFlow Playground's State.PROPS, per view):
+// its name, URL prefix, tab title, settings (the URL schema of its controls), figures by
+// stable name (what embeds address), the worker job it runs, which of its settings an error
+// field names, and the code that builds it (loaded on first use). Tabs, routing, the URL
+// state, the combination rules, embeds and the gallery read this list, and so does SCHEMA.
+import { bool, int, intList, num, oneOf, text, token } from './types.js';
+
+// The core's names and defaults the settings use: one copy on the web side, checked against
+// the core's own lists (lab.names, lab.defaults) by tests/web/names.test.js.
+export const METHODS = ['sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'none'];
+export const VECTOR_METHODS = ['sinusoidal', 'learned', 'rope', 'none'];
+export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
+export const ROPE_STYLES = ['neox', 'gptj'];
+export const LAYOUTS = ['interleaved', 'concat'];
+export const METRICS = ['cosine', 'dot'];
+export const BIASES = ['none', 'alibi', 't5'];
+export const MASKS = ['none', 'causal', 'window', 'custom']; // 'custom': the page's own (cells drawn on it)
+export const GPT2_POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
+export const CORE_DEFAULTS = {
+  base: 10000,
+  layout: 'interleaved',
+  metric: 'cosine',
+  rope: { style: 'neox', lowFreqFactor: 1, highFreqFactor: 4, betaFast: 32, betaSlow: 1 },
+  t5: { numBuckets: 32, maxDistance: 128 },
+};
+
+export const CMAPS = ['viridis', 'Blues', 'RdBu'];
+export const GPT2_INITS = ['mini', 'small'];
+// Old links wrote NoPE as 'nope'; they still open (read as 'none', written back as 'none').
+const METHOD_ALIASES = { nope: 'none' };
+
+// Custom attention mask: "<L>.<base64url bits, row-major, query × key, 1 = hidden>".
+export const CUSTOM_MASK_RE = /^$|^[1-9]\d{0,1}\.[A-Za-z0-9_-]{1,700}$/;
+
+const { rope, t5 } = CORE_DEFAULTS;
+const base = num(CORE_DEFAULTS.base, 1.0001, 1e9);
+const layout = oneOf(LAYOUTS, CORE_DEFAULTS.layout);
+const style = oneOf(ROPE_STYLES, rope.style);
+const seed = int(0, 0, 2147483647);
+const cmap = (def) => oneOf(CMAPS, def);
+
+/**
+ * @typedef {{ title: string, height?: number, aliases?: string[] }} FigureDecl a figure of a
+ *   view; with `height` an embed may show it alone as `<view>.<name>` (aliases: older names).
+ * @typedef {{ name: string, prefix?: string, title: string, settings?: Record<string, any>,
+ *   figures?: Record<string, FigureDecl>, embed?: { height: number } | null, job?: string,
+ *   fields?: Record<string, string | ((p: any) => string)>, load: () => Promise<Function> }} ViewDecl
+ *   `fields`: an error's field (a core option's camelCase name, or a job's parameter) → the
+ *   setting it is about, where the names differ; a field that is one of the view's settings
+ *   needs no entry.
+ */
+
+/** @type {ViewDecl[]} in tab order */
+export const VIEWS = [
+  {
+    name: 'encodings',
+    prefix: 'enc',
+    title: 'Encodings',
+    // The defaults reproduce seed 002's 50 × 512 viridis table (content/gallery.js).
+    settings: {
+      method: oneOf(METHODS, 'sinusoidal', METHOD_ALIASES),
+      L: int(50, 1, 8192),
+      D: int(512, 2, 4096),
+      base,
+      layout,
+      style,
+      heads: int(8, 1, 64),
+      head: int(0, 0, 63),
+      buckets: int(t5.numBuckets, 2, 1024),
+      maxdist: int(t5.maxDistance, 1, 65536),
+      bidir: bool(true),
+      clip: int(4, 0, 8192),
+      seed,
+      pos: intList([0, 1, 2, 10, 25, 49], 0, 65535, 16),
+      dims: intList([0, 2, 8, 32], 0, 65535, 16),
+      cmap: cmap('viridis'),
+    },
+    figures: {
+      table: { title: 'Encoding table', height: 470, aliases: ['heatmap', 'table'] },
+      vectors: { title: 'Vectors of chosen positions', height: 350 },
+      waves: { title: 'Waves of chosen dimensions', height: 350 },
+      slopes: { title: 'ALiBi slopes' },
+    },
+    embed: { height: 1400 },
+    job: 'encodings',
+    fields: {
+      length: 'L',
+      dim: 'D',
+      queryLength: 'L',
+      keyLength: 'L',
+      numBuckets: 'buckets',
+      maxDistance: (p) => (p.method === 'shaw' ? 'clip' : 'maxdist'),
+      bidirectional: 'bidir',
+    },
+    load: () => import('../views/encodings.js').then((m) => m.default),
+  },
+  {
+    name: 'similarity',
+    prefix: 'sim',
+    title: 'Similarity',
+    // Seed 001's 300 × 512 cosine similarity.
+    settings: {
+      method: oneOf(VECTOR_METHODS, 'sinusoidal', METHOD_ALIASES),
+      L: int(300, 1, 4096),
+      D: int(512, 2, 4096),
+      base,
+      layout,
+      style,
+      metric: oneOf(METRICS, CORE_DEFAULTS.metric),
+      seed,
+      cmap: cmap('Blues'),
+    },
+    figures: {
+      matrix: { title: 'Similarity matrix', height: 510 },
+      offset: { title: 'Mean similarity by offset', height: 350 },
+      decay: { title: 'RoPE decay bound' },
+    },
+    embed: { height: 1200 },
+    job: 'similarity',
+    fields: { length: 'L', dim: 'D', headDim: 'D', maxDistance: 'L' },
+    load: () => import('../views/similarity.js').then((m) => m.default),
+  },
+  {
+    name: 'extrapolation',
+    prefix: 'ext',
+    title: 'Out-of-scope lengths',
+    // Seed 000's 50 vs 100 at D = 64.
+    settings: {
+      N: int(50, 1, 4096),
+      L: int(100, 1, 4096),
+      D: int(64, 2, 1024),
+      base,
+      scaling: oneOf(SCALINGS, 'yarn'),
+      factor: num(2, 1, 1024),
+      lowff: num(rope.lowFreqFactor, 0.001, 1000),
+      highff: num(rope.highFreqFactor, 0.001, 1000),
+      bfast: num(rope.betaFast, 0.001, 1e6),
+      bslow: num(rope.betaSlow, 0.001, 1e6),
+      cmap: cmap('viridis'),
+    },
+    figures: {
+      train: { title: 'Trained positions' },
+      eval: { title: 'Evaluation positions' },
+      nearest: { title: 'Closeness to a trained position' },
+      freq: { title: 'RoPE inv_freq' },
+      ratio: { title: 'Scaled / original inv_freq' },
+      wavelengths: { title: 'Wavelengths' },
+      offset: { title: 'RoPE cosine by offset' },
+    },
+    embed: { height: 2200 },
+    job: 'extrapolation',
+    fields: {
+      headDim: 'D',
+      dim: 'D',
+      totalLength: 'L',
+      length: 'L',
+      originalLength: 'N',
+      lowFreqFactor: 'lowff',
+      highFreqFactor: 'highff',
+      betaFast: 'bfast',
+      betaSlow: 'bslow',
+    },
+    load: () => import('../views/extrapolation.js').then((m) => m.default),
+  },
+  {
+    name: 'offset',
+    prefix: 'off',
+    title: 'Offset matrix',
+    settings: {
+      D: int(16, 2, 1024),
+      k: int(3, -65536, 65536),
+      p: int(10, 0, 65536),
+      base,
+    },
+    figures: {
+      matrix: { title: 'Offset matrix M_k', height: 470 },
+      sides: { title: 'PE(p + k) and M_k · PE(p)' },
+      residual: { title: 'Offset residual', height: 350 },
+    },
+    embed: { height: 1200 },
+    job: 'offset',
+    fields: { dim: 'D', offset: 'p' },
+    load: () => import('../views/offset.js').then((m) => m.default),
+  },
+  {
+    name: 'attention',
+    prefix: 'att',
+    title: 'Attention & masks',
+    settings: {
+      text: text('the quick brown fox jumps over the lazy dog [PAD] [PAD]', 400),
+      input: oneOf(['tokens', 'position'], 'tokens'),
+      pe: oneOf(['sinusoidal', 'learned', 'none'], 'sinusoidal'),
+      rope: bool(false),
+      bias: oneOf(BIASES, 'none'),
+      mask: oneOf(MASKS, 'causal'),
+      window: int(3, 1, 64),
+      pad: bool(true),
+      custom: token('', CUSTOM_MASK_RE, 704),
+      D: int(64, 2, 1024),
+      H: int(4, 1, 16),
+      head: int(0, 0, 15),
+      seed,
+      cmap: cmap('viridis'),
+    },
+    figures: {
+      scores: { title: 'Raw scores' },
+      bias: { title: 'Position bias' },
+      mask: { title: 'Mask' },
+      logits: { title: 'Scores + bias + mask' },
+      weights: { title: 'Softmax weights' },
+      output: { title: 'Head output' },
+      heads: { title: 'Weights of every head' },
+      entropy: { title: 'Attention entropy per head' },
+    },
+    embed: { height: 1600 },
+    job: 'attention',
+    fields: { heads: 'H', dim: 'D', window: 'window', keyPadding: 'pad' },
+    load: () => import('../views/attention.js').then((m) => m.default),
+  },
+  {
+    name: 'gallery',
+    title: 'Seed gallery',
+    load: () => import('../views/gallery.js').then((m) => m.default),
+  },
+  {
+    name: 'gpt2',
+    prefix: 'gpt',
+    title: 'GPT-2',
+    // A loaded checkpoint is not part of the link: the file stays on the machine.
+    settings: {
+      text: text('The cat sat on the mat because it was warm', 2000),
+      position: oneOf(GPT2_POSITIONS, 'learned'),
+      layer: int(0, 0, 47),
+      head: int(0, 0, 31),
+      init: oneOf(GPT2_INITS, 'mini'),
+    },
+    figures: {},
+    embed: null, // a local checkpoint cannot travel in an embed
+    load: () => import('../views/gpt2.js').then((m) => m.default),
+  },
+];
+
+export const VIEW_NAMES = VIEWS.map((v) => v.name);
+
+/** The view declared as `name` (undefined when there is none). */
+export const viewNamed = (name) => VIEWS.find((v) => v.name === name);
+
+/** The view whose settings carry `prefix` (undefined when there is none). */
+export const viewOfPrefix = (prefix) => VIEWS.find((v) => v.prefix === prefix);
+
+/** A view's own settings without their prefix: pick(state, 'enc') turns 'enc.L' into L. */
+export function pick(state, prefix) {
+  const out = {};
+  for (const [key, value] of Object.entries(state)) {
+    if (key.startsWith(`${prefix}.`)) out[key.slice(prefix.length + 1)] = value;
+  }
+  return out;
+}
+
+/**
+ * The setting key (with prefix) an error is about: its `field` through the view's `fields`
+ * table, or the field itself when it names one of the view's settings; null otherwise.
+ * @param {ViewDecl} view
+ * @param {string | undefined} field
+ * @param {Record<string, any>} p the view's settings (without prefix), for fields that depend on them
+ */
+export function settingOfField(view, field, p) {
+  if (typeof field !== 'string' || !view.settings) return null;
+  const entry = Object.hasOwn(view.fields ?? {}, field) ? view.fields[field] : field;
+  const short = typeof entry === 'function' ? entry(p) : entry;
+  return Object.hasOwn(view.settings, short) ? `${view.prefix}.${short}` : null;
+}
+
+/** Every setting, keyed by its name in the URL hash ('enc.L', …; 'view' and 'theme' are the page's). */
+export const SCHEMA = {
+  view: oneOf(VIEW_NAMES, 'encodings'),
+  theme: oneOf(['auto', 'light', 'dark'], 'auto'),
+  ...Object.fromEntries(
+    VIEWS.flatMap((v) => Object.entries(v.settings ?? {}).map(([k, type]) => [`${v.prefix}.${k}`, type])),
+  ),
+};
+
+/** A fresh copy of every default (lists copied so callers may not share them). */
+export function defaults() {
+  const out = {};
+  for (const [key, type] of Object.entries(SCHEMA)) {
+    out[key] = Array.isArray(type.def) ? [...type.def] : type.def;
+  }
+  return out;
+}
