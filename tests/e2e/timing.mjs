@@ -1,22 +1,15 @@
-// Timings printed (not asserted): a slider step → recompute + redraw at L=512, D=512 and at
-// L=8192, D=1024 (with the longest main-thread stall while it runs), and first load to the
-// first drawn plot. Also written to test-output/e2e/timings.json.
+// `npm run timing:e2e`: a report, not a test (nothing here can pass or fail on speed). Prints
+// a slider step → recompute + redraw at L=512, D=512 and at L=8192, D=1024 (with the longest
+// main-thread stall while it runs), and first load to the first drawn plot; also writes
+// test-output/e2e/timings.json. Builds and serves dist/ as the e2e run does
+// (POSLAB_E2E_NO_BUILD=1 reuses dist/). Exits non-zero when a page reports an error, since
+// its figures would then mean nothing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import serve from './global-setup.js';
 import { drawn, launch, openPage, outDir } from './helpers/browser.js';
 
-let browser;
-let base;
 const results = {};
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-  fs.writeFileSync(path.join(outDir, 'timings.json'), `${JSON.stringify(results, null, 2)}\n`);
-});
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -84,8 +77,13 @@ function report(name, rows) {
   );
 }
 
-describe('timings', () => {
-  it('Timing.FirstLoadToFirstPlot', async () => {
+/** A page's errors make its timings meaningless: stop with them. */
+function noProblems(name, problems) {
+  if (problems.length) throw new Error(`${name}: the page reported ${problems.join('; ')}`);
+}
+
+const MEASURES = {
+  async firstLoad(browser, base) {
     const { page, context, problems } = await openPage(browser, base);
     await drawn(page, 'enc');
     const t = await page.evaluate(() => ({
@@ -96,25 +94,36 @@ describe('timings', () => {
     console.log(
       `[timing] first load: DOMContentLoaded ${fmt(t.domContentLoaded)}, first plot drawn ${fmt(t.firstPlot)} after navigation start`,
     );
-    expect(problems).toEqual([]);
+    noProblems('first load', problems);
     await context.close();
-  });
+  },
 
-  it('Timing.SliderAt512x512', async () => {
+  async slider512(browser, base) {
     const { page, context, problems } = await openPage(browser, `${base}#enc.L=512&enc.D=512`);
     await drawn(page, 'enc');
     await slide(page, 'ArrowRight', 3); // warm-up
     report('L=512 D=512', await slide(page, 'ArrowRight', 30));
-    expect(problems).toEqual([]);
+    noProblems('L=512 D=512', problems);
     await context.close();
-  });
+  },
 
-  it('Timing.SliderAt8192x1024', async () => {
+  async slider8192(browser, base) {
     const { page, context, problems } = await openPage(browser, `${base}#enc.L=8192&enc.D=1024`);
     await drawn(page, 'enc');
     await slide(page, 'ArrowLeft', 1); // warm-up
     report('L=8192 D=1024', await slide(page, 'ArrowLeft', 8));
-    expect(problems).toEqual([]);
+    noProblems('L=8192 D=1024', problems);
     await context.close();
-  });
-});
+  },
+};
+
+let base = null;
+const stop = await serve({ provide: (_key, url) => (base = url) });
+const browser = await launch();
+try {
+  for (const measure of Object.values(MEASURES)) await measure(browser, base);
+} finally {
+  await browser.close();
+  await stop();
+  fs.writeFileSync(path.join(outDir, 'timings.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
