@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "poslab/attention.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab::cuda::detail {
@@ -17,8 +18,9 @@ double check_attention(const AttentionDims& n, const AttentionConfig& config) {
                   "attention input (B, H, L, d)");
   }
   if (config.mask.kind == MaskKind::kSlidingWindow) {
-    require(config.mask.window >= 1, "window size must be at least 1");
+    require(config.mask.window >= 1, "window", "window size must be at least 1");
   }
+  check_mask_offset(config.mask.offset);  // so i + offset fits the kernels' int
   const double scale = config.scale != 0.0 ? config.scale : 1.0 / std::sqrt(double(n.d));
   require(std::isfinite(scale), "scale must be finite");
   return scale;

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   unsigned char* sPad = reinterpret_cast<unsigned char*>(sV + kBc * D);  // this tile's padding
 
   // Masked blocks with more rows see more keys: start those first.
-  const int m_tile = a.mask.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int m_tile = a.mask.rule.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int m0 = m_tile * kBr;
   const int h = blockIdx.y, b = blockIdx.z;
   const long long bh = static_cast<long long>(b) * a.H + h;
@@ -84,10 +84,10 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, t = lane & 3;  // accumulator row g (and g + 8), columns 2t, 2t + 1
 
-  // Key tiles [n_begin, n_end) hold every key some row of this block may see.
-  int n_end = a.Lk;
-  if (a.mask.causal && m0 + kBr < n_end) n_end = m0 + kBr;
-  const int n_begin = a.mask.first_key(m0) / kBc * kBc;
+  // Key tiles [n_begin, n_end) hold every key some row of this block may see: the rows'
+  // ranges (mask.hpp) only move right as the row grows.
+  const int n_end = a.mask.last_key(m0 + kBr - 1, a.Lk);
+  const int n_begin = a.mask.first_key(m0, a.Lk) / kBc * kBc;
 
   load_tile<T, D>(sQ, Q, m0, a.Lq);
   if (n_begin < n_end) load_tile<T, D>(sK, K, n_begin, a.Lk);
@@ -166,8 +166,10 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
         }
       }
     }
-    const bool edge = n0 + kBc > a.Lk || padded || (a.mask.causal && n0 + kBc - 1 > m0) ||
-                      (a.mask.windowed && m0 + kBr - 1 - n0 >= a.mask.window);
+    // Every row sees the whole tile when it lies in the last row's first key onwards and
+    // before the first row's last key (which is at most Lk).
+    const bool edge =
+        padded || n0 < a.mask.first_key(m0 + kBr - 1, a.Lk) || n0 + kBc > a.mask.last_key(m0, a.Lk);
     if (edge) {
 #pragma unroll
       for (int nt = 0; nt < kBc / 8; ++nt) {
@@ -175,9 +177,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
         for (int e = 0; e < 4; ++e) {
           const int i = row_i[e >> 1];
           const int j = n0 + nt * 8 + 2 * t + (e & 1);
-          const bool hidden = j >= a.Lk || (a.mask.causal && j > i) ||
-                              (a.mask.windowed && i - j >= a.mask.window) ||
-                              (padded && sPad[j - n0]);
+          const bool hidden = a.mask.rule.hides(i, j, a.Lk) || (padded && sPad[j - n0]);
           if (hidden) s[nt][e] = -INFINITY;
         }
       }

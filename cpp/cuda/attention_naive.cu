@@ -86,7 +86,7 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
   const int b = row / (a.Lq * a.H);
   float* srow = S + static_cast<long long>(row) * a.Lk;
   T* prow = reinterpret_cast<T*>(srow);
-  const int lo = a.mask.first_key(i), hi = a.mask.last_key(i, a.Lk);
+  const int lo = a.mask.first_key(i, a.Lk), hi = a.mask.last_key(i, a.Lk);
   const float* brow = a.bias ? a.bias + (static_cast<long long>(h) * a.Lq + i) * a.Lk : nullptr;
   const double slope = a.alibi ? formulas::alibi_slope(int(h), int(a.H)) : 0.0;
 
@@ -109,7 +109,7 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
     for (int e = 0; e < V; ++e) {
       const int j = j0 + e;
       float s = -INFINITY;
-      if (any && j >= lo && j < hi && !(a.mask.key_padding && a.mask.key_padding[b * a.Lk + j])) {
+      if (any && !a.mask.hides(i, j, b, a.Lk)) {
         s = raw[e];
         if (a.alibi) s += detail::alibi_term(slope, i, j);
         if (brow) s += brow[j];

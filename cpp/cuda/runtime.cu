@@ -9,17 +9,7 @@
 
 namespace poslab::cuda {
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "fp32";
-    case DType::kF16:
-      return "fp16";
-    case DType::kBF16:
-      return "bf16";
-  }
-  return "?";
-}
+const char* dtype_name(DType t) { return name_of(kDTypeNames, t); }
 
 std::size_t dtype_size(DType t) { return t == DType::kF32 ? 4 : 2; }
 

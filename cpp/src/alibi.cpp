@@ -9,8 +9,9 @@ namespace poslab {
 
 // (H,).
 TensorF alibi_slopes(long long num_heads) {
-  const std::size_t H = positive_size(num_heads, "heads");
-  require(H <= 65536, "heads must be at most 65536 (got " + std::to_string(num_heads) + ")");
+  const std::size_t H = positive_size(num_heads, "heads", false, "heads");
+  require(H <= 65536, "heads",
+          "heads must be at most 65536 (got " + std::to_string(num_heads) + ")");
   TensorF slopes({H});
   for (std::size_t h = 0; h < H; ++h) {
     slopes.data[h] = static_cast<float>(formulas::alibi_slope(int(h), int(H)));
@@ -20,10 +21,11 @@ TensorF alibi_slopes(long long num_heads) {
 
 // (H, Lq, Lk), −m_h·|i − j| computed in double.
 TensorF alibi_bias(long long num_heads, long long query_length, long long key_length) {
-  const std::size_t H = positive_size(num_heads, "heads");
-  const std::size_t Lq = positive_size(query_length, "query length", true);
-  const std::size_t Lk = positive_size(key_length, "key length", true);
-  require(H <= 65536, "heads must be at most 65536 (got " + std::to_string(num_heads) + ")");
+  const std::size_t H = positive_size(num_heads, "heads", false, "heads");
+  const std::size_t Lq = positive_size(query_length, "query length", true, "queryLength");
+  const std::size_t Lk = positive_size(key_length, "key length", true, "keyLength");
+  require(H <= 65536, "heads",
+          "heads must be at most 65536 (got " + std::to_string(num_heads) + ")");
   TensorF bias({H, Lq, Lk}, "ALiBi bias (H, Lq, Lk)");
   for (std::size_t h = 0; h < H; ++h) {
     const double m = formulas::alibi_slope(int(h), int(H));

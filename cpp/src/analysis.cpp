@@ -10,9 +10,7 @@
 namespace poslab {
 
 SimilarityMetric parse_similarity_metric(const std::string& name) {
-  if (name == "cosine") return SimilarityMetric::kCosine;
-  if (name == "dot") return SimilarityMetric::kDot;
-  throw Error("unknown similarity metric '" + name + "' (expected cosine or dot)");
+  return parse_name(kSimilarityMetricNames, name, "similarity metric", "metric");
 }
 
 namespace {
@@ -21,7 +19,7 @@ using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 
 // S (L, L) in double.
 MatrixD similarity_double(const TensorF& x, SimilarityMetric metric) {
-  require(x.ndim() == 2, "similarity input must be (L, D), got " + shape_string(x.shape));
+  require(x.ndim() == 2, "x", "similarity input must be (L, D), got " + shape_string(x.shape));
   const std::size_t L = x.dim(0), D = x.dim(1);
   checked_numel({L, L}, "similarity matrix (L, L)");
   require_finite(x, "x");
@@ -67,9 +65,9 @@ TensorF similarity_by_offset(const TensorF& x, SimilarityMetric metric) {
 
 // (D, D) block diagonal.
 TensorF offset_matrix(long long dim, long long k, double base) {
-  const std::size_t D = positive_size(dim, "dim");
-  require(D % 2 == 0, "dim must be even (got " + std::to_string(dim) + ")");
-  require(std::isfinite(base) && base > 0.0, "base must be a positive finite number");
+  const std::size_t D = positive_size(dim, "dim", false, "dim");
+  require(D % 2 == 0, "dim", "dim must be even (got " + std::to_string(dim) + ")");
+  require(std::isfinite(base) && base > 0.0, "base", "base must be a positive finite number");
   TensorF m({D, D}, "offset matrix (D, D)");
   for (std::size_t i = 0; i < D / 2; ++i) {
     const double a = formulas::angle(double(k), formulas::inv_freq(int(i), int(D), base));
@@ -85,10 +83,11 @@ TensorF offset_matrix(long long dim, long long k, double base) {
 
 // (M+1,) for m = 0..M.
 TensorF rope_decay(long long head_dim, long long max_distance, const RopeOptions& options) {
-  const std::size_t M = positive_size(max_distance, "max distance", true);
+  const std::size_t M = positive_size(max_distance, "max distance", true, "maxDistance");
   const RopeFrequencies f = rope_frequencies(head_dim, options, 0);
   const std::size_t half = f.inv_freq.size();
-  require(double(M + 1) * double(half) <= 1e8, "max distance is too large for the decay curve");
+  require(double(M + 1) * double(half) <= 1e8, "maxDistance",
+          "max distance is too large for the decay curve");
   TensorF out({M + 1}, "RoPE decay curve");
   for (std::size_t m = 0; m <= M; ++m) {
     std::complex<double> partial = 0.0;

@@ -14,20 +14,66 @@
 namespace poslab {
 
 Mask parse_mask(const std::string& text) {
-  if (text == "none") return {MaskKind::kNone, 0};
-  if (text == "causal") return {MaskKind::kCausal, 0};
-  const std::string prefix = "window:";
+  const std::string prefix = std::string(name_of(kMaskNames, MaskKind::kSlidingWindow)) + ":";
   if (text.compare(0, prefix.size(), prefix) == 0) {
     const std::string number = text.substr(prefix.size());
     const bool digits =
         !number.empty() && number.size() <= 12 &&
         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
-    require(digits, "window size must be a positive integer (got '" + number + "')");
+    require(digits, "window", "window size must be a positive integer (got '" + number + "')");
     const long long window = std::stoll(number);
-    require(window >= 1, "window size must be at least 1 (got 0)");
+    require(window >= 1, "window", "window size must be at least 1 (got 0)");
     return {MaskKind::kSlidingWindow, window};
   }
-  throw Error("unknown mask '" + text + "' (expected none, causal or window:W)");
+  const MaskKind kind = parse_name(kMaskNames, text, "mask", "mask");
+  // A bare "window" lacks its size.
+  require(kind != MaskKind::kSlidingWindow, "mask",
+          "unknown mask '" + text + "' (expected " + name_list(kMaskNames) + ")");
+  return {kind, 0};
+}
+
+std::string format_mask(const Mask& mask) {
+  const std::string name = name_of(kMaskNames, mask.kind);
+  return mask.kind == MaskKind::kSlidingWindow ? name + ":" + std::to_string(mask.window) : name;
+}
+
+void check_mask_offset(long long offset) {
+  require(offset >= -kMaxMaskOffset && offset <= kMaxMaskOffset, "offset",
+          "mask offset must be in [-2^30, 2^30] (got " + std::to_string(offset) + ")");
+}
+
+namespace {
+
+void check_mask(const Mask& mask, std::size_t Lk, const std::vector<std::uint8_t>& key_padding) {
+  if (mask.kind == MaskKind::kSlidingWindow) {
+    require(mask.window >= 1, "window", "window size must be at least 1");
+  }
+  check_mask_offset(mask.offset);
+  if (!key_padding.empty()) {
+    require(key_padding.size() == Lk, "keyPadding",
+            "key padding has " + std::to_string(key_padding.size()) + " entries, but there are " +
+                std::to_string(Lk) + " keys");
+  }
+}
+
+}  // namespace
+
+// (Lq, Lk) bytes, 1 = hidden.
+Tensor<std::uint8_t> attention_mask(long long query_length, long long key_length, const Mask& mask,
+                                    const std::vector<std::uint8_t>& key_padding) {
+  const std::size_t Lq = positive_size(query_length, "queries", true, "queries");
+  const std::size_t Lk = positive_size(key_length, "keys", true, "keys");
+  check_mask(mask, Lk, key_padding);
+  Tensor<std::uint8_t> hidden({Lq, Lk}, "attention mask (Lq, Lk)");
+  const MaskRule<long long> rule = mask.rule();
+  const std::uint8_t* pad = key_padding.empty() ? nullptr : key_padding.data();
+  for (std::size_t i = 0; i < Lq; ++i) {
+    for (std::size_t j = 0; j < Lk; ++j) {
+      hidden.data[i * Lk + j] = rule.hides(static_cast<long long>(i), static_cast<long long>(j),
+                                           static_cast<long long>(Lk), pad);
+    }
+  }
+  return hidden;
 }
 
 namespace {
@@ -58,32 +104,27 @@ struct Dims {
 Dims check_shapes(const TensorF& q, const TensorF& k, const TensorF& v,
                   const AttentionOptions& options) {
   require(q.ndim() == k.ndim() && k.ndim() == v.ndim() && (q.ndim() == 2 || q.ndim() == 3),
+          q.ndim() == 2 || q.ndim() == 3 ? (k.ndim() == q.ndim() ? "v" : "k") : "q",
           "q, k, v must all be (H, L, d) or all (L, d); got q " + shape_string(q.shape) + ", k " +
               shape_string(k.shape) + ", v " + shape_string(v.shape));
   const std::size_t o = q.ndim() - 2;  // axis offset: 1 for (H, L, d)
   Dims n{o ? q.dim(0) : 1, q.dim(o), k.dim(o), q.dim(o + 1), v.dim(o + 1)};
-  require(!o || (k.dim(0) == n.H && v.dim(0) == n.H),
+  require(!o || (k.dim(0) == n.H && v.dim(0) == n.H), k.dim(0) == n.H ? "v" : "k",
           "q, k, v have different head counts: " + shape_string(q.shape) + ", " +
               shape_string(k.shape) + ", " + shape_string(v.shape));
-  require(k.dim(o + 1) == n.d,
+  require(k.dim(o + 1) == n.d, "k",
           "q and k widths differ: q " + shape_string(q.shape) + ", k " + shape_string(k.shape));
-  require(v.dim(o) == n.Lk,
+  require(v.dim(o) == n.Lk, "v",
           "k and v lengths differ: k " + shape_string(k.shape) + ", v " + shape_string(v.shape));
-  require(n.d > 0, "q and k have zero width");
-  if (!options.key_padding.empty()) {
-    require(options.key_padding.size() == n.Lk,
-            "key padding has " + std::to_string(options.key_padding.size()) +
-                " entries, but there are " + std::to_string(n.Lk) + " keys");
-  }
+  require(n.d > 0, "q", "q and k have zero width");
+  check_mask(options.mask, n.Lk, options.key_padding);
   if (options.bias) {
     const Shape& b = options.bias->shape;
     const bool per_head = b == Shape{n.H, n.Lq, n.Lk};
     const bool shared = b == Shape{n.Lq, n.Lk};
-    require(per_head || shared, "bias must be (H, Lq, Lk) = " + shape_string({n.H, n.Lq, n.Lk}) +
-                                    " or (Lq, Lk), got " + shape_string(b));
-  }
-  if (options.mask.kind == MaskKind::kSlidingWindow) {
-    require(options.mask.window >= 1, "window size must be at least 1");
+    require(per_head || shared, "bias",
+            "bias must be (H, Lq, Lk) = " + shape_string({n.H, n.Lq, n.Lk}) + " or (Lq, Lk), got " +
+                shape_string(b));
   }
   return n;
 }
@@ -100,7 +141,7 @@ AttentionDims check_attention(const TensorF& q, const TensorF& k, const TensorF&
   require_finite(v, "v");
   if (options.bias) require_finite(*options.bias, "bias", NonFinite::kAllowNegativeInfinity);
   const double scale = options.scale.value_or(1.0 / std::sqrt(double(n.d)));
-  require(std::isfinite(scale), "scale must be finite");
+  require(std::isfinite(scale), "scale", "scale must be finite");
   return {n.H, n.Lq, n.Lk, n.d, n.dv, scale};
 }
 
@@ -118,8 +159,16 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
     result.weights = TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk},
                              "attention weights (H, Lq, Lk)");
   }
+  if (options.return_scores) {
+    result.scores =
+        TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk}, "attention scores (H, Lq, Lk)");
+    std::fill(result.scores.data.begin(), result.scores.data.end(),
+              -std::numeric_limits<float>::infinity());
+  }
   const bool bias_per_head = options.bias && options.bias->ndim() == 3;
-  const Mask& mask = options.mask;
+  const MaskRule<long long> rule = options.mask.rule();
+  const std::uint8_t* pad = options.key_padding.empty() ? nullptr : options.key_padding.data();
+  const long long Lk = static_cast<long long>(n.Lk);
 
   for (std::size_t h = 0; h < n.H; ++h) {
     const MatrixD Q = ConstMapF(q.ptr() + h * n.Lq * n.d, n.Lq, n.d).cast<double>();
@@ -130,12 +179,10 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
 
     for (std::size_t r0 = 0; r0 < n.Lq; r0 += kRowBlock) {
       const std::size_t r1 = std::min(n.Lq, r0 + kRowBlock);
-      // Keys [k0, k1) are the only ones any row of this block may see.
-      std::size_t k0 = 0, k1 = n.Lk;
-      if (mask.kind != MaskKind::kNone) k1 = std::min(n.Lk, r1);
-      if (mask.kind == MaskKind::kSlidingWindow && r0 + 1 > std::size_t(mask.window)) {
-        k0 = std::min(k1, r0 + 1 - std::size_t(mask.window));
-      }
+      // Keys [k0, k1) are the only ones any row of this block may see: the union of the rows'
+      // ranges, which only move right as i grows.
+      const std::size_t k0 = std::size_t(rule.keys(static_cast<long long>(r0), Lk).first);
+      const std::size_t k1 = std::size_t(rule.keys(static_cast<long long>(r1 - 1), Lk).last);
       MatrixD P = MatrixD::Zero(r1 - r0, n.Lk);
       if (k1 > k0) {
         P.middleCols(k0, k1 - k0).noalias() =
@@ -147,14 +194,18 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
         double* row = P.row(i - r0).data();
         double row_max = kNegInf;
         for (std::size_t j = k0; j < k1; ++j) {
-          const bool hidden = mask.hides(static_cast<long long>(i), static_cast<long long>(j)) ||
-                              (!options.key_padding.empty() && options.key_padding[j]);
+          const bool hidden =
+              rule.hides(static_cast<long long>(i), static_cast<long long>(j), Lk, pad);
           if (!hidden && !(std::fabs(row[j]) <= kFloatMax)) {
             throw_score_overflow(row[j], scale, h, i, j);
           }
           const double s = hidden ? kNegInf : row[j] + (bias ? bias[i * n.Lk + j] : 0.0);
           row[j] = s;
           row_max = std::max(row_max, s);
+        }
+        if (options.return_scores) {
+          float* scores = result.scores.ptr() + (h * n.Lq + i) * n.Lk;
+          for (std::size_t j = k0; j < k1; ++j) scores[j] = static_cast<float>(row[j]);
         }
         // A row with every key hidden attends to nothing: zero weights, zero output.
         if (row_max == kNegInf) {

@@ -146,29 +146,10 @@ void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
 }  // namespace
 
 Gpt2Position parse_gpt2_position(const std::string& name) {
-  for (Gpt2Position p : {Gpt2Position::kLearned, Gpt2Position::kSinusoidal, Gpt2Position::kRope,
-                         Gpt2Position::kAlibi, Gpt2Position::kNone}) {
-    if (name == to_string(p)) return p;
-  }
-  throw Error("unknown GPT-2 position method '" + name +
-              "' (expected learned, sinusoidal, rope, alibi or none)");
+  return parse_name(kGpt2PositionNames, name, "GPT-2 position method", "position");
 }
 
-const char* to_string(Gpt2Position position) {
-  switch (position) {
-    case Gpt2Position::kLearned:
-      return "learned";
-    case Gpt2Position::kSinusoidal:
-      return "sinusoidal";
-    case Gpt2Position::kRope:
-      return "rope";
-    case Gpt2Position::kAlibi:
-      return "alibi";
-    case Gpt2Position::kNone:
-      return "none";
-  }
-  return "learned";
-}
+const char* to_string(Gpt2Position position) { return name_of(kGpt2PositionNames, position); }
 
 const char* gpt2_position_note(Gpt2Position position) {
   switch (position) {
@@ -204,7 +185,7 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
             "token " + std::to_string(tokens[t]) + " at position " + std::to_string(t) +
                 " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
   }
-  require(options.top_k >= 0, "top_k must be non-negative");
+  require(options.top_k >= 0, "topK", "top_k must be non-negative");
 
   const std::size_t T = tokens.size(), E = std::size_t(c.n_embd), H = std::size_t(c.n_head);
   const double eps = c.layer_norm_epsilon;

@@ -17,7 +17,7 @@ Gpt2Config Gpt2Config::medium() { return Gpt2Config{50257, 1024, 1024, 24, 16, 1
 Gpt2Config Gpt2Config::preset(const std::string& name) {
   if (name == "small") return small();
   if (name == "medium") return medium();
-  throw Error("unknown GPT-2 preset '" + name + "' (expected small or medium)");
+  throw Error("unknown GPT-2 preset '" + name + "' (expected small or medium)", "preset");
 }
 
 namespace {

@@ -11,9 +11,9 @@ namespace poslab {
 
 // (L, D) ~ N(0, std²).
 TensorF learned_table(long long length, long long dim, std::uint64_t seed, double std) {
-  const std::size_t L = positive_size(length, "length", /*allow_zero=*/true);
-  const std::size_t D = positive_size(dim, "dim");
-  require(std::isfinite(std) && std >= 0.0, "std must be a non-negative finite number");
+  const std::size_t L = positive_size(length, "length", /*allow_zero=*/true, "length");
+  const std::size_t D = positive_size(dim, "dim", false, "dim");
+  require(std::isfinite(std) && std >= 0.0, "std", "std must be a non-negative finite number");
   TensorF table({L, D}, "learned table (L, D)");
   Rng rng(seed);
   for (float& value : table.data) value = static_cast<float>(std * rng.normal());

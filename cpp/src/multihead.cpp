@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <limits>
 
 #include "poslab/alibi.hpp"
 #include "poslab/random.hpp"
@@ -55,6 +56,10 @@ MatrixD merge_heads(const TensorF& t) {
 
 }  // namespace
 
+PositionBias parse_position_bias(const std::string& name) {
+  return parse_name(kPositionBiasNames, name, "position bias", "bias");
+}
+
 MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t seed) {
   const std::size_t D = positive_size(model_dim, "model dim");
   Rng rng(seed);
@@ -70,11 +75,12 @@ MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t see
 // x (L, D) → output (L, D), weights (H, L, L).
 MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& weights,
                                     const MultiHeadOptions& options) {
-  require(x.ndim() == 2, "multi-head input must be (L, D), got " + shape_string(x.shape));
+  require(x.ndim() == 2, "x", "multi-head input must be (L, D), got " + shape_string(x.shape));
   const std::size_t L = x.dim(0), D = x.dim(1);
-  const std::size_t H = positive_size(options.num_heads, "heads");
-  require(D > 0 && D % H == 0, "model dim " + std::to_string(D) + " is not divisible by " +
-                                   std::to_string(H) + " heads");
+  const std::size_t H = positive_size(options.num_heads, "heads", false, "heads");
+  require(
+      D > 0 && D % H == 0, "heads",
+      "model dim " + std::to_string(D) + " is not divisible by " + std::to_string(H) + " heads");
   check_projection(weights.wq, weights.bq, D, "q");
   check_projection(weights.wk, weights.bk, D, "k");
   check_projection(weights.wv, weights.bv, D, "v");
@@ -96,13 +102,30 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
     r.bias = t5_bias(heads, length, length, options.t5, options.t5_seed);
   }
 
+  // A custom mask reaches the scores as −∞ in the bias, as a user-supplied mask would.
+  TensorF masked_bias;
+  if (!options.custom_mask.empty()) {
+    require(options.custom_mask.size() == L * L, "customMask",
+            "custom mask has " + std::to_string(options.custom_mask.size()) +
+                " entries, but (L, L) = " + shape_string({L, L}) + " needs " +
+                std::to_string(L * L));
+    masked_bias = r.bias.size() ? r.bias : TensorF({H, L, L}, "attention bias (H, L, L)");
+    for (std::size_t n = 0; n < masked_bias.size(); ++n) {
+      if (options.custom_mask[n % (L * L)]) {
+        masked_bias.data[n] = -std::numeric_limits<float>::infinity();
+      }
+    }
+  }
+
   AttentionOptions attend;
   attend.mask = options.mask;
   attend.key_padding = options.key_padding;
-  attend.bias = r.bias.size() ? &r.bias : nullptr;
+  attend.bias = masked_bias.size() ? &masked_bias : r.bias.size() ? &r.bias : nullptr;
   attend.scale = options.scale;
+  attend.return_scores = true;
   AttentionResult a = attention(r.q, r.k, r.v, attend);
   r.weights = std::move(a.weights);
+  r.scores = std::move(a.scores);
 
   const MatrixD merged = merge_heads(a.output);
   const MatrixD y = project(merged, weights.wo, weights.bo);

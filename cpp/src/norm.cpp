@@ -16,10 +16,10 @@ Rows check_input(const TensorF& x, double eps, const TensorF* gamma, const Tenso
   require(x.ndim() >= 1, "norm input must have at least one axis");
   const std::size_t D = x.shape.back();
   require(D > 0, "norm input has zero width");
-  require(std::isfinite(eps) && eps >= 0.0,
+  require(std::isfinite(eps) && eps >= 0.0, "eps",
           "eps must be a non-negative finite number (got " + std::to_string(eps) + ")");
   for (const auto& [param, name] : {std::pair{gamma, "gamma"}, std::pair{beta, "beta"}}) {
-    require(!param || param->shape == Shape{D},
+    require(!param || param->shape == Shape{D}, name,
             std::string(name) + " must be (D,) = " + shape_string({D}) + ", got " +
                 (param ? shape_string(param->shape) : ""));
     if (param) require_finite(*param, name);

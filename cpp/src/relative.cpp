@@ -12,12 +12,12 @@ namespace {
 
 void check_t5_options(const T5BucketOptions& options) {
   const long long min_buckets = options.bidirectional ? 4 : 2;
-  require(options.num_buckets >= min_buckets && options.num_buckets <= (1 << 20),
+  require(options.num_buckets >= min_buckets && options.num_buckets <= (1 << 20), "numBuckets",
           "num_buckets must be in [" + std::to_string(min_buckets) + ", 1048576] (got " +
               std::to_string(options.num_buckets) + ")");
   const long long half = options.bidirectional ? options.num_buckets / 2 : options.num_buckets;
   const long long max_exact = half / 2;
-  require(options.max_distance > max_exact && options.max_distance <= (1LL << 30),
+  require(options.max_distance > max_exact && options.max_distance <= (1LL << 30), "maxDistance",
           "max_distance must be in (" + std::to_string(max_exact) + ", 2^30] (got " +
               std::to_string(options.max_distance) + ")");
 }
@@ -26,10 +26,10 @@ void check_t5_options(const T5BucketOptions& options) {
 
 // (Lq, Lk) int32.
 TensorI shaw_indices(long long query_length, long long key_length, long long max_distance) {
-  const std::size_t Lq = positive_size(query_length, "query length", true);
-  const std::size_t Lk = positive_size(key_length, "key length", true);
-  const std::size_t K = positive_size(max_distance, "max distance", true);
-  require(K < (1u << 30), "max distance is too large");
+  const std::size_t Lq = positive_size(query_length, "query length", true, "queryLength");
+  const std::size_t Lk = positive_size(key_length, "key length", true, "keyLength");
+  const std::size_t K = positive_size(max_distance, "max distance", true, "maxDistance");
+  require(K < (1u << 30), "maxDistance", "max distance is too large");
   TensorI index({Lq, Lk}, "Shaw indices (Lq, Lk)");
   for (std::size_t i = 0; i < Lq; ++i) {
     for (std::size_t j = 0; j < Lk; ++j) {
@@ -41,8 +41,8 @@ TensorI shaw_indices(long long query_length, long long key_length, long long max
 
 // (2K+1, D).
 TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed, double std) {
-  const std::size_t K = positive_size(max_distance, "max distance", true);
-  require(K < (1u << 30), "max distance is too large");
+  const std::size_t K = positive_size(max_distance, "max distance", true, "maxDistance");
+  require(K < (1u << 30), "maxDistance", "max distance is too large");
   return learned_table(static_cast<long long>(2 * K + 1), dim, seed, std);
 }
 
@@ -50,8 +50,9 @@ TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed, do
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
                         long long dim, std::uint64_t seed, double std) {
   // Check the output size first: the index table alone may be large.
-  checked_numel({positive_size(query_length, "query length", true),
-                 positive_size(key_length, "key length", true), positive_size(dim, "dim")},
+  checked_numel({positive_size(query_length, "query length", true, "queryLength"),
+                 positive_size(key_length, "key length", true, "keyLength"),
+                 positive_size(dim, "dim", false, "dim")},
                 "Shaw embeddings (Lq, Lk, D)");
   const TensorI index = shaw_indices(query_length, key_length, max_distance);
   const TensorF table = shaw_table(max_distance, dim, seed, std);
@@ -66,8 +67,8 @@ TensorF shaw_embeddings(long long query_length, long long key_length, long long 
 
 // (Lq, Lk) int32, relative position = key − query.
 TensorI t5_buckets(long long query_length, long long key_length, const T5BucketOptions& options) {
-  const std::size_t Lq = positive_size(query_length, "query length", true);
-  const std::size_t Lk = positive_size(key_length, "key length", true);
+  const std::size_t Lq = positive_size(query_length, "query length", true, "queryLength");
+  const std::size_t Lk = positive_size(key_length, "key length", true, "keyLength");
   check_t5_options(options);
   TensorI buckets({Lq, Lk}, "T5 buckets (Lq, Lk)");
   for (std::size_t i = 0; i < Lq; ++i) {
@@ -83,7 +84,7 @@ TensorI t5_buckets(long long query_length, long long key_length, const T5BucketO
 // (H, Lq, Lk) from a seeded (num_buckets, H) table.
 TensorF t5_bias(long long num_heads, long long query_length, long long key_length,
                 const T5BucketOptions& options, std::uint64_t seed) {
-  const std::size_t H = positive_size(num_heads, "heads");
+  const std::size_t H = positive_size(num_heads, "heads", false, "heads");
   const TensorI buckets = t5_buckets(query_length, key_length, options);
   const TensorF table = learned_table(options.num_buckets, num_heads, seed, 1.0);
   const std::size_t L2 = buckets.size();

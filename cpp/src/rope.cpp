@@ -11,39 +11,14 @@
 namespace poslab {
 
 RopeStyle parse_rope_style(const std::string& name) {
-  if (name == "neox") return RopeStyle::kNeox;
-  if (name == "gptj") return RopeStyle::kGptj;
-  throw Error("unknown RoPE style '" + name + "' (expected neox or gptj)");
+  return parse_name(kRopeStyleNames, name, "RoPE style", "style");
 }
 
 RopeScaling parse_rope_scaling(const std::string& name) {
-  if (name == "none") return RopeScaling::kNone;
-  if (name == "linear") return RopeScaling::kLinear;
-  if (name == "ntk") return RopeScaling::kNtk;
-  if (name == "dynamic") return RopeScaling::kDynamic;
-  if (name == "yarn") return RopeScaling::kYarn;
-  if (name == "llama3") return RopeScaling::kLlama3;
-  throw Error("unknown RoPE scaling '" + name +
-              "' (expected none, linear, ntk, dynamic, yarn or llama3)");
+  return parse_name(kRopeScalingNames, name, "RoPE scaling", "scaling");
 }
 
-std::string to_string(RopeScaling scaling) {
-  switch (scaling) {
-    case RopeScaling::kNone:
-      return "none";
-    case RopeScaling::kLinear:
-      return "linear";
-    case RopeScaling::kNtk:
-      return "ntk";
-    case RopeScaling::kDynamic:
-      return "dynamic";
-    case RopeScaling::kYarn:
-      return "yarn";
-    case RopeScaling::kLlama3:
-      return "llama3";
-  }
-  return "?";
-}
+std::string to_string(RopeScaling scaling) { return name_of(kRopeScalingNames, scaling); }
 
 namespace {
 
@@ -54,26 +29,30 @@ constexpr long long kMaxPosition = 1LL << 40;
 bool positive_finite(double x) { return std::isfinite(x) && x > 0.0; }
 
 void check_options(const RopeOptions& o, long long rotary_dim) {
-  require(positive_finite(o.base) && o.base != 1.0,
+  require(positive_finite(o.base) && o.base != 1.0, "base",
           "RoPE base must be a positive finite number other than 1 (got " + std::to_string(o.base) +
               ")");
   if (o.scaling == RopeScaling::kNone) return;
   const std::string name = to_string(o.scaling);
-  require(std::isfinite(o.factor) && o.factor >= 1.0,
+  require(std::isfinite(o.factor) && o.factor >= 1.0, "factor",
           name + " scaling needs a factor >= 1 (got " + std::to_string(o.factor) + ")");
   const bool needs_length = o.scaling == RopeScaling::kDynamic || o.scaling == RopeScaling::kYarn ||
                             o.scaling == RopeScaling::kLlama3;
-  require(!needs_length || o.original_length > 0,
+  require(!needs_length || o.original_length > 0, "originalLength",
           name + " scaling needs the original (trained) length N > 0");
   const bool ntk_like = o.scaling == RopeScaling::kNtk || o.scaling == RopeScaling::kDynamic;
-  require(!ntk_like || rotary_dim > 2, name + " scaling needs a rotary dim above 2");
+  require(!ntk_like || rotary_dim > 2, "headDim", name + " scaling needs a rotary dim above 2");
   if (o.scaling == RopeScaling::kYarn) {
     require(positive_finite(o.beta_fast) && positive_finite(o.beta_slow),
+            positive_finite(o.beta_fast) ? "betaSlow" : "betaFast",
             "yarn beta_fast and beta_slow must be positive");
   }
   if (o.scaling == RopeScaling::kLlama3) {
+    // The field is the factor that is out of range, or lowFreqFactor when they are misordered.
+    const bool high_ok = positive_finite(o.high_freq_factor) || !positive_finite(o.low_freq_factor);
     require(positive_finite(o.low_freq_factor) && positive_finite(o.high_freq_factor) &&
                 o.high_freq_factor > o.low_freq_factor,
+            high_ok ? "lowFreqFactor" : "highFreqFactor",
             "llama3 needs 0 < low_freq_factor < high_freq_factor");
   }
 }
@@ -121,15 +100,16 @@ void apply_llama3(std::vector<double>& inv_freq, const RopeOptions& o) {
 }  // namespace
 
 RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long long total_length) {
-  const std::size_t D = positive_size(head_dim, "head dim");
+  const std::size_t D = positive_size(head_dim, "head dim", false, "headDim");
   require(std::isfinite(o.rotary_fraction) && o.rotary_fraction > 0.0 && o.rotary_fraction <= 1.0,
+          "rotaryFraction",
           "rotary fraction must be in (0, 1] (got " + std::to_string(o.rotary_fraction) + ")");
   // As the reference: R = int(D · fraction).
   const long long R = static_cast<long long>(double(D) * o.rotary_fraction);
-  require(R >= 2 && R % 2 == 0,
+  require(R >= 2 && R % 2 == 0, o.rotary_fraction < 1.0 ? "rotaryFraction" : "headDim",
           "rotary dim D·fraction = " + std::to_string(R) +
               " must be even and at least 2 (D = " + std::to_string(head_dim) + ")");
-  require(total_length >= 0, "total length must be non-negative");
+  require(total_length >= 0, "totalLength", "total length must be non-negative");
   check_options(o, R);
 
   double base = o.base;
@@ -165,14 +145,14 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
 namespace detail {
 
 RopeDims check_rope_input(const TensorF& x, long long offset) {
-  require(x.ndim() == 2 || x.ndim() == 3,
+  require(x.ndim() == 2 || x.ndim() == 3, "x",
           "RoPE input must be (L, D) or (H, L, D), got " + shape_string(x.shape));
-  require(offset >= 0 && offset <= kMaxPosition,
+  require(offset >= 0 && offset <= kMaxPosition, "offset",
           "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   const std::size_t H = x.ndim() == 3 ? x.dim(0) : 1;
   const std::size_t L = x.dim(x.ndim() - 2);
   const std::size_t D = x.dim(x.ndim() - 1);
-  require(D > 0, "RoPE input has zero width");
+  require(D > 0, "x", "RoPE input has zero width");
   require_finite(x, "x");
   return {H, L, D};
 }

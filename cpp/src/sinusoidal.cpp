@@ -10,21 +10,19 @@
 namespace poslab {
 
 SinusoidalLayout parse_sinusoidal_layout(const std::string& name) {
-  if (name == "interleaved") return SinusoidalLayout::kInterleaved;
-  if (name == "concat") return SinusoidalLayout::kConcat;
-  throw Error("unknown layout '" + name + "' (expected interleaved or concat)");
+  return parse_name(kSinusoidalLayoutNames, name, "layout", "layout");
 }
 
 namespace {
 
 void check_base(double base) {
-  require(std::isfinite(base) && base > 0.0,
+  require(std::isfinite(base) && base > 0.0, "base",
           "base must be a positive finite number (got " + std::to_string(base) + ")");
 }
 
 std::size_t even_dim(long long dim) {
-  const std::size_t d = positive_size(dim, "dim");
-  require(d % 2 == 0, "dim must be even (got " + std::to_string(dim) + ")");
+  const std::size_t d = positive_size(dim, "dim", false, "dim");
+  require(d % 2 == 0, "dim", "dim must be even (got " + std::to_string(dim) + ")");
   return d;
 }
 
@@ -33,10 +31,10 @@ std::size_t even_dim(long long dim) {
 namespace detail {
 
 SinusoidalDims check_sinusoidal(long long length, long long dim, double base, long long offset) {
-  const std::size_t L = positive_size(length, "length", /*allow_zero=*/true);
+  const std::size_t L = positive_size(length, "length", /*allow_zero=*/true, "length");
   const std::size_t D = even_dim(dim);
   check_base(base);
-  require(offset >= 0 && offset <= (1LL << 40),
+  require(offset >= 0 && offset <= (1LL << 40), "offset",
           "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   return {L, D};
 }

@@ -62,20 +62,24 @@ void require_finite(const std::vector<float>& data, const Shape& shape, const st
     if (x - x == 0.0f || (allow_neg_inf && x == -std::numeric_limits<float>::infinity())) continue;
     const char* value = std::isnan(x) ? "NaN" : x > 0 ? "+inf" : "-inf";
     throw Error(what + index_string(shape, n) + " is " + value + ": inputs must be finite" +
-                (allow_neg_inf ? " (-inf is allowed: it hides a key)" : ""));
+                    (allow_neg_inf ? " (-inf is allowed: it hides a key)" : ""),
+                what);
   }
 }
 
-std::size_t positive_size(long long value, const char* what, bool allow_zero) {
+std::size_t positive_size(long long value, const char* what, bool allow_zero, const char* field) {
+  const std::string about = field ? field : "";
   if (value < 0 || (value == 0 && !allow_zero)) {
     throw Error(std::string(what) + " must be " + (allow_zero ? "non-negative" : "positive") +
-                " (got " + std::to_string(value) + ")");
+                    " (got " + std::to_string(value) + ")",
+                about);
   }
   // Anything over the element cap can never be allocated; refusing here keeps later
   // products of sizes far from overflow.
   if (static_cast<unsigned long long>(value) > kMaxElements) {
     throw Error(std::string(what) + " " + std::to_string(value) + " is too large (limit " +
-                std::to_string(kMaxElements) + ")");
+                    std::to_string(kMaxElements) + ")",
+                about);
   }
   return static_cast<std::size_t>(value);
 }

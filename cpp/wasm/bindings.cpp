@@ -8,6 +8,7 @@
 #include <string>
 
 #include "guard.hpp"
+#include "heap.hpp"
 #include "js_convert.hpp"
 #include "poslab/fast.hpp"
 #include "poslab/poslab.hpp"
@@ -20,13 +21,6 @@ namespace {
 // is in js_convert.hpp).
 using Num = val;
 using Str = val;
-
-PositionBias parse_position_bias(const std::string& name) {
-  if (name == "none") return PositionBias::kNone;
-  if (name == "alibi") return PositionBias::kAlibi;
-  if (name == "t5") return PositionBias::kT5;
-  throw Error("unknown position bias '" + name + "' (expected none, alibi or t5)");
-}
 
 // ---- Absolute and relative position tables ----
 
@@ -132,13 +126,36 @@ val wavelengths_js(Num dim, Num base) {
 
 // ---- Attention ----
 
-// options: { mask: string, scale?, keyPadding?: Uint8Array, bias?: tensor, returnWeights }
+// The mask of an options object: { mask: string, offset? }.
+Mask mask_field(const val& options) {
+  Mask mask = parse_mask(string_field(options, "mask", "none"));
+  mask.offset = integer_field(options, "offset", 0);
+  return mask;
+}
+
+// options: { queries, keys, mask: string, keyPadding?: Uint8Array, offset? } → (Lq, Lk) Uint8Array
+val attention_mask_js(val mask_options) {
+  return guarded([&] {
+    const val options = to_options(mask_options, "attentionMask",
+                                   {"queries", "keys", "mask", "keyPadding", "offset"});
+    std::vector<std::uint8_t> padding;
+    if (!field(options, "keyPadding").isUndefined()) {
+      padding = to_bytes(field(options, "keyPadding"), "keyPadding");
+    }
+    return to_js(attention_mask(integer_field(options, "queries", -1),
+                                integer_field(options, "keys", -1), mask_field(options), padding));
+  });
+}
+
+// options: { mask: string, offset?, scale?, keyPadding?: Uint8Array, bias?: tensor,
+// returnWeights }
 val attention_js(val q, val k, val v, val attention_options) {
   return guarded([&] {
-    const val options = to_options(attention_options, "attention",
-                                   {"mask", "scale", "keyPadding", "bias", "returnWeights"});
+    const val options =
+        to_options(attention_options, "attention",
+                   {"mask", "offset", "scale", "keyPadding", "bias", "returnWeights"});
     AttentionOptions o;
-    o.mask = parse_mask(string_field(options, "mask", "none"));
+    o.mask = mask_field(options);
     if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
     if (!field(options, "keyPadding").isUndefined()) {
       o.key_padding = to_bytes(field(options, "keyPadding"), "keyPadding");
@@ -158,20 +175,23 @@ val attention_js(val q, val k, val v, val attention_options) {
   });
 }
 
-// options: { heads, seed, mask, keyPadding?, rope?: object, bias: 'none'|'alibi'|'t5', t5?,
-// t5Seed, scale? }
+// options: { heads, seed, mask, keyPadding?, customMask?: Uint8Array (L·L), rope?: object,
+// bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
 val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
-    const val options = to_options(
-        mha_options, "multiHeadAttention",
-        {"heads", "seed", "mask", "keyPadding", "rope", "bias", "t5", "t5Seed", "scale"});
+    const val options = to_options(mha_options, "multiHeadAttention",
+                                   {"heads", "seed", "mask", "keyPadding", "customMask", "rope",
+                                    "bias", "t5", "t5Seed", "scale"});
     const TensorF input = to_tensor(x, "x");
-    require(input.ndim() == 2, "x must be (L, D), got " + shape_string(input.shape));
+    require(input.ndim() == 2, "x", "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
     o.num_heads = integer_field(options, "heads", o.num_heads);
     o.mask = parse_mask(string_field(options, "mask", "none"));
     if (!field(options, "keyPadding").isUndefined()) {
       o.key_padding = to_bytes(field(options, "keyPadding"), "keyPadding");
+    }
+    if (!field(options, "customMask").isUndefined()) {
+      o.custom_mask = to_bytes(field(options, "customMask"), "customMask");
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
     o.bias = parse_position_bias(string_field(options, "bias", "none"));
@@ -184,6 +204,7 @@ val multi_head_attention_js(val x, val mha_options) {
     val out = val::object();
     out.set("output", to_js(r.output));
     out.set("weights", to_js(r.weights));
+    out.set("scores", to_js(r.scores));
     out.set("q", to_js(r.q));
     out.set("k", to_js(r.k));
     out.set("v", to_js(r.v));
@@ -233,6 +254,57 @@ val offset_matrix_js(Num dim, Num k, Num base) {
   });
 }
 
+// ---- Names and defaults of the core ----
+
+// Every name list of the core (names.hpp tables), by the JS option it fills.
+val names_all_js() {
+  val out = val::object();
+  out.set("ropeStyles", names_js(kRopeStyleNames));
+  out.set("ropeScalings", names_js(kRopeScalingNames));
+  out.set("masks", names_js(kMaskNames));
+  out.set("metrics", names_js(kSimilarityMetricNames));
+  out.set("layouts", names_js(kSinusoidalLayoutNames));
+  out.set("positionBiases", names_js(kPositionBiasNames));
+  out.set("gpt2Positions", names_js(kGpt2PositionNames));
+  return out;
+}
+
+// The core's defaults, under the JS option names they fill.
+val defaults_js() {
+  const RopeOptions rope;
+  val r = val::object();
+  r.set("style", std::string(name_of(kRopeStyleNames, rope.style)));
+  r.set("scaling", std::string(name_of(kRopeScalingNames, rope.scaling)));
+  r.set("base", rope.base);
+  r.set("rotaryFraction", rope.rotary_fraction);
+  r.set("factor", rope.factor);
+  r.set("originalLength", double(rope.original_length));
+  r.set("lowFreqFactor", rope.low_freq_factor);
+  r.set("highFreqFactor", rope.high_freq_factor);
+  r.set("betaFast", rope.beta_fast);
+  r.set("betaSlow", rope.beta_slow);
+  const T5BucketOptions t5_options;
+  val t5 = val::object();
+  t5.set("bidirectional", t5_options.bidirectional);
+  t5.set("numBuckets", double(t5_options.num_buckets));
+  t5.set("maxDistance", double(t5_options.max_distance));
+  const MultiHeadOptions mha;
+  val out = val::object();
+  out.set("base", defaults::kBase);
+  out.set("layout", std::string(name_of(kSinusoidalLayoutNames, SinusoidalLayout::kInterleaved)));
+  out.set("std", defaults::kLearnedStd);
+  out.set("eps", defaults::kNormEps);
+  out.set("metric", std::string(name_of(kSimilarityMetricNames, SimilarityMetric::kCosine)));
+  out.set("mask", format_mask(Mask{}));
+  out.set("offset", double(Mask{}.offset));
+  out.set("heads", double(mha.num_heads));
+  out.set("bias", std::string(name_of(kPositionBiasNames, mha.bias)));
+  out.set("seed", 0.0);
+  out.set("rope", r);
+  out.set("t5", t5);
+  return out;
+}
+
 // ---- About this build ----
 
 std::string simd_target_js() { return fast::simd_target(); }
@@ -260,6 +332,9 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("wavelengths", &wavelengths_js);
   function("attention", &attention_js);
   function("multiHeadAttention", &multi_head_attention_js);
+  function("attentionMask", &attention_mask_js);
+  function("names", &names_all_js);
+  function("defaults", &defaults_js);
   function("layerNorm", &layer_norm_js);
   function("rmsNorm", &rms_norm_js);
   function("similarity", &similarity_js);
@@ -267,5 +342,6 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("offsetMatrix", &offset_matrix_js);
   function("simdTarget", &simd_target_js);
   function("heapBytes", &heap_bytes_js);
+  function("liveHeapBytes", &live_heap_bytes);
   function("maxElements", &max_elements_js);
 }

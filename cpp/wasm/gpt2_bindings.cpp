@@ -9,6 +9,7 @@
 #include <string>
 
 #include "guard.hpp"
+#include "heap.hpp"
 #include "js_convert.hpp"
 #include "poslab/gpt2.hpp"
 
@@ -25,14 +26,14 @@ using Str = val;
 std::optional<Gpt2Config> to_config(const val& js) {
   if (js.isUndefined()) return std::nullopt;
   if (js.isString()) return Gpt2Config::from_json(js.as<std::string>(), "config");
-  require(!js.isNull() && js.typeOf().as<std::string>() == "object" && !js.isArray(),
+  require(!js.isNull() && js.typeOf().as<std::string>() == "object" && !js.isArray(), "config",
           "config must be { preset } or config.json's text (got " +
               std::string(js.isNull()    ? "null"
                           : js.isArray() ? "an array"
                                          : "a non-object") +
               ")");
   const val preset = field(to_options(js, "config", {"preset"}), "preset");
-  require(!preset.isUndefined(), "config must be { preset } or config.json's text");
+  require(!preset.isUndefined(), "config", "config must be { preset } or config.json's text");
   return Gpt2Config::preset(to_string(preset, "preset"));
 }
 
@@ -85,10 +86,12 @@ class Gpt2Model {
   val forward(val tokens, val forward_options) const {
     return guarded([&] {
       const val options = to_options(forward_options, "forward", {"position", "topK", "trace"});
-      require(tokens.instanceof (val::global("Int32Array")), "tokens must be an Int32Array");
+      require(tokens.instanceof (val::global("Int32Array")), "tokens",
+                                "tokens must be an Int32Array");
       const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
       Gpt2Options o;
-      o.position = parse_gpt2_position(string_field(options, "position", "learned"));
+      o.position = parse_gpt2_position(
+          string_field(options, "position", name_of(kGpt2PositionNames, o.position)));
       o.top_k = integer_field(options, "topK", o.top_k);
       o.trace = bool_field(options, "trace", o.trace);
       const Gpt2Result r =
@@ -157,7 +160,8 @@ class Gpt2Loading {
 // A file size: a non-negative integer (a negative one would wrap to a huge unsigned size).
 std::uint64_t file_size_of(const val& js) {
   const long long size = to_integer(js, "fileSize");
-  require(size >= 0, "fileSize must be non-negative (got " + std::to_string(size) + ")");
+  require(size >= 0, "fileSize",
+          "fileSize must be non-negative (got " + std::to_string(size) + ")");
   return std::uint64_t(size);
 }
 
@@ -215,6 +219,9 @@ val gpt2_loader_js(val header_bytes, Num file_size, Str file_name, val config) {
   });
 }
 
+// The position methods forward() accepts (kGpt2PositionNames).
+val gpt2_positions_js() { return names_js(kGpt2PositionNames); }
+
 }  // namespace
 }  // namespace poslab::wasm
 
@@ -232,6 +239,8 @@ EMSCRIPTEN_BINDINGS(poslab_gpt2) {
       .function("append", &Gpt2Loading::append)
       .function("finish", &Gpt2Loading::finish);
   function("gpt2Config", &gpt2_config_js);
+  function("gpt2Positions", &gpt2_positions_js);
+  function("liveHeapBytes", &live_heap_bytes);
   function("gpt2Random", &gpt2_random_js);
   function("safetensorsHeaderLength", &safetensors_header_length_js);
   function("gpt2Loader", &gpt2_loader_js);

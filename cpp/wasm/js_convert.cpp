@@ -44,15 +44,16 @@ std::string describe(const val& js) {
 
 bool is_object(const val& js) { return !js.isNull() && js.typeOf().as<std::string>() == "object"; }
 
-double number(const val& js, const std::string& what) {
-  require(js.isNumber(), what + " must be a number (got " + describe(js) + ")");
+// Errors name `field`: the option or argument `what` belongs to ("x" for "x.shape[1]").
+double number(const val& js, const std::string& what, const char* field) {
+  require(js.isNumber(), field, what + " must be a number (got " + describe(js) + ")");
   return js.as<double>();
 }
 
-long long integer(double value, const std::string& what) {
-  require(std::isfinite(value) && std::trunc(value) == value,
+long long integer(double value, const std::string& what, const char* field) {
+  require(std::isfinite(value) && std::trunc(value) == value, field,
           what + " must be an integer (got " + format(value) + ")");
-  require(std::fabs(value) <= kMaxSafeInteger, what + " " + format(value) + " is too large");
+  require(std::fabs(value) <= kMaxSafeInteger, field, what + " " + format(value) + " is too large");
   return static_cast<long long>(value);
 }
 
@@ -84,19 +85,21 @@ val field(const val& object, const char* name) {
   return object[name];
 }
 
-double to_number(const val& js, const char* what) { return number(js, what); }
+double to_number(const val& js, const char* what) { return number(js, what, what); }
 
-long long to_integer(const val& js, const char* what) { return integer(number(js, what), what); }
+long long to_integer(const val& js, const char* what) {
+  return integer(number(js, what, what), what, what);
+}
 
 std::uint64_t to_seed(const val& js, const char* what) {
   const long long seed = to_integer(js, what);
-  require(seed >= 0,
+  require(seed >= 0, what,
           std::string(what) + " must be non-negative (got " + std::to_string(seed) + ")");
   return static_cast<std::uint64_t>(seed);
 }
 
 std::string to_string(const val& js, const char* what) {
-  require(js.isString(), std::string(what) + " must be a string (got " + describe(js) + ")");
+  require(js.isString(), what, std::string(what) + " must be a string (got " + describe(js) + ")");
   return js.as<std::string>();
 }
 
@@ -114,43 +117,47 @@ val to_options(const val& js, const char* what, std::initializer_list<const char
       known = known || key == name;
       expected += (expected.empty() ? "" : ", ") + std::string(name);
     }
-    require(known, "unknown option '" + key + "' for " + what + " (expected " + expected + ")");
+    require(known, key.c_str(),
+            "unknown option '" + key + "' for " + what + " (expected " + expected + ")");
   }
   return js;
 }
 
 TensorF to_tensor(const val& js, const char* what) {
   const std::string name(what);
-  require(is_object(js), name + " must be a tensor { data, shape } (got " + describe(js) + ")");
+  require(is_object(js), what,
+          name + " must be a tensor { data, shape } (got " + describe(js) + ")");
   const val data = js["data"];
   const val shape = js["shape"];
-  require(data.instanceof (val::global("Float32Array")), name + ".data must be a Float32Array");
-  require(shape.isArray(), name + ".shape must be an array of sizes");
+  require(data.instanceof (val::global("Float32Array")), what,
+                          name + ".data must be a Float32Array");
+  require(shape.isArray(), what, name + ".shape must be an array of sizes");
 
   Shape dims;
   const std::size_t rank = shape["length"].as<std::size_t>();
   for (std::size_t i = 0; i < rank; ++i) {
     const std::string entry = name + ".shape[" + std::to_string(i) + "]";
-    const long long d = to_integer(shape[i], entry.c_str());
-    dims.push_back(positive_size(d, entry.c_str(), /*allow_zero=*/true));
+    const long long d = integer(number(shape[i], entry, what), entry, what);
+    dims.push_back(positive_size(d, entry.c_str(), /*allow_zero=*/true, what));
   }
-  const std::size_t n = checked_numel(dims, name);
+  const std::size_t n = with_field(what, [&] { return checked_numel(dims, name); });
   const std::size_t length = data["length"].as<std::size_t>();
-  require(length == n, name + ".data has " + std::to_string(length) + " elements but its shape " +
-                           shape_string(dims) + " needs " + std::to_string(n));
+  require(length == n, what,
+          name + ".data has " + std::to_string(length) + " elements but its shape " +
+              shape_string(dims) + " needs " + std::to_string(n));
   return TensorF(std::move(dims), emscripten::convertJSArrayToNumberVector<float>(data));
 }
 
 std::vector<std::uint8_t> to_bytes(const val& js, const char* what) {
-  require(js.instanceof (val::global("Uint8Array")),
+  require(js.instanceof (val::global("Uint8Array")), what,
                         std::string(what) + " must be a Uint8Array (got " + describe(js) + ")");
-  checked_numel({js["length"].as<std::size_t>()}, what);
+  with_field(what, [&] { return checked_numel({js["length"].as<std::size_t>()}, what); });
   return emscripten::convertJSArrayToNumberVector<std::uint8_t>(js);
 }
 
 double number_field(const val& object, const char* name, double fallback) {
   const val value = field(object, name);
-  return value.isUndefined() ? fallback : number(value, name);
+  return value.isUndefined() ? fallback : number(value, name, name);
 }
 
 long long integer_field(const val& object, const char* name, long long fallback) {
@@ -166,7 +173,7 @@ std::uint64_t seed_field(const val& object, const char* name) {
 bool bool_field(const val& object, const char* name, bool fallback) {
   const val value = field(object, name);
   if (value.isUndefined()) return fallback;
-  require(value.isTrue() || value.isFalse(),
+  require(value.isTrue() || value.isFalse(), name,
           std::string(name) + " must be true or false (got " + describe(value) + ")");
   return value.isTrue();
 }
@@ -207,7 +214,7 @@ T5BucketOptions to_t5_options(const val& options) {
 }
 
 void copy_bytes(const val& js, const char* what, std::string& out) {
-  require(js.instanceof (val::global("Uint8Array")),
+  require(js.instanceof (val::global("Uint8Array")), what,
                         std::string(what) + " must be a Uint8Array (got " + describe(js) + ")");
   out.resize(js["length"].as<std::size_t>());
   if (out.empty()) return;
@@ -218,6 +225,7 @@ void copy_bytes(const val& js, const char* what, std::string& out) {
 
 val to_js(const TensorF& tensor) { return tensor_to_js(tensor); }
 val to_js(const TensorI& tensor) { return tensor_to_js(tensor); }
+val to_js(const Tensor<std::uint8_t>& tensor) { return tensor_to_js(tensor); }
 
 val to_js(const std::vector<double>& values) {
   const std::vector<float> narrowed(values.begin(), values.end());

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "poslab/names.hpp"
 #include "poslab/relative.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/tensor.hpp"
@@ -72,6 +73,15 @@ T5BucketOptions to_t5_options(const val& js);
 // copy of the data, so they survive later calls and heap growth.
 val to_js(const TensorF& tensor);
 val to_js(const TensorI& tensor);
-val to_js(const std::vector<double>& values);  // as a Float32Array of shape (n,)
+val to_js(const Tensor<std::uint8_t>& tensor);  // data: a Uint8Array
+val to_js(const std::vector<double>& values);   // as a Float32Array of shape (n,)
+
+// The names of a core name table (names.hpp), in order, as a JS array of strings.
+template <class E, std::size_t N>
+val names_js(const Named<E> (&table)[N]) {
+  val out = val::array();
+  for (const Named<E>& entry : table) out.call<void>("push", std::string(entry.name));
+  return out;
+}
 
 }  // namespace poslab::wasm

@@ -27,7 +27,7 @@ struct Inputs {
 };
 
 ref::MaskSpec Spec(const Mask& m) {
-  return {m.kind == MaskKind::kNone ? 0 : m.kind == MaskKind::kCausal ? 1 : 2, m.window};
+  return {m.kind == MaskKind::kNone ? 0 : m.kind == MaskKind::kCausal ? 1 : 2, m.window, m.offset};
 }
 
 std::vector<Mask> AllMasks() {

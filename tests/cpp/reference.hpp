@@ -423,13 +423,17 @@ inline Tensor rope_apply(const poslab::TensorF& x, const Freqs& fr, poslab::Rope
 // ---------------------------------------------------------------------------------------------
 // Attention: three nested loops and a stable softmax, in double.
 
+// Written from the definition (DESIGN.md, mask.hpp's comment), not from MaskRule: query i sits
+// at position i + offset.
 struct MaskSpec {
   int kind = 0;  // 0 none, 1 causal, 2 causal sliding window
   long long window = 0;
+  long long offset = 0;
   bool hides(long long i, long long j) const {
+    const long long position = i + offset;
     if (kind == 0) return false;
-    if (j > i) return true;
-    return kind == 2 && i - j >= window;
+    if (j > position) return true;
+    return kind == 2 && position - j >= window;
   }
 };
 

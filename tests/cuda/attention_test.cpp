@@ -51,8 +51,8 @@ std::string Describe(const Case& c, Path path) {
          poslab::cuda::dtype_name(c.dtype) + " B" + std::to_string(n.B) + " H" +
          std::to_string(n.H) + " Lq" + std::to_string(n.Lq) + " Lk" + std::to_string(n.Lk) + " d" +
          std::to_string(n.d) + " mask " + std::to_string(int(c.mask.kind)) + " window " +
-         std::to_string(c.mask.window) + (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") +
-         (c.padding.empty() ? "" : " padding");
+         std::to_string(c.mask.window) + " offset " + std::to_string(c.mask.offset) +
+         (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") + (c.padding.empty() ? "" : " padding");
 }
 
 // Runs the case on the GPU and with the core, batch by batch; returns both (B, H, Lq, d).
@@ -218,6 +218,30 @@ TEST(AttentionFlash, RowsThatSeeNoKeyAreZeroNotNaN) {
   }
 }
 
+// Query i at position i + offset (poslab::MaskRule, mask.hpp): both kernels read the rule of
+// the reference, here with bottom-right alignment (offset Lk − Lq), offsets that hide whole
+// rows and whole tiles, and windows that cross tile edges.
+TEST(AttentionMask, BothPathsMatchCoreWithAnOffset) {
+  struct Shape {
+    long long Lq, Lk, offset;
+  };
+  for (Path path : {Path::kNaive, Path::kFlash}) {
+    for (const Shape s : {Shape{100, 150, 50}, Shape{150, 100, -50}, Shape{1, 300, 299},
+                          Shape{70, 200, 130}, Shape{64, 64, -70}, Shape{130, 130, 7}}) {
+      for (const Mask mask :
+           {Mask{MaskKind::kCausal, 0, s.offset}, Mask{MaskKind::kSlidingWindow, 1, s.offset},
+            Mask{MaskKind::kSlidingWindow, 65, s.offset}}) {
+        Case c;
+        c.dims = {1, 2, s.Lq, s.Lk, 64};
+        c.mask = mask;
+        ExpectMatchesCore(c, path);
+        c.padding = PadTail(1, s.Lk, 9);
+        ExpectMatchesCore(c, path);
+      }
+    }
+  }
+}
+
 TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   DeviceBuffer buffer(1 << 16);
   void* p = buffer.get();
@@ -227,6 +251,9 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 96}, config),
                poslab::Error);
   config.mask = {MaskKind::kSlidingWindow, 0};
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config.mask = {MaskKind::kCausal, 0, (1LL << 30) + 1};  // i + offset would overflow an int
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
 }

@@ -19,17 +19,20 @@ const probe = (lab) => ({
   attention: lab.attention(small, small, small, { mask: 'causal' }).output.data,
 });
 
-// Errors the C++ core detects carry its message, the same text the CLI prints.
+// Errors the C++ core detects carry its message, the same text the CLI prints, and the option
+// it is about as PosLabError.field (the 4th entry).
 const SAME_AS_CLI = [
   [
     'rotary dim odd',
     ['rope-freqs', '--dim', 6, '--rotary-fraction', 0.5],
     (lab) => lab.ropeFrequencies({ headDim: 6, rotaryFraction: 0.5 }),
+    'rotaryFraction',
   ],
   [
     't5 max distance inside the exact buckets',
     ['t5-buckets', '--qlen', 4, '--klen', 4, '--buckets', 32, '--max-distance', 8],
     (lab) => lab.t5Buckets({ queryLength: 4, keyLength: 4, bidirectional: false, numBuckets: 32, maxDistance: 8 }),
+    'maxDistance',
   ],
   [
     'llama3 factors out of order',
@@ -57,6 +60,7 @@ const SAME_AS_CLI = [
         lowFreqFactor: 4,
         highFreqFactor: 2,
       }),
+    'lowFreqFactor',
   ],
 ];
 
@@ -79,10 +83,11 @@ describe.each(VARIANTS)('%s wasm rejects bad input', (variant) => {
     expect(() => lab[fn](...API_CALLS[fn]().map(([, value]) => value))).not.toThrow();
   });
 
-  test.each(BAD_INPUTS.map(([what, call, pattern]) => [what, call, pattern]))(
-    '%s throws PosLabError and the module keeps working',
-    (what, call, pattern) => {
-      expectPosLabError(PosLabError, () => call(lab), pattern);
+  test.each(BAD_INPUTS.map(([what, call, pattern, field]) => [what, call, pattern, field]))(
+    '%s throws PosLabError naming its field, and the module keeps working',
+    (what, call, pattern, field) => {
+      const error = expectPosLabError(PosLabError, () => call(lab), pattern);
+      if (field !== undefined) expect(error.field, error.message).toBe(field);
       const after = probe(lab);
       for (const key of Object.keys(baseline)) expect(after[key], key).toEqual(baseline[key]);
     },
@@ -94,13 +99,15 @@ describe.each(VARIANTS)('%s wasm rejects bad input', (variant) => {
     expect(lab.heapBytes()).toBe(before);
   });
 
-  test.each(SAME_AS_CLI)('%s: the message is the CLI message', async (what, args, call) => {
+  test.each(SAME_AS_CLI)('%s: the message is the CLI message', async (what, args, call, field) => {
     requireCli();
     const { code, stderr } = await runCli([...args, '-o', path.join(os.tmpdir(), 'poslab-never-written.npy')]);
     expect(code).not.toBe(0);
     const message = cliErrorMessage(stderr);
     expect(message, stderr).toBeTruthy();
-    expect(expectPosLabError(PosLabError, () => call(lab)).message).toContain(message);
+    const error = expectPosLabError(PosLabError, () => call(lab));
+    expect(error.message).toContain(message);
+    expect(error.field).toBe(field);
   });
 });
 
@@ -177,8 +184,12 @@ describe.each(VARIANTS)('%s GPT-2 API rejects bad input', (variant) => {
     result?.delete?.();
   });
 
-  test.each(GPT2_BAD_INPUTS)('%s throws PosLabError and the module keeps working', (what, call, pattern) => {
-    expectPosLabError(PosLabError, () => call({ lab, model }), pattern);
-    expect(logits()).toEqual(baseline);
-  });
+  test.each(GPT2_BAD_INPUTS)(
+    '%s throws PosLabError naming its field, and the module keeps working',
+    (what, call, pattern, field) => {
+      const error = expectPosLabError(PosLabError, () => call({ lab, model }), pattern);
+      if (field !== undefined) expect(error.field, error.message).toBe(field);
+      expect(logits()).toEqual(baseline);
+    },
+  );
 });

@@ -90,6 +90,26 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
       assertClose(r.weights, a.weights, `${name}: weights`);
     });
 
+    test('scores: q·kᵀ·scale + bias from the returned q, k (computed here), −∞ where hidden', () => {
+      expect(r.scores.shape).toEqual([H, L, L]);
+      const scale = o.scale ?? 1 / Math.sqrt(d);
+      for (let h = 0; h < H; h++) {
+        for (let i = 0; i < L; i++) {
+          for (let j = 0; j < L; j++) {
+            const got = r.scores.data[(h * L + i) * L + j];
+            if (!visible(o, i, j)) {
+              expect(got, `s[${h},${i},${j}]`).toBe(-Infinity);
+              continue;
+            }
+            let dot = 0;
+            for (let c = 0; c < d; c++) dot += r.q.data[(h * L + i) * d + c] * r.k.data[(h * L + j) * d + c];
+            const bias = r.bias ? r.bias.data[(h * L + i) * L + j] : 0;
+            expect(Math.abs(got - (dot * scale + bias)), `s[${h},${i},${j}]`).toBeLessThanOrEqual(1e-4);
+          }
+        }
+      }
+    });
+
     test('the same seed gives the same result, another seed another', () => {
       expect(lab.multiHeadAttention(x, { seed: 7, ...o }).output.data).toEqual(r.output.data);
       expect(lab.multiHeadAttention(x, { ...o, seed: 8 }).output.data).not.toEqual(r.output.data);
@@ -130,5 +150,25 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
     const a = lab.multiHeadAttention(x, { heads: 2, rope: false });
     const b = lab.multiHeadAttention(x, { heads: 2 });
     expect(a.output.data).toEqual(b.output.data);
+  });
+
+  test('customMask hides its cells in every head, on top of the mask, as a −∞ bias would', () => {
+    const x = randomNormal(14, [6, 16]);
+    const custom = new Uint8Array(36);
+    for (const c of [1, 8, 14, 20, 35]) custom[c] = 1; // (0,1), (1,2), (2,2), (3,2), (5,5)
+    const o = { heads: 2, mask: 'causal', bias: 'alibi', seed: 3 };
+    const r = lab.multiHeadAttention(x, { ...o, customMask: custom });
+    const plain = lab.multiHeadAttention(x, o);
+    expect(r.bias.data).toEqual(plain.bias.data); // the position bias alone
+    const bias = Float32Array.from(plain.bias.data, (b, n) => (custom[n % 36] ? -Infinity : b));
+    const a = lab.attention(plain.q, plain.k, plain.v, { mask: 'causal', bias: { data: bias, shape: [2, 6, 6] } });
+    assertClose(r.weights, a.weights, 'customMask weights');
+    for (let h = 0; h < 2; h++) {
+      for (let c = 0; c < 36; c++) {
+        const hidden = custom[c] || c % 6 > Math.floor(c / 6);
+        if (hidden) expect(r.scores.data[h * 36 + c], `s[${h}, ${c}]`).toBe(-Infinity);
+        else expect(r.scores.data[h * 36 + c]).toBe(plain.scores.data[h * 36 + c]);
+      }
+    }
   });
 });

@@ -51,11 +51,12 @@ describe.each(VARIANTS)('%s raw embind layer', (variant) => {
     expect(result?.error).toBeUndefined();
   });
 
-  test.each(RAW_BAD_INPUTS)('%s comes back as { error }', (what, call, pattern) => {
+  test.each(RAW_BAD_INPUTS)('%s comes back as { error, field }', (what, call, pattern, field) => {
     const result = call(m);
     const message = result?.error;
     expect(message, `no error from the core for: ${what}`).toBeTypeOf('string');
     for (const p of [pattern].flat()) expect(message).toMatch(p);
+    if (field !== undefined) expect(result.field, message).toBe(field);
     stillWorks();
   });
 
@@ -108,11 +109,12 @@ describe.each(VARIANTS)('%s raw embind layer of GPT-2', (variant) => {
     result?.loader?.delete();
   });
 
-  test.each(RAW_GPT2_BAD_INPUTS)('%s comes back as { error }', (what, call, pattern) => {
+  test.each(RAW_GPT2_BAD_INPUTS)('%s comes back as { error, field }', (what, call, pattern, field) => {
     const result = call(api());
     const message = result?.error;
     expect(message, `no error from the core for: ${what}`).toBeTypeOf('string');
     for (const p of [pattern].flat()) expect(message).toMatch(p);
+    if (field !== undefined) expect(result.field, message).toBe(field);
     expect(logits()).toEqual(baseline);
   });
 

@@ -79,8 +79,10 @@ std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
     for (std::size_t r = 0; r < R; ++r) {
       const long long i = r0 + static_cast<long long>(r);
       for (std::size_t j = 0; j < Lk; ++j) {
-        const bool hidden = c.mask.hides(i, static_cast<long long>(j)) ||
-                            (!in.padding.empty() && in.padding[std::size_t(b) * Lk + j]);
+        const std::uint8_t* pad =
+            in.padding.empty() ? nullptr : in.padding.data() + std::size_t(b) * Lk;
+        const bool hidden =
+            c.mask.rule().hides(i, static_cast<long long>(j), static_cast<long long>(Lk), pad);
         const double distance = std::fabs(double(i) - double(j));
         float value = c.alibi && distance > 0 ? float(-slope * distance) : 0.0f;
         if (hidden) value = -std::numeric_limits<float>::infinity();

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "poslab/attention.hpp"
+#include "poslab/defaults.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/sinusoidal.hpp"
 #include "poslab/tensor.hpp"
@@ -23,7 +24,7 @@
 namespace poslab::fast {
 
 // PE (L, D), as poslab::sinusoidal_table.
-TensorF sinusoidal_table(long long length, long long dim, double base = 10000.0,
+TensorF sinusoidal_table(long long length, long long dim, double base = defaults::kBase,
                          SinusoidalLayout layout = SinusoidalLayout::kInterleaved,
                          long long offset = 0);
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/names.hpp"
 #include "poslab/safetensors.hpp"
 #include "poslab/tensor.hpp"
 
@@ -163,7 +164,13 @@ enum class Gpt2Position {
   kAlibi,       // x = wte[tok]; ALiBi's −m_h·(i − j) added to every head's scores
   kNone,        // x = wte[tok]; position only through the causal mask (NoPE)
 };
-Gpt2Position parse_gpt2_position(const std::string& name);  // learned|sinusoidal|rope|alibi|none
+inline constexpr Named<Gpt2Position> kGpt2PositionNames[] = {
+    {Gpt2Position::kLearned, "learned"},
+    {Gpt2Position::kSinusoidal, "sinusoidal"},
+    {Gpt2Position::kRope, "rope"},
+    {Gpt2Position::kAlibi, "alibi"},
+    {Gpt2Position::kNone, "none"}};
+Gpt2Position parse_gpt2_position(const std::string& name);  // Error with field "position"
 const char* to_string(Gpt2Position position);
 // One sentence for the user: "as trained" or why a swapped method is only exploration.
 const char* gpt2_position_note(Gpt2Position position);

@@ -5,13 +5,15 @@
 #include <cstdint>
 #include <string>
 
+#include "poslab/defaults.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab {
 
 // (L, D) table of N(0, std²) values from Rng(seed); the same seed gives the same table
 // on every platform.
-TensorF learned_table(long long length, long long dim, std::uint64_t seed = 0, double std = 0.02);
+TensorF learned_table(long long length, long long dim, std::uint64_t seed = 0,
+                      double std = defaults::kLearnedStd);
 
 // A trained (L, D) table from a .npy file: must be 2-D and finite.
 TensorF load_learned_table(const std::string& path);

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "poslab/attention.hpp"
+#include "poslab/names.hpp"
 #include "poslab/relative.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/tensor.hpp"
@@ -25,11 +27,20 @@ MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t see
 
 enum class PositionBias { kNone, kAlibi, kT5 };
 
+// The names of the position biases (the JS API's multiHeadAttention bias).
+inline constexpr Named<PositionBias> kPositionBiasNames[] = {
+    {PositionBias::kNone, "none"}, {PositionBias::kAlibi, "alibi"}, {PositionBias::kT5, "t5"}};
+
+// "none" | "alibi" | "t5"; Error with field "bias" otherwise.
+PositionBias parse_position_bias(const std::string& name);
+
 struct MultiHeadOptions {
   long long num_heads = 1;
   Mask mask;
   std::vector<std::uint8_t> key_padding;  // (L,), nonzero = padding
-  std::optional<RopeOptions> rope;        // rotate Q and K per head at positions 0..L−1
+  std::vector<std::uint8_t>
+      custom_mask;                  // (L, L), nonzero = key j hidden from query i; empty = none
+  std::optional<RopeOptions> rope;  // rotate Q and K per head at positions 0..L−1
   PositionBias bias = PositionBias::kNone;
   T5BucketOptions t5;  // for PositionBias::kT5
   std::uint64_t t5_seed = 0;
@@ -39,6 +50,7 @@ struct MultiHeadOptions {
 struct MultiHeadResult {
   TensorF output;   // (L, D)
   TensorF weights;  // (H, L, L)
+  TensorF scores;   // (H, L, L) q·k·scale + bias before the softmax, −∞ where hidden
   TensorF q, k, v;  // (H, L, d) per head, Q and K after RoPE
   TensorF bias;     // (H, L, L) position bias added to the scores, empty if none
 };

@@ -1,14 +1,15 @@
 // Normalisations over the last axis of x (..., D).
 #pragma once
 
+#include "poslab/defaults.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab {
 
 // (x − mean) / √(var + eps) · γ + β, with the biased variance (divide by D).
 // gamma and beta are (D,) or null (1 and 0).
-TensorF layer_norm(const TensorF& x, double eps = 1e-5, const TensorF* gamma = nullptr,
-                   const TensorF* beta = nullptr);
+TensorF layer_norm(const TensorF& x, double eps = defaults::kNormEps,
+                   const TensorF* gamma = nullptr, const TensorF* beta = nullptr);
 
 // The statistics LayerNorm normalises by, per row of x (..., D): mean (...) and biased
 // variance (...), in double, returned as float32 (for traces of what a model normalised).
@@ -18,6 +19,6 @@ struct NormStats {
 NormStats layer_norm_stats(const TensorF& x);
 
 // x / √(mean(x²) + eps) · γ. gamma is (D,) or null.
-TensorF rms_norm(const TensorF& x, double eps = 1e-5, const TensorF* gamma = nullptr);
+TensorF rms_norm(const TensorF& x, double eps = defaults::kNormEps, const TensorF* gamma = nullptr);
 
 }  // namespace poslab

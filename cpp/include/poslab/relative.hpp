@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "poslab/defaults.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab {
@@ -13,11 +14,11 @@ TensorI shaw_indices(long long query_length, long long key_length, long long max
 
 // Shaw: the seeded (2K+1, D) table of learned relative embeddings (std 0.02).
 TensorF shaw_table(long long max_distance, long long dim, std::uint64_t seed = 0,
-                   double std = 0.02);
+                   double std = defaults::kLearnedStd);
 
 // Shaw: a_ij = table[index[i,j]], (Lq, Lk, D).
 TensorF shaw_embeddings(long long query_length, long long key_length, long long max_distance,
-                        long long dim, std::uint64_t seed = 0, double std = 0.02);
+                        long long dim, std::uint64_t seed = 0, double std = defaults::kLearnedStd);
 
 struct T5BucketOptions {
   bool bidirectional = false;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "poslab/defaults.hpp"
+#include "poslab/names.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab {
@@ -23,12 +25,19 @@ enum class RopeScaling {
   kLlama3,   // θ_i/f below the low-frequency band, θ_i above the high one, smooth between
 };
 
-RopeStyle parse_rope_style(const std::string& name);      // "neox" | "gptj"
-RopeScaling parse_rope_scaling(const std::string& name);  // "none" | "linear" | ...
+inline constexpr Named<RopeStyle> kRopeStyleNames[] = {{RopeStyle::kNeox, "neox"},
+                                                       {RopeStyle::kGptj, "gptj"}};
+inline constexpr Named<RopeScaling> kRopeScalingNames[] = {
+    {RopeScaling::kNone, "none"}, {RopeScaling::kLinear, "linear"},
+    {RopeScaling::kNtk, "ntk"},   {RopeScaling::kDynamic, "dynamic"},
+    {RopeScaling::kYarn, "yarn"}, {RopeScaling::kLlama3, "llama3"}};
+
+RopeStyle parse_rope_style(const std::string& name);      // Error with field "style"
+RopeScaling parse_rope_scaling(const std::string& name);  // Error with field "scaling"
 std::string to_string(RopeScaling scaling);
 
 struct RopeOptions {
-  double base = 10000.0;
+  double base = defaults::kBase;
   RopeStyle style = RopeStyle::kNeox;
   double rotary_fraction = 1.0;  // rotate the first R = D·fraction dims (R even), pass the rest
   RopeScaling scaling = RopeScaling::kNone;

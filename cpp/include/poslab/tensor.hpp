@@ -38,6 +38,7 @@ enum class NonFinite { kRefuse, kAllowNegativeInfinity };
 
 // Throws Error naming `what`, the first offending element's index and its value, e.g.
 // "x.npy[3, 1] is NaN: inputs must be finite". The message is built only on failure.
+// The error's field is `what`: the argument's name in the core and the JS API ("q", "bias").
 void require_finite(const std::vector<float>& data, const Shape& shape, const std::string& what,
                     NonFinite rule = NonFinite::kRefuse);
 
@@ -71,7 +72,9 @@ inline void require_finite(const TensorF& tensor, const std::string& what,
 }
 
 // Sizes given by users are signed (a CLI may parse -3): this turns one into size_t, or
-// throws "<what> must be positive (got -3)". `allow_zero` for lengths where 0 is meaningful.
-std::size_t positive_size(long long value, const char* what, bool allow_zero = false);
+// throws "<what> must be positive (got -3)". `allow_zero` for lengths where 0 is meaningful;
+// `field` names the option in the error (Error::field), when there is one.
+std::size_t positive_size(long long value, const char* what, bool allow_zero = false,
+                          const char* field = nullptr);
 
 }  // namespace poslab

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "../validation.hpp"
@@ -173,6 +174,7 @@ double max_abs_finite(const std::vector<float>& data) {
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
                           const AttentionOptions& options) {
   const poslab::detail::AttentionDims dims = poslab::detail::check_attention(q, k, v, options);
+  if (options.return_scores) return poslab::attention(q, k, v, options);
 
   // Float32 scores are safe while |q|·|k|·d·|scale| + |bias| stays far from FLT_MAX.
   const double score_bound =
@@ -195,10 +197,13 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
   if (n.H == 0 || n.Lq == 0) return result;
 
   const bool bias_per_head = options.bias && options.bias->ndim() == 3;
-  const Mask& mask = options.mask;
-  const bool masked = mask.kind != MaskKind::kNone;
-  const std::size_t window =
-      mask.kind == MaskKind::kSlidingWindow ? std::size_t(mask.window) : 0;  // 0: unbounded
+  const MaskRule<long long> rule = options.mask.rule();
+  const long long Lk = static_cast<long long>(n.Lk);
+  // Visible keys [first, last) of query i (mask.hpp); padding is added to the scores below.
+  const auto keys = [&](std::size_t i) {
+    const KeyRange<long long> r = rule.keys(static_cast<long long>(i), Lk);
+    return std::pair<std::size_t, std::size_t>(std::size_t(r.first), std::size_t(r.last));
+  };
   const float scale = static_cast<float>(dims.scale);
 
   std::vector<float> pad;  // (Lk,) additive: −∞ hides a padding key
@@ -223,9 +228,7 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
     for (std::size_t r0 = 0; r0 < n.Lq; r0 += kRows) {
       const std::size_t rows = std::min(kRows, n.Lq - r0);
       // Keys [k0, k1) are the only ones any row of this block may see (as the reference).
-      std::size_t k0 = 0, k1 = n.Lk;
-      if (masked) k1 = std::min(n.Lk, r0 + rows);
-      if (window && r0 + 1 > window) k0 = std::min(k1, r0 + 1 - window);
+      const std::size_t k0 = keys(r0).first, k1 = keys(r0 + rows - 1).second;
       const std::size_t t0 = k0 / n.W, t1 = (k1 + n.W - 1) / n.W;  // K panels [t0, t1)
       const std::size_t base = t0 * n.W;                           // key of scores[r][0]
 
@@ -249,8 +252,7 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
           continue;
         }
         const std::size_t i = r0 + r;
-        const std::size_t hi = masked ? std::min(n.Lk, i + 1) : n.Lk;
-        const std::size_t lo = window && i + 1 > window ? i + 1 - window : 0;
+        const auto [lo, hi] = keys(i);
         inv_sum[r] = softmax_row(s, base, k0, k1, lo, hi, scale, bias ? bias + i * n.Lk : nullptr,
                                  pad.empty() ? nullptr : pad.data());
         if (options.return_weights) {

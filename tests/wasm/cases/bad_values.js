@@ -71,7 +71,18 @@ export const BAD_VALUES = {
 // Argument and option names → kind; a table names the kind itself where a name is ambiguous
 // (attention's k is a tensor, offsetMatrix's k an integer). A name missing here is a table bug.
 const KINDS = {
-  size: ['length', 'dim', 'queryLength', 'keyLength', 'maxDistance', 'heads', 'headDim', 'numBuckets'],
+  size: [
+    'length',
+    'dim',
+    'queryLength',
+    'keyLength',
+    'maxDistance',
+    'heads',
+    'headDim',
+    'numBuckets',
+    'queries',
+    'keys',
+  ],
   int: ['offset', 'seed', 't5Seed', 'totalLength', 'fileSize', 'topK'],
   signed: ['k'],
   num: ['base', 'std', 'eps', 'scale', 'factor'],
@@ -102,9 +113,11 @@ const withBad = (tensor, value) => {
 /**
  * The bad-argument cases of one API surface. calls: { fn: () => [[name, value, kind?], ...] },
  * one valid call per function; invoke(target, fn, args) makes the call. Each case is
- * [what, (target) => result, pattern]: one argument (or one field of an options argument)
- * replaced by a bad value of its kind, an unknown option, a non-finite tensor value, or a
- * zero-length axis next to one over the cap.
+ * [what, (target) => result, pattern, field]: one argument (or one field of an options
+ * argument) replaced by a bad value of its kind, an unknown option, a non-finite tensor value,
+ * or a zero-length axis next to one over the cap. `field` is the name the error must carry
+ * (PosLabError.field, the raw { field }): the argument or option that was broken, the unknown
+ * key, or the huge size; undefined for a whole options argument of the wrong type.
  */
 export function badArgumentCases(calls, invoke) {
   const cases = [];
@@ -114,22 +127,24 @@ export function badArgumentCases(calls, invoke) {
       edit(args);
       return invoke(target, fn, args);
     };
-    const add = (what, edit, pattern) => cases.push([`${fn} ${what}`, call(edit), pattern]);
+    const add = (what, edit, pattern, field) => cases.push([`${fn} ${what}`, call(edit), pattern, field]);
     make().forEach(([name, value, explicit], i) => {
       const kind = kindOf(name, explicit);
       const pattern = kind === 'opts' ? /options must be an object/ : named(name);
-      for (const [label, bad] of BAD_VALUES[kind]) add(`${name} ${label}`, (a) => (a[i] = bad), pattern);
+      const field = kind === 'opts' ? undefined : name;
+      for (const [label, bad] of BAD_VALUES[kind]) add(`${name} ${label}`, (a) => (a[i] = bad), pattern, field);
       if (kind === 'tensor') addTensorCases(add, name, i, value);
       if (kind !== 'opts') return;
       add(
         `${name} with an unknown option`,
         (a) => (a[i] = { ...a[i], bogusOption: 1 }),
         /unknown option 'bogusOption'/,
+        'bogusOption',
       );
       for (const [key, field] of Object.entries(value)) {
         const k = kindOf(key);
         for (const [label, bad] of BAD_VALUES[k]) {
-          add(`${name}.${key} ${label}`, (a) => (a[i] = { ...a[i], [key]: bad }), named(key));
+          add(`${name}.${key} ${label}`, (a) => (a[i] = { ...a[i], [key]: bad }), named(key), key);
         }
         if (k === 'tensor') addTensorCases(add, `${name}.${key}`, i, field, key);
       }
@@ -137,7 +152,7 @@ export function badArgumentCases(calls, invoke) {
       if (pair) {
         const [zero, huge] = pair;
         const edit = (a) => (a[i] = { ...a[i], [zero]: 0, [huge]: 2 ** 40 });
-        add(`${name}.${zero} 0 next to ${huge} 2^40`, edit, [named(huge), /too large|limit/]);
+        add(`${name}.${zero} 0 next to ${huge} 2^40`, edit, [named(huge), /too large|limit/], huge);
       }
     });
     const names = make().map(([name, , explicit]) => (kindOf(name, explicit) === 'size' ? name : null));
@@ -145,7 +160,7 @@ export function badArgumentCases(calls, invoke) {
     if (pair) {
       const [zero, huge] = pair.map((name) => names.indexOf(name));
       const edit = (a) => ((a[zero] = 0), (a[huge] = 2 ** 40));
-      add(`${pair[0]} 0 next to ${pair[1]} 2^40`, edit, [named(pair[1]), /too large|limit/]);
+      add(`${pair[0]} 0 next to ${pair[1]} 2^40`, edit, [named(pair[1]), /too large|limit/], pair[1]);
     }
   }
   return cases;
@@ -168,8 +183,9 @@ function addTensorCases(add, what, i, tensor, key) {
     ['+Infinity', Infinity],
     ['-Infinity', -Infinity],
   ]) {
-    add(`${what} with a ${label} element`, (a) => set(a, withBad(tensor, bad)), [named(name), /NaN|inf|finite/i]);
+    const pattern = [named(name), /NaN|inf|finite/i];
+    add(`${what} with a ${label} element`, (a) => set(a, withBad(tensor, bad)), pattern, name);
   }
   const empty = { data: new Float32Array(0), shape: [0, 2 ** 40, 4] };
-  add(`${what} of shape (0, 2^40, 4)`, (a) => set(a, empty), [named(name), /too large|limit/]);
+  add(`${what} of shape (0, 2^40, 4)`, (a) => set(a, empty), [named(name), /too large|limit/], name);
 }

@@ -83,6 +83,7 @@ export const RAW_CALLS = {
   // attention and multiHeadAttention take the same arguments raw as through the JS API.
   attention: API_CALLS.attention,
   multiHeadAttention: API_CALLS.multiHeadAttention,
+  attentionMask: API_CALLS.attentionMask,
   layerNorm: () => [
     ['x', ones(2, 4)],
     ['eps', 1e-3],
@@ -107,8 +108,11 @@ export const RAW_CALLS = {
     ['k', -1],
     ['base', 100],
   ],
+  names: () => [],
+  defaults: () => [],
   simdTarget: () => [],
   heapBytes: () => [],
+  liveHeapBytes: () => [],
   maxElements: () => [],
 };
 
@@ -226,6 +230,8 @@ export const RAW_BAD_INPUTS = [
 // The GPT-2 module: calls on { m, model } with `model` a raw tiny random model handle.
 export const RAW_GPT2_CALLS = {
   gpt2Config: () => [['config', { preset: 'small' }]],
+  gpt2Positions: () => [],
+  liveHeapBytes: () => [],
   gpt2Random: () => [
     ['config', JSON.stringify(TINY_GPT2)],
     ['seed', 1],

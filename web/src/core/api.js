@@ -13,6 +13,10 @@ const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
 /** The API bound to an instantiated Emscripten module (the resolved value of its factory). */
 export function bindPosLab(m) {
   const max = m.maxElements();
+  // The core's name lists and defaults (cpp/include/poslab/names.hpp, defaults.hpp): the
+  // defaults below are read from here, never written twice.
+  const names = deepFreeze(unwrap(m.names()));
+  const defaults = deepFreeze(unwrap(m.defaults()));
 
   // Calls a raw binding: its { error } result becomes a PosLabError (and so does anything it
   // throws: guardMethods below).
@@ -35,6 +39,11 @@ export function bindPosLab(m) {
     if (o.originalLength !== undefined) out.originalLength = size(o, 'originalLength');
     return out;
   };
+  // { mask, offset } of attention and attentionMask in the binding's form.
+  const maskOptions = (o) => ({
+    mask: o.mask === undefined ? defaults.mask : check.attentionMask(o.mask),
+    offset: o.offset === undefined ? defaults.offset : check.integer(o.offset, 'offset', -Number.MAX_SAFE_INTEGER),
+  });
   // T5 bucket options from o's fields; absent ones keep the core's defaults (relative.hpp).
   const t5 = (o) => {
     const out = {};
@@ -46,12 +55,14 @@ export function bindPosLab(m) {
 
   return guardMethods({
     maxElements: max,
+    names,
+    defaults,
 
     sinusoidal(opts) {
       const o = check.options(opts, 'sinusoidal', ['length', 'dim', 'base', 'layout', 'offset']);
       const [L, D] = [size(o, 'length'), size(o, 'dim')];
       elements([L, D], 'sinusoidal table (L, D)');
-      const [base, layout] = [num(o, 'base', 10000), str(o, 'layout', 'interleaved')];
+      const [base, layout] = [num(o, 'base', defaults.base), str(o, 'layout', defaults.layout)];
       return call('sinusoidal', L, D, base, layout, size(o, 'offset', 0));
     },
 
@@ -59,7 +70,7 @@ export function bindPosLab(m) {
       const o = check.options(opts, 'learned', ['length', 'dim', 'seed', 'std']);
       const [L, D] = [size(o, 'length'), size(o, 'dim')];
       elements([L, D], 'learned table (L, D)');
-      return call('learned', L, D, seed(o), num(o, 'std', 0.02));
+      return call('learned', L, D, seed(o), num(o, 'std', defaults.std));
     },
 
     shawIndices(opts) {
@@ -74,7 +85,7 @@ export function bindPosLab(m) {
       const o = check.options(opts, 'shaw', keys);
       const [Lq, Lk, D] = [size(o, 'queryLength'), size(o, 'keyLength'), size(o, 'dim')];
       elements([Lq, Lk, D], 'Shaw embeddings (Lq, Lk, D)');
-      return call('shaw', Lq, Lk, size(o, 'maxDistance'), D, seed(o), num(o, 'std', 0.02));
+      return call('shaw', Lq, Lk, size(o, 'maxDistance'), D, seed(o), num(o, 'std', defaults.std));
     },
 
     t5Buckets(opts) {
@@ -128,18 +139,28 @@ export function bindPosLab(m) {
 
     wavelengths(opts) {
       const o = check.options(opts, 'wavelengths', ['dim', 'base']);
-      return call('wavelengths', size(o, 'dim'), num(o, 'base', 10000));
+      return call('wavelengths', size(o, 'dim'), num(o, 'base', defaults.base));
+    },
+
+    attentionMask(opts) {
+      const o = check.options(opts, 'attentionMask', ['queries', 'keys', 'mask', 'keyPadding', 'offset']);
+      const [Lq, Lk] = [size(o, 'queries'), size(o, 'keys')];
+      elements([Lq, Lk], 'attention mask (Lq, Lk)');
+      const raw = { queries: Lq, keys: Lk, ...maskOptions(o) };
+      if (o.keyPadding !== undefined) raw.keyPadding = check.padding(o.keyPadding, 'keyPadding', max);
+      return call('attentionMask', raw);
     },
 
     attention(q, k, v, opts) {
-      const o = check.options(opts, 'attention', ['mask', 'scale', 'keyPadding', 'bias', 'returnWeights']);
+      const keys = ['mask', 'offset', 'scale', 'keyPadding', 'bias', 'returnWeights'];
+      const o = check.options(opts, 'attention', keys);
       const args = [tensor(q, 'q', [2, 3]), tensor(k, 'k', [2, 3]), tensor(v, 'v', [2, 3])];
       const returnWeights = bool(o, 'returnWeights', true);
       if (returnWeights) {
         const [qs, ks] = [args[0].shape, args[1].shape];
         elements([...qs.slice(0, -1), ks[ks.length - 2]], 'attention weights (H, Lq, Lk)');
       }
-      const raw = { mask: o.mask === undefined ? 'none' : check.attentionMask(o.mask), returnWeights };
+      const raw = { ...maskOptions(o), returnWeights };
       if (o.scale !== undefined) raw.scale = num(o, 'scale');
       if (o.keyPadding !== undefined) raw.keyPadding = check.padding(o.keyPadding, 'keyPadding', max);
       if (o.bias !== undefined) raw.bias = tensor(o.bias, 'bias', [2, 3], true);
@@ -152,6 +173,7 @@ export function bindPosLab(m) {
         'seed',
         'mask',
         'keyPadding',
+        'customMask',
         'rope',
         'bias',
         't5',
@@ -162,16 +184,17 @@ export function bindPosLab(m) {
       const raw = {
         heads: size(o, 'heads'),
         seed: seed(o),
-        mask: o.mask === undefined ? 'none' : check.attentionMask(o.mask),
-        bias: str(o, 'bias', 'none'),
-        t5: t5(check.options(o.t5, 'multiHeadAttention t5', T5_KEYS)),
+        mask: o.mask === undefined ? defaults.mask : check.attentionMask(o.mask),
+        bias: str(o, 'bias', defaults.bias),
+        t5: t5(check.options(o.t5, 'multiHeadAttention t5', T5_KEYS, 't5')),
         t5Seed: seed(o, 't5Seed'),
       };
       const L = t.shape[0];
       elements([raw.heads, L, L], 'attention weights (H, L, L)');
       if (o.keyPadding !== undefined) raw.keyPadding = check.padding(o.keyPadding, 'keyPadding', max);
+      if (o.customMask !== undefined) raw.customMask = check.padding(o.customMask, 'customMask', max);
       if (o.rope !== undefined && o.rope !== false) {
-        raw.rope = o.rope === true ? {} : rope(check.options(o.rope, 'multiHeadAttention rope', ROPE_KEYS));
+        raw.rope = o.rope === true ? {} : rope(check.options(o.rope, 'multiHeadAttention rope', ROPE_KEYS, 'rope'));
       }
       if (o.scale !== undefined) raw.scale = num(o, 'scale');
       return call('multiHeadAttention', t, raw);
@@ -182,28 +205,28 @@ export function bindPosLab(m) {
       const t = tensor(x, 'x');
       const gamma = o.gamma === undefined ? undefined : check.vector(o.gamma, 'gamma', max);
       const beta = o.beta === undefined ? undefined : check.vector(o.beta, 'beta', max);
-      return call('layerNorm', t, num(o, 'eps', 1e-5), gamma, beta);
+      return call('layerNorm', t, num(o, 'eps', defaults.eps), gamma, beta);
     },
 
     rmsNorm(x, opts) {
       const o = check.options(opts, 'rmsNorm', ['eps', 'gamma']);
       const t = tensor(x, 'x');
       const gamma = o.gamma === undefined ? undefined : check.vector(o.gamma, 'gamma', max);
-      return call('rmsNorm', t, num(o, 'eps', 1e-5), gamma);
+      return call('rmsNorm', t, num(o, 'eps', defaults.eps), gamma);
     },
 
     similarity(x, opts) {
       const o = check.options(opts, 'similarity', ['metric']);
       const t = tensor(x, 'x', [2]);
       elements([t.shape[0], t.shape[0]], 'similarity matrix (L, L)');
-      return call('similarity', t, str(o, 'metric', 'cosine'));
+      return call('similarity', t, str(o, 'metric', defaults.metric));
     },
 
     similarityByOffset(x, opts) {
       const o = check.options(opts, 'similarityByOffset', ['metric']);
       const t = tensor(x, 'x', [2]);
       elements([t.shape[0], t.shape[0]], 'similarity matrix (L, L)');
-      return call('similarityByOffset', t, str(o, 'metric', 'cosine'));
+      return call('similarityByOffset', t, str(o, 'metric', defaults.metric));
     },
 
     offsetMatrix(opts) {
@@ -211,12 +234,23 @@ export function bindPosLab(m) {
       const D = size(o, 'dim');
       elements([D, D], 'offset matrix (D, D)');
       const k = check.integer(o.k, 'k', -Number.MAX_SAFE_INTEGER);
-      return call('offsetMatrix', D, k, num(o, 'base', 10000));
+      return call('offsetMatrix', D, k, num(o, 'base', defaults.base));
     },
 
     /** 'WASM' for the SIMD128 build, 'EMU128' or 'SCALAR' for the scalar one. */
     simdTarget: () => m.simdTarget(),
     /** Current size of the WebAssembly memory in bytes. */
     heapBytes: () => m.heapBytes(),
+    /** Bytes the module's malloc has handed out and not had back (a leak check). */
+    liveHeapBytes: () => m.liveHeapBytes(),
   });
+}
+
+// Freezes a plain JSON-like value and everything in it: lab.names and lab.defaults are shared.
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

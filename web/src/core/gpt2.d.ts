@@ -93,6 +93,10 @@ export interface Gpt2Loading {
 }
 
 export interface Gpt2Lab {
+  /** The position methods forward() accepts, from the core: learned (the default, as trained) first. */
+  readonly positions: readonly Gpt2Position[];
+  /** Bytes the module's malloc has handed out and not had back: a model counts until delete(). */
+  liveHeapBytes(): number;
   gpt2Config(choice?: Gpt2ConfigChoice): Gpt2Config;
   gpt2Random(choice?: Gpt2ConfigChoice & { seed?: number }): Gpt2Model;
   /** N, the header's JSON length, from the file's first 8 bytes. */

@@ -6,40 +6,41 @@ import { PosLabError } from './errors.js';
 import { guardMethods, unwrap } from './raw.js';
 import * as check from './validate.js';
 
-const POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
-
 /** The GPT-2 API bound to an instantiated poslab-gpt2 module. */
 export function bindGpt2(m) {
   // A raw binding's { error } becomes a PosLabError (and so does anything it throws:
   // guardMethods wraps every method handed out).
   const call = (fn, ...args) => unwrap(fn(...args));
+  // The core's position methods (kGpt2PositionNames); the first is the default, as trained.
+  const positions = Object.freeze(m.gpt2Positions());
 
   // { preset } | { config: object | config.json text } | {} → what the binding takes.
   const configArg = (o, name) => {
     if (o.preset !== undefined && o.config !== undefined) {
-      throw new PosLabError(`${name}: give preset or config, not both`);
+      throw new PosLabError(`${name}: give preset or config, not both`, { field: 'config' });
     }
     if (o.preset !== undefined) return { preset: check.string(o.preset, 'preset') };
     if (o.config === undefined) return undefined;
     if (typeof o.config === 'string') return o.config;
     if (o.config === null || typeof o.config !== 'object' || Array.isArray(o.config)) {
-      throw new PosLabError(`${name}: config must be config.json's object or text`);
+      throw new PosLabError(`${name}: config must be config.json's object or text`, { field: 'config' });
     }
     return JSON.stringify(o.config);
   };
 
   const bytes = (value, name) => {
-    if (!(value instanceof Uint8Array)) throw new PosLabError(`${name} must be a Uint8Array`);
+    if (!(value instanceof Uint8Array)) throw new PosLabError(`${name} must be a Uint8Array`, { field: name });
     return value;
   };
 
   const tokenArray = (tokens) => {
     const list = tokens instanceof Int32Array ? tokens : Array.isArray(tokens) ? tokens : null;
-    if (!list) throw new PosLabError('tokens must be an array of token ids or an Int32Array');
-    list.forEach((id, i) => check.integer(id, `tokens[${i}]`));
-    if (list.length === 0) throw new PosLabError('GPT-2 needs at least one token');
+    const field = { field: 'tokens' };
+    if (!list) throw new PosLabError('tokens must be an array of token ids or an Int32Array', field);
+    list.forEach((id, i) => check.integer(id, `tokens[${i}]`, 0, 'tokens'));
+    if (list.length === 0) throw new PosLabError('GPT-2 needs at least one token', field);
     return Int32Array.from(list, (id) => {
-      if (id > 0x7fffffff) throw new PosLabError(`token ${id} is outside the vocabulary`);
+      if (id > 0x7fffffff) throw new PosLabError(`token ${id} is outside the vocabulary`, field);
       return id;
     });
   };
@@ -57,9 +58,10 @@ export function bindGpt2(m) {
       dtype: raw.dtype(),
       forward(tokens, opts) {
         const o = check.options(opts, 'forward', ['position', 'topK', 'trace']);
-        const position = o.position === undefined ? 'learned' : check.string(o.position, 'position');
-        if (!POSITIONS.includes(position)) {
-          throw new PosLabError(`unknown position method '${position}' (expected ${POSITIONS.join(', ')})`);
+        const position = o.position === undefined ? positions[0] : check.string(o.position, 'position');
+        if (!positions.includes(position)) {
+          const expected = positions.join(', ');
+          throw new PosLabError(`unknown position method '${position}' (expected ${expected})`, { field: 'position' });
         }
         const raw = alive();
         return call(() =>
@@ -78,6 +80,10 @@ export function bindGpt2(m) {
   };
 
   return guardMethods({
+    /** The position methods forward() accepts, the default (as trained) first. */
+    positions,
+    /** Bytes the module's malloc has handed out and not had back: models count until delete(). */
+    liveHeapBytes: () => m.liveHeapBytes(),
     gpt2Config(opts) {
       const o = check.options(opts, 'gpt2Config', ['preset', 'config']);
       return call(m.gpt2Config, configArg(o, 'gpt2Config'));

@@ -1,9 +1,31 @@
 // Types of the PosLab JavaScript API (poslab.js). Shapes use the core's short names:
 // L positions, D width, H heads, d head width, Lq/Lk query/key lengths, R rotary dims.
 
-/** Thrown for every bad input; the message is the C++ core's (as the CLI prints it) or the wrapper's. */
+/**
+ * Thrown for every bad input; the message is the C++ core's (as the CLI prints it) or the wrapper's.
+ *
+ * `field` names the option or argument the error is about, as the caller spelled it, so a page
+ * can show the message beside that control without parsing it; undefined when the error is
+ * about no single one (a result too large, a module failure). The core and the JS checks use
+ * the same names:
+ * - an option of an options object: its key, also inside nested objects ('lowFreqFactor' for
+ *   rope: { lowFreqFactor }, 'numBuckets' for t5: { numBuckets }); an unknown option: that key;
+ * - a tensor or flags argument: its name, whatever part of it is wrong ('x' for x.shape[0] or
+ *   x.data[3]; 'q', 'k', 'v', 'bias', 'keyPadding', 'customMask', 'gamma', 'beta');
+ *   q/k/v that disagree name the later one ('k' when k's width differs from q's);
+ * - mask: 'mask' for an unknown or malformed mask, 'window' for a bad window size W
+ *   ('window:0', { window: 0 }); 'offset' for a mask offset out of range;
+ * - RoPE: 'base', 'factor', 'originalLength', 'rotaryFraction' (also for an odd R when
+ *   rotaryFraction < 1, else 'headDim'), 'betaFast'/'betaSlow' (the first that is not
+ *   positive), 'lowFreqFactor'/'highFreqFactor' (the one out of range; 'lowFreqFactor' when
+ *   both are valid but low >= high), 'style', 'scaling', 'offset', 'totalLength';
+ * - sizes: 'length', 'dim', 'headDim', 'heads' (also "D not divisible by H"), 'queryLength',
+ *   'keyLength', 'maxDistance', 'queries', 'keys'; 'base', 'std', 'eps', 'scale', 'metric',
+ *   'layout', 'bias' (multiHeadAttention's position bias name), 'seed', 't5Seed'.
+ */
 export class PosLabError extends Error {
   name: 'PosLabError';
+  readonly field: string | undefined;
 }
 
 /** A dense row-major tensor passed in. `data.length` must equal the product of `shape`. */
@@ -13,7 +35,7 @@ export interface TensorInput {
 }
 
 /** A result: a fresh copy owned by JS, unaffected by later calls or wasm memory growth. */
-export interface Tensor<T extends Float32Array | Int32Array = Float32Array> {
+export interface Tensor<T extends Float32Array | Int32Array | Uint8Array = Float32Array> {
   data: T;
   shape: number[];
 }
@@ -74,7 +96,13 @@ export interface T5Options {
   maxDistance?: number;
 }
 
-/** 'none' | 'causal' (key j hidden when j > i) | 'window:W' or { window: W } (causal and i − j < W). */
+/**
+ * 'none' | 'causal' (key j hidden when j > i + offset) | 'window:W' or { window: W } (causal,
+ * and j hidden when (i + offset) − j >= W). Query i sits at position i + offset, key j at j:
+ * offset 0 (the default) aligns the first query with the first key; Lk − Lq aligns the last
+ * query with the last key (new queries after a cache). The rule is the core's one function
+ * (cpp/include/poslab/mask.hpp), shared by attention, attentionMask and the CUDA kernels.
+ */
 export type Mask = 'none' | 'causal' | `window:${number}` | { window: number };
 
 /** (Lk,), nonzero / true = padding key, hidden from every query. */
@@ -83,6 +111,8 @@ export type KeyPadding = Uint8Array | boolean[] | number[];
 export interface AttentionOptions {
   /** Default 'none'. */
   mask?: Mask;
+  /** Query i sits at position i + offset (see Mask). Any integer in [−2^30, 2^30]. Default 0. */
+  offset?: number;
   /** Score scale. Default 1/√d. */
   scale?: number;
   keyPadding?: KeyPadding;
@@ -99,6 +129,11 @@ export interface MultiHeadOptions {
   seed?: number;
   mask?: Mask;
   keyPadding?: KeyPadding;
+  /**
+   * Extra hidden cells, (L, L) row-major (L·L entries): nonzero / true hides key j from query i
+   * in every head, on top of mask and keyPadding (they reach the scores as −∞). Default none.
+   */
+  customMask?: Uint8Array | boolean[] | number[];
   /** Rotate Q and K per head at positions 0..L−1. Default false. */
   rope?: false | true | RopeOptions;
   /** Position bias added to the scores. Default 'none'. */
@@ -109,6 +144,72 @@ export interface MultiHeadOptions {
   t5Seed?: number;
   /** Default 1/√d, d = D/H. */
   scale?: number;
+}
+
+/** The result of multiHeadAttention: every stage of one forward pass. */
+export interface MultiHeadResult {
+  /** (L, D), after the output projection. */
+  output: Tensor;
+  /** (H, L, L) softmax weights; a row that sees no key is all zeros. */
+  weights: Tensor;
+  /**
+   * (H, L, L) pre-softmax scores: q·kᵀ·scale + bias, exactly what the softmax took; −Infinity
+   * where the key is hidden (mask, keyPadding, customMask, or a −∞ bias).
+   */
+  scores: Tensor;
+  /** (H, L, d) per head, q and k after RoPE. */
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  /** (H, L, L) the position bias added to the scores (ALiBi or T5); absent when bias is 'none'. */
+  bias?: Tensor;
+}
+
+/** The core's name lists (one table per enum in the C++ core), in the order the core lists them. */
+export interface Names {
+  /** RopeOptions.style: ['neox', 'gptj']. */
+  readonly ropeStyles: readonly string[];
+  /** RopeOptions.scaling: ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3']. */
+  readonly ropeScalings: readonly string[];
+  /** Mask kinds: ['none', 'causal', 'window'] ('window' is written 'window:W'). */
+  readonly masks: readonly string[];
+  /** similarity metric: ['cosine', 'dot']. */
+  readonly metrics: readonly string[];
+  /** sinusoidal layout: ['interleaved', 'concat']. */
+  readonly layouts: readonly string[];
+  /** multiHeadAttention bias: ['none', 'alibi', 't5']. */
+  readonly positionBiases: readonly string[];
+  /** GPT-2 position methods: ['learned', 'sinusoidal', 'rope', 'alibi', 'none'] ('none' = NoPE). */
+  readonly gpt2Positions: readonly string[];
+}
+
+/** The core's defaults, under the option names they fill (frozen). */
+export interface Defaults {
+  /** sinusoidal, wavelengths and offsetMatrix base: 10000. */
+  readonly base: number;
+  /** sinusoidal layout: 'interleaved'. */
+  readonly layout: string;
+  /** learned and shaw std: 0.02. */
+  readonly std: number;
+  /** layerNorm and rmsNorm eps: 1e-5. */
+  readonly eps: number;
+  /** similarity metric: 'cosine'. */
+  readonly metric: string;
+  /** attention mask: 'none'. */
+  readonly mask: string;
+  /** attention mask offset: 0. */
+  readonly offset: number;
+  /** multiHeadAttention heads: 1. */
+  readonly heads: number;
+  /** multiHeadAttention position bias: 'none'. */
+  readonly bias: string;
+  /** every seed: 0. */
+  readonly seed: number;
+  /** RopeOptions: style 'neox', scaling 'none', base 10000, rotaryFraction 1, factor 1,
+   * originalLength 0 (unset), lowFreqFactor 1, highFreqFactor 4, betaFast 32, betaSlow 1. */
+  readonly rope: Readonly<Required<RopeOptions>> & { readonly originalLength: number };
+  /** T5Options: bidirectional false, numBuckets 32, maxDistance 128. */
+  readonly t5: Readonly<Required<T5Options>>;
 }
 
 export interface RopeFrequencies {
@@ -123,6 +224,10 @@ export interface RopeFrequencies {
 export interface PosLab {
   /** The per-tensor element cap of this build (2^26 in wasm). */
   readonly maxElements: number;
+  /** The core's name lists: what each string option accepts. */
+  readonly names: Names;
+  /** The core's defaults: what an omitted option means. */
+  readonly defaults: Defaults;
 
   /** Sinusoidal table PE (L, D) for positions offset..offset+L−1 [SIMD fast path]. D even. */
   sinusoidal(options: {
@@ -178,11 +283,26 @@ export interface PosLab {
     v: TensorInput,
     options?: AttentionOptions,
   ): { output: Tensor; weights?: Tensor };
-  /** Multi-head self-attention of x (L, D) with seeded projections; q, k, v per head after RoPE. */
-  multiHeadAttention(
-    x: TensorInput,
-    options: MultiHeadOptions,
-  ): { output: Tensor; weights: Tensor; q: Tensor; k: Tensor; v: Tensor; bias?: Tensor };
+  /**
+   * The (Lq, Lk) mask attention applies, as bytes: data[i·Lk + j] = 1 when key j is hidden from
+   * query i (by mask, offset or keyPadding), else 0. The core's own rule, for drawing it.
+   */
+  attentionMask(options: {
+    /** Lq. */
+    queries: number;
+    /** Lk. */
+    keys: number;
+    /** Default 'none'. */
+    mask?: Mask;
+    keyPadding?: KeyPadding;
+    /** Default 0 (see Mask). */
+    offset?: number;
+  }): Tensor<Uint8Array>;
+  /**
+   * Multi-head self-attention of x (L, D) with seeded projections, in one call: output,
+   * weights, pre-softmax scores, per-head q, k, v (after RoPE) and the position bias.
+   */
+  multiHeadAttention(x: TensorInput, options: MultiHeadOptions): MultiHeadResult;
 
   /** (x − mean)/√(var + eps)·γ + β over the last axis; γ, β (D,). */
   layerNorm(
@@ -206,4 +326,9 @@ export interface PosLab {
   simdTarget(): string;
   /** Current size of the WebAssembly memory in bytes (grows up to 2 GiB, never shrinks). */
   heapBytes(): number;
+  /**
+   * Bytes the module's malloc has handed out and not had back (mallinfo().uordblks): back to
+   * the same value after any call that keeps nothing, so a leak shows here, unlike heapBytes.
+   */
+  liveHeapBytes(): number;
 }

@@ -1,14 +1,14 @@
 // The boundary between the JS API and an embind module: whatever comes back from or is thrown
 // by a raw call reaches the caller as a PosLabError. The bindings report bad input as
-// { error } (cpp/wasm/guard.hpp); embind itself throws a BindingError when a call's arity or a
+// { error, field? } (cpp/wasm/guard.hpp); embind itself throws a BindingError when a call's arity or a
 // handle is wrong, a trap is a WebAssembly.RuntimeError, and an exception the bindings missed
 // arrives as a bare number.
 import { PosLabError } from './errors.js';
 
-/** A raw binding's result, or its { error } thrown as a PosLabError. */
+/** A raw binding's result, or its { error, field? } thrown as a PosLabError with that field. */
 export function unwrap(result) {
   if (result !== null && typeof result === 'object' && result.error !== undefined) {
-    throw new PosLabError(result.error);
+    throw new PosLabError(result.error, { field: result.field });
   }
   return result;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "poslab/errors.hpp"
+#include "poslab/names.hpp"
 
 namespace poslab::cuda {
 
@@ -17,7 +18,9 @@ namespace poslab::cuda {
 // storage: fp16/bf16 only halve the bytes moved and feed the tensor cores.
 enum class DType { kF32, kF16, kBF16 };
 
-const char* dtype_name(DType t);  // "fp32" | "fp16" | "bf16"
+inline constexpr Named<DType> kDTypeNames[] = {
+    {DType::kF32, "fp32"}, {DType::kF16, "fp16"}, {DType::kBF16, "bf16"}};
+const char* dtype_name(DType t);  // name_of(kDTypeNames, t)
 std::size_t dtype_size(DType t);  // 4 | 2 | 2
 
 // Throws poslab::Error("<what>: <CUDA error string>") unless `status` is cudaSuccess.
