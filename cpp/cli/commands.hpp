@@ -4,8 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "options.hpp"
+#include "output.hpp"
 
 namespace poslab::cli {
 
@@ -29,6 +33,40 @@ class Commands {
   CLI::App& app_;
   std::vector<Entry> entries_;
 };
+
+// Adds subcommand `name` whose option values live in an `Args` (default-constructed, alive as
+// long as the command line): `declare(cmd, args)` adds its options, `run(args)` runs once the
+// whole command line has parsed. For subcommands with more than the one -o output.
+template <class Args, class Declare, class Run>
+CLI::App* add_command(Commands& commands, const std::string& name, const std::string& description,
+                      Declare declare, Run run) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = commands.add(name, description, [args, run] { run(*args); });
+  declare(cmd, *args);
+  return cmd;
+}
+
+// The common subcommand: options, then -o OUT; `compute(args)` returns the one tensor written
+// there (its format from the extension). The output path is checked before compute runs, so
+// a bad -o fails before any input is read or any work done.
+template <class Args, class Declare, class Compute>
+CLI::App* add_tensor_command(Commands& commands, const std::string& name,
+                             const std::string& description, Declare declare, Compute compute) {
+  struct State {
+    Args args;
+    std::string out;
+  };
+  return add_command<State>(
+      commands, name, description,
+      [declare](CLI::App* cmd, State& state) {
+        declare(cmd, state.args);
+        add_output(cmd, state.out);
+      },
+      [compute](const State& state) {
+        check_output_path(state.out);
+        write_output(state.out, compute(state.args));
+      });
+}
 
 // sinusoidal, learned, shaw, t5-buckets, alibi, alibi-slopes
 void add_encoding_commands(Commands& commands);

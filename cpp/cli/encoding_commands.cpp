@@ -1,12 +1,12 @@
 // Subcommands that write a position table: sinusoidal, learned, shaw, t5-buckets, alibi,
 // alibi-slopes.
 #include <cstdint>
-#include <memory>
+#include <string>
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "output.hpp"
 #include "poslab/alibi.hpp"
+#include "poslab/defaults.hpp"
 #include "poslab/learned.hpp"
 #include "poslab/relative.hpp"
 #include "poslab/sinusoidal.hpp"
@@ -17,128 +17,115 @@ namespace {
 void add_sinusoidal(Commands& commands) {
   struct Args {
     long long length = 0, dim = 0, offset = 0;
-    double base = 10000.0;
-    std::string layout = "interleaved", out;
+    double base = defaults::kBase;
+    std::string layout = name_of(kSinusoidalLayoutNames, SinusoidalLayout::kInterleaved);
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd =
-      commands.add("sinusoidal", "Sinusoidal table PE (L, D) (Vaswani et al. 2017)", [a] {
-        check_output_path(a->out);
-        write_output(a->out, sinusoidal_table(a->length, a->dim, a->base,
-                                              parse_sinusoidal_layout(a->layout), a->offset));
+  add_tensor_command<Args>(
+      commands, "sinusoidal", "Sinusoidal table PE (L, D) (Vaswani et al. 2017)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--len", a.length, "positions L");
+        add_size(cmd, "--dim", a.dim, "width D (even)");
+        cmd->add_option("--base", a.base, "frequency base b: w_i = b^(-2i/D)")
+            ->capture_default_str()
+            ->check(finite_number());
+        cmd->add_option("--layout", a.layout,
+                        "interleaved (sin, cos, sin, ...) or concat (sines, then cosines)")
+            ->capture_default_str()
+            ->check(parsed_by(parse_sinusoidal_layout, choices(kSinusoidalLayoutNames)));
+        cmd->add_option("--offset", a.offset, "position of the first row")
+            ->capture_default_str()
+            ->check(integer_at_least(0));
+      },
+      [](const Args& a) {
+        return sinusoidal_table(a.length, a.dim, a.base, parse_sinusoidal_layout(a.layout),
+                                a.offset);
       });
-  add_size(cmd, "--len", a->length, "positions L");
-  add_size(cmd, "--dim", a->dim, "width D (even)");
-  cmd->add_option("--base", a->base, "frequency base b: w_i = b^(-2i/D)")
-      ->capture_default_str()
-      ->check(finite_number());
-  cmd->add_option("--layout", a->layout,
-                  "interleaved (sin, cos, sin, ...) or concat (sines, then cosines)")
-      ->capture_default_str()
-      ->check(parsed_by(parse_sinusoidal_layout, "{interleaved,concat}"));
-  cmd->add_option("--offset", a->offset, "position of the first row")
-      ->capture_default_str()
-      ->check(integer_at_least(0));
-  add_output(cmd, a->out);
 }
 
 void add_learned(Commands& commands) {
   struct Args {
     long long length = 0, dim = 0;
     std::uint64_t seed = 0;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "learned", "Learned absolute table (L, D): seeded N(0, 0.02^2), as GPT-2 initialises it",
-      [a] {
-        check_output_path(a->out);
-        write_output(a->out, learned_table(a->length, a->dim, a->seed));
-      });
-  add_size(cmd, "--len", a->length, "positions L");
-  add_size(cmd, "--dim", a->dim, "width D");
-  cmd->add_option("--seed", a->seed, "random seed (same seed, same table everywhere)")
-      ->capture_default_str()
-      ->check(unsigned_integer());
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "learned",
+      "Learned absolute table (L, D): seeded N(0, 0.02^2), as GPT-2 initialises it",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--len", a.length, "positions L");
+        add_size(cmd, "--dim", a.dim, "width D");
+        cmd->add_option("--seed", a.seed, "random seed (same seed, same table everywhere)")
+            ->capture_default_str()
+            ->check(unsigned_integer());
+      },
+      [](const Args& a) { return learned_table(a.length, a.dim, a.seed); });
 }
 
 void add_shaw(Commands& commands) {
   struct Args {
     long long query_length = 0, key_length = 0, max_distance = 0, dim = 0;
     std::uint64_t seed = 0;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "shaw", "Shaw et al. relative embeddings a[i,j] = table[clip(j-i, -K, K)], (Lq, Lk, D)", [a] {
-        check_output_path(a->out);
-        write_output(a->out, shaw_embeddings(a->query_length, a->key_length, a->max_distance,
-                                             a->dim, a->seed));
+  add_tensor_command<Args>(
+      commands, "shaw",
+      "Shaw et al. relative embeddings a[i,j] = table[clip(j-i, -K, K)], (Lq, Lk, D)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--qlen", a.query_length, "query positions Lq");
+        add_size(cmd, "--klen", a.key_length, "key positions Lk");
+        add_size(cmd, "--max-distance", a.max_distance, "clip distance K", /*min=*/0);
+        add_size(cmd, "--dim", a.dim, "width D");
+        cmd->add_option("--seed", a.seed, "random seed of the (2K+1, D) table")
+            ->capture_default_str()
+            ->check(unsigned_integer());
+      },
+      [](const Args& a) {
+        return shaw_embeddings(a.query_length, a.key_length, a.max_distance, a.dim, a.seed);
       });
-  add_size(cmd, "--qlen", a->query_length, "query positions Lq");
-  add_size(cmd, "--klen", a->key_length, "key positions Lk");
-  add_size(cmd, "--max-distance", a->max_distance, "clip distance K", /*min=*/0);
-  add_size(cmd, "--dim", a->dim, "width D");
-  cmd->add_option("--seed", a->seed, "random seed of the (2K+1, D) table")
-      ->capture_default_str()
-      ->check(unsigned_integer());
-  add_output(cmd, a->out);
 }
 
 void add_t5_buckets(Commands& commands) {
   struct Args {
     long long query_length = 0, key_length = 0;
     T5BucketOptions options;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "t5-buckets", "T5 relative-position buckets of key - query, (Lq, Lk) int32", [a] {
-        check_output_path(a->out);
-        write_output(a->out, t5_buckets(a->query_length, a->key_length, a->options));
-      });
-  add_size(cmd, "--qlen", a->query_length, "query positions Lq");
-  add_size(cmd, "--klen", a->key_length, "key positions Lk");
-  cmd->add_flag("--bidirectional", a->options.bidirectional,
-                "separate buckets for keys before and after the query (encoder)");
-  cmd->add_option("--buckets", a->options.num_buckets, "number of buckets")
-      ->capture_default_str()
-      ->check(integer_at_least(1));
-  cmd->add_option("--max-distance", a->options.max_distance,
-                  "distance where the logarithmic buckets end")
-      ->capture_default_str()
-      ->check(integer_at_least(1));
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "t5-buckets", "T5 relative-position buckets of key - query, (Lq, Lk) int32",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--qlen", a.query_length, "query positions Lq");
+        add_size(cmd, "--klen", a.key_length, "key positions Lk");
+        cmd->add_flag("--bidirectional", a.options.bidirectional,
+                      "separate buckets for keys before and after the query (encoder)");
+        cmd->add_option("--buckets", a.options.num_buckets, "number of buckets")
+            ->capture_default_str()
+            ->check(integer_at_least(1));
+        cmd->add_option("--max-distance", a.options.max_distance,
+                        "distance where the logarithmic buckets end")
+            ->capture_default_str()
+            ->check(integer_at_least(1));
+      },
+      [](const Args& a) { return t5_buckets(a.query_length, a.key_length, a.options); });
 }
 
 void add_alibi(Commands& commands) {
   struct Args {
     long long heads = 0, length = 0;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add("alibi", "ALiBi bias -m_h*|i-j|, (H, L, L)", [a] {
-    check_output_path(a->out);
-    write_output(a->out, alibi_bias(a->heads, a->length, a->length));
-  });
-  add_size(cmd, "--heads", a->heads, "heads H");
-  add_size(cmd, "--len", a->length, "positions L");
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "alibi", "ALiBi bias -m_h*|i-j|, (H, L, L)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--heads", a.heads, "heads H");
+        add_size(cmd, "--len", a.length, "positions L");
+      },
+      [](const Args& a) { return alibi_bias(a.heads, a.length, a.length); });
 }
 
 void add_alibi_slopes(Commands& commands) {
   struct Args {
     long long heads = 0;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add("alibi-slopes", "ALiBi head slopes m_h, (H,)", [a] {
-    check_output_path(a->out);
-    write_output(a->out, alibi_slopes(a->heads));
-  });
-  add_size(cmd, "--heads", a->heads, "heads H");
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "alibi-slopes", "ALiBi head slopes m_h, (H,)",
+      [](CLI::App* cmd, Args& a) { add_size(cmd, "--heads", a.heads, "heads H"); },
+      [](const Args& a) { return alibi_slopes(a.heads); });
 }
 
 }  // namespace

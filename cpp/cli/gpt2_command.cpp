@@ -65,7 +65,8 @@ TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace:
 
 void add_gpt2(Commands& commands) {
   struct Args {
-    std::string weights, preset, config, tokens, out, trace, position = "learned";
+    std::string weights, preset, config, tokens, out, trace;
+    std::string position = name_of(kGpt2PositionNames, Gpt2Options{}.position);
     std::uint64_t seed = 0;
     long long top_k = 10;
   };
@@ -176,7 +177,7 @@ void add_gpt2(Commands& commands) {
                   "position method: learned (as trained), or sinusoidal, rope, alibi, none "
                   "swapped in for exploration")
       ->capture_default_str()
-      ->check(one_of({"learned", "sinusoidal", "rope", "alibi", "none"}, "position"));
+      ->check(one_of(kGpt2PositionNames, "position"));
   cmd->add_option("--top-k", a->top_k, "how many next tokens the trace lists")
       ->capture_default_str()
       ->check(integer_at_least(1));

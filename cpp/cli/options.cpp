@@ -69,7 +69,10 @@ CLI::Validator finite_number() {
 }
 
 CLI::Validator one_of(std::initializer_list<const char*> names, const std::string& what) {
-  std::vector<std::string> allowed(names.begin(), names.end());
+  return one_of(std::vector<std::string>(names.begin(), names.end()), what);
+}
+
+CLI::Validator one_of(const std::vector<std::string>& allowed, const std::string& what) {
   std::string list;
   for (std::size_t i = 0; i < allowed.size(); ++i) {
     list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
@@ -121,7 +124,7 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
     app->add_option("--style", flags.style,
                     "pairing: neox (x[i], x[i+R/2]) or gptj (x[2i], x[2i+1])")
         ->capture_default_str()
-        ->check(parsed_by(parse_rope_style, "{neox,gptj}"));
+        ->check(parsed_by(parse_rope_style, choices(kRopeStyleNames)));
   }
   app->add_option("--rotary-fraction", o.rotary_fraction,
                   "rotate the first R = D*F dims, pass the rest through")
@@ -129,7 +132,7 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
       ->check(finite_number());
   app->add_option("--scaling", flags.scaling, "long-context scaling")
       ->capture_default_str()
-      ->check(parsed_by(parse_rope_scaling, "{none,linear,ntk,dynamic,yarn,llama3}"));
+      ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames)));
   app->add_option("--factor", o.factor, "scaling factor f >= 1")
       ->capture_default_str()
       ->check(finite_number());

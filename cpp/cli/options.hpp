@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "poslab/errors.hpp"
+#include "poslab/names.hpp"
 #include "poslab/rope.hpp"
 
 namespace poslab::cli {
@@ -30,6 +31,24 @@ CLI::Validator unsigned_integer();
 CLI::Validator finite_number();
 // One of `names`.
 CLI::Validator one_of(std::initializer_list<const char*> names, const std::string& what);
+CLI::Validator one_of(const std::vector<std::string>& names, const std::string& what);
+// One of the names of a core name table (names.hpp).
+template <class E, std::size_t N>
+CLI::Validator one_of(const Named<E> (&table)[N], const std::string& what) {
+  std::vector<std::string> names;
+  for (const Named<E>& entry : table) names.emplace_back(entry.name);
+  return one_of(names, what);
+}
+
+// "{a,b,window:W}": a name table's choices as the help shows them.
+template <class E, std::size_t N>
+std::string choices(const Named<E> (&table)[N]) {
+  std::string out = "{";
+  for (std::size_t n = 0; n < N; ++n) {
+    out += std::string(n ? "," : "") + table[n].name + table[n].argument;
+  }
+  return out + "}";
+}
 
 // A path whose extension names an output format (.npy, .csv, .json).
 CLI::Validator output_file();
@@ -65,8 +84,8 @@ CLI::Option* add_output(CLI::App* app, std::string& path);
 // core once parsing has validated them.
 struct RopeFlags {
   RopeOptions options;
-  std::string style = "neox";
-  std::string scaling = "none";
+  std::string style = name_of(kRopeStyleNames, options.style);
+  std::string scaling = name_of(kRopeScalingNames, options.scaling);
 
   RopeOptions resolve() const;
 };

@@ -1,12 +1,11 @@
 // RoPE subcommands: rotate an array (rope), and inspect a configuration's effective
 // frequencies (rope-freqs) and its relative-distance decay (rope-decay).
 #include <cstdio>
-#include <memory>
+#include <string>
 
 #include "commands.hpp"
 #include "input.hpp"
 #include "options.hpp"
-#include "output.hpp"
 #include "poslab/analysis.hpp"
 #include "poslab/rope.hpp"
 
@@ -15,69 +14,66 @@ namespace {
 
 void add_rope(Commands& commands) {
   struct Args {
-    std::string in, out;
+    std::string in;
     RopeFlags rope;
     long long offset = 0;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "rope", "Rotate X (L, D) or (H, L, D) by RoPE at positions offset..offset+L-1", [a] {
-        check_output_path(a->out);
-        const TensorF x = read_input(a->in);
-        write_output(a->out, rope_apply(x, a->rope.resolve(), a->offset));
-      });
-  add_input(cmd, "--in", a->in, "array to rotate, (L, D) or (H, L, D)")->required();
-  add_rope_flags(cmd, a->rope, /*with_style=*/true);
-  cmd->add_option("--offset", a->offset, "position of the first row")
-      ->capture_default_str()
-      ->check(integer_at_least(0));
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "rope", "Rotate X (L, D) or (H, L, D) by RoPE at positions offset..offset+L-1",
+      [](CLI::App* cmd, Args& a) {
+        add_input(cmd, "--in", a.in, "array to rotate, (L, D) or (H, L, D)")->required();
+        add_rope_flags(cmd, a.rope, /*with_style=*/true);
+        cmd->add_option("--offset", a.offset, "position of the first row")
+            ->capture_default_str()
+            ->check(integer_at_least(0));
+      },
+      [](const Args& a) { return rope_apply(read_input(a.in), a.rope.resolve(), a.offset); });
 }
 
+// Writes θ_i, then prints the attention factor (after the file, so a failed write prints none).
 void add_rope_freqs(Commands& commands) {
   struct Args {
     long long dim = 0, total_length = 0;
     RopeFlags rope;
     std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "rope-freqs",
-      "Effective RoPE frequencies theta_i, (R/2,); prints the attention factor (YaRN mscale)", [a] {
-        check_output_path(a->out);
-        const RopeFrequencies f = rope_frequencies(a->dim, a->rope.resolve(), a->total_length);
+  add_command<Args>(
+      commands, "rope-freqs",
+      "Effective RoPE frequencies theta_i, (R/2,); prints the attention factor (YaRN mscale)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--dim", a.dim, "head width D");
+        add_rope_flags(cmd, a.rope, /*with_style=*/false);
+        cmd->add_option("--total-len", a.total_length,
+                        "sequence length S = offset + L (only dynamic scaling reads it)")
+            ->capture_default_str()
+            ->check(integer_at_least(0));
+        add_output(cmd, a.out);
+      },
+      [](const Args& a) {
+        check_output_path(a.out);
+        const RopeFrequencies f = rope_frequencies(a.dim, a.rope.resolve(), a.total_length);
         TensorF inv_freq({f.inv_freq.size()});
         for (std::size_t i = 0; i < f.inv_freq.size(); ++i) {
           inv_freq.data[i] = static_cast<float>(f.inv_freq[i]);
         }
-        write_output(a->out, inv_freq);
+        write_output(a.out, inv_freq);
         std::printf("attention_factor %.17g\n", f.attention_factor);
       });
-  add_size(cmd, "--dim", a->dim, "head width D");
-  add_rope_flags(cmd, a->rope, /*with_style=*/false);
-  cmd->add_option("--total-len", a->total_length,
-                  "sequence length S = offset + L (only dynamic scaling reads it)")
-      ->capture_default_str()
-      ->check(integer_at_least(0));
-  add_output(cmd, a->out);
 }
 
 void add_rope_decay(Commands& commands) {
   struct Args {
     long long dim = 0, max_distance = 0;
     RopeFlags rope;
-    std::string out;
   };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "rope-decay", "RoFormer 3.4.3 bound on |q.k| vs relative distance 0..M, (M+1,)", [a] {
-        check_output_path(a->out);
-        write_output(a->out, rope_decay(a->dim, a->max_distance, a->rope.resolve()));
-      });
-  add_size(cmd, "--dim", a->dim, "head width D");
-  add_size(cmd, "--max-distance", a->max_distance, "largest distance M", /*min=*/0);
-  add_rope_flags(cmd, a->rope, /*with_style=*/false);
-  add_output(cmd, a->out);
+  add_tensor_command<Args>(
+      commands, "rope-decay", "RoFormer 3.4.3 bound on |q.k| vs relative distance 0..M, (M+1,)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--dim", a.dim, "head width D");
+        add_size(cmd, "--max-distance", a.max_distance, "largest distance M", /*min=*/0);
+        add_rope_flags(cmd, a.rope, /*with_style=*/false);
+      },
+      [](const Args& a) { return rope_decay(a.dim, a.max_distance, a.rope.resolve()); });
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ const attention = (name, shapes, o = {}, extra = {}) => {
       'attention',
       ...['--q', f.q, '--k', f.k, '--v', f.v],
       ...(o.mask !== undefined ? ['--mask', maskText(o.mask)] : []),
+      ...(o.offset !== undefined ? ['--offset', o.offset] : []),
       ...(o.scale !== undefined ? ['--scale', o.scale] : []),
       ...(keyPadding ? ['--key-padding', f.keyPadding] : []),
       ...(bias ? ['--bias', f.bias] : []),
@@ -108,6 +109,15 @@ export const ATTENTION_CASES = [
   attention('Lq>Lk causal', qkv(0, 9, 5, 8), { mask: 'causal' }),
   attention('Lq<Lk window:4 3-D', qkv(2, 7, 13, 8), { mask: 'window:4' }),
   attention('Lq=1 decode step', qkv(4, 1, 33, 64)),
+  attention('Lq=1 decode step, causal, offset Lk − 1', qkv(4, 1, 33, 64), { mask: 'causal', offset: 32 }),
+  attention('Lq<Lk causal offset Lk − Lq', qkv(2, 7, 13, 8), { mask: 'causal', offset: 6 }),
+  attention('Lq>Lk window:3 offset −2 (rows that see nothing)', qkv(0, 9, 5, 8), { mask: 'window:3', offset: -2 }),
+  attention(
+    'window:4 offset 3 with key padding',
+    qkv(2, 12, 16, 8),
+    { mask: { window: 4 }, offset: 3 },
+    { keyPadding: padding(16, [4, 5, 15]) },
+  ),
   attention('key padding uint8', qkv(2, 10, 10, 8), {}, { keyPadding: padding(10, [2, 7]) }),
   attention(
     'key padding boolean[] causal',
