@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PLOTS } from '../../web/src/embed/plots.js';
 import { launch, openPage, outDir } from './helpers/browser.js';
 
 const dist = path.resolve(new URL('../..', import.meta.url).pathname, 'dist');
@@ -232,6 +233,26 @@ describe('embeds', () => {
     expect(await embed.page.textContent('.fig-title')).toContain('RoPE (neox) of the unit vector, 40 × 32');
     expect(embed.problems).toEqual([]);
     await embed.context.close();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Embed.EveryFigureNameShowsThatFigureAndOldNamesStillWork', async () => {
+    // Each figure plot of the registry, then older names (a position, an alias) for two of them.
+    const cases = Object.entries(PLOTS)
+      .filter(([, p]) => p.figure !== null)
+      .map(([name, p]) => [name, p.figure]);
+    cases.push(['offset.2', 'residual'], ['heatmap', 'table']);
+    const { page, context, problems } = await openPage(browser, 'about:blank');
+    for (const [plot, figure] of cases) {
+      await page.goto('about:blank'); // a full load each time, not a hash change
+      await page.goto(`${base}embed.html#plot=${plot}`);
+      await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
+      const shown = await page.evaluate(() =>
+        [...document.querySelectorAll('.fig')].filter((f) => f.offsetParent !== null).map((f) => f.dataset.figure),
+      );
+      expect(shown, plot).toEqual([figure]);
+    }
     expect(problems).toEqual([]);
     await context.close();
   });
