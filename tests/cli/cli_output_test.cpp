@@ -324,6 +324,30 @@ TEST_F(Cli, AttentionKeyPaddingBiasAndScaleApply) {
   EXPECT_EQ(w["data"][0][1], 0);
 }
 
+TEST_F(Cli, AttentionOffsetPlacesQueriesAfterTheKeys) {
+  // Two queries after two earlier keys (--offset 2): query 0 sits at position 2 and sees keys
+  // 0..2, query 1 at 3 sees all four; with --offset -1 query 0 sees nothing (zero output) and
+  // query 1 only key 0. Scale 0: equal scores, so each output is the mean of the seen values.
+  put("q.npy", npy_f4(2, 1, {1, 1}));
+  put("k.npy", npy_f4(4, 1, {1, 1, 1, 1}));
+  put("v.npy", npy_f4(4, 1, {1, 2, 4, 8}));
+  const auto out = [&](const char* offset) {
+    return run_npy({"attention", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--mask", "causal",
+                    "--scale", "0", "--offset", offset, "-o", "o.npy"},
+                   "o.npy");
+  };
+  const TensorF after = out("2");
+  EXPECT_NEAR(after.data[0], (1 + 2 + 4) / 3.0f, 1e-6f);
+  EXPECT_NEAR(after.data[1], (1 + 2 + 4 + 8) / 4.0f, 1e-6f);
+  const TensorF before = out("-1");
+  EXPECT_EQ(before.data[0], 0.0f);
+  EXPECT_NEAR(before.data[1], 1.0f, 1e-6f);
+  EXPECT_NE(run({"attention", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--offset",
+                 "2000000000", "-o", "o.npy"})
+                .status,
+            0);
+}
+
 TEST_F(Cli, AttentionWithHeads) {
   const std::string ones = npy_file(npy_dict("<f4", "(2, 3, 4)"), raw(std::vector<float>(24, 1)));
   put("q.npy", ones);
