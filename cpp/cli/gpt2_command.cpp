@@ -3,7 +3,6 @@
 // --trace DIR, one .npy per traced tensor plus index.json naming each file and its shape.
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -63,128 +62,134 @@ TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace:
   return out;
 }
 
-void add_gpt2(Commands& commands) {
-  struct Args {
-    std::string weights, preset, config, tokens, out, trace;
-    std::string position = name_of(kGpt2PositionNames, Gpt2Options{}.position);
-    std::uint64_t seed = 0;
-    long long top_k = 10;
-  };
-  auto a = std::make_shared<Args>();
-  CLI::App* cmd = commands.add(
-      "gpt2", "GPT-2 forward pass on token ids: logits (T, vocab), optional trace of every layer",
-      [a] {
-        check_output_path(a->out);
-        const std::vector<long long> tokens = parse_tokens(a->tokens);
-        // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.
-        std::optional<Gpt2Config> config;
-        if (!a->config.empty()) {
-          config = Gpt2Config::from_json(read_text(a->config), a->config);
-        } else if (!a->preset.empty() || a->weights.empty()) {
-          config = Gpt2Config::preset(a->preset.empty() ? "small" : a->preset);
-        }
-        const std::filesystem::path trace_dir(a->trace);
-        std::error_code error;
-        // Checked now, created only when every output is written (OutputFiles), so a run that
-        // fails leaves no empty directory behind.
-        require(a->trace.empty() || !std::filesystem::exists(trace_dir, error) ||
-                    std::filesystem::is_directory(trace_dir, error),
-                a->trace + ": --trace must name a directory");
-        const Gpt2Weights weights = a->weights.empty() ? gpt2_random_weights(*config, a->seed)
-                                                       : load_gpt2_weights(a->weights, config);
-        Gpt2Options options;
-        options.trace = !a->trace.empty();
-        options.top_k = a->top_k;
-        options.position = parse_gpt2_position(a->position);
-        if (options.position != Gpt2Position::kLearned) {
-          std::fprintf(stderr, "poslab: note: %s\n", gpt2_position_note(options.position));
-        }
-        const Gpt2Result result = gpt2_forward(weights, tokens, options);
-        const Gpt2Config& model = weights.config;
+struct Gpt2Args {
+  std::string weights, preset, config, tokens, out, trace;
+  std::string position = name_of(kGpt2PositionNames, Gpt2Options{}.position);
+  std::uint64_t seed = 0;
+  long long top_k = 10;
+};
 
-        OutputFiles files;
-        files.add(a->out, encode_output(a->out, result.logits));
-        if (options.trace) {
-          files.add_directory(a->trace);
-          nlohmann::json index;
-          index["model"] = {
-              {"vocab_size", model.vocab_size},
-              {"n_positions", model.n_positions},
-              {"n_embd", model.n_embd},
-              {"n_layer", model.n_layer},
-              {"n_head", model.n_head},
-              {"layer_norm_epsilon", model.layer_norm_epsilon},
-              {"weights",
-               a->weights.empty() ? "random init, seed " + std::to_string(a->seed) : a->weights}};
-          index["position"] = {{"method", to_string(options.position)},
-                               {"note", gpt2_position_note(options.position)}};
-          index["tokens"] = tokens;
-          index["tensors"] = nlohmann::json::array();
-          const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
-                               const std::string& about) {
-            const std::string file = name + ".npy";
-            files.add((trace_dir / file).string(), encode_npy(tensor));
-            index["tensors"].push_back({{"name", name},
-                                        {"file", file},
-                                        {"shape", tensor.shape},
-                                        {"dtype", dtype},
-                                        {"about", about}});
-          };
-          const auto& layers = result.layers;
-          for (std::size_t i = 0; i < layers.size(); ++i) {
-            put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
-                "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
-          }
-          put("ln_1_mean", stack(layers, &Gpt2LayerTrace::ln_1_mean), "float32",
-              "(N, T) mean ln_1 subtracted, per layer and position");
-          put("ln_1_variance", stack(layers, &Gpt2LayerTrace::ln_1_variance), "float32",
-              "(N, T) biased variance ln_1 divided by (before eps)");
-          put("ln_2_mean", stack(layers, &Gpt2LayerTrace::ln_2_mean), "float32",
-              "(N, T) mean ln_2 subtracted");
-          put("ln_2_variance", stack(layers, &Gpt2LayerTrace::ln_2_variance), "float32",
-              "(N, T) biased variance ln_2 divided by (before eps)");
-          put("resid_attn_norm", stack(layers, &Gpt2LayerTrace::resid_attn_norm), "float32",
-              "(N, T) L2 norm of the residual stream after each attention sublayer");
-          put("resid_mlp_norm", stack(layers, &Gpt2LayerTrace::resid_mlp_norm), "float32",
-              "(N, T) L2 norm of the residual stream after each MLP sublayer");
-          const std::size_t k = result.top_ids.size();
-          put("top_k_ids", TensorI({k}, result.top_ids), "int32",
-              "(k,) most likely next tokens after the last position");
-          put("top_k_probs", TensorF({k}, result.top_probs), "float32",
-              "(k,) their probabilities, descending");
-          files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
-        }
-        files.commit();
-      });
-  cmd->add_option("--tokens", a->tokens, "token ids, comma-separated (e.g. 464,2068,7586)")
+// Reads the tokens, config and weights, runs the forward pass and writes the logits (and the
+// trace directory), all or nothing.
+void run_gpt2(const Gpt2Args& a) {
+  check_output_path(a.out);
+  const std::vector<long long> tokens = parse_tokens(a.tokens);
+  // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.
+  std::optional<Gpt2Config> config;
+  if (!a.config.empty()) {
+    config = Gpt2Config::from_json(read_text(a.config), a.config);
+  } else if (!a.preset.empty() || a.weights.empty()) {
+    config = Gpt2Config::preset(a.preset.empty() ? "small" : a.preset);
+  }
+  const std::filesystem::path trace_dir(a.trace);
+  std::error_code error;
+  // Checked now, created only when every output is written (OutputFiles), so a run that
+  // fails leaves no empty directory behind.
+  require(a.trace.empty() || !std::filesystem::exists(trace_dir, error) ||
+              std::filesystem::is_directory(trace_dir, error),
+          a.trace + ": --trace must name a directory");
+  const Gpt2Weights weights = a.weights.empty() ? gpt2_random_weights(*config, a.seed)
+                                                : load_gpt2_weights(a.weights, config);
+  Gpt2Options options;
+  options.trace = !a.trace.empty();
+  options.top_k = a.top_k;
+  options.position = parse_gpt2_position(a.position);
+  if (options.position != Gpt2Position::kLearned) {
+    std::fprintf(stderr, "poslab: note: %s\n", gpt2_position_note(options.position));
+  }
+  const Gpt2Result result = gpt2_forward(weights, tokens, options);
+  const Gpt2Config& model = weights.config;
+
+  OutputFiles files;
+  files.add(a.out, encode_output(a.out, result.logits));
+  if (options.trace) {
+    files.add_directory(a.trace);
+    nlohmann::json index;
+    index["model"] = {
+        {"vocab_size", model.vocab_size},
+        {"n_positions", model.n_positions},
+        {"n_embd", model.n_embd},
+        {"n_layer", model.n_layer},
+        {"n_head", model.n_head},
+        {"layer_norm_epsilon", model.layer_norm_epsilon},
+        {"weights", a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights}};
+    index["position"] = {{"method", to_string(options.position)},
+                         {"note", gpt2_position_note(options.position)}};
+    index["tokens"] = tokens;
+    index["tensors"] = nlohmann::json::array();
+    const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
+                         const std::string& about) {
+      const std::string file = name + ".npy";
+      files.add((trace_dir / file).string(), encode_npy(tensor));
+      index["tensors"].push_back({{"name", name},
+                                  {"file", file},
+                                  {"shape", tensor.shape},
+                                  {"dtype", dtype},
+                                  {"about", about}});
+    };
+    const auto& layers = result.layers;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
+          "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
+    }
+    put("ln_1_mean", stack(layers, &Gpt2LayerTrace::ln_1_mean), "float32",
+        "(N, T) mean ln_1 subtracted, per layer and position");
+    put("ln_1_variance", stack(layers, &Gpt2LayerTrace::ln_1_variance), "float32",
+        "(N, T) biased variance ln_1 divided by (before eps)");
+    put("ln_2_mean", stack(layers, &Gpt2LayerTrace::ln_2_mean), "float32",
+        "(N, T) mean ln_2 subtracted");
+    put("ln_2_variance", stack(layers, &Gpt2LayerTrace::ln_2_variance), "float32",
+        "(N, T) biased variance ln_2 divided by (before eps)");
+    put("resid_attn_norm", stack(layers, &Gpt2LayerTrace::resid_attn_norm), "float32",
+        "(N, T) L2 norm of the residual stream after each attention sublayer");
+    put("resid_mlp_norm", stack(layers, &Gpt2LayerTrace::resid_mlp_norm), "float32",
+        "(N, T) L2 norm of the residual stream after each MLP sublayer");
+    const std::size_t k = result.top_ids.size();
+    put("top_k_ids", TensorI({k}, result.top_ids), "int32",
+        "(k,) most likely next tokens after the last position");
+    put("top_k_probs", TensorF({k}, result.top_probs), "float32",
+        "(k,) their probabilities, descending");
+    files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
+  }
+  files.commit();
+}
+
+void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
+  cmd->add_option("--tokens", a.tokens, "token ids, comma-separated (e.g. 464,2068,7586)")
       ->required()
       ->type_name("IDS");
-  cmd->add_option("--weights", a->weights,
+  cmd->add_option("--weights", a.weights,
                   "GPT-2 checkpoint (.safetensors, F32 or F16, names as Hugging Face's)")
       ->type_name("FILE");
-  auto* preset = cmd->add_option("--preset", a->preset,
+  auto* preset = cmd->add_option("--preset", a.preset,
                                  "model size: small (124M) or medium (default: read off the "
                                  "checkpoint, or small for random init)")
                      ->check(one_of({"small", "medium"}, "preset"));
-  cmd->add_option("--config", a->config, "Hugging Face config.json instead of a preset")
+  cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
       ->excludes(preset);
-  cmd->add_option("--seed", a->seed, "seed of the random init used without --weights")
+  cmd->add_option("--seed", a.seed, "seed of the random init used without --weights")
       ->capture_default_str()
       ->check(unsigned_integer())
       ->excludes("--weights");
-  cmd->add_option("--position", a->position,
+  cmd->add_option("--position", a.position,
                   "position method: learned (as trained), or sinusoidal, rope, alibi, none "
                   "swapped in for exploration")
       ->capture_default_str()
       ->check(one_of(kGpt2PositionNames, "position"));
-  cmd->add_option("--top-k", a->top_k, "how many next tokens the trace lists")
+  cmd->add_option("--top-k", a.top_k, "how many next tokens the trace lists")
       ->capture_default_str()
       ->check(integer_at_least(1));
-  cmd->add_option("--trace", a->trace,
-                  "directory for the trace: one .npy per tensor and index.json")
+  cmd->add_option("--trace", a.trace, "directory for the trace: one .npy per tensor and index.json")
       ->type_name("DIR");
-  add_output(cmd, a->out);
+  add_output(cmd, a.out);
+}
+
+void add_gpt2(Commands& commands) {
+  add_command<Gpt2Args>(
+      commands, "gpt2",
+      "GPT-2 forward pass on token ids: logits (T, vocab), optional trace of every layer",
+      declare_gpt2, run_gpt2);
 }
 
 }  // namespace
