@@ -27,6 +27,24 @@ describe('reliability', () => {
     await context.close();
   });
 
+  it('Reliability.CoreErrorLandsBesideTheControlItsFieldNames', async () => {
+    // llama3 with low_freq_factor ≥ high_freq_factor: the core refuses it with field
+    // 'lowFreqFactor'. A regex on the message used to put it beside the factor f.
+    const { page, context, problems } = await open('#view=extrapolation&ext.scaling=llama3&ext.lowff=5&ext.highff=4');
+    const lowffError = () => document.querySelector('#c-ext-lowff-error')?.textContent.length > 0;
+    await page.waitForFunction(lowffError, null, { timeout: 60_000 });
+    expect(await page.textContent('#c-ext-lowff-error')).toMatch(/low_freq_factor/);
+    expect(await page.textContent('#c-ext-factor-error')).toBe('');
+    expect(await page.textContent('#view-extrapolation .view-status')).toMatch(/^Not drawn: .*low_freq_factor/);
+    // Moving another control does not pull the error onto that control.
+    await page.fill('#c-ext-factor', '3');
+    await page.press('#c-ext-factor', 'Tab');
+    await page.waitForFunction(lowffError, null, { timeout: 60_000 });
+    expect(await page.textContent('#c-ext-factor-error')).toBe('');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('Reliability.MalformedCustomMaskLinkDrawsTheDefaultsAndSaysSo', async () => {
     const { page, context, problems } = await open('#view=attention&att.mask=custom&att.custom=8.AA');
     await drawnWithin(page, 'att', 1, 60_000);

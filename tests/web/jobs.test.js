@@ -6,10 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPosLab } from '../../web/src/core/poslab.js';
-import { attention, baseMask } from '../../web/src/worker/jobs/attention.js';
+import { attention } from '../../web/src/worker/jobs/attention.js';
 import { encodings } from '../../web/src/worker/jobs/encodings.js';
 import { extrapolation, nearestTrained, ropeOptions } from '../../web/src/worker/jobs/extrapolation.js';
-import { headEntropy, headScores, matVec } from '../../web/src/worker/jobs/linalg.js';
+import { headEntropy, headOutput, matVec } from '../../web/src/worker/jobs/linalg.js';
 import { offset } from '../../web/src/worker/jobs/offset.js';
 import { similarity } from '../../web/src/worker/jobs/similarity.js';
 import { encodingTable, ropeUnitInput } from '../../web/src/worker/jobs/tables.js';
@@ -136,6 +136,9 @@ describe('compute glue', () => {
     // θ_i = base^(−2i/D) (D = 64), and linear scaling divides it by f.
     linear.invFreq.plain.forEach((v, i) => expect(v / omega(i, 64, 500)).toBeCloseTo(1, 6));
     linear.invFreq.scaled.forEach((v, i) => expect(v / (omega(i, 64, 500) / 4)).toBeCloseTo(1, 6));
+    // θᵢ reach the view as the core gives them (the view divides the two curves in double).
+    const core = lab.ropeFrequencies({ headDim: 64, base: 500 }).invFreq.data;
+    expect(linear.invFreq.plain.constructor).toBe(core.constructor);
   });
 
   it('Offset.ResidualIsRoundingLevel', () => {
@@ -218,11 +221,32 @@ describe('compute glue', () => {
     expect(() => attention(lab, params('att', { mask: 'custom', custom: '9.!' }))).toThrow(/malformed/);
   });
 
+  it('Attention.OneCoreCallAndTheMaskTheCoreApplied', () => {
+    const calls = [];
+    const spy = Object.fromEntries(
+      Object.entries(lab).map(([n, f]) => [n, typeof f === 'function' ? (...a) => (calls.push(n), f(...a)) : f]),
+    );
+    const r = attention(spy, params('att', { text: 'a b c d [PAD]', mask: 'window', window: 2 }));
+    expect(calls.filter((n) => n === 'multiHeadAttention')).toHaveLength(1);
+    expect(calls).not.toContain('attention');
+    // Window W = 2 (query i sees keys i − 1 and i) and the padding key 4, worked out by hand.
+    const hidden = [
+      [0, 1, 1, 1, 1],
+      [0, 0, 1, 1, 1],
+      [1, 0, 0, 1, 1],
+      [1, 1, 0, 0, 1],
+      [1, 1, 1, 0, 1],
+    ].flat();
+    expect(Array.from(r.heatmaps.mask.data, (v) => (v === -Infinity ? 1 : 0))).toEqual(hidden);
+    // What a click starts from: the window alone, without the padding (query 4 sees key 4).
+    expect(Array.from(r.baseHidden)).toEqual([...hidden.slice(0, 24), 0]);
+  });
+
   it('Attention.HelpersComputeWhatTheySay', () => {
-    expect(Array.from(baseMask('causal', 3, 0))).toEqual([0, 1, 1, 0, 0, 1, 0, 0, 0]);
-    expect(Array.from(baseMask('window', 3, 2))).toEqual([0, 1, 1, 0, 0, 1, 1, 0, 0]);
-    const q = Float32Array.from([1, 0, 0, 1]);
-    expect(Array.from(headScores(q, q, 1, 2, 2, 0.5))).toEqual([0.5, 0, 0, 0.5]);
+    // Weights (1 head, L = 2) [[1, 0], [0.25, 0.75]] times v [[2, 4], [6, 8]].
+    const w = Float32Array.from([1, 0, 0.25, 0.75]);
+    const v = Float32Array.from([2, 4, 6, 8]);
+    expect(Array.from(headOutput(w, v, 0, 2, 2))).toEqual([2, 4, 5, 7]);
     const uniform = Float32Array.from([0.5, 0.5, 0, 0]);
     expect(close(headEntropy(uniform, 1, 2)[0], Math.log(2))).toBe(true); // the all-zero row is left out
     expect(tokenize(' a  b\tc ')).toEqual(['a', 'b', 'c']);

@@ -1,25 +1,15 @@
 // View 5: multi-head self-attention over typed words, stage by stage for one head: raw
-// scores → + position bias → mask → softmax weights → output. Projections, RoPE, biases and
-// the softmax are the core's (multiHeadAttention, attention); only QKᵀ for the "raw scores"
-// panel and the entropy are computed here, from the core's own q and k.
+// scores → + position bias → mask → softmax weights → output. One call of the core
+// (multiHeadAttention) gives the projections, RoPE, the bias, the scores the softmax took
+// and the weights; the mask drawn is the one the core applied (attentionMask), with the drawn
+// cells on top. Only the head's weights · V and the entropy are computed here.
 import { assertAllowed } from '../../state/combinations.js';
 import { decodeMask } from '../../state/mask-bits.js';
-import { headEntropy, headScores } from './linalg.js';
+import { headEntropy, headOutput } from './linalg.js';
 import { PAD_RE, tokenEmbeddings, tokenize } from './tokens.js';
 
-/** Hidden cells (L·L) of the built-in masks, before padding and custom cells. */
-export function baseMask(kind, L, W) {
-  const hidden = new Uint8Array(L * L);
-  for (let i = 0; i < L; i++) {
-    for (let j = 0; j < L; j++) {
-      const future = j > i;
-      if ((kind === 'causal' && future) || (kind === 'window' && (future || i - j >= W))) hidden[i * L + j] = 1;
-    }
-  }
-  return hidden;
-}
-
-const maskString = (kind, W) => (kind === 'causal' ? 'causal' : kind === 'window' ? `window:${W}` : 'none');
+// The core's mask option for a built-in mask; drawn cells go in as customMask over 'none'.
+const maskOption = (kind, W) => (kind === 'causal' ? 'causal' : kind === 'window' ? { window: W } : 'none');
 
 function inputs(lab, p, tokens) {
   const L = tokens.length;
@@ -37,55 +27,49 @@ export function attention(lab, p) {
   const { H, D } = p;
   assertAllowed('att', p); // heads that split D, even head widths for RoPE, a mask that decodes
   const d = D / H;
-  const custom = p.mask === 'custom' ? decodeMask(p.custom, L) : new Uint8Array(L * L);
-  const padding = new Uint8Array(L);
-  if (p.pad) tokens.forEach((t, j) => (padding[j] = PAD_RE.test(t) ? 1 : 0));
-  const base = p.mask === 'custom' ? custom : baseMask(p.mask, L, p.window);
-  const mask = maskString(p.mask, p.window);
+  const custom = p.mask === 'custom' ? decodeMask(p.custom, L) : null;
+  const keyPadding = new Uint8Array(L);
+  if (p.pad) tokens.forEach((t, j) => (keyPadding[j] = PAD_RE.test(t) ? 1 : 0));
+  const mask = maskOption(p.mask, p.window);
 
   const mh = lab.multiHeadAttention(inputs(lab, p, tokens), {
     heads: H,
     seed: p.seed,
     mask,
-    keyPadding: padding,
+    keyPadding,
+    ...(custom && { customMask: custom }),
     rope: p.rope ? { style: 'neox' } : false,
     bias: p.bias,
     t5: { bidirectional: p.mask === 'none' || p.mask === 'custom' },
   });
-  const hasBias = mh.bias && mh.bias.data.length === H * L * L;
-  const positionBias = hasBias ? mh.bias.data : new Float32Array(H * L * L);
+  const positionBias = mh.bias?.data ?? new Float32Array(H * L * L);
+  // The cells hidden from every head: the core's rule for the mask and the padding, plus the
+  // drawn ones (what customMask hid); a click edits the mask without the padding.
+  const applied = lab.attentionMask({ queries: L, keys: L, mask, keyPadding }).data;
+  const hidden = custom ? applied.map((v, c) => v | custom[c]) : applied;
+  const baseHidden = custom ?? lab.attentionMask({ queries: L, keys: L, mask }).data;
 
-  // The custom cells reach the core as −∞ in the bias, the way a user-supplied mask would.
-  let bias;
-  if (hasBias || custom.some((v) => v)) {
-    bias = Float32Array.from(positionBias);
-    for (let h = 0; h < H; h++) for (let c = 0; c < L * L; c++) if (custom[c]) bias[h * L * L + c] = -Infinity;
-  }
-  const att = lab.attention(mh.q, mh.k, mh.v, {
-    mask,
-    keyPadding: padding,
-    bias: bias && { data: bias, shape: [H, L, L] },
-    returnWeights: true,
-  });
-
-  const hidden = Uint8Array.from(base, (v, c) => v || padding[c % L]);
-  const scores = headScores(mh.q.data, mh.k.data, H, L, d, 1 / Math.sqrt(d));
   const h0 = p.head * L * L;
   const pick = (t, n = L * L, off = h0) => t.slice(off, off + n);
-  const maskMatrix = Float32Array.from(hidden, (v) => (v ? -Infinity : 0));
-  const logits = pick(scores).map((s, c) => (hidden[c] ? -Infinity : s + positionBias[h0 + c]));
-
+  const logits = pick(mh.scores.data); // q·kᵀ/√d + bias, −∞ where hidden: what the softmax took
+  const raw = logits.map((s, c) => s - positionBias[h0 + c]); // hidden cells stay −∞
   const heatmaps = {
-    scores: { data: pick(scores), rows: L, cols: L, cmap: 'RdBu' },
+    scores: { data: raw, rows: L, cols: L, cmap: 'RdBu' },
     bias: { data: pick(positionBias), rows: L, cols: L, cmap: 'RdBu' },
-    mask: { data: maskMatrix, rows: L, cols: L, cmap: 'Blues', range: [0, 0] },
+    mask: {
+      data: Float32Array.from(hidden, (v) => (v ? -Infinity : 0)),
+      rows: L,
+      cols: L,
+      cmap: 'Blues',
+      range: [0, 0],
+    },
     logits: { data: logits, rows: L, cols: L, cmap: 'RdBu' },
-    weights: { data: pick(att.weights.data), rows: L, cols: L, cmap: p.cmap, range: [0, 1] },
-    output: { data: pick(att.output.data, L * d, p.head * L * d), rows: L, cols: d, cmap: 'RdBu' },
+    weights: { data: pick(mh.weights.data), rows: L, cols: L, cmap: p.cmap, range: [0, 1] },
+    output: { data: headOutput(mh.weights.data, mh.v.data, p.head, L, d), rows: L, cols: d, cmap: 'RdBu' },
   };
   for (let h = 0; h < H; h++) {
     heatmaps[`head${h}`] = {
-      data: pick(att.weights.data, L * L, h * L * L),
+      data: pick(mh.weights.data, L * L, h * L * L),
       rows: L,
       cols: L,
       cmap: p.cmap,
@@ -95,8 +79,8 @@ export function attention(lab, p) {
   return {
     tokens,
     heatmaps,
-    baseHidden: base,
-    entropy: headEntropy(att.weights.data, H, L),
+    baseHidden,
+    entropy: headEntropy(mh.weights.data, H, L),
     headWidth: d,
   };
 }

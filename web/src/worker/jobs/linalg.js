@@ -1,5 +1,5 @@
 // Small dense helpers for the glue around wasm results (matrix-vector products, per-head
-// scores, entropies). Sizes here are tiny (D ≤ 1024, L ≤ 64 tokens); accumulation in double.
+// outputs, entropies). Sizes here are tiny (D ≤ 1024, L ≤ 64 tokens); accumulation in double.
 
 /** y = M x for M (n, n) row-major. */
 export function matVec(M, x, n) {
@@ -12,17 +12,14 @@ export function matVec(M, x, n) {
   return y;
 }
 
-/** scores[h, i, j] = scale · q[h, i, :] · k[h, j, :] for q, k (H, L, d). */
-export function headScores(q, k, H, L, d, scale) {
-  const out = new Float32Array(H * L * L);
-  for (let h = 0; h < H; h++) {
-    const base = h * L * d;
-    for (let i = 0; i < L; i++) {
-      for (let j = 0; j < L; j++) {
-        let s = 0;
-        for (let t = 0; t < d; t++) s += q[base + i * d + t] * k[base + j * d + t];
-        out[(h * L + i) * L + j] = s * scale;
-      }
+/** out[i, t] = Σ_j w[h, i, j] · v[h, j, t]: head h's output for weights (H, L, L), v (H, L, d). */
+export function headOutput(w, v, h, L, d) {
+  const out = new Float32Array(L * d);
+  for (let i = 0; i < L; i++) {
+    for (let t = 0; t < d; t++) {
+      let s = 0;
+      for (let j = 0; j < L; j++) s += w[(h * L + i) * L + j] * v[(h * L + j) * d + t];
+      out[i * d + t] = s;
     }
   }
   return out;
