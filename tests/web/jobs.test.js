@@ -1,11 +1,8 @@
 // The compute glue of each view, run on the built wasm core as the worker runs it, checked
 // against values computed independently: the formulas in plain JS (in double), or numbers
 // worked out by hand. Comparing a job with the core call it makes would prove nothing.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPosLab } from '../../web/src/core/poslab.js';
+import { loadLab } from './helpers/lab.js';
 import { attention } from '../../web/src/worker/jobs/attention.js';
 import { encodings } from '../../web/src/worker/jobs/encodings.js';
 import { extrapolation, nearestTrained, ropeOptions } from '../../web/src/worker/jobs/extrapolation.js';
@@ -18,14 +15,10 @@ import { decodeMask, encodeMask } from '../../web/src/state/mask-bits.js';
 import { defaults } from '../../web/src/state/registry.js';
 import { pick } from '../../web/src/views/kit.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const wasm = path.join(root, 'build/wasm/simd/poslab.wasm');
 let lab;
 
 beforeAll(async () => {
-  if (!fs.existsSync(wasm))
-    throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
-  lab = await createPosLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+  lab = await loadLab();
 });
 
 const params = (prefix, patch = {}) => ({ ...pick(defaults(), prefix), ...patch });

@@ -2,11 +2,8 @@
 // lab.defaults of the built wasm), so a name or default changed in the core fails here instead
 // of leaving a control that offers what the core refuses. Also: NoPE is 'none' everywhere on
 // the page, and old links that wrote 'nope' still open.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPosLab } from '../../web/src/core/poslab.js';
+import { loadLab } from './helpers/lab.js';
 import {
   BIASES,
   CORE_DEFAULTS,
@@ -22,14 +19,10 @@ import {
 import { parseEmbedHash, parseFigureAttributes } from '../../web/src/embed/params.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const wasm = path.join(root, 'build/wasm/simd/poslab.wasm');
 let lab;
 
 beforeAll(async () => {
-  if (!fs.existsSync(wasm))
-    throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
-  lab = await createPosLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+  lab = await loadLab();
 });
 
 const sorted = (list) => [...list].sort();
