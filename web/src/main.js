@@ -16,8 +16,10 @@ const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
 const coreStatus = document.getElementById('core-status');
 // One scheduler, one worker per view (started with the view): a slow figure holds no other.
-// The GPT-2 view's channels share one worker, where its model stays loaded between jobs; its
-// name tells the worker not to load the core module, which GPT-2 jobs do not use.
+// The GPT-2 view's channels (its prefix, prefix-load, …) share one worker, where its model stays
+// loaded between jobs; its name tells the worker not to load the core module, which GPT-2 jobs
+// do not use.
+const gpt = viewNamed('gpt2').prefix;
 const compute = createComputeClient(
   (name) => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name }),
   {
@@ -29,7 +31,7 @@ const compute = createComputeClient(
       coreStatus.textContent = 'core: failed to load';
       messages.fatal(message);
     },
-    sharedWorker: (channel) => (channel === 'gpt' || channel.startsWith('gpt-') ? 'gpt2' : null),
+    sharedWorker: (channel) => (channel === gpt || channel.startsWith(`${gpt}-`) ? 'gpt2' : null),
   },
 );
 

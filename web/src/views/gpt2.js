@@ -244,7 +244,7 @@ export default function createGpt2View({ root, store, compute }) {
     wanted = key;
     let r;
     try {
-      r = await compute.request('gpt', 'gpt2', params, { onProgress });
+      r = await compute.request(shell.prefix, 'gpt2', params, { onProgress });
     } catch (e) {
       if (wanted === key) wanted = null;
       busy.textContent = '';
@@ -260,19 +260,19 @@ export default function createGpt2View({ root, store, compute }) {
     shell.status.textContent = '';
     const t0 = performance.now();
     drawnFor = key;
-    draw(r, pick(store.get(), 'gpt')); // the selection may have moved while it ran
+    draw(r, pick(store.get(), shell.prefix)); // the selection may have moved while it ran
     shell.drawn = true;
     for (const f of figures()) f.setStale(false);
-    markDrawn('gpt', { ...r.timing, ...r.steps, drawMs: performance.now() - t0, T: r.ids.length });
+    markDrawn(shell.prefix, { ...r.timing, ...r.steps, drawMs: performance.now() - t0, T: r.ids.length });
     // Settings that went back to an earlier value while this ran were not requested again.
-    if (wanted === null && keyOf(pick(store.get(), 'gpt')) !== key) update(store.get());
+    if (wanted === null && keyOf(pick(store.get(), shell.prefix)) !== key) update(store.get());
   }
 
   const keyOf = (p) =>
     JSON.stringify({ text: p.text, position: p.position, source: source.kind === 'file' ? source.key : p.init });
 
   async function update(state) {
-    const p = pick(state, 'gpt');
+    const p = pick(state, shell.prefix);
     shell.controls.sync(state);
     shell.controls.clearErrors();
     const key = keyOf(p);
@@ -308,7 +308,7 @@ export default function createGpt2View({ root, store, compute }) {
       progressText.textContent = `${picked.model.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
     };
     try {
-      const r = await compute.request('gpt-load', 'gpt2Load', picked, { onProgress: onLoadProgress });
+      const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });
       source = { kind: 'file', key: r.model.key, name: r.model.name };
       progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
       markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
@@ -325,7 +325,7 @@ export default function createGpt2View({ root, store, compute }) {
       fileInput.value = ''; // picking the same file again is a new change
     }
   });
-  cancel.addEventListener('click', () => compute.request('gpt-cancel', 'gpt2Cancel', {}));
+  cancel.addEventListener('click', () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {}));
   useRandom.addEventListener('click', () => {
     source = { kind: 'random' };
     setFileError('');
