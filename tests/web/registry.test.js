@@ -65,6 +65,8 @@ describe('view registry', () => {
     ['encodings', 'maxDistance', { method: 't5' }, 'enc.maxdist'],
     ['attention', 'text', {}, 'att.text'],
     ['attention', 'heads', {}, 'att.H'],
+    ['attention', 'customMask', {}, 'att.custom'],
+    ['attention', 'window', {}, 'att.window'], // a field that is the setting's own name
     ['attention', 'q', {}, null],
     ['offset', undefined, {}, null],
   ])('Registry.ErrorFieldFindsItsControl (%s %s)', (name, field, p, key) => {

@@ -214,7 +214,7 @@ export const VIEWS = [
     },
     embed: { height: 1600 },
     job: 'attention',
-    fields: { heads: 'H', dim: 'D', window: 'window', keyPadding: 'pad' },
+    fields: { heads: 'H', dim: 'D', keyPadding: 'pad', customMask: 'custom' },
     load: () => import('../views/attention.js').then((m) => m.default),
   },
   {
