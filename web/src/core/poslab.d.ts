@@ -18,10 +18,13 @@
  * - RoPE: 'base', 'factor', 'originalLength', 'rotaryFraction' (also for an odd R when
  *   rotaryFraction < 1, else 'headDim'), 'betaFast'/'betaSlow' (the first that is not
  *   positive), 'lowFreqFactor'/'highFreqFactor' (the one out of range; 'lowFreqFactor' when
- *   both are valid but low >= high), 'style', 'scaling', 'offset', 'totalLength';
+ *   both are valid but low >= high), 'headDim' when ntk/dynamic need R > 2, 'style', 'scaling',
+ *   'offset', 'totalLength';
  * - sizes: 'length', 'dim', 'headDim', 'heads' (also "D not divisible by H"), 'queryLength',
  *   'keyLength', 'maxDistance', 'queries', 'keys'; 'base', 'std', 'eps', 'scale', 'metric',
- *   'layout', 'bias' (multiHeadAttention's position bias name), 'seed', 't5Seed'.
+ *   'layout', 'bias' (multiHeadAttention's position bias name), 'seed', 't5Seed';
+ * - GPT-2 (gpt2.d.ts): 'tokens', 'position', 'topK', 'trace', 'config', 'preset', 'fileSize',
+ *   'name', 'first8', 'header', 'chunk'.
  */
 export class PosLabError extends Error {
   name: 'PosLabError';
