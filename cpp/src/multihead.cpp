@@ -128,6 +128,7 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   r.scores = std::move(a.scores);
 
   const MatrixD merged = merge_heads(a.output);
+  r.heads = std::move(a.output);
   const MatrixD y = project(merged, weights.wo, weights.bo);
   r.output = TensorF({L, D});
   for (std::size_t n = 0; n < r.output.size(); ++n) r.output.data[n] = float(y.data()[n]);

@@ -208,6 +208,7 @@ val multi_head_attention_js(val x, val mha_options) {
     out.set("q", to_js(r.q));
     out.set("k", to_js(r.k));
     out.set("v", to_js(r.v));
+    out.set("heads", to_js(r.heads));
     if (o.bias != PositionBias::kNone) out.set("bias", to_js(r.bias));
     return out;
   });

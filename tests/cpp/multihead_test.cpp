@@ -162,6 +162,40 @@ TEST(MultiHead, WeightsRowsSumToOne) {
   }
 }
 
+// heads (H, L, d) is what the output projection reads: output = concat_h(heads) · Wo + bo,
+// recomputed here with loops. The scores are its softmax's input: softmax(scores) = weights.
+TEST(MultiHead, HeadsAndScoresAreTheStagesOfTheOutput) {
+  const poslab::TensorF x = ref::random_tensor({L, D}, 108);
+  MultiHeadOptions o;
+  o.num_heads = 4;
+  o.mask = Mask{MaskKind::kSlidingWindow, 3};
+  o.bias = PositionBias::kAlibi;
+  const MultiHeadWeights w = Weights(9);
+  const poslab::MultiHeadResult r = poslab::multihead_attention(x, w, o);
+  const std::size_t H = 4, d = D / H;
+  ASSERT_EQ(r.heads.shape, (poslab::Shape{H, L, d}));
+  for (std::size_t l = 0; l < L; ++l) {
+    for (std::size_t c = 0; c < D; ++c) {
+      double y = w.bo.data[c];
+      for (std::size_t h = 0; h < H; ++h) {
+        for (std::size_t e = 0; e < d; ++e) {
+          y += double(r.heads.data[(h * L + l) * d + e]) * double(w.wo.data[(h * d + e) * D + c]);
+        }
+      }
+      EXPECT_NEAR(r.output.data[l * D + c], y, 1e-4 * (1 + std::fabs(y))) << l << "," << c;
+    }
+  }
+  for (std::size_t row = 0; row < H * L; ++row) {
+    double z = 0;
+    for (std::size_t j = 0; j < L; ++j) z += std::exp(double(r.scores.data[row * L + j]));
+    for (std::size_t j = 0; j < L; ++j) {
+      EXPECT_NEAR(r.weights.data[row * L + j], std::exp(double(r.scores.data[row * L + j])) / z,
+                  1e-6)
+          << row << "," << j;
+    }
+  }
+}
+
 TEST(MultiHead, RandomWeightsAreSeededWithVarianceOneOverD) {
   const MultiHeadWeights a = poslab::random_multihead_weights(64, 3);
   const MultiHeadWeights b = poslab::random_multihead_weights(64, 3);

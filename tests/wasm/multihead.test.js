@@ -55,12 +55,12 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
       r = lab.multiHeadAttention(x, { seed: 7, ...o });
     });
 
-    test('shapes: output (L, D), weights (H, L, L), q/k/v (H, L, d)', () => {
+    test('shapes: output (L, D), weights (H, L, L), q/k/v/heads (H, L, d)', () => {
       expect(r.output.shape).toEqual([L, D]);
       expect(r.output.data.length).toBe(L * D);
       expect(r.output.data.every(Number.isFinite)).toBe(true);
       expect(r.weights.shape).toEqual([H, L, L]);
-      for (const t of [r.q, r.k, r.v]) expect(t.shape).toEqual([H, L, d]);
+      for (const t of [r.q, r.k, r.v, r.heads]) expect(t.shape).toEqual([H, L, d]);
       if (o.bias && o.bias !== 'none') expect(r.bias.shape).toEqual([H, L, L]);
       else expect(r.bias === undefined || r.bias.data.length === 0).toBe(true);
     });
@@ -88,6 +88,7 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
         ...(r.bias && r.bias.data.length > 0 && { bias: r.bias }),
       });
       assertClose(r.weights, a.weights, `${name}: weights`);
+      assertClose(r.heads, a.output, `${name}: per-head output`);
     });
 
     test('scores: q·kᵀ·scale + bias from the returned q, k (computed here), −∞ where hidden', () => {

@@ -52,6 +52,7 @@ struct MultiHeadResult {
   TensorF weights;  // (H, L, L)
   TensorF scores;   // (H, L, L) q·k·scale + bias before the softmax, −∞ where hidden
   TensorF q, k, v;  // (H, L, d) per head, Q and K after RoPE
+  TensorF heads;    // (H, L, d) each head's weights · v, before merging and the output projection
   TensorF bias;     // (H, L, L) position bias added to the scores, empty if none
 };
 

@@ -164,6 +164,8 @@ export interface MultiHeadResult {
   q: Tensor;
   k: Tensor;
   v: Tensor;
+  /** (H, L, d) each head's output, weights · v, before the heads are merged and projected. */
+  heads: Tensor;
   /** (H, L, L) the position bias added to the scores (ALiBi or T5); absent when bias is 'none'. */
   bias?: Tensor;
 }
