@@ -6,7 +6,7 @@ import { loadLab } from './helpers/lab.js';
 import { attention } from '../../web/src/worker/jobs/attention.js';
 import { encodings } from '../../web/src/worker/jobs/encodings.js';
 import { extrapolation, nearestTrained, ropeOptions } from '../../web/src/worker/jobs/extrapolation.js';
-import { headEntropy, headOutput, matVec } from '../../web/src/worker/jobs/linalg.js';
+import { headEntropy, matVec } from '../../web/src/worker/jobs/linalg.js';
 import { offset } from '../../web/src/worker/jobs/offset.js';
 import { similarity } from '../../web/src/worker/jobs/similarity.js';
 import { encodingTable, ropeUnitInput } from '../../web/src/worker/jobs/tables.js';
@@ -214,6 +214,23 @@ describe('compute glue', () => {
     expect(() => attention(lab, params('att', { mask: 'custom', custom: '9.!' }))).toThrow(/malformed/);
   });
 
+  it('Attention.HeadOutputIsTheShownHeadsWeightsTimesV', () => {
+    // The core's per-head output (heads) sliced for the shown head, against weights · v summed
+    // here from the same call's weights (H, L, L) and v (H, L, d).
+    let mh = null;
+    const spy = { ...lab, multiHeadAttention: (...a) => (mh = lab.multiHeadAttention(...a)) };
+    const r = attention(spy, params('att', { text: 'a b c d', head: 1 }));
+    const [H, L, d] = mh.v.shape;
+    expect(H).toBeGreaterThan(1);
+    for (let i = 0; i < L; i++) {
+      for (let t = 0; t < d; t++) {
+        let sum = 0;
+        for (let j = 0; j < L; j++) sum += mh.weights.data[(L + i) * L + j] * mh.v.data[(L + j) * d + t];
+        expect(Math.abs(r.heatmaps.output.data[i * d + t] - sum)).toBeLessThan(1e-5);
+      }
+    }
+  });
+
   it('Attention.OneCoreCallAndTheMaskTheCoreApplied', () => {
     const calls = [];
     const spy = Object.fromEntries(
@@ -236,10 +253,6 @@ describe('compute glue', () => {
   });
 
   it('Attention.HelpersComputeWhatTheySay', () => {
-    // Weights (1 head, L = 2) [[1, 0], [0.25, 0.75]] times v [[2, 4], [6, 8]].
-    const w = Float32Array.from([1, 0, 0.25, 0.75]);
-    const v = Float32Array.from([2, 4, 6, 8]);
-    expect(Array.from(headOutput(w, v, 0, 2, 2))).toEqual([2, 4, 5, 7]);
     const uniform = Float32Array.from([0.5, 0.5, 0, 0]);
     expect(close(headEntropy(uniform, 1, 2)[0], Math.log(2))).toBe(true); // the all-zero row is left out
     expect(tokenize(' a  b\tc ')).toEqual(['a', 'b', 'c']);

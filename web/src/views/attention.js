@@ -71,7 +71,7 @@ const TEX = String.raw`\text{out}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h
 const NOTE =
   'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H (seed 003’s module instead shares one d×d projection across heads and divides by √embed_size: both wrong). ' +
   'A mask entry is 0 where a key is visible and −∞ where it is hidden (seed 003’s look-ahead prose has 0 and 1 the wrong way round). A query that sees no key gets zero weights, never NaN. ' +
-  'One call of the wasm core gives the projections, RoPE, the bias, the scores the softmax took and the weights; the mask drawn is the core’s own rule (attentionMask). Only the shown head’s weights · V and the entropy are computed on the page.';
+  'One call of the wasm core gives the projections, RoPE, the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
 
 export default defineView('attention', {
   controls: SPECS,

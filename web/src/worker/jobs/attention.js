@@ -5,7 +5,7 @@
 // cells on top. Only the head's weights · V and the entropy are computed here.
 import { assertAllowed } from '../../state/combinations.js';
 import { decodeMask } from '../../state/mask-bits.js';
-import { headEntropy, headOutput } from './linalg.js';
+import { headEntropy } from './linalg.js';
 import { PAD_RE, tokenEmbeddings, tokenize } from './tokens.js';
 
 // The core's mask option for a built-in mask; drawn cells go in as customMask over 'none'.
@@ -65,7 +65,7 @@ export function attention(lab, p) {
     },
     logits: { data: logits, rows: L, cols: L, cmap: 'RdBu' },
     weights: { data: pick(mh.weights.data), rows: L, cols: L, cmap: p.cmap, range: [0, 1] },
-    output: { data: headOutput(mh.weights.data, mh.v.data, p.head, L, d), rows: L, cols: d, cmap: 'RdBu' },
+    output: { data: pick(mh.heads.data, L * d, p.head * L * d), rows: L, cols: d, cmap: 'RdBu' },
   };
   for (let h = 0; h < H; h++) {
     heatmaps[`head${h}`] = {

@@ -1,5 +1,5 @@
-// Small dense helpers for the glue around wasm results (matrix-vector products, per-head
-// outputs, entropies). Sizes here are tiny (D ≤ 1024, L ≤ 64 tokens); accumulation in double.
+// Small dense helpers for the glue around wasm results (matrix-vector products,
+// entropies). Sizes here are tiny (D ≤ 1024, L ≤ 64 tokens); accumulation in double.
 
 /** y = M x for M (n, n) row-major. */
 export function matVec(M, x, n) {
@@ -10,19 +10,6 @@ export function matVec(M, x, n) {
     y[r] = s;
   }
   return y;
-}
-
-/** out[i, t] = Σ_j w[h, i, j] · v[h, j, t]: head h's output for weights (H, L, L), v (H, L, d). */
-export function headOutput(w, v, h, L, d) {
-  const out = new Float32Array(L * d);
-  for (let i = 0; i < L; i++) {
-    for (let t = 0; t < d; t++) {
-      let s = 0;
-      for (let j = 0; j < L; j++) s += w[(h * L + i) * L + j] * v[(h * L + j) * d + t];
-      out[i * d + t] = s;
-    }
-  }
-  return out;
 }
 
 /**
