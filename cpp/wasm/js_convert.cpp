@@ -228,8 +228,10 @@ val to_js(const TensorI& tensor) { return tensor_to_js(tensor); }
 val to_js(const Tensor<std::uint8_t>& tensor) { return tensor_to_js(tensor); }
 
 val to_js(const std::vector<double>& values) {
-  const std::vector<float> narrowed(values.begin(), values.end());
-  return to_js(TensorF({values.size()}, narrowed));
+  val out = val::object();
+  out.set("data", copy_out(values.data(), values.size()));
+  out.set("shape", shape_to_js({values.size()}));
+  return out;
 }
 
 }  // namespace poslab::wasm

@@ -74,7 +74,7 @@ T5BucketOptions to_t5_options(const val& js);
 val to_js(const TensorF& tensor);
 val to_js(const TensorI& tensor);
 val to_js(const Tensor<std::uint8_t>& tensor);  // data: a Uint8Array
-val to_js(const std::vector<double>& values);   // as a Float32Array of shape (n,)
+val to_js(const std::vector<double>& values);   // as a Float64Array of shape (n,): kept double
 
 // The names of a core name table (names.hpp), in order, as a JS array of strings.
 template <class E, std::size_t N>

@@ -16,6 +16,20 @@ describe.each(VARIANTS)('%s wasm', (variant) => {
     else expect(['EMU128', 'SCALAR']).toContain(lab.simdTarget());
   });
 
+  test('ropeFrequencies keeps θ_i in double: base^(−2i/R) to the last bit of a float64', () => {
+    // The CLI writes float32 .npy, so this is checked against the formula, not the CLI. Once
+    // narrowed to float32 (relative error up to 6e-8), far above what is allowed here.
+    const R = 64;
+    const base = 500;
+    const { invFreq } = lab.ropeFrequencies({ headDim: R, base });
+    expect(invFreq.data).toBeInstanceOf(Float64Array);
+    expect(invFreq.shape).toEqual([R / 2]);
+    invFreq.data.forEach((theta, i) => {
+      const exact = Math.pow(base, (-2 * i) / R);
+      expect(Math.abs(theta - exact) / exact, `θ_${i}`).toBeLessThan(1e-14);
+    });
+  });
+
   test('maxElements is the documented per-tensor cap, 2^26', () => {
     expect(lab.maxElements).toBe(2 ** 26);
   });

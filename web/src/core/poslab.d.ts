@@ -38,7 +38,7 @@ export interface TensorInput {
 }
 
 /** A result: a fresh copy owned by JS, unaffected by later calls or wasm memory growth. */
-export interface Tensor<T extends Float32Array | Int32Array | Uint8Array = Float32Array> {
+export interface Tensor<T extends Float32Array | Float64Array | Int32Array | Uint8Array = Float32Array> {
   data: T;
   shape: number[];
 }
@@ -218,8 +218,9 @@ export interface Defaults {
 }
 
 export interface RopeFrequencies {
-  /** θ_i of the effective (scaled) rotation, (R/2,). */
-  invFreq: Tensor;
+  /** θ_i of the effective (scaled) rotation, (R/2,), in double as the core computes them (a
+   * ratio of two curves stays exact; p·θ at p = 65 536 needs θ to ~1.5e-10). */
+  invFreq: Tensor<Float64Array>;
   /** Multiplies cos and sin (YaRN's mscale; 1 otherwise). */
   attentionFactor: number;
   /** R. */
