@@ -1,0 +1,192 @@
+// Float32 GEMM, C (M, N) = op(A) · op(B) (+ C), blocked as in BLIS (Van Zee & van de Geijn,
+// 2015): a kc × nc block of op(B) is packed into panels of NR columns (kc × NR contiguous,
+// streamed from L1), an mc × kc block of op(A) into panels of MR rows (held in L2), and the
+// micro-kernel accumulates one MR × NR tile of C in registers over the kc steps: per step
+// NV loads of B, MR broadcasts of A, MR·NV multiply-adds. Packing absorbs the transposes, so
+// the four variants (A·B, Aᵀ·B, A·Bᵀ, Aᵀ·Bᵀ) share one kernel. Panels are zero-padded at the
+// edges; partial tiles of C go through a small scratch tile.
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "poslab/gemm.hpp"
+
+namespace poslab::fast {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// Tile of C held in registers: MR rows × NV vectors. Wider vectors (AVX2, AVX-512: 16 or 32
+// registers) take 6 rows; 128-bit SIMD (SSE, wasm, whose engines map it onto 16 x86 registers
+// with one kept as scratch) takes 4 rows × 3 vectors: 12 accumulators, 3 loads, 1 broadcast.
+#if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || \
+    HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+constexpr std::size_t kMR = 4;
+constexpr std::size_t kNV = 3;
+#else
+constexpr std::size_t kMR = 6;
+constexpr std::size_t kNV = 2;
+#endif
+
+// Block sizes: a B micro-panel (kKC × NR floats, 12 KB at NR = 12) stays in L1, an A block
+// (kMC × kKC, 96 KB) in L2, a B block (kKC × kNC, 2 MB) in the last-level cache.
+constexpr std::size_t kKC = 256;
+constexpr std::size_t kMC = kMR * 24;
+constexpr std::size_t kNC = 2048;
+
+// Element (i, j) of op(X) for X stored row-major with stride ld.
+inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
+  return op == Op::kNone ? x + i * ld + j : x + j * ld + i;
+}
+
+// op(A)[i0 .. i0+m, p0 .. p0+k] → panels of kMR rows: panel r holds, for each step p, the
+// kMR values of rows r·kMR.. (zero past m).
+void pack_a(const float* a, std::size_t lda, Op op, std::size_t i0, std::size_t m, std::size_t p0,
+            std::size_t k, float* packed) {
+  for (std::size_t r = 0; r < m; r += kMR) {
+    const std::size_t rows = std::min(kMR, m - r);
+    float* panel = packed + r * k;
+    if (op == Op::kNone) {
+      for (std::size_t i = 0; i < rows; ++i) {
+        const float* src = a + (i0 + r + i) * lda + p0;
+        for (std::size_t p = 0; p < k; ++p) panel[p * kMR + i] = src[p];
+      }
+    } else {
+      for (std::size_t p = 0; p < k; ++p) {
+        std::memcpy(panel + p * kMR, a + (p0 + p) * lda + i0 + r, rows * sizeof(float));
+      }
+    }
+    for (std::size_t i = rows; i < kMR; ++i) {
+      for (std::size_t p = 0; p < k; ++p) panel[p * kMR + i] = 0.0f;
+    }
+  }
+}
+
+// op(B)[p0 .. p0+k, j0 .. j0+n] → panels of nr columns: panel c holds, for each step p, the
+// nr values of columns c·nr.. (zero past n).
+void pack_b(const float* b, std::size_t ldb, Op op, std::size_t p0, std::size_t k, std::size_t j0,
+            std::size_t n, std::size_t nr, float* packed) {
+  for (std::size_t c = 0; c < n; c += nr) {
+    const std::size_t cols = std::min(nr, n - c);
+    float* panel = packed + c * k;
+    if (op == Op::kNone) {
+      for (std::size_t p = 0; p < k; ++p) {
+        float* dst = panel + p * nr;
+        std::memcpy(dst, b + (p0 + p) * ldb + j0 + c, cols * sizeof(float));
+        std::fill(dst + cols, dst + nr, 0.0f);
+      }
+    } else {
+      for (std::size_t j = 0; j < cols; ++j) {
+        const float* src = b + (j0 + c + j) * ldb + p0;
+        for (std::size_t p = 0; p < k; ++p) panel[p * nr + j] = src[p];
+      }
+      for (std::size_t j = cols; j < nr; ++j) {
+        for (std::size_t p = 0; p < k; ++p) panel[p * nr + j] = 0.0f;
+      }
+    }
+  }
+}
+
+// The micro-kernel: tile (kMR × NR, row stride ldc) = Σ_p a_panel[p] ⊗ b_panel[p], added to
+// the tile when `add`, else stored.
+HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                       float* HWY_RESTRICT c, std::size_t ldc, bool add) {
+  const DF d;
+  const std::size_t N = hn::Lanes(d);
+  VF acc[kMR][kNV];
+  for (std::size_t r = 0; r < kMR; ++r) {
+    for (std::size_t v = 0; v < kNV; ++v) acc[r][v] = hn::Zero(d);
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    VF bv[kNV];
+    for (std::size_t v = 0; v < kNV; ++v) bv[v] = hn::LoadU(d, b + v * N);
+    for (std::size_t r = 0; r < kMR; ++r) {
+      const VF ar = hn::Set(d, a[r]);
+      for (std::size_t v = 0; v < kNV; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
+    }
+    a += kMR;
+    b += kNV * N;
+  }
+  for (std::size_t r = 0; r < kMR; ++r) {
+    for (std::size_t v = 0; v < kNV; ++v) {
+      float* out = c + r * ldc + v * N;
+      hn::StoreU(add ? hn::Add(hn::LoadU(d, out), acc[r][v]) : acc[r][v], d, out);
+    }
+  }
+}
+
+}  // namespace
+
+void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda, Op op_a,
+          const float* b, std::size_t ldb, Op op_b, float* c, std::size_t ldc, bool accumulate) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    if (!accumulate) {
+      for (std::size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
+    }
+    return;
+  }
+  const DF d;
+  const std::size_t nr = kNV * hn::Lanes(d);
+  const std::size_t nc_max = std::min(kNC, (N + nr - 1) / nr * nr);
+  const std::size_t kc_max = std::min(kKC, K);
+  const std::size_t mc_max = std::min(kMC, (M + kMR - 1) / kMR * kMR);
+  std::vector<float> b_packed(kc_max * nc_max), a_packed(mc_max * kc_max);
+  float edge[kMR * 64];  // one partial tile (nr <= 64 for every Highway target up to AVX-512)
+
+  for (std::size_t j0 = 0; j0 < N; j0 += kNC) {
+    const std::size_t nc = std::min(kNC, N - j0);
+    for (std::size_t p0 = 0; p0 < K; p0 += kKC) {
+      const std::size_t kc = std::min(kKC, K - p0);
+      const bool add = accumulate || p0 > 0;
+      pack_b(b, ldb, op_b, p0, kc, j0, nc, nr, b_packed.data());
+      for (std::size_t i0 = 0; i0 < M; i0 += kMC) {
+        const std::size_t mc = std::min(kMC, M - i0);
+        pack_a(a, lda, op_a, i0, mc, p0, kc, a_packed.data());
+        for (std::size_t jr = 0; jr < nc; jr += nr) {
+          const std::size_t cols = std::min(nr, nc - jr);
+          const float* b_panel = b_packed.data() + jr * kc;
+          for (std::size_t ir = 0; ir < mc; ir += kMR) {
+            const std::size_t rows = std::min(kMR, mc - ir);
+            const float* a_panel = a_packed.data() + ir * kc;
+            float* tile = c + (i0 + ir) * ldc + j0 + jr;
+            if (rows == kMR && cols == nr) {
+              kernel(kc, a_panel, b_panel, tile, ldc, add);
+              continue;
+            }
+            for (std::size_t r = 0; r < rows; ++r) {
+              std::memcpy(edge + r * nr, tile + r * ldc, cols * sizeof(float));
+            }
+            kernel(kc, a_panel, b_panel, edge, nr, add);
+            for (std::size_t r = 0; r < rows; ++r) {
+              std::memcpy(tile + r * ldc, edge + r * nr, cols * sizeof(float));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TensorF matmul(const TensorF& a, const TensorF& b, Op op_a, Op op_b) {
+  require(a.ndim() == 2, "a", "matmul: a must be 2-D, got shape " + shape_string(a.shape));
+  require(b.ndim() == 2, "b", "matmul: b must be 2-D, got shape " + shape_string(b.shape));
+  const std::size_t M = op_a == Op::kNone ? a.dim(0) : a.dim(1);
+  const std::size_t K = op_a == Op::kNone ? a.dim(1) : a.dim(0);
+  const std::size_t Kb = op_b == Op::kNone ? b.dim(0) : b.dim(1);
+  const std::size_t N = op_b == Op::kNone ? b.dim(1) : b.dim(0);
+  require(K == Kb, "b",
+          "matmul: inner sizes differ (" + std::to_string(K) + " vs " + std::to_string(Kb) +
+              ") for a " + shape_string(a.shape) + " and b " + shape_string(b.shape));
+  TensorF c({M, N}, "matmul result (M, N)");
+  gemm(M, N, K, a.ptr(), a.dim(1), op_a, b.ptr(), b.dim(1), op_b, c.ptr(), N);
+  return c;
+}
+
+}  // namespace poslab::fast
