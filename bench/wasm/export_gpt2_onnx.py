@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Exports a GPT-2 .safetensors checkpoint to ONNX for the onnxruntime-web benchmark.
+
+Usage: export_gpt2_onnx.py CHECKPOINT.safetensors OUT.onnx [--n-head H] [--eps E]
+
+bench/wasm/ort_gpt2.mjs writes the checkpoint (seeded random weights, the ones PosLab loads) and
+runs this script; the benchmark is the only user, never the tests. The model is GPT-2 written
+out by hand in torch — as Hugging Face's GPT2LMHeadModel computes it (Conv1D weights stored
+(in, out), tanh GELU, pre-LayerNorm blocks, lm_head tied to wte) — exported with
+torch.onnx.export at opset 14: input `input_ids` (1, T) int64, output `logits` (1, T, V), T a
+dynamic axis. Installs Debian's python3-torch (which brings numpy) when torch is missing.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def ensure_torch():
+    """Imports torch, or installs Debian's python3-torch and runs this script again under
+    Debian's python (a pyenv or venv python first on PATH does not see apt's packages)."""
+    try:
+        import torch  # noqa: F401
+        return
+    except ImportError:
+        pass
+    system = "/usr/bin/python3"
+    if not have_system_torch(system):
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            sys.exit("export_gpt2_onnx.py: torch is missing: install Debian's python3-torch "
+                     "(apt-get install -y python3-torch) and run again")
+        print("export_gpt2_onnx.py: installing python3-torch with apt-get", flush=True)
+        subprocess.run(["apt-get", "install", "-y", "python3-torch"], check=True,
+                       stdout=subprocess.DEVNULL)
+    if os.path.realpath(sys.executable) != os.path.realpath(system):
+        os.execv(system, [system, *sys.argv])
+    import torch  # noqa: F401,F811
+
+
+def have_system_torch(python):
+    return os.path.exists(python) and subprocess.run(
+        [python, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def read_safetensors(path):
+    """name -> numpy array (float32), parsed by hand: u64 header length, JSON, raw data."""
+    import numpy as np
+
+    dtypes = {"F32": np.float32, "F16": np.float16}
+    with open(path, "rb") as f:
+        data = f.read()
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    header.pop("__metadata__", None)
+    base = 8 + n
+    out = {}
+    for name, entry in header.items():
+        begin, end = entry["data_offsets"]
+        array = np.frombuffer(data, dtype=dtypes[entry["dtype"]], count=(end - begin) //
+                              np.dtype(dtypes[entry["dtype"]]).itemsize, offset=base + begin)
+        out[name.removeprefix("transformer.")] = array.reshape(entry["shape"]).astype(np.float32)
+    return out
+
+
+def build_model(weights, n_head, eps):
+    import torch
+    from torch import nn
+
+    V, E = weights["wte.weight"].shape
+    P = weights["wpe.weight"].shape[0]
+    N = 1 + max(int(k.split(".")[1]) for k in weights if k.startswith("h."))
+    t = lambda name: nn.Parameter(torch.from_numpy(weights[name].copy()), requires_grad=False)
+
+    def gelu_tanh(x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+    class Block(nn.Module):
+        def __init__(self, l):
+            super().__init__()
+            p = f"h.{l}."
+            self.ln_1 = nn.LayerNorm(E, eps=eps)
+            self.ln_1.weight, self.ln_1.bias = t(p + "ln_1.weight"), t(p + "ln_1.bias")
+            self.ln_2 = nn.LayerNorm(E, eps=eps)
+            self.ln_2.weight, self.ln_2.bias = t(p + "ln_2.weight"), t(p + "ln_2.bias")
+            # Conv1D: y = x·W + b with W stored (in, out).
+            self.c_attn_w, self.c_attn_b = t(p + "attn.c_attn.weight"), t(p + "attn.c_attn.bias")
+            self.c_proj_w, self.c_proj_b = t(p + "attn.c_proj.weight"), t(p + "attn.c_proj.bias")
+            self.fc_w, self.fc_b = t(p + "mlp.c_fc.weight"), t(p + "mlp.c_fc.bias")
+            self.proj_w, self.proj_b = t(p + "mlp.c_proj.weight"), t(p + "mlp.c_proj.bias")
+            self.register_buffer("causal", torch.tril(torch.ones(P, P, dtype=torch.bool)),
+                                 persistent=False)
+
+        def forward(self, x):  # x (1, T, E)
+            T = x.shape[1]
+            d = E // n_head
+            qkv = self.ln_1(x) @ self.c_attn_w + self.c_attn_b  # (1, T, 3E)
+            q, k, v = qkv.split(E, dim=2)
+            heads = lambda y: y.view(1, T, n_head, d).transpose(1, 2)  # (1, H, T, d)
+            q, k, v = heads(q), heads(k), heads(v)
+            scores = (q @ k.transpose(-1, -2)) / math.sqrt(d)  # (1, H, T, T)
+            scores = scores.masked_fill(~self.causal[:T, :T], torch.finfo(torch.float32).min)
+            y = torch.softmax(scores, dim=-1) @ v  # (1, H, T, d)
+            y = y.transpose(1, 2).reshape(1, T, E)
+            h = x + (y @ self.c_proj_w + self.c_proj_b)
+            m = gelu_tanh(self.ln_2(h) @ self.fc_w + self.fc_b) @ self.proj_w + self.proj_b
+            return h + m
+
+    class Gpt2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(V, E)
+            self.wte.weight = t("wte.weight")
+            self.wpe = nn.Embedding(P, E)
+            self.wpe.weight = t("wpe.weight")
+            self.h = nn.ModuleList(Block(l) for l in range(N))
+            self.ln_f = nn.LayerNorm(E, eps=eps)
+            self.ln_f.weight, self.ln_f.bias = t("ln_f.weight"), t("ln_f.bias")
+
+        def forward(self, input_ids):  # (1, T) int64 → logits (1, T, V)
+            positions = torch.arange(input_ids.shape[1], dtype=torch.long)
+            x = self.wte(input_ids) + self.wpe(positions).unsqueeze(0)
+            for block in self.h:
+                x = block(x)
+            return self.ln_f(x) @ self.wte.weight.t()  # lm_head tied to wte
+
+    return Gpt2().eval(), V
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("out")
+    parser.add_argument("--n-head", type=int, default=None,
+                        help="heads (default n_embd/64, as every released GPT-2)")
+    parser.add_argument("--eps", type=float, default=1e-5)
+    args = parser.parse_args()
+
+    ensure_torch()
+    import torch
+
+    torch.set_num_threads(1)
+    t0 = time.time()
+    weights = read_safetensors(args.checkpoint)
+    E = weights["wte.weight"].shape[1]
+    model, V = build_model(weights, args.n_head or E // 64, args.eps)
+    ids = torch.zeros(1, 8, dtype=torch.long)
+    with torch.no_grad():
+        check = model(ids)
+    assert check.shape == (1, 8, V), check.shape
+    tmp = args.out + ".tmp"
+    with torch.no_grad():
+        torch.onnx.export(model, (ids,), tmp, opset_version=14, input_names=["input_ids"],
+                          output_names=["logits"],
+                          dynamic_axes={"input_ids": {1: "T"}, "logits": {1: "T"}},
+                          do_constant_folding=True)
+    os.replace(tmp, args.out)
+    print(f"export_gpt2_onnx.py: wrote {args.out} ({os.path.getsize(args.out) / 1e6:.0f} MB) "
+          f"in {time.time() - t0:.0f} s (torch {torch.__version__})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

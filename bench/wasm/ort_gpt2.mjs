@@ -1,0 +1,309 @@
+// GPT-2 small in WebAssembly, PosLab against onnxruntime-web (`npm run bench:ort`): one Node
+// process, one thread each, the same random weights, every T row of the logits computed by
+// both. For each T: a warm-up, then PosLab and ORT runs interleaved (so a noisy neighbour
+// slows both alike), medians printed with the speed-up, GFLOP/s and % of the SIMD128 peak
+// measured in the same build (simdPeak, cpp/wasm/bench_bindings.cpp), and the logits checked
+// against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|.
+//
+// The weights: a GPT-2 small .safetensors written here from a seeded generator (N(0, 0.02²)
+// matrices and embeddings, small random biases, LayerNorm gains 1 ± 0.1), loaded by PosLab's
+// checkpoint loader and exported to ONNX by export_gpt2_onnx.py (torch, opset 14; installs
+// Debian's python3-torch when missing; ~45 s, 650 MB). Both files are kept in build/bench/
+// and made again only when missing or older than what they come from.
+//
+// Options: --t 8,32,128,512   --runs N (timed runs per T and implementation, default 5;
+// T ≥ 512: 3)   --precision float|double (PosLab's forward; default: the module's default)
+// --seed S
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, closeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-web';
+import { bindGpt2 } from '../../web/src/core/gpt2.js';
+import { loadModule } from '../../web/src/core/load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const outDir = path.join(root, 'build/bench');
+
+function parseArgs(argv) {
+  const args = { t: [8, 32, 128, 512], runs: undefined, precision: undefined, seed: 1 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [key, value] = [argv[i], argv[i + 1]];
+    if (value === undefined) throw new Error(`${key} needs a value`);
+    if (key === '--t') args.t = value.split(',').map(Number);
+    else if (key === '--runs') args.runs = Number(value);
+    else if (key === '--precision') args.precision = value;
+    else if (key === '--seed') args.seed = Number(value);
+    else throw new Error(`unknown option ${key} (expected --t, --runs, --precision, --seed)`);
+  }
+  return args;
+}
+
+// xorshift32 → uniform in (0, 1), Box-Muller for normals: reproducible, and 124 M values
+// take a couple of seconds.
+function normalGenerator(seed) {
+  let s = (seed * 0x9e3779b9) >>> 0 || 1;
+  const uniform = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return ((s >>> 0) + 0.5) / 4294967296;
+  };
+  let spare = null;
+  return () => {
+    if (spare !== null) {
+      const v = spare;
+      spare = null;
+      return v;
+    }
+    const r = Math.sqrt(-2 * Math.log(uniform()));
+    const a = 2 * Math.PI * uniform();
+    spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  };
+}
+
+// GPT-2's tensors in the order of the released checkpoints, each with how to fill it.
+function tensorList(config) {
+  const { vocab_size: V, n_positions: P, n_embd: E, n_layer: N } = config;
+  const list = [
+    ['wte.weight', [V, E], 'matrix'],
+    ['wpe.weight', [P, E], 'matrix'],
+  ];
+  for (let l = 0; l < N; l++) {
+    for (const [name, shape, kind] of [
+      ['ln_1.weight', [E], 'gain'],
+      ['ln_1.bias', [E], 'bias'],
+      ['attn.c_attn.weight', [E, 3 * E], 'matrix'],
+      ['attn.c_attn.bias', [3 * E], 'bias'],
+      ['attn.c_proj.weight', [E, E], 'matrix'],
+      ['attn.c_proj.bias', [E], 'bias'],
+      ['ln_2.weight', [E], 'gain'],
+      ['ln_2.bias', [E], 'bias'],
+      ['mlp.c_fc.weight', [E, 4 * E], 'matrix'],
+      ['mlp.c_fc.bias', [4 * E], 'bias'],
+      ['mlp.c_proj.weight', [4 * E, E], 'matrix'],
+      ['mlp.c_proj.bias', [E], 'bias'],
+    ]) {
+      list.push([`h.${l}.${name}`, shape, kind]);
+    }
+  }
+  list.push(['ln_f.weight', [E], 'gain'], ['ln_f.bias', [E], 'bias']);
+  return list;
+}
+
+// The checkpoint's bytes (F32 safetensors), written once to `file` (through a temporary).
+function checkpoint(config, seed, file) {
+  if (existsSync(file)) return new Uint8Array(readFileSync(file));
+  const list = tensorList(config);
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of list) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const out = new Uint8Array(8 + text.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(new TextEncoder().encode(text), 8);
+  const data = new Float32Array(out.buffer, 8 + text.length, offset / 4);
+  const normal = normalGenerator(seed);
+  for (const [name, , kind] of list) {
+    const [begin, end] = header[name].data_offsets.map((b) => b / 4);
+    const scale = kind === 'gain' ? 0.1 : 0.02;
+    const base = kind === 'gain' ? 1 : 0;
+    for (let i = begin; i < end; i++) data[i] = base + scale * normal();
+  }
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  for (let at = 0; at < out.length; at += 1 << 28) writeSync(fd, out, at, Math.min(1 << 28, out.length - at));
+  closeSync(fd);
+  renameSync(tmp, file);
+  return out;
+}
+
+// The ONNX file, exported again when missing or older than the checkpoint or the script.
+function onnxModel(checkpointFile, onnxFile, config) {
+  const script = path.join(here, 'export_gpt2_onnx.py');
+  const mtime = (f) => statSync(f).mtimeMs;
+  if (existsSync(onnxFile) && mtime(onnxFile) > Math.max(mtime(checkpointFile), mtime(script))) return;
+  console.log(`exporting ${path.relative(root, onnxFile)} with torch (about 45 s)…`);
+  // Debian's python first: apt's python3-torch lives there, whatever python3 is on PATH.
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const r = spawnSync(
+    python,
+    [script, checkpointFile, onnxFile, '--n-head', String(config.n_head), '--eps', String(config.layer_norm_epsilon)],
+    { stdio: 'inherit' },
+  );
+  if (r.status !== 0) throw new Error(`export_gpt2_onnx.py failed (exit ${r.status})`);
+}
+
+// Token ids in [0, V), seeded.
+function tokenIds(T, V, seed) {
+  let s = (seed * 2654435761) >>> 0 || 1;
+  return Int32Array.from({ length: T }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s % V;
+  });
+}
+
+// FLOPs of one forward at T tokens (2 per multiply-add): the weight matmuls, lm_head (tied to
+// wte) included, plus causal attention's QKᵀ and PV (only keys j ≤ i). LayerNorm, softmax,
+// GELU, biases and the embedding lookup are not counted.
+//   FLOP(T) = 2·T·(12·N·E² + V·E) + 2·N·E·T·(T + 1)
+function forwardFlops(config, T) {
+  const { vocab_size: V, n_embd: E, n_layer: N } = config;
+  return 2 * T * (12 * N * E * E + V * E) + 2 * N * E * T * (T + 1);
+}
+
+function compare(ours, theirs) {
+  let diff = 0;
+  let max = 0;
+  for (let i = 0; i < theirs.length; i++) {
+    diff = Math.max(diff, Math.abs(ours[i] - theirs[i]));
+    max = Math.max(max, Math.abs(theirs[i]));
+  }
+  return { diff, max, relative: diff / max };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const fmt = (x, digits = 0) => x.toFixed(digits);
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  mkdirSync(outDir, { recursive: true });
+  const wasmFile = path.join(root, 'build/wasm/simd/poslab-gpt2.wasm');
+  if (!existsSync(wasmFile)) throw new Error('build/wasm/simd/poslab-gpt2.wasm is missing: run `npm run build:wasm`');
+  const m = await loadModule({ variant: 'simd', wasmBinary: readFileSync(wasmFile) }, 'poslab-gpt2');
+  const lab = bindGpt2(m);
+  const config = lab.gpt2Config({ preset: 'small' });
+
+  // Weights: PosLab reads the checkpoint through its loader; ORT reads the ONNX export of it.
+  const stem = path.join(outDir, `gpt2-small-seed${args.seed}`);
+  let t0 = performance.now();
+  const bytes = checkpoint(config, args.seed, `${stem}.safetensors`);
+  console.log(
+    `checkpoint ${path.relative(root, stem)}.safetensors: ${(bytes.length / 1e6).toFixed(0)} MB (${fmt(performance.now() - t0)} ms)`,
+  );
+  onnxModel(`${stem}.safetensors`, `${stem}.onnx`, config);
+  const n = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length);
+  const loader = lab.gpt2Loader({ header: bytes.subarray(0, 8 + n), fileSize: bytes.length });
+  for (let at = 8 + n; at < bytes.length; at += 4 << 20) loader.append(bytes.subarray(at, at + (4 << 20)));
+  const model = loader.finish();
+  loader.delete();
+
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  t0 = performance.now();
+  const session = await ort.InferenceSession.create(`${stem}.onnx`, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+  });
+  console.log(`onnxruntime-web ${ort.env.versions?.web ?? ''} session: ${fmt(performance.now() - t0)} ms`);
+
+  // PosLab's forward at equal work: no trace, top-1 only (the logits of every row are
+  // computed and returned either way, as ORT's are).
+  const forwardOptions = { trace: false, topK: 1 };
+  if (args.precision !== undefined) forwardOptions.precision = args.precision;
+  const ours = (tokens) => model.forward(tokens, forwardOptions).logits.data;
+  const theirs = async (tokens) => {
+    const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
+    const out = await session.run({ input_ids: ids });
+    return out.logits.data;
+  };
+  const precisionNote = args.precision ?? 'the default';
+
+  // The yardstick: the best of several runs of the register-only mul+add loop.
+  m.simdPeak(2_000_000, 0.9999, 1e-4); // tier up to the optimising compiler
+  const peaks = Array.from({ length: 5 }, () => m.simdPeak(20_000_000, 0.9999, 1e-4));
+  const peak = Math.max(...peaks.map((p) => p.gflops));
+  const best = peaks.find((p) => p.gflops === peak);
+  const bestChains = best.variants.find((v) => v.gflops === peak).chains;
+  const mhz = os.cpus()[0]?.speed || 0;
+  console.log(
+    `\nnode ${process.version}, ${os.cpus()[0]?.model} (${os.cpus().length} cores${mhz ? `, ${mhz} MHz` : ''}), one thread each`,
+  );
+  console.log(
+    `SIMD128 peak (f32x4 mul + add chains, no FMA in this toolchain): ${fmt(peak, 1)} GFLOP/s with ${bestChains} chains ` +
+      `(per chain count: ${best.variants.map((v) => `${v.chains}: ${fmt(v.gflops, 1)}`).join(', ')})`,
+  );
+  const pct = (gflops) => `${fmt((100 * gflops) / peak)}%`;
+
+  console.log(
+    `\nGPT-2 small forward, all T rows of logits (PosLab precision: ${precisionNote}); median of interleaved runs:`,
+  );
+  console.log('FLOP(T) = 2·T·(12·N·E² + V·E) + 2·N·E·T·(T+1)  (weight matmuls incl. tied lm_head + causal QKᵀ, PV)');
+  const head = ['T', 'PosLab ms', 'ORT ms', 'ORT/PosLab', 'PosLab GFLOP/s', 'ORT GFLOP/s', 'max |Δ|', '/ max |logit|'];
+  const widths = [5, 10, 10, 11, 18, 18, 10, 14];
+  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join(' ');
+  const rows = [];
+  let worst = 0;
+  for (const T of args.t) {
+    const tokens = tokenIds(T, config.vocab_size, args.seed + T);
+    const check = compare(ours(tokens), await theirs(tokens)); // also the warm-up
+    worst = Math.max(worst, check.relative);
+    const runs = args.runs ?? (T >= 512 ? 3 : 5);
+    const times = { ours: [], theirs: [] };
+    for (let r = 0; r < runs; r++) {
+      t0 = performance.now();
+      ours(tokens);
+      times.ours.push(performance.now() - t0);
+      t0 = performance.now();
+      await theirs(tokens);
+      times.theirs.push(performance.now() - t0);
+    }
+    const a = median(times.ours);
+    const b = median(times.theirs);
+    const gf = (ms) => forwardFlops(config, T) / (ms * 1e6);
+    rows.push(
+      line([
+        T,
+        fmt(a, 1),
+        fmt(b, 1),
+        `${fmt(b / a, 2)}×`,
+        `${fmt(gf(a), 1)} (${pct(gf(a))})`,
+        `${fmt(gf(b), 1)} (${pct(gf(b))})`,
+        check.diff.toExponential(1),
+        check.relative.toExponential(1),
+      ]),
+    );
+    if (rows.length === 1) console.log(line(head));
+    console.log(rows.at(-1));
+  }
+  model.delete();
+  await session.release();
+
+  // GEMM alone, on GPT-2 small's shapes at T = 128.
+  if (typeof m.gemmBench === 'function') {
+    const E = config.n_embd;
+    const shapes = [
+      ['attn.c_attn', 128, 3 * E, E, false],
+      ['attn.c_proj', 128, E, E, false],
+      ['mlp.c_fc', 128, 4 * E, E, false],
+      ['mlp.c_proj', 128, E, 4 * E, false],
+      ['lm_head (wteᵀ)', 128, config.vocab_size, E, true],
+    ];
+    console.log('\nPosLab float32 GEMM alone (poslab::fast::gemm), T = 128, median time:');
+    let flops = 0;
+    let seconds = 0;
+    for (const [name, M, N, K, transposeB] of shapes) {
+      const r = m.gemmBench(M, N, K, transposeB, 1.5);
+      flops += 2 * M * N * K;
+      seconds += r.seconds;
+      console.log(
+        `  ${name.padEnd(16)} (${M}, ${K}) · (${K}, ${N})  ${fmt(r.seconds * 1e3, 2).padStart(7)} ms  ${fmt(r.gflops, 1).padStart(5)} GFLOP/s  ${pct(r.gflops).padStart(4)} of peak`,
+      );
+    }
+    console.log(`  one of each: ${fmt(flops / seconds / 1e9, 1)} GFLOP/s, ${pct(flops / seconds / 1e9)} of peak`);
+  }
+  if (worst > 1e-3) {
+    console.error(`logits disagree with ORT: max |Δ| / max |logit| = ${worst.toExponential(2)} > 1e-3`);
+    process.exit(1);
+  }
+}
+
+await main();
