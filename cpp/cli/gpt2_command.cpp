@@ -65,6 +65,7 @@ TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace:
 struct Gpt2Args {
   std::string weights, preset, config, tokens, out, trace;
   std::string position = name_of(kGpt2PositionNames, Gpt2Options{}.position);
+  std::string precision = name_of(kPrecisionNames, Gpt2Options{}.precision);
   std::uint64_t seed = 0;
   long long top_k = 10;
 };
@@ -94,6 +95,7 @@ void run_gpt2(const Gpt2Args& a) {
   options.trace = !a.trace.empty();
   options.top_k = a.top_k;
   options.position = parse_gpt2_position(a.position);
+  options.precision = parse_precision(a.precision);
   if (options.position != Gpt2Position::kLearned) {
     std::fprintf(stderr, "poslab: note: %s\n", gpt2_position_note(options.position));
   }
@@ -115,6 +117,7 @@ void run_gpt2(const Gpt2Args& a) {
         {"weights", a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights}};
     index["position"] = {{"method", to_string(options.position)},
                          {"note", gpt2_position_note(options.position)}};
+    index["precision"] = to_string(options.precision);
     index["tokens"] = tokens;
     index["tensors"] = nlohmann::json::array();
     const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
@@ -177,6 +180,11 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
                   "swapped in for exploration")
       ->capture_default_str()
       ->check(one_of(kGpt2PositionNames, "position"));
+  cmd->add_option("--precision", a.precision,
+                  "float: float32 SIMD products (fast); double: products accumulated in double "
+                  "(the reference)")
+      ->capture_default_str()
+      ->check(one_of(kPrecisionNames, "precision"));
   cmd->add_option("--top-k", a.top_k, "how many next tokens the trace lists")
       ->capture_default_str()
       ->check(integer_at_least(1));

@@ -1,49 +1,25 @@
 // The GPT-2 forward pass over one sequence, built from the core's own LayerNorm and attention
-// (so the model view shows exactly what the other views compute). Products accumulate in
-// double through Eigen; tensors between steps are float32, as in the released fp32 model.
+// (so the model view shows exactly what the other views compute) and the models' shared
+// blocks (model_ops.hpp) in the precision asked for: float32 SIMD products by default, or
+// products accumulated in double (the reference). Tensors between steps are float32, as in
+// the released fp32 model.
 // Shapes: T tokens, E width, H heads, d = E/H, V vocabulary.
 #include "poslab/gpt2.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
+#include "model_ops.hpp"
 #include "poslab/alibi.hpp"
 #include "poslab/attention.hpp"
-#include "poslab/formulas.hpp"
+#include "poslab/fast.hpp"
 #include "poslab/norm.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/sinusoidal.hpp"
 
 namespace poslab {
 namespace {
-
-using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMapF = Eigen::Map<const MatrixF>;
-using MapF = Eigen::Map<MatrixF>;
-
-// x (T, in) · w (in, out) + b (out,) → (T, out): Hugging Face's Conv1D. w is widened to
-// double a panel of rows at a time (about 512 KB, which stays in cache) rather than whole: at
-// the short T of a prompt the pass is bound by reading the weights, not by the flops.
-TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, const char* what) {
-  const std::size_t T = x.dim(0), in = w.dim(0), out = w.dim(1);
-  const MatrixD X = ConstMapF(x.ptr(), T, in).cast<double>();
-  Eigen::RowVectorXd bias(out);
-  b.widen(0, out, bias.data());
-  MatrixD y = bias.replicate(T, 1);
-  const std::size_t panel = std::max<std::size_t>(1, (std::size_t{1} << 16) / out);
-  MatrixD W(std::min(panel, in), out);
-  for (std::size_t r0 = 0; r0 < in; r0 += panel) {
-    const std::size_t n = std::min(panel, in - r0);
-    w.widen(r0 * out, n * out, W.data());
-    y.noalias() += X.middleCols(r0, n) * W.topRows(n);
-  }
-  TensorF result({T, out}, what);
-  MapF(result.ptr(), T, out) = y.cast<float>();
-  return result;
-}
 
 // a + b elementwise (same shape).
 TensorF add(const TensorF& a, const TensorF& b) {
@@ -68,8 +44,10 @@ TensorF row_norms(const TensorF& x) {
 // (H, T, d) each (head h takes columns h·d..h·d+d−1 of its third), attend, merge heads back
 // to (T, E) and project with c_proj. RoPE rotates q and k; ALiBi adds `alibi` (H, T, T).
 TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
-                       Gpt2Position position, const TensorF* alibi, bool trace, TensorF* weights) {
-  const TensorF qkv = linear(a, block.attn_c_attn_weight, block.attn_c_attn_bias, "qkv (T, 3E)");
+                       Gpt2Position position, const TensorF* alibi, bool trace, TensorF* weights,
+                       Precision precision) {
+  const TensorF qkv = model::linear(a, block.attn_c_attn_weight, &block.attn_c_attn_bias,
+                                    model::Layout::kInOut, precision, "qkv (T, 3E)");
   const std::size_t T = a.dim(0), E = a.dim(1), d = E / H;
   TensorF q({H, T, d}, "q (H, T, d)"), k({H, T, d}, "k (H, T, d)"), v({H, T, d}, "v (H, T, d)");
   for (std::size_t h = 0; h < H; ++h)
@@ -81,15 +59,18 @@ TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
         k.data[at] = row[E];
         v.data[at] = row[2 * E];
       }
-  if (position == Gpt2Position::kRope) {
+  if (position == Gpt2Position::kRope && precision == Precision::kDouble) {
     q = rope_apply(q, RopeOptions{});
     k = rope_apply(k, RopeOptions{});
+  } else if (position == Gpt2Position::kRope) {
+    q = fast::rope_apply(std::move(q), RopeOptions{});
+    k = fast::rope_apply(std::move(k), RopeOptions{});
   }
   AttentionOptions options;
   options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as GPT-2
   options.bias = alibi;
   options.return_weights = trace;
-  AttentionResult result = attention(q, k, v, options);
+  AttentionResult result = model::attention(q, k, v, options, precision);
   TensorF merged({T, E}, "attention output (T, E)");
   for (std::size_t h = 0; h < H; ++h)
     for (std::size_t t = 0; t < T; ++t)
@@ -97,30 +78,17 @@ TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
         merged.data[t * E + h * d + j] = result.output.data[(h * T + t) * d + j];
       }
   if (trace) *weights = std::move(result.weights);
-  return linear(merged, block.attn_c_proj_weight, block.attn_c_proj_bias, "attention (T, E)");
+  return model::linear(merged, block.attn_c_proj_weight, &block.attn_c_proj_bias,
+                       model::Layout::kInOut, precision, "attention (T, E)");
 }
 
 // mlp.c_proj(gelu_tanh(mlp.c_fc(a))): (T, E) → (T, 4E) → (T, E).
-TensorF mlp(const TensorF& a, const Gpt2Block& block) {
-  TensorF hidden = linear(a, block.mlp_c_fc_weight, block.mlp_c_fc_bias, "MLP hidden (T, 4E)");
-  for (float& value : hidden.data) value = static_cast<float>(formulas::gelu_tanh(value));
-  return linear(hidden, block.mlp_c_proj_weight, block.mlp_c_proj_bias, "MLP output (T, E)");
-}
-
-// x (T, E) · wteᵀ → (T, V), in cache-sized slices of the vocabulary (as in linear).
-TensorF tied_logits(const TensorF& x, const StoredTensor& wte) {
-  const std::size_t T = x.dim(0), E = x.dim(1), V = wte.dim(0);
-  const std::size_t slice = std::max<std::size_t>(1, (std::size_t{1} << 16) / E);
-  TensorF logits({T, V}, "logits (T, V)");
-  const MatrixD X = ConstMapF(x.ptr(), T, E).cast<double>();
-  MapF out(logits.ptr(), T, V);
-  MatrixD W(std::min(slice, V), E);
-  for (std::size_t v0 = 0; v0 < V; v0 += slice) {
-    const std::size_t n = std::min(slice, V - v0);
-    wte.widen(v0 * E, n * E, W.data());
-    out.middleCols(v0, n) = (X * W.topRows(n).transpose()).cast<float>();
-  }
-  return logits;
+TensorF mlp(const TensorF& a, const Gpt2Block& block, Precision precision) {
+  TensorF hidden = model::linear(a, block.mlp_c_fc_weight, &block.mlp_c_fc_bias,
+                                 model::Layout::kInOut, precision, "MLP hidden (T, 4E)");
+  model::gelu_tanh(hidden, precision);
+  return model::linear(hidden, block.mlp_c_proj_weight, &block.mlp_c_proj_bias,
+                       model::Layout::kInOut, precision, "MLP output (T, E)");
 }
 
 void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
@@ -220,9 +188,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     const TensorF a = layer_norm(x, eps, &ln_1_weight, &ln_1_bias);
     const TensorF h =
         add(x, self_attention(a, block, H, options.position, alibi.size() ? &alibi : nullptr,
-                              options.trace, &layer.attention));
+                              options.trace, &layer.attention, options.precision));
     const TensorF m = layer_norm(h, eps, &ln_2_weight, &ln_2_bias);
-    TensorF next = add(h, mlp(m, block));
+    TensorF next = add(h, mlp(m, block, options.precision));
     if (options.trace) {
       NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(h);
       layer.ln_1_mean = std::move(s1.mean);
@@ -239,7 +207,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   const TensorF ln_f_weight = weights.ln_f_weight.to_float();
   const TensorF ln_f_bias = weights.ln_f_bias.to_float();
   const TensorF final_x = layer_norm(x, eps, &ln_f_weight, &ln_f_bias);
-  result.logits = tied_logits(final_x, weights.wte);
+  // Tied to the token embedding: logits = x · wteᵀ, wte (V, E) read as an (out, in) weight.
+  result.logits = model::linear(final_x, weights.wte, nullptr, model::Layout::kOutIn,
+                                options.precision, "logits (T, V)");
   top_k(result.logits, std::min<std::size_t>(std::size_t(options.top_k), std::size_t(c.vocab_size)),
         result);
   return result;

@@ -1,6 +1,7 @@
 // StoredTensor and the half-precision conversions it widens with.
 #include "poslab/stored_tensor.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -91,18 +92,36 @@ char* StoredTensor::raw() {
 
 const char* StoredTensor::raw() const { return const_cast<StoredTensor*>(this)->raw(); }
 
-void StoredTensor::widen(std::size_t begin, std::size_t n, double* out) const {
-  if (dtype == StoredDType::kF16) {
-    // Every forward pass widens every weight: one lookup per half instead of bit surgery.
-    static const std::vector<float> table = [] {
-      std::vector<float> t(65536);
-      for (std::uint32_t bits = 0; bits < t.size(); ++bits) t[bits] = half_to_float(bits);
-      return t;
-    }();
-    for (std::size_t i = 0; i < n; ++i) out[i] = table[f16[begin + i]];
+namespace {
+
+// Every forward pass widens every weight: one lookup per half instead of bit surgery.
+const std::vector<float>& half_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t bits = 0; bits < t.size(); ++bits) t[bits] = half_to_float(bits);
+    return t;
+  }();
+  return table;
+}
+
+template <class T>
+void widen_into(const StoredTensor& w, std::size_t begin, std::size_t n, T* out) {
+  if (w.dtype == StoredDType::kF16) {
+    const std::vector<float>& table = half_table();
+    for (std::size_t i = 0; i < n; ++i) out[i] = table[w.f16[begin + i]];
   } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = f32[begin + i];
+    std::copy_n(w.f32.data() + begin, n, out);
   }
+}
+
+}  // namespace
+
+void StoredTensor::widen(std::size_t begin, std::size_t n, double* out) const {
+  widen_into(*this, begin, n, out);
+}
+
+void StoredTensor::widen(std::size_t begin, std::size_t n, float* out) const {
+  widen_into(*this, begin, n, out);
 }
 
 TensorF StoredTensor::to_float() const {

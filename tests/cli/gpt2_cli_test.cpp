@@ -127,6 +127,32 @@ TEST_F(Gpt2Cli, ConflictingOptionsAreUsageErrors) {
   expect_usage_error({"gpt2", "--config", "tiny.json", "-o", "l.npy"});
   expect_usage_error(
       {"gpt2", "--config", "tiny.json", "--tokens", "1", "--position", "t5", "-o", "l.npy"});
+  expect_usage_error(
+      {"gpt2", "--config", "tiny.json", "--tokens", "1", "--precision", "half", "-o", "l.npy"});
+}
+
+TEST_F(Gpt2Cli, PrecisionPicksTheForwardPath) {
+  const std::vector<long long> tokens{3, 1, 4, 1, 5, 9, 2, 6};
+  const Gpt2Weights weights = gpt2_random_weights(tiny(), 0);
+  Gpt2Options options;
+  for (const Precision precision : {Precision::kFloat, Precision::kDouble}) {
+    options.precision = precision;
+    const TensorF logits =
+        run_npy({"gpt2", "--config", "tiny.json", "--tokens", "3,1,4,1,5,9,2,6", "--precision",
+                 to_string(precision), "--trace", "trace", "-o", "logits.npy"},
+                "logits.npy");
+    EXPECT_EQ(logits.data, gpt2_forward(weights, tokens, options).logits.data)
+        << to_string(precision);
+    const nlohmann::json index = nlohmann::json::parse(read_file(path("trace/index.json")));
+    EXPECT_EQ(index["precision"], to_string(precision));
+  }
+  // float is the default.
+  options.precision = Precision::kFloat;
+  EXPECT_EQ(
+      run_npy({"gpt2", "--config", "tiny.json", "--tokens", "3,1,4,1,5,9,2,6", "-o", "default.npy"},
+              "default.npy")
+          .data,
+      gpt2_forward(weights, tokens, options).logits.data);
 }
 
 TEST_F(Gpt2Cli, SwappedPositionMethodIsLabelled) {

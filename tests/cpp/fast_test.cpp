@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/formulas.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -272,6 +273,37 @@ TEST(FastAttention, RejectsWhatTheReferenceRejects) {
   short_padding.key_padding = {0, 1};
   ExpectSameError([&] { poslab::attention(q, k, v, short_padding); },
                   [&] { poslab::fast::attention(q, k, v, short_padding); });
+}
+
+}  // namespace
+
+namespace {
+
+// The vectorised GELUs against formulas.hpp in double, at kTight over a dense grid (lengths
+// that leave a partial vector), including the tails where tanh and erf saturate.
+TEST(FastGelu, MatchesTheDoubleFormulas) {
+  std::vector<float> grid;
+  for (int i = -24000; i <= 24000; ++i) grid.push_back(static_cast<float>(i) * 5e-4f);
+  grid.push_back(-60.0f);
+  grid.push_back(60.0f);
+  for (const bool erf_form : {false, true}) {
+    std::vector<float> x = grid;
+    if (erf_form) {
+      poslab::fast::gelu_erf(x.data(), x.size());
+    } else {
+      poslab::fast::gelu_tanh(x.data(), x.size());
+    }
+    int failures = 0;
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      const double want =
+          erf_form ? poslab::formulas::gelu_erf(grid[i]) : poslab::formulas::gelu_tanh(grid[i]);
+      if (std::abs(x[i] - want) > 1e-6 + 1e-6 * std::abs(want) && ++failures <= 5) {
+        ADD_FAILURE() << (erf_form ? "erf" : "tanh") << " gelu(" << grid[i] << ") = " << x[i]
+                      << ", want " << want;
+      }
+    }
+    EXPECT_EQ(failures, 0);
+  }
 }
 
 }  // namespace

@@ -268,43 +268,55 @@ TEST_F(Gpt2Tiny, LoadsEveryTensorBitIdentically) {
   }
 }
 
+// Both precisions against the naive double loops: the double path at kAcceptance, the float32
+// SIMD path at the policy — logits within 1e-4 of the largest |logit|, attention maps
+// within 1e-5 (poslab/precision.hpp).
 TEST_F(Gpt2Tiny, ForwardMatchesDoubleReference) {
   const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
-  for (const std::vector<long long>& tokens :
-       {std::vector<long long>{7}, std::vector<long long>{3, 99, 0, 42, 42, 17, 5},
-        std::vector<long long>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}) {
-    const poslab::Gpt2Result got = poslab::gpt2_forward(w, tokens);
-    const RefResult want = ref_forward(checkpoint_, tokens);
-    const std::size_t T = tokens.size();
-    EXPECT_ALLCLOSE(got.logits, want.logits, ref::kAcceptance) << "logits, T=" << T;
-    ASSERT_EQ(got.layers.size(), N);
-    for (std::size_t i = 0; i < N; ++i) {
-      const poslab::Gpt2LayerTrace& g = got.layers[i];
-      const RefLayer& r = want.layers[i];
-      EXPECT_ALLCLOSE(g.attention, r.attention, ref::kAcceptance) << "attention, layer " << i;
-      EXPECT_ALLCLOSE(g.ln_1_mean, r.ln1_mean, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_1_variance, r.ln1_var, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_2_mean, r.ln2_mean, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_2_variance, r.ln2_var, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.resid_attn_norm, r.resid_attn, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.resid_mlp_norm, r.resid_mlp, ref::kAcceptance) << "layer " << i;
-      EXPECT_EQ(g.ln_1_mean.shape, (poslab::Shape{T}));
-    }
+  for (const poslab::Precision precision : {poslab::Precision::kDouble, poslab::Precision::kFloat})
+    for (const std::vector<long long>& tokens :
+         {std::vector<long long>{7}, std::vector<long long>{3, 99, 0, 42, 42, 17, 5},
+          std::vector<long long>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}) {
+      SCOPED_TRACE(poslab::to_string(precision));
+      poslab::Gpt2Options options;
+      options.precision = precision;
+      const poslab::Gpt2Result got = poslab::gpt2_forward(w, tokens, options);
+      const RefResult want = ref_forward(checkpoint_, tokens);
+      const std::size_t T = tokens.size();
+      const bool exact = precision == poslab::Precision::kDouble;
+      double largest = 0.0;
+      for (const double x : want.logits.data) largest = std::max(largest, std::abs(x));
+      const ref::Tol logit_tol = exact ? ref::kAcceptance : ref::Tol{1e-4 * largest, 0.0};
+      const ref::Tol map_tol = exact ? ref::kAcceptance : ref::Tol{1e-5, 0.0};
+      EXPECT_ALLCLOSE(got.logits, want.logits, logit_tol) << "logits, T=" << T;
+      ASSERT_EQ(got.layers.size(), N);
+      for (std::size_t i = 0; i < N; ++i) {
+        const poslab::Gpt2LayerTrace& g = got.layers[i];
+        const RefLayer& r = want.layers[i];
+        EXPECT_ALLCLOSE(g.attention, r.attention, map_tol) << "attention, layer " << i;
+        EXPECT_ALLCLOSE(g.ln_1_mean, r.ln1_mean, ref::kAcceptance) << "layer " << i;
+        EXPECT_ALLCLOSE(g.ln_1_variance, r.ln1_var, ref::kAcceptance) << "layer " << i;
+        EXPECT_ALLCLOSE(g.ln_2_mean, r.ln2_mean, ref::kAcceptance) << "layer " << i;
+        EXPECT_ALLCLOSE(g.ln_2_variance, r.ln2_var, ref::kAcceptance) << "layer " << i;
+        EXPECT_ALLCLOSE(g.resid_attn_norm, r.resid_attn, ref::kAcceptance) << "layer " << i;
+        EXPECT_ALLCLOSE(g.resid_mlp_norm, r.resid_mlp, ref::kAcceptance) << "layer " << i;
+        EXPECT_EQ(g.ln_1_mean.shape, (poslab::Shape{T}));
+      }
 
-    // Top-k: the reference's own ranking of the last row, probabilities by its softmax.
-    const double* last = want.logits.data.data() + (T - 1) * V;
-    std::vector<int> order(V);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return last[a] > last[b]; });
-    const double mx = last[order[0]];
-    double sum = 0;
-    for (std::size_t v = 0; v < V; ++v) sum += std::exp(last[v] - mx);
-    ASSERT_EQ(got.top_ids.size(), 10u);
-    for (std::size_t k = 0; k < 10; ++k) {
-      EXPECT_EQ(got.top_ids[k], order[k]) << k;
-      EXPECT_NEAR(got.top_probs[k], std::exp(last[order[k]] - mx) / sum, 1e-6) << k;
+      // Top-k: the reference's own ranking of the last row, probabilities by its softmax.
+      const double* last = want.logits.data.data() + (T - 1) * V;
+      std::vector<int> order(V);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return last[a] > last[b]; });
+      const double mx = last[order[0]];
+      double sum = 0;
+      for (std::size_t v = 0; v < V; ++v) sum += std::exp(last[v] - mx);
+      ASSERT_EQ(got.top_ids.size(), 10u);
+      for (std::size_t k = 0; k < 10; ++k) {
+        EXPECT_EQ(got.top_ids[k], order[k]) << k;
+        EXPECT_NEAR(got.top_probs[k], std::exp(last[order[k]] - mx) / sum, 1e-6) << k;
+      }
     }
-  }
 }
 
 TEST_F(Gpt2Tiny, WithoutTraceGivesTheSameLogits) {
@@ -639,6 +651,68 @@ TEST(Gpt2Weights, MismatchedWeightsAreRefusedByForward) {
   w = poslab::gpt2_random_weights(tiny_config(), 1);
   w.blocks.pop_back();
   EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
+}
+
+}  // namespace
+
+namespace {
+
+// The float32 SIMD path against the double reference on a model wide enough to cross the
+// GEMM's cache blocks (E = 256, 4E = 1024, V = 3000 > the 2048-column block), F32 and F16
+// weights, at the policy of precision.hpp: logits within 1e-4 of the largest |logit|,
+// attention maps within 1e-5.
+TEST(Gpt2Precision, FloatAgreesWithDoubleOnAWiderModel) {
+  poslab::Gpt2Config c;
+  c.vocab_size = 3000;
+  c.n_positions = 160;
+  c.n_embd = 256;
+  c.n_layer = 2;
+  c.n_head = 4;
+  std::vector<long long> tokens(150);
+  for (std::size_t t = 0; t < tokens.size(); ++t) tokens[t] = (t * 7919 + 13) % 3000;
+  poslab::Gpt2Weights w = poslab::gpt2_random_weights(c, 11);
+  for (const poslab::StoredDType dtype : {poslab::StoredDType::kF32, poslab::StoredDType::kF16}) {
+    if (dtype == poslab::StoredDType::kF16) {
+      for (auto& [name, tensor] : poslab::gpt2_named_tensors(w)) {
+        auto* stored = const_cast<poslab::StoredTensor*>(tensor);
+        *stored = poslab::StoredTensor::from(stored->to_float(), dtype);
+      }
+    }
+    SCOPED_TRACE(poslab::dtype_name(dtype));
+    poslab::Gpt2Options options;
+    options.precision = poslab::Precision::kDouble;
+    const poslab::Gpt2Result want = poslab::gpt2_forward(w, tokens, options);
+    options.precision = poslab::Precision::kFloat;
+    const poslab::Gpt2Result got = poslab::gpt2_forward(w, tokens, options);
+    double largest = 0.0, worst = 0.0;
+    for (std::size_t i = 0; i < want.logits.size(); ++i) {
+      largest = std::max(largest, double(std::abs(want.logits.data[i])));
+      worst = std::max(worst, double(std::abs(got.logits.data[i] - want.logits.data[i])));
+    }
+    EXPECT_LE(worst, 1e-4 * largest) << "largest |logit| " << largest;
+    EXPECT_GT(largest, 0.1);  // a model whose logits are not all ~0
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+      double map_error = 0.0;
+      for (std::size_t i = 0; i < want.layers[l].attention.size(); ++i) {
+        map_error = std::max(map_error, double(std::abs(got.layers[l].attention.data[i] -
+                                                        want.layers[l].attention.data[i])));
+      }
+      EXPECT_LE(map_error, 1e-5) << "layer " << l;
+    }
+    EXPECT_EQ(got.top_ids, want.top_ids);
+  }
+}
+
+TEST(Gpt2Precision, NamesParse) {
+  EXPECT_EQ(poslab::parse_precision("float"), poslab::Precision::kFloat);
+  EXPECT_EQ(poslab::parse_precision("double"), poslab::Precision::kDouble);
+  try {
+    poslab::parse_precision("half");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown precision 'half' (expected float or double)");
+    EXPECT_EQ(e.field(), "precision");
+  }
 }
 
 }  // namespace

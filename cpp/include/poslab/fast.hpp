@@ -38,6 +38,12 @@ TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset = 0
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
                           const AttentionOptions& options = {});
 
+// GELU in place over x[0, n), float32: the tanh approximation (GPT-2) and the exact erf form
+// (GPT-NeoX; erf by Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7). Within 1e-6 + 1e-6·|ref|
+// of formulas::gelu_tanh / gelu_erf.
+void gelu_tanh(float* x, std::size_t n);
+void gelu_erf(float* x, std::size_t n);
+
 // The instruction set the fast paths were compiled for ("AVX2", "WASM", "EMU128", ...).
 const char* simd_target();
 

@@ -42,6 +42,12 @@ POSLAB_HD inline double gelu_tanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(sqrt_2_over_pi * (x + 0.044715 * x * x * x)));
 }
 
+// GELU, exact (GPT-NeoX's hidden_act "gelu", PyTorch's default): 0.5·x·(1 + erf(x/√2)).
+POSLAB_HD inline double gelu_erf(double x) {
+  const double inv_sqrt_2 = 0.70710678118654752440084436210485;
+  return 0.5 * x * (1.0 + std::erf(x * inv_sqrt_2));
+}
+
 // ALiBi slope of head h in [0, H) (Press et al. 2022, reference `get_slopes`). For H a
 // power of two: 2^(-8(h+1)/H). Otherwise, with c the largest power of two below H, the
 // first c heads take the c-head slopes and the rest take every other slope of the 2c-head

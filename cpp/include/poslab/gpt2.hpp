@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "poslab/names.hpp"
+#include "poslab/precision.hpp"
 #include "poslab/safetensors.hpp"
 #include "poslab/tensor.hpp"
 
@@ -179,6 +180,8 @@ struct Gpt2Options {
   bool trace = true;
   long long top_k = 10;  // clipped to V
   Gpt2Position position = Gpt2Position::kLearned;
+  // float32 SIMD products (the default), or the double-accumulating reference.
+  Precision precision = Precision::kFloat;
 };
 
 // tokens: 1 <= T <= P ids, each in [0, V).

@@ -45,6 +45,7 @@ struct StoredTensor {
   }
   // Elements [begin, begin + n) widened into out.
   void widen(std::size_t begin, std::size_t n, double* out) const;
+  void widen(std::size_t begin, std::size_t n, float* out) const;
   TensorF to_float() const;
 };
 

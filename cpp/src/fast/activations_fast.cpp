@@ -1,0 +1,67 @@
+// GELU over float32 arrays with Highway: whole vectors, then a one-lane tail. Both forms run
+// once per hidden unit per token per layer (T·4E per block), which in the double reference
+// costs as much as a small GEMM.
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "poslab/fast.hpp"
+
+namespace poslab::fast {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+// f(tag, pointer) over x[0, n): full vectors, then single lanes.
+template <class F>
+void for_each_lane_block(float* x, std::size_t n, F&& f) {
+  const hn::ScalableTag<float> d;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) f(d, x + i);
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) f(d1, x + i);
+}
+
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+template <class D>
+HWY_INLINE void gelu_tanh_block(D d, float* p) {
+  const auto x = hn::LoadU(d, p);
+  const auto inner = hn::Mul(hn::Set(d, 0.7978845608028654f),
+                             hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), hn::Mul(x, x)), x, x));
+  const auto half_x = hn::Mul(hn::Set(d, 0.5f), x);
+  hn::StoreU(hn::MulAdd(half_x, hn::Tanh(d, inner), half_x), d, p);
+}
+
+// 0.5·x·(1 + erf(x/√2)), erf(z) = sign(z)·(1 − t·(a1 + t·(a2 + … t·a5))·e^(−z²)),
+// t = 1/(1 + p·|z|) (Abramowitz & Stegun 7.1.26).
+template <class D>
+HWY_INLINE void gelu_erf_block(D d, float* p) {
+  const auto x = hn::LoadU(d, p);
+  const auto z = hn::Mul(x, hn::Set(d, 0.7071067811865476f));
+  const auto a = hn::Abs(z);
+  const auto t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), a, hn::Set(d, 1.0f)));
+  auto poly = hn::Set(d, 1.061405429f);
+  poly = hn::MulAdd(poly, t, hn::Set(d, -1.453152027f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, 1.421413741f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, -0.284496736f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, 0.254829592f));
+  poly = hn::Mul(poly, t);
+  const auto erf_abs =
+      hn::NegMulAdd(poly, hn::Exp(d, hn::Neg(hn::Mul(a, a))), hn::Set(d, 1.0f));  // 1 − poly·e
+  const auto erf = hn::CopySignToAbs(erf_abs, z);
+  const auto half_x = hn::Mul(hn::Set(d, 0.5f), x);
+  hn::StoreU(hn::MulAdd(half_x, erf, half_x), d, p);
+}
+
+}  // namespace
+
+void gelu_tanh(float* x, std::size_t n) {
+  for_each_lane_block(x, n, [](auto d, float* p) { gelu_tanh_block(d, p); });
+}
+
+void gelu_erf(float* x, std::size_t n) {
+  for_each_lane_block(x, n, [](auto d, float* p) { gelu_erf_block(d, p); });
+}
+
+}  // namespace poslab::fast
