@@ -1,7 +1,8 @@
-// The GPT-NeoX forward pass over one sequence, from the core's LayerNorm, RoPE and attention.
-// Two precisions share every step but the products: kDouble accumulates in double through
-// Eigen and uses the reference RoPE and attention; kFloat uses poslab::fast::gemm,
-// fast::rope_apply and fast::attention. Tensors between steps are float32 in both.
+// The GPT-NeoX forward pass over one sequence, from the core's LayerNorm and RoPE and the
+// blocks both language models share (model_ops.hpp: linear, GELU, attention), in either
+// precision: kDouble accumulates in double through Eigen with the reference RoPE and
+// attention; kFloat uses poslab::fast::gemm, fast::rope_apply and fast::attention. Tensors
+// between steps are float32 in both.
 // Shapes: T tokens, E width, H heads, d = E/H, I MLP width, V vocabulary.
 #include "poslab/gpt_neox.hpp"
 
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model_ops.hpp"
 #include "poslab/attention.hpp"
 #include "poslab/fast.hpp"
 #include "poslab/gemm.hpp"
@@ -23,63 +25,39 @@ using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using ConstMapF = Eigen::Map<const MatrixF>;
 using MapF = Eigen::Map<MatrixF, 0, Eigen::OuterStride<>>;
 
-// Elements [begin, begin + n) of w as float32 (F16 widened exactly).
-void widen_float(const StoredTensor& w, std::size_t begin, std::size_t n, float* out) {
-  if (w.dtype == StoredDType::kF32) {
-    std::copy_n(w.f32.data() + begin, n, out);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(w.f16[begin + i]);
-  }
-}
-
-// Rows [r0, r0 + n) of a weight matrix (·, in) as float32 for the float path: F32 weights are
-// read in place; F16 ones are widened into `scratch` for the one product that needs them,
-// rather than converted once at load, so a half checkpoint stays half-size in memory.
-const float* float_rows(const StoredTensor& w, std::size_t r0, std::size_t n,
-                        std::vector<float>& scratch) {
-  const std::size_t in = w.dim(1);
-  if (w.dtype == StoredDType::kF32) return w.f32.data() + r0 * in;
-  scratch.resize(n * in);
-  widen_float(w, r0 * in, n * in, scratch.data());
-  return scratch.data();
-}
-
-// Columns [c0, c0 + n) of x (T, in) · wᵀ, w (out, in), into c (row stride ldc). The double path
-// widens w to double a panel of rows at a time (about 512 KB, which stays in cache) as GPT-2's
-// linear does; the float path widens (F16) or reads (F32) the same rows and calls fast::gemm.
-void product(const TensorF& x, const StoredTensor& w, std::size_t c0, std::size_t n,
-             Precision precision, float* c, std::size_t ldc, const MatrixD* x_double = nullptr) {
-  const std::size_t T = x.dim(0), in = x.dim(1);
+// Columns [c0, c0 + n) of x (T, E) · wᵀ, w (V, E) the vocabulary matrix, added into c (row
+// stride ldc): one panel of the vocabulary head. model::linear makes whole (T, out) products;
+// the head needs a panel at a time so that (T, V) never has to exist. The float path reads
+// (F32) or widens (F16) just the panel's rows and calls fast::gemm; the double path widens
+// them to double 512 KB at a time, as model::linear's reference does.
+void head_panel(const TensorF& x, const MatrixD* x_double, const StoredTensor& w, std::size_t c0,
+                std::size_t n, Precision precision, float* c, std::size_t ldc) {
+  const std::size_t T = x.dim(0), E = x.dim(1);
   if (precision == Precision::kFloat) {
-    std::vector<float> scratch;
-    const float* rows = float_rows(w, c0, n, scratch);
-    fast::gemm(T, n, in, x.ptr(), in, fast::Op::kNone, rows, in, fast::Op::kTranspose, c, ldc,
+    std::vector<float> widened;
+    const float* rows = w.f32.data() + c0 * E;
+    if (w.dtype == StoredDType::kF16) {
+      widened.resize(n * E);
+      w.widen(c0 * E, n * E, widened.data());
+      rows = widened.data();
+    }
+    fast::gemm(T, n, E, x.ptr(), E, fast::Op::kNone, rows, E, fast::Op::kTranspose, c, ldc,
                /*accumulate=*/true);
     return;
   }
-  MatrixD widened;
-  if (!x_double) widened = ConstMapF(x.ptr(), T, in).cast<double>();
-  const MatrixD& X = x_double ? *x_double : widened;
-  const std::size_t panel = std::max<std::size_t>(1, (std::size_t{1} << 16) / in);
-  MatrixD W(std::min(panel, n), in);
+  const std::size_t panel = std::max<std::size_t>(1, (std::size_t{1} << 16) / E);
+  MatrixD W(std::min(panel, n), E);
   for (std::size_t r0 = 0; r0 < n; r0 += panel) {
     const std::size_t m = std::min(panel, n - r0);
-    w.widen((c0 + r0) * in, m * in, W.data());
+    w.widen((c0 + r0) * E, m * E, W.data());
     MapF out(c + r0, T, m, Eigen::OuterStride<>(ldc));
-    out = (out.cast<double>() + X * W.topRows(m).transpose()).cast<float>();
+    out = (out.cast<double>() + *x_double * W.topRows(m).transpose()).cast<float>();
   }
 }
 
-// x (T, in) · wᵀ + b → (T, out): torch's Linear, w (out, in).
 TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, Precision precision,
                const char* what) {
-  const std::size_t T = x.dim(0), out = w.dim(0);
-  TensorF y({T, out}, what);
-  std::vector<float> bias(out);
-  widen_float(b, 0, out, bias.data());
-  for (std::size_t t = 0; t < T; ++t) std::copy(bias.begin(), bias.end(), y.ptr() + t * out);
-  product(x, w, 0, out, precision, y.ptr(), out);
-  return y;
+  return model::linear(x, w, &b, model::Layout::kOutIn, precision, what);
 }
 
 // Σ of same-shaped tensors, elementwise in double.
@@ -132,16 +110,14 @@ TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t 
   options.return_weights = trace;
   // rope_apply at offset 0 over T positions passes total_length T to rope_frequencies: the
   // dynamic scaling sees the whole sequence, as Hugging Face's does.
-  AttentionResult result;
   if (precision == Precision::kFloat) {
     q = fast::rope_apply(std::move(q), rope);
     k = fast::rope_apply(std::move(k), rope);
-    result = fast::attention(q, k, v, options);
   } else {
     q = rope_apply(q, rope);
     k = rope_apply(k, rope);
-    result = attention(q, k, v, options);
   }
+  AttentionResult result = model::attention(q, k, v, options, precision);
   TensorF merged({T, E}, "attention output (T, E)");
   for (std::size_t h = 0; h < H; ++h)
     for (std::size_t t = 0; t < T; ++t) {
@@ -151,19 +127,12 @@ TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t 
   return linear(merged, layer.dense_weight, layer.dense_bias, precision, "attention (T, E)");
 }
 
-// dense_4h_to_h(gelu(dense_h_to_4h(m))): (T, E) → (T, I) → (T, E). GELU is the exact
-// 0.5·x·(1 + erf(x/√2)) (Hugging Face's "gelu"); the float path evaluates it in float.
+// dense_4h_to_h(gelu(dense_h_to_4h(m))): (T, E) → (T, I) → (T, E), GELU the exact erf form
+// (Hugging Face's "gelu").
 TensorF mlp(const TensorF& m, const GptNeoxLayer& layer, Precision precision) {
   TensorF hidden = linear(m, layer.dense_h_to_4h_weight, layer.dense_h_to_4h_bias, precision,
                           "MLP hidden (T, I)");
-  if (precision == Precision::kFloat) {
-    for (float& x : hidden.data) x = 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-  } else {
-    for (float& x : hidden.data) {
-      const double y = x;
-      x = static_cast<float>(0.5 * y * (1.0 + std::erf(y * 0.70710678118654752440)));
-    }
-  }
+  model::gelu_erf(hidden, precision);
   return linear(hidden, layer.dense_4h_to_h_weight, layer.dense_4h_to_h_bias, precision,
                 "MLP output (T, E)");
 }
@@ -191,7 +160,8 @@ void vocabulary_head(const TensorF& final_x, const StoredTensor& embed_out,
     float* c = options.logits ? result.logits.ptr() + v0 : block.data();
     const std::size_t ldc = options.logits ? V : n;
     for (std::size_t t = 0; t < T; ++t) std::fill_n(c + t * ldc, n, 0.0f);
-    product(final_x, embed_out, v0, n, options.precision, c, ldc, x_double ? &*x_double : nullptr);
+    head_panel(final_x, x_double ? &*x_double : nullptr, embed_out, v0, n, options.precision, c,
+               ldc);
     if (loss) loss->add(c, ldc, v0, n);
     std::copy_n(c + (T - 1) * ldc, n, last.data() + v0);
   }
@@ -252,7 +222,7 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
   // x[t] = embed_in[token t]                                                 (T, E)
   TensorF x({T, E}, "residual stream (T, E)");
   for (std::size_t t = 0; t < T; ++t) {
-    widen_float(weights.embed_in, std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
+    weights.embed_in.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
   }
 
   for (const GptNeoxLayer& layer : weights.layers) {
