@@ -82,10 +82,10 @@ class Gpt2Model {
     return f16 && f32 ? "mixed" : f16 ? "F16" : "F32";
   }
 
-  // tokens: Int32Array; options: { position, topK, trace }
+  // tokens: Int32Array; options: { position, topK, trace, precision }
   val forward(val tokens, val forward_options) const {
     return guarded([&] {
-      const val options = to_options(forward_options, "forward", {"position", "topK", "trace"});
+      const val options = to_options(forward_options, "forward", {"position", "topK", "trace", "precision"});
       require(tokens.instanceof (val::global("Int32Array")), "tokens",
                                 "tokens must be an Int32Array");
       const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
@@ -94,6 +94,8 @@ class Gpt2Model {
           string_field(options, "position", name_of(kGpt2PositionNames, o.position)));
       o.top_k = integer_field(options, "topK", o.top_k);
       o.trace = bool_field(options, "trace", o.trace);
+      o.precision =
+          parse_precision(string_field(options, "precision", name_of(kPrecisionNames, o.precision)));
       const Gpt2Result r =
           gpt2_forward(*weights_, std::vector<long long>(ids.begin(), ids.end()), o);
       val out = val::object();
@@ -116,6 +118,7 @@ class Gpt2Model {
       out.set("topProbs", to_js(TensorF({k}, r.top_probs))["data"]);
       out.set("position", std::string(to_string(o.position)));
       out.set("positionNote", std::string(gpt2_position_note(o.position)));
+      out.set("precision", std::string(to_string(o.precision)));
       return out;
     });
   }

@@ -66,7 +66,14 @@ export interface Gpt2Result {
   topProbs: Float32Array; // (k,) their probabilities
   position: Gpt2Position;
   positionNote: string;
+  precision: Precision; // the arithmetic that computed it
 }
+
+/**
+ * 'float' (the default): float32 SIMD products, logits within 1e-4 of the largest |logit| and
+ * attention within 1e-5 of 'double', the reference that accumulates every product in double.
+ */
+export type Precision = 'float' | 'double';
 
 /** Weights in the wasm heap until delete(). */
 export interface Gpt2Model {
@@ -75,7 +82,7 @@ export interface Gpt2Model {
   dtype: 'F32' | 'F16' | 'mixed'; // as stored in the checkpoint (F16 stays half)
   forward(
     tokens: number[] | Int32Array,
-    options?: { position?: Gpt2Position; topK?: number; trace?: boolean },
+    options?: { position?: Gpt2Position; topK?: number; trace?: boolean; precision?: Precision },
   ): Gpt2Result;
   delete(): void;
 }

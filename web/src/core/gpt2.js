@@ -57,7 +57,11 @@ export function bindGpt2(m) {
       bytes: raw.bytes(),
       dtype: raw.dtype(),
       forward(tokens, opts) {
-        const o = check.options(opts, 'forward', ['position', 'topK', 'trace']);
+        const o = check.options(opts, 'forward', ['position', 'topK', 'trace', 'precision']);
+        const precision = o.precision === undefined ? 'float' : check.string(o.precision, 'precision');
+        if (precision !== 'float' && precision !== 'double') {
+          throw new PosLabError(`unknown precision '${precision}' (expected float or double)`, { field: 'precision' });
+        }
         const position = o.position === undefined ? positions[0] : check.string(o.position, 'position');
         if (!positions.includes(position)) {
           const expected = positions.join(', ');
@@ -69,6 +73,7 @@ export function bindGpt2(m) {
             position,
             topK: o.topK === undefined ? 10 : check.integer(o.topK, 'topK', 1),
             trace: o.trace === undefined ? true : check.boolean(o.trace, 'trace'),
+            precision,
           }),
         );
       },
