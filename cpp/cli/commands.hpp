@@ -78,5 +78,8 @@ void add_attention_commands(Commands& commands);
 void add_analysis_commands(Commands& commands);
 // gpt2
 void add_gpt2_commands(Commands& commands);
+// lm, lm-random
+void add_lm_commands(Commands& commands);
+void add_lm_random_command(Commands& commands);
 
 }  // namespace poslab::cli

@@ -46,6 +46,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_attention_commands(commands);
   poslab::cli::add_analysis_commands(commands);
   poslab::cli::add_gpt2_commands(commands);
+  poslab::cli::add_lm_commands(commands);
 
   try {
     app.parse(argc, argv);

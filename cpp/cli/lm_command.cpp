@@ -1,0 +1,286 @@
+// `poslab lm`: one command for both language-model architectures. config.json's model_type
+// picks GPT-2 or GPT-NeoX (without --config the tensor names do; GPT-NeoX then needs the
+// config for its heads and rotary settings). Writes the logits (T, V), or with
+// --loss-by-position the next-token losses (T−1,), and with --trace DIR one .npy per traced
+// tensor plus index.json. RoPE scaling (--rope-*) applies to GPT-NeoX only.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "commands.hpp"
+#include "model_input.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "output_files.hpp"
+#include "poslab/gpt2.hpp"
+#include "poslab/gpt_neox.hpp"
+#include "poslab/lm.hpp"
+#include "poslab/npy.hpp"
+
+namespace poslab::cli {
+namespace {
+
+// The --rope-* options as they arrive: RoPE scaling of a GPT-NeoX model, replacing the
+// config's rope_scaling when --rope-scaling is given.
+struct RopeScalingFlags {
+  RopeOptions defaults;
+  std::string scaling;
+  double factor = defaults.factor;
+  long long original_length = 0;  // 0: max_position_embeddings
+  double low_freq_factor = defaults.low_freq_factor, high_freq_factor = defaults.high_freq_factor;
+  double beta_fast = defaults.beta_fast, beta_slow = defaults.beta_slow;
+  std::vector<CLI::Option*> given;  // every --rope-* option, to tell whether any was used
+
+  bool any() const {
+    for (const CLI::Option* o : given) {
+      if (o->count() > 0) return true;
+    }
+    return false;
+  }
+  // The config's rotation with this scaling in place of its own.
+  RopeOptions apply(const GptNeoxConfig& config) const {
+    RopeOptions o = config.rope();
+    o.scaling = parse_rope_scaling(scaling);
+    o.factor = factor;
+    o.original_length = original_length > 0 ? original_length : config.max_position_embeddings;
+    o.low_freq_factor = low_freq_factor;
+    o.high_freq_factor = high_freq_factor;
+    o.beta_fast = beta_fast;
+    o.beta_slow = beta_slow;
+    return o;
+  }
+};
+
+// The scaling parameters of RopeOptions under a --rope- prefix (add_rope_flags has them
+// unprefixed, for the commands whose subject is RoPE itself). Each needs --rope-scaling.
+void add_rope_scaling_flags(CLI::App* cmd, RopeScalingFlags& f) {
+  CLI::Option* scaling =
+      cmd->add_option("--rope-scaling", f.scaling,
+                      "GPT-NeoX only: long-context RoPE scaling, replacing config.json's "
+                      "rope_scaling (dynamic scales by the whole sequence length)")
+          ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames)));
+  f.given.push_back(scaling);
+  const auto number = [&](const char* name, double& value, const char* about) {
+    f.given.push_back(cmd->add_option(name, value, about)
+                          ->capture_default_str()
+                          ->check(finite_number())
+                          ->needs(scaling));
+  };
+  number("--rope-factor", f.factor, "scaling factor f >= 1");
+  f.given.push_back(cmd->add_option("--rope-original-len", f.original_length,
+                                    "trained context N (dynamic, yarn, llama3; default "
+                                    "max_position_embeddings)")
+                        ->check(integer_at_least(1))
+                        ->needs(scaling));
+  number("--rope-low-freq-factor", f.low_freq_factor, "llama3 low_freq_factor");
+  number("--rope-high-freq-factor", f.high_freq_factor, "llama3 high_freq_factor");
+  number("--rope-beta-fast", f.beta_fast, "yarn beta_fast");
+  number("--rope-beta-slow", f.beta_slow, "yarn beta_slow");
+}
+
+struct LmArgs {
+  std::string weights, config, tokens, tokens_file, out, trace;
+  std::string precision = name_of(kPrecisionNames, Precision::kFloat);
+  bool loss_by_position = false;
+  long long top_k = 10;
+  RopeScalingFlags rope;
+};
+
+// What either architecture's forward pass hands to the writer.
+template <class Layer>
+struct LmRun {
+  TensorF output;  // logits (T, V) or losses (T−1,)
+  const std::vector<Layer>* layers = nullptr;
+  std::vector<std::int32_t> top_ids;
+  std::vector<float> top_probs;
+};
+
+// Stacks per-layer (T,) vectors into (N, T).
+template <class Layer>
+TensorF stack(const std::vector<Layer>& layers, TensorF Layer::*field) {
+  const std::size_t N = layers.size(), T = (layers.front().*field).size();
+  TensorF out({N, T}, "trace (N, T)");
+  for (std::size_t i = 0; i < N; ++i) {
+    std::copy((layers[i].*field).data.begin(), (layers[i].*field).data.end(),
+              out.data.begin() + i * T);
+  }
+  return out;
+}
+
+// The trace directory: the same files and index as `poslab gpt2 --trace`, for either model
+// (both layer traces carry the same fields).
+template <class Layer>
+void add_trace(OutputFiles& files, const std::string& dir, nlohmann::json index,
+               const LmRun<Layer>& run) {
+  const std::filesystem::path trace_dir(dir);
+  files.add_directory(dir);
+  index["tensors"] = nlohmann::json::array();
+  const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
+                       const std::string& about) {
+    const std::string file = name + ".npy";
+    files.add((trace_dir / file).string(), encode_npy(tensor));
+    index["tensors"].push_back({{"name", name},
+                                {"file", file},
+                                {"shape", tensor.shape},
+                                {"dtype", dtype},
+                                {"about", about}});
+  };
+  const std::vector<Layer>& layers = *run.layers;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
+        "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
+  }
+  put("ln_1_mean", stack(layers, &Layer::ln_1_mean), "float32",
+      "(N, T) mean the first LayerNorm (ln_1 / input_layernorm) subtracted");
+  put("ln_1_variance", stack(layers, &Layer::ln_1_variance), "float32",
+      "(N, T) biased variance the first LayerNorm divided by (before eps)");
+  put("ln_2_mean", stack(layers, &Layer::ln_2_mean), "float32",
+      "(N, T) mean the second LayerNorm (ln_2 / post_attention_layernorm) subtracted");
+  put("ln_2_variance", stack(layers, &Layer::ln_2_variance), "float32",
+      "(N, T) biased variance the second LayerNorm divided by (before eps)");
+  put("resid_attn_norm", stack(layers, &Layer::resid_attn_norm), "float32",
+      "(N, T) L2 norm of x + attention output per layer (the residual stream after attention "
+      "when the residual is sequential)");
+  put("resid_mlp_norm", stack(layers, &Layer::resid_mlp_norm), "float32",
+      "(N, T) L2 norm of the residual stream after each layer");
+  const std::size_t k = run.top_ids.size();
+  put("top_k_ids", TensorI({k}, run.top_ids), "int32",
+      "(k,) most likely next tokens after the last position");
+  put("top_k_probs", TensorF({k}, run.top_probs), "float32",
+      "(k,) their probabilities, descending");
+  files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
+}
+
+void run_lm(const LmArgs& a) {
+  check_output_path(a.out);
+  if (a.tokens.empty() && a.tokens_file.empty()) {
+    throw UsageError("give the token ids with --tokens or --tokens-file");
+  }
+  const std::vector<long long> tokens =
+      a.tokens_file.empty() ? parse_tokens(a.tokens) : read_token_file(a.tokens_file);
+  if (a.loss_by_position) {
+    require(tokens.size() >= 2, "--loss-by-position needs at least 2 tokens (got " +
+                                    std::to_string(tokens.size()) + ")");
+  }
+  std::error_code error;
+  // Checked now, created only when every output is written (OutputFiles).
+  require(a.trace.empty() || !std::filesystem::exists(a.trace, error) ||
+              std::filesystem::is_directory(a.trace, error),
+          a.trace + ": --trace must name a directory");
+
+  // The architecture, before any weight is read: config.json's model_type, else the names.
+  const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
+  const SafetensorsHeader header = read_safetensors_header(a.weights);
+  const LmArchitecture stored = lm_architecture_of_checkpoint(header, a.weights);
+  std::optional<LmArchitecture> declared;
+  if (!a.config.empty()) declared = lm_architecture_of_config(config_text, a.config);
+  require(!declared || *declared == stored, a.config + " describes a " + to_string(*declared) +
+                                                " model, but " + a.weights + " holds " +
+                                                to_string(stored) + " tensors");
+  const Precision precision = parse_precision(a.precision);
+
+  nlohmann::json index;
+  index["architecture"] = to_string(stored);
+  index["weights"] = a.weights;
+  index["precision"] = to_string(precision);
+  index["tokens"] = tokens;
+  OutputFiles files;
+  if (stored == LmArchitecture::kGpt2) {
+    if (a.rope.any()) {
+      throw UsageError(
+          "--rope-* options apply to RoPE models (GPT-NeoX); " + a.weights +
+          " is a GPT-2, whose positions are learned (wpe): there is no rotation to scale");
+    }
+    const std::optional<Gpt2Config> config =
+        a.config.empty() ? std::nullopt
+                         : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
+    const Gpt2Weights weights = load_gpt2_weights(a.weights, config);
+    Gpt2Options options;
+    options.trace = !a.trace.empty();
+    options.top_k = a.top_k;
+    options.precision = precision;
+    const Gpt2Result result = gpt2_forward(weights, tokens, options);
+    LmRun<Gpt2LayerTrace> run{
+        a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
+        &result.layers, result.top_ids, result.top_probs};
+    files.add(a.out, encode_output(a.out, run.output));
+    if (!a.trace.empty()) {
+      index["model"] = nlohmann::json::parse(gpt2_config_json(weights.config));
+      add_trace(files, a.trace, index, run);
+    }
+  } else {
+    require(!a.config.empty(),
+            a.weights +
+                " is a GPT-NeoX checkpoint: give its config.json with --config (the head "
+                "count, rotary_pct and rotary_emb_base are not in the tensors)");
+    const GptNeoxConfig config = GptNeoxConfig::from_json(config_text, a.config);
+    GptNeoxOptions options;
+    options.precision = precision;
+    options.trace = !a.trace.empty();
+    options.top_k = a.top_k;
+    options.logits = !a.loss_by_position;
+    options.loss_by_position = a.loss_by_position;
+    if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
+    const GptNeoxWeights weights = load_gpt_neox_weights(a.weights, config);
+    const GptNeoxResult result = gpt_neox_forward(weights, tokens, options);
+    LmRun<GptNeoxLayerTrace> run{a.loss_by_position ? result.losses : result.logits, &result.layers,
+                                 result.top_ids, result.top_probs};
+    files.add(a.out, encode_output(a.out, run.output));
+    if (!a.trace.empty()) {
+      index["model"] = nlohmann::json::parse(config.to_json());
+      const RopeOptions rope = options.rope ? *options.rope : config.rope();
+      index["rope"] = {{"scaling", to_string(rope.scaling)},
+                       {"factor", rope.factor},
+                       {"original_length", rope.original_length},
+                       {"rotary_dim", rope_frequencies(config.head_dim(), rope).rotary_dim},
+                       {"base", rope.base}};
+      add_trace(files, a.trace, index, run);
+    }
+  }
+  files.commit();
+}
+
+void declare_lm(CLI::App* cmd, LmArgs& a) {
+  cmd->add_option("--weights", a.weights,
+                  "checkpoint (.safetensors, F32 or F16, Hugging Face names): GPT-2 or GPT-NeoX")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--config", a.config,
+                  "Hugging Face config.json; its model_type (gpt2 | gpt_neox) picks the "
+                  "architecture (required for GPT-NeoX)")
+      ->type_name("FILE");
+  auto* tokens =
+      cmd->add_option("--tokens", a.tokens, "token ids, comma-separated")->type_name("IDS");
+  auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy")
+                   ->type_name("FILE.npy")
+                   ->excludes(tokens);
+  tokens->excludes(file);
+  cmd->add_flag("--loss-by-position", a.loss_by_position,
+                "write the next-token losses (T-1,) instead of the logits; the vocabulary is "
+                "reduced a panel at a time, so long sequences fit");
+  cmd->add_option("--precision", a.precision,
+                  "float (SIMD float32 products) or double (the reference)")
+      ->capture_default_str()
+      ->check(parsed_by(parse_precision, choices(kPrecisionNames)));
+  cmd->add_option("--top-k", a.top_k, "how many next tokens the trace lists")
+      ->capture_default_str()
+      ->check(integer_at_least(1));
+  cmd->add_option("--trace", a.trace, "directory for the trace: one .npy per tensor and index.json")
+      ->type_name("DIR");
+  add_rope_scaling_flags(cmd, a.rope);
+  add_output(cmd, a.out);
+}
+
+}  // namespace
+
+void add_lm_commands(Commands& commands) {
+  add_command<LmArgs>(commands, "lm",
+                      "language model (GPT-2 or GPT-NeoX/Pythia) on token ids: logits (T, vocab) "
+                      "or next-token losses, optional trace of every layer",
+                      declare_lm, run_lm);
+  add_lm_random_command(commands);
+}
+
+}  // namespace poslab::cli

@@ -1,0 +1,105 @@
+// `poslab lm-random`: a seeded random-weight checkpoint of either architecture — DIR/
+// model.safetensors (F32 or F16) and DIR/config.json — for benchmarks and tests at real
+// models' shapes without downloading weights. `poslab lm --weights DIR/model.safetensors
+// --config DIR/config.json` runs it.
+#include <filesystem>
+#include <optional>
+
+#include "commands.hpp"
+#include "model_input.hpp"
+#include "options.hpp"
+#include "output_files.hpp"
+#include "poslab/gpt2.hpp"
+#include "poslab/gpt_neox.hpp"
+#include "poslab/lm.hpp"
+
+namespace poslab::cli {
+namespace {
+
+struct LmRandomArgs {
+  std::string arch, preset, config, out, dtype = "F32";
+  std::uint64_t seed = 0;
+};
+
+// Every tensor re-stored as `dtype` (F16 rounds to nearest even).
+std::string encode(const std::vector<std::pair<std::string, const StoredTensor*>>& named,
+                   StoredDType dtype) {
+  if (dtype == StoredDType::kF32) return encode_safetensors(named);
+  std::vector<StoredTensor> halves;
+  halves.reserve(named.size());
+  std::vector<std::pair<std::string, const StoredTensor*>> out;
+  for (const auto& [name, tensor] : named) {
+    halves.push_back(StoredTensor::from(tensor->to_float(), StoredDType::kF16));
+    out.emplace_back(name, &halves.back());
+  }
+  return encode_safetensors(out);
+}
+
+void run_lm_random(const LmRandomArgs& a) {
+  const std::string text = a.config.empty() ? "" : read_model_config(a.config);
+  std::optional<LmArchitecture> arch;
+  if (!a.arch.empty()) arch = parse_lm_architecture(a.arch);
+  if (!a.config.empty()) {
+    const std::optional<LmArchitecture> declared = lm_architecture_of_config(text, a.config);
+    require(!arch || !declared || *arch == *declared,
+            a.config + " describes a " + to_string(*declared) + " model, not --arch " + a.arch);
+    if (!arch) arch = declared;
+  }
+  if (!arch) throw UsageError("give --arch, or a --config whose model_type names it");
+  if (a.preset.empty() && a.config.empty()) throw UsageError("give --preset or --config");
+  std::error_code error;
+  require(!std::filesystem::exists(a.out, error) || std::filesystem::is_directory(a.out, error),
+          a.out + ": -o must name a directory");
+  const StoredDType dtype = a.dtype == "F16" ? StoredDType::kF16 : StoredDType::kF32;
+
+  OutputFiles files;
+  files.add_directory(a.out);
+  const std::filesystem::path dir(a.out);
+  if (*arch == LmArchitecture::kGpt2) {
+    const Gpt2Config config =
+        a.config.empty() ? Gpt2Config::preset(a.preset) : Gpt2Config::from_json(text, a.config);
+    const Gpt2Weights weights = gpt2_random_weights(config, a.seed);
+    files.add((dir / "model.safetensors").string(), encode(gpt2_named_tensors(weights), dtype));
+    files.add((dir / "config.json").string(), gpt2_config_json(config));
+  } else {
+    const GptNeoxConfig config = a.config.empty() ? GptNeoxConfig::preset(a.preset)
+                                                  : GptNeoxConfig::from_json(text, a.config);
+    const GptNeoxWeights weights = gpt_neox_random_weights(config, a.seed);
+    files.add((dir / "model.safetensors").string(), encode(gpt_neox_named_tensors(weights), dtype));
+    files.add((dir / "config.json").string(), config.to_json());
+  }
+  files.commit();
+}
+
+void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
+  cmd->add_option("--arch", a.arch, "architecture (default: config.json's model_type)")
+      ->check(one_of(kLmArchitectureNames, "architecture"));
+  auto* preset = cmd->add_option("--preset", a.preset,
+                                 "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
+                                 "(gpt_neox)")
+                     ->check(one_of({"small", "medium", "pythia-70m", "pythia-160m"}, "preset"));
+  cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
+      ->type_name("FILE")
+      ->excludes(preset);
+  cmd->add_option("--seed", a.seed, "seed of the random init")
+      ->capture_default_str()
+      ->check(unsigned_integer());
+  cmd->add_option("--dtype", a.dtype, "stored dtype of the weights")
+      ->capture_default_str()
+      ->check(one_of({"F32", "F16"}, "dtype"));
+  cmd->add_option("-o,--out", a.out,
+                  "directory to write model.safetensors and config.json into (created)")
+      ->required()
+      ->type_name("DIR");
+}
+
+}  // namespace
+
+void add_lm_random_command(Commands& commands) {
+  add_command<LmRandomArgs>(commands, "lm-random",
+                            "seeded random-weight checkpoint (model.safetensors + config.json) "
+                            "of a GPT-2 or GPT-NeoX shape",
+                            declare_lm_random, run_lm_random);
+}
+
+}  // namespace poslab::cli

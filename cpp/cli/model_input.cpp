@@ -1,0 +1,66 @@
+// The inputs of the language-model commands: token ids from the command line or a .npy file,
+// and config.json text.
+#include "model_input.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "options.hpp"
+#include "poslab/npy.hpp"
+
+namespace poslab::cli {
+
+// "464,2068,7586" → ids; the range check against the vocabulary is the core's.
+std::vector<long long> parse_tokens(const std::string& text) {
+  std::vector<long long> ids;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const bool digits = !item.empty() && item.size() <= 12 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      throw UsageError("--tokens: token ids must be comma-separated non-negative integers (got '" +
+                       item + "')");
+    }
+    ids.push_back(std::stoll(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
+}
+
+// A 1-D .npy of token ids (any integer dtype, or floats holding integers). The reader widens
+// to float32, exact for integers below 2^24: larger values cannot be ids of any vocabulary
+// this tool loads (the parameter cap bounds V·E), so they are refused rather than rounded.
+std::vector<long long> read_token_file(const std::string& path) {
+  const TensorF ids = read_npy(path);
+  require(ids.ndim() == 1,
+          path + ": token ids must be a 1-D array (T,), got shape " + shape_string(ids.shape));
+  std::vector<long long> tokens(ids.size());
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    const float v = ids.data[t];
+    require(std::isfinite(v) && v >= 0.0f && v < 16777216.0f && v == std::floor(v),
+            path + "[" + std::to_string(t) + "] is " + std::to_string(v) +
+                ": token ids must be integers in [0, 2^24)");
+    tokens[t] = static_cast<long long>(v);
+  }
+  return tokens;
+}
+
+std::string read_model_config(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw Error(path + ": cannot open");
+  std::string text;
+  char chunk[4096];
+  std::size_t got;
+  // A config is a few kilobytes; 1 MB is certainly not one.
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0 && text.size() < (1u << 20)) {
+    text.append(chunk, got);
+  }
+  std::fclose(file);
+  require(text.size() < (1u << 20), path + ": too large for a model config");
+  return text;
+}
+
+}  // namespace poslab::cli

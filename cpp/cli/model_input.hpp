@@ -1,0 +1,20 @@
+// The inputs of the language-model commands (lm, lm-random): token ids and config.json text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace poslab::cli {
+
+// "464,2068,7586" → ids; anything else is a UsageError naming --tokens. The range check
+// against the vocabulary is the core's.
+std::vector<long long> parse_tokens(const std::string& text);
+
+// A 1-D .npy of token ids (any integer dtype, or floats holding integers), each in [0, 2^24);
+// Error naming the file and the index otherwise.
+std::vector<long long> read_token_file(const std::string& path);
+
+// A config.json's text (at most 1 MB); Error naming the path.
+std::string read_model_config(const std::string& path);
+
+}  // namespace poslab::cli
