@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "options.hpp"
 #include "poslab/npy.hpp"
@@ -40,9 +41,11 @@ std::vector<long long> read_token_file(const std::string& path) {
   std::vector<long long> tokens(ids.size());
   for (std::size_t t = 0; t < ids.size(); ++t) {
     const float v = ids.data[t];
-    require(std::isfinite(v) && v >= 0.0f && v < 16777216.0f && v == std::floor(v),
-            path + "[" + std::to_string(t) + "] is " + std::to_string(v) +
-                ": token ids must be integers in [0, 2^24)");
+    if (!(std::isfinite(v) && v >= 0.0f && v < 16777216.0f && v == std::floor(v))) {
+      std::ostringstream message;
+      message << path << "[" << t << "] is " << v << ": token ids must be integers in [0, 2^24)";
+      throw Error(message.str());
+    }
     tokens[t] = static_cast<long long>(v);
   }
   return tokens;

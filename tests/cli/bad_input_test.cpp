@@ -12,6 +12,8 @@
 #include <regex>
 
 #include "fixtures.hpp"
+#include "poslab/gpt2.hpp"
+#include "poslab/gpt_neox.hpp"
 #include "poslab/safetensors.hpp"
 
 namespace poslab::test {
@@ -88,6 +90,26 @@ std::vector<std::string> attention(const std::string& q, const std::string& k, c
   std::vector<std::string> args{"attention", "--q", q, "--k", k, "--v", v, "-o", "out.npy"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+// Language models for `poslab lm`: a tiny GPT-NeoX, and one with Pythia's vocabulary (whose
+// (T, V) logits pass the element cap at T = 6000) but otherwise 8 wide, one layer, one head.
+const std::string kNeoxTiny =
+    R"({"model_type": "gpt_neox", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+        "num_attention_heads": 2, "intermediate_size": 8, "rotary_pct": 0.5})";
+const std::string kNeoxWideVocab =
+    R"({"model_type": "gpt_neox", "vocab_size": 50304, "hidden_size": 8, "num_hidden_layers": 1,
+        "num_attention_heads": 1, "intermediate_size": 8})";
+
+std::string neox_checkpoint(const std::string& config) {
+  return encode_safetensors(gpt_neox_named_tensors(
+      gpt_neox_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
+}
+
+// T token ids (all 1) as an int64 .npy.
+std::string ids_npy(std::size_t T) {
+  return npy_file(npy_dict("<i8", "(" + std::to_string(T) + ",)"),
+                  raw(std::vector<std::int64_t>(T, 1)));
 }
 
 const std::vector<BadInput>& cases() {
@@ -427,6 +449,43 @@ const std::vector<BadInput>& cases() {
        {"gpt2", "--config", "tiny.json", "--tokens", "1,x", "-o", "out.npy"},
        2,
        R"(token ids must be comma-separated non-negative integers \(got 'x'\))"},
+      {"LmNeoxCheckpointWithoutConfig",
+       {{"m.safetensors", neox_checkpoint(kNeoxTiny)}},
+       {"lm", "--weights", "m.safetensors", "--tokens", "1,2", "-o", "out.npy"},
+       1,
+       R"(m\.safetensors is a GPT-NeoX checkpoint: give its config\.json with --config)"},
+      {"LmRopeScalingOnLearnedPositions",
+       {{"tiny.json", kTiny},
+        {"g.safetensors", encode_safetensors(gpt2_named_tensors(
+                              gpt2_random_weights(Gpt2Config::from_json(kTiny, "tiny.json"), 1)))}},
+       {"lm", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1",
+        "--rope-scaling", "linear", "--rope-factor", "2", "-o", "out.npy"},
+       2,
+       R"(GPT-2, whose positions are learned \(wpe\))"},
+      {"LmTokenIdsNotIntegers",
+       {{"c.json", kNeoxTiny},
+        {"m.safetensors", neox_checkpoint(kNeoxTiny)},
+        {"ids.npy", npy_file(npy_dict("<f4", "(2,)"), raw(std::vector<float>{1.0f, 2.5f}))}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens-file", "ids.npy", "-o",
+        "out.npy"},
+       1,
+       R"(ids\.npy\[1\] is 2\.5: token ids must be integers)"},
+      {"LmLogitsPastTheCap",
+       {{"c.json", kNeoxWideVocab},
+        {"m.safetensors", neox_checkpoint(kNeoxWideVocab)},
+        {"ids.npy", ids_npy(6000)}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens-file", "ids.npy", "-o",
+        "out.npy"},
+       1,
+       R"(logits \(T, V\) \(6000, 50304\) would have 301824000 elements.*loss by position)"},
+      {"LmTraceOfALongSequencePastTheCap",
+       {{"c.json", kNeoxWideVocab},
+        {"m.safetensors", neox_checkpoint(kNeoxWideVocab)},
+        {"ids.npy", ids_npy(20000)}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens-file", "ids.npy",
+        "--loss-by-position", "--trace", "tr", "-o", "out.npy"},
+       1,
+       R"(attention maps \(N, H, T, T\) \(1, 1, 20000, 20000\).*trace a shorter sequence)"},
       {"TokenOutsideTheVocabulary",
        {{"tiny.json", kTiny}},
        {"gpt2", "--config", "tiny.json", "--tokens", "1,10", "-o", "out.npy"},

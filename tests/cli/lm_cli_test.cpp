@@ -1,0 +1,216 @@
+// `poslab lm` and `poslab lm-random` end to end: tiny GPT-NeoX and GPT-2 checkpoints written by
+// lm-random, the logits equal to the core's forward pass in either precision, the architecture
+// read off config.json or the tensor names, --tokens-file, --loss-by-position, the trace, RoPE
+// scaling (GPT-NeoX only), and bad inputs refused with `poslab: error: ...`.
+#include <nlohmann/json.hpp>
+
+#include "fixtures.hpp"
+#include "poslab/gpt2.hpp"
+#include "poslab/gpt_neox.hpp"
+#include "poslab/lm.hpp"
+#include "poslab/npy.hpp"
+#include "poslab/safetensors.hpp"
+
+namespace poslab::test {
+namespace {
+
+constexpr const char* kNeox =
+    R"({"model_type": "gpt_neox", "vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2,
+        "num_attention_heads": 3, "intermediate_size": 80, "max_position_embeddings": 16,
+        "use_parallel_residual": false})";
+// n_embd 64 with one 64-wide head: readable off the tensor names alone.
+constexpr const char* kGpt2 =
+    R"({"model_type": "gpt2", "vocab_size": 100, "n_positions": 16, "n_embd": 64, "n_layer": 2,
+        "n_head": 1})";
+
+const std::vector<long long> kTokens{3, 14, 15, 92, 65, 35};
+
+// An int64 .npy of token ids, as numpy.save writes one.
+std::string ids_npy(const std::vector<long long>& ids) {
+  std::vector<std::int64_t> values(ids.begin(), ids.end());
+  return npy_file(npy_dict("<i8", "(" + std::to_string(ids.size()) + ",)"), raw(values));
+}
+
+class LmCli : public Cli {
+ protected:
+  void SetUp() override {
+    Cli::SetUp();
+    put("neox.json", kNeox);
+    put("gpt2.json", kGpt2);
+    ASSERT_EQ(run({"lm-random", "--config", "neox.json", "--seed", "4", "-o", "neox"}).status, 0);
+    ASSERT_EQ(run({"lm-random", "--config", "gpt2.json", "--seed", "5", "-o", "gpt2"}).status, 0);
+  }
+  GptNeoxWeights neox() const {
+    return gpt_neox_random_weights(GptNeoxConfig::from_json(kNeox, "c"), 4);
+  }
+  Gpt2Weights gpt2() const { return gpt2_random_weights(Gpt2Config::from_json(kGpt2, "c"), 5); }
+  std::vector<std::string> lm_neox(std::vector<std::string> more) const {
+    std::vector<std::string> args{"lm", "--weights", "neox/model.safetensors", "--config",
+                                  "neox/config.json"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  }
+};
+
+TEST_F(LmCli, NeoxLogitsAreTheCoresInEitherPrecision) {
+  const TensorF logits = run_npy(lm_neox({"--tokens", "3,14,15,92,65,35", "-o", "l.npy"}), "l.npy");
+  EXPECT_EQ(logits.shape, (Shape{6, 97}));
+  EXPECT_EQ(logits.data, gpt_neox_forward(neox(), kTokens).logits.data);
+  const TensorF exact = run_npy(
+      lm_neox({"--tokens", "3,14,15,92,65,35", "--precision", "double", "-o", "d.npy"}), "d.npy");
+  GptNeoxOptions options;
+  options.precision = Precision::kDouble;
+  EXPECT_EQ(exact.data, gpt_neox_forward(neox(), kTokens, options).logits.data);
+  EXPECT_NE(exact.data, logits.data);  // two arithmetics, not one path twice
+}
+
+TEST_F(LmCli, Gpt2IsReadOffTheTensorNamesOrItsConfig) {
+  const TensorF bare = run_npy(
+      {"lm", "--weights", "gpt2/model.safetensors", "--tokens", "3,14,15,92,65,35", "-o", "a.npy"},
+      "a.npy");
+  const TensorF with_config =
+      run_npy({"lm", "--weights", "gpt2/model.safetensors", "--config", "gpt2/config.json",
+               "--tokens", "3,14,15,92,65,35", "-o", "b.npy"},
+              "b.npy");
+  Gpt2Options options;
+  options.trace = false;
+  EXPECT_EQ(bare.data, gpt2_forward(gpt2(), kTokens, options).logits.data);
+  EXPECT_EQ(with_config.data, bare.data);
+  // `poslab gpt2` keeps giving the same numbers.
+  EXPECT_EQ(run_npy({"gpt2", "--weights", "gpt2/model.safetensors", "--tokens", "3,14,15,92,65,35",
+                     "-o", "c.npy"},
+                    "c.npy")
+                .data,
+            bare.data);
+}
+
+TEST_F(LmCli, LossByPositionForBothArchitectures) {
+  put("ids.npy", ids_npy(kTokens));
+  const TensorF neox_loss = run_npy(
+      lm_neox({"--tokens-file", "ids.npy", "--loss-by-position", "-o", "loss.npy"}), "loss.npy");
+  EXPECT_EQ(neox_loss.shape, (Shape{5}));
+  const TensorF neox_logits = gpt_neox_forward(neox(), kTokens).logits;
+  const TensorF want = next_token_losses(neox_logits, kTokens);
+  for (std::size_t t = 0; t < 5; ++t) EXPECT_NEAR(neox_loss.data[t], want.data[t], 1e-5) << t;
+  const TensorF gpt2_loss = run_npy({"lm", "--weights", "gpt2/model.safetensors", "--tokens-file",
+                                     "ids.npy", "--loss-by-position", "-o", "g.npy"},
+                                    "g.npy");
+  EXPECT_EQ(gpt2_loss.data, next_token_losses(gpt2_forward(gpt2(), kTokens).logits, kTokens).data);
+  expect_refused_saying(lm_neox({"--tokens", "5", "--loss-by-position", "-o", "l.npy"}),
+                        "at least 2 tokens");
+}
+
+TEST_F(LmCli, NeoxTraceHasEveryLayerAndTheRotation) {
+  ASSERT_EQ(
+      run(lm_neox({"--tokens", "3,14,15,92,65,35", "--trace", "tr", "--top-k", "4", "-o", "l.npy"}))
+          .status,
+      0);
+  const nlohmann::json index = nlohmann::json::parse(read_file(path("tr/index.json")));
+  EXPECT_EQ(index["architecture"], "gpt_neox");
+  EXPECT_EQ(index["precision"], "float");
+  EXPECT_EQ(index["model"]["use_parallel_residual"], false);
+  EXPECT_EQ(index["rope"]["rotary_dim"], 4);
+  for (const auto& entry : index["tensors"]) {
+    const TensorF t = read_npy(path("tr/" + entry["file"].get<std::string>()));
+    EXPECT_EQ(t.shape, entry["shape"].get<Shape>()) << entry["file"];
+  }
+  GptNeoxOptions options;
+  options.trace = true;
+  options.top_k = 4;
+  const GptNeoxResult core = gpt_neox_forward(neox(), kTokens, options);
+  EXPECT_EQ(read_npy(path("tr/attention_layer1.npy")).data, core.layers[1].attention.data);
+  EXPECT_EQ(read_npy(path("tr/resid_mlp_norm.npy")).shape, (Shape{2, 6}));
+  EXPECT_EQ(read_npy(path("tr/top_k_ids.npy")).shape, (Shape{4}));
+}
+
+TEST_F(LmCli, RopeScalingAppliesToNeoxAndIsRefusedForGpt2) {
+  const TensorF scaled = run_npy(lm_neox({"--tokens", "3,14,15,92,65,35", "--rope-scaling",
+                                          "linear", "--rope-factor", "2", "-o", "s.npy"}),
+                                 "s.npy");
+  GptNeoxOptions options;
+  options.rope = neox().config.rope();
+  options.rope->scaling = RopeScaling::kLinear;
+  options.rope->factor = 2.0;
+  EXPECT_EQ(scaled.data, gpt_neox_forward(neox(), kTokens, options).logits.data);
+  EXPECT_NE(scaled.data, gpt_neox_forward(neox(), kTokens).logits.data);
+  // dynamic: N defaults to max_position_embeddings (16), so 6 tokens are not scaled at all.
+  const TensorF dynamic = run_npy(lm_neox({"--tokens", "3,14,15,92,65,35", "--rope-scaling",
+                                           "dynamic", "--rope-factor", "4", "-o", "d.npy"}),
+                                  "d.npy");
+  EXPECT_EQ(dynamic.data, gpt_neox_forward(neox(), kTokens).logits.data);
+  const RunResult r = expect_refused({"lm", "--weights", "gpt2/model.safetensors", "--tokens",
+                                      "1,2", "--rope-scaling", "linear", "-o", "l.npy"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("learned (wpe)"), std::string::npos) << r.err;
+  expect_usage_error(lm_neox({"--tokens", "1,2", "--rope-factor", "2", "-o", "l.npy"}));
+  expect_usage_error(lm_neox({"--tokens", "1,2", "--rope-scaling", "longrope", "-o", "l.npy"}));
+  expect_refused_saying(lm_neox({"--tokens", "1,2", "--rope-scaling", "linear", "--rope-factor",
+                                 "0.5", "-o", "l.npy"}),
+                        "factor >= 1");
+}
+
+TEST_F(LmCli, NeoxWithoutConfigIsRefusedNamingIt) {
+  expect_refused_saying(
+      {"lm", "--weights", "neox/model.safetensors", "--tokens", "1", "-o", "l.npy"}, "--config");
+  // A config of the other architecture.
+  expect_refused_saying({"lm", "--weights", "neox/model.safetensors", "--config",
+                         "gpt2/config.json", "--tokens", "1", "-o", "l.npy"},
+                        "describes a gpt2 model");
+}
+
+TEST_F(LmCli, BadInputsAreRefused) {
+  expect_refused_saying(lm_neox({"--tokens", "1,97", "-o", "l.npy"}), "vocabulary");
+  expect_usage_error(lm_neox({"--tokens", "1,x", "-o", "l.npy"}));
+  expect_usage_error(lm_neox({"-o", "l.npy"}));  // no tokens
+  put("ids.npy", ids_npy({1, 2}));
+  expect_usage_error(lm_neox({"--tokens", "1", "--tokens-file", "ids.npy", "-o", "l.npy"}));
+  put("half.npy", npy_f4(1, 2, {1.0f, 2.5f}));
+  expect_refused_saying(lm_neox({"--tokens-file", "half.npy", "-o", "l.npy"}), "1-D");
+  put("frac.npy", npy_file(npy_dict("<f4", "(2,)"), raw(std::vector<float>{1.0f, 2.5f})));
+  expect_refused_saying(lm_neox({"--tokens-file", "frac.npy", "-o", "l.npy"}),
+                        "frac.npy[1] is 2.5");
+  expect_usage_error(lm_neox({"--tokens", "1", "--precision", "half", "-o", "l.npy"}));
+  expect_refused_saying({"lm", "--weights", "nope.safetensors", "--tokens", "1", "-o", "l.npy"},
+                        "nope.safetensors");
+  put("junk.safetensors", "not a checkpoint");
+  expect_refused_saying({"lm", "--weights", "junk.safetensors", "--tokens", "1", "-o", "l.npy"},
+                        "junk.safetensors");
+  put("llama.json", R"({"model_type": "llama"})");
+  expect_refused_saying({"lm", "--weights", "neox/model.safetensors", "--config", "llama.json",
+                         "--tokens", "1", "-o", "l.npy"},
+                        "\"model_type\" \"llama\" is not supported");
+  // A checkpoint of another shape: the message names the tensor.
+  GptNeoxConfig wider = GptNeoxConfig::from_json(kNeox, "c");
+  wider.intermediate_size = 96;
+  put("wide.safetensors",
+      encode_safetensors(gpt_neox_named_tensors(gpt_neox_random_weights(wider, 1))));
+  expect_refused_saying({"lm", "--weights", "wide.safetensors", "--config", "neox.json", "--tokens",
+                         "1", "-o", "l.npy"},
+                        "has shape (48, 96), the config needs (48, 80)");
+}
+
+TEST_F(LmCli, RandomCheckpointsInHalfAndTheirConfigs) {
+  ASSERT_EQ(run({"lm-random", "--config", "neox.json", "--dtype", "F16", "-o", "half"}).status, 0);
+  const std::string bytes = read_file(path("half/model.safetensors"));
+  EXPECT_NE(bytes.find("\"F16\""), std::string::npos);
+  EXPECT_EQ(bytes.find("\"F32\""), std::string::npos);
+  EXPECT_EQ(GptNeoxConfig::from_json(read_file(path("half/config.json")), "c").to_json(),
+            GptNeoxConfig::from_json(kNeox, "c").to_json());
+  const TensorF logits = run_npy({"lm", "--weights", "half/model.safetensors", "--config",
+                                  "half/config.json", "--tokens", "1,2,3", "-o", "l.npy"},
+                                 "l.npy");
+  EXPECT_EQ(logits.shape, (Shape{3, 97}));
+  expect_usage_error({"lm-random", "--preset", "pythia-70m", "-o", "x"});  // which architecture?
+  expect_usage_error({"lm-random", "--arch", "gpt_neox", "-o", "x"});      // which shape?
+  expect_usage_error({"lm-random", "--arch", "bert", "--preset", "small", "-o", "x"});
+  expect_refused_saying({"lm-random", "--arch", "gpt_neox", "--preset", "small", "-o", "x"},
+                        "unknown GPT-NeoX preset 'small'");
+  expect_refused_saying({"lm-random", "--arch", "gpt2", "--config", "neox.json", "-o", "x"},
+                        "describes a gpt_neox model");
+  put("file", "x");
+  expect_refused_saying({"lm-random", "--config", "neox.json", "-o", "file"},
+                        "-o must name a directory");
+}
+
+}  // namespace
+}  // namespace poslab::test
