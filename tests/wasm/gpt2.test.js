@@ -158,6 +158,28 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
     }
   });
 
+  // A vocabulary past the GEMM's 2048-column block (whose panels are 12 columns wide in this
+  // SIMD128 build, 16 natively), through the same reference.
+  test('the float32 path of a wider random model is within the policy of the CLI reference', async () => {
+    const WIDE = { vocab_size: 2500, n_positions: 40, n_embd: 64, n_layer: 1, n_head: 2 };
+    fs.writeFileSync(file('wide.json'), JSON.stringify(WIDE));
+    const tokens = Array.from({ length: 37 }, (_, i) => (i * 613) % 2500);
+    const model = lab.gpt2Random({ config: WIDE, seed: 3 });
+    try {
+      const got = model.forward(tokens);
+      const want = await native(
+        ['--config', file('wide.json'), '--tokens', tokens.join(','), '--seed', 3, '--precision', 'double'],
+        `${variant}-wide`,
+      );
+      const largest = want.logits.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      const worst = got.logits.data.reduce((m, x, i) => Math.max(m, Math.abs(x - want.logits.data[i])), 0);
+      expect(largest).toBeGreaterThan(0.05);
+      expect(worst).toBeLessThanOrEqual(1e-4 * largest);
+    } finally {
+      model.delete();
+    }
+  });
+
   test('F16 weights stay half precision in the heap', () => {
     const half = loadInChunks(lab, checkpoints.F16, 1 << 20);
     const full = loadInChunks(lab, checkpoints.F32, 1 << 20);

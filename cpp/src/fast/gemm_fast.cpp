@@ -134,14 +134,16 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
   }
   const DF d;
   const std::size_t nr = kNV * hn::Lanes(d);
-  const std::size_t nc_max = std::min(kNC, (N + nr - 1) / nr * nr);
+  // Column blocks hold whole panels (nr need not divide kNC: 12 on 128-bit SIMD).
+  const std::size_t nc_block = kNC / nr * nr;
+  const std::size_t nc_max = std::min(nc_block, (N + nr - 1) / nr * nr);
   const std::size_t kc_max = std::min(kKC, K);
   const std::size_t mc_max = std::min(kMC, (M + kMR - 1) / kMR * kMR);
   std::vector<float> b_packed(kc_max * nc_max), a_packed(mc_max * kc_max);
   float edge[kMR * 64];  // one partial tile (nr <= 64 for every Highway target up to AVX-512)
 
-  for (std::size_t j0 = 0; j0 < N; j0 += kNC) {
-    const std::size_t nc = std::min(kNC, N - j0);
+  for (std::size_t j0 = 0; j0 < N; j0 += nc_block) {
+    const std::size_t nc = std::min(nc_block, N - j0);
     for (std::size_t p0 = 0; p0 < K; p0 += kKC) {
       const std::size_t kc = std::min(kKC, K - p0);
       const bool add = accumulate || p0 > 0;
