@@ -209,9 +209,18 @@ void GptNeoxLoader::append(const char* bytes, std::size_t n) {
 
 GptNeoxWeights GptNeoxLoader::finish() {
   require(!finished_, name_ + ": the checkpoint was already loaded");
-  require(received_ == expected_, name_ + ": file ended early: got " + std::to_string(received_) +
-                                      " of " + std::to_string(expected_) +
-                                      " data bytes (truncated?)");
+  if (received_ != expected_) {
+    // Name the first tensor the stream stopped short of.
+    std::string where;
+    for (const Target& t : targets_) {
+      if (t.end > received_) {
+        where = " in tensor '" + t.name + "'";
+        break;
+      }
+    }
+    throw Error(name_ + ": file ended early" + where + ": got " + std::to_string(received_) +
+                " of " + std::to_string(expected_) + " data bytes (truncated?)");
+  }
   for (const Target& t : targets_) {
     if (t.tensor) {
       require(all_finite(*t.tensor), name_ + ": tensor '" + t.name + "' contains NaN or infinity");

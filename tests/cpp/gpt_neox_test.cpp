@@ -523,6 +523,16 @@ TEST_F(GptNeoxTiny, StreamedLoadIsTheSameWhateverTheChunkSize) {
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].second->f16, b[i].second->f16);
     EXPECT_THROW(loader.finish(), Error);  // handed over once
   }
+  // A stream that stops short names the tensor it stopped in.
+  poslab::GptNeoxLoader short_loader(header, tiny_config(), "m");
+  short_loader.append(bytes.data() + 8 + length, 100);
+  try {
+    short_loader.finish();
+    ADD_FAILURE() << "a short stream was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("file ended early in tensor '"), std::string::npos)
+        << e.what();
+  }
   poslab::GptNeoxLoader too_long(header, tiny_config(), "m");
   const std::string extra = bytes.substr(8 + length) + "x";
   EXPECT_THROW(too_long.append(extra.data(), extra.size()), Error);

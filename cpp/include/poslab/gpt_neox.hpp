@@ -19,6 +19,9 @@
 // the logits: (T, V) would pass the element cap (Pythia's V = 50 304: T > 5 336), and the
 // losses are reduced a block of the vocabulary at a time, never holding (T, V). Attention
 // weights (H, T, T) are only kept when traced, and the whole trace (N, H, T, T) is capped.
+// Both precisions keep memory bounded at long T (the reference attention works per head in
+// blocks of 128 query rows); the double path is the slower by about 4× (Pythia-70m, T = 2048:
+// 18 s against 4 s on one core).
 #pragma once
 
 #include <cstdint>
