@@ -94,9 +94,15 @@ TEST(Gemm, MatchesDoubleReferenceForEveryTransposeVariant) {
   for (const Op op_a : {Op::kNone, Op::kTranspose}) {
     for (const Op op_b : {Op::kNone, Op::kTranspose}) {
       // Tiny, single tile, edges on every axis, more than one kc block of K (256) and one mc
-      // block of M.
-      for (const auto& [M, N, K] : std::vector<std::array<std::size_t, 3>>{
-               {1, 1, 1}, {4, 12, 8}, {6, 16, 3}, {7, 13, 5}, {33, 70, 257}, {150, 41, 600}}) {
+      // block of M; up to 16 rows a row-major B is read in place (with several K blocks too).
+      for (const auto& [M, N, K] : std::vector<std::array<std::size_t, 3>>{{1, 1, 1},
+                                                                           {4, 12, 8},
+                                                                           {6, 16, 3},
+                                                                           {7, 13, 5},
+                                                                           {3, 50, 600},
+                                                                           {16, 33, 300},
+                                                                           {33, 70, 257},
+                                                                           {150, 41, 600}}) {
         ExpectMatchesReference({M, N, K, op_a, op_b, false, 0});
       }
     }

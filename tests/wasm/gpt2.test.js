@@ -158,7 +158,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
     }
   });
 
-  // A vocabulary past the GEMM's 2048-column block (whose panels are 12 columns wide in this
+  // A vocabulary past the GEMM's 2048-column block (whose panels are 8 columns wide in this
   // SIMD128 build, 16 natively), through the same reference.
   test('the float32 path of a wider random model is within the policy of the CLI reference', async () => {
     const WIDE = { vocab_size: 2500, n_positions: 40, n_embd: 64, n_layer: 1, n_head: 2 };

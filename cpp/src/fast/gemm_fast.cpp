@@ -23,22 +23,25 @@ using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
 // Tile of C held in registers: MR rows × NV vectors. Wider vectors (AVX2, AVX-512: 16 or 32
-// registers) take 6 rows; 128-bit SIMD (SSE, wasm, whose engines map it onto 16 x86 registers
-// with one kept as scratch) takes 4 rows × 3 vectors: 12 accumulators, 3 loads, 1 broadcast.
+// registers) take 6 rows × 2 vectors. 128-bit SIMD (SSE, wasm) takes 4 × 2: V8 maps v128 onto
+// 16 x86 registers and keeps some for itself, and in Node 20 a 4 × 3 or 6 × 2 tile (12
+// accumulators) ran 30-40% slower than 4 × 2 or 2 × 4 (8 accumulators, 2 loads, 1 broadcast).
 #if HWY_TARGET == HWY_WASM || HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || \
     HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
 constexpr std::size_t kMR = 4;
-constexpr std::size_t kNV = 3;
+constexpr std::size_t kNV = 2;
 #else
 constexpr std::size_t kMR = 6;
 constexpr std::size_t kNV = 2;
 #endif
 
-// Block sizes: a B micro-panel (kKC × NR floats, 12 KB at NR = 12) stays in L1, an A block
+// Block sizes: a B micro-panel (kKC × NR floats, 8 KB at NR = 8) stays in L1, an A block
 // (kMC × kKC, 96 KB) in L2, a B block (kKC × kNC, 2 MB) in the last-level cache.
 constexpr std::size_t kKC = 256;
 constexpr std::size_t kMC = kMR * 24;
 constexpr std::size_t kNC = 2048;
+// Up to this many rows of op(A), a row-major B is read in place instead of packed.
+constexpr std::size_t kDirectRows = 16;
 
 // Element (i, j) of op(X) for X stored row-major with stride ld.
 inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
@@ -94,9 +97,10 @@ void pack_b(const float* b, std::size_t ldb, Op op, std::size_t p0, std::size_t 
 }
 
 // The micro-kernel: tile (kMR × NR, row stride ldc) = Σ_p a_panel[p] ⊗ b_panel[p], added to
-// the tile when `add`, else stored.
+// the tile when `add`, else stored. Rows of the B panel are `ldb` floats apart: NR when packed,
+// B's own stride when read in place.
 HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                       float* HWY_RESTRICT c, std::size_t ldc, bool add) {
+                       std::size_t ldb, float* HWY_RESTRICT c, std::size_t ldc, bool add) {
   const DF d;
   const std::size_t N = hn::Lanes(d);
   VF acc[kMR][kNV];
@@ -111,7 +115,7 @@ HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* 
       for (std::size_t v = 0; v < kNV; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
     }
     a += kMR;
-    b += kNV * N;
+    b += ldb;
   }
   for (std::size_t r = 0; r < kMR; ++r) {
     for (std::size_t v = 0; v < kNV; ++v) {
@@ -134,7 +138,11 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
   }
   const DF d;
   const std::size_t nr = kNV * hn::Lanes(d);
-  // Column blocks hold whole panels (nr need not divide kNC: 12 on 128-bit SIMD).
+  // A few rows of A reuse each B panel only a few times: packing B would cost as much as the
+  // product, so a row-major B is read in place (a prompt of a few tokens through GPT-2's
+  // (in, out) weights). Only a partial last panel is packed, so no load runs past a row.
+  const bool direct_b = op_b == Op::kNone && M <= kDirectRows;
+  // Column blocks hold whole panels (nr need not divide kNC).
   const std::size_t nc_block = kNC / nr * nr;
   const std::size_t nc_max = std::min(nc_block, (N + nr - 1) / nr * nr);
   const std::size_t kc_max = std::min(kKC, K);
@@ -147,25 +155,32 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
     for (std::size_t p0 = 0; p0 < K; p0 += kKC) {
       const std::size_t kc = std::min(kKC, K - p0);
       const bool add = accumulate || p0 > 0;
-      pack_b(b, ldb, op_b, p0, kc, j0, nc, nr, b_packed.data());
+      if (!direct_b) pack_b(b, ldb, op_b, p0, kc, j0, nc, nr, b_packed.data());
       for (std::size_t i0 = 0; i0 < M; i0 += kMC) {
         const std::size_t mc = std::min(kMC, M - i0);
         pack_a(a, lda, op_a, i0, mc, p0, kc, a_packed.data());
         for (std::size_t jr = 0; jr < nc; jr += nr) {
           const std::size_t cols = std::min(nr, nc - jr);
           const float* b_panel = b_packed.data() + jr * kc;
+          std::size_t b_stride = nr;
+          if (direct_b && cols == nr) {
+            b_panel = b + p0 * ldb + j0 + jr;
+            b_stride = ldb;
+          } else if (direct_b && i0 == 0) {
+            pack_b(b, ldb, op_b, p0, kc, j0 + jr, cols, nr, b_packed.data() + jr * kc);
+          }
           for (std::size_t ir = 0; ir < mc; ir += kMR) {
             const std::size_t rows = std::min(kMR, mc - ir);
             const float* a_panel = a_packed.data() + ir * kc;
             float* tile = c + (i0 + ir) * ldc + j0 + jr;
             if (rows == kMR && cols == nr) {
-              kernel(kc, a_panel, b_panel, tile, ldc, add);
+              kernel(kc, a_panel, b_panel, b_stride, tile, ldc, add);
               continue;
             }
             for (std::size_t r = 0; r < rows; ++r) {
               std::memcpy(edge + r * nr, tile + r * ldc, cols * sizeof(float));
             }
-            kernel(kc, a_panel, b_panel, edge, nr, add);
+            kernel(kc, a_panel, b_panel, b_stride, edge, nr, add);
             for (std::size_t r = 0; r < rows; ++r) {
               std::memcpy(tile + r * ldc, edge + r * nr, cols * sizeof(float));
             }
