@@ -12,7 +12,7 @@
 // and made again only when missing or older than what they come from.
 //
 // Options: --t 8,32,128,512   --runs N (timed runs per T and implementation, default 5;
-// T ≥ 512: 3)   --precision float|double (PosLab's forward; default: the module's default)
+// T ≥ 512: 3)   --precision float|double (PosLab's forward, default float)
 // --seed S
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, closeSync } from 'node:fs';
@@ -207,15 +207,14 @@ async function main() {
 
   // PosLab's forward at equal work: no trace, top-1 only (the logits of every row are
   // computed and returned either way, as ORT's are).
-  const forwardOptions = { trace: false, topK: 1 };
-  if (args.precision !== undefined) forwardOptions.precision = args.precision;
+  const precision = args.precision ?? 'float';
+  const forwardOptions = { trace: false, topK: 1, precision };
   const ours = (tokens) => model.forward(tokens, forwardOptions).logits.data;
   const theirs = async (tokens) => {
     const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
     const out = await session.run({ input_ids: ids });
     return out.logits.data;
   };
-  const precisionNote = args.precision ?? 'the default';
 
   // The yardstick: the best of several runs of the register-only mul+add loop.
   m.simdPeak(2_000_000, 0.9999, 1e-4); // tier up to the optimising compiler
@@ -234,7 +233,7 @@ async function main() {
   const pct = (gflops) => `${fmt((100 * gflops) / peak)}%`;
 
   console.log(
-    `\nGPT-2 small forward, all T rows of logits (PosLab precision: ${precisionNote}); median of interleaved runs:`,
+    `\nGPT-2 small forward, all T rows of logits (PosLab precision: ${precision}); median of interleaved runs:`,
   );
   console.log('FLOP(T) = 2·T·(12·N·E² + V·E) + 2·N·E·T·(T+1)  (weight matmuls incl. tied lm_head + causal QKᵀ, PV)');
   const head = ['T', 'PosLab ms', 'ORT ms', 'ORT/PosLab', 'PosLab GFLOP/s', 'ORT GFLOP/s', 'max |Δ|', '/ max |logit|'];
@@ -277,28 +276,33 @@ async function main() {
   model.delete();
   await session.release();
 
-  // GEMM alone, on GPT-2 small's shapes at T = 128.
+  // GEMM alone, on GPT-2 small's shapes, and what N blocks of them plus lm_head add up to (the
+  // forward's matmul time if nothing else cost anything).
   if (typeof m.gemmBench === 'function') {
-    const E = config.n_embd;
-    const shapes = [
-      ['attn.c_attn', 128, 3 * E, E, false],
-      ['attn.c_proj', 128, E, E, false],
-      ['mlp.c_fc', 128, 4 * E, E, false],
-      ['mlp.c_proj', 128, E, 4 * E, false],
-      ['lm_head (wteᵀ)', 128, config.vocab_size, E, true],
-    ];
-    console.log('\nPosLab float32 GEMM alone (poslab::fast::gemm), T = 128, median time:');
-    let flops = 0;
-    let seconds = 0;
-    for (const [name, M, N, K, transposeB] of shapes) {
-      const r = m.gemmBench(M, N, K, transposeB, 1.5);
-      flops += 2 * M * N * K;
-      seconds += r.seconds;
-      console.log(
-        `  ${name.padEnd(16)} (${M}, ${K}) · (${K}, ${N})  ${fmt(r.seconds * 1e3, 2).padStart(7)} ms  ${fmt(r.gflops, 1).padStart(5)} GFLOP/s  ${pct(r.gflops).padStart(4)} of peak`,
-      );
+    const { n_embd: E, n_layer: N, vocab_size: V } = config;
+    for (const T of [8, 128]) {
+      const shapes = [
+        ['attn.c_attn', T, 3 * E, E, false, N],
+        ['attn.c_proj', T, E, E, false, N],
+        ['mlp.c_fc', T, 4 * E, E, false, N],
+        ['mlp.c_proj', T, E, 4 * E, false, N],
+        ['lm_head (wteᵀ)', T, V, E, true, 1],
+      ];
+      console.log(`\nPosLab float32 GEMM alone (poslab::fast::gemm), T = ${T}, median time:`);
+      let flops = 0;
+      let seconds = 0;
+      for (const [name, M, Nc, K, transposeB, count] of shapes) {
+        const r = m.gemmBench(M, Nc, K, transposeB, 1);
+        flops += count * 2 * M * Nc * K;
+        seconds += count * r.seconds;
+        const shape = `(${M}, ${K}) · (${K}, ${Nc})`;
+        console.log(
+          `  ${name.padEnd(15)} ${shape.padEnd(26)} ${fmt(r.seconds * 1e3, 2).padStart(8)} ms ${fmt(r.gflops, 1).padStart(6)} GFLOP/s ${pct(r.gflops).padStart(5)} of peak`,
+        );
+      }
+      const gf = flops / seconds / 1e9;
+      console.log(`  ${N} blocks + lm_head: ${fmt(seconds * 1e3, 1)} ms, ${fmt(gf, 1)} GFLOP/s, ${pct(gf)} of peak`);
     }
-    console.log(`  one of each: ${fmt(flops / seconds / 1e9, 1)} GFLOP/s, ${pct(flops / seconds / 1e9)} of peak`);
   }
   if (worst > 1e-3) {
     console.error(`logits disagree with ORT: max |Δ| / max |logit| = ${worst.toExponential(2)} > 1e-3`);
