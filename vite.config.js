@@ -1,15 +1,38 @@
 // The playground: a static Vite app in web/, built to dist/ with relative asset paths so the
 // folder works from any host or subfolder. The worker imports the wasm build output through
-// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm).
+// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm). index.html's CSP gets
+// connect-src for the hub that public/poslab.config.json names (web/src/models/csp.js says why
+// at build time and not at run time).
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { CONFIG_FILE, parseHubConfig } from './web/src/models/config.js';
+import { withHubCsp } from './web/src/models/csp.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+/** Rewrites the playground page's <meta> CSP so connect-src allows the configured hub. */
+function hubCsp() {
+  return {
+    name: 'poslab-hub-csp',
+    transformIndexHtml: {
+      order: 'pre',
+      handler(html, ctx) {
+        if (!/(^|\/)index\.html$/.test(ctx.filename)) return html; // the embed page connects to no hub
+        const path = here(`./public/${CONFIG_FILE}`);
+        const { config, note } = parseHubConfig(fs.existsSync(path) ? fs.readFileSync(path, 'utf8') : null);
+        if (note) console.warn(`poslab-hub-csp: ${note}`);
+        return withHubCsp(html, config);
+      },
+    },
+  };
+}
 
 export default defineConfig({
   root: 'web',
   publicDir: '../public',
   base: './',
+  plugins: [hubCsp()],
   resolve: {
     alias: { '@poslab-wasm': here('./build/wasm/simd') },
   },

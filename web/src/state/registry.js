@@ -223,9 +223,9 @@ export const VIEWS = [
     load: () => import('../views/gallery.js').then((m) => m.default),
   },
   {
-    name: 'gpt2',
+    name: 'gpt2', // the name stays: #view=gpt2 links keep working
     prefix: 'gpt',
-    title: 'GPT-2',
+    title: 'Models',
     // A loaded checkpoint is not part of the link: the file stays on the machine.
     settings: {
       text: text('The cat sat on the mat because it was warm', 2000),

@@ -1,5 +1,6 @@
-// View 7 — GPT-2: typed text as GPT-2 BPE tokens through a whole GPT-2 (a random init, or a
-// model.safetensors picked from disk and streamed into the worker), with every layer × head's
+// View 7 — Models (GPT-2): typed text as GPT-2 BPE tokens through a whole GPT-2 (a random init,
+// a known model fetched from the hub in one click and kept in Cache Storage (models/panel.js),
+// or a model.safetensors picked from disk), each streamed into the worker, with every layer × head's
 // attention map, one layer's heads, the full map of one head with token labels, the next-token
 // top 10, the structure with every tensor's shape, and the parameter table. The model stays
 // in the worker between passes; a loaded file is never uploaded and never in the link.
@@ -8,6 +9,7 @@ import { CHUNK_BYTES, pickFiles } from '../gpt2/loading.js';
 import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
 import { colorize } from '../plots/colormap.js';
 import { createHeatmap } from '../plots/heatmap.js';
+import { createHubPanel } from '../models/panel.js';
 import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
@@ -31,7 +33,7 @@ const TEX = String.raw`x_0 = W_{te}[t] + W_{pe}[\text{pos}],\quad h_\ell = x_\el
 
 const NOTE =
   'The whole GPT-2 forward pass runs in the wasm core in a worker: pre-LN blocks, causal attention scaled by 1/√d, GELU, and logits tied to the token embedding. ' +
-  'Pick a model.safetensors (e.g. GPT-2 small from Hugging Face) to see a trained model’s attention; without one, a seeded random init of the same structure runs.';
+  'Load a trained model from the hub (downloaded once, then kept in this browser) or pick a model.safetensors from disk to see a trained model’s attention; without one, a seeded random init of the same structure runs.';
 
 const RANDOM_LABEL = `random weights (seed ${RANDOM_SEED}), not trained: the attention patterns mean nothing`;
 
@@ -60,9 +62,11 @@ export default function createGpt2View({ root, store, compute }) {
   const shell = createViewShell({ root, store, name: 'gpt2', specs: SPECS });
   createIntro(shell, { title: null, tex: TEX, note: NOTE });
 
-  // --- Weights: file input, progress, memory (not part of the URL state) -------------------
+  // --- Weights: the hub's models, a file input, progress, memory (not part of the URL state) ---
+  const hubBox = el('div', 'gpt2-hub');
+  shell.panel.append(hubBox);
   const weights = el('div', 'control control-file gpt2-weights');
-  const fileLabel = el('label', '', 'weights: model.safetensors, optionally with its config.json');
+  const fileLabel = el('label', '', 'or a local checkpoint: model.safetensors, optionally with its config.json');
   fileLabel.htmlFor = 'c-gpt2-file';
   const fileInput = el('input');
   fileInput.type = 'file';
@@ -158,7 +162,8 @@ export default function createGpt2View({ root, store, compute }) {
   let last = null; // the last drawn result
   let drawnFor = null;
   let wanted = null; // the key of the pass in flight (a layer/head click meanwhile needs no other)
-  let loading = false;
+  let loading = false; // a checkpoint is being read (from disk or the hub): one at a time
+  let loadedLabel = null; // how a model loaded from the hub is named (null: a local file)
 
   const onProgress = (x) => {
     if (x.phase === 'create') busy.textContent = `Creating the random-init ${x.label} (seed ${RANDOM_SEED})…`;
@@ -174,7 +179,9 @@ export default function createGpt2View({ root, store, compute }) {
         'Load a trained checkpoint to see real attention.';
     } else {
       modelBox.classList.remove('random');
-      modelLabel.textContent = `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
+      modelLabel.textContent =
+        loadedLabel ??
+        `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
       modelDetail.textContent =
         `${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
         `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
@@ -298,6 +305,7 @@ export default function createGpt2View({ root, store, compute }) {
       return;
     }
     loading = true;
+    hubPanel.refresh();
     progress.hidden = false;
     progress.value = 0;
     cancel.hidden = false;
@@ -310,6 +318,7 @@ export default function createGpt2View({ root, store, compute }) {
     try {
       const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });
       source = { kind: 'file', key: r.model.key, name: r.model.name };
+      loadedLabel = null;
       progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
       markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
       drawnFor = null;
@@ -320,17 +329,38 @@ export default function createGpt2View({ root, store, compute }) {
       shell.status.textContent = notUpdated(shell, e.message, { verb: 'loaded', what: 'model' });
     } finally {
       loading = false;
+      hubPanel.refresh();
       progress.hidden = true;
       cancel.hidden = true;
       fileInput.value = ''; // picking the same file again is a new change
     }
   });
-  cancel.addEventListener('click', () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {}));
+  const cancelLoad = () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {});
+  cancel.addEventListener('click', cancelLoad);
   useRandom.addEventListener('click', () => {
     source = { kind: 'random' };
+    loadedLabel = null;
     setFileError('');
     progressText.textContent = '';
     update(store.get());
+  });
+
+  // --- Loading a known model from the hub (downloaded once, then from Cache Storage) ---------
+  const hubPanel = createHubPanel({
+    parent: hubBox,
+    compute,
+    channel: `${shell.prefix}-load`,
+    lock: { busy: () => loading, set: (b) => (loading = b) },
+    cancelLoad,
+    text: () => pick(store.get(), shell.prefix).text,
+    onLoaded: async (r, model, from) => {
+      source = { kind: 'file', key: r.model.key, name: r.model.name };
+      loadedLabel = `Loaded: ${model.label} (${model.repo}), ${from === 'cache' ? "from this browser's storage" : 'downloaded from the hub'}`;
+      setFileError('');
+      progressText.textContent = '';
+      drawnFor = null;
+      await update(store.get());
+    },
   });
 
   return { section: shell.section, update };

@@ -1,0 +1,52 @@
+// Serves the built playground (dist/) on a loopback port with two files replaceable per test:
+// index.html (the page as a build for another poslab.config.json writes it) and
+// poslab.config.json (any text, or a 404). The page must come from a loopback address, as a
+// preview server's does: Chromium refuses a page of unknown address a fetch to the local hub.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+};
+
+/**
+ * @param {string} dir the built site
+ * @returns {Promise<{ url: string, set: (o: { html?: string, config?: string | null }) => void,
+ *   close: () => Promise<void> }>} config: the text served as poslab.config.json (null: 404)
+ */
+export async function serveSite(dir) {
+  let overrides = {};
+  const server = http.createServer((req, res) => {
+    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if ((p === '/' || p === '/index.html') && overrides.html !== undefined) {
+      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(overrides.html);
+      return;
+    }
+    if (p === '/poslab.config.json' && overrides.config !== undefined) {
+      if (overrides.config === null) res.writeHead(404).end('not found');
+      else res.writeHead(200, { 'content-type': TYPES['.json'] }).end(overrides.config);
+      return;
+    }
+    const file = path.join(dir, p === '/' ? 'index.html' : p);
+    if (!file.startsWith(dir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    set: (o) => (overrides = o),
+    close: () => new Promise((r) => server.close(r)),
+  };
+}

@@ -1,0 +1,360 @@
+// The Models view's one-click hub models in Chromium against a local mock hub (helpers/
+// mock-hub.mjs) with tiny checkpoints under the real repositories' paths: GPT-2 small
+// downloaded through a redirect to another port with a progress bar, stored, loaded and run,
+// then loaded from Cache Storage with no request to the hub, offline too, and deleted;
+// Pythia downloaded, checked and stored while this build has no GPT-NeoX runtime; 404, an
+// HTML page, junk, a body cut short and Cancel each leave a message beside the buttons,
+// nothing stored and the model on show; a missing or invalid poslab.config.json falls back to
+// the default hub with a note; a hub or redirect the page's CSP does not allow is named.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsp, withHubConnectSrc } from '../../web/src/models/csp.js';
+import { drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
+import { startMockHub } from './helpers/mock-hub.mjs';
+import { serveSite } from './helpers/static-site.mjs';
+import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+import { TINY_NEOX_CONFIG, tinyNeoxTensors, tinyTokenizerJson } from '../helpers/tiny-models.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
+const json = (v) => ({ body: `${JSON.stringify(v, null, 2)}\n`, type: 'application/json' });
+const gpt2Files = (seed) => ({
+  'config.json': json({ model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], ...TINY }),
+  'model.safetensors': { body: encodeSafetensors(tinyGpt2Tensors(TINY, seed, 'F16')), redirect: true },
+});
+const neoxFiles = () => ({
+  'config.json': json(TINY_NEOX_CONFIG),
+  'tokenizer.json': json(tinyTokenizerJson()),
+  'model.safetensors': { body: encodeSafetensors(tinyNeoxTensors(TINY_NEOX_CONFIG, 3, 'F16')), redirect: true },
+});
+
+let browser;
+let site;
+let base;
+let mock;
+let builtHtml;
+let sourcePolicy;
+
+beforeAll(async () => {
+  // The built dist/ (global-setup.js), served with this file's own index.html and config.
+  site = await serveSite(path.join(root, 'dist'));
+  base = site.url;
+  browser = await launch();
+  mock = await startMockHub({
+    repos: {
+      'openai-community/gpt2': gpt2Files(7),
+      // Like the real gpt2-medium before its conversion: only a pickle checkpoint.
+      'openai-community/gpt2-medium': {
+        'config.json': json({ model_type: 'gpt2', ...TINY }),
+        'pytorch_model.bin': { body: 'not served' },
+      },
+      'EleutherAI/pythia-70m': neoxFiles(),
+      'EleutherAI/pythia-160m': neoxFiles(),
+    },
+  });
+  builtHtml = fs.readFileSync(path.join(root, 'dist/index.html'), 'utf8');
+  sourcePolicy = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(
+    fs.readFileSync(path.join(root, 'web/index.html'), 'utf8'),
+  )[1];
+});
+afterAll(async () => {
+  await browser?.close();
+  await mock?.close();
+  await site?.close();
+});
+
+const mockConfig = (fileHosts = [mock.files]) => ({ hub: mock.hub, fileHosts });
+
+/**
+ * A page whose poslab.config.json is `config` (text, or null for a 404) and whose CSP is what
+ * the build writes for `cspConfig` (the built page's own when null).
+ */
+async function openModels({ config = mockConfig(), cspConfig = config, allow = [] } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  site.set({
+    html:
+      cspConfig === null
+        ? builtHtml
+        : builtHtml.replace(
+            /(http-equiv="Content-Security-Policy"\s+content=")[^"]+/,
+            (_, open) => open + withHubConnectSrc(sourcePolicy, cspConfig),
+          ),
+    config: typeof config === 'string' || config === null ? config : JSON.stringify(config),
+  });
+  return openIn(context, allow);
+}
+
+async function openIn(context, allow = []) {
+  const page = await context.newPage();
+  const problems = [];
+  const keep = (text) => !allow.some((re) => re.test(text)) && problems.push(text);
+  page.on('console', (m) => m.type() === 'error' && keep(`console: ${m.text()}`));
+  page.on('pageerror', (e) => keep(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => keep(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  await page.goto(`${base}#view=gpt2`);
+  await drawn(page, 'gpt');
+  await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]');
+  return { page, context, problems };
+}
+
+const button = (page, id) => page.locator(`#view-gpt2 .hub-load[data-model="${id}"]`);
+const label = (page) => page.textContent('#view-gpt2 .gpt2-model-label');
+const hubError = (page) => page.textContent('#c-hub-error');
+const storedRepos = (page) => page.$$eval('#view-gpt2 .hub-stored-item', (items) => items.map((li) => li.dataset.repo));
+const cacheKeys = (page) =>
+  page.evaluate(async () => (await (await caches.open('poslab-models-v1')).keys()).map((r) => r.url));
+const hubRequests = () => mock.requests.length;
+
+async function waitForError(page) {
+  await page.waitForFunction(() => document.getElementById('c-hub-error').textContent.length > 0);
+  return hubError(page);
+}
+
+describe('Models view: one click to a hub model', () => {
+  it('E2E.HubGpt2DownloadsWithProgressThenLoadsFromStorageOfflineAndDeletes', async () => {
+    const { page, context, problems } = await openModels();
+    expect(await page.textContent('#view-gpt2 .hub-source')).toContain(mock.hub);
+    expect(await page.textContent('#tab-gpt2')).toContain('Models');
+    expect(await button(page, 'gpt2').textContent()).toMatch(/Load GPT-2 small.*about 548\.0 MB/);
+    expect(await storedRepos(page)).toEqual([]);
+
+    // ~3.3 MB at 1.5 MB/s: the progress line shows bytes, a rate and the time left.
+    mock.throttle(1.5e6);
+    const before = hubRequests();
+    const n = await drawCount(page, 'gpt');
+    await button(page, 'gpt2').click();
+    await page.waitForFunction(() =>
+      /^model\.safetensors: [\d.]+ [kM]B of 3\.\d MB \(\d+ %\) · [\d.]+ [kM]B\/s · about \d+ s left$/.test(
+        document.querySelector('#view-gpt2 .hub-progress-text').textContent,
+      ),
+    );
+    expect(await page.isVisible('#view-gpt2 .hub-progress')).toBe(true);
+    expect(await page.isVisible('#view-gpt2 .hub-cancel')).toBe(true);
+    await page.screenshot({ path: path.join(outDir, 'hub-progress.png'), fullPage: true });
+    await drawn(page, 'gpt', n + 1, { timeout: 60_000 });
+    mock.throttle(null);
+    expect(await label(page)).toBe('Loaded: GPT-2 small (openai-community/gpt2), downloaded from the hub');
+    expect(await page.textContent('#view-gpt2 .gpt2-config tr[data-key="n_embd"] td.num')).toBe('32');
+    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
+    expect(await page.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+      /^GPT-2 small: downloaded 3\.\d MB in [\d.]+ s and stored; loaded in [\d.]+ s$/,
+    );
+    // The hub was asked for config.json and the weights; the weights came from the file host.
+    const asked = mock.requests.slice(before).map((r) => `${r.server} ${r.path}`);
+    expect(asked).toEqual([
+      'hub /openai-community/gpt2/resolve/main/config.json',
+      'hub /openai-community/gpt2/resolve/main/model.safetensors',
+      'files /xet/openai-community/gpt2/model.safetensors',
+    ]);
+    expect(await storedRepos(page)).toEqual(['openai-community/gpt2']);
+    expect(await button(page, 'gpt2').textContent()).toContain('stored');
+    expect(await hubError(page)).toBe('');
+    await page.close();
+
+    // A second visit: the model loads from Cache Storage, offline, without asking the hub.
+    // (Going offline may fail the browser's lazy favicon request: not the page's.)
+    const second = await openIn(context, [/favicon\.svg net::ERR_INTERNET_DISCONNECTED/, /ERR_INTERNET_DISCONNECTED$/]);
+    const p2 = second.page;
+    expect(await label(p2)).toContain('random weights');
+    await context.setOffline(true);
+    await p2.waitForFunction(() => document.querySelector('#c-hub-why').textContent.startsWith('Offline'));
+    expect(await button(p2, 'gpt2').isDisabled()).toBe(false);
+    for (const id of ['gpt2-medium', 'pythia-70m', 'pythia-160m']) expect(await button(p2, id).isDisabled()).toBe(true);
+    const asking = hubRequests();
+    const m = await drawCount(p2, 'gpt');
+    await button(p2, 'gpt2').click();
+    await drawn(p2, 'gpt', m + 1);
+    expect(hubRequests()).toBe(asking);
+    expect(await label(p2)).toBe("Loaded: GPT-2 small (openai-community/gpt2), from this browser's storage");
+    expect(await p2.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+      /^GPT-2 small: from this browser's storage; loaded in [\d.]+ s$/,
+    );
+    // The page keeps computing offline.
+    const k = await drawCount(p2, 'gpt');
+    await p2.fill('#c-gpt-text', 'a cat sat');
+    await p2.press('#c-gpt-text', 'Tab');
+    await drawn(p2, 'gpt', k + 1);
+    await p2.screenshot({ path: path.join(outDir, 'hub-offline.png'), fullPage: true });
+    await context.setOffline(false);
+
+    // Delete: the list empties, the cache is empty, the model on show stays.
+    await p2.click('#view-gpt2 .hub-stored-item[data-repo="openai-community/gpt2"] .hub-delete');
+    await p2.waitForFunction(() => document.querySelector('#view-gpt2 .hub-stored-none'));
+    expect(await cacheKeys(p2)).toEqual([]);
+    expect(await p2.textContent('#view-gpt2 .hub-note')).toMatch(/^GPT-2 small \(openai-community\/gpt2\): deleted/);
+    expect(await label(p2)).toContain('GPT-2 small');
+    expect(await button(p2, 'gpt2').textContent()).toContain('about 548.0 MB');
+    expect(problems, problems.join('\n')).toEqual([]);
+    expect(second.problems, second.problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.HubPythiaIsStoredAndCheckedButThisBuildCannotRunIt', async () => {
+    const { page, context, problems } = await openModels();
+    await page.fill('#c-gpt-text', 'the cat sat on the mat');
+    await page.press('#c-gpt-text', 'Tab');
+    await page.waitForFunction(() => !document.querySelector('#view-gpt2 .gpt2-busy').textContent);
+    const draws = await drawCount(page, 'gpt');
+    await button(page, 'pythia-70m').click();
+    await page.waitForFunction(() => document.querySelector('#view-gpt2 .hub-note').textContent.length > 0);
+    const note = await page.textContent('#view-gpt2 .hub-note');
+    expect(note).toMatch(/^Pythia-70m \(EleutherAI\/pythia-70m\): downloaded [\d.]+ [kM]B in [\d.]+ s and stored/);
+    expect(note).toContain('tokenizer.json checked: its 273-token vocabulary reads the text as 9 tokens');
+    expect(note).toContain('This build has no GPT-NeoX runtime in the browser, so it cannot run here yet');
+    expect(await hubError(page)).toBe('');
+    expect(await storedRepos(page)).toEqual(['EleutherAI/pythia-70m']);
+    expect(await button(page, 'pythia-70m').textContent()).toContain('stored');
+    expect(await label(page)).toContain('random weights'); // the model on show is unchanged
+    expect(await drawCount(page, 'gpt')).toBe(draws);
+    const keys = await cacheKeys(page);
+    expect(keys.map((u) => u.slice(mock.hub.length)).sort()).toEqual([
+      '/EleutherAI/pythia-70m/resolve/main/config.json',
+      '/EleutherAI/pythia-70m/resolve/main/model.safetensors',
+      '/EleutherAI/pythia-70m/resolve/main/tokenizer.json',
+    ]);
+    // Again: from storage, the same honest state, no request.
+    const asking = hubRequests();
+    await button(page, 'pythia-70m').click();
+    await page.waitForFunction(() =>
+      document.querySelector('#view-gpt2 .hub-note').textContent.includes("from this browser's storage"),
+    );
+    expect(hubRequests()).toBe(asking);
+    await page.screenshot({ path: path.join(outDir, 'hub-pythia.png'), fullPage: true });
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.HubFailuresSayWhyStoreNothingAndKeepTheModel', async () => {
+    // The refused and cut-short requests the browser logs (a refused body is cancelled).
+    const allow = [
+      /status of 404/,
+      /requestfailed: .*(model\.safetensors|tokenizer\.json) net::ERR_(ABORTED|CONTENT_LENGTH_MISMATCH|FAILED)/,
+      /ERR_CONTENT_LENGTH_MISMATCH/,
+    ];
+    const { page, context, problems } = await openModels({ allow });
+    const n = await drawCount(page, 'gpt');
+
+    // No safetensors in the repository: said so, and no pickle fallback is tried.
+    const asking = hubRequests();
+    await button(page, 'gpt2-medium').click();
+    expect(await waitForError(page)).toBe(
+      `openai-community/gpt2-medium has no model.safetensors on ${mock.hub} (HTTP 404). PosLab reads only safetensors weights and never falls back to pickle (.bin) checkpoints.`,
+    );
+    expect(mock.requests.slice(asking).some((r) => r.path.endsWith('.bin'))).toBe(false);
+    await page.screenshot({ path: path.join(outDir, 'hub-404.png'), fullPage: true });
+
+    const attempt = async (repoFile, behaviour, id) => {
+      mock.behave('EleutherAI/pythia-160m', repoFile, behaviour);
+      await page.evaluate(() => (document.getElementById('c-hub-error').textContent = ''));
+      await button(page, id).click();
+      const message = await waitForError(page);
+      mock.behave('EleutherAI/pythia-160m', repoFile, 'ok');
+      return message;
+    };
+    expect(await attempt('model.safetensors', 'html', 'pythia-160m')).toBe(
+      `${mock.hub} answered model.safetensors of EleutherAI/pythia-160m with an HTML page, not the file (a sign-in, error or portal page?)`,
+    );
+    expect(await attempt('model.safetensors', 'junk', 'pythia-160m')).toMatch(
+      /^model\.safetensors: not a \.safetensors file \(its first 8 bytes give a header of \d+ bytes/,
+    );
+    expect(await attempt('model.safetensors', 'truncate', 'pythia-160m')).toMatch(
+      /^model\.safetensors: the download stopped after \d+ of \d+ bytes.*; nothing was stored$/,
+    );
+    expect(await attempt('config.json', 'junk', 'pythia-160m')).toMatch(
+      /^EleutherAI\/pythia-160m's config\.json: not valid JSON/,
+    );
+    expect(await attempt('tokenizer.json', 'html', 'pythia-160m')).toContain('with an HTML page');
+
+    expect(await cacheKeys(page)).toEqual([]);
+    expect(await storedRepos(page)).toEqual([]);
+    expect(await label(page)).toContain('random weights');
+    expect(await drawCount(page, 'gpt')).toBe(n);
+    for (const id of ['gpt2', 'gpt2-medium', 'pythia-70m', 'pythia-160m']) {
+      expect(await button(page, id).isDisabled()).toBe(false);
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.HubCancelStopsTheDownloadAndStoresNothing', async () => {
+    const { page, context, problems } = await openModels({ allow: [/requestfailed: .*model\.safetensors/] });
+    mock.behave('openai-community/gpt2', 'model.safetensors', 'stall');
+    await button(page, 'gpt2').click();
+    await page.waitForFunction(() =>
+      /^model\.safetensors: [\d.]+ [kM]B of/.test(document.querySelector('#view-gpt2 .hub-progress-text').textContent),
+    );
+    expect(await button(page, 'pythia-70m').isDisabled()).toBe(true); // one load at a time
+    await page.click('#view-gpt2 .hub-cancel');
+    expect(await waitForError(page)).toBe('model.safetensors: download cancelled; nothing was stored');
+    mock.behave('openai-community/gpt2', 'model.safetensors', 'ok');
+    expect(await page.isVisible('#view-gpt2 .hub-progress')).toBe(false);
+    expect(await cacheKeys(page)).toEqual([]);
+    expect(await storedRepos(page)).toEqual([]);
+    expect(await label(page)).toContain('random weights');
+    // The next click downloads it whole.
+    const n = await drawCount(page, 'gpt');
+    await button(page, 'gpt2').click();
+    await drawn(page, 'gpt', n + 1);
+    expect(await label(page)).toContain('GPT-2 small');
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.HubConfigMissingOrInvalidMeansTheDefaultHubWithANote', async () => {
+    for (const [config, why] of [
+      [null, 'poslab.config.json: not found next to the page (HTTP 404); using the default hub https://huggingface.co'],
+      ['{"hub": ', 'poslab.config.json: not valid JSON'],
+      ['{"hub": "ftp://mirror.example"}', 'poslab.config.json: "hub" must be an http(s) URL, not ftp:'],
+    ]) {
+      // The built page's own CSP: the default hub is allowed.
+      const { page, context, problems } = await openModels({ config, cspConfig: null, allow: [/status of 404/] });
+      expect(await page.textContent('#view-gpt2 .hub-config-note')).toContain(why);
+      expect(await page.textContent('#view-gpt2 .hub-source')).toContain('hub: https://huggingface.co');
+      expect(await page.textContent('#c-hub-why')).toBe('');
+      expect(await button(page, 'gpt2').isDisabled()).toBe(false);
+      expect(problems, problems.join('\n')).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('E2E.HubTheCspAllowsOnlyTheConfiguredHub', async () => {
+    // The built page allows the default hub and its file hosts, not a mock hub.
+    const built = parseCsp(
+      /content="([^"]+)"/.exec(/<meta\s+http-equiv="Content-Security-Policy"[^>]+>/.exec(builtHtml)[0])[1],
+    );
+    expect(built.get('connect-src')).toEqual([
+      "'self'",
+      'data:',
+      'blob:',
+      'https://huggingface.co',
+      'https://*.hf.co',
+      'https://*.huggingface.co',
+    ]);
+    {
+      const { page, context, problems } = await openModels({ cspConfig: null });
+      expect(await page.textContent('#c-hub-why')).toMatch(
+        new RegExp(`^This page's Content-Security-Policy does not allow connecting to ${mock.hub}, ${mock.files}`),
+      );
+      for (const id of ['gpt2', 'pythia-70m']) expect(await button(page, id).isDisabled()).toBe(true);
+      expect(problems, problems.join('\n')).toEqual([]);
+      await context.close();
+    }
+    // A page built for the hub but not for where it redirects: the refused host is named.
+    const { page, context, problems } = await openModels({
+      config: mockConfig([]),
+      allow: [
+        /Refused to connect|violates the following Content Security Policy/,
+        /requestfailed: .*model\.safetensors/,
+      ],
+    });
+    expect(await page.textContent('#c-hub-why')).toBe('');
+    await button(page, 'gpt2').click();
+    expect(await waitForError(page)).toBe(
+      `model.safetensors: this page's Content-Security-Policy does not allow connecting to the host ${mock.hub} redirected it to (the hub itself is allowed): list the hosts the hub sends downloads to in "fileHosts" of poslab.config.json and rebuild the page`,
+    );
+    expect(await cacheKeys(page)).toEqual([]);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+});

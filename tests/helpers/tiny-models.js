@@ -1,0 +1,138 @@
+// Tiny checkpoints of the hub's models for the browser and unit tests: a GPT-NeoX (Pythia)
+// checkpoint written tensor by tensor under Hugging Face's names, its config.json, and a
+// small byte-level BPE tokenizer.json that @huggingface/tokenizers reads (GPT-2 small's
+// tiny twin comes from safetensors.js's tinyGpt2Tensors).
+import { uniform } from '../wasm/helpers/prng.js';
+
+/** A 2-layer GPT-NeoX config (HF keys) whose vocabulary covers tinyTokenizerJson's. */
+export const TINY_NEOX_CONFIG = Object.freeze({
+  architectures: ['GPTNeoXForCausalLM'],
+  model_type: 'gpt_neox',
+  vocab_size: 320,
+  hidden_size: 32,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  intermediate_size: 128,
+  max_position_embeddings: 64,
+  rotary_pct: 0.25,
+  rotary_emb_base: 10000,
+  use_parallel_residual: true,
+  layer_norm_eps: 1e-5,
+  tie_word_embeddings: false,
+  hidden_act: 'gelu',
+  bos_token_id: 0,
+  eos_token_id: 0,
+});
+
+/**
+ * The tensors of a GPT-NeoX with `config`, named as transformers saves GPTNeoXForCausalLM:
+ * Linear weights are (out, in), query_key_value packs q, k, v per head.
+ */
+export function tinyNeoxTensors(config = TINY_NEOX_CONFIG, seed = 3, dtype = 'F16') {
+  const { vocab_size: V, hidden_size: E, num_hidden_layers: N, intermediate_size: I } = config;
+  const next = uniform(seed);
+  const tensors = [];
+  const put = (name, shape, centre = 0, spread = 0.2) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = centre + spread * (2 * next() - 1);
+    tensors.push({ name, shape, data, dtype });
+  };
+  put('gpt_neox.embed_in.weight', [V, E]);
+  for (let l = 0; l < N; l++) {
+    const p = `gpt_neox.layers.${l}.`;
+    put(`${p}input_layernorm.weight`, [E], 1);
+    put(`${p}input_layernorm.bias`, [E]);
+    put(`${p}post_attention_layernorm.weight`, [E], 1);
+    put(`${p}post_attention_layernorm.bias`, [E]);
+    put(`${p}attention.query_key_value.weight`, [3 * E, E]);
+    put(`${p}attention.query_key_value.bias`, [3 * E]);
+    put(`${p}attention.dense.weight`, [E, E]);
+    put(`${p}attention.dense.bias`, [E]);
+    put(`${p}mlp.dense_h_to_4h.weight`, [I, E]);
+    put(`${p}mlp.dense_h_to_4h.bias`, [I]);
+    put(`${p}mlp.dense_4h_to_h.weight`, [E, I], 0, 0.15);
+    put(`${p}mlp.dense_4h_to_h.bias`, [E]);
+  }
+  put('gpt_neox.final_layer_norm.weight', [E], 1);
+  put('gpt_neox.final_layer_norm.bias', [E]);
+  put('embed_out.weight', [V, E]);
+  return tensors;
+}
+
+/** GPT-2's byte → printable character table (byte-level BPE spells every byte as one char). */
+function bytesToUnicode() {
+  const bs = [];
+  for (let b = 33; b <= 126; b++) bs.push(b);
+  for (let b = 161; b <= 172; b++) bs.push(b);
+  for (let b = 174; b <= 255; b++) bs.push(b);
+  const cs = [...bs];
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    if (!bs.includes(b)) {
+      bs.push(b);
+      cs.push(256 + n++);
+    }
+  }
+  const map = new Map();
+  bs.forEach((b, i) => map.set(b, String.fromCodePoint(cs[i])));
+  return map;
+}
+
+// Merges in rank order; every result is in the vocabulary.
+const MERGES = [
+  ['Ġ', 't'],
+  ['h', 'e'],
+  ['Ġt', 'he'],
+  ['Ġ', 'c'],
+  ['a', 't'],
+  ['Ġc', 'at'],
+  ['Ġ', 's'],
+  ['Ġs', 'at'],
+  ['Ġ', 'm'],
+  ['Ġm', 'at'],
+  ['l', 'o'],
+  ['he', 'l'],
+  ['hel', 'lo'],
+  ['H', 'el'],
+  ['e', 'l'],
+];
+
+/** Token ids of the tiny tokenizer: 0 <|endoftext|>, 1 <|padding|>, 2 + byte, then the merges. */
+export function tinyTokenizerJson() {
+  const b2u = bytesToUnicode();
+  const vocab = { '<|endoftext|>': 0, '<|padding|>': 1 };
+  for (let b = 0; b < 256; b++) vocab[b2u.get(b)] = 2 + b;
+  for (const [a, b] of MERGES) vocab[a + b] ??= Object.keys(vocab).length;
+  const special = (id, content) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
+  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [special(0, '<|endoftext|>'), special(1, '<|padding|>')],
+    normalizer: { type: 'NFC' },
+    pre_tokenizer: byteLevel,
+    post_processor: { ...byteLevel, trim_offsets: false },
+    decoder: byteLevel,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges: MERGES.map(([a, b]) => `${a} ${b}`),
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// The models the Models view can fetch from a hub in one click: which repository, which files,
+// which architecture's runtime reads the weights and which tokenizer reads the text. A model's
+// kind is data here, so a new architecture is a row plus its runtime (runtimes.js), not new
+// download code. Sizes are the Hub's listed sizes of model.safetensors (for the button's
+// label before a download starts; the progress bar uses the file's real Content-Length).
+
+/**
+ * @typedef {'gpt2' | 'gpt_neox'} Architecture config.json's model_type
+ * @typedef {'tiktoken-gpt2' | 'tokenizer-json'} TokenizerKind GPT-2's ranks shipped in
+ *   js-tiktoken (no file to fetch), or the repository's tokenizer.json through
+ *   @huggingface/tokenizers
+ * @typedef {{ id: string, label: string, repo: string, architecture: Architecture,
+ *   weights: string, config: string, tokenizerFiles: string[], tokenizer: TokenizerKind,
+ *   approxBytes: number }} KnownModel
+ */
+
+/** @type {readonly KnownModel[]} in button order */
+export const KNOWN_MODELS = Object.freeze([
+  {
+    id: 'gpt2',
+    label: 'GPT-2 small',
+    repo: 'openai-community/gpt2',
+    architecture: 'gpt2',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: [],
+    tokenizer: 'tiktoken-gpt2',
+    approxBytes: 548e6,
+  },
+  {
+    id: 'gpt2-medium',
+    label: 'GPT-2 medium',
+    repo: 'openai-community/gpt2-medium',
+    architecture: 'gpt2',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: [],
+    tokenizer: 'tiktoken-gpt2',
+    approxBytes: 1.52e9,
+  },
+  {
+    id: 'pythia-70m',
+    label: 'Pythia-70m',
+    repo: 'EleutherAI/pythia-70m',
+    architecture: 'gpt_neox',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 166e6,
+  },
+  {
+    id: 'pythia-160m',
+    label: 'Pythia-160m',
+    repo: 'EleutherAI/pythia-160m',
+    architecture: 'gpt_neox',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 375e6,
+  },
+]);
+
+/** The known model with this id (undefined when there is none). */
+export const knownModel = (id) => KNOWN_MODELS.find((m) => m.id === id);
+
+/** The known model stored from this repository (undefined for any other repository). */
+export const knownModelOfRepo = (repo) => KNOWN_MODELS.find((m) => m.repo === repo);
+
+/** Every file a model needs, the small ones first and the weights last (the download order). */
+export const filesOf = (m) => [m.config, ...m.tokenizerFiles, m.weights];
