@@ -13,6 +13,16 @@ import http from 'node:http';
  * @typedef {'ok' | '404' | 'html' | 'truncate' | 'stall' | 'junk'} Behaviour
  */
 
+/** Resolves when `res` can take more, or has closed (the listeners go either way). */
+const drained = (res) =>
+  new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+
 const cors = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'content-length, etag, x-repo-commit, x-linked-size',
@@ -55,7 +65,7 @@ export async function startMockHub({ repos, bytesPerSecond = null }) {
           fs.readSync(fd, piece, 0, n, at);
         } else piece = body.subarray(at, at + n);
         at += n;
-        if (!res.write(piece)) await new Promise((r) => res.once('drain', r).once('close', r));
+        if (!res.write(piece)) await drained(res);
         if (rate) await new Promise((r) => setTimeout(r, (1000 * n) / rate));
       }
     } finally {

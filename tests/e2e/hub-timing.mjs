@@ -1,0 +1,230 @@
+// `npm run timing:hub`: a report, not a test. One click on "Load GPT-2 small" in Chromium
+// against the local mock hub serving a GPT-2-small-sized checkpoint (124M parameters, F32,
+// about 500 MB, random weights written here once into test-output/e2e/hub-timing/), through
+// the hub's redirect: download → Cache Storage → loaded into the wasm core → first forward
+// drawn; then a second visit in a fresh browser on the same profile, from Cache Storage. Uses
+// a persistent profile so Cache Storage is on disk as in a normal browser (an incognito
+// context keeps it in memory). Prints the figures, the peak memory of the browser's processes
+// during each visit, and writes test-output/e2e/hub-timings.json. Builds dist/ first unless
+// POSLAB_E2E_NO_BUILD=1.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { build } from 'vite';
+import { withHubConnectSrc } from '../../web/src/models/csp.js';
+import { outDir } from './helpers/browser.js';
+import { startMockHub } from './helpers/mock-hub.mjs';
+import { serveSite } from './helpers/static-site.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
+
+/** Writes a random GPT-2 small model.safetensors (F32) tensor by tensor, never whole in memory. */
+function writeCheckpoint(file) {
+  const { vocab_size: V, n_positions: P, n_embd: E, n_layer: N } = SMALL;
+  const tensors = [
+    ['wte.weight', [V, E], 'normal'],
+    ['wpe.weight', [P, E], 'normal'],
+  ];
+  for (let l = 0; l < N; l++) {
+    const h = `h.${l}.`;
+    tensors.push(
+      [`${h}ln_1.weight`, [E], 'one'],
+      [`${h}ln_1.bias`, [E], 'zero'],
+      [`${h}attn.c_attn.weight`, [E, 3 * E], 'normal'],
+      [`${h}attn.c_attn.bias`, [3 * E], 'zero'],
+      [`${h}attn.c_proj.weight`, [E, E], 'normal'],
+      [`${h}attn.c_proj.bias`, [E], 'zero'],
+      [`${h}ln_2.weight`, [E], 'one'],
+      [`${h}ln_2.bias`, [E], 'zero'],
+      [`${h}mlp.c_fc.weight`, [E, 4 * E], 'normal'],
+      [`${h}mlp.c_fc.bias`, [4 * E], 'zero'],
+      [`${h}mlp.c_proj.weight`, [4 * E, E], 'normal'],
+      [`${h}mlp.c_proj.bias`, [E], 'zero'],
+    );
+  }
+  tensors.push(['ln_f.weight', [E], 'one'], ['ln_f.bias', [E], 'zero']);
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const fd = fs.openSync(file, 'w');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(text)));
+  fs.writeSync(fd, len);
+  fs.writeSync(fd, text);
+  let s = 0x9e3779b9; // xorshift32: uniform in ±0.04 (std ≈ 0.023, GPT-2's init scale)
+  const chunk = new Float32Array(1 << 20);
+  for (const [, shape, kind] of tensors) {
+    let left = shape.reduce((a, b) => a * b, 1);
+    while (left > 0) {
+      const n = Math.min(left, chunk.length);
+      for (let i = 0; i < n; i++) {
+        if (kind === 'normal') {
+          s ^= s << 13;
+          s ^= s >>> 17;
+          s ^= s << 5;
+          chunk[i] = ((s >>> 0) / 4294967296 - 0.5) * 0.08;
+        } else chunk[i] = kind === 'one' ? 1 : 0;
+      }
+      fs.writeSync(fd, new Uint8Array(chunk.buffer, 0, 4 * n));
+      left -= n;
+    }
+  }
+  fs.closeSync(fd);
+}
+
+/** Resident memory of this process's descendants (the browser and its children), in bytes. */
+function descendantsRss() {
+  const parent = new Map();
+  const rss = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(pid, fields[1]);
+      rss.set(pid, Number(fields[21]) * 4096);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const me = String(process.pid);
+  let total = 0;
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid); p && p !== '0'; p = parent.get(p)) {
+      if (p === me) {
+        total += rss.get(pid);
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+const ARGS = [
+  // As helpers/browser.js launches it (no sandbox as root, no background traffic).
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+async function visit(profile, url, label) {
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  await page.goto(url);
+  await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]', { timeout: 120_000 });
+  await page.waitForFunction(() => (globalThis.__poslabTimings ?? []).some((t) => t.view === 'gpt'), null, {
+    timeout: 120_000,
+  });
+  const draws = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt').length);
+  const before = descendantsRss();
+  const samples = []; // [ms since the click, bytes]
+  const t0 = Date.now();
+  const sampler = setInterval(() => samples.push([Date.now() - t0, descendantsRss()]), 200);
+  await page.click('#view-gpt2 .hub-load[data-model="gpt2"]');
+  await page.waitForFunction(
+    (n) =>
+      globalThis.__poslabTimings.filter((t) => t.view === 'gpt').length > n ||
+      document.getElementById('c-hub-error').textContent,
+    draws,
+    { timeout: 600_000, polling: 100 },
+  );
+  const wallMs = Date.now() - t0;
+  clearInterval(sampler);
+  const error = await page.textContent('#c-hub-error');
+  if (error) throw new Error(`${label}: ${error}`);
+  const hub = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt-hub').at(-1));
+  const forward = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt').at(-1));
+  const line = await page.textContent('#view-gpt2 .hub-progress-text');
+  await context.close();
+  if (problems.length) throw new Error(`${label}: the page reported errors:\n${problems.join('\n')}`);
+  const peak = (from, to) =>
+    Math.round(Math.max(0, ...samples.filter(([t]) => t >= from && t < to).map(([, b]) => b)) / 1e6);
+  return {
+    from: hub.from,
+    bytes: hub.bytes,
+    storedMs: Math.round(hub.storedMs),
+    loadMs: Math.round(hub.loadMs),
+    clickToLoadedMs: Math.round(hub.totalMs),
+    firstForwardMs: Math.round(forward.forwardMs),
+    clickToDrawnMs: wallMs,
+    // Summed over the browser's processes (shared pages count once per process).
+    rssBeforeClickMB: Math.round(before / 1e6),
+    peakRssWhileStoringMB: peak(0, hub.storedMs),
+    peakRssWhileLoadingMB: peak(hub.storedMs, Infinity),
+    line,
+  };
+}
+
+const dir = path.join(outDir, 'hub-timing');
+fs.mkdirSync(dir, { recursive: true });
+const model = path.join(dir, 'model.safetensors');
+if (!fs.existsSync(model)) {
+  const t = Date.now();
+  writeCheckpoint(model);
+  console.log(`[hub-timing] wrote ${model} (${fs.statSync(model).size} bytes) in ${Date.now() - t} ms`);
+}
+if (!process.env.POSLAB_E2E_NO_BUILD) await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
+const mock = await startMockHub({
+  repos: {
+    'openai-community/gpt2': {
+      'config.json': { body: JSON.stringify({ model_type: 'gpt2', ...SMALL }), type: 'application/json' },
+      'model.safetensors': { path: model, redirect: true },
+    },
+  },
+});
+const site = await serveSite(path.join(root, 'dist'));
+const config = { hub: mock.hub, fileHosts: [mock.files] };
+// The built page with the CSP a build for this config writes.
+const META = /(http-equiv="Content-Security-Policy"\s+content=")([^"]+)/;
+const sourcePolicy = META.exec(fs.readFileSync(path.join(root, 'web/index.html'), 'utf8'))[2];
+site.set({
+  html: fs
+    .readFileSync(path.join(root, 'dist/index.html'), 'utf8')
+    .replace(META, (_, open) => open + withHubConnectSrc(sourcePolicy, config)),
+  config: JSON.stringify(config),
+});
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-hub-timing-'));
+const url = `${site.url}#view=gpt2`;
+try {
+  const first = await visit(profile, url, 'first visit');
+  console.log(
+    `[hub-timing] first visit (mock hub on loopback, via its redirect): ${(first.bytes / 1e6).toFixed(1)} MB ` +
+      `downloaded into Cache Storage in ${first.storedMs} ms, read into the core in ${first.loadMs} ms; ` +
+      `click → loaded ${first.clickToLoadedMs} ms, click → first forward drawn ${first.clickToDrawnMs} ms ` +
+      `(forward ${first.firstForwardMs} ms); browser processes' RSS ${first.rssBeforeClickMB} MB before the click, ` +
+      `peak ${first.peakRssWhileStoringMB} MB while storing, ${first.peakRssWhileLoadingMB} MB while loading`,
+  );
+  const second = await visit(profile, url, 'second visit');
+  if (second.from !== 'cache') throw new Error(`second visit loaded from ${second.from}, not the cache`);
+  console.log(
+    `[hub-timing] second visit (a new browser on the same profile, from Cache Storage): looked up in ${second.storedMs} ms, ` +
+      `read into the core in ${second.loadMs} ms; click → loaded ${second.clickToLoadedMs} ms, click → first forward drawn ` +
+      `${second.clickToDrawnMs} ms; browser processes' RSS ${second.rssBeforeClickMB} MB before the click, ` +
+      `peak ${second.peakRssWhileLoadingMB} MB while loading`,
+  );
+  const hubRequests = mock.requests.filter((r) => r.server === 'hub').length;
+  const results = { checkpointBytes: fs.statSync(model).size, first, second, hubRequests, cpus: os.cpus().length };
+  fs.writeFileSync(path.join(outDir, 'hub-timings.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`[hub-timing] hub requests in all: ${hubRequests} (config.json and model.safetensors, first visit only)`);
+} finally {
+  fs.rmSync(profile, { recursive: true, force: true });
+  await mock.close();
+  await site.close();
+}
