@@ -154,6 +154,7 @@ Gpt2Loader::Gpt2Loader(const SafetensorsHeader& header, const Gpt2Config& config
       require(e.shape == slot->second.shape, name_ + ": tensor '" + e.name + "' has shape " +
                                                  shape_string(e.shape) + ", the config needs " +
                                                  shape_string(slot->second.shape));
+      require(e.loadable, name_ + ": tensor '" + e.name + "': " + unsupported_dtype(e));
       matched.emplace_back(&e, slot->second);
       by_name.erase(slot);
     } else {

@@ -163,6 +163,7 @@ GptNeoxLoader::GptNeoxLoader(const SafetensorsHeader& header, const GptNeoxConfi
       require(e.shape == slot->second.shape, name_ + ": tensor '" + e.name + "' has shape " +
                                                  shape_string(e.shape) + ", the config needs " +
                                                  shape_string(slot->second.shape));
+      require(e.loadable, name_ + ": tensor '" + e.name + "': " + unsupported_dtype(e));
       matched.emplace_back(&e, slot->second);
       by_name.erase(slot);
     } else {

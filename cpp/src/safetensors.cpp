@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 // Tensor bytes are copied straight into host floats: little-endian hosts only (x86-64, Arm64,
@@ -20,6 +21,10 @@
 #endif
 
 namespace poslab {
+
+std::string unsupported_dtype(const SafetensorsEntry& entry) {
+  return "dtype \"" + entry.dtype_text + "\" is not supported (F32 or F16)";
+}
 
 namespace {
 
@@ -77,6 +82,15 @@ std::uint64_t unsigned_field(const Source& src, const nlohmann::json& value,
   return value.get<std::uint64_t>();
 }
 
+// Bytes per element of the safetensors dtypes PosLab does not load (0 for an unknown name).
+std::uint64_t skip_only_item_size(const std::string& dtype) {
+  static const std::map<std::string, std::uint64_t> sizes = {
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"I16", 2}, {"U16", 2}, {"BF16", 2},
+      {"I32", 4},  {"U32", 4}, {"I64", 8}, {"U64", 8}, {"F64", 8}};
+  const auto it = sizes.find(dtype);
+  return it == sizes.end() ? 0 : it->second;
+}
+
 Entry parse_entry(const Source& src, const std::string& name, const nlohmann::json& spec,
                   std::uint64_t buffer_size) {
   const std::string label = tensor_label(name);
@@ -91,12 +105,19 @@ Entry parse_entry(const Source& src, const std::string& name, const nlohmann::js
   const nlohmann::json& dtype = spec["dtype"];
   if (!dtype.is_string()) fail(src, label + ": dtype must be a string");
   const std::string dtype_text = dtype.get<std::string>();
+  entry.dtype_text = dtype_text;
+  std::uint64_t item = 0;
   if (dtype_text == "F32") {
     entry.dtype = StoredDType::kF32;
+    item = 4;
   } else if (dtype_text == "F16") {
     entry.dtype = StoredDType::kF16;
+    item = 2;
+  } else if (const std::uint64_t other = skip_only_item_size(dtype_text)) {
+    entry.loadable = false;
+    item = other;
   } else {
-    fail(src, label + ": dtype " + dtype.dump() + " is not supported (F32 or F16)");
+    fail(src, label + ": dtype " + dtype.dump() + " is not a safetensors dtype");
   }
 
   const nlohmann::json& shape = spec["shape"];
@@ -124,7 +145,7 @@ Entry parse_entry(const Source& src, const std::string& name, const nlohmann::js
                   std::to_string(entry.end) + ") run past the " + std::to_string(buffer_size) +
                   "-byte data buffer (truncated file?)");
   }
-  const std::uint64_t expected = std::uint64_t(numel) * item_size(entry.dtype);
+  const std::uint64_t expected = std::uint64_t(numel) * item;
   if (entry.end - entry.begin != expected) {
     fail(src, label + ": shape " + shape_string(entry.shape) + " of " + dtype_text + " needs " +
                   std::to_string(expected) + " bytes, data_offsets span " +
@@ -207,6 +228,7 @@ SafetensorsFile read_all(const Source& src) {
   file.metadata = header.metadata;
   std::vector<std::uint16_t> halves;
   for (const Entry& e : header.entries) {
+    if (!e.loadable) fail(src, tensor_label(e.name) + ": " + unsupported_dtype(e));
     TensorF tensor(e.shape, src.name + ": " + tensor_label(e.name));
     const std::uint64_t offset = header.data_start + e.begin;
     if (e.dtype == StoredDType::kF32) {

@@ -208,7 +208,7 @@ val gpt2_loader_js(val header_bytes, Num file_size, Str file_name, val config) {
     for (const SafetensorsEntry& e : header.entries) {
       val t = val::object();
       t.set("name", e.name);
-      t.set("dtype", std::string(dtype_name(e.dtype)));
+      t.set("dtype", e.dtype_text);
       val shape = val::array();
       for (std::size_t dim : e.shape) shape.call<void>("push", double(dim));
       t.set("shape", shape);

@@ -476,6 +476,16 @@ TEST_F(GptNeoxTiny, EveryBadCheckpointIsRefusedNamingTheTensor) {
   expect_load_refused(
       with_raw_entry(t, "gpt_neox.layers.0.attention.dense.bias", "F64", {E}, E * 8),
       "tensor 'gpt_neox.layers.0.attention.dense.bias': dtype \"F64\" is not supported");
+  // A BOOL causal-mask buffer (older Pythia checkpoints keep attention.bias as BOOL) is
+  // skipped and the weights load as without it; a BOOL weight is refused naming it.
+  const poslab::GptNeoxWeights masked = poslab::gpt_neox_weights_from_bytes(
+      with_raw_entry(checkpoint_, "gpt_neox.layers.0.attention.bias", "BOOL", {1, 1, P, P}, P * P),
+      tiny_config(), "mask.safetensors");
+  EXPECT_EQ(masked.embed_out.f32, checkpoint_.at("embed_out.weight").data);
+  t = checkpoint_;
+  t.erase("gpt_neox.final_layer_norm.bias");
+  expect_load_refused(with_raw_entry(t, "gpt_neox.final_layer_norm.bias", "BOOL", {E}, E),
+                      "tensor 'gpt_neox.final_layer_norm.bias': dtype \"BOOL\" is not supported");
   // Truncated: the data ends before the header says.
   const std::string bytes = encode(checkpoint_);
   expect_load_refused(bytes.substr(0, bytes.size() - 100), "truncated");

@@ -161,13 +161,28 @@ TEST(Safetensors, HeaderThatIsNotJsonIsRefused) {
   expect_refused(file_with(R"({"__metadata__": {"k": 1}})", ""), "__metadata__");
 }
 
+// Other safetensors dtypes pass the header (a model loader skips such buffers) but are never
+// loaded; a name that is no safetensors dtype fails the header.
 TEST(Safetensors, UnsupportedDtypeIsRefused) {
-  for (const char* dtype : {"BF16", "F64", "I64", "U8"}) {
-    expect_refused(file_with(std::string(R"({"w":{"dtype":")") + dtype +
-                                 R"(","shape":[2],"data_offsets":[0,4]}})",
-                             std::string(4, '\0')),
-                   "tensor 'w': dtype \"" + std::string(dtype) + "\" is not supported");
+  for (const auto& [dtype, bytes] : std::vector<std::pair<std::string, std::size_t>>{
+           {"BF16", 4}, {"F64", 16}, {"I64", 16}, {"U8", 2}, {"BOOL", 2}}) {
+    const std::string file = file_with(R"({"w":{"dtype":")" + dtype + R"(","shape":[2],)" +
+                                           R"("data_offsets":[0,)" + std::to_string(bytes) + "]}}",
+                                       std::string(bytes, '\0'));
+    expect_refused(file, "tensor 'w': dtype \"" + dtype + "\" is not supported (F32 or F16)");
+    const poslab::SafetensorsHeader header =
+        poslab::parse_safetensors_header(file, file.size(), "skip.safetensors");
+    ASSERT_EQ(header.entries.size(), 1u);
+    EXPECT_FALSE(header.entries[0].loadable);
+    EXPECT_EQ(header.entries[0].dtype_text, dtype);
   }
+  expect_refused(
+      file_with(R"({"w":{"dtype":"F8","shape":[2],"data_offsets":[0,2]}})", std::string(2, '\0')),
+      "tensor 'w': dtype \"F8\" is not a safetensors dtype");
+  // The byte count follows the dtype's width.
+  expect_refused(
+      file_with(R"({"w":{"dtype":"BOOL","shape":[3],"data_offsets":[0,4]}})", std::string(4, '\0')),
+      "shape (3,) of BOOL needs 3 bytes");
 }
 
 TEST(Safetensors, ShapeThatDisagreesWithOffsetsIsRefused) {

@@ -21,10 +21,19 @@ inline constexpr std::size_t kMaxSafetensorsHeader = 100'000'000;
 // the header, at file offset data_start).
 struct SafetensorsEntry {
   std::string name;
+  // F32 and F16 load. Other safetensors dtypes (BOOL, U8, I8, I16, U16, BF16, I32, U32, I64,
+  // U64, F64) are accepted in a header only so that a model loader can skip the buffers
+  // checkpoints carry (GPT-NeoX's BOOL attention.bias); `loadable` is false for them and every
+  // reader refuses to load one, naming it.
   StoredDType dtype = StoredDType::kF32;
   Shape shape;
   std::uint64_t begin = 0, end = 0;  // [begin, end) relative to the data buffer
+  bool loadable = true;
+  std::string dtype_text = "F32";  // as the header spells it
 };
+
+// "dtype \"BOOL\" is not supported (F32 or F16)": what a reader says of an entry it cannot load.
+std::string unsupported_dtype(const SafetensorsEntry& entry);
 
 struct SafetensorsHeader {
   std::vector<SafetensorsEntry> entries;        // in the header's key order
