@@ -192,9 +192,10 @@ describe('Models view: one click to a hub model', () => {
 
   it('E2E.HubPythiaIsStoredAndCheckedButThisBuildCannotRunIt', async () => {
     const { page, context, problems } = await openModels();
+    const typed = await drawCount(page, 'gpt');
     await page.fill('#c-gpt-text', 'the cat sat on the mat');
     await page.press('#c-gpt-text', 'Tab');
-    await page.waitForFunction(() => !document.querySelector('#view-gpt2 .gpt2-busy').textContent);
+    await drawn(page, 'gpt', typed + 1);
     const draws = await drawCount(page, 'gpt');
     await button(page, 'pythia-70m').click();
     await page.waitForFunction(() => document.querySelector('#view-gpt2 .hub-note').textContent.length > 0);
