@@ -25,12 +25,8 @@ namespace {
 // The --rope-* options as they arrive: RoPE scaling of a GPT-NeoX model, replacing the
 // config's rope_scaling when --rope-scaling is given.
 struct RopeScalingFlags {
-  RopeOptions defaults;
   std::string scaling;
-  double factor = defaults.factor;
-  long long original_length = 0;  // 0: max_position_embeddings
-  double low_freq_factor = defaults.low_freq_factor, high_freq_factor = defaults.high_freq_factor;
-  double beta_fast = defaults.beta_fast, beta_slow = defaults.beta_slow;
+  RopeOptions scaled;               // the scaling parameters; original_length 0: the config's
   std::vector<CLI::Option*> given;  // every --rope-* option, to tell whether any was used
 
   bool any() const {
@@ -43,41 +39,25 @@ struct RopeScalingFlags {
   RopeOptions apply(const GptNeoxConfig& config) const {
     RopeOptions o = config.rope();
     o.scaling = parse_rope_scaling(scaling);
-    o.factor = factor;
-    o.original_length = original_length > 0 ? original_length : config.max_position_embeddings;
-    o.low_freq_factor = low_freq_factor;
-    o.high_freq_factor = high_freq_factor;
-    o.beta_fast = beta_fast;
-    o.beta_slow = beta_slow;
+    o.factor = scaled.factor;
+    o.original_length =
+        scaled.original_length > 0 ? scaled.original_length : config.max_position_embeddings;
+    o.low_freq_factor = scaled.low_freq_factor;
+    o.high_freq_factor = scaled.high_freq_factor;
+    o.beta_fast = scaled.beta_fast;
+    o.beta_slow = scaled.beta_slow;
     return o;
   }
 };
 
-// The scaling parameters of RopeOptions under a --rope- prefix (add_rope_flags has them
-// unprefixed, for the commands whose subject is RoPE itself). Each needs --rope-scaling.
+// The scaling options of the RoPE commands (options.hpp's helper) under a --rope- prefix; each
+// parameter needs --rope-scaling, and --rope-original-len defaults to max_position_embeddings.
 void add_rope_scaling_flags(CLI::App* cmd, RopeScalingFlags& f) {
-  CLI::Option* scaling =
-      cmd->add_option("--rope-scaling", f.scaling,
-                      "GPT-NeoX only: long-context RoPE scaling, replacing config.json's "
-                      "rope_scaling (dynamic scales by the whole sequence length)")
-          ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames)));
-  f.given.push_back(scaling);
-  const auto number = [&](const char* name, double& value, const char* about) {
-    f.given.push_back(cmd->add_option(name, value, about)
-                          ->capture_default_str()
-                          ->check(finite_number())
-                          ->needs(scaling));
-  };
-  number("--rope-factor", f.factor, "scaling factor f >= 1");
-  f.given.push_back(cmd->add_option("--rope-original-len", f.original_length,
-                                    "trained context N (dynamic, yarn, llama3; default "
-                                    "max_position_embeddings)")
-                        ->check(integer_at_least(1))
-                        ->needs(scaling));
-  number("--rope-low-freq-factor", f.low_freq_factor, "llama3 low_freq_factor");
-  number("--rope-high-freq-factor", f.high_freq_factor, "llama3 high_freq_factor");
-  number("--rope-beta-fast", f.beta_fast, "yarn beta_fast");
-  number("--rope-beta-slow", f.beta_slow, "yarn beta_slow");
+  f.given = add_rope_scaling_options(cmd, "rope-", f.scaling, f.scaled,
+                                     "GPT-NeoX only: long-context RoPE scaling, replacing "
+                                     "config.json's rope_scaling (dynamic scales by the whole "
+                                     "sequence length)");
+  for (std::size_t i = 1; i < f.given.size(); ++i) f.given[i]->needs(f.given[0]);
 }
 
 struct LmArgs {

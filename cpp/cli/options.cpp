@@ -115,6 +115,29 @@ RopeOptions RopeFlags::resolve() const {
   return resolved;
 }
 
+std::vector<CLI::Option*> add_rope_scaling_options(CLI::App* app, const std::string& prefix,
+                                                   std::string& scaling, RopeOptions& o,
+                                                   const std::string& scaling_help) {
+  const auto flag = [&](const char* name) { return "--" + prefix + name; };
+  std::vector<CLI::Option*> added;
+  added.push_back(app->add_option(flag("scaling"), scaling, scaling_help)
+                      ->capture_default_str()
+                      ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames))));
+  const auto number = [&](const char* name, double& value, const char* about) {
+    added.push_back(
+        app->add_option(flag(name), value, about)->capture_default_str()->check(finite_number()));
+  };
+  number("factor", o.factor, "scaling factor f >= 1");
+  added.push_back(app->add_option(flag("original-len"), o.original_length,
+                                  "trained context length N (dynamic, yarn, llama3)")
+                      ->check(integer_at_least(1)));
+  number("low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor");
+  number("high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor");
+  number("beta-fast", o.beta_fast, "yarn beta_fast");
+  number("beta-slow", o.beta_slow, "yarn beta_slow");
+  return added;
+}
+
 void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
   RopeOptions& o = flags.options;
   app->add_option("--base", o.base, "frequency base b: theta_i = b^(-2i/R)")
@@ -130,27 +153,7 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
                   "rotate the first R = D*F dims, pass the rest through")
       ->capture_default_str()
       ->check(finite_number());
-  app->add_option("--scaling", flags.scaling, "long-context scaling")
-      ->capture_default_str()
-      ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames)));
-  app->add_option("--factor", o.factor, "scaling factor f >= 1")
-      ->capture_default_str()
-      ->check(finite_number());
-  app->add_option("--original-len", o.original_length,
-                  "trained context length N (dynamic, yarn, llama3)")
-      ->check(integer_at_least(1));
-  app->add_option("--low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor")
-      ->capture_default_str()
-      ->check(finite_number());
-  app->add_option("--high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor")
-      ->capture_default_str()
-      ->check(finite_number());
-  app->add_option("--beta-fast", o.beta_fast, "yarn beta_fast")
-      ->capture_default_str()
-      ->check(finite_number());
-  app->add_option("--beta-slow", o.beta_slow, "yarn beta_slow")
-      ->capture_default_str()
-      ->check(finite_number());
+  add_rope_scaling_options(app, "", flags.scaling, o, "long-context scaling");
 }
 
 }  // namespace poslab::cli

@@ -93,4 +93,12 @@ struct RopeFlags {
 // --base, --rotary-fraction, --scaling and its parameters; --style when `with_style`.
 void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style);
 
+// RoPE's scaling options, each named "--" + prefix + its name: scaling (into `scaling`, checked
+// against the core's names), factor, original-len, low-freq-factor, high-freq-factor, beta-fast,
+// beta-slow (into `o`). add_rope_flags uses no prefix; `poslab lm` uses "rope-". Returns the
+// options in that order, scaling first.
+std::vector<CLI::Option*> add_rope_scaling_options(CLI::App* app, const std::string& prefix,
+                                                   std::string& scaling, RopeOptions& o,
+                                                   const std::string& scaling_help);
+
 }  // namespace poslab::cli
