@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { countFromShapes, RANDOM_SHAPES } from '../../web/src/gpt2/shapes.js';
 import { checkTokens, gpt2, gpt2Free, gpt2Load } from '../../web/src/worker/jobs/gpt2.js';
+import { TINY_NEOX_CONFIG, tinyTokenizerJson } from '../helpers/tiny-models.js';
 
 const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
 
@@ -41,10 +42,30 @@ function fakeModel(config, log, dtype = 'F32') {
   return m;
 }
 
+// A GPT-NeoX model as lab.gptNeoxLoader's finish() gives it: its config keys, a total count.
+function fakeNeox(log) {
+  const c = TINY_NEOX_CONFIG;
+  const m = fakeModel({ vocab_size: c.vocab_size, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4 }, log, 'F16');
+  m.architecture = 'gpt_neox';
+  m.config = { ...c, parameters: 12345, rope: { scaling: 'none', rotaryDim: 2, base: 10000 } };
+  return m;
+}
+
 function fakeLab() {
-  const log = { random: [], forwards: [], deleted: [], loaders: 0 };
+  const log = { random: [], forwards: [], deleted: [], loaders: 0, neoxLoaders: [] };
   const lab = {
     log,
+    gptNeoxLoader({ config, fileSize, header }) {
+      log.neoxLoaders.push(config);
+      let received = 0;
+      return {
+        expected: fileSize - header.length,
+        received: () => received,
+        append: (c) => (received += c.length),
+        finish: () => fakeNeox(log),
+        delete: () => {},
+      };
+    },
     gpt2Random(opts) {
       log.random.push(opts);
       const config = opts.preset === 'small' ? SMALL : opts.config;
@@ -143,6 +164,49 @@ describe('GPT-2 job', () => {
     await expect(
       gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } }),
     ).rejects.toThrow(/no longer in memory/);
+  });
+
+  it('Gpt2Job.NeoxRunsWithItsTokenizerJsonAndItsOwnRows', async () => {
+    const neoxFiles = (tokenizer = JSON.stringify(tinyTokenizerJson())) => ({
+      model: file(2 + 8 + 40, 'model.safetensors'),
+      config: new File([JSON.stringify(TINY_NEOX_CONFIG)], 'config.json'),
+      tokenizer: tokenizer === null ? null : new File([tokenizer], 'tokenizer.json'),
+    });
+    const loaded = await gpt2Load(lab, neoxFiles());
+    expect(lab.log.loaders).toBe(0); // config.json's model_type chose GPT-NeoX's loader
+    expect(lab.log.neoxLoaders).toEqual([TINY_NEOX_CONFIG]);
+    expect(loaded.model).toMatchObject({ architecture: 'gpt_neox', tokenizerName: 'tokenizer.json', dtype: 'F16' });
+    const r = await gpt2(lab, {
+      text: 'the cat sat',
+      position: 'alibi',
+      source: { kind: 'file', key: loaded.model.key },
+    });
+    // The tiny tokenizer.json's merges (Ġthe, Ġcat, Ġsat), not GPT-2's ranks.
+    expect(r.pieces).toEqual(['t', 'he', ' cat', ' sat']);
+    expect(r.ids).toEqual([2 + 116, 259, 263, 265]);
+    expect(lab.log.forwards.at(-1).opts).toEqual({ topK: 10, trace: true, logits: false }); // no position swap
+    expect([r.layers, r.heads, r.position]).toEqual([2, 4, 'rope']);
+    expect(r.positionNote).toMatch(/^Positions as trained: RoPE on the first 2 of each head’s 8 dims/);
+    expect(r.top.pieces[0]).toBe('at'); // top ids decoded by the model's own vocabulary (262: 'at')
+    // Without its tokenizer.json or config.json a NeoX checkpoint is refused before any read.
+    const before = lab.log.neoxLoaders.length;
+    await expect(gpt2Load(lab, neoxFiles(null))).rejects.toThrow(
+      /^model\.safetensors is a GPT-NeoX checkpoint: pick its tokenizer\.json with it/,
+    );
+    await expect(gpt2Load(lab, neoxFiles('{"model": 3}'))).rejects.toThrow(
+      /^tokenizer\.json: expected a tokenizer\.json object/,
+    );
+    expect(lab.log.neoxLoaders).toHaveLength(before);
+    // The model on show stayed; when it is gone the page's own way back is named.
+    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } });
+    await gpt2Free();
+    await expect(
+      gpt2(lab, {
+        text: 'x',
+        position: 'learned',
+        source: { kind: 'file', key: loaded.model.key, again: 'click “Load Pythia-70m” again' },
+      }),
+    ).rejects.toThrow(/^the loaded model is no longer in memory: click “Load Pythia-70m” again$/);
   });
 
   it('Gpt2Job.FailedLoadKeepsTheModelInUse', async () => {

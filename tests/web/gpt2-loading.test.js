@@ -51,6 +51,32 @@ function fakeLab({ failAt = -1 } = {}) {
 }
 
 describe('GPT-2 checkpoint reader', () => {
+  it('Loading.TheArchitecturePicksTheLoaderBeforeAnyWeightIsRead', async () => {
+    const neox = fakeLab();
+    const gpt2Loader = neox.gpt2Loader;
+    const seen = [];
+    // Declared by config.json: GPT-NeoX's loader; else the checkpoint's names (architectureOf).
+    const withNeox = { ...neox, gpt2Loader: () => expect.unreachable(), gptNeoxLoader: gpt2Loader };
+    await loadCheckpoint(withNeox, fakeFile('{}', 4), {
+      architecture: 'gpt_neox',
+      onArchitecture: (a) => seen.push(a),
+    });
+    const detect = { ...withNeox, architectureOf: (header) => (header.length === 10 ? 'gpt_neox' : 'gpt2') };
+    await loadCheckpoint(detect, fakeFile('{}', 4), { onArchitecture: (a) => seen.push(a) });
+    expect(seen).toEqual(['gpt_neox', 'gpt_neox']);
+    expect(neox.log.deleted).toBe(2);
+    // A refusal in onArchitecture reads no weight and makes no loader.
+    const refused = fakeLab();
+    await expect(
+      loadCheckpoint(refused, fakeFile('{}', 4), {
+        onArchitecture: () => {
+          throw new Error('needs its tokenizer.json');
+        },
+      }),
+    ).rejects.toThrow(/tokenizer\.json/);
+    expect([refused.log.opts, refused.log.chunks]).toEqual([null, []]);
+  });
+
   it('Loading.StreamsTheDataInOrderedChunksAndDeletesTheLoader', async () => {
     const lab = fakeLab();
     const file = fakeFile('{"a":1}', 25);
@@ -111,11 +137,15 @@ describe('GPT-2 checkpoint reader', () => {
     expect(() => parseConfigJson('[1]', 'my.json')).toThrow(/my\.json: expected a JSON object/);
   });
 
-  it('Loading.PickFilesSortsModelAndConfig', () => {
+  it('Loading.PickFilesSortsModelConfigAndTokenizer', () => {
     const m = { name: 'model.safetensors' };
     const c = { name: 'config.json' };
-    expect(pickFiles([c, m])).toEqual({ model: m, config: c });
-    expect(pickFiles([m])).toEqual({ model: m, config: null });
+    const t = { name: 'tokenizer.json' };
+    expect(pickFiles([c, m])).toEqual({ model: m, config: c, tokenizer: null });
+    expect(pickFiles([m])).toEqual({ model: m, config: null, tokenizer: null });
+    expect(pickFiles([t, m, c])).toEqual({ model: m, config: c, tokenizer: t });
+    expect(() => pickFiles([t])).toThrow(/not a model/);
+    expect(() => pickFiles([m, t, { name: 'Tokenizer.JSON' }])).toThrow(/at most one tokenizer\.json/);
     expect(() => pickFiles([c])).toThrow(/config\.json alone is not a model/);
     expect(() => pickFiles([m, { name: 'b.safetensors' }])).toThrow(/one checkpoint/);
     expect(() => pickFiles([m, c, { name: 'x.JSON' }])).toThrow(/at most one config\.json/);

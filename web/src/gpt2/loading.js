@@ -1,6 +1,6 @@
 // Reads a local model.safetensors (a browser File, or any Blob) into the wasm core piece by
 // piece: the 8-byte length, the JSON header, then the data buffer in chunks of a few MB handed
-// to lab.gpt2Loader().append. The file is never held whole in memory, never leaves the
+// to the architecture's loader (lab.gpt2Loader or lab.gptNeoxLoader).append. The file is never held whole in memory, never leaves the
 // machine, and the loader is deleted whether loading finishes or fails.
 
 export const CHUNK_BYTES = 4 << 20;
@@ -8,12 +8,17 @@ export const CHUNK_BYTES = 4 << 20;
 const bytes = async (blob, begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer());
 
 /**
- * @param {any} lab the bound PosLab API (lab.safetensorsHeaderLength, lab.gpt2Loader)
+ * @param {any} lab the bound language-model API (lab.safetensorsHeaderLength, lab.gpt2Loader,
+ *   lab.gptNeoxLoader, lab.architectureOf)
  * @param {Blob} file the checkpoint
  * @param {{ name?: string, config?: object, chunkBytes?: number,
+ *   architecture?: 'gpt2' | 'gpt_neox', onArchitecture?: (a: 'gpt2' | 'gpt_neox') => void,
  *   onProgress?: (p: { received: number, expected: number }) => void,
- *   cancelled?: () => boolean }} [opts]
- * @returns {Promise<any>} the Gpt2Model (the caller owns it and deletes it)
+ *   cancelled?: () => boolean }} [opts] architecture: config.json's model_type; without it the
+ *   checkpoint's tensor names decide (lab.architectureOf). onArchitecture runs before any
+ *   weight is read and may refuse by throwing.
+ * @returns {Promise<any>} the model (GPT-2's, or GPT-NeoX's with .architecture; the caller
+ *   owns it and deletes it)
  */
 export async function loadCheckpoint(lab, file, opts = {}) {
   const name = opts.name ?? file.name ?? 'model.safetensors';
@@ -24,7 +29,10 @@ export async function loadCheckpoint(lab, file, opts = {}) {
   const n = lab.safetensorsHeaderLength(await bytes(file, 0, 8), size, name);
   const start = 8 + n;
   const header = await bytes(file, 0, start);
-  const loader = lab.gpt2Loader({ header, fileSize: size, name, ...(opts.config ? { config: opts.config } : {}) });
+  const architecture = opts.architecture ?? lab.architectureOf?.(header, size, name) ?? 'gpt2';
+  opts.onArchitecture?.(architecture);
+  const make = architecture === 'gpt_neox' ? lab.gptNeoxLoader : lab.gpt2Loader;
+  const loader = make({ header, fileSize: size, name, ...(opts.config ? { config: opts.config } : {}) });
   try {
     const expected = loader.expected;
     opts.onProgress?.({ received: 0, expected });
@@ -57,13 +65,16 @@ export function parseConfigJson(text, name = 'config.json') {
 }
 
 /**
- * Sorts picked files into the checkpoint and its optional config.json.
+ * Sorts picked files into the checkpoint, its optional config.json and its optional
+ * tokenizer.json (GPT-NeoX's vocabulary; GPT-2 reads its bundled ranks).
  * @param {{ name: string }[]} files
- * @returns {{ model: any, config: any|null }}
+ * @returns {{ model: any, config: any|null, tokenizer: any|null }}
  */
 export function pickFiles(files) {
   const list = Array.from(files ?? []);
-  const json = list.filter((f) => /\.json$/i.test(f.name));
+  const isTokenizer = (f) => /(^|[\\/])tokenizer\.json$/i.test(f.name);
+  const tokenizers = list.filter(isTokenizer);
+  const json = list.filter((f) => /\.json$/i.test(f.name) && !isTokenizer(f));
   const models = list.filter((f) => !/\.json$/i.test(f.name));
   if (models.length !== 1) {
     throw new Error(
@@ -73,5 +84,6 @@ export function pickFiles(files) {
     );
   }
   if (json.length > 1) throw new Error(`pick at most one config.json, not ${json.length}`);
-  return { model: models[0], config: json[0] ?? null };
+  if (tokenizers.length > 1) throw new Error(`pick at most one tokenizer.json, not ${tokenizers.length}`);
+  return { model: models[0], config: json[0] ?? null, tokenizer: tokenizers[0] ?? null };
 }

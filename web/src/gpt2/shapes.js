@@ -23,8 +23,11 @@ export const RANDOM_SEED = 0;
 /** This view keeps every layer's (H, T, T) maps; beyond this many tokens they get too big. */
 export const VIEW_MAX_TOKENS = 256;
 
-/** Most tokens this model can read here: n_positions, and the view's own cap. */
-export const maxTokens = (config) => Math.min(config.n_positions, VIEW_MAX_TOKENS);
+/**
+ * Most tokens this model can read here: its context (GPT-2's n_positions, GPT-NeoX's
+ * max_position_embeddings), and the view's own cap.
+ */
+export const maxTokens = (config) => Math.min(config.n_positions ?? config.max_position_embeddings, VIEW_MAX_TOKENS);
 
 export const POSITIONS = [
   ['learned', 'learned (as trained)'],

@@ -1,5 +1,7 @@
-// The GPT-2 view's text panels: token chips, the next-token table and the config table with
-// parameter counts per component. Everything goes in through textContent.
+// The Models view's text panels: token chips, the next-token table and the config table
+// (GPT-2's with parameter counts per component; GPT-NeoX's keys with its total). Everything
+// goes in through textContent.
+import { architecture, parameterTotal } from '../gpt2/architectures.js';
 import { formatCount, topRows, visibleToken } from '../gpt2/format.js';
 import { parameterRows, shapeText } from '../gpt2/shapes.js';
 import { el } from './kit.js';
@@ -49,26 +51,26 @@ export function renderTopTable(box, top, lastPiece) {
   box.replaceChildren(t);
 }
 
-/** The config (HF keys) and the parameter count of every component. */
-export function renderConfigTables(box, config) {
-  const values = { V: config.vocab_size, P: config.n_positions, E: config.n_embd };
-  Object.assign(values, { '3E': 3 * values.E, '4E': 4 * values.E });
+/** The config (HF keys) and the parameter count of every component (GPT-2) or in all. */
+export function renderConfigTables(box, config, arch = 'gpt2') {
   const c = table('Config', ['key', 'value']);
   c.t.classList.add('gpt2-config');
-  for (const [k, v] of [
-    ['vocab_size (V)', config.vocab_size],
-    ['n_positions (P)', config.n_positions],
-    ['n_embd (E)', config.n_embd],
-    ['n_layer (N)', config.n_layer],
-    ['n_head (H)', config.n_head],
-    ['head width d = E/H', config.n_embd / config.n_head],
-    ['layer_norm_epsilon', config.layer_norm_epsilon],
-  ]) {
+  const cell = (v) => (typeof v === 'number' && v >= 1 ? formatCount(v) : String(v));
+  for (const { key, label, value } of architecture(arch).configRows(config)) {
     const tr = el('tr');
-    tr.dataset.key = k.split(' ')[0];
-    tr.append(el('td', '', k), el('td', 'num', typeof v === 'number' && v >= 1 ? formatCount(v) : String(v)));
+    tr.dataset.key = key;
+    tr.append(el('td', '', label), el('td', 'num', cell(value)));
     c.body.append(tr);
   }
+  if (arch !== 'gpt2') {
+    const tr = el('tr', 'subtotal');
+    tr.dataset.key = 'parameters';
+    tr.append(el('td', '', 'parameters'), el('td', 'num', formatCount(parameterTotal(config))));
+    c.body.append(tr);
+    return box.replaceChildren(c.t);
+  }
+  const values = { V: config.vocab_size, P: config.n_positions, E: config.n_embd };
+  Object.assign(values, { '3E': 3 * values.E, '4E': 4 * values.E });
   const p = table('Parameters per component', ['component', 'shapes', 'parameters']);
   p.t.classList.add('gpt2-params');
   for (const r of parameterRows(config)) {

@@ -1,9 +1,11 @@
-// View 7 — Models (GPT-2): typed text as GPT-2 BPE tokens through a whole GPT-2 (a random init,
-// a known model fetched from the hub in one click and kept in Cache Storage (models/panel.js),
-// or a model.safetensors picked from disk), each streamed into the worker, with every layer × head's
+// View 7 — Models: typed text as tokens through a whole language model, GPT-2 or GPT-NeoX
+// (Pythia) (a GPT-2 random init, a known model fetched from the hub in one click and kept in
+// Cache Storage (models/panel.js), or a model.safetensors picked from disk, with its config.json
+// and, for GPT-NeoX, its tokenizer.json), each streamed into the worker, with every layer × head's
 // attention map, one layer's heads, the full map of one head with token labels, the next-token
-// top 10, the structure with every tensor's shape, and the parameter table. The model stays
+// top 10, GPT-2's structure with every tensor's shape, and the config table. The model stays
 // in the worker between passes; a loaded file is never uploaded and never in the link.
+import { architecture, parameterTotal } from '../gpt2/architectures.js';
 import { formatBytes, formatCount, shortCount, visibleToken } from '../gpt2/format.js';
 import { CHUNK_BYTES, pickFiles } from '../gpt2/loading.js';
 import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
@@ -66,7 +68,11 @@ export default function createGpt2View({ root, store, compute }) {
   const hubBox = el('div', 'gpt2-hub');
   shell.panel.append(hubBox);
   const weights = el('div', 'control control-file gpt2-weights');
-  const fileLabel = el('label', '', 'or a local checkpoint: model.safetensors, optionally with its config.json');
+  const fileLabel = el(
+    'label',
+    '',
+    'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX: with config.json and tokenizer.json)',
+  );
   fileLabel.htmlFor = 'c-gpt2-file';
   const fileInput = el('input');
   fileInput.type = 'file';
@@ -98,7 +104,8 @@ export default function createGpt2View({ root, store, compute }) {
     'p',
     'gpt2-hint',
     `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
-      'a shared link opens with random weights. Without config.json the shape is read from the tensor names and shapes (n_head = E/64).',
+      'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
+      'a GPT-NeoX (Pythia) checkpoint needs its config.json and tokenizer.json.',
   );
   const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
   weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);
@@ -170,7 +177,7 @@ export default function createGpt2View({ root, store, compute }) {
   };
 
   function showModel(info) {
-    const params = info.config.parameters.total;
+    const params = parameterTotal(info.config);
     if (info.kind === 'random') {
       modelBox.classList.add('random');
       modelLabel.textContent = RANDOM_LABEL;
@@ -183,7 +190,7 @@ export default function createGpt2View({ root, store, compute }) {
         loadedLabel ??
         `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
       modelDetail.textContent =
-        `${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
+        `${architecture(info.architecture).name} · ${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
         `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
     }
     useRandom.hidden = info.kind !== 'file';
@@ -213,25 +220,40 @@ export default function createGpt2View({ root, store, compute }) {
     });
   }
 
+  // GPT-2's position-method swap does not apply to GPT-NeoX: shown disabled, with the reason.
+  function showPositionSwap(arch) {
+    const why = arch.positionSwap;
+    const positionSelect = shell.panel.querySelector('#c-gpt-position');
+    if (!positionSelect) return;
+    positionSelect.disabled = Boolean(why);
+    positionSelect.title = why ?? '';
+    positionSelect.closest('.control')?.classList.toggle('not-applicable', Boolean(why));
+  }
+
   function draw(r, p) {
     last = r;
     const T = r.ids.length;
     r.labels = r.pieces.map(visibleToken);
     showModel(r.model);
+    const arch = architecture(r.model.architecture);
     const cap = maxTokens(r.model.config);
+    const context = arch.context(r.model.config);
     tokensTitle.textContent =
       `Tokens: T = ${T} (at most ${cap}: ` +
-      (cap === r.model.config.n_positions
-        ? `T is capped by n_positions = ${cap})`
-        : `this view’s limit; the model’s n_positions is ${r.model.config.n_positions})`);
+      (cap === context
+        ? `T is capped by ${arch.contextKey} = ${cap})`
+        : `this view’s limit; the model’s ${arch.contextKey} is ${context})`);
+    showPositionSwap(arch);
     renderChips(chips, r.ids, r.pieces);
     positionNote.textContent = r.positionNote;
     positionNote.classList.toggle('warn', r.position !== 'learned');
     grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`]);
     showSelection(p);
     renderTopTable(topBox, r.top, r.pieces[T - 1]);
-    renderConfigTables(configBox, r.model.config);
-    diagram.update(r.model.config, T, r.position);
+    renderConfigTables(configBox, r.model.config, r.model.architecture);
+    // The structure diagram draws GPT-2's steps; GPT-NeoX's are not drawn (yet).
+    diagram.figure.hidden = r.model.architecture !== 'gpt2';
+    if (!diagram.figure.hidden) diagram.update(r.model.config, T, r.position);
   }
 
   const errorKey = (message) =>
@@ -354,7 +376,9 @@ export default function createGpt2View({ root, store, compute }) {
     cancelLoad,
     text: () => pick(store.get(), shell.prefix).text,
     onLoaded: async (r, model, from) => {
-      source = { kind: 'file', key: r.model.key, name: r.model.name };
+      // Should the worker lose it, the same button brings it back from Cache Storage.
+      const again = `click “Load ${model.label}” again (it loads from this browser's storage, without downloading)`;
+      source = { kind: 'file', key: r.model.key, name: r.model.name, again };
       loadedLabel = `Loaded: ${model.label} (${model.repo}), ${from === 'cache' ? "from this browser's storage" : 'downloaded from the hub'}`;
       setFileError('');
       progressText.textContent = '';

@@ -1,16 +1,19 @@
-// The GPT-2 view's jobs. The model lives here in the worker between forward passes (one at a
-// time: a random init or a loaded checkpoint, keyed by an id the page passes back); a model
-// that is replaced is freed with .delete(). GPT-2 jobs run one after another, so a forward
-// pass never sees a model half loaded or freed.
+// The Models view's jobs, for every architecture the language-model module runs (GPT-2 and
+// GPT-NeoX, gpt2/architectures.js). The model lives here in the worker between forward passes
+// (one at a time: a random init or a loaded checkpoint, keyed by an id the page passes back),
+// with its tokenizer (GPT-2's bundled ranks, or the model's tokenizer.json read once at load);
+// a model that is replaced is freed with .delete(). These jobs run one after another, so a
+// forward pass never sees a model half loaded or freed.
+import { architecture, architectureOfConfigJson, neoxPositionNote } from '../../gpt2/architectures.js';
 import { loadCheckpoint, parseConfigJson } from '../../gpt2/loading.js';
 import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../../gpt2/shapes.js';
-import { loadTokenizer } from '../../gpt2/tokenizer.js';
+import { loadTokenizer, loadTokenizerOf } from '../../gpt2/tokenizer.js';
 
 // Above this, the model in memory is freed before a checkpoint is read (both would not fit
 // under the 2 GiB the wasm memory may grow to).
 const KEEP_OLD_BELOW = 1.2e9;
 
-let current = null; // { key, model, info }
+let current = null; // { key, model, info, tokenizer } (tokenizer: null for GPT-2's bundled one)
 let loads = 0;
 let cancelled = false;
 let queue = Promise.resolve();
@@ -29,7 +32,8 @@ function replace(next) {
 /** The model's description for the page (no wasm objects). */
 function describe(model, source) {
   const { config } = model;
-  return { ...source, config, bytes: model.bytes, dtype: model.dtype };
+  const arch = model.architecture ?? 'gpt2';
+  return { ...source, architecture: arch, config, bytes: model.bytes, dtype: model.dtype };
 }
 
 const randomKey = (shape) => `random:${shape}:${RANDOM_SEED}`;
@@ -48,38 +52,45 @@ function randomModel(lab, shape, progress) {
   });
   const createMs = performance.now() - t0;
   const info = describe(model, { kind: 'random', key, shape, label: spec.label, seed: RANDOM_SEED });
-  current = { key, model, info };
+  current = { key, model, info, tokenizer: null };
   return { model, info, createMs };
 }
 
 /**
  * Tokens → forward pass with the trace → every head's map (painted by the worker) and the
- * top-10 next tokens. p: { text, position, source: { kind: 'random', shape } | { kind: 'file', key } }.
+ * top-10 next tokens, for whichever architecture is loaded. p: { text, position, source:
+ * { kind: 'random', shape } | { kind: 'file', key, again? } } (again: how to get the model
+ * back when it is no longer here; the page knows, e.g. a stored hub model's button).
  */
 export function gpt2(lab, p, ctx = {}) {
   return serial(async () => {
     const t0 = performance.now();
-    const tok = await loadTokenizer();
+    const file = p.source?.kind === 'file';
+    if (file && current?.key !== p.source.key) {
+      throw new Error(`the loaded model is no longer in memory: ${p.source.again ?? 'pick the file again'}`);
+    }
+    const tok = (file && current.tokenizer) || (await loadTokenizer());
     const ids = tok.encode(p.text);
     const tokenizeMs = performance.now() - t0;
     let model;
     let info;
     let createMs = 0;
-    if (p.source?.kind === 'file') {
-      if (current?.key !== p.source.key)
-        throw new Error('the loaded checkpoint is no longer in memory: pick the file again');
-      ({ model, info } = current);
-    } else {
-      ({ model, info, createMs } = randomModel(lab, p.source?.shape ?? 'mini', ctx.progress));
-    }
+    if (file) ({ model, info } = current);
+    else ({ model, info, createMs } = randomModel(lab, p.source?.shape ?? 'mini', ctx.progress));
     const pieces = ids.map((id) => tok.piece(id));
+    const arch = architecture(info.architecture);
     checkTokens(ids, pieces, model.config);
 
     const t1 = performance.now();
-    const r = model.forward(ids, { position: p.position, topK: 10, trace: true });
+    const neox = info.architecture === 'gpt_neox';
+    // GPT-NeoX: no (T, V) logits (the top-k comes without them); positions are its RoPE.
+    const r = neox
+      ? model.forward(ids, { topK: 10, trace: true, logits: false })
+      : model.forward(ids, { position: p.position, topK: 10, trace: true });
     const forwardMs = performance.now() - t1;
     const T = ids.length;
-    const { n_layer: N, n_head: H } = model.config;
+    const N = arch.layers(model.config);
+    const H = arch.heads(model.config);
     const heatmaps = {};
     for (let l = 0; l < N; l++) {
       const att = r.layers[l].attention.data;
@@ -102,8 +113,8 @@ export function gpt2(lab, p, ctx = {}) {
         probs: Array.from(r.topProbs),
         pieces: Array.from(r.topIds, (id) => tok.piece(id)),
       },
-      position: r.position,
-      positionNote: r.positionNote,
+      position: neox ? 'rope' : r.position,
+      positionNote: neox ? neoxPositionNote(model.config) : r.positionNote,
       layers: N,
       heads: H,
       heatmaps,
@@ -117,9 +128,10 @@ export function checkTokens(ids, pieces, config) {
   if (ids.length === 0) throw new RangeError('type some text: there are no tokens to run');
   const cap = maxTokens(config);
   if (ids.length > cap) {
+    const key = config.n_positions === undefined ? 'max_position_embeddings' : 'n_positions';
     const why =
-      cap === config.n_positions
-        ? `this model reads at most n_positions = ${config.n_positions} tokens (T is capped by n_positions)`
+      cap === config[key]
+        ? `this model reads at most ${key} = ${config[key]} tokens (T is capped by ${key})`
         : `this view runs at most ${cap} tokens (it keeps every layer's T×T maps)`;
     throw new RangeError(`${ids.length} tokens: ${why}; shorten the text`);
   }
@@ -132,8 +144,11 @@ export function checkTokens(ids, pieces, config) {
 }
 
 /**
- * Reads a checkpoint (File) and its optional config.json (File) in chunks, reporting
- * progress; on success the new model replaces the current one. p: { model: File, config: File|null }.
+ * Reads a checkpoint (File) with its optional config.json and tokenizer.json (Files) in chunks,
+ * reporting progress; on success the new model replaces the current one. The architecture is
+ * config.json's model_type, else what the checkpoint's tensor names say; GPT-NeoX needs both
+ * files (its shape and vocabulary are not in the checkpoint), checked before any weight is read.
+ * p: { model: File, config: File|null, tokenizer?: File|null }.
  */
 export function gpt2Load(lab, p, ctx = {}) {
   return serial(async () => {
@@ -141,13 +156,37 @@ export function gpt2Load(lab, p, ctx = {}) {
     const t0 = performance.now();
     const name = p.model.name;
     const config = p.config ? parseConfigJson(await p.config.text(), p.config.name) : undefined;
+    const declared = config ? architectureOfConfigJson(config, p.config.name) : null;
+    const tokenizerText = p.tokenizer ? await p.tokenizer.text() : null;
+    let tokenizer = null;
+    const ready = (arch) => {
+      if (arch !== 'gpt_neox') return;
+      const missing = [!config && 'config.json', !p.tokenizer && 'tokenizer.json'].filter(Boolean);
+      if (missing.length) {
+        throw new Error(
+          `${name} is a GPT-NeoX checkpoint: pick its ${missing.join(' and ')} with it (the checkpoint does not say its shape or vocabulary)`,
+        );
+      }
+    };
+    if (declared) ready(declared);
+    if (declared === 'gpt_neox') tokenizer = await tokenizerOf('gpt_neox', tokenizerText, p.tokenizer.name);
     if (current && current.info.bytes + p.model.size > KEEP_OLD_BELOW) replace(null);
     const model = await loadCheckpoint(lab, p.model, {
       name,
       config,
+      ...(declared ? { architecture: declared } : {}),
+      onArchitecture: ready,
       onProgress: (x) => ctx.progress?.({ phase: 'load', ...x }),
       cancelled: () => cancelled,
     });
+    try {
+      if (model.architecture === 'gpt_neox' && !tokenizer) {
+        tokenizer = await tokenizerOf('gpt_neox', tokenizerText, p.tokenizer.name);
+      }
+    } catch (e) {
+      model.delete();
+      throw e;
+    }
     const key = `file:${++loads}`;
     replace(null);
     const info = describe(model, {
@@ -155,11 +194,21 @@ export function gpt2Load(lab, p, ctx = {}) {
       key,
       name,
       configName: p.config?.name ?? null,
+      tokenizerName: tokenizer ? p.tokenizer.name : null,
       fileBytes: p.model.size,
     });
-    current = { key, model, info };
+    current = { key, model, info, tokenizer };
     return { model: info, loadMs: performance.now() - t0 };
   });
+}
+
+/** The architecture's tokenizer, from tokenizer.json's text where it reads one (named on failure). */
+async function tokenizerOf(arch, text, fileName) {
+  try {
+    return await loadTokenizerOf(architecture(arch).tokenizer, { 'tokenizer.json': text });
+  } catch (e) {
+    throw new Error(`${fileName}: ${e.message.replace(/^tokenizer\.json: /, '')}`);
+  }
 }
 
 /** Stops a checkpoint read at its next chunk (not queued behind it). */

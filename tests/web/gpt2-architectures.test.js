@@ -1,0 +1,94 @@
+// What the Models view knows of each architecture (gpt2/architectures.js): the config table's
+// rows with GPT-NeoX's keys, the tokenizer kind, layers/heads and context, and config.json's
+// model_type accepted or refused by name.
+import { describe, expect, it } from 'vitest';
+import {
+  architecture,
+  architectureOfConfigJson,
+  neoxPositionNote,
+  parameterTotal,
+  tokenizerKindOf,
+} from '../../web/src/gpt2/architectures.js';
+import { maxTokens } from '../../web/src/gpt2/shapes.js';
+import { TINY_NEOX_CONFIG } from '../helpers/tiny-models.js';
+
+const PYTHIA_70M = {
+  ...TINY_NEOX_CONFIG,
+  vocab_size: 50304,
+  hidden_size: 512,
+  num_hidden_layers: 6,
+  num_attention_heads: 8,
+  intermediate_size: 2048,
+  max_position_embeddings: 2048,
+  rotary_pct: 0.25,
+  parameters: 70426624,
+};
+const GPT2 = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
+
+describe('Models view architectures', () => {
+  it('Architectures.NeoxConfigRowsUseItsOwnKeys', () => {
+    const rows = Object.fromEntries(
+      architecture('gpt_neox')
+        .configRows(PYTHIA_70M)
+        .map((r) => [r.key, r.value]),
+    );
+    expect(rows).toEqual({
+      vocab_size: 50304,
+      max_position_embeddings: 2048,
+      hidden_size: 512,
+      num_hidden_layers: 6,
+      num_attention_heads: 8,
+      head: 64,
+      intermediate_size: 2048,
+      rotary_pct: 0.25,
+      rotary_dim: 16,
+      rotary_emb_base: 10000,
+      use_parallel_residual: true,
+      layer_norm_eps: 1e-5,
+    });
+    // The core's own rotary width wins over the formula when it reports one.
+    const reported = architecture('gpt_neox').configRows({ ...PYTHIA_70M, rope: { rotaryDim: 18 } });
+    expect(reported.find((r) => r.key === 'rotary_dim').value).toBe(18);
+    expect(neoxPositionNote(PYTHIA_70M)).toMatch(
+      /RoPE on the first 16 of each head’s 64 dims \(rotary_pct 0\.25, base 10000\)/,
+    );
+  });
+
+  it('Architectures.Gpt2RowsAreTheViewsFormerTable', () => {
+    expect(
+      architecture('gpt2')
+        .configRows(GPT2)
+        .map((r) => [r.key, r.value]),
+    ).toEqual([
+      ['vocab_size', 50257],
+      ['n_positions', 1024],
+      ['n_embd', 768],
+      ['n_layer', 12],
+      ['n_head', 12],
+      ['head', 64],
+      ['layer_norm_epsilon', 1e-5],
+    ]);
+    expect(architecture('gpt2').positionSwap).toBeNull();
+    expect(architecture('gpt_neox').positionSwap).toMatch(/does not apply/);
+  });
+
+  it('Architectures.TokenizerLayersHeadsAndContextByKind', () => {
+    expect(tokenizerKindOf('gpt2')).toBe('tiktoken-gpt2');
+    expect(tokenizerKindOf('gpt_neox')).toBe('tokenizer-json');
+    const neox = architecture('gpt_neox');
+    expect([neox.layers(PYTHIA_70M), neox.heads(PYTHIA_70M), neox.context(PYTHIA_70M)]).toEqual([6, 8, 2048]);
+    expect([maxTokens(PYTHIA_70M), maxTokens(TINY_NEOX_CONFIG), maxTokens(GPT2)]).toEqual([256, 64, 256]);
+    expect(parameterTotal(PYTHIA_70M)).toBe(70426624);
+    expect(parameterTotal({ parameters: { total: 124439808 } })).toBe(124439808);
+  });
+
+  it('Architectures.ConfigModelTypeIsAcceptedOrRefusedByName', () => {
+    expect(architectureOfConfigJson({ model_type: 'gpt_neox' })).toBe('gpt_neox');
+    expect(architectureOfConfigJson({ model_type: 'gpt2' })).toBe('gpt2');
+    expect(architectureOfConfigJson({ n_embd: 32 })).toBeNull();
+    expect(() => architectureOfConfigJson({ model_type: 'llama' }, 'my/config.json')).toThrow(
+      /^my\/config\.json: model_type "llama" is not a model this view runs \(gpt2, gpt_neox\)$/,
+    );
+    expect(() => architecture('llama')).toThrow(/this view runs gpt2 and gpt_neox models/);
+  });
+});
