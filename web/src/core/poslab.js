@@ -4,10 +4,11 @@
 import { bindPosLab } from './api.js';
 import { PosLabError } from './errors.js';
 import { bindGpt2 } from './gpt2.js';
+import { bindLm } from './lm.js';
 import { loadModule } from './load.js';
 import * as check from './validate.js';
 
-export { bindGpt2, bindPosLab, PosLabError };
+export { bindGpt2, bindLm, bindPosLab, PosLabError };
 
 /**
  * Loads one build variant and returns the API bound to it.
@@ -19,10 +20,11 @@ export async function createPosLab(config = {}) {
 }
 
 /**
- * Loads the GPT-2 module (build/wasm/VARIANT/poslab-gpt2.wasm) and returns its API.
+ * Loads the language-model module (build/wasm/VARIANT/poslab-gpt2.wasm) and returns its API:
+ * GPT-2's (gpt2.d.ts) and GPT-NeoX's (gpt-neox.d.ts).
  * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
  */
 export async function createGpt2Lab(config = {}) {
   check.options(config, 'createGpt2Lab', ['variant', 'wasmBinary', 'factory']);
-  return bindGpt2(await loadModule(config, 'poslab-gpt2'));
+  return bindLm(await loadModule(config, 'poslab-gpt2'));
 }

@@ -1,0 +1,47 @@
+// Tiny GPT-NeoX checkpoints for the wasm suite, written by the native CLI (`poslab lm-random`)
+// so the file the wasm loader reads is the one the CLI computes on.
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCli } from './cli.js';
+
+// 4 heads of d = 8, R = int(8·0.5) = 4 rotated dims, trained context 16 (so T = 24 is past it).
+export const TINY_NEOX = {
+  model_type: 'gpt_neox',
+  vocab_size: 100,
+  hidden_size: 32,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  intermediate_size: 64,
+  max_position_embeddings: 16,
+  rotary_pct: 0.5,
+};
+
+/** `poslab lm-random` into dir: { weights, config, bytes: Uint8Array, configText }. */
+export async function writeTinyNeox(dir, { config = TINY_NEOX, seed = 3, dtype = 'F32' } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  const given = path.join(dir, 'given.json');
+  fs.writeFileSync(given, JSON.stringify(config));
+  const out = path.join(dir, 'model');
+  const { code, stderr } = await runCli(['lm-random', '--config', given, '--seed', seed, '--dtype', dtype, '-o', out]);
+  if (code !== 0) throw new Error(`poslab lm-random: ${stderr}`);
+  const weights = path.join(out, 'model.safetensors');
+  const configPath = path.join(out, 'config.json');
+  return {
+    weights,
+    config: configPath,
+    bytes: new Uint8Array(fs.readFileSync(weights)),
+    configText: fs.readFileSync(configPath, 'utf8'),
+  };
+}
+
+/** A checkpoint's bytes through gptNeoxLoader in `chunk`-byte pieces. */
+export function loadNeoxInChunks(lab, bytes, chunk, config, name = 'tiny.safetensors') {
+  const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
+  const loader = lab.gptNeoxLoader({ header: bytes.subarray(0, 8 + N), fileSize: bytes.length, name, config });
+  try {
+    for (let at = 8 + N; at < bytes.length; at += chunk) loader.append(bytes.subarray(at, at + chunk));
+    return loader.finish();
+  } finally {
+    loader.delete();
+  }
+}

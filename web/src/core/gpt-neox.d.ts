@@ -1,0 +1,122 @@
+// Types of the GPT-NeoX (Pythia) API (gpt-neox.js), in the same lab as GPT-2's (poslab-gpt2
+// module). Shapes: T tokens, V vocabulary, H heads, N layers. Configs use Hugging Face's
+// config.json keys.
+import type { Tensor } from './poslab';
+import type { Gpt2Lab, Gpt2LayerTrace, Precision } from './gpt2';
+
+export interface GptNeoxConfigInput {
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  intermediate_size: number;
+  max_position_embeddings?: number;
+  rotary_pct?: number;
+  rotary_emb_base?: number;
+  layer_norm_eps?: number;
+  use_parallel_residual?: boolean;
+  rope_scaling?: { type?: string; rope_type?: string; factor?: number; [other: string]: unknown };
+  [other: string]: unknown;
+}
+
+export interface GptNeoxConfig {
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  intermediate_size: number;
+  max_position_embeddings: number; // the trained context
+  rotary_pct: number;
+  rotary_emb_base: number;
+  layer_norm_eps: number;
+  use_parallel_residual: boolean;
+  /** The config's own rotation (rope_scaling, or 'none'); rotaryDim = int(d·rotary_pct). */
+  rope: { scaling: RopeScalingName; factor: number; originalLength: number; rotaryDim: number; base: number };
+  parameters: number; // total
+  json: string; // the config.json the core reads back to this config
+}
+
+/** A preset, or config.json as an object or its text: one of them is required. */
+export interface GptNeoxConfigChoice {
+  preset?: 'pythia-70m' | 'pythia-160m';
+  config?: GptNeoxConfigInput | string;
+}
+
+export type RopeScalingName = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3';
+
+/**
+ * A long-context scaling in place of the config's rope_scaling (as `poslab lm --rope-*`): the
+ * base, pairs and rotated fraction stay the config's; originalLength defaults to
+ * max_position_embeddings (dynamic scales by the whole sequence length).
+ */
+export interface GptNeoxRope {
+  scaling: RopeScalingName;
+  factor?: number; // f >= 1 (default 1)
+  originalLength?: number;
+  lowFreqFactor?: number; // llama3 (1)
+  highFreqFactor?: number; // llama3 (4)
+  betaFast?: number; // yarn (32)
+  betaSlow?: number; // yarn (1)
+}
+
+export interface GptNeoxForwardOptions {
+  precision?: Precision; // 'float' (default)
+  trace?: boolean; // per-layer attention (H, T, T) and statistics; default false
+  topK?: number; // default 10
+  logits?: boolean; // the (T, V) logits; default true. Off for long T: (T, V) passes the element cap at T > 5336 (V = 50 304)
+  lossByPosition?: boolean; // (T−1,) next-token losses reduced a vocabulary block at a time; default false
+  rope?: GptNeoxRope;
+}
+
+export interface GptNeoxResult {
+  logits?: Tensor; // (T, V) when options.logits
+  losses?: Tensor; // (T−1,) when options.lossByPosition: −log p(token t+1 | tokens ≤ t)
+  layers: Gpt2LayerTrace[]; // N entries with trace (residAttnNorm: after attention when sequential)
+  topIds: Int32Array; // (k,) next tokens after the last position, most likely first
+  topProbs: Float32Array;
+  precision: Precision;
+  rope: { scaling: RopeScalingName; factor: number; originalLength: number }; // the rotation used
+}
+
+/** Weights in the wasm heap until delete(). */
+export interface GptNeoxModel {
+  architecture: 'gpt_neox';
+  config: GptNeoxConfig;
+  bytes: number;
+  dtype: 'F32' | 'F16' | 'mixed';
+  forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
+  delete(): void;
+}
+
+/** A checkpoint fed chunk by chunk (the bytes after the header, in order). */
+export interface GptNeoxLoading {
+  tensors: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
+  config: GptNeoxConfig;
+  expected: number;
+  received(): number;
+  append(chunk: Uint8Array): void;
+  /** Checks completeness and finiteness (errors name the tensor) and returns the model. */
+  finish(): GptNeoxModel;
+  delete(): void;
+}
+
+export interface GptNeoxLab {
+  /** The scalings forward's rope.scaling accepts, from the core: 'none' first. */
+  readonly ropeScalings: readonly RopeScalingName[];
+  /** Size of the wasm heap in bytes (it only grows: the high-water mark). */
+  wasmHeapBytes(): number;
+  gptNeoxConfig(choice: GptNeoxConfigChoice): GptNeoxConfig;
+  gptNeoxRandom(choice: GptNeoxConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): GptNeoxModel;
+  /** header: the file's first 8 + N bytes (safetensorsHeaderLength gives N); checked against the config before allocating. */
+  gptNeoxLoader(options: GptNeoxConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): GptNeoxLoading;
+  /** Which loader a checkpoint needs, from its tensor names (header: first 8 + N bytes). */
+  architectureOf(header: Uint8Array, fileSize: number, name?: string): 'gpt2' | 'gpt_neox';
+  /** config.json's model_type, null when absent. */
+  architectureOfConfig(text: string, name?: string): 'gpt2' | 'gpt_neox' | null;
+}
+
+/** What createGpt2Lab returns: the language-model module's whole API. */
+export type LmLab = Gpt2Lab & GptNeoxLab;
+
+export function bindGptNeox(module: object): GptNeoxLab;
+export function bindLm(module: object): LmLab;
