@@ -1,0 +1,133 @@
+// The Long context job on the built language-model module (as the worker runs it, against the
+// JS API directly) and its pure helpers: the curves are the model's own losses by position
+// for each scaling, from the sample text (or the user's) cut at times × the trained context.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../web/src/content/long-context-sample.js';
+import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { loadTokenizer } from '../../web/src/gpt2/tokenizer.js';
+import {
+  etaText,
+  LONG_CONTEXT_METHODS,
+  longContext,
+  longContextCancel,
+  movingAverage,
+  planLength,
+  RANDOM_MODELS,
+} from '../../web/src/worker/jobs/long-context.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const wasm = path.join(root, 'build/wasm/simd/poslab-gpt2.wasm');
+
+describe('pure helpers', () => {
+  test('movingAverage: centred window, shrinking at the ends; w ≤ 1 copies', () => {
+    const x = Float32Array.from([1, 2, 3, 4, 5]);
+    expect(Array.from(movingAverage(x, 1))).toEqual([1, 2, 3, 4, 5]);
+    expect(Array.from(movingAverage(x, 3))).toEqual([1.5, 2, 3, 4, 4.5]);
+    expect(Array.from(movingAverage(x, 100))).toEqual([3, 3, 3, 3, 3]);
+    expect(movingAverage(new Float32Array(0), 5).length).toBe(0);
+  });
+
+  test('planLength: times × N when the text is long enough, else the text with a note', () => {
+    expect(planLength(12000, 2048, 4)).toEqual({ T: 8192, note: '' });
+    const short = planLength(5000, 2048, 4);
+    expect(short.T).toBe(5000);
+    expect(short.note).toMatch(/5000 tokens, fewer than 4 × 2048/);
+    expect(() => planLength(1, 64, 4)).toThrow(/at least 2 tokens/);
+  });
+
+  test('etaText: from the steps done', () => {
+    expect(etaText(0, 5, 1000)).toBe('');
+    expect(etaText(1, 5, 10_000)).toBe('about 40 s left');
+    expect(etaText(2, 5, 240_000)).toBe('about 6 min left');
+    expect(etaText(5, 5, 1000)).toBe('');
+  });
+
+  test('the sample is the two licences verbatim, long enough for 4 × 2048 tokens, with its source', async () => {
+    const gpl3 = fs.readFileSync(path.join(root, 'web/src/content/gpl-3.0.txt'), 'utf8');
+    expect(SAMPLE_TEXT.startsWith(gpl3)).toBe(true);
+    expect(gpl3).toMatch(/Everyone is permitted to copy and distribute verbatim copies/);
+    expect(SAMPLE_SOURCE).toMatch(/base-files/);
+    const tok = await loadTokenizer();
+    expect(tok.encode(SAMPLE_TEXT).length).toBeGreaterThan(4 * 2048);
+  });
+});
+
+describe('the longContext job (tiny random GPT-NeoX)', () => {
+  let lab;
+  beforeAll(async () => {
+    lab = await createGpt2Lab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+  });
+
+  test('one curve per scaling, each the model’s own losses by position, with progress', async () => {
+    const seen = [];
+    const r = await longContext(lab, { model: 'tiny', times: 4, factor: 4 }, { progress: (d) => seen.push(d) });
+    expect(r.methods).toEqual(LONG_CONTEXT_METHODS);
+    expect([r.N, r.T]).toEqual([64, 256]);
+    expect(r.random).toBe(true);
+    expect(seen.filter((d) => d.phase === 'run').map((d) => `${d.index + 1}/${d.count} ${d.method}`)).toEqual([
+      '1/5 none',
+      '2/5 linear',
+      '3/5 ntk',
+      '4/5 dynamic',
+      '5/5 yarn',
+    ]);
+    // Independent values: the same model through the API, on the sample's first 256 tokens.
+    const tok = await loadTokenizer();
+    const tokens = tok.encode(SAMPLE_TEXT).slice(0, 256);
+    const { label, ...choice } = RANDOM_MODELS.tiny;
+    const model = lab.gptNeoxRandom({ ...choice, seed: 0 });
+    try {
+      for (const scaling of LONG_CONTEXT_METHODS) {
+        expect(r.losses[scaling].length).toBe(255);
+        const want = model.forward(tokens, {
+          logits: false,
+          lossByPosition: true,
+          rope: { scaling, factor: scaling === 'none' ? 1 : 4 },
+        }).losses.data;
+        expect(Array.from(r.losses[scaling])).toEqual(Array.from(want));
+      }
+      // Inside the trained context linear and none differ (the angles are divided by f)...
+      expect(r.losses.linear).not.toEqual(r.losses.none);
+      // ...while dynamic only rescales past it: with S = 256 > N it differs too.
+      expect(r.losses.dynamic).not.toEqual(r.losses.none);
+    } finally {
+      model.delete();
+    }
+    // The same request again comes from the kept curves, without recomputing.
+    const again = await longContext(lab, { model: 'tiny', times: 4, factor: 4 });
+    expect(again.cached).toBe(true);
+    expect(Array.from(again.losses.yarn)).toEqual(Array.from(r.losses.yarn));
+  });
+
+  test('the user’s text, a subset of methods, a short text noted', async () => {
+    const r = await longContext(lab, {
+      model: 'tiny',
+      times: 2,
+      factor: 2,
+      text: 'one two three four five six',
+      methods: ['none', 'yarn'],
+    });
+    expect(r.methods).toEqual(['none', 'yarn']);
+    expect(r.T).toBe(r.textTokens);
+    expect(r.note).toMatch(/fewer than 2 × 64/);
+    expect(r.source).toBe('your text');
+  });
+
+  test('errors carry the setting they are about, and the job works after them', async () => {
+    await expect(longContext(lab, { model: 'tiny', times: 4, factor: 0.5 })).rejects.toMatchObject({ field: 'factor' });
+    await expect(longContext(lab, { model: 'gpt-9', times: 4, factor: 2 })).rejects.toMatchObject({ field: 'model' });
+    await expect(longContext(lab, { model: 'file', times: 4, factor: 2 })).rejects.toMatchObject({ field: 'model' });
+    await expect(longContext(lab, { model: 'tiny', times: 4, factor: 2, text: 'a' })).rejects.toMatchObject({
+      field: 'text',
+    });
+    await expect(longContext(lab, { model: 'tiny', times: 4, factor: 2, methods: ['xpos'] })).rejects.toMatchObject({
+      field: 'methods',
+    });
+    expect(longContextCancel()).toEqual({ cancelled: true });
+    const r = await longContext(lab, { model: 'tiny', times: 1, factor: 2, methods: ['none'] });
+    expect(r.T).toBe(64);
+  });
+});
