@@ -2,7 +2,7 @@
 // mock-hub.mjs) with tiny checkpoints under the real repositories' paths: GPT-2 small
 // downloaded through a redirect to another port with a progress bar, stored, loaded and run,
 // then loaded from Cache Storage with no request to the hub, offline too, and deleted;
-// Pythia downloaded, checked and stored while this build has no GPT-NeoX runtime; 404, an
+// Pythia (GPT-NeoX) downloaded, stored and run with its own tokenizer.json; 404, an
 // HTML page, junk, a body cut short and Cancel each leave a message beside the buttons,
 // nothing stored and the model on show; a missing or invalid poslab.config.json falls back to
 // the default hub with a note; a hub or redirect the page's CSP does not allow is named.
@@ -190,7 +190,7 @@ describe('Models view: one click to a hub model', () => {
     await context.close();
   });
 
-  it('E2E.HubPythiaIsStoredAndCheckedButThisBuildCannotRunIt', async () => {
+  it('E2E.HubPythiaDownloadsStoresAndRunsWithItsTokenizer', async () => {
     const { page, context, problems } = await openModels();
     const typed = await drawCount(page, 'gpt');
     await page.fill('#c-gpt-text', 'the cat sat on the mat');
@@ -198,30 +198,56 @@ describe('Models view: one click to a hub model', () => {
     await drawn(page, 'gpt', typed + 1);
     const draws = await drawCount(page, 'gpt');
     await button(page, 'pythia-70m').click();
-    await page.waitForFunction(() => document.querySelector('#view-gpt2 .hub-note').textContent.length > 0);
-    const note = await page.textContent('#view-gpt2 .hub-note');
-    expect(note).toMatch(/^Pythia-70m \(EleutherAI\/pythia-70m\): downloaded [\d.]+ [kM]B in [\d.]+ s and stored/);
-    expect(note).toContain('tokenizer.json checked: its 273-token vocabulary reads the text as 9 tokens');
-    expect(note).toContain('This build has no GPT-NeoX runtime in the browser, so it cannot run here yet');
+    await drawn(page, 'gpt', draws + 1);
+    expect(await label(page)).toBe('Loaded: Pythia-70m (EleutherAI/pythia-70m), downloaded from the hub');
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^GPT-NeoX · /);
+    expect(await page.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+      /^Pythia-70m: downloaded [\d.]+ [kM]B in [\d.]+ s and stored; loaded in [\d.]+ s$/,
+    );
     expect(await hubError(page)).toBe('');
+    // Its tokenizer.json's 9 tokens (not GPT-2's 6), every layer × head drawn, the top 10 listed.
+    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
+    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
+    expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    expect([await row('hidden_size'), await row('num_attention_heads'), await row('rotary_pct')]).toEqual([
+      '32',
+      '4',
+      '0.25',
+    ]);
+    expect(await row('use_parallel_residual')).toBe('true');
+    // GPT-2's position swap and structure diagram do not apply: disabled with the reason, hidden.
+    expect(await page.isDisabled('#c-gpt-position')).toBe(true);
+    expect(await page.getAttribute('#c-gpt-position', 'title')).toMatch(/does not apply/);
+    expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(/^Positions as trained: RoPE/);
+    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(false);
     expect(await storedRepos(page)).toEqual(['EleutherAI/pythia-70m']);
     expect(await button(page, 'pythia-70m').textContent()).toContain('stored');
-    expect(await label(page)).toContain('random weights'); // the model on show is unchanged
-    expect(await drawCount(page, 'gpt')).toBe(draws);
     const keys = await cacheKeys(page);
     expect(keys.map((u) => u.slice(mock.hub.length)).sort()).toEqual([
       '/EleutherAI/pythia-70m/resolve/main/config.json',
       '/EleutherAI/pythia-70m/resolve/main/model.safetensors',
       '/EleutherAI/pythia-70m/resolve/main/tokenizer.json',
     ]);
-    // Again: from storage, the same honest state, no request.
+    // Typed text redraws through its tokenizer; again from storage, no request.
+    const k = await drawCount(page, 'gpt');
+    await page.fill('#c-gpt-text', 'hello the cat');
+    await page.press('#c-gpt-text', 'Tab');
+    await drawn(page, 'gpt', k + 1);
+    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(3);
     const asking = hubRequests();
+    const m = await drawCount(page, 'gpt');
     await button(page, 'pythia-70m').click();
-    await page.waitForFunction(() =>
-      document.querySelector('#view-gpt2 .hub-note').textContent.includes("from this browser's storage"),
-    );
+    await drawn(page, 'gpt', m + 1);
     expect(hubRequests()).toBe(asking);
+    expect(await label(page)).toBe("Loaded: Pythia-70m (EleutherAI/pythia-70m), from this browser's storage");
     await page.screenshot({ path: path.join(outDir, 'hub-pythia.png'), fullPage: true });
+    // Back to random weights: GPT-2 again, with its position swap.
+    const n = await drawCount(page, 'gpt');
+    await page.click('#view-gpt2 .gpt2-weights button:has-text("use random weights")');
+    await drawn(page, 'gpt', n + 1);
+    expect(await page.isDisabled('#c-gpt-position')).toBe(false);
+    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(true);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });

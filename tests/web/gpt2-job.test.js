@@ -184,7 +184,7 @@ describe('GPT-2 job', () => {
     // The tiny tokenizer.json's merges (Ġthe, Ġcat, Ġsat), not GPT-2's ranks.
     expect(r.pieces).toEqual(['t', 'he', ' cat', ' sat']);
     expect(r.ids).toEqual([2 + 116, 259, 263, 265]);
-    expect(lab.log.forwards.at(-1).opts).toEqual({ topK: 10, trace: true, logits: false }); // no position swap
+    expect(lab.log.forwards.at(-1).opts).toEqual({ topK: 10, trace: true, logits: false, lossByPosition: true }); // no position swap
     expect([r.layers, r.heads, r.position]).toEqual([2, 4, 'rope']);
     expect(r.positionNote).toMatch(/^Positions as trained: RoPE on the first 2 of each head’s 8 dims/);
     expect(r.top.pieces[0]).toBe('at'); // top ids decoded by the model's own vocabulary (262: 'at')

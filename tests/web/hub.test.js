@@ -475,7 +475,26 @@ describe('known models and runtimes', () => {
       expect(filesOf(m).some((f) => f.endsWith('.bin'))).toBe(false);
     }
     expect(runtimeOf('gpt2').name).toBe('GPT-2');
-    expect(runtimeOf('gpt_neox')).toBeNull(); // not in this build yet
+    expect(runtimeOf('gpt_neox').name).toBe('GPT-NeoX');
+  });
+
+  it('Known.RuntimesHandTheCachedFilesToTheWorkersLoader', async () => {
+    const sent = [];
+    const compute = { request: async (...args) => (sent.push(args), { model: {}, loadMs: 1 }) };
+    const weights = new Blob([new Uint8Array(16)]);
+    const onProgress = () => {};
+    const texts = { 'tokenizer.json': '{"model":{}}' };
+    await runtimeOf('gpt_neox').load({ compute, channel: 'gpt-load', weights, config: '{"a":1}', texts, onProgress });
+    await runtimeOf('gpt2').load({ compute, channel: 'gpt-load', weights, config: '{}', texts: {}, onProgress });
+    const [neox, gpt2] = sent;
+    expect([neox[0], neox[1], neox[3].onProgress]).toEqual(['gpt-load', 'gpt2Load', onProgress]);
+    expect([neox[2].model.name, neox[2].model.size, await neox[2].config.text()]).toEqual([
+      'model.safetensors',
+      16,
+      '{"a":1}',
+    ]);
+    expect([neox[2].tokenizer.name, await neox[2].tokenizer.text()]).toEqual(['tokenizer.json', '{"model":{}}']);
+    expect(gpt2[2].tokenizer).toBeNull(); // GPT-2 reads its bundled ranks
   });
 
   it('Known.UnknownTokenizerKindIsRefused', async () => {

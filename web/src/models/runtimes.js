@@ -10,24 +10,28 @@
  *   with the worker's { model, loadMs } (the gpt2Load job's result), or null when superseded
  */
 
-/** GPT-2: the worker's gpt2Load job, the streamed loader the local-file path uses. */
-function loadGpt2({ compute, channel, weights, config, onProgress }) {
+/**
+ * The worker's gpt2Load job, the streamed loader the local-file path uses, for either
+ * architecture: it reads the cached Blob in pieces into lab.gpt2Loader or lab.gptNeoxLoader
+ * (config.json's model_type decides) and keeps the model's tokenizer beside it.
+ */
+function loadInWorker({ compute, channel, weights, config, texts, onProgress }) {
   // File parts reference the cached Blob: nothing is copied here or on the way to the worker.
   const model = new File([weights], 'model.safetensors', { type: 'application/octet-stream' });
   const configFile = new File([config], 'config.json', { type: 'application/json' });
-  return compute.request(channel, 'gpt2Load', { model, config: configFile }, { onProgress });
+  const tokenizerText = texts?.['tokenizer.json'];
+  const tokenizer =
+    typeof tokenizerText === 'string'
+      ? new File([tokenizerText], 'tokenizer.json', { type: 'application/json' })
+      : null;
+  return compute.request(channel, 'gpt2Load', { model, config: configFile, tokenizer }, { onProgress });
 }
 
 /** @type {Readonly<Record<import('./known-models.js').Architecture, Runtime | null>>} */
 export const RUNTIMES = Object.freeze({
-  gpt2: { name: 'GPT-2', load: loadGpt2 },
-  // ▶ GPT-NeoX (Pythia) plugs in here. Once the language-model module exposes a streamed NeoX
-  // loader, add { name: 'GPT-NeoX', load } whose load sends the Blob, config.json's text and
-  // texts['tokenizer.json'] to a worker job that reads the Blob in pieces into that loader
-  // (as jobs/gpt2.js's gpt2Load does with lab.gpt2Loader) and tokenizes with
-  // loadTokenizerOf('tokenizer-json', texts). Until then the view downloads and stores the
-  // model and says this build cannot run it.
-  gpt_neox: null,
+  gpt2: { name: 'GPT-2', load: loadInWorker },
+  // Pythia: the same job; the worker reads tokenizer.json with @huggingface/tokenizers once.
+  gpt_neox: { name: 'GPT-NeoX', load: loadInWorker },
 });
 
 /** Readable names of the architectures (for messages, also without a runtime). */

@@ -3,7 +3,8 @@
 // or a job's fieldError: an Error's own properties do not survive postMessage). The UI thread
 // never waits on the core. A job may be async and may report progress ({ type: 'progress', id,
 // data }); jobs can keep state here between messages (the GPT-2 view's model stays loaded).
-// GPT-2 jobs run on their own module (poslab-gpt2), fetched the first time one is asked for.
+// The Models view's jobs run on the language-model module (poslab-gpt2: GPT-2 and GPT-NeoX),
+// fetched the first time one is asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
@@ -36,17 +37,17 @@ if (self.name !== 'gpt2') {
   self.postMessage({ type: 'ready' }); // up; its module loads with the first GPT-2 job
 }
 
-// The GPT-2 module, its API and its jobs: { lab, jobs }.
+// The language-model module, its API (GPT-2's and GPT-NeoX's) and its jobs: { lab, jobs }.
 let gpt2Ready = null;
 function gpt2() {
   gpt2Ready ??= (async () => {
-    const [{ default: create }, { bindGpt2 }, jobs, wasmBinary] = await Promise.all([
+    const [{ default: create }, { bindLm }, jobs, wasmBinary] = await Promise.all([
       import('@poslab-wasm/poslab-gpt2.mjs'),
-      import('../core/gpt2.js'),
+      import('../core/lm.js'),
       loadGpt2Jobs(),
       wasmBytes(gpt2WasmUrl, 'the GPT-2 WebAssembly module'),
     ]);
-    return { lab: bindGpt2(await create({ wasmBinary })), jobs };
+    return { lab: bindLm(await create({ wasmBinary })), jobs };
   })();
   gpt2Ready.catch(() => (gpt2Ready = null)); // a later job may try again
   return gpt2Ready;

@@ -83,9 +83,11 @@ export function gpt2(lab, p, ctx = {}) {
 
     const t1 = performance.now();
     const neox = info.architecture === 'gpt_neox';
-    // GPT-NeoX: no (T, V) logits (the top-k comes without them); positions are its RoPE.
+    // GPT-NeoX: positions are its RoPE. The core returns the logits or the per-position loss
+    // (or both); the (T − 1) losses are far smaller than (T, V) logits, and need T ≥ 2.
+    const T0 = ids.length;
     const r = neox
-      ? model.forward(ids, { topK: 10, trace: true, logits: false })
+      ? model.forward(ids, { topK: 10, trace: true, logits: T0 < 2, lossByPosition: T0 >= 2 })
       : model.forward(ids, { position: p.position, topK: 10, trace: true });
     const forwardMs = performance.now() - t1;
     const T = ids.length;
