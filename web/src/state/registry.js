@@ -218,6 +218,23 @@ export const VIEWS = [
     load: () => import('../views/attention.js').then((m) => m.default),
   },
   {
+    name: 'long-context',
+    prefix: 'lc',
+    title: 'Long context',
+    // The text and a local checkpoint stay on the page; the model choice and scaling travel.
+    settings: {
+      model: oneOf(['pythia-70m', 'tiny', 'file'], 'pythia-70m'),
+      times: int(4, 1, 8),
+      factor: num(4, 1, 64),
+      smooth: int(64, 1, 4096),
+    },
+    figures: { curves: { title: 'Next-token loss by position' } },
+    embed: null, // minutes of compute: not for an embed
+    // Its job (longContext) runs on the language-model module: GPT2_JOBS, not JOBS.
+    fields: { text: 'model', methods: 'model' },
+    load: () => import('../views/long-context.js').then((m) => m.default),
+  },
+  {
     name: 'gallery',
     title: 'Seed gallery',
     load: () => import('../views/gallery.js').then((m) => m.default),
