@@ -1,0 +1,44 @@
+// The Long context view in Chromium on the real language-model module, kept fast: the tiny
+// random GPT-NeoX (trained context 64) at 2 × its context. It loads and draws one curve per
+// scaling, redraws when the smoothing changes (without recomputing), and its permalink
+// reloads to the same picture; the random-weights label is on the page.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { canvasHash, drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
+
+let browser;
+let base;
+beforeAll(async () => {
+  base = inject('baseUrl');
+  browser = await launch();
+});
+afterAll(() => browser?.close());
+
+describe('view long-context', () => {
+  it('E2E.LongContextTinyRunsRedrawsReloads', async () => {
+    const section = '#view-long-context';
+    const canvas = `${section} .fig canvas`;
+    const { page, problems } = await openPage(browser, `${base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`);
+    await drawn(page, 'lc');
+    expect(await page.textContent(`${section} .lc-about`)).toMatch(/RANDOM WEIGHTS/);
+    expect(await page.textContent(`${section} .lc-progress`)).toBe('Done.');
+    const before = await canvasHash(page, canvas);
+    const count = await drawCount(page, 'lc');
+    await page.fill('#c-lc-smooth', '16');
+    await page.press('#c-lc-smooth', 'Tab');
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent.includes('moving average of 16'), `${section} .fig`);
+    expect(await canvasHash(page, canvas)).not.toBe(before);
+    expect(await drawCount(page, 'lc')).toBeGreaterThanOrEqual(count);
+    const url = page.url();
+    expect(decodeURIComponent(new URL(url).hash)).toContain('lc.smooth=16');
+    const after = await canvasHash(page, canvas);
+    await page.screenshot({ path: path.join(outDir, 'long-context.png'), fullPage: true });
+    const again = await openPage(browser, url);
+    await drawn(again.page, 'lc');
+    expect(await again.page.inputValue('#c-lc-smooth')).toBe('16');
+    expect(await canvasHash(again.page, canvas)).toBe(after);
+    expect(again.problems).toEqual([]);
+    expect(problems).toEqual([]);
+    await again.context.close();
+  }, 240_000);
+});
