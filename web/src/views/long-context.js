@@ -133,6 +133,11 @@ function createView({ root, store, compute }) {
       shell.status.textContent = notUpdated(shell, 'pick a checkpoint and its config.json');
       return;
     }
+    // Pythia-sized runs take minutes (five passes at up to 8× 2048 tokens): only on Run.
+    if (p.model !== 'tiny' && !force) {
+      shell.status.textContent = notUpdated(shell, 'press Run: five passes of a Pythia-sized model take minutes');
+      return;
+    }
     const id = ++runs;
     cancel.disabled = false;
     progress.textContent = 'Starting…';
