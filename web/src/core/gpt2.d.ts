@@ -112,5 +112,6 @@ export interface Gpt2Lab {
   gpt2Loader(options: Gpt2ConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): Gpt2Loading;
 }
 
-export function createGpt2Lab(options?: CreateOptions): Promise<Gpt2Lab>;
+/** The language-model module's API: GPT-2's (Gpt2Lab) and GPT-NeoX's together (gpt-neox.d.ts). */
+export function createGpt2Lab(options?: CreateOptions): Promise<import('./gpt-neox').LmLab>;
 export function bindGpt2(module: object): Gpt2Lab;
