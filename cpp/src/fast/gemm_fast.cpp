@@ -40,8 +40,10 @@ constexpr std::size_t kNV = 2;
 constexpr std::size_t kKC = 256;
 constexpr std::size_t kMC = kMR * 24;
 constexpr std::size_t kNC = 2048;
-// Up to this many rows of op(A), a row-major B is read in place instead of packed.
+// Up to this many rows of op(A), a row-major B is read in place instead of packed, and A·Bᵀ
+// runs as dot products (gemm_abt_few_rows), kDotRows rows of A at a time.
 constexpr std::size_t kDirectRows = 16;
+constexpr std::size_t kDotRows = 8;
 
 // Element (i, j) of op(X) for X stored row-major with stride ld.
 inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
@@ -125,6 +127,40 @@ HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* 
   }
 }
 
+// C (M, N) (+)= A · Bᵀ for a few rows (M <= kDirectRows), A (M, K) and B (N, K) row-major: each
+// C[i][j] is a dot product along contiguous K. Up to kDotRows rows of A (which stay in L1) meet
+// one row of B per step, so B — GPT-2's (V, E) token embedding for the logits — is streamed
+// once per kDotRows rows instead of packed (a transposed pack cost more than the product).
+void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda,
+                       const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                       bool accumulate) {
+  const DF d;
+  const std::size_t L = hn::Lanes(d);
+  for (std::size_t i0 = 0; i0 < M; i0 += kDotRows) {
+    const std::size_t rows = std::min(kDotRows, M - i0);
+    const float* ar[kDotRows];
+    for (std::size_t r = 0; r < kDotRows; ++r) ar[r] = a + (i0 + std::min(r, rows - 1)) * lda;
+    for (std::size_t j = 0; j < N; ++j) {
+      const float* bj = b + j * ldb;
+      VF acc[kDotRows];
+      for (std::size_t r = 0; r < kDotRows; ++r) acc[r] = hn::Zero(d);
+      std::size_t p = 0;
+      for (; p + L <= K; p += L) {
+        const VF bv = hn::LoadU(d, bj + p);
+        for (std::size_t r = 0; r < kDotRows; ++r) {
+          acc[r] = hn::MulAdd(hn::LoadU(d, ar[r] + p), bv, acc[r]);
+        }
+      }
+      for (std::size_t r = 0; r < rows; ++r) {
+        float sum = hn::GetLane(hn::SumOfLanes(d, acc[r]));
+        for (std::size_t q = p; q < K; ++q) sum += ar[r][q] * bj[q];
+        float& out = c[(i0 + r) * ldc + j];
+        out = accumulate ? out + sum : sum;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda, Op op_a,
@@ -135,6 +171,9 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
       for (std::size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
     }
     return;
+  }
+  if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kDirectRows) {
+    return gemm_abt_few_rows(M, N, K, a, lda, b, ldb, c, ldc, accumulate);
   }
   const DF d;
   const std::size_t nr = kNV * hn::Lanes(d);
