@@ -40,10 +40,11 @@ constexpr std::size_t kNV = 2;
 constexpr std::size_t kKC = 256;
 constexpr std::size_t kMC = kMR * 24;
 constexpr std::size_t kNC = 2048;
-// Up to this many rows of op(A), a row-major B is read in place instead of packed, and A·Bᵀ
-// runs as dot products (gemm_abt_few_rows), kDotRows rows of A at a time.
+// Up to kDirectRows rows of op(A), a row-major B is read in place instead of packed; up to
+// kDotMaxRows, A·Bᵀ runs as dot products (gemm_abt_few_rows), kDotRows rows of A at a time.
 constexpr std::size_t kDirectRows = 16;
 constexpr std::size_t kDotRows = 8;
+constexpr std::size_t kDotMaxRows = 32;  // A·Bᵀ: four passes over B still beat packing it
 
 // Element (i, j) of op(X) for X stored row-major with stride ld.
 inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
@@ -127,7 +128,7 @@ HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* 
   }
 }
 
-// C (M, N) (+)= A · Bᵀ for a few rows (M <= kDirectRows), A (M, K) and B (N, K) row-major: each
+// C (M, N) (+)= A · Bᵀ for a few rows (M <= kDotMaxRows), A (M, K) and B (N, K) row-major: each
 // C[i][j] is a dot product along contiguous K. Up to kDotRows rows of A (which stay in L1) meet
 // one row of B per step, so B — GPT-2's (V, E) token embedding for the logits — is streamed
 // once per kDotRows rows instead of packed (a transposed pack cost more than the product).
@@ -172,7 +173,7 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
     }
     return;
   }
-  if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kDirectRows) {
+  if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kDotMaxRows) {
     return gemm_abt_few_rows(M, N, K, a, lda, b, ldb, c, ldc, accumulate);
   }
   const DF d;
