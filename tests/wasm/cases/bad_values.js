@@ -86,7 +86,7 @@ const KINDS = {
   int: ['offset', 'seed', 't5Seed', 'totalLength', 'fileSize', 'topK'],
   signed: ['k'],
   num: ['base', 'std', 'eps', 'scale', 'factor'],
-  str: ['layout', 'metric', 'style', 'scaling', 'mask', 'position', 'name', 'preset'],
+  str: ['layout', 'metric', 'style', 'scaling', 'mask', 'position', 'name', 'preset', 'dtype'],
   bool: ['bidirectional', 'returnWeights', 'trace'],
   tensor: ['x', 'q', 'v', 'gamma', 'beta'],
   opts: ['options', 'rope'],
