@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "model_input.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "output_files.hpp"
@@ -15,41 +16,6 @@
 
 namespace poslab::cli {
 namespace {
-
-// "464,2068,7586" → ids; the range check against the vocabulary is the core's.
-std::vector<long long> parse_tokens(const std::string& text) {
-  std::vector<long long> ids;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    const bool digits = !item.empty() && item.size() <= 12 &&
-                        item.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits) {
-      throw UsageError("--tokens: token ids must be comma-separated non-negative integers (got '" +
-                       item + "')");
-    }
-    ids.push_back(std::stoll(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return ids;
-}
-
-std::string read_text(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw Error(path + ": cannot open");
-  std::string text;
-  char chunk[4096];
-  std::size_t got;
-  // A config is a few hundred bytes; 1 MB is certainly not one.
-  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0 && text.size() < (1u << 20)) {
-    text.append(chunk, got);
-  }
-  std::fclose(file);
-  require(text.size() < (1u << 20), path + ": too large for a GPT-2 config");
-  return text;
-}
 
 // Stacks per-layer (T,) vectors into (N, T).
 TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace::*field) {
@@ -78,7 +44,7 @@ void run_gpt2(const Gpt2Args& a) {
   // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.
   std::optional<Gpt2Config> config;
   if (!a.config.empty()) {
-    config = Gpt2Config::from_json(read_text(a.config), a.config);
+    config = Gpt2Config::from_json(read_model_config(a.config), a.config);
   } else if (!a.preset.empty() || a.weights.empty()) {
     config = Gpt2Config::preset(a.preset.empty() ? "small" : a.preset);
   }
