@@ -1,0 +1,96 @@
+// The length-generalisation lab's settings: one tiny decoder-only transformer (pre-LayerNorm
+// GPT-2 blocks, tied output head), one position method, one synthetic task. The CLI
+// (`poslab train`), the training wasm module and the page read these names and defaults; the
+// error fields are the JS option names (camelCase).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "poslab/names.hpp"
+
+namespace poslab::train {
+
+enum class Task { kCopy, kReverse, kSort, kAddition };
+// How positions enter the model (the issue's --position names).
+enum class PositionMethod { kLearned, kSinusoidal, kRope, kAlibi, kT5, kNone };
+// Evaluation positions: 0..T−1 (index), or sorted samples from [0, MAX) (random, Ruoss et al.).
+enum class EvalPositions { kIndex, kRandom };
+
+inline constexpr Named<Task> kTaskNames[] = {
+    {Task::kCopy, "copy"}, {Task::kReverse, "reverse"}, {Task::kSort, "sort"},
+    {Task::kAddition, "addition"}};
+inline constexpr Named<PositionMethod> kPositionMethodNames[] = {
+    {PositionMethod::kLearned, "learned"}, {PositionMethod::kSinusoidal, "sinusoidal"},
+    {PositionMethod::kRope, "rope"},       {PositionMethod::kAlibi, "alibi"},
+    {PositionMethod::kT5, "t5"},           {PositionMethod::kNone, "none"}};
+inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {
+    {EvalPositions::kIndex, "index"}, {EvalPositions::kRandom, "random"}};
+
+// The token ids of a task: its symbols are 0..symbols−1, then BOS, SEP, EOS, PAD.
+struct Vocabulary {
+  std::size_t symbols = 0;
+  std::int32_t bos = 0, sep = 0, eos = 0, pad = 0;
+  std::size_t size() const { return symbols + 4; }
+};
+Vocabulary vocabulary(Task task);
+
+// What the weights need: config.json of a dump, the __metadata__ of a checkpoint.
+struct ModelConfig {
+  std::size_t n_layer = 2;
+  std::size_t n_embd = 64;
+  std::size_t n_head = 4;
+  std::size_t n_inner = 256;  // 4·n_embd
+  std::size_t vocab_size = 0;
+  std::size_t n_positions = 0;  // rows of wpe (learned): max(MAX, the longest test sequence)
+  double layer_norm_epsilon = 1e-5;
+  PositionMethod position = PositionMethod::kNone;
+  double base = 10000.0;  // sinusoidal and RoPE
+  double embed_scale = 1.0;  // x = embed_scale·wte[token]; the tied head uses wte unscaled
+  std::size_t t5_num_buckets = 32;
+  std::size_t t5_max_distance = 128;
+};
+
+// Everything a run is: `poslab train`'s options, one to one.
+struct TrainConfig {
+  Task task = Task::kCopy;
+  PositionMethod position = PositionMethod::kNone;
+  std::size_t randomized_positions = 0;  // MAX of Ruoss et al.; 0: positions are 0..T−1
+  std::size_t train_len = 8;             // N: training lengths are uniform in [1, N]
+  std::size_t test_len = 0;              // M: evaluated lengths 1..M; 0 means 4·N
+  std::size_t layers = 2;
+  std::size_t width = 64;
+  std::size_t heads = 4;
+  std::size_t batch = 32;
+  std::size_t steps = 1500;
+  double lr = 3e-3;                      // peak; linear warm-up, then cosine decay to 0
+  std::size_t warmup_steps = 100;        // min(warmup_steps, steps / 10) in practice
+  std::uint64_t seed = 0;
+  unsigned threads = 1;
+  double embed_scale = 1.0;
+  std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
+  std::size_t eval_examples = 64;        // per evaluated length, a fixed seeded set
+  // AdamW and clipping, as the issue fixes them.
+  double beta1 = 0.9, beta2 = 0.98, adam_eps = 1e-8, weight_decay = 0.01, clip_norm = 1.0;
+};
+
+// Throws Error naming the option (field) at fault: zero sizes, width not divisible by heads,
+// odd head width with RoPE, randomised positions with `none` or MAX shorter than the longest
+// sequence, non-finite or non-positive lr / embed scale, threads 0, sizes past the memory cap.
+// Runs before anything is allocated.
+void validate(const TrainConfig& config);
+
+// The evaluated lengths' upper end (test_len, or 4·train_len) and the eval position rule.
+std::size_t test_len_of(const TrainConfig& config);
+EvalPositions eval_positions_of(const TrainConfig& config);
+
+// Tokens in `BOS x SEP y EOS` for an input of `length` symbols (the addition task's input
+// is two numbers of `length` digits each and a `+`).
+std::size_t sequence_length(Task task, std::size_t length);
+
+// The model a (validated) run trains.
+ModelConfig model_config(const TrainConfig& config);
+
+}  // namespace poslab::train

@@ -1,0 +1,100 @@
+// The lab's model, forward and backward written by hand (llm.c style: each op's backward
+// beside its forward, shapes in comments), float32 over poslab::fast::gemm. The model is
+// exactly the issue's: x = s·wte[token] (+ wpe[pos] | + sinusoidal(pos)); per block
+// h = LN1(x), qkv = h·W_qkv + b, heads split as GPT-2, q·kᵀ/√d + bias (ALiBi, T5) with RoPE
+// applied to q and k (neox pairs, whole head), causal by index, softmax,
+// x += merge(out)·W_o + b, x += GELU_tanh(LN2(x)·W_fc + b)·W_proj + b; logits = LN_f(x)·wteᵀ.
+// Loss Σ mask·CE / Σ mask. Checked against finite differences in double
+// (tests/cpp/train_ops_test.cpp) and an independent float64 autograd
+// (tests/acceptance/train_vs_autograd.py).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "poslab/tensor.hpp"
+#include "poslab/train/config.hpp"
+
+namespace poslab::train {
+
+// One named tensor inside a flat float buffer. Names and order are the dump's:
+// wte.weight, wpe.weight (learned), rel_bias.weight (t5, (num_buckets, H)), then per layer l
+// h.{l}.ln_1.weight|bias, h.{l}.attn.c_attn.weight|bias, h.{l}.attn.c_proj.weight|bias,
+// h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, then
+// ln_f.weight|bias. Matrices are stored (in, out). `decay`: AdamW's weight decay applies
+// (matrices only: the attention and MLP weights; not embeddings, tables, gains or biases).
+struct ParamInfo {
+  std::string name;
+  Shape shape;
+  std::size_t offset = 0;
+  std::size_t numel = 0;
+  bool decay = false;
+};
+
+// The parameters (or their gradients, or Adam's moments): one buffer, named views.
+class Parameters {
+ public:
+  Parameters() = default;
+  explicit Parameters(const ModelConfig& config);  // zeros, the layout of `config`
+  const std::vector<ParamInfo>& info() const { return info_; }
+  const ParamInfo& find(const std::string& name) const;  // Error if absent
+  float* data() { return data_.data(); }
+  const float* data() const { return data_.data(); }
+  std::size_t size() const { return data_.size(); }
+  float* at(const std::string& name) { return data_.data() + find(name).offset; }
+  const float* at(const std::string& name) const { return data_.data() + find(name).offset; }
+
+ private:
+  std::vector<ParamInfo> info_;
+  std::vector<float> data_;
+};
+
+// Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0.
+void init_parameters(Parameters& params, std::uint64_t seed);
+
+// B sequences of T tokens, all (B, T) row-major. targets[b,t] is the next token (any value
+// where loss_mask is 0); positions are what the position method sees (0..T−1, or a sorted
+// random subset of [0, MAX)).
+struct Batch {
+  std::size_t batch = 0;
+  std::size_t length = 0;
+  std::vector<std::int32_t> tokens;
+  std::vector<std::int32_t> targets;
+  std::vector<std::int32_t> positions;
+  std::vector<float> loss_mask;
+};
+
+class Model {
+ public:
+  // `threads` > 1 shards the batch natively; results are identical for any thread count.
+  explicit Model(ModelConfig config, unsigned threads = 1);
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  const ModelConfig& config() const { return config_; }
+
+  // The loss Σ mask·CE / Σ mask; `grads` (the layout of params) is overwritten with its
+  // gradient. Activations live in a workspace reused across calls of the same (B, T).
+  double forward_backward(const Parameters& params, const Batch& batch, Parameters& grads);
+  // The same loss without gradients.
+  double loss(const Parameters& params, const Batch& batch);
+  // Logits (B, T, V), float32, for evaluation by teacher forcing.
+  TensorF logits(const Parameters& params, const Batch& batch);
+  // Attention weights (n_layer, n_head, T, T) of sequence `b` of the batch.
+  TensorF attention_maps(const Parameters& params, const Batch& batch, std::size_t b);
+  // Floating-point operations of one forward + backward over (B, T) (matrix products and
+  // attention, 2 per multiply-add; backward counted as twice the forward).
+  double flops_per_step(std::size_t batch, std::size_t length) const;
+
+ private:
+  struct Workspace;
+  ModelConfig config_;
+  unsigned threads_;
+  std::unique_ptr<Workspace> workspace_;
+};
+
+}  // namespace poslab::train
