@@ -1,1 +1,135 @@
-// (being written)
+// Parameters' layout and initialisation, and Model over Engine<float>.
+#include "poslab/train/model.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "poslab/random.hpp"
+#include "train/engine.hpp"
+
+namespace poslab::train {
+
+Parameters::Parameters(const ModelConfig& c) {
+  const std::size_t E = c.n_embd, I = c.n_inner;
+  auto add = [&](std::string name, Shape shape, bool decay) {
+    ParamInfo p;
+    p.name = std::move(name);
+    p.numel = checked_numel(shape, p.name);
+    p.shape = std::move(shape);
+    p.offset = info_.empty() ? 0 : info_.back().offset + info_.back().numel;
+    p.decay = decay;
+    info_.push_back(std::move(p));
+  };
+  add("wte.weight", {c.vocab_size, E}, false);
+  if (c.position == PositionMethod::kLearned) add("wpe.weight", {c.n_positions, E}, false);
+  if (c.position == PositionMethod::kT5)
+    add("rel_bias.weight", {c.t5_num_buckets, c.n_head}, false);
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    add(h + "ln_1.weight", {E}, false);
+    add(h + "ln_1.bias", {E}, false);
+    add(h + "attn.c_attn.weight", {E, 3 * E}, true);
+    add(h + "attn.c_attn.bias", {3 * E}, false);
+    add(h + "attn.c_proj.weight", {E, E}, true);
+    add(h + "attn.c_proj.bias", {E}, false);
+    add(h + "ln_2.weight", {E}, false);
+    add(h + "ln_2.bias", {E}, false);
+    add(h + "mlp.c_fc.weight", {E, I}, true);
+    add(h + "mlp.c_fc.bias", {I}, false);
+    add(h + "mlp.c_proj.weight", {I, E}, true);
+    add(h + "mlp.c_proj.bias", {E}, false);
+  }
+  add("ln_f.weight", {E}, false);
+  add("ln_f.bias", {E}, false);
+  data_.assign(checked_numel({info_.back().offset + info_.back().numel}, "parameters"), 0.0f);
+}
+
+const ParamInfo& Parameters::find(const std::string& name) const {
+  for (const ParamInfo& p : info_) {
+    if (p.name == name) return p;
+  }
+  throw Error("the model has no parameter '" + name + "'");
+}
+
+namespace {
+bool ends_with(const std::string& s, const char* tail) {
+  const std::size_t n = std::strlen(tail);
+  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+}  // namespace
+
+void init_parameters(Parameters& params, std::uint64_t seed) {
+  Rng rng(seed);
+  for (const ParamInfo& p : params.info()) {
+    float* w = params.data() + p.offset;
+    const bool norm = p.name.find(".ln_") != std::string::npos || p.name.rfind("ln_f.", 0) == 0;
+    if (norm) {
+      std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
+    } else if (ends_with(p.name, ".bias")) {
+      std::fill(w, w + p.numel, 0.0f);
+    } else {
+      for (std::size_t i = 0; i < p.numel; ++i) w[i] = static_cast<float>(0.02 * rng.normal());
+    }
+  }
+}
+
+struct Model::Workspace {
+  Engine<float> engine;
+  Workspace(const ModelConfig& c) : engine(c, Parameters(c).info()) {}
+};
+
+Model::Model(ModelConfig config, unsigned threads)
+    : config_(std::move(config)),
+      threads_(threads == 0 ? 1 : threads),
+      workspace_(std::make_unique<Workspace>(config_)) {}
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+double Model::forward_backward(const Parameters& params, const Batch& batch, Parameters& grads) {
+  require(params.size() == grads.size(), "gradients do not have the parameters' layout");
+  Engine<float>& e = workspace_->engine;
+  e.forward(params.data(), batch);
+  const double loss = e.loss(batch);
+  std::fill(grads.data(), grads.data() + grads.size(), 0.0f);
+  e.backward(params.data(), grads.data());
+  return loss;
+}
+
+double Model::loss(const Parameters& params, const Batch& batch) {
+  Engine<float>& e = workspace_->engine;
+  e.forward(params.data(), batch);
+  return e.loss(batch);
+}
+
+TensorF Model::logits(const Parameters& params, const Batch& batch) {
+  Engine<float>& e = workspace_->engine;
+  e.forward(params.data(), batch);
+  return TensorF({batch.batch, batch.length, config_.vocab_size}, e.logits());
+}
+
+TensorF Model::attention_maps(const Parameters& params, const Batch& batch, std::size_t b) {
+  require(b < batch.batch, "sequence index past the batch");
+  Engine<float>& e = workspace_->engine;
+  e.forward(params.data(), batch);
+  const std::size_t H = config_.n_head, L = batch.length;
+  TensorF maps({config_.n_layer, H, L, L}, "attention maps");
+  for (std::size_t l = 0; l < config_.n_layer; ++l) {
+    const float* src = e.attention(l).data() + b * H * L * L;
+    std::copy(src, src + H * L * L, maps.data.data() + l * H * L * L);
+  }
+  return maps;
+}
+
+double Model::flops_per_step(std::size_t batch, std::size_t length) const {
+  // Forward: 2 per multiply-add of every matrix product (QKV, output, MLP, tied head) and of
+  // causal attention (QKᵀ and PV over T(T+1)/2 pairs per head); backward twice the forward.
+  const double n = static_cast<double>(batch) * length;
+  const double E = config_.n_embd, I = config_.n_inner, V = config_.vocab_size;
+  const double per_layer =
+      2 * n * (E * 3 * E + E * E + 2 * E * I) + 2 * 2 * batch * (length * (length + 1) / 2.0) * E;
+  const double forward = config_.n_layer * per_layer + 2 * n * E * V;
+  return 3 * forward;
+}
+
+}  // namespace poslab::train

@@ -1,0 +1,296 @@
+// The lab's model over a flat parameter buffer, as a template over the scalar type: Model
+// (model.cpp) runs Engine<float>; the whole-model gradient test runs Engine<double> against
+// finite differences. Activations are kept for the backward pass and reused across calls.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "poslab/errors.hpp"
+#include "poslab/formulas.hpp"
+#include "poslab/train/model.hpp"
+#include "train/ops.hpp"
+
+namespace poslab::train {
+
+// Offsets of every parameter, by role (model.hpp lists the names and order).
+struct ParamOffsets {
+  struct Layer {
+    std::size_t ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fcproj_w,
+        fcproj_b;
+  };
+  std::size_t wte = 0, wpe = 0, rel_bias = 0, lnf_w = 0, lnf_b = 0;
+  std::vector<Layer> layers;
+
+  ParamOffsets(const ModelConfig& config, const std::vector<ParamInfo>& info) {
+    auto at = [&](const std::string& name) {
+      for (const ParamInfo& p : info) {
+        if (p.name == name) return p.offset;
+      }
+      throw Error("no parameter " + name);
+    };
+    wte = at("wte.weight");
+    if (config.position == PositionMethod::kLearned) wpe = at("wpe.weight");
+    if (config.position == PositionMethod::kT5) rel_bias = at("rel_bias.weight");
+    for (std::size_t l = 0; l < config.n_layer; ++l) {
+      const std::string h = "h." + std::to_string(l) + ".";
+      layers.push_back({at(h + "ln_1.weight"), at(h + "ln_1.bias"), at(h + "attn.c_attn.weight"),
+                        at(h + "attn.c_attn.bias"), at(h + "attn.c_proj.weight"),
+                        at(h + "attn.c_proj.bias"), at(h + "ln_2.weight"), at(h + "ln_2.bias"),
+                        at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
+                        at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
+    }
+    lnf_w = at("ln_f.weight");
+    lnf_b = at("ln_f.bias");
+  }
+};
+
+template <class T>
+class Engine {
+ public:
+  Engine(ModelConfig config, const std::vector<ParamInfo>& info)
+      : c_(std::move(config)), off_(c_, info) {}
+
+  const ModelConfig& config() const { return c_; }
+
+  // Runs the model over the batch up to the logits (N, V), kept in logits().
+  void forward(const T* p, const Batch& batch) {
+    resize(batch);
+    plan_attention(batch);
+    const std::size_t E = c_.n_embd, I = c_.n_inner, N = n_, V = c_.vocab_size;
+    embed_forward(p, batch);
+    for (std::size_t l = 0; l < c_.n_layer; ++l) {
+      const auto& o = off_.layers[l];
+      Acts& a = layers_[l];
+      const T* x = residual(l);
+      ops::layernorm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p + o.ln1_w,
+                             p + o.ln1_b, N, E, c_.layer_norm_epsilon);
+      ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
+      ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
+                             a.qkv.data(), rel_bias(p), plan_);
+      // x_mid = x + atty·W_o + b
+      ops::linear_forward(a.mid.data(), a.atty.data(), p + o.proj_w, p + o.proj_b, N, E, E);
+      for (std::size_t n = 0; n < N * E; ++n) a.mid[n] += x[n];
+      ops::layernorm_forward(a.ln2.data(), a.ln2_mean.data(), a.ln2_rstd.data(), a.mid.data(),
+                             p + o.ln2_w, p + o.ln2_b, N, E, c_.layer_norm_epsilon);
+      ops::linear_forward(a.fc.data(), a.ln2.data(), p + o.fc_w, p + o.fc_b, N, E, I);
+      ops::gelu_tanh_forward(a.fc_gelu.data(), a.fc.data(), N * I);
+      T* out = residual(l + 1);
+      ops::linear_forward(out, a.fc_gelu.data(), p + o.fcproj_w, p + o.fcproj_b, N, I, E);
+      for (std::size_t n = 0; n < N * E; ++n) out[n] += a.mid[n];
+    }
+    ops::layernorm_forward(lnf_.data(), lnf_mean_.data(), lnf_rstd_.data(), residual(c_.n_layer),
+                           p + off_.lnf_w, p + off_.lnf_b, N, E, c_.layer_norm_epsilon);
+    // Tied head: logits (N, V) = lnf (N, E) · wteᵀ (wte stored (V, E)).
+    ops::matmul(N, V, E, lnf_.data(), false, p + off_.wte, true, logits_.data(), false);
+  }
+
+  // After forward(): the masked mean cross-entropy; logits() becomes its gradient.
+  double loss(const Batch& batch) {
+    return ops::cross_entropy_forward_backward(logits_.data(), batch.targets.data(),
+                                               batch.loss_mask.data(), n_, c_.vocab_size);
+  }
+
+  // After loss(): the gradient of every parameter, accumulated into g (zeroed by the caller).
+  void backward(const T* p, T* g) {
+    const std::size_t E = c_.n_embd, I = c_.n_inner, N = n_, V = c_.vocab_size;
+    // Tied head: dlnf = dlogits · wte; dwte += dlogitsᵀ · lnf.
+    std::fill(dx_.begin(), dx_.end(), T(0));
+    std::fill(dbuf_.begin(), dbuf_.end(), T(0));
+    ops::matmul(N, E, V, logits_.data(), false, p + off_.wte, false, dbuf_.data(), false);
+    ops::matmul(V, E, N, logits_.data(), true, lnf_.data(), false, g + off_.wte, true);
+    ops::layernorm_backward(dx_.data(), g + off_.lnf_w, g + off_.lnf_b, dbuf_.data(),
+                            residual(c_.n_layer), p + off_.lnf_w, lnf_mean_.data(),
+                            lnf_rstd_.data(), N, E);
+    // dx_ holds dloss/dx of the residual stream after the current layer.
+    for (std::size_t l = c_.n_layer; l-- > 0;) {
+      const auto& o = off_.layers[l];
+      Acts& a = layers_[l];
+      // out = mid + fc_gelu·W + b: dmid = dx (kept in dx_), dfc_gelu = dx·Wᵀ.
+      std::fill(dfc_.begin(), dfc_.end(), T(0));
+      ops::linear_backward(dfc_.data(), g + o.fcproj_w, g + o.fcproj_b, dx_.data(),
+                           a.fc_gelu.data(), p + o.fcproj_w, N, I, E);
+      std::fill(dfc2_.begin(), dfc2_.end(), T(0));
+      ops::gelu_tanh_backward(dfc2_.data(), dfc_.data(), a.fc.data(), N * I);
+      std::fill(dbuf_.begin(), dbuf_.end(), T(0));
+      ops::linear_backward(dbuf_.data(), g + o.fc_w, g + o.fc_b, dfc2_.data(), a.ln2.data(),
+                           p + o.fc_w, N, E, I);
+      ops::layernorm_backward(dx_.data(), g + o.ln2_w, g + o.ln2_b, dbuf_.data(), a.mid.data(),
+                              p + o.ln2_w, a.ln2_mean.data(), a.ln2_rstd.data(), N, E);
+      // mid = x + atty·W_o + b: dx = dmid (kept), datty = dmid·W_oᵀ.
+      std::fill(datty_.begin(), datty_.end(), T(0));
+      ops::linear_backward(datty_.data(), g + o.proj_w, g + o.proj_b, dx_.data(), a.atty.data(),
+                           p + o.proj_w, N, E, E);
+      ops::attention_backward(dqkv_.data(), rel_bias_grad(g), dq_.data(), dk_.data(), dv_.data(),
+                              datt_.data(), datty_.data(), a.q.data(), a.k.data(), a.v.data(),
+                              a.att.data(), plan_);
+      std::fill(dbuf_.begin(), dbuf_.end(), T(0));
+      ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
+                           p + o.attn_w, N, E, 3 * E);
+      ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
+                              p + o.ln1_w, a.ln1_mean.data(), a.ln1_rstd.data(), N, E);
+    }
+    embed_backward(g);
+  }
+
+  const std::vector<T>& logits() const { return logits_; }
+  // Attention weights (B, H, T, T) of layer l from the last forward().
+  const std::vector<T>& attention(std::size_t l) const { return layers_[l].att; }
+  std::size_t rows() const { return n_; }
+
+ private:
+  struct Acts {
+    std::vector<T> ln1, ln1_mean, ln1_rstd, qkv, q, k, v, att, atty, mid, ln2, ln2_mean, ln2_rstd,
+        fc, fc_gelu;
+  };
+
+  void resize(const Batch& batch) {
+    require(batch.tokens.size() == batch.batch * batch.length &&
+                batch.positions.size() == batch.tokens.size() &&
+                batch.targets.size() == batch.tokens.size() &&
+                batch.loss_mask.size() == batch.tokens.size(),
+            "batch arrays do not match (B, T)");
+    B_ = batch.batch;
+    L_ = batch.length;
+    n_ = B_ * L_;
+    const std::size_t E = c_.n_embd, I = c_.n_inner, N = n_, H = c_.n_head;
+    residual_.resize((c_.n_layer + 1) * N * E);
+    layers_.resize(c_.n_layer);
+    for (Acts& a : layers_) {
+      for (auto* v : {&a.ln1, &a.atty, &a.mid, &a.ln2}) v->resize(N * E);
+      for (auto* v : {&a.ln1_mean, &a.ln1_rstd, &a.ln2_mean, &a.ln2_rstd}) v->resize(N);
+      a.qkv.resize(N * 3 * E);
+      for (auto* v : {&a.q, &a.k, &a.v}) v->resize(N * E);
+      a.att.resize(B_ * H * L_ * L_);
+      a.fc.resize(N * I);
+      a.fc_gelu.resize(N * I);
+    }
+    lnf_.resize(N * E);
+    lnf_mean_.resize(N);
+    lnf_rstd_.resize(N);
+    logits_.resize(N * c_.vocab_size);
+    for (auto* v : {&dx_, &dbuf_, &datty_, &dq_, &dk_, &dv_}) v->resize(N * E);
+    dqkv_.resize(N * 3 * E);
+    dfc_.resize(N * I);
+    dfc2_.resize(N * I);
+    datt_.resize(L_);
+  }
+
+  T* residual(std::size_t l) { return residual_.data() + l * n_ * c_.n_embd; }
+  const T* rel_bias(const T* p) const {
+    return c_.position == PositionMethod::kT5 ? p + off_.rel_bias : nullptr;
+  }
+  T* rel_bias_grad(T* g) const {
+    return c_.position == PositionMethod::kT5 ? g + off_.rel_bias : nullptr;
+  }
+
+  void plan_attention(const Batch& batch) {
+    const std::size_t H = c_.n_head, d = c_.n_embd / c_.n_head;
+    plan_.batch = B_;
+    plan_.length = L_;
+    plan_.heads = H;
+    plan_.head_dim = d;
+    plan_.rope = c_.position == PositionMethod::kRope;
+    plan_.cos.clear();
+    plan_.sin.clear();
+    plan_.alibi_slopes.clear();
+    plan_.alibi_distance.clear();
+    plan_.t5_bucket.clear();
+    if (plan_.rope) {
+      const std::size_t half = d / 2;
+      plan_.cos.resize(n_ * half);
+      plan_.sin.resize(n_ * half);
+      for (std::size_t r = 0; r < n_; ++r) {
+        for (std::size_t i = 0; i < half; ++i) {
+          const double theta = std::pow(c_.base, -2.0 * static_cast<double>(i) / d);
+          const double angle = batch.positions[r] * theta;
+          plan_.cos[r * half + i] = std::cos(angle);
+          plan_.sin[r * half + i] = std::sin(angle);
+        }
+      }
+    }
+    if (c_.position == PositionMethod::kAlibi || c_.position == PositionMethod::kT5) {
+      std::vector<std::int32_t>& table =
+          c_.position == PositionMethod::kAlibi ? plan_.alibi_distance : plan_.t5_bucket;
+      table.resize(B_ * L_ * L_);
+      for (std::size_t b = 0; b < B_; ++b) {
+        for (std::size_t i = 0; i < L_; ++i) {
+          for (std::size_t j = 0; j < L_; ++j) {
+            const std::int64_t qpos = batch.positions[b * L_ + i];
+            const std::int64_t kpos = batch.positions[b * L_ + j];
+            table[(b * L_ + i) * L_ + j] =
+                c_.position == PositionMethod::kAlibi
+                    ? static_cast<std::int32_t>(kpos > qpos ? kpos - qpos : qpos - kpos)
+                    : formulas::t5_bucket(kpos - qpos, false, static_cast<int>(c_.t5_num_buckets),
+                                          static_cast<int>(c_.t5_max_distance));
+          }
+        }
+      }
+      if (c_.position == PositionMethod::kAlibi) {
+        for (std::size_t h = 0; h < H; ++h) {
+          plan_.alibi_slopes.push_back(
+              formulas::alibi_slope(static_cast<int>(h), static_cast<int>(H)));
+        }
+      }
+    }
+  }
+
+  // x0 = s·wte[token] (+ wpe[pos] | + sinusoidal(pos)).
+  void embed_forward(const T* p, const Batch& batch) {
+    const std::size_t E = c_.n_embd;
+    T* x = residual(0);
+    for (std::size_t r = 0; r < n_; ++r) {
+      const std::int32_t tok = batch.tokens[r];
+      const std::int32_t pos = batch.positions[r];
+      require(tok >= 0 && static_cast<std::size_t>(tok) < c_.vocab_size,
+              "token id " + std::to_string(tok) + " is outside the vocabulary");
+      require(pos >= 0, "positions must be >= 0");
+      const T* e = p + off_.wte + static_cast<std::size_t>(tok) * E;
+      T* xr = x + r * E;
+      for (std::size_t i = 0; i < E; ++i) xr[i] = static_cast<T>(c_.embed_scale * e[i]);
+      if (c_.position == PositionMethod::kLearned) {
+        require(static_cast<std::size_t>(pos) < c_.n_positions,
+                "position " + std::to_string(pos) + " is past the learned table's " +
+                    std::to_string(c_.n_positions) + " rows");
+        const T* w = p + off_.wpe + static_cast<std::size_t>(pos) * E;
+        for (std::size_t i = 0; i < E; ++i) xr[i] += w[i];
+      } else if (c_.position == PositionMethod::kSinusoidal) {
+        for (std::size_t i = 0; i < E / 2; ++i) {
+          const double w = std::pow(c_.base, -2.0 * static_cast<double>(i) / E);
+          xr[2 * i] += static_cast<T>(std::sin(pos * w));
+          xr[2 * i + 1] += static_cast<T>(std::cos(pos * w));
+        }
+      }
+    }
+    tokens_ = batch.tokens;
+    positions_ = batch.positions;
+  }
+
+  void embed_backward(T* g) {
+    const std::size_t E = c_.n_embd;
+    for (std::size_t r = 0; r < n_; ++r) {
+      const T* d = dx_.data() + r * E;
+      T* gw = g + off_.wte + static_cast<std::size_t>(tokens_[r]) * E;
+      for (std::size_t i = 0; i < E; ++i) gw[i] += static_cast<T>(c_.embed_scale * d[i]);
+      if (c_.position == PositionMethod::kLearned) {
+        T* gp = g + off_.wpe + static_cast<std::size_t>(positions_[r]) * E;
+        for (std::size_t i = 0; i < E; ++i) gp[i] += d[i];
+      }
+    }
+  }
+
+  ModelConfig c_;
+  ParamOffsets off_;
+  std::size_t B_ = 0, L_ = 0, n_ = 0;
+  ops::AttentionPlan plan_;
+  std::vector<std::int32_t> tokens_, positions_;
+  std::vector<T> residual_, lnf_, lnf_mean_, lnf_rstd_, logits_;
+  std::vector<Acts> layers_;
+  std::vector<T> dx_, dbuf_, datty_, dqkv_, dq_, dk_, dv_, datt_, dfc_, dfc2_;
+};
+
+}  // namespace poslab::train

@@ -1,0 +1,294 @@
+// The trainer's ops, forward and backward side by side (llm.c style), as templates over the
+// scalar type: float for training, double for the finite-difference tests
+// (tests/cpp/train_ops_test.cpp), so every backward is checked against a derivative taken in
+// double. Row-major throughout; N = B·T rows, C channels. Backward functions ACCUMULATE into
+// their gradient outputs (the caller zeroes them once per step), as a gradient that several
+// uses feed (wte: embedding and tied head) needs.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace poslab::train::ops {
+
+// C (M, N) (+)= op(A) · op(B); A is (M, K), or stored (K, M) when `ta`; B is (K, N), or
+// stored (N, K) when `tb`. float runs on poslab::fast::gemm, double on plain loops.
+void matmul(std::size_t M, std::size_t N, std::size_t K, const float* a, bool ta, const float* b,
+            bool tb, float* c, bool accumulate);
+void matmul(std::size_t M, std::size_t N, std::size_t K, const double* a, bool ta, const double* b,
+            bool tb, double* c, bool accumulate);
+
+// GELU's tanh form over n values (float: the vectorised fast::gelu_tanh).
+void gelu_tanh_forward(float* out, const float* in, std::size_t n);
+void gelu_tanh_forward(double* out, const double* in, std::size_t n);
+
+// out (N, OC) = in (N, C) · w (C, OC) + b (OC) (b may be null).
+template <class T>
+void linear_forward(T* out, const T* in, const T* w, const T* b, std::size_t n, std::size_t c,
+                    std::size_t oc) {
+  matmul(n, oc, c, in, false, w, false, out, false);
+  if (b == nullptr) return;
+  for (std::size_t r = 0; r < n; ++r) {
+    T* row = out + r * oc;
+    for (std::size_t o = 0; o < oc; ++o) row[o] += b[o];
+  }
+}
+
+// din (N, C) += dout · wᵀ;  dw (C, OC) += inᵀ · dout;  db (OC) += Σ_rows dout.
+template <class T>
+void linear_backward(T* din, T* dw, T* db, const T* dout, const T* in, const T* w, std::size_t n,
+                     std::size_t c, std::size_t oc) {
+  if (din != nullptr) matmul(n, c, oc, dout, false, w, true, din, true);
+  matmul(c, oc, n, in, true, dout, false, dw, true);
+  if (db == nullptr) return;
+  for (std::size_t r = 0; r < n; ++r) {
+    const T* row = dout + r * oc;
+    for (std::size_t o = 0; o < oc; ++o) db[o] += row[o];
+  }
+}
+
+// out = (in − mean)·rstd·w + b per row, the biased variance; mean and rstd (N) are kept.
+template <class T>
+void layernorm_forward(T* out, T* mean, T* rstd, const T* in, const T* w, const T* b, std::size_t n,
+                       std::size_t c, double eps) {
+  for (std::size_t r = 0; r < n; ++r) {
+    const T* x = in + r * c;
+    double m = 0;
+    for (std::size_t i = 0; i < c; ++i) m += x[i];
+    m /= static_cast<double>(c);
+    double v = 0;
+    for (std::size_t i = 0; i < c; ++i) v += (x[i] - m) * (x[i] - m);
+    v /= static_cast<double>(c);
+    const double s = 1.0 / std::sqrt(v + eps);
+    T* y = out + r * c;
+    for (std::size_t i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - m) * s * w[i] + b[i]);
+    mean[r] = static_cast<T>(m);
+    rstd[r] = static_cast<T>(s);
+  }
+}
+
+// din += ((dŷ − mean(dŷ)) − x̂·mean(dŷ·x̂))·rstd with dŷ = dout·w;  dw += dout·x̂;  db += dout.
+template <class T>
+void layernorm_backward(T* din, T* dw, T* db, const T* dout, const T* in, const T* w, const T* mean,
+                        const T* rstd, std::size_t n, std::size_t c) {
+  for (std::size_t r = 0; r < n; ++r) {
+    const T* x = in + r * c;
+    const T* dy = dout + r * c;
+    const double m = mean[r], s = rstd[r];
+    double mean_dn = 0, mean_dn_xhat = 0;
+    for (std::size_t i = 0; i < c; ++i) {
+      const double xhat = (x[i] - m) * s;
+      const double dn = static_cast<double>(dy[i]) * w[i];
+      mean_dn += dn;
+      mean_dn_xhat += dn * xhat;
+    }
+    mean_dn /= static_cast<double>(c);
+    mean_dn_xhat /= static_cast<double>(c);
+    T* dx = din + r * c;
+    for (std::size_t i = 0; i < c; ++i) {
+      const double xhat = (x[i] - m) * s;
+      const double dn = static_cast<double>(dy[i]) * w[i];
+      db[i] += dy[i];
+      dw[i] += static_cast<T>(dy[i] * xhat);
+      dx[i] += static_cast<T>((dn - mean_dn - xhat * mean_dn_xhat) * s);
+    }
+  }
+}
+
+// din += dout · GELU'(in), GELU(x) = ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
+template <class T>
+void gelu_tanh_backward(T* din, const T* dout, const T* in, std::size_t n) {
+  const double k = std::sqrt(2.0 / 3.14159265358979323846);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = in[i];
+    const double t = std::tanh(k * (x + 0.044715 * x * x * x));
+    const double d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+    din[i] += static_cast<T>(dout[i] * d);
+  }
+}
+
+// How positions bias and rotate attention for one batch: filled once per step from the
+// batch's positions, shared by every layer.
+struct AttentionPlan {
+  std::size_t batch = 0, length = 0, heads = 0, head_dim = 0;
+  bool rope = false;
+  std::vector<double> cos, sin;              // (B·T, d/2): RoPE angles position·θ_i, in double
+  std::vector<double> alibi_slopes;          // (H) or empty
+  std::vector<std::int32_t> alibi_distance;  // (B, T, T): |pos_i − pos_j| (ALiBi only)
+  std::vector<std::int32_t> t5_bucket;       // (B, T, T): bucket of pos_j − pos_i, or empty
+};
+
+// Rotates the neox pairs (x[i], x[i + d/2]) of one head vector by the angles of `row`
+// (inverse: by −angle, the transpose, which is what the backward pass needs).
+template <class T>
+void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse) {
+  const std::size_t half = plan.head_dim / 2;
+  const double* cs = plan.cos.data() + row * half;
+  const double* sn = plan.sin.data() + row * half;
+  for (std::size_t i = 0; i < half; ++i) {
+    const double x1 = x[i], x2 = x[i + half];
+    const double s = inverse ? -sn[i] : sn[i];
+    x[i] = static_cast<T>(x1 * cs[i] - x2 * s);
+    x[i + half] = static_cast<T>(x2 * cs[i] + x1 * s);
+  }
+}
+
+// Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
+//   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE); att (B, H, T, T): the
+//   softmax weights (0 above the diagonal); out (B·T, E): merged heads.
+// rel_bias (num_buckets, H) is T5's table (null otherwise).
+template <class T>
+void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* rel_bias,
+                       const AttentionPlan& plan) {
+  const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
+  const std::size_t E = H * d;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t bh = (b * H + h) * L;
+      for (std::size_t t = 0; t < L; ++t) {
+        const T* src = qkv + (b * L + t) * 3 * E + h * d;
+        for (std::size_t i = 0; i < d; ++i) {
+          q[(bh + t) * d + i] = src[i];
+          k[(bh + t) * d + i] = src[E + i];
+          v[(bh + t) * d + i] = src[2 * E + i];
+        }
+        if (plan.rope) {
+          rope_rotate(q + (bh + t) * d, plan, b * L + t, false);
+          rope_rotate(k + (bh + t) * d, plan, b * L + t, false);
+        }
+      }
+      const double slope = plan.alibi_slopes.empty() ? 0.0 : plan.alibi_slopes[h];
+      for (std::size_t i = 0; i < L; ++i) {
+        const T* qi = q + (bh + i) * d;
+        T* row = att + (bh + i) * L;
+        double mx = -INFINITY;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const T* kj = k + (bh + j) * d;
+          T dot = 0;
+          for (std::size_t c = 0; c < d; ++c) dot += qi[c] * kj[c];
+          double s = dot * scale;
+          const std::size_t bij = (b * L + i) * L + j;
+          if (!plan.alibi_slopes.empty()) s -= slope * plan.alibi_distance[bij];
+          if (!plan.t5_bucket.empty()) s += rel_bias[plan.t5_bucket[bij] * H + h];
+          row[j] = static_cast<T>(s);
+          mx = std::max(mx, s);
+        }
+        double sum = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const double e = std::exp(row[j] - mx);
+          row[j] = static_cast<T>(e);
+          sum += e;
+        }
+        const double inv = 1.0 / sum;
+        for (std::size_t j = 0; j <= i; ++j) row[j] = static_cast<T>(row[j] * inv);
+        for (std::size_t j = i + 1; j < L; ++j) row[j] = 0;
+        T* o = out + (b * L + i) * E + h * d;
+        for (std::size_t c = 0; c < d; ++c) o[c] = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const T w = row[j];
+          const T* vj = v + (bh + j) * d;
+          for (std::size_t c = 0; c < d; ++c) o[c] += w * vj[c];
+        }
+      }
+    }
+  }
+}
+
+// dqkv (B·T, 3E) = the gradient through attention of dout (B·T, E) (overwritten, not
+// accumulated); drel_bias += T5's share. dq, dk, dv (B, H, T, d) and datt (T) are scratch.
+template <class T>
+void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, const T* dout,
+                        const T* q, const T* k, const T* v, const T* att,
+                        const AttentionPlan& plan) {
+  const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
+  const std::size_t E = H * d;
+  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t bh = (b * H + h) * L;
+      T* dqh = dq + bh * d;
+      T* dkh = dk + bh * d;
+      T* dvh = dv + bh * d;
+      for (std::size_t n = 0; n < L * d; ++n) dqh[n] = dkh[n] = dvh[n] = 0;
+      for (std::size_t i = 0; i < L; ++i) {
+        const T* doi = dout + (b * L + i) * E + h * d;
+        const T* row = att + (bh + i) * L;
+        // datt_j = dout_i · v_j; dv_j += att_ij · dout_i
+        double dot_sum = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const T* vj = v + (bh + j) * d;
+          T* dvj = dvh + j * d;
+          T s = 0;
+          for (std::size_t c = 0; c < d; ++c) {
+            s += doi[c] * vj[c];
+            dvj[c] += row[j] * doi[c];
+          }
+          datt[j] = s;
+          dot_sum += static_cast<double>(s) * row[j];
+        }
+        // softmax: dscore_j = att_ij·(datt_j − Σ att·datt)
+        const T* qi = q + (bh + i) * d;
+        T* dqi = dqh + i * d;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const T ds = static_cast<T>(row[j] * (datt[j] - dot_sum));
+          if (!plan.t5_bucket.empty()) drel_bias[plan.t5_bucket[(b * L + i) * L + j] * H + h] += ds;
+          const T dss = ds * scale;
+          const T* kj = k + (bh + j) * d;
+          T* dkj = dkh + j * d;
+          for (std::size_t c = 0; c < d; ++c) {
+            dqi[c] += dss * kj[c];
+            dkj[c] += dss * qi[c];
+          }
+        }
+      }
+      for (std::size_t t = 0; t < L; ++t) {
+        if (plan.rope) {
+          rope_rotate(dqh + t * d, plan, b * L + t, true);
+          rope_rotate(dkh + t * d, plan, b * L + t, true);
+        }
+        T* dst = dqkv + (b * L + t) * 3 * E + h * d;
+        for (std::size_t c = 0; c < d; ++c) {
+          dst[c] = dqh[t * d + c];
+          dst[E + c] = dkh[t * d + c];
+          dst[2 * E + c] = dvh[t * d + c];
+        }
+      }
+    }
+  }
+}
+
+// Masked mean cross-entropy: loss = Σ_r mask_r·(logsumexp(logits_r) − logits_r[target_r]) /
+// Σ mask. `logits` (N, V) is overwritten with dloss/dlogits. Returns the loss (0 when the mask
+// is empty, with zero gradients).
+template <class T>
+double cross_entropy_forward_backward(T* logits, const std::int32_t* targets, const float* mask,
+                                      std::size_t n, std::size_t vocab) {
+  double total = 0;
+  for (std::size_t r = 0; r < n; ++r) total += mask[r];
+  double loss = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    T* z = logits + r * vocab;
+    if (mask[r] == 0.0f || total == 0) {
+      for (std::size_t c = 0; c < vocab; ++c) z[c] = 0;
+      continue;
+    }
+    double mx = z[0];
+    for (std::size_t c = 1; c < vocab; ++c) mx = std::max(mx, static_cast<double>(z[c]));
+    double sum = 0;
+    for (std::size_t c = 0; c < vocab; ++c) sum += std::exp(z[c] - mx);
+    const double lse = mx + std::log(sum);
+    const std::size_t target = static_cast<std::size_t>(targets[r]);
+    loss += mask[r] * (lse - z[target]);
+    const double g = mask[r] / total;
+    for (std::size_t c = 0; c < vocab; ++c) {
+      const double p = std::exp(z[c] - lse);
+      z[c] = static_cast<T>(g * (p - (c == target ? 1.0 : 0.0)));
+    }
+  }
+  return total == 0 ? 0.0 : loss / total;
+}
+
+}  // namespace poslab::train::ops
