@@ -81,5 +81,7 @@ void add_gpt2_commands(Commands& commands);
 // lm, lm-random
 void add_lm_commands(Commands& commands);
 void add_lm_random_command(Commands& commands);
+// train_command.cpp: the length-generalisation lab's trainer.
+void add_train_command(Commands& commands);
 
 }  // namespace poslab::cli

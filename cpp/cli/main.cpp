@@ -47,6 +47,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_analysis_commands(commands);
   poslab::cli::add_gpt2_commands(commands);
   poslab::cli::add_lm_commands(commands);
+  poslab::cli::add_train_command(commands);
 
   try {
     app.parse(argc, argv);

@@ -1,1 +1,142 @@
-// (being written)
+// The lab's configuration checks and what follows from a configuration (vocabulary, sequence
+// lengths, the model's shape). Every check runs before anything is allocated.
+#include "poslab/train/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "poslab/errors.hpp"
+#include "poslab/tensor.hpp"
+
+namespace poslab::train {
+
+Vocabulary vocabulary(Task task) {
+  Vocabulary v;
+  v.symbols = task == Task::kAddition ? 11 : 10;  // the digits, and '+' for addition
+  const auto s = static_cast<std::int32_t>(v.symbols);
+  v.bos = s;
+  v.sep = s + 1;
+  v.eos = s + 2;
+  v.pad = s + 3;
+  return v;
+}
+
+std::size_t sequence_length(Task task, std::size_t length) {
+  // BOS x SEP y EOS; addition: x = a + b (two numbers of `length` digits), y has length + 1.
+  return task == Task::kAddition ? 3 * length + 5 : 2 * length + 3;
+}
+
+std::size_t test_len_of(const TrainConfig& c) {
+  return c.test_len == 0 ? 4 * c.train_len : c.test_len;
+}
+
+EvalPositions eval_positions_of(const TrainConfig& c) {
+  if (c.eval_positions) return *c.eval_positions;
+  return c.randomized_positions > 0 ? EvalPositions::kRandom : EvalPositions::kIndex;
+}
+
+namespace {
+
+// Caps that keep a run inside the wasm heap and a browser's patience; the element cap below
+// is the real memory bound.
+constexpr std::size_t kMaxLength = 512;
+constexpr std::size_t kMaxLayers = 16;
+constexpr std::size_t kMaxWidth = 1024;
+constexpr std::size_t kMaxBatch = 1024;
+constexpr std::size_t kMaxSteps = 10'000'000;
+constexpr std::size_t kMaxPositions = 1 << 20;
+
+void require_range(std::size_t value, std::size_t lo, std::size_t hi, const char* field,
+                   const char* what) {
+  require(value >= lo && value <= hi, field,
+          std::string(what) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+              "], got " + std::to_string(value));
+}
+
+void require_positive_finite(double value, const char* field, const char* what) {
+  require(std::isfinite(value) && value > 0, field,
+          std::string(what) + " must be a positive finite number, got " + std::to_string(value));
+}
+
+}  // namespace
+
+void validate(const TrainConfig& c) {
+  require_range(c.train_len, 1, kMaxLength, "trainLen", "the training length");
+  const std::size_t m = test_len_of(c);
+  require_range(m, 1, kMaxLength, "testLen", "the test length");
+  require_range(c.layers, 1, kMaxLayers, "layers", "the number of layers");
+  require_range(c.width, 1, kMaxWidth, "width", "the width");
+  require_range(c.heads, 1, c.width, "heads", "the number of heads");
+  require(c.width % c.heads == 0, "heads",
+          "the width (" + std::to_string(c.width) + ") must be divisible by the number of heads (" +
+              std::to_string(c.heads) + ")");
+  const std::size_t head_dim = c.width / c.heads;
+  require(c.position != PositionMethod::kRope || head_dim % 2 == 0, "heads",
+          "RoPE rotates pairs: the head width (width / heads = " + std::to_string(head_dim) +
+              ") must be even");
+  require(c.position != PositionMethod::kSinusoidal || c.width % 2 == 0, "width",
+          "the sinusoidal table needs an even width, got " + std::to_string(c.width));
+  require_range(c.batch, 1, kMaxBatch, "batch", "the batch size");
+  require_range(c.steps, 0, kMaxSteps, "steps", "the number of steps");
+  require(c.threads >= 1, "threads", "threads must be at least 1");
+  require_positive_finite(c.lr, "lr", "the learning rate");
+  require_positive_finite(c.embed_scale, "embedScale", "the embedding scale");
+  require(c.eval_examples >= 1 && c.eval_examples <= 4096, "evalExamples",
+          "the examples per evaluated length must be in [1, 4096], got " +
+              std::to_string(c.eval_examples));
+  for (double beta : {c.beta1, c.beta2}) {
+    require(std::isfinite(beta) && beta >= 0 && beta < 1, "beta", "Adam's betas must be in [0, 1)");
+  }
+  require(std::isfinite(c.weight_decay) && c.weight_decay >= 0, "weightDecay",
+          "the weight decay must be finite and >= 0");
+  require_positive_finite(c.clip_norm, "clipNorm", "the clipping norm");
+  require_positive_finite(c.adam_eps, "adamEps", "Adam's epsilon");
+
+  const std::size_t longest = sequence_length(c.task, std::max(c.train_len, m));
+  if (c.randomized_positions > 0) {
+    require(c.position != PositionMethod::kNone, "randomizedPositions",
+            "randomised positions need a position method: 'none' sees no positions");
+    require_range(c.randomized_positions, longest, kMaxPositions, "randomizedPositions",
+                  ("randomised positions MAX (at least the longest sequence, " +
+                   std::to_string(longest) + " tokens)")
+                      .c_str());
+  }
+  require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
+          "evalPositions", "random evaluation positions need --randomized-positions MAX");
+
+  // Memory: the largest tensors of a step (attention weights and MLP activations per layer,
+  // logits) and of an evaluation batch, checked against the element cap before allocating.
+  const std::size_t eval_batch = std::max(c.batch, c.eval_examples);
+  const Vocabulary v = vocabulary(c.task);
+  for (std::size_t rows : {c.batch, eval_batch}) {
+    with_field("batch", [&] {
+      checked_numel({c.layers, rows, c.heads, longest, longest}, "attention weights");
+      checked_numel({c.layers, rows, longest, 4 * c.width}, "MLP activations");
+      checked_numel({rows, longest, v.size()}, "logits");
+      return 0;
+    });
+  }
+  const ModelConfig mc = model_config(c);
+  with_field("width", [&] {
+    checked_numel({mc.n_layer, 12 * mc.n_embd, mc.n_embd}, "parameters");
+    checked_numel({mc.n_positions, mc.n_embd}, "wpe");
+    return 0;
+  });
+}
+
+ModelConfig model_config(const TrainConfig& c) {
+  ModelConfig m;
+  m.n_layer = c.layers;
+  m.n_embd = c.width;
+  m.n_head = c.heads;
+  m.n_inner = 4 * c.width;
+  m.vocab_size = vocabulary(c.task).size();
+  m.n_positions = std::max(c.randomized_positions,
+                           sequence_length(c.task, std::max(c.train_len, test_len_of(c))));
+  m.position = c.position;
+  m.embed_scale = c.embed_scale;
+  return m;
+}
+
+}  // namespace poslab::train

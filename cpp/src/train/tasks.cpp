@@ -1,1 +1,114 @@
-// (being written)
+#include "train/tasks.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace poslab::train {
+
+namespace {
+std::int32_t digit(Rng& rng) { return static_cast<std::int32_t>(rng.next_u64() % 10); }
+std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.next_u64() % n); }
+}  // namespace
+
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng) {
+  const Vocabulary v = vocabulary(task);
+  std::vector<std::int32_t> x, y;
+  if (task == Task::kAddition) {
+    std::vector<std::int32_t> a(length), b(length);
+    for (auto& d : a) d = digit(rng);
+    for (auto& d : b) d = digit(rng);
+    int carry = 0;
+    for (std::size_t i = 0; i < length; ++i) {
+      const int s = a[i] + b[i] + carry;
+      y.push_back(s % 10);
+      carry = s / 10;
+    }
+    y.push_back(carry);
+    x = a;
+    x.push_back(10);  // '+'
+    x.insert(x.end(), b.begin(), b.end());
+  } else {
+    x.resize(length);
+    for (auto& d : x) d = digit(rng);
+    y = x;
+    if (task == Task::kReverse) std::reverse(y.begin(), y.end());
+    if (task == Task::kSort) std::sort(y.begin(), y.end());
+  }
+  Sequence s;
+  s.tokens.push_back(v.bos);
+  s.tokens.insert(s.tokens.end(), x.begin(), x.end());
+  s.tokens.push_back(v.sep);
+  s.answer_start = s.tokens.size();
+  s.tokens.insert(s.tokens.end(), y.begin(), y.end());
+  s.tokens.push_back(v.eos);
+  return s;
+}
+
+std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, Rng& rng) {
+  std::set<std::size_t> chosen;
+  for (std::size_t j = max - count; j < max; ++j) {
+    const std::size_t t = below(rng, j + 1);
+    chosen.insert(chosen.count(t) ? j : t);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
+                 std::size_t random_max, Rng& rng) {
+  Batch b;
+  b.batch = sequences.size();
+  for (const Sequence& s : sequences) b.length = std::max(b.length, s.tokens.size());
+  const std::size_t T = b.length;
+  b.tokens.assign(b.batch * T, vocab.pad);
+  b.targets.assign(b.batch * T, vocab.pad);
+  b.positions.assign(b.batch * T, 0);
+  b.loss_mask.assign(b.batch * T, 0.0f);
+  for (std::size_t i = 0; i < b.batch; ++i) {
+    const Sequence& s = sequences[i];
+    const std::size_t n = s.tokens.size();
+    std::vector<std::int32_t> pos;
+    if (random_max > 0) {
+      pos = sample_positions(n, random_max, rng);
+    } else {
+      for (std::size_t t = 0; t < n; ++t) pos.push_back(static_cast<std::int32_t>(t));
+    }
+    for (std::size_t t = 0; t < T; ++t) {
+      const std::size_t r = i * T + t;
+      b.positions[r] = t < n ? pos[t] : pos[n - 1];
+      if (t >= n) continue;
+      b.tokens[r] = s.tokens[t];
+      if (t + 1 < n) b.targets[r] = s.tokens[t + 1];
+      // Scored: predicting an answer token or EOS, i.e. the next index is past SEP.
+      if (t + 1 >= s.answer_start && t + 1 < n) b.loss_mask[r] = 1.0f;
+    }
+  }
+  return b;
+}
+
+Batch training_batch(const TrainConfig& config, Rng& rng) {
+  std::vector<Sequence> seqs;
+  seqs.reserve(config.batch);
+  for (std::size_t i = 0; i < config.batch; ++i) {
+    seqs.push_back(sample_sequence(config.task, 1 + below(rng, config.train_len), rng));
+  }
+  return make_batch(seqs, vocabulary(config.task), config.randomized_positions, rng);
+}
+
+std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_t length) {
+  Rng rng(config.seed * 0x9E3779B97F4A7C15ull + 0xE7A1u + length);
+  std::vector<Sequence> seqs;
+  for (std::size_t i = 0; i < config.eval_examples; ++i) {
+    seqs.push_back(sample_sequence(config.task, length, rng));
+  }
+  return seqs;
+}
+
+Batch evaluation_batch(const TrainConfig& config, std::size_t length,
+                       const std::vector<Sequence>& sequences) {
+  Rng rng(config.seed * 0xD1B54A32D192ED03ull + 0x9051u + length);
+  const std::size_t max =
+      eval_positions_of(config) == EvalPositions::kRandom ? config.randomized_positions : 0;
+  return make_batch(sequences, vocabulary(config.task), max, rng);
+}
+
+}  // namespace poslab::train

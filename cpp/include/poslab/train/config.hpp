@@ -19,15 +19,16 @@ enum class PositionMethod { kLearned, kSinusoidal, kRope, kAlibi, kT5, kNone };
 // Evaluation positions: 0..T−1 (index), or sorted samples from [0, MAX) (random, Ruoss et al.).
 enum class EvalPositions { kIndex, kRandom };
 
-inline constexpr Named<Task> kTaskNames[] = {
-    {Task::kCopy, "copy"}, {Task::kReverse, "reverse"}, {Task::kSort, "sort"},
-    {Task::kAddition, "addition"}};
+inline constexpr Named<Task> kTaskNames[] = {{Task::kCopy, "copy"},
+                                             {Task::kReverse, "reverse"},
+                                             {Task::kSort, "sort"},
+                                             {Task::kAddition, "addition"}};
 inline constexpr Named<PositionMethod> kPositionMethodNames[] = {
     {PositionMethod::kLearned, "learned"}, {PositionMethod::kSinusoidal, "sinusoidal"},
     {PositionMethod::kRope, "rope"},       {PositionMethod::kAlibi, "alibi"},
     {PositionMethod::kT5, "t5"},           {PositionMethod::kNone, "none"}};
-inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {
-    {EvalPositions::kIndex, "index"}, {EvalPositions::kRandom, "random"}};
+inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {{EvalPositions::kIndex, "index"},
+                                                               {EvalPositions::kRandom, "random"}};
 
 // The token ids of a task: its symbols are 0..symbols−1, then BOS, SEP, EOS, PAD.
 struct Vocabulary {
@@ -47,7 +48,7 @@ struct ModelConfig {
   std::size_t n_positions = 0;  // rows of wpe (learned): max(MAX, the longest test sequence)
   double layer_norm_epsilon = 1e-5;
   PositionMethod position = PositionMethod::kNone;
-  double base = 10000.0;  // sinusoidal and RoPE
+  double base = 10000.0;     // sinusoidal and RoPE
   double embed_scale = 1.0;  // x = embed_scale·wte[token]; the tied head uses wte unscaled
   std::size_t t5_num_buckets = 32;
   std::size_t t5_max_distance = 128;
@@ -65,13 +66,13 @@ struct TrainConfig {
   std::size_t heads = 4;
   std::size_t batch = 32;
   std::size_t steps = 1500;
-  double lr = 3e-3;                      // peak; linear warm-up, then cosine decay to 0
-  std::size_t warmup_steps = 100;        // min(warmup_steps, steps / 10) in practice
+  double lr = 3e-3;                // peak; linear warm-up, then cosine decay to 0
+  std::size_t warmup_steps = 100;  // min(warmup_steps, steps / 10) in practice
   std::uint64_t seed = 0;
   unsigned threads = 1;
   double embed_scale = 1.0;
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
-  std::size_t eval_examples = 64;        // per evaluated length, a fixed seeded set
+  std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
   double beta1 = 0.9, beta2 = 0.98, adam_eps = 1e-8, weight_decay = 0.01, clip_norm = 1.0;
 };

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/random.hpp"
 #include "poslab/tensor.hpp"
 #include "poslab/train/config.hpp"
 #include "poslab/train/model.hpp"
@@ -22,7 +23,7 @@ namespace poslab::train {
 // prefix", so both are computed from one teacher-forced forward pass per example; the
 // per-token accuracy is that argmax check at each answer position.
 struct EvalResult {
-  std::vector<double> accuracy_by_length;                      // [L−1]: exact match, L = 1..M
+  std::vector<double> accuracy_by_length;                       // [L−1]: exact match, L = 1..M
   std::vector<std::vector<double>> token_accuracy_by_position;  // [L−1][answer position]
   EvalPositions positions = EvalPositions::kIndex;
 };
@@ -57,6 +58,8 @@ class Trainer {
   // result.json: config, loss_curve, accuracy_by_length, token_accuracy_by_position,
   // wall_time_s, tokens_per_s, flops (and eval_positions, the vocabulary's special ids).
   std::string result_json(const EvalResult& eval, double wall_time_s) const;
+  // config.json of a dump: the model's shape, the task and its special token ids.
+  std::string config_json() const;
   // The .safetensors bytes of the weights (F32), the config in __metadata__.
   std::string checkpoint() const;
   // The --steps 0 --dump set, file name → bytes: config.json, weights.safetensors, tokens.npy,
@@ -75,7 +78,7 @@ class Trainer {
   TrainConfig config_;
   Model model_;
   Parameters params_, grads_, adam_m_, adam_v_;
-  std::uint64_t batch_seed_ = 0;  // the data stream's state
+  Rng data_rng_;  // the training data stream, apart from the weights' seed
   std::size_t steps_done_ = 0;
   std::vector<std::pair<std::size_t, double>> loss_curve_;
   double tokens_seen_ = 0, flops_spent_ = 0;

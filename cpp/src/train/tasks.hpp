@@ -1,0 +1,45 @@
+// The lab's synthetic tasks and the batches made of them: `BOS x SEP y EOS`, right-padded
+// with PAD, targets the next token, the loss mask over y and EOS, positions 0..T−1 or a
+// sorted random subset of [0, MAX) (Ruoss et al. 2023).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "poslab/random.hpp"
+#include "poslab/train/config.hpp"
+#include "poslab/train/model.hpp"
+
+namespace poslab::train {
+
+// One rendered example: its tokens and the index of the first answer token (after SEP).
+struct Sequence {
+  std::vector<std::int32_t> tokens;
+  std::size_t answer_start = 0;
+};
+
+// An example of `length` (digits of each operand for addition), drawn from `rng`:
+// copy x SEP x, reverse x SEP reverse(x), sort (digits) x SEP sorted(x), addition
+// a + b SEP a+b with every number written least-significant digit first.
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng);
+
+// `count` sorted distinct positions from [0, max) (Floyd's sampling).
+std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, Rng& rng);
+
+// The batch of `sequences`: padded to the longest, targets and loss mask as above, positions
+// by index, or sampled from [0, random_max) when random_max > 0 (padding repeats the last
+// position: it follows EOS, so the causal mask keeps it from every scored token).
+Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
+                 std::size_t random_max, Rng& rng);
+
+// A training batch: lengths uniform in [1, N], positions randomised when the run is.
+Batch training_batch(const TrainConfig& config, Rng& rng);
+
+// The fixed evaluation set of `length`: eval_examples sequences drawn from a stream seeded by
+// the run's seed and the length (the same for every method, so methods see the same tests).
+std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_t length);
+Batch evaluation_batch(const TrainConfig& config, std::size_t length,
+                       const std::vector<Sequence>& sequences);
+
+}  // namespace poslab::train
