@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""Accepts the trainer (`poslab train`) against an independent float64 autograd.
+
+For every position method (and randomised positions, a non-default embedding scale, the
+addition task) `poslab train --steps 0 --dump DIR` writes the model's config, weights, one
+batch, its loss and every gradient. This script rebuilds the model from the issue's
+specification on a small reverse-mode autograd over NumPy float64 arrays written here (it
+never reads the C++), and requires: the loss within 1e-5 relative, each gradient within 1e-3
+of its tensor's largest |entry|. The autograd itself is first checked against central finite
+differences (`--self-test` runs only that).
+
+Usage: train_vs_autograd.py POSLAB_BINARY | --self-test
+"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+# ---------------------------------------------------------------- a small reverse-mode autograd
+class Var:
+    """An array and the closure that sends its gradient to its parents."""
+
+    def __init__(self, value, parents=(), backward=None):
+        self.value = np.asarray(value, dtype=np.float64)
+        self.parents = parents
+        self.backward_fn = backward
+        self.grad = None
+
+    def __add__(self, other):
+        other = lift(other)
+        return Var(self.value + other.value, (self, other),
+                   lambda g: (unbroadcast(g, self.value.shape), unbroadcast(g, other.value.shape)))
+
+    def __sub__(self, other):
+        return self + lift(other) * -1.0
+
+    def __mul__(self, other):
+        other = lift(other)
+        return Var(self.value * other.value, (self, other),
+                   lambda g: (unbroadcast(g * other.value, self.value.shape),
+                              unbroadcast(g * self.value, other.value.shape)))
+
+    def __matmul__(self, other):
+        return Var(self.value @ other.value, (self, other),
+                   lambda g: (unbroadcast(g @ np.swapaxes(other.value, -1, -2), self.value.shape),
+                              unbroadcast(np.swapaxes(self.value, -1, -2) @ g, other.value.shape)))
+
+
+def lift(x):
+    return x if isinstance(x, Var) else Var(x)
+
+
+def unbroadcast(g, shape):
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return g
+
+
+def unary(x, value, local_grad):
+    return Var(value, (x,), lambda g: (g * local_grad,))
+
+
+def tanh(x):
+    t = np.tanh(x.value)
+    return unary(x, t, 1 - t * t)
+
+
+def exp(x):
+    e = np.exp(x.value)
+    return unary(x, e, e)
+
+
+def rsqrt(x):
+    r = 1 / np.sqrt(x.value)
+    return unary(x, r, -0.5 * r ** 3)
+
+
+def reciprocal(x):
+    r = 1 / x.value
+    return unary(x, r, -r * r)
+
+
+def log(x):
+    return unary(x, np.log(x.value), 1 / x.value)
+
+
+def sum_(x, axis, keepdims=True):
+    shape = x.value.shape
+    return Var(x.value.sum(axis=axis, keepdims=keepdims), (x,),
+               lambda g: (np.broadcast_to(g if keepdims else np.expand_dims(g, axis), shape).copy(),))
+
+
+def reshape(x, shape):
+    old = x.value.shape
+    return Var(x.value.reshape(shape), (x,), lambda g: (g.reshape(old),))
+
+
+def transpose(x, axes):
+    inverse = np.argsort(axes)
+    return Var(x.value.transpose(axes), (x,), lambda g: (g.transpose(inverse),))
+
+
+def take_rows(table, index):
+    """table[index] for an integer array `index` (embedding lookup)."""
+    def back(g):
+        out = np.zeros_like(table.value)
+        np.add.at(out, index, g)
+        return (out,)
+    return Var(table.value[index], (table,), back)
+
+
+def slice_last(x, start, stop):
+    def back(g):
+        out = np.zeros_like(x.value)
+        out[..., start:stop] = g
+        return (out,)
+    return Var(x.value[..., start:stop], (x,), back)
+
+
+def concat_last(parts):
+    sizes = [p.value.shape[-1] for p in parts]
+    edges = np.cumsum([0] + sizes)
+    return Var(np.concatenate([p.value for p in parts], axis=-1), tuple(parts),
+               lambda g: tuple(g[..., edges[i]:edges[i + 1]] for i in range(len(parts))))
+
+
+def backward(loss):
+    order, seen = [], set()
+
+    def visit(v):
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        for p in v.parents:
+            visit(p)
+        order.append(v)
+
+    visit(loss)
+    loss.grad = np.ones_like(loss.value)
+    for v in reversed(order):
+        if v.backward_fn is None or v.grad is None:
+            continue
+        for p, g in zip(v.parents, v.backward_fn(v.grad)):
+            p.grad = g if p.grad is None else p.grad + g
+
+
+# ---------------------------------------------------------------- the lab's model, from the issue
+def layer_norm(x, w, b, eps):
+    mean = sum_(x, -1) * (1.0 / x.value.shape[-1])
+    centred = x - mean
+    var = sum_(centred * centred, -1) * (1.0 / x.value.shape[-1])
+    return centred * rsqrt(var + eps) * w + b
+
+
+def gelu_tanh(x):
+    k = math.sqrt(2 / math.pi)
+    return x * 0.5 * (tanh((x + x * x * x * 0.044715) * k) + 1.0)
+
+
+def alibi_slopes(n):
+    """Press et al.'s reference get_slopes."""
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
+
+
+def t5_bucket(relative, num_buckets, max_distance):
+    """Hugging Face T5's _relative_position_bucket, bidirectional=False, in float32."""
+    n = np.maximum(-relative, 0)
+    max_exact = num_buckets // 2
+    is_small = n < max_exact
+    with np.errstate(divide="ignore", invalid="ignore"):
+        large = max_exact + (
+            np.log(n.astype(np.float32) / np.float32(max_exact))
+            / np.float32(math.log(max_distance / max_exact))
+            * np.float32(num_buckets - max_exact)
+        ).astype(np.int64)
+    large = np.minimum(large, num_buckets - 1)
+    return np.where(is_small, n, large)
+
+
+def rope(x, pos, base):
+    """neox pairs (x[i], x[i + d/2]) of every head rotated by pos·base^(-2i/d). x (B, H, T, d)."""
+    d = x.value.shape[-1]
+    theta = base ** (-2.0 * np.arange(d // 2) / d)
+    angle = pos[:, None, :, None] * theta  # (B, 1, T, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    x1, x2 = slice_last(x, 0, d // 2), slice_last(x, d // 2, d)
+    return concat_last([x1 * cos - x2 * sin, x2 * cos + x1 * sin])
+
+
+def model_loss(cfg, w, tokens, targets, positions, mask):
+    B, T = tokens.shape
+    E, H = cfg["n_embd"], cfg["n_head"]
+    d = E // H
+    method = cfg["position"]
+    x = take_rows(w["wte.weight"], tokens) * cfg["embed_scale"]
+    if method == "learned":
+        x = x + take_rows(w["wpe.weight"], positions)
+    elif method == "sinusoidal":
+        freq = cfg["base"] ** (-2.0 * np.arange(E // 2) / E)
+        table = np.zeros((B, T, E))
+        table[..., 0::2] = np.sin(positions[..., None] * freq)
+        table[..., 1::2] = np.cos(positions[..., None] * freq)
+        x = x + table
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    bias = None
+    if method == "alibi":
+        slopes = np.array(alibi_slopes(H))
+        dist = np.abs(positions[:, :, None] - positions[:, None, :])  # (B, T, T)
+        bias = Var(-slopes[None, :, None, None] * dist[:, None, :, :])
+    elif method == "t5":
+        rel = positions[:, None, :] - positions[:, :, None]  # key - query, (B, Tq, Tk)
+        buckets = t5_bucket(rel, cfg["t5_num_buckets"], cfg["t5_max_distance"])
+        table = take_rows(w["rel_bias.weight"], buckets)  # (B, Tq, Tk, H)
+        bias = transpose(table, (0, 3, 1, 2))
+    eps = cfg["layer_norm_epsilon"]
+    hidden_mask = np.where(causal, 0.0, -1e30)
+    for layer in range(cfg["n_layer"]):
+        p = lambda name: w[f"h.{layer}.{name}"]
+        h = layer_norm(x, p("ln_1.weight"), p("ln_1.bias"), eps)
+        qkv = h @ p("attn.c_attn.weight") + p("attn.c_attn.bias")
+        def heads(part):
+            s = slice_last(qkv, part * E, (part + 1) * E)
+            return transpose(reshape(s, (B, T, H, d)), (0, 2, 1, 3))
+        q, k, v = heads(0), heads(1), heads(2)
+        if method == "rope":
+            q, k = rope(q, positions, cfg["base"]), rope(k, positions, cfg["base"])
+        scores = (q @ transpose(k, (0, 1, 3, 2))) * (1 / math.sqrt(d))
+        if bias is not None:
+            scores = scores + bias
+        scores = scores + hidden_mask
+        shifted = scores - scores.value.max(axis=-1, keepdims=True)
+        e = exp(shifted)
+        att = e * reciprocal(sum_(e, -1))
+        out = transpose(att @ v, (0, 2, 1, 3))
+        x = x + reshape(out, (B, T, E)) @ p("attn.c_proj.weight") + p("attn.c_proj.bias")
+        h = layer_norm(x, p("ln_2.weight"), p("ln_2.bias"), eps)
+        x = x + gelu_tanh(h @ p("mlp.c_fc.weight") + p("mlp.c_fc.bias")) @ p("mlp.c_proj.weight") \
+            + p("mlp.c_proj.bias")
+    x = layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps)
+    logits = x @ transpose(w["wte.weight"], (1, 0))  # (B, T, V)
+    shifted = logits - logits.value.max(axis=-1, keepdims=True)
+    log_probs = shifted - log(sum_(exp(shifted), -1))
+    onehot = np.zeros(logits.value.shape)
+    np.put_along_axis(onehot, targets[..., None].astype(np.int64), 1.0, axis=-1)
+    picked = sum_(log_probs * onehot, -1, keepdims=False)  # (B, T)
+    total = mask.sum()
+    return sum_(sum_(picked * (mask * (-1.0 / total)), -1, keepdims=False), -1, keepdims=False)
+
+
+# ---------------------------------------------------------------- files
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        assert entry["dtype"] == "F32", f"{path}: {name} is {entry['dtype']}"
+        lo, hi = entry["data_offsets"]
+        out[name] = np.frombuffer(data[8 + n + lo : 8 + n + hi], dtype="<f4").reshape(entry["shape"])
+    return out
+
+
+def expected_shapes(cfg):
+    E, I, V, H = cfg["n_embd"], cfg["n_inner"], cfg["vocab_size"], cfg["n_head"]
+    shapes = {"wte.weight": (V, E), "ln_f.weight": (E,), "ln_f.bias": (E,)}
+    if cfg["position"] == "learned":
+        shapes["wpe.weight"] = (cfg["n_positions"], E)
+    if cfg["position"] == "t5":
+        shapes["rel_bias.weight"] = (cfg["t5_num_buckets"], H)
+    for l in range(cfg["n_layer"]):
+        for name, shape in [("ln_1.weight", (E,)), ("ln_1.bias", (E,)),
+                            ("attn.c_attn.weight", (E, 3 * E)), ("attn.c_attn.bias", (3 * E,)),
+                            ("attn.c_proj.weight", (E, E)), ("attn.c_proj.bias", (E,)),
+                            ("ln_2.weight", (E,)), ("ln_2.bias", (E,)),
+                            ("mlp.c_fc.weight", (E, I)), ("mlp.c_fc.bias", (I,)),
+                            ("mlp.c_proj.weight", (I, E)), ("mlp.c_proj.bias", (E,))]:
+            shapes[f"h.{l}.{name}"] = shape
+    return shapes
+
+
+def loss_and_grads(cfg, weights, tokens, targets, positions, mask):
+    w = {name: Var(value.astype(np.float64)) for name, value in weights.items()}
+    loss = model_loss(cfg, w, tokens, targets, positions.astype(np.float64)
+                      if cfg["position"] in ("sinusoidal", "rope") else positions, mask)
+    backward(loss)
+    return float(loss.value), {name: (v.grad if v.grad is not None else np.zeros_like(v.value))
+                               for name, v in w.items()}
+
+
+# ---------------------------------------------------------------- checks
+def self_test():
+    """The autograd against central finite differences on a tiny random model, every method."""
+    rng = np.random.default_rng(0)
+    failures = 0
+    for method in ["none", "learned", "sinusoidal", "rope", "alibi", "t5"]:
+        cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
+                   layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
+                   t5_num_buckets=32, t5_max_distance=128)
+        weights = {n: rng.normal(0, 0.4, s) + (1.0 if "ln_" in n and n.endswith("weight") else 0)
+                   for n, s in expected_shapes(cfg).items()}
+        tokens = rng.integers(0, 7, (2, 5))
+        targets = rng.integers(0, 7, (2, 5))
+        positions = np.sort(rng.choice(40, (2, 5), replace=True), axis=1)
+        mask = (rng.random((2, 5)) < 0.7).astype(np.float64)
+        mask[0, 0] = 1.0
+        _, grads = loss_and_grads(cfg, weights, tokens, targets, positions, mask)
+        worst = 0.0
+        for name in weights:
+            flat = weights[name].reshape(-1)
+            for i in rng.choice(flat.size, min(flat.size, 3), replace=False):
+                keep = flat[i]
+                flat[i] = keep + 1e-6
+                up, _ = loss_and_grads(cfg, weights, tokens, targets, positions, mask)
+                flat[i] = keep - 1e-6
+                down, _ = loss_and_grads(cfg, weights, tokens, targets, positions, mask)
+                flat[i] = keep
+                fd = (up - down) / 2e-6
+                worst = max(worst, abs(grads[name].reshape(-1)[i] - fd) / (1e-6 + 1e-5 * abs(fd)))
+        ok = worst <= 1.0
+        failures += not ok
+        print(f"self-test {method:10s} autograd vs finite differences: worst {worst:.3f} of the "
+              f"bound 1e-6 + 1e-5·|fd|  {'ok' if ok else 'FAIL'}")
+    return failures
+
+
+CASES = [
+    ("none", ["--position", "none"]),
+    ("learned", ["--position", "learned"]),
+    ("sinusoidal", ["--position", "sinusoidal"]),
+    ("rope", ["--position", "rope"]),
+    ("alibi", ["--position", "alibi"]),
+    ("t5", ["--position", "t5"]),
+    ("learned, randomised", ["--position", "learned", "--randomized-positions", "64"]),
+    ("rope, randomised", ["--position", "rope", "--randomized-positions", "64"]),
+    ("alibi, randomised", ["--position", "alibi", "--randomized-positions", "64"]),
+    ("t5, randomised", ["--position", "t5", "--randomized-positions", "200"]),
+    ("sinusoidal, embed scale 8", ["--position", "sinusoidal", "--embed-scale", "8"]),
+    ("rope, addition", ["--position", "rope", "--task", "addition"]),
+    ("t5, reverse, 3 heads", ["--position", "t5", "--task", "reverse", "--heads", "3",
+                              "--width", "24"]),
+]
+
+
+def check_binary(poslab):
+    failures = 0
+    for label, extra in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            options = {"--task": "copy", "--train-len": "6", "--layers": "2", "--width": "16",
+                       "--heads": "2", "--batch": "4", "--seed": "3"}
+            options.update(zip(extra[0::2], extra[1::2]))
+            args = [item for pair in options.items() for item in pair]
+            subprocess.run([poslab, "train", *args, "--steps", "0", "--dump", tmp], check=True)
+            cfg = json.load(open(os.path.join(tmp, "config.json")))
+            weights = read_safetensors(os.path.join(tmp, "weights.safetensors"))
+            grads = read_safetensors(os.path.join(tmp, "grads.safetensors"))
+            batch = {n: np.load(os.path.join(tmp, n + ".npy"))
+                     for n in ["tokens", "targets", "positions", "loss_mask"]}
+            shapes = expected_shapes(cfg)
+            assert {n: tuple(v.shape) for n, v in weights.items()} == shapes, label
+            assert set(grads) == set(shapes), label
+            for n in ["tokens", "targets", "positions"]:
+                assert batch[n].dtype == np.int32, f"{n}.npy is {batch[n].dtype}"
+            assert batch["loss_mask"].dtype == np.float32
+            loss, ref = loss_and_grads(cfg, weights, batch["tokens"], batch["targets"],
+                                       batch["positions"], batch["loss_mask"].astype(np.float64))
+            their_loss = json.load(open(os.path.join(tmp, "loss.json")))["loss"]
+            loss_err = abs(their_loss - loss) / abs(loss)
+            worst, worst_name = 0.0, ""
+            for name, g in ref.items():
+                peak = np.abs(g).max()
+                err = np.abs(grads[name] - g).max() / peak if peak > 0 else np.abs(grads[name]).max()
+                if err > worst:
+                    worst, worst_name = err, name
+            ok = loss_err <= 1e-5 and worst <= 1e-3
+            failures += not ok
+            print(f"{label:28s} loss {loss:.6f}  |Δloss|/loss {loss_err:.1e}  worst gradient "
+                  f"{worst:.1e} of its max ({worst_name})  {'ok' if ok else 'FAIL'}")
+    return failures
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    failures = self_test()
+    if sys.argv[1] != "--self-test":
+        failures += check_binary(sys.argv[1])
+    print("all checks passed" if failures == 0 else f"{failures} checks failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
