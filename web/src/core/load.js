@@ -1,5 +1,6 @@
-// Finds and instantiates the Emscripten module of one build variant: `poslab` (the core) or
-// `poslab-gpt2` (GPT-2, its own module so its code does not weigh on the others). The static
+// Finds and instantiates the Emscripten module of one build variant: `poslab` (the core),
+// `poslab-gpt2` (the language models) or `poslab-train` (the lab's trainer), each its own
+// module so its code does not weigh on the others. The static
 // import paths let both Node and Vite see the build outputs (Vite splits each into its own
 // chunk, loaded only when asked for). A caller may instead pass its own `factory`.
 import { PosLabError } from './errors.js';
@@ -12,6 +13,10 @@ const builds = {
   'poslab-gpt2': {
     simd: () => import('../../../build/wasm/simd/poslab-gpt2.mjs'),
     scalar: () => import('../../../build/wasm/scalar/poslab-gpt2.mjs'),
+  },
+  'poslab-train': {
+    simd: () => import('../../../build/wasm/simd/poslab-train.mjs'),
+    scalar: () => import('../../../build/wasm/scalar/poslab-train.mjs'),
   },
 };
 

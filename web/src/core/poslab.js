@@ -28,3 +28,4 @@ export async function createGpt2Lab(config = {}) {
   check.options(config, 'createGpt2Lab', ['variant', 'wasmBinary', 'factory']);
   return bindLm(await loadModule(config, 'poslab-gpt2'));
 }
+export { bindTrain, createTrainLab } from './train.js';

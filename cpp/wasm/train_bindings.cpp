@@ -1,0 +1,233 @@
+// The training module (`poslab-train`): the length-generalisation lab's Trainer for the page's
+// training workers, one run per instance. No math here: options in, the core's results out,
+// every Error as { error, field } (guard.hpp). web/src/core/train.js wraps it.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <string>
+
+#include "guard.hpp"
+#include "js_convert.hpp"
+#include "poslab/train/trainer.hpp"
+
+namespace poslab::wasm {
+namespace {
+
+using emscripten::val;
+using namespace poslab::train;
+
+val bytes_js(const std::string& bytes) {
+  val view(emscripten::typed_memory_view(bytes.size(),
+                                         reinterpret_cast<const std::uint8_t*>(bytes.data())));
+  return val::global("Uint8Array").new_(view);  // a copy the heap's growth cannot move
+}
+
+val ints_js(const std::vector<std::int32_t>& values) {
+  val view(emscripten::typed_memory_view(values.size(), values.data()));
+  return val::global("Int32Array").new_(view);
+}
+
+std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
+  const long long v = integer_field(js, name, static_cast<long long>(fallback));
+  require(v >= 0, name, std::string(name) + " must be >= 0, got " + std::to_string(v));
+  return static_cast<std::size_t>(v);
+}
+
+TrainConfig to_train_config(const val& js) {
+  const val o = to_options(js, "config",
+                           {"task", "position", "randomizedPositions", "trainLen", "testLen",
+                            "layers", "width", "heads", "batch", "steps", "lr", "warmupSteps",
+                            "seed", "embedScale", "evalPositions", "evalExamples"});
+  TrainConfig c;
+  c.task =
+      parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
+  c.position = parse_name(kPositionMethodNames,
+                          string_field(o, "position", name_of(kPositionMethodNames, c.position)),
+                          "position method", "position");
+  c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
+  c.train_len = size_field(o, "trainLen", c.train_len);
+  c.test_len = size_field(o, "testLen", c.test_len);
+  c.layers = size_field(o, "layers", c.layers);
+  c.width = size_field(o, "width", c.width);
+  c.heads = size_field(o, "heads", c.heads);
+  c.batch = size_field(o, "batch", c.batch);
+  c.steps = size_field(o, "steps", c.steps);
+  c.lr = number_field(o, "lr", c.lr);
+  c.warmup_steps = size_field(o, "warmupSteps", c.warmup_steps);
+  if (!field(o, "seed").isUndefined()) c.seed = seed_field(o, "seed");
+  c.embed_scale = number_field(o, "embedScale", c.embed_scale);
+  const std::string eval = string_field(o, "evalPositions", "");
+  if (!eval.empty()) {
+    c.eval_positions =
+        parse_name(kEvalPositionsNames, eval, "evaluation positions", "evalPositions");
+  }
+  c.eval_examples = size_field(o, "evalExamples", c.eval_examples);
+  return c;
+}
+
+val config_js(const TrainConfig& c) {
+  val o = val::object();
+  o.set("task", std::string(name_of(kTaskNames, c.task)));
+  o.set("position", std::string(name_of(kPositionMethodNames, c.position)));
+  o.set("randomizedPositions", double(c.randomized_positions));
+  o.set("trainLen", double(c.train_len));
+  o.set("testLen", double(test_len_of(c)));
+  o.set("layers", double(c.layers));
+  o.set("width", double(c.width));
+  o.set("heads", double(c.heads));
+  o.set("batch", double(c.batch));
+  o.set("steps", double(c.steps));
+  o.set("lr", c.lr);
+  o.set("warmupSteps", double(c.warmup_steps));
+  o.set("seed", double(c.seed));
+  o.set("embedScale", c.embed_scale);
+  o.set("evalPositions", std::string(name_of(kEvalPositionsNames, eval_positions_of(c))));
+  o.set("evalExamples", double(c.eval_examples));
+  return o;
+}
+
+class TrainRun {
+ public:
+  explicit TrainRun(TrainConfig c) : trainer_(std::move(c)) {}
+
+  val config() const { return config_js(trainer_.config()); }
+
+  val model_config() const {
+    const ModelConfig& m = trainer_.model_config();
+    const Vocabulary v = vocabulary(trainer_.config().task);
+    val o = val::object();
+    o.set("nLayer", double(m.n_layer));
+    o.set("nEmbd", double(m.n_embd));
+    o.set("nHead", double(m.n_head));
+    o.set("nInner", double(m.n_inner));
+    o.set("vocabSize", double(m.vocab_size));
+    o.set("nPositions", double(m.n_positions));
+    o.set("position", std::string(name_of(kPositionMethodNames, m.position)));
+    o.set("embedScale", m.embed_scale);
+    val voc = val::object();
+    voc.set("symbols", double(v.symbols));
+    voc.set("bos", v.bos);
+    voc.set("sep", v.sep);
+    voc.set("eos", v.eos);
+    voc.set("pad", v.pad);
+    voc.set("size", double(v.size()));
+    o.set("vocabulary", voc);
+    return o;
+  }
+
+  // Up to `count` more steps (never past the budget): their losses.
+  val step(val count) {
+    return guarded([&] {
+      const long long n = to_integer(count, "count");
+      require(n >= 0, "count", "count must be >= 0");
+      std::vector<double> losses;
+      const std::size_t left = trainer_.config().steps - trainer_.steps_done();
+      for (std::size_t s = 0; s < std::min<std::size_t>(left, static_cast<std::size_t>(n)); ++s) {
+        losses.push_back(trainer_.step());
+      }
+      return to_js(losses);
+    });
+  }
+
+  val progress() const {
+    val o = val::object();
+    o.set("stepsDone", double(trainer_.steps_done()));
+    o.set("tokensSeen", trainer_.tokens_seen());
+    o.set("flopsSpent", trainer_.flops_spent());
+    return o;
+  }
+
+  val evaluate() {
+    return guarded([&] {
+      const EvalResult r = trainer_.evaluate();
+      val acc = val::object(), tokens = val::object();
+      for (std::size_t L = 1; L <= r.accuracy_by_length.size(); ++L) {
+        acc.set(std::to_string(L), r.accuracy_by_length[L - 1]);
+        tokens.set(std::to_string(L), to_js(r.token_accuracy_by_position[L - 1])["data"]);
+      }
+      val o = val::object();
+      o.set("accuracyByLength", acc);
+      o.set("tokenAccuracyByPosition", tokens);
+      o.set("evalPositions", std::string(name_of(kEvalPositionsNames, r.positions)));
+      return o;
+    });
+  }
+
+  val attention_example(val length, val index) {
+    return guarded([&] {
+      const long long L = to_integer(length, "length"), i = to_integer(index, "index");
+      require(L >= 1, "length", "length must be >= 1");
+      require(i >= 0, "index", "index must be >= 0");
+      const AttentionExample ex =
+          trainer_.attention_example(static_cast<std::size_t>(L), static_cast<std::size_t>(i));
+      val o = val::object();
+      o.set("tokens", ints_js(ex.tokens));
+      o.set("positions", ints_js(ex.positions));
+      o.set("predictions", ints_js(ex.predictions));
+      o.set("answerStart", double(ex.answer_start));
+      const val maps = to_js(ex.maps);
+      o.set("maps", maps["data"]);
+      o.set("shape", maps["shape"]);
+      return o;
+    });
+  }
+
+  // result.json's text (the page parses it): the same keys as the CLI's.
+  val result(val wall_time_s) {
+    return guarded([&] {
+      const double wall = to_number(wall_time_s, "wallTimeS");
+      require(wall >= 0, "wallTimeS", "wallTimeS must be >= 0");
+      return val(trainer_.result_json(trainer_.evaluate(), wall));
+    });
+  }
+
+  val checkpoint() const {
+    return guarded([&] { return bytes_js(trainer_.checkpoint()); });
+  }
+
+  val dump() {
+    return guarded([&] {
+      val o = val::object();
+      for (const auto& [name, bytes] : trainer_.dump()) o.set(name, bytes_js(bytes));
+      return o;
+    });
+  }
+
+ private:
+  Trainer trainer_;
+};
+
+val train_create_js(val config) {
+  return guarded([&] { return val(TrainRun(to_train_config(config))); });
+}
+
+val train_defaults_js() { return config_js(TrainConfig{}); }
+
+val train_names_js() {
+  val o = val::object();
+  o.set("tasks", names_js(kTaskNames));
+  o.set("positions", names_js(kPositionMethodNames));
+  o.set("evalPositions", names_js(kEvalPositionsNames));
+  return o;
+}
+
+}  // namespace
+}  // namespace poslab::wasm
+
+EMSCRIPTEN_BINDINGS(poslab_train) {
+  using namespace emscripten;
+  using namespace poslab::wasm;
+  class_<TrainRun>("TrainRun")
+      .function("config", &TrainRun::config)
+      .function("modelConfig", &TrainRun::model_config)
+      .function("step", &TrainRun::step)
+      .function("progress", &TrainRun::progress)
+      .function("evaluate", &TrainRun::evaluate)
+      .function("attentionExample", &TrainRun::attention_example)
+      .function("result", &TrainRun::result)
+      .function("checkpoint", &TrainRun::checkpoint)
+      .function("dump", &TrainRun::dump);
+  function("trainCreate", &train_create_js);
+  function("trainDefaults", &train_defaults_js);
+  function("trainNames", &train_names_js);
+}

@@ -1,0 +1,170 @@
+// The training module (poslab-train) in Node against the native CLI (`poslab train`), both
+// builds, every position method: the same seed gives the same batch (byte-identical .npy), the
+// same loss and gradients, and after one step the same weights.
+//
+// Tolerance policy: loss within 1e-5 relative and each gradient within 1e-5 of its tensor's
+// largest |entry| (float32 products: native may fuse multiply-adds, wasm cannot). After one
+// AdamW step each weight moves by lr·g/(|g| + ε), about lr·sign(g): where |g| is within float
+// noise of 0 the two builds may move a weight by different fractions of lr, so a weight may
+// differ by up to 2·lr, and all but 1% of them by at most 1e-5·max|w| + 1e-3·lr.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { readSafetensors } from '../helpers/read-safetensors.js';
+import { requireCli, runCli } from './helpers/cli.js';
+import { repoRoot, VARIANTS } from './helpers/paths.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-train-wasm-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const SMALL = { trainLen: 5, layers: 2, width: 16, heads: 2, batch: 6, seed: 4, evalExamples: 8 };
+const CASES = [
+  { position: 'none' },
+  { position: 'learned' },
+  { position: 'sinusoidal', embedScale: 8 },
+  { position: 'rope' },
+  { position: 'alibi' },
+  { position: 't5' },
+  { position: 'rope', randomizedPositions: 64 },
+  { position: 't5', task: 'addition' },
+];
+
+const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+const cliArgs = (config) => Object.entries({ task: 'copy', ...config }).flatMap(([k, v]) => [flag(k), String(v)]);
+
+async function loadLab(variant) {
+  const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
+  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm');
+  return createTrainLab({ variant, wasmBinary: fs.readFileSync(wasm) });
+}
+
+let count = 0;
+async function nativeDump(config) {
+  const out = path.join(dir, `dump${count++}`);
+  const { code, stderr } = await runCli(['train', ...cliArgs(config), '--dump', out]);
+  if (code !== 0) throw new Error(stderr);
+  return Object.fromEntries(fs.readdirSync(out).map((f) => [f, fs.readFileSync(path.join(out, f))]));
+}
+
+async function nativeAfterOneStep(config) {
+  const ckpt = path.join(dir, `ckpt${count++}.safetensors`);
+  const args = ['train', ...cliArgs(config), '-q', '-o', `${ckpt}.json`, '--checkpoint', ckpt];
+  const { code, stderr } = await runCli(args);
+  if (code !== 0) throw new Error(stderr);
+  return readSafetensors(fs.readFileSync(ckpt)).tensors;
+}
+
+function expectGradientsClose(got, want, label) {
+  for (const [name, w] of Object.entries(want)) {
+    const g = got[name];
+    expect(g, `${label}: ${name}`).toBeDefined();
+    const peak = w.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+    let worst = 0;
+    for (let i = 0; i < w.data.length; i++) worst = Math.max(worst, Math.abs(g.data[i] - w.data[i]));
+    expect(worst, `${label}: ${name}`).toBeLessThanOrEqual(1e-5 * peak + 1e-12);
+  }
+}
+
+describe.each(VARIANTS)('training module, %s build', (variant) => {
+  requireCli();
+  test.each(CASES)('one step matches the native CLI: %o', async (extra) => {
+    const lab = await loadLab(variant);
+    const config = { ...SMALL, ...extra, steps: 1, lr: 1e-3 };
+    const run = lab.createRun(config);
+    const dump = run.dump();
+    const native = await nativeDump({ ...config, steps: 0 });
+    for (const f of ['tokens.npy', 'targets.npy', 'positions.npy', 'loss_mask.npy']) {
+      expect(Buffer.from(dump[f]).equals(native[f]), `${f} byte-identical`).toBe(true);
+    }
+    expect(JSON.parse(new TextDecoder().decode(dump['config.json']))).toEqual(JSON.parse(native['config.json']));
+    const loss = JSON.parse(new TextDecoder().decode(dump['loss.json'])).loss;
+    const nativeLoss = JSON.parse(native['loss.json']).loss;
+    expect(Math.abs(loss - nativeLoss)).toBeLessThanOrEqual(1e-5 * Math.abs(nativeLoss));
+    expectGradientsClose(
+      readSafetensors(dump['grads.safetensors']).tensors,
+      readSafetensors(native['grads.safetensors']).tensors,
+      'gradients',
+    );
+
+    const losses = run.step(5); // the budget is one step
+    expect(losses.length).toBe(1);
+    expect(Math.abs(losses[0] - nativeLoss)).toBeLessThanOrEqual(1e-5 * Math.abs(nativeLoss));
+    expect(run.stepsDone).toBe(1);
+    const after = readSafetensors(run.checkpoint()).tensors;
+    const want = await nativeAfterOneStep(config);
+    for (const [name, w] of Object.entries(want)) {
+      const peak = w.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      let loose = 0;
+      for (let i = 0; i < w.data.length; i++) {
+        const diff = Math.abs(after[name].data[i] - w.data[i]);
+        expect(diff, `${name}[${i}]`).toBeLessThanOrEqual(2 * config.lr + 1e-5 * peak);
+        if (diff > 1e-5 * peak + 1e-3 * config.lr) loose++;
+      }
+      expect(loose, `${name}: weights past the tight bound`).toBeLessThanOrEqual(Math.ceil(0.01 * w.data.length));
+    }
+    run.dispose();
+  });
+});
+
+describe('training API', () => {
+  test('defaults and names come from the core', async () => {
+    const lab = await loadLab('simd');
+    expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']);
+    expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition']);
+    expect(lab.defaults).toMatchObject({ layers: 2, width: 64, heads: 4, batch: 32, trainLen: 8 });
+  });
+
+  test('a run trains, evaluates, reports and exports', async () => {
+    const lab = await loadLab('simd');
+    const run = lab.createRun({ ...SMALL, steps: 30, testLen: 7 });
+    expect(run.config.testLen).toBe(7);
+    expect(run.vocabulary).toEqual({ symbols: 10, bos: 10, sep: 11, eos: 12, pad: 13, size: 14 });
+    const losses = run.step(30);
+    expect(losses.length).toBe(30);
+    expect(losses[29]).toBeLessThan(losses[0]);
+    expect(run.lossCurve.length).toBe(30);
+    expect(run.tokensSeen).toBeGreaterThan(0);
+    const ev = run.evaluate();
+    expect(Object.keys(ev.accuracyByLength)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    expect(ev.tokenAccuracyByPosition['7'].length).toBe(8);
+    const ex = run.attentionExample(7, 2);
+    expect(ex.shape).toEqual([2, 2, 17, 17]);
+    expect(ex.tokens.length).toBe(17);
+    expect(ex.answerStart).toBe(9);
+    const result = run.result(1.5);
+    expect(result.wall_time_s).toBe(1.5);
+    expect(result.accuracy_by_length['7']).toBe(ev.accuracyByLength['7']);
+    const ckpt = readSafetensors(run.checkpoint());
+    expect(JSON.parse(ckpt.metadata.config).position).toBe('none');
+    run.dispose();
+    expect(() => run.step()).toThrow(/disposed/);
+  });
+
+  test('bad configurations throw PosLabError naming the option', async () => {
+    const lab = await loadLab('simd');
+    const { PosLabError } = await import(path.join(repoRoot, 'web/src/core/errors.js'));
+    const cases = [
+      [{ heads: 3 }, 'heads'],
+      [{ position: 'rope', width: 12, heads: 4 }, 'heads'],
+      [{ position: 'spiral' }, 'position'],
+      [{ task: 'juggle' }, 'task'],
+      [{ lr: NaN }, 'lr'],
+      [{ randomizedPositions: 64 }, 'randomizedPositions'],
+      [{ width: 0 }, 'width'],
+      [{ stepz: 3 }, 'stepz'],
+    ];
+    for (const [config, field] of cases) {
+      let error;
+      try {
+        lab.createRun(config);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(config)).toBeInstanceOf(PosLabError);
+      expect(error.field, JSON.stringify(config)).toBe(field);
+    }
+    // Still usable after refusals.
+    lab.createRun({ ...SMALL, steps: 1 }).dispose();
+  });
+});

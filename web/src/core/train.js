@@ -1,0 +1,111 @@
+// The length-generalisation lab's JS API over the training module (build/wasm/VARIANT/
+// poslab-train.wasm, cpp/wasm/train_bindings.cpp): one TrainRun per configuration, stepped by
+// the caller (the page's training worker steps a few at a time and posts the losses).
+// Declarations: train.d.ts.
+import { PosLabError } from './errors.js';
+import { loadModule } from './load.js';
+import { guardMethods, toPosLabError, unwrap } from './raw.js';
+import * as check from './validate.js';
+
+const CONFIG_KEYS = [
+  'task',
+  'position',
+  'randomizedPositions',
+  'trainLen',
+  'testLen',
+  'layers',
+  'width',
+  'heads',
+  'batch',
+  'steps',
+  'lr',
+  'warmupSteps',
+  'seed',
+  'embedScale',
+  'evalPositions',
+  'evalExamples',
+];
+
+/**
+ * Loads the training module and returns the lab's API.
+ * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
+ */
+export async function createTrainLab(config = {}) {
+  check.options(config, 'createTrainLab', ['variant', 'wasmBinary', 'factory']);
+  return bindTrain(await loadModule(config, 'poslab-train'));
+}
+
+/** The lab's API over an instantiated training module `m`. */
+export function bindTrain(m) {
+  const defaults = Object.freeze(m.trainDefaults());
+  const names = Object.freeze(m.trainNames());
+  return {
+    defaults,
+    names,
+    createRun(config = {}) {
+      check.options(config, 'createRun', CONFIG_KEYS);
+      let raw;
+      try {
+        raw = unwrap(m.trainCreate(config));
+      } catch (cause) {
+        throw toPosLabError('createRun', cause);
+      }
+      return wrapRun(raw);
+    },
+  };
+}
+
+function wrapRun(raw) {
+  let disposed = false;
+  const live = () => {
+    if (disposed) throw new PosLabError('this training run was disposed');
+    return raw;
+  };
+  const runConfig = Object.freeze(raw.config());
+  const modelConfig = raw.modelConfig();
+  const vocabulary = Object.freeze(modelConfig.vocabulary);
+  delete modelConfig.vocabulary;
+  const lossCurve = [];
+  const methods = guardMethods({
+    // No default parameters below: guardMethods counts the declared arguments.
+    step(count) {
+      count = check.integer(count ?? 1, 'count', 0);
+      const losses = unwrap(live().step(count)).data;
+      const first = lossCurve.length;
+      losses.forEach((loss, i) => lossCurve.push([first + i, loss]));
+      return losses;
+    },
+    evaluate() {
+      return unwrap(live().evaluate());
+    },
+    attentionExample(length, index) {
+      check.integer(length, 'length', 1);
+      index = check.integer(index ?? 0, 'index', 0);
+      return unwrap(live().attentionExample(length, index));
+    },
+    result(wallTimeS) {
+      wallTimeS = check.number(wallTimeS ?? 0, 'wallTimeS');
+      return JSON.parse(unwrap(live().result(wallTimeS)));
+    },
+    checkpoint() {
+      return unwrap(live().checkpoint());
+    },
+    dump() {
+      return unwrap(live().dump());
+    },
+    dispose() {
+      if (!disposed) raw.delete();
+      disposed = true;
+    },
+  });
+  const progress = () => live().progress();
+  return Object.defineProperties(methods, {
+    config: { value: runConfig, enumerable: true },
+    modelConfig: { value: Object.freeze(modelConfig), enumerable: true },
+    vocabulary: { value: vocabulary, enumerable: true },
+    stepsDone: { get: () => progress().stepsDone, enumerable: true },
+    tokensSeen: { get: () => progress().tokensSeen, enumerable: true },
+    flopsSpent: { get: () => progress().flopsSpent, enumerable: true },
+    lossCurve: { get: () => lossCurve.map((pair) => pair.slice()), enumerable: true },
+  });
+}
