@@ -22,6 +22,11 @@ function otherValue(key) {
       return [t.min, t.min + 3, t.min + 7];
     case 'token':
       return '3.gAA';
+    case 'names':
+      return t.values
+        .filter((v) => !t.def.includes(v))
+        .slice(0, 1)
+        .concat(t.def.slice(0, 1));
     default:
       throw new Error(`no test value for ${key}`);
   }

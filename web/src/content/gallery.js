@@ -14,6 +14,10 @@ export const SEED_CARDS = [
         label: 'Open 50 vs 100 at D = 64',
         state: { view: 'extrapolation', 'ext.N': 50, 'ext.L': 100, 'ext.D': 64, 'ext.scaling': 'none' },
       },
+      {
+        label: 'Test the claim: train each method on lengths ≤ 8, test to 32',
+        state: { view: 'length-generalisation', 'lg.task': 'copy', 'lg.N': 8 },
+      },
     ],
   },
   {

@@ -11,6 +11,24 @@ import { seriesColor } from './palette.js';
  * @typedef {{ axis: 'x'|'y', value: number, label: string }} RefLine
  */
 
+// Shaded x ranges (the trained lengths), drawn under the data.
+const bandPlugin = {
+  id: 'bands',
+  beforeDatasetsDraw(chart, _args, options) {
+    const bands = options.bands ?? [];
+    if (!bands.length) return;
+    const { ctx, chartArea: a, scales } = chart;
+    ctx.save();
+    ctx.fillStyle = 'rgba(128, 128, 128, 0.15)';
+    for (const band of bands) {
+      const x0 = Math.max(a.left, scales.x.getPixelForValue(band.from));
+      const x1 = Math.min(a.right, scales.x.getPixelForValue(band.to));
+      if (x1 > x0) ctx.fillRect(x0, a.top, x1 - x0, a.bottom - a.top);
+    }
+    ctx.restore();
+  },
+};
+
 const refLinePlugin = {
   id: 'refLines',
   afterDatasetsDraw(chart, _args, options) {
@@ -81,6 +99,7 @@ export function createLinePlot(parent, opts) {
           },
         },
         refLines: { lines: [] },
+        bands: { bands: [] },
       },
       onHover: (_e, elements) => {
         if (!elements.length) return figure.setReadout('');
@@ -91,7 +110,7 @@ export function createLinePlot(parent, opts) {
         );
       },
     },
-    plugins: [refLinePlugin],
+    plugins: [bandPlugin, refLinePlugin],
   });
 
   return {
@@ -99,7 +118,8 @@ export function createLinePlot(parent, opts) {
     chart,
     /**
      * @param {Series[]} next
-     * @param {{ xTitle?: string, yTitle?: string, logX?: boolean, logY?: boolean, refLines?: RefLine[], yMin?: number, yMax?: number }} [o]
+     * @param {{ xTitle?: string, yTitle?: string, logX?: boolean, logY?: boolean, refLines?: RefLine[],
+     *   bands?: { from: number, to: number }[], yMin?: number, yMax?: number }} [o]
      */
     update(next, o = {}) {
       series = next;
@@ -116,6 +136,7 @@ export function createLinePlot(parent, opts) {
       x.min = xs.length ? Math.min(...xs) : undefined;
       x.max = xs.length ? Math.max(...xs) : undefined;
       chart.options.plugins.refLines.lines = o.refLines ?? [];
+      chart.options.plugins.bands.bands = o.bands ?? [];
       chart.options.plugins.legend.display = next.length > 1;
       chart.data.datasets = next.map((s, i) => {
         const color = s.color ?? seriesColor(i);

@@ -3,7 +3,10 @@
 // stable name (what embeds address), the worker job it runs, which of its settings an error
 // field names, and the code that builds it (loaded on first use). Tabs, routing, the URL
 // state, the combination rules, embeds and the gallery read this list, and so does SCHEMA.
-import { bool, int, intList, num, oneOf, text, token } from './types.js';
+import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
+
+// The Length generalisation view's methods (lab/presets.js describes each).
+const LAB_METHODS = ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none', 'rope-random'];
 
 // The core's names and defaults the settings use: one copy on the web side, checked against
 // the core's own lists (lab.names, lab.defaults) by tests/web/names.test.js.
@@ -233,6 +236,30 @@ export const VIEWS = [
     // Its job (longContext) runs on the language-model module: GPT2_JOBS, not JOBS.
     fields: { text: 'model', methods: 'model' },
     load: () => import('../views/long-context.js').then((m) => m.default),
+  },
+  {
+    name: 'length-generalisation',
+    prefix: 'lg',
+    title: 'Length generalisation',
+    // Training runs only when asked (Train); finished runs are cached in IndexedDB.
+    settings: {
+      task: oneOf(['copy', 'reverse', 'sort', 'addition'], 'copy'),
+      N: int(8, 2, 16),
+      size: oneOf(['default', 'small'], 'default'),
+      methods: nameList(LAB_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
+      steps: int(0, 0, 20000),
+      embedScale: num(8, 0.125, 64),
+      seed: int(0, 0, 1000000),
+    },
+    figures: {
+      loss: { title: 'Training loss' },
+      accuracy: { title: 'Exact match by length' },
+      heatmap: { title: 'Exact match: methods × lengths' },
+      tokens: { title: 'Per-token accuracy by answer position' },
+      attention: { title: 'Attention maps of a test example' },
+    },
+    embed: null, // minutes of training: not for an embed
+    load: () => import('../views/length-generalisation.js').then((m) => m.default),
   },
   {
     name: 'gallery',

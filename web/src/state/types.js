@@ -97,6 +97,24 @@ export function intList(def, min, max, maxCount) {
   };
 }
 
+/** A non-empty set of names from `values`, comma-separated, each at most once (kept in `values`' order). */
+export function nameList(values, def) {
+  const check = (v) => {
+    if (!Array.isArray(v) || v.length === 0) return bad('not a non-empty list');
+    for (const x of v) if (!values.includes(x)) return bad(`entries must be among ${values.join(', ')}`);
+    if (new Set(v).size !== v.length) return bad('an entry appears twice');
+    return ok(v);
+  };
+  return {
+    kind: 'names',
+    def,
+    values,
+    check,
+    parse: (raw) => (typeof raw !== 'string' || raw.length > MAX_RAW ? bad('too long') : check(raw.split(','))),
+    format: (v) => v.join(','),
+  };
+}
+
 /** Opaque token text matched against a pattern (e.g. the custom mask's bit string). */
 export function token(def, pattern, maxLength) {
   const check = (v) => {
