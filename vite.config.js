@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { CONFIG_FILE, parseHubConfig } from './web/src/models/config.js';
 import { withHubCsp } from './web/src/models/csp.js';
+import { benchIndexJson } from './web/src/bench/index-file.js';
+import { INDEX_FILE } from './web/src/bench/results.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -28,11 +30,29 @@ function hubCsp() {
   };
 }
 
+/** Lists public/bench/*.json as bench/index.json: served in dev, emitted into dist/ at build. */
+function benchIndex() {
+  const dir = here('./public/bench');
+  const text = () => benchIndexJson(fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+  return {
+    name: 'poslab-bench-index',
+    configureServer(server) {
+      server.middlewares.use(`/bench/${INDEX_FILE}`, (_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(text());
+      });
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: `bench/${INDEX_FILE}`, source: text() });
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   publicDir: '../public',
   base: './',
-  plugins: [hubCsp()],
+  plugins: [hubCsp(), benchIndex()],
   resolve: {
     alias: { '@poslab-wasm': here('./build/wasm/simd') },
   },
