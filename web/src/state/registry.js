@@ -267,6 +267,11 @@ export const VIEWS = [
     load: () => import('../views/gallery.js').then((m) => m.default),
   },
   {
+    name: 'benchmarks',
+    title: 'Benchmarks',
+    load: () => import('../views/benchmarks.js').then((m) => m.default),
+  },
+  {
     name: 'gpt2', // the name stays: #view=gpt2 links keep working
     prefix: 'gpt',
     title: 'Models',

@@ -1,0 +1,140 @@
+// View — Benchmarks: every results file of public/bench/ (listed by bench/index.json, which the
+// build writes), per kernel time and % of the device's peak against size, PosLab's variants
+// beside the PyTorch peer. Failed rows are left out; rows never checked are marked as such.
+import { INDEX_FILE, STATUS, benchSeries, deviceLine, parseIndex, parseResults, shapeLabel } from '../bench/results.js';
+import { createLinePlot } from '../plots/lineplot.js';
+
+const dashedIfPeer = (s) => s.peer || s.status === 'unchecked';
+const seriesLabel = (s) => `${s.label}${s.status === 'unchecked' ? ` (${STATUS.unchecked})` : ''}`;
+
+async function loadFiles(base) {
+  const res = await fetch(`${base}${INDEX_FILE}`);
+  if (!res.ok) throw new Error(`bench/${INDEX_FILE}: HTTP ${res.status}`);
+  const names = parseIndex(await res.text());
+  return Promise.all(
+    names.map(async (name) => {
+      const r = await fetch(`${base}${name}`);
+      if (!r.ok) throw new Error(`bench/${name}: HTTP ${r.status}`);
+      return parseResults(await r.text(), name);
+    }),
+  );
+}
+
+export default function createBenchmarksView({ root }) {
+  const section = document.createElement('section');
+  section.className = 'view';
+  section.id = 'view-benchmarks';
+  section.setAttribute('role', 'tabpanel');
+  section.setAttribute('aria-labelledby', 'tab-benchmarks');
+  const intro = document.createElement('div');
+  intro.className = 'view-intro';
+  const h = document.createElement('h2');
+  h.textContent = 'Benchmarks';
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.textContent =
+    'GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the PyTorch peer, timed but not checked. Failed rows are not plotted.';
+  intro.append(h, p);
+  const devices = document.createElement('ul');
+  devices.className = 'bench-devices';
+  const status = document.createElement('p');
+  status.className = 'note bench-status';
+  status.textContent = 'Loading results…';
+  const plots = document.createElement('div');
+  plots.className = 'bench-plots';
+  section.append(intro, devices, status, plots);
+  root.append(section);
+
+  let loaded = false;
+  async function load() {
+    loaded = true;
+    try {
+      const files = await loadFiles(new URL('bench/', document.baseURI).href);
+      draw(files);
+      status.textContent = `${files.length} results files.`;
+    } catch (err) {
+      status.textContent = `Could not load the results: ${err.message}`;
+    }
+  }
+
+  function draw(files) {
+    devices.replaceChildren(
+      ...files.map((f) => {
+        const li = document.createElement('li');
+        li.className = 'bench-device';
+        li.textContent = `${f.file}: ${deviceLine(f)}`;
+        return li;
+      }),
+    );
+    for (const k of benchSeries(files)) {
+      const block = document.createElement('div');
+      block.className = 'bench-kernel';
+      block.dataset.kernel = k.kernel;
+      const h3 = document.createElement('h3');
+      h3.textContent = k.kernel;
+      block.append(h3);
+      plots.append(block);
+      const time = createLinePlot(block, { title: `${k.kernel}: median time`, xTitle: 'elements', yTitle: 'ms' });
+      const peak = createLinePlot(block, { title: `${k.kernel}: % of peak`, xTitle: 'elements', yTitle: '% of peak' });
+      time.figure.el.dataset.figure = `benchmarks.${k.kernel}.time`;
+      peak.figure.el.dataset.figure = `benchmarks.${k.kernel}.peak`;
+      const lines = (y) =>
+        k.series.map((s) => ({
+          label: seriesLabel(s),
+          dashed: dashedIfPeer(s),
+          x: s.points.map((q) => q.size),
+          y: s.points.map(y),
+        }));
+      time.update(
+        lines((q) => q.ms),
+        { logX: true, logY: true },
+      );
+      const of = [...new Set(k.series.flatMap((s) => s.points.map((q) => q.of)).filter(Boolean))].join(' / ');
+      peak.update(
+        lines((q) => q.pct ?? NaN),
+        { logX: true, yTitle: `% of peak ${of}` },
+      );
+      block.append(rowsTable(k));
+    }
+  }
+
+  function rowsTable(k) {
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.textContent = `${k.kernel}: ${k.series.reduce((n, s) => n + s.points.length, 0)} rows${k.failed ? `, ${k.failed} failed (not plotted)` : ''}`;
+    const table = document.createElement('table');
+    table.className = 'bench-table';
+    const head = table.createTHead().insertRow();
+    for (const t of ['variant', 'dtype', 'shape', 'median ms', '% of peak', 'status']) {
+      const th = document.createElement('th');
+      th.textContent = t;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const s of k.series) {
+      for (const q of s.points) {
+        const tr = body.insertRow();
+        tr.dataset.status = q.status;
+        for (const v of [
+          s.variant,
+          s.dtype ?? '',
+          shapeLabel(q.row),
+          q.ms.toPrecision(4),
+          q.pct == null ? '' : `${q.pct.toPrecision(3)} ${q.of}`,
+          STATUS[q.status],
+        ]) {
+          tr.insertCell().textContent = v;
+        }
+      }
+    }
+    details.append(summary, table);
+    return details;
+  }
+
+  return {
+    section,
+    update() {
+      if (!loaded) load(); // nothing is fetched until the view is first shown
+    },
+  };
+}
