@@ -97,4 +97,14 @@ describe('validation status', () => {
     ]);
     expect(rope.series[0].points).toHaveLength(1);
   });
+  it('Series.SplitByParams', () => {
+    const rows = [
+      row({ params: { style: 'neox', scaling: 'none' } }),
+      row({ params: { style: 'gptj', scaling: 'none' } }),
+      row({ variant: 'torch-eager', params: { scaling: 'none', style: 'neox' } }),
+    ];
+    const groups = benchSeries([{ file: 'a.json', device, results: rows }]);
+    expect(groups.map((g) => g.title)).toEqual(['rope (scaling none, style neox)', 'rope (scaling none, style gptj)']);
+    expect(groups[0].series).toHaveLength(2);
+  });
 });

@@ -79,8 +79,17 @@ export function shapeLabel(row) {
     .join(' ');
 }
 
+/** "mask none", "style neox": the row's params, which decide what a time is comparable with. */
+export function paramsLabel(row) {
+  return Object.entries(row.params || {})
+    .filter(([k]) => k !== 'causal') // implied by the mask
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // files list params in different orders
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+}
+
 /**
- * Series for plotting: per kernel, one series per (source, variant, dtype), points sorted by
+ * Series for plotting: per kernel and params (a causal mask and no mask are different work), one series per (source, variant, dtype), points sorted by
  * size; failed rows are left out (counted in `failed`), unchecked rows kept and marked.
  * @param {Array<ReturnType<typeof parseResults>>} files
  */
@@ -90,8 +99,10 @@ export function benchSeries(files) {
   for (const f of files) {
     const peer = f.source === 'pytorch' || /^torch/.test(f.file || '');
     for (const row of f.results) {
-      if (!kernels.has(row.kernel)) kernels.set(row.kernel, { kernel: row.kernel, series: new Map(), failed: 0 });
-      const k = kernels.get(row.kernel);
+      const params = paramsLabel(row);
+      const group = `${row.kernel}|${params}`;
+      if (!kernels.has(group)) kernels.set(group, { kernel: row.kernel, params, series: new Map(), failed: 0 });
+      const k = kernels.get(group);
       const status = validationStatus(row);
       if (status === 'failed') {
         k.failed += 1;
@@ -124,6 +135,8 @@ export function benchSeries(files) {
   }
   return [...kernels.values()].map((k) => ({
     kernel: k.kernel,
+    params: k.params,
+    title: k.params ? `${k.kernel} (${k.params})` : k.kernel,
     failed: k.failed,
     series: [...k.series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.size - b.size) })),
   }));

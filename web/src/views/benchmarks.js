@@ -70,14 +70,16 @@ export default function createBenchmarksView({ root }) {
       const block = document.createElement('div');
       block.className = 'bench-kernel';
       block.dataset.kernel = k.kernel;
+      block.dataset.params = k.params;
       const h3 = document.createElement('h3');
-      h3.textContent = k.kernel;
+      h3.textContent = k.title;
       block.append(h3);
       plots.append(block);
-      const time = createLinePlot(block, { title: `${k.kernel}: median time`, xTitle: 'elements', yTitle: 'ms' });
-      const peak = createLinePlot(block, { title: `${k.kernel}: % of peak`, xTitle: 'elements', yTitle: '% of peak' });
-      time.figure.el.dataset.figure = `benchmarks.${k.kernel}.time`;
-      peak.figure.el.dataset.figure = `benchmarks.${k.kernel}.peak`;
+      const time = createLinePlot(block, { title: `${k.title}: median time`, xTitle: 'elements', yTitle: 'ms' });
+      const peak = createLinePlot(block, { title: `${k.title}: % of peak`, xTitle: 'elements', yTitle: '% of peak' });
+      const name = ['benchmarks', k.kernel, k.params.replace(/[^\w]+/g, '-')].filter(Boolean).join('.');
+      time.figure.el.dataset.figure = `${name}.time`;
+      peak.figure.el.dataset.figure = `${name}.peak`;
       const lines = (y) =>
         k.series.map((s) => ({
           label: seriesLabel(s),
@@ -101,7 +103,7 @@ export default function createBenchmarksView({ root }) {
   function rowsTable(k) {
     const details = document.createElement('details');
     const summary = document.createElement('summary');
-    summary.textContent = `${k.kernel}: ${k.series.reduce((n, s) => n + s.points.length, 0)} rows${k.failed ? `, ${k.failed} failed (not plotted)` : ''}`;
+    summary.textContent = `${k.title}: ${k.series.reduce((n, s) => n + s.points.length, 0)} rows${k.failed ? `, ${k.failed} failed (not plotted)` : ''}`;
     const table = document.createElement('table');
     table.className = 'bench-table';
     const head = table.createTHead().insertRow();
