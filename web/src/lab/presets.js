@@ -1,8 +1,10 @@
 // What the Length generalisation view trains: the methods it compares, the model sizes, the
 // per-task step budgets, and the run configurations (one per method) a setting expands to.
-// Embedding scale 8 (= √64) is the quick preset's default: with the 0.02 init the unit-
-// amplitude sinusoidal table swamps the tokens at scale 1 and that model does not train
-// (DESIGN.md's torch reference run).
+// Embedding scale: with the 0.02 init the unit-amplitude sinusoidal table swamps the tokens at
+// scale 1 and that model does not train (DESIGN.md's torch reference run), while at 8 NoPE and
+// T5 stall in 1500 steps (in-distribution exact match 0.43 and 0.41, natively, seed 0). At 4
+// with 2000 steps every method trains (0.83–1.00 on lengths 1..8): the quick preset's default.
+export const EMBED_SCALE = 4;
 
 export const METHODS = [
   { id: 'learned', label: 'learned absolute', config: { position: 'learned' } },
@@ -18,9 +20,9 @@ export const METHODS = [
 export const QUICK = ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none'];
 export const FULL = [...QUICK, 'rope-random'];
 
-// Steps per task at the default size: copy trains every method in 1500 (DESIGN.md); the
-// others are harder and get more.
-export const BUDGETS = { copy: 1500, reverse: 2000, sort: 1500, addition: 2500 };
+// Steps per task at the default size: copy as measured above; the others are harder and get
+// more (not yet measured per method: the view marks a method that did not train).
+export const BUDGETS = { copy: 2000, reverse: 2500, sort: 2000, addition: 3000 };
 
 export const SIZES = {
   default: { layers: 2, width: 64, heads: 4 },

@@ -248,7 +248,7 @@ export const VIEWS = [
       size: oneOf(['default', 'small'], 'default'),
       methods: nameList(LAB_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
       steps: int(0, 0, 20000),
-      embedScale: num(8, 0.125, 64),
+      embedScale: num(4, 0.125, 64),
       seed: int(0, 0, 1000000),
     },
     figures: {

@@ -6,7 +6,7 @@
 import { download } from '../export/download.js';
 import { getRun, putRun } from '../lab/cache.js';
 import { createPool, poolSize } from '../lab/pool.js';
-import { FULL, METHODS, QUICK, runPlan } from '../lab/presets.js';
+import { EMBED_SCALE, FULL, METHODS, QUICK, runPlan } from '../lab/presets.js';
 import { PAPERS, rank, summarise, tokenAccuracyBeyond } from '../lab/ranking.js';
 import { colorize } from '../plots/colormap.js';
 import { range } from '../plots/lineplot.js';
@@ -85,7 +85,7 @@ function createView({ root, store }) {
   progress.setAttribute('aria-live', 'polite');
   shell.panel.append(methodsBox, buttons, progress);
 
-  const preset = (ids) => ({ 'lg.methods': ids, 'lg.steps': 0, 'lg.embedScale': 8 });
+  const preset = (ids) => ({ 'lg.methods': ids, 'lg.steps': 0, 'lg.embedScale': EMBED_SCALE });
   quick.addEventListener('click', () => store.set(preset(QUICK), { source: 'preset' }));
   full.addEventListener('click', () => store.set(preset(FULL), { source: 'preset' }));
 
