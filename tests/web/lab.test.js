@@ -1,0 +1,161 @@
+// The Length generalisation view's pure parts: what a setting trains (presets), how a finished
+// run is read (did-not-train first, then the ranking past N), and the worker pool's
+// scheduling (at most `size` at once, the rest queued in order, Stop drops them).
+import { describe, expect, it } from 'vitest';
+import { createPool, poolSize } from '../../web/src/lab/pool.js';
+import { BUDGETS, FULL, QUICK, randomMax, runPlan, sequenceLength } from '../../web/src/lab/presets.js';
+import { rank, summarise, tokenAccuracyBeyond } from '../../web/src/lab/ranking.js';
+import { defaults, SCHEMA } from '../../web/src/state/registry.js';
+import { parseHash, serialiseHash } from '../../web/src/state/url.js';
+
+const setting = (over = {}) => ({
+  task: 'copy',
+  N: 8,
+  size: 'default',
+  methods: QUICK,
+  steps: 0,
+  seed: 3,
+  embedScale: 4,
+  ...over,
+});
+
+describe('lab presets', () => {
+  it('Lab.QuickPresetIsTheSixMethodsOnTheTasksBudget', () => {
+    const plan = runPlan(setting());
+    expect(plan.map((r) => r.config.position)).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']);
+    for (const r of plan) {
+      expect(r.config).toMatchObject({
+        task: 'copy',
+        trainLen: 8,
+        testLen: 32,
+        layers: 2,
+        width: 64,
+        heads: 4,
+        seed: 3,
+        embedScale: 4,
+      });
+      expect(r.config.steps).toBe(BUDGETS.copy);
+      expect(r.config.randomizedPositions).toBeUndefined();
+    }
+  });
+
+  it('Lab.FullPresetAddsRandomisedRopeWithItsOwnBudgetAndRoom', () => {
+    const plan = runPlan(setting({ methods: FULL, task: 'addition', N: 5 }));
+    const random = plan.find((r) => r.id === 'rope-random');
+    expect(random.config.steps).toBe(3 * BUDGETS.addition);
+    expect(random.config.randomizedPositions).toBeGreaterThanOrEqual(2 * sequenceLength('addition', 20));
+    expect(randomMax('copy', 32)).toBe(256); // 2 × 67 → the next power of two from 128
+    expect(runPlan(setting({ steps: 50 }))[0].config.steps).toBe(50);
+    expect(runPlan(setting({ size: 'small' }))[0].config).toMatchObject({ layers: 1, width: 32, heads: 2 });
+  });
+
+  it('Lab.MethodsTravelInTheLink', () => {
+    const state = { ...defaults(), view: 'length-generalisation', 'lg.methods': ['rope', 'rope-random'] };
+    expect(parseHash(`#${serialiseHash(state)}`).state['lg.methods']).toEqual(['rope', 'rope-random']);
+    expect(SCHEMA['lg.methods'].parse('rope,spiral').ok).toBe(false);
+    expect(SCHEMA['lg.methods'].parse('rope,rope').ok).toBe(false);
+    expect(SCHEMA['lg.methods'].parse('').ok).toBe(false);
+  });
+});
+
+// A result over lengths 1..4 trained on 1..2.
+const result = (exact, tokens) => ({
+  accuracy_by_length: Object.fromEntries(exact.map((a, i) => [String(i + 1), a])),
+  token_accuracy_by_position: Object.fromEntries(tokens.map((t, i) => [String(i + 1), t])),
+});
+
+describe('lab ranking', () => {
+  it('Lab.UntrainedMethodsAreNeverRankedOnGeneralisation', () => {
+    const good = summarise(
+      result(
+        [1, 1, 0, 0],
+        [
+          [1, 1],
+          [1, 1, 1],
+          [1, 0.5, 0, 0],
+          [1, 0.5, 0.5, 0, 0],
+        ],
+      ),
+      2,
+    );
+    expect(good).toMatchObject({ inDistribution: 1, trained: true, exactBeyond: 0 });
+    expect(good.tokenBeyond).toBeCloseTo((0.375 + 0.4) / 2, 12);
+    const poor = summarise(
+      result(
+        [0.2, 0.1, 0, 0],
+        [
+          [1, 1],
+          [1, 1, 1],
+          [1, 1, 1, 1],
+          [1, 1, 1, 1, 1],
+        ],
+      ),
+      2,
+    );
+    expect(poor.trained).toBe(false);
+    const better = { ...good, tokenBeyond: 0.9 };
+    const order = rank([
+      { id: 'a', summary: poor },
+      { id: 'b', summary: good },
+      { id: 'c', summary: better },
+    ]);
+    expect(order.map((r) => r.id)).toEqual(['c', 'b', 'a']); // the untrained one last, whatever its tokens
+  });
+
+  it('Lab.TokenAccuracyPastNAveragesTheLengthsThatHaveEachPosition', () => {
+    const r = result(
+      [1, 1, 0, 0],
+      [
+        [1, 1],
+        [1, 1, 1],
+        [1, 0.5, 0, 0],
+        [0, 0.5, 0.5, 1, 0],
+      ],
+    );
+    expect(tokenAccuracyBeyond(r, 2)).toEqual([0.5, 0.5, 0.25, 0.5, 0]); // position 4: length 4 only
+  });
+});
+
+describe('lab worker pool', () => {
+  // A fake worker: answers 'done' when told to by the test.
+  function fakeWorkers() {
+    const made = [];
+    const makeWorker = () => {
+      const w = {
+        terminated: false,
+        posted: null,
+        terminate: () => (w.terminated = true),
+        postMessage: (m) => (w.posted = m),
+      };
+      made.push(w);
+      return w;
+    };
+    return { made, makeWorker };
+  }
+
+  it('Lab.PoolRunsAtMostSizeAndQueuesTheRestInOrder', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const pool = createPool({ size: 2, makeWorker });
+    const results = [1, 2, 3].map((n) => pool.run({ n }));
+    expect(made.length).toBe(2);
+    expect(pool.queued).toBe(1);
+    made[1].onmessage({ data: { type: 'progress', step: 1 } });
+    made[1].onmessage({ data: { type: 'done', n: 2 } });
+    expect(await results[1]).toEqual({ type: 'done', n: 2 });
+    expect(made[1].terminated).toBe(true);
+    expect(made.length).toBe(3);
+    expect(made[2].posted).toEqual({ n: 3 });
+    made[0].onmessage({ data: { type: 'error', message: 'bad', field: 'heads' } });
+    await expect(results[0]).rejects.toMatchObject({ message: 'bad', field: 'heads' });
+    pool.stop();
+    await expect(results[2]).rejects.toThrow('stopped');
+    expect(made[2].terminated).toBe(true);
+    await expect(pool.run({ n: 4 })).rejects.toThrow('stopped');
+  });
+
+  it('Lab.PoolSizeIsTheCoresButOne', () => {
+    expect(poolSize(8)).toBe(7);
+    expect(poolSize(2)).toBe(1);
+    expect(poolSize(1)).toBe(1);
+  });
+});
