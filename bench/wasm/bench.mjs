@@ -7,44 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPosLab } from '../../web/src/core/poslab.js';
-import * as plain from './plain.mjs';
+import * as plain from '../../web/src/bench/plain.js';
+import { maxAbsDiff, median, randomArray } from '../../web/src/bench/wasm-bench.js';
 import * as tfjs from './tfjs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const wasmDir = path.join(root, 'build/wasm');
-
-// Median wall time in ms of `fn` over at least `minRuns` runs and about `budgetMs`.
-function median(fn, { minRuns = 5, budgetMs = 3000, warmup = 1 } = {}) {
-  for (let i = 0; i < warmup; i++) fn();
-  const times = [];
-  const start = performance.now();
-  while (times.length < minRuns || (performance.now() - start < budgetMs && times.length < 50)) {
-    const t0 = performance.now();
-    fn();
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1];
-}
-
-function maxAbsDiff(a, b) {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-}
-
-function randomArray(n, seed) {
-  // xorshift32 + Box-Muller-free uniform in [-1, 1): inputs only need to be reproducible.
-  let s = seed >>> 0 || 1;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    out[i] = (s >>> 0) / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 
