@@ -173,6 +173,25 @@ TEST(TrainModel, SameInputsGiveBitIdenticalLossAndGradients) {
   EXPECT_TRUE(std::equal(ga.data(), ga.data() + ga.size(), gc.data()));
 }
 
+TEST(TrainModel, ThreadsShardTheBatchWithinFloatRounding) {
+  const ModelConfig c = tiny_config(PositionMethod::kAlibi);
+  const Parameters params = random_parameters(c, 4);
+  const Batch batch = random_batch(c, true, 9);
+  Model one(c, 1), two(c, 2), three(c, 3);
+  Parameters g1(c), g2(c), g2again(c), g3(c);
+  const double l1 = one.forward_backward(params, batch, g1);
+  const double l2 = two.forward_backward(params, batch, g2);
+  EXPECT_EQ(l2, two.forward_backward(params, batch, g2again));  // the same bits per count
+  EXPECT_TRUE(std::equal(g2.data(), g2.data() + g2.size(), g2again.data()));
+  const double l3 = three.forward_backward(params, batch, g3);
+  EXPECT_NEAR(l2, l1, 1e-6 * std::abs(l1));
+  EXPECT_NEAR(l3, l1, 1e-6 * std::abs(l1));
+  for (std::size_t i = 0; i < g1.size(); ++i) {
+    ASSERT_NEAR(g2.data()[i], g1.data()[i], 1e-5 * (1 + std::abs(g1.data()[i]))) << i;
+    ASSERT_NEAR(g3.data()[i], g1.data()[i], 1e-5 * (1 + std::abs(g1.data()[i]))) << i;
+  }
+}
+
 TEST(TrainModel, LayoutFollowsTheDumpNamesAndShapes) {
   ModelConfig c = tiny_config(PositionMethod::kT5);
   const Parameters p(c);

@@ -149,7 +149,9 @@ TEST_P(TrainOpsAttention, Backward) {
     double sum = 0;
     for (std::size_t j = 0; j < L; ++j) {
       sum += att[row * L + j];
-      if (j > row % L) EXPECT_EQ(att[row * L + j], 0.0);
+      if (j > row % L) {
+        EXPECT_EQ(att[row * L + j], 0.0);
+      }
     }
     EXPECT_NEAR(sum, 1.0, 1e-12);
   }

@@ -77,12 +77,18 @@ TEST(TrainTasks, BatchesPadScoreTheAnswerAndSortPositions) {
     ASSERT_GT(eos, sep);
     for (std::size_t t = 0; t < b.length; ++t) {
       const std::size_t r = i * b.length + t;
-      if (t > 0) EXPECT_GE(b.positions[r], b.positions[r - 1]);
+      if (t > 0) {
+        EXPECT_GE(b.positions[r], b.positions[r - 1]);
+      }
       EXPECT_LT(b.positions[r], 64);
       const bool scored = t >= sep && t < eos;
       EXPECT_EQ(b.loss_mask[r], scored ? 1.0f : 0.0f) << i << "," << t;
-      if (scored) EXPECT_EQ(b.targets[r], b.tokens[r + 1]);
-      if (t > eos) EXPECT_EQ(b.tokens[r], v.pad);
+      if (scored) {
+        EXPECT_EQ(b.targets[r], b.tokens[r + 1]);
+      }
+      if (t > eos) {
+        EXPECT_EQ(b.tokens[r], v.pad);
+      }
     }
     for (std::size_t t = 1; t <= eos; ++t) {
       EXPECT_GT(b.positions[i * b.length + t], b.positions[i * b.length + t - 1]);

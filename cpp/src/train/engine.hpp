@@ -89,10 +89,11 @@ class Engine {
     ops::matmul(N, V, E, lnf_.data(), false, p + off_.wte, true, logits_.data(), false);
   }
 
-  // After forward(): the masked mean cross-entropy; logits() becomes its gradient.
-  double loss(const Batch& batch) {
+  // After forward(): the masked mean cross-entropy (divided by `total` when given: a shard's
+  // share of its batch's loss); logits() becomes its gradient.
+  double loss(const Batch& batch, double total = 0) {
     return ops::cross_entropy_forward_backward(logits_.data(), batch.targets.data(),
-                                               batch.loss_mask.data(), n_, c_.vocab_size);
+                                               batch.loss_mask.data(), n_, c_.vocab_size, total);
   }
 
   // After loss(): the gradient of every parameter, accumulated into g (zeroed by the caller).

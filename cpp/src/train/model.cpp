@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#ifndef __EMSCRIPTEN__
+#include <thread>
+#endif
 
 #include "poslab/random.hpp"
 #include "train/engine.hpp"
@@ -75,8 +78,32 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
 
 struct Model::Workspace {
   Engine<float> engine;
+  // Natively, with threads > 1: one engine and one gradient buffer per shard of the batch.
+  std::vector<Engine<float>> shards;
+  std::vector<Parameters> shard_grads;
   Workspace(const ModelConfig& c) : engine(c, Parameters(c).info()) {}
 };
+
+namespace {
+
+// Sequences [first, first + count) of `batch`.
+Batch slice(const Batch& batch, std::size_t first, std::size_t count) {
+  Batch out;
+  out.batch = count;
+  out.length = batch.length;
+  const auto rows = [&](const auto& v) {
+    using V = std::decay_t<decltype(v)>;
+    return V(v.begin() + static_cast<long>(first * batch.length),
+             v.begin() + static_cast<long>((first + count) * batch.length));
+  };
+  out.tokens = rows(batch.tokens);
+  out.targets = rows(batch.targets);
+  out.positions = rows(batch.positions);
+  out.loss_mask = rows(batch.loss_mask);
+  return out;
+}
+
+}  // namespace
 
 Model::Model(ModelConfig config, unsigned threads)
     : config_(std::move(config)),
@@ -88,6 +115,10 @@ Model& Model::operator=(Model&&) noexcept = default;
 
 double Model::forward_backward(const Parameters& params, const Batch& batch, Parameters& grads) {
   require(params.size() == grads.size(), "gradients do not have the parameters' layout");
+#ifndef __EMSCRIPTEN__
+  const std::size_t shards = std::min<std::size_t>(threads_, batch.batch);
+  if (shards > 1) return forward_backward_sharded(params, batch, grads, shards);
+#endif
   Engine<float>& e = workspace_->engine;
   e.forward(params.data(), batch);
   const double loss = e.loss(batch);
@@ -95,6 +126,45 @@ double Model::forward_backward(const Parameters& params, const Batch& batch, Par
   e.backward(params.data(), grads.data());
   return loss;
 }
+
+#ifndef __EMSCRIPTEN__
+// Each thread runs the model on a contiguous shard of sequences with the whole batch's mask
+// total as the divisor; the shards' gradients are summed in shard order, so a run is the same
+// bit for bit for a given thread count (and within float rounding of the one-thread run).
+double Model::forward_backward_sharded(const Parameters& params, const Batch& batch,
+                                       Parameters& grads, std::size_t shards) {
+  Workspace& w = *workspace_;
+  while (w.shards.size() < shards) {
+    w.shards.emplace_back(config_, params.info());
+    w.shard_grads.emplace_back(config_);
+  }
+  double total = 0;
+  for (float m : batch.loss_mask) total += m;
+  std::vector<double> losses(shards, 0.0);
+  std::vector<std::thread> pool;
+  for (std::size_t s = 0; s < shards; ++s) {
+    const std::size_t first = batch.batch * s / shards;
+    const std::size_t count = batch.batch * (s + 1) / shards - first;
+    pool.emplace_back([&, s, first, count] {
+      const Batch part = slice(batch, first, count);
+      Parameters& g = w.shard_grads[s];
+      std::fill(g.data(), g.data() + g.size(), 0.0f);
+      w.shards[s].forward(params.data(), part);
+      losses[s] = total > 0 ? w.shards[s].loss(part, total) : 0.0;
+      if (total > 0) w.shards[s].backward(params.data(), g.data());
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  std::copy(w.shard_grads[0].data(), w.shard_grads[0].data() + grads.size(), grads.data());
+  for (std::size_t s = 1; s < shards; ++s) {
+    const float* g = w.shard_grads[s].data();
+    for (std::size_t i = 0; i < grads.size(); ++i) grads.data()[i] += g[i];
+  }
+  double loss = 0;
+  for (double l : losses) loss += l;
+  return loss;
+}
+#endif
 
 double Model::loss(const Parameters& params, const Batch& batch) {
   Engine<float>& e = workspace_->engine;

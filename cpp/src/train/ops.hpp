@@ -262,12 +262,14 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
 
 // Masked mean cross-entropy: loss = Σ_r mask_r·(logsumexp(logits_r) − logits_r[target_r]) /
 // Σ mask. `logits` (N, V) is overwritten with dloss/dlogits. Returns the loss (0 when the mask
-// is empty, with zero gradients).
+// is empty, with zero gradients). `total` > 0 replaces Σ mask (a shard of a batch divides by
+// the whole batch's).
 template <class T>
 double cross_entropy_forward_backward(T* logits, const std::int32_t* targets, const float* mask,
-                                      std::size_t n, std::size_t vocab) {
-  double total = 0;
-  for (std::size_t r = 0; r < n; ++r) total += mask[r];
+                                      std::size_t n, std::size_t vocab, double total = 0) {
+  if (total <= 0) {
+    for (std::size_t r = 0; r < n; ++r) total += mask[r];
+  }
   double loss = 0;
   for (std::size_t r = 0; r < n; ++r) {
     T* z = logits + r * vocab;

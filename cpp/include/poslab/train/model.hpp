@@ -69,7 +69,8 @@ struct Batch {
 
 class Model {
  public:
-  // `threads` > 1 shards the batch natively; results are identical for any thread count.
+  // `threads` > 1 shards each training batch over that many threads natively (wasm runs one):
+  // the same bits for a given thread count, within float rounding across counts.
   explicit Model(ModelConfig config, unsigned threads = 1);
   ~Model();
   Model(Model&&) noexcept;
@@ -92,6 +93,8 @@ class Model {
 
  private:
   struct Workspace;
+  double forward_backward_sharded(const Parameters& params, const Batch& batch, Parameters& grads,
+                                  std::size_t shards);
   ModelConfig config_;
   unsigned threads_;
   std::unique_ptr<Workspace> workspace_;
