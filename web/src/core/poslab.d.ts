@@ -65,6 +65,9 @@ export function createPosLab(options?: CreateOptions): Promise<PosLab>;
 /** The API bound to an already instantiated module (what poslab.mjs's factory resolves to). */
 export function bindPosLab(module: object): PosLab;
 
+/** The length-generalisation lab's trainer (its own module): train.d.ts. */
+export { bindTrain, createTrainLab } from './train';
+
 /** RoPE configuration (rope.hpp). All optional; defaults are the core's. */
 export interface RopeOptions {
   /** 'neox' pairs (x[i], x[i+R/2]) (default); 'gptj' pairs (x[2i], x[2i+1]). */

@@ -1,0 +1,75 @@
+// Types of the length-generalisation lab's JS API (train.js) over the training module.
+
+export interface TrainConfig {
+  task?: 'copy' | 'reverse' | 'sort' | 'addition';
+  position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'none';
+  /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
+  randomizedPositions?: number;
+  trainLen?: number;
+  /** Evaluated lengths 1..testLen; 0 means 4·trainLen. */
+  testLen?: number;
+  layers?: number;
+  width?: number;
+  heads?: number;
+  batch?: number;
+  steps?: number;
+  lr?: number;
+  warmupSteps?: number;
+  seed?: number;
+  embedScale?: number;
+  evalPositions?: 'index' | 'random';
+  evalExamples?: number;
+}
+
+export interface Evaluation {
+  /** Exact match by length ('1'..'M'). */
+  accuracyByLength: Record<string, number>;
+  /** Per length, the accuracy at each answer position (y then EOS). */
+  tokenAccuracyByPosition: Record<string, Float64Array>;
+  evalPositions: 'index' | 'random';
+}
+
+export interface AttentionExample {
+  tokens: Int32Array;
+  positions: Int32Array;
+  /** The argmax at each position (the prediction of the next token). */
+  predictions: Int32Array;
+  answerStart: number;
+  /** (nLayer, nHead, T, T), row-major. */
+  maps: Float32Array;
+  shape: [number, number, number, number];
+}
+
+export interface TrainRun {
+  readonly config: Required<TrainConfig>;
+  readonly modelConfig: Record<string, number | string>;
+  readonly vocabulary: { symbols: number; bos: number; sep: number; eos: number; pad: number; size: number };
+  readonly stepsDone: number;
+  readonly tokensSeen: number;
+  readonly flopsSpent: number;
+  readonly lossCurve: [number, number][];
+  /** Up to `count` (default 1) more steps, never past config.steps: their losses. */
+  step(count?: number): Float64Array;
+  evaluate(): Evaluation;
+  attentionExample(length: number, index?: number): AttentionExample;
+  /** result.json (snake_case keys, as `poslab train -o` writes it). */
+  result(wallTimeS?: number): Record<string, unknown>;
+  /** The weights as .safetensors bytes, the config in __metadata__. */
+  checkpoint(): Uint8Array;
+  /** The `poslab train --steps 0 --dump` files, name → bytes. */
+  dump(): Record<string, Uint8Array>;
+  dispose(): void;
+}
+
+export interface TrainLab {
+  readonly defaults: Required<TrainConfig>;
+  readonly names: { tasks: string[]; positions: string[]; evalPositions: string[] };
+  createRun(config?: TrainConfig): TrainRun;
+}
+
+export function createTrainLab(config?: {
+  variant?: 'simd' | 'scalar';
+  wasmBinary?: Uint8Array | ArrayBuffer;
+  factory?: (options: object) => Promise<unknown>;
+}): Promise<TrainLab>;
+export function bindTrain(module: unknown): TrainLab;
