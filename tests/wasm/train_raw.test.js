@@ -1,0 +1,79 @@
+// The training module's embind layer below the JS API (cpp/wasm/train_bindings.cpp): every
+// bound function is listed here, each has a valid call, bad arguments come back as
+// { error, field } (never a trap or a truncated size), wrong arities throw embind's error, and
+// a run keeps working after each refusal.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot, VARIANTS, wrapperPath } from './helpers/paths.js';
+
+async function loadRaw(variant) {
+  const { loadModule } = await import(wrapperPath.replace(/poslab\.js$/, 'load.js'));
+  const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm'));
+  return loadModule({ variant, wasmBinary }, 'poslab-train');
+}
+
+const SMALL = { trainLen: 3, layers: 1, width: 8, heads: 2, batch: 2, steps: 50, evalExamples: 2 };
+const CALLS = {
+  trainCreate: [SMALL],
+  trainDefaults: [],
+  trainNames: [],
+};
+
+// [what, call(m, run), message pattern, field]
+const BAD = [
+  ['trainCreate with a number', (m) => m.trainCreate(3), /config/, undefined],
+  ['trainCreate with an unknown key', (m) => m.trainCreate({ stepz: 1 }), /stepz/, 'stepz'],
+  ['trainCreate with text for a size', (m) => m.trainCreate({ trainLen: 'x' }), /trainLen/, 'trainLen'],
+  ['trainCreate with a negative size', (m) => m.trainCreate({ batch: -1 }), /batch/, 'batch'],
+  ['trainCreate with a huge size', (m) => m.trainCreate({ width: 2 ** 40 }), /width/, 'width'],
+  ['trainCreate with heads not dividing the width', (m) => m.trainCreate({ heads: 3 }), /divisible/, 'heads'],
+  ['trainCreate with an unknown task', (m) => m.trainCreate({ task: 'juggle' }), /juggle/, 'task'],
+  ['trainCreate with an infinite lr', (m) => m.trainCreate({ lr: Infinity }), /lr|learning rate/, 'lr'],
+  ['step with text', (_m, run) => run.step('x'), /count/, 'count'],
+  ['step with a negative count', (_m, run) => run.step(-1), /count/, 'count'],
+  ['attentionExample of length 0', (_m, run) => run.attentionExample(0, 0), /length/, 'length'],
+  ['attentionExample past the longest test length', (_m, run) => run.attentionExample(99, 0), /length/, 'length'],
+  ['attentionExample past the examples', (_m, run) => run.attentionExample(2, 5), /index/, 'index'],
+  ['result with a negative wall time', (_m, run) => run.result(-1), /wallTimeS/, 'wallTimeS'],
+];
+
+describe.each(VARIANTS)('%s raw embind layer of the training module', (variant) => {
+  let m;
+  let run;
+  beforeAll(async () => {
+    m = await loadRaw(variant);
+    run = m.trainCreate(SMALL);
+  });
+  afterAll(() => run?.delete());
+
+  test('CALLS lists every bound function', () => {
+    const functions = Object.keys(m).filter(
+      (k) => typeof m[k] === 'function' && m[k].argCount !== undefined && k !== 'TrainRun',
+    );
+    expect(functions.sort()).toEqual(Object.keys(CALLS).sort());
+  });
+
+  test.each(Object.keys(CALLS))('the valid call of %s succeeds', (fn) => {
+    const result = m[fn](...CALLS[fn]);
+    expect(result?.error).toBeUndefined();
+    if (fn === 'trainCreate') result.delete();
+  });
+
+  test.each(BAD)('%s comes back as { error, field }', (what, call, pattern, field) => {
+    const result = call(m, run);
+    expect(result?.error, `no error from the core for: ${what}`).toBeTypeOf('string');
+    expect(result.error).toMatch(pattern);
+    if (field !== undefined) expect(result.field, result.error).toBe(field);
+    // The run still works.
+    expect(run.step(1).data.length).toBe(1);
+  });
+
+  test.each([
+    ['trainCreate', []],
+    ['trainCreate', [SMALL, 0]],
+    ['trainDefaults', [0]],
+  ])('%s with a wrong arity throws embind arity error', (fn, args) => {
+    expect(() => m[fn](...args)).toThrow(/called with \d+ arguments?, expected \d+/);
+  });
+});
