@@ -1,0 +1,100 @@
+// `poslab train` as a user runs it: result.json with the keys, the checkpoint with its
+// config in __metadata__, the --dump set, the same run twice from one seed, and every bad
+// option refused with `poslab: error:` and no file left behind.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures.hpp"
+#include "poslab/npy.hpp"
+#include "poslab/safetensors.hpp"
+
+namespace poslab::test {
+namespace {
+
+class TrainCli : public Cli {};
+
+const std::vector<std::string> kSmall{
+    "train", "--task",  "copy", "--train-len",     "3", "--layers",
+    "1",     "--width", "16",   "--heads",         "2", "--batch",
+    "4",     "--steps", "20",   "--eval-examples", "8", "-q"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST_F(TrainCli, WritesResultAndCheckpoint) {
+  const RunResult r =
+      run(with(kSmall, {"--position", "t5", "-o", "r.json", "--checkpoint", "m.safetensors"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  for (const char* key : {"config", "loss_curve", "accuracy_by_length",
+                          "token_accuracy_by_position", "wall_time_s", "tokens_per_s", "flops"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["config"]["position"], "t5");
+  EXPECT_EQ(j["config"]["test_len"], 12);
+  EXPECT_EQ(j["loss_curve"].size(), 20u);
+  EXPECT_EQ(j["accuracy_by_length"].size(), 12u);
+  const SafetensorsFile ckpt = read_safetensors(path("m.safetensors"));
+  EXPECT_TRUE(ckpt.tensors.count("rel_bias.weight"));
+  EXPECT_EQ(nlohmann::json::parse(ckpt.metadata.at("config"))["position"], "t5");
+}
+
+TEST_F(TrainCli, SameSeedSameLossCurve) {
+  ASSERT_EQ(run(with(kSmall, {"--position", "rope", "--seed", "5", "-o", "a.json"})).status, 0);
+  ASSERT_EQ(run(with(kSmall, {"--position", "rope", "--seed", "5", "-o", "b.json"})).status, 0);
+  const auto a = nlohmann::json::parse(read_file(path("a.json")));
+  const auto b = nlohmann::json::parse(read_file(path("b.json")));
+  EXPECT_EQ(a["loss_curve"], b["loss_curve"]);
+  EXPECT_EQ(a["accuracy_by_length"], b["accuracy_by_length"]);
+}
+
+TEST_F(TrainCli, DumpWritesTheCheckedFiles) {
+  const RunResult r =
+      run({"train", "--task", "addition", "--position", "learned", "--train-len", "3", "--width",
+           "16", "--heads", "2", "--batch", "4", "--steps", "0", "--dump", "d"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto config = nlohmann::json::parse(read_file(path("d/config.json")));
+  for (const char* key : {"n_layer", "n_embd", "n_head", "n_inner", "vocab_size", "n_positions",
+                          "layer_norm_epsilon", "position", "base", "embed_scale", "t5_num_buckets",
+                          "t5_max_distance", "randomized_positions", "task", "bos_token_id",
+                          "sep_token_id", "eos_token_id", "pad_token_id"}) {
+    EXPECT_TRUE(config.contains(key)) << key;
+  }
+  EXPECT_EQ(config["vocab_size"], 15);  // digits, '+', BOS, SEP, EOS, PAD
+  const TensorF mask = read_npy(path("d/loss_mask.npy"));
+  EXPECT_EQ(mask.shape[0], 4u);  // (B, T): T the batch's longest sequence, at most 3·3 + 5
+  EXPECT_LE(mask.shape[1], 14u);
+  EXPECT_TRUE(read_safetensors(path("d/grads.safetensors")).tensors.count("wpe.weight"));
+  EXPECT_TRUE(nlohmann::json::parse(read_file(path("d/loss.json"))).contains("loss"));
+}
+
+TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
+  const std::vector<std::vector<std::string>> bad{
+      with(kSmall, {"--position", "spiral", "-o", "r.json"}),
+      with(kSmall, {"--position", "rope", "--heads", "3", "-o", "r.json"}),
+      with(kSmall, {"--position", "rope", "--width", "12", "--heads", "4", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--randomized-positions", "64", "-o", "r.json"}),
+      with(kSmall, {"--position", "rope", "--randomized-positions", "5", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--lr", "nan", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--embed-scale", "0", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--width", "0", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--train-len", "100000", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--batch", "1024", "--width", "1024", "--layers", "16",
+                    "--train-len", "128", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--threads", "0", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--eval-positions", "random", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--dump", "d"}),  // --dump needs --steps 0
+      with(kSmall, {"--position", "none"}),                 // no -o
+      with(kSmall, {"--position", "none", "-o", "missing/r.json"}),
+  };
+  for (const auto& args : bad) {
+    SCOPED_TRACE(testing::PrintToString(args));
+    expect_refused(args);
+  }
+}
+
+}  // namespace
+}  // namespace poslab::test
