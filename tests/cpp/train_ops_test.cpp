@@ -90,8 +90,26 @@ TEST(TrainOps, GeluTanhBackward) {
     return out;
   };
   Vec din(in.size(), 0.0);
-  gelu_tanh_backward(din.data(), r.data(), in.data(), in.size());
+  gelu_tanh_backward(din.data(), r.data(), in.data(), f().data(), in.size());
   expect_matches_fd({&in}, f, {din}, r);
+}
+
+// The float backward reads tanh off the forward's output: within 1e-5 of the double slope,
+// at 0, near it and far out on both sides.
+TEST(TrainOps, GeluTanhBackwardInFloatMatchesDouble) {
+  std::vector<float> x;
+  for (float v : {0.0f, 1e-30f, -1e-6f, 1e-3f, -0.5f, 0.7f, 2.0f, -3.0f, 6.0f, -9.0f, 30.0f})
+    x.push_back(v);
+  for (int i = -400; i <= 400; ++i) x.push_back(0.01f * static_cast<float>(i));
+  std::vector<float> y(x.size()), ones(x.size(), 1.0f), slope(x.size(), 0.0f);
+  gelu_tanh_forward(y.data(), x.data(), x.size());
+  gelu_tanh_backward(slope.data(), ones.data(), x.data(), y.data(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double xd = x[i];
+    const double want =
+        gelu_tanh_slope(xd, std::tanh(0.7978845608028654 * (xd + 0.044715 * xd * xd * xd)));
+    ASSERT_NEAR(slope[i], want, 1e-5 * (1 + std::abs(xd))) << "x = " << x[i];
+  }
 }
 
 // Attention with each way positions enter it, over sorted random positions.

@@ -116,7 +116,7 @@ class Engine {
       ops::linear_backward(dfc_.data(), g + o.fcproj_w, g + o.fcproj_b, dx_.data(),
                            a.fc_gelu.data(), p + o.fcproj_w, N, I, E);
       std::fill(dfc2_.begin(), dfc2_.end(), T(0));
-      ops::gelu_tanh_backward(dfc2_.data(), dfc_.data(), a.fc.data(), N * I);
+      ops::gelu_tanh_backward(dfc2_.data(), dfc_.data(), a.fc.data(), a.fc_gelu.data(), N * I);
       std::fill(dbuf_.begin(), dbuf_.end(), T(0));
       ops::linear_backward(dbuf_.data(), g + o.fc_w, g + o.fc_b, dfc2_.data(), a.ln2.data(),
                            p + o.fc_w, N, E, I);
