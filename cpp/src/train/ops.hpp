@@ -13,12 +13,33 @@
 
 namespace poslab::train::ops {
 
+// Σ_c f(c) over c < n in four interleaved partial sums: a plain running sum is one chain of
+// dependent adds the compiler may not reorder, so LayerNorm's reductions over the model width
+// ran at add latency; four lanes vectorise (SSE natively, SIMD128 in wasm).
+template <class T, class F>
+T sum_of(std::size_t n, F f) {
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    s0 += f(c);
+    s1 += f(c + 1);
+    s2 += f(c + 2);
+    s3 += f(c + 3);
+  }
+  for (; c < n; ++c) s0 += f(c);
+  return (s0 + s2) + (s1 + s3);
+}
+
 // C (M, N) (+)= op(A) · op(B); A is (M, K), or stored (K, M) when `ta`; B is (K, N), or
 // stored (N, K) when `tb`. float runs on poslab::fast::gemm, double on plain loops.
 void matmul(std::size_t M, std::size_t N, std::size_t K, const float* a, bool ta, const float* b,
             bool tb, float* c, bool accumulate);
 void matmul(std::size_t M, std::size_t N, std::size_t K, const double* a, bool ta, const double* b,
             bool tb, double* c, bool accumulate);
+
+// Softmax of row[0, n) in place, shifted by its maximum (float: a vectorised exp).
+void softmax_row(float* row, std::size_t n);
+void softmax_row(double* row, std::size_t n);
 
 // GELU's tanh form over n values (float: the vectorised fast::gelu_tanh).
 void gelu_tanh_forward(float* out, const float* in, std::size_t n);
@@ -53,19 +74,16 @@ void linear_backward(T* din, T* dw, T* db, const T* dout, const T* in, const T* 
 template <class T>
 void layernorm_forward(T* out, T* mean, T* rstd, const T* in, const T* w, const T* b, std::size_t n,
                        std::size_t c, double eps) {
+  const T inv_c = T(1) / static_cast<T>(c);
   for (std::size_t r = 0; r < n; ++r) {
     const T* x = in + r * c;
-    double m = 0;
-    for (std::size_t i = 0; i < c; ++i) m += x[i];
-    m /= static_cast<double>(c);
-    double v = 0;
-    for (std::size_t i = 0; i < c; ++i) v += (x[i] - m) * (x[i] - m);
-    v /= static_cast<double>(c);
-    const double s = 1.0 / std::sqrt(v + eps);
+    const T m = sum_of<T>(c, [&](std::size_t i) { return x[i]; }) * inv_c;
+    const T v = sum_of<T>(c, [&](std::size_t i) { return (x[i] - m) * (x[i] - m); }) * inv_c;
+    const T s = static_cast<T>(1.0 / std::sqrt(static_cast<double>(v) + eps));
     T* y = out + r * c;
-    for (std::size_t i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - m) * s * w[i] + b[i]);
-    mean[r] = static_cast<T>(m);
-    rstd[r] = static_cast<T>(s);
+    for (std::size_t i = 0; i < c; ++i) y[i] = (x[i] - m) * s * w[i] + b[i];
+    mean[r] = m;
+    rstd[r] = s;
   }
 }
 
@@ -73,26 +91,20 @@ void layernorm_forward(T* out, T* mean, T* rstd, const T* in, const T* w, const 
 template <class T>
 void layernorm_backward(T* din, T* dw, T* db, const T* dout, const T* in, const T* w, const T* mean,
                         const T* rstd, std::size_t n, std::size_t c) {
+  const T inv_c = T(1) / static_cast<T>(c);
   for (std::size_t r = 0; r < n; ++r) {
     const T* x = in + r * c;
     const T* dy = dout + r * c;
-    const double m = mean[r], s = rstd[r];
-    double mean_dn = 0, mean_dn_xhat = 0;
-    for (std::size_t i = 0; i < c; ++i) {
-      const double xhat = (x[i] - m) * s;
-      const double dn = static_cast<double>(dy[i]) * w[i];
-      mean_dn += dn;
-      mean_dn_xhat += dn * xhat;
-    }
-    mean_dn /= static_cast<double>(c);
-    mean_dn_xhat /= static_cast<double>(c);
+    const T m = mean[r], s = rstd[r];
+    const T mean_dn = sum_of<T>(c, [&](std::size_t i) { return dy[i] * w[i]; }) * inv_c;
+    const T mean_dn_xhat =
+        sum_of<T>(c, [&](std::size_t i) { return dy[i] * w[i] * ((x[i] - m) * s); }) * inv_c;
     T* dx = din + r * c;
     for (std::size_t i = 0; i < c; ++i) {
-      const double xhat = (x[i] - m) * s;
-      const double dn = static_cast<double>(dy[i]) * w[i];
+      const T xhat = (x[i] - m) * s;
       db[i] += dy[i];
-      dw[i] += static_cast<T>(dy[i] * xhat);
-      dx[i] += static_cast<T>((dn - mean_dn - xhat * mean_dn_xhat) * s);
+      dw[i] += dy[i] * xhat;
+      dx[i] += (dy[i] * w[i] - mean_dn - xhat * mean_dn_xhat) * s;
     }
   }
 }
@@ -107,16 +119,8 @@ inline double gelu_tanh_slope(double x, double t) {
   return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
 }
 
-inline void gelu_tanh_backward(float* din, const float* dout, const float* in, const float* out,
-                               std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float x = in[i];
-    const float t = x == 0.0f ? 0.0f : 2.0f * out[i] / x - 1.0f;
-    const float k = 0.7978845608028654f;
-    const float d = 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * k * (1 + 3 * 0.044715f * x * x);
-    din[i] += dout[i] * d;
-  }
-}
+void gelu_tanh_backward(float* din, const float* dout, const float* in, const float* out,
+                        std::size_t n);
 
 inline void gelu_tanh_backward(double* din, const double* dout, const double* in,
                                const double* /*out*/, std::size_t n) {
@@ -153,6 +157,28 @@ void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse)
   }
 }
 
+// One head's rows (T, d) transposed to (d, T), so that the products over the head width
+// (scores, and their gradient through V) run along keys: independent sums that vectorise,
+// where a dot product per key is a chain of dependent adds.
+template <class T>
+void transpose_head(T* dst, const T* src, std::size_t L, std::size_t d) {
+  for (std::size_t t = 0; t < L; ++t) {
+    for (std::size_t c = 0; c < d; ++c) dst[c * L + t] = src[t * d + c];
+  }
+}
+
+// row[j] (+)= Σ_c a[c]·bt[c, j] for j < n; bt is (d, T) with row stride L.
+template <class T>
+void row_times_transposed(T* row, const T* a, const T* bt, std::size_t n, std::size_t d,
+                          std::size_t L) {
+  for (std::size_t j = 0; j < n; ++j) row[j] = 0;
+  for (std::size_t c = 0; c < d; ++c) {
+    const T ac = a[c];
+    const T* bc = bt + c * L;
+    for (std::size_t j = 0; j < n; ++j) row[j] += ac * bc[j];
+  }
+}
+
 // Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
 //   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE); att (B, H, T, T): the
 //   softmax weights (0 above the diagonal); out (B·T, E): merged heads.
@@ -162,7 +188,8 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
                        const AttentionPlan& plan) {
   const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
   const std::size_t E = H * d;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<T> kt(d * L), qs(d);  // keys (d, T); one query times the scale
   for (std::size_t b = 0; b < B; ++b) {
     for (std::size_t h = 0; h < H; ++h) {
       const std::size_t bh = (b * H + h) * L;
@@ -178,34 +205,27 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
           rope_rotate(k + (bh + t) * d, plan, b * L + t, false);
         }
       }
+      transpose_head(kt.data(), k + bh * d, L, d);
       const double slope = plan.alibi_slopes.empty() ? 0.0 : plan.alibi_slopes[h];
       for (std::size_t i = 0; i < L; ++i) {
+        const std::size_t n = i + 1;  // causal: keys 0..i
         const T* qi = q + (bh + i) * d;
+        for (std::size_t c = 0; c < d; ++c) qs[c] = qi[c] * scale;
         T* row = att + (bh + i) * L;
-        double mx = -INFINITY;
-        for (std::size_t j = 0; j <= i; ++j) {
-          const T* kj = k + (bh + j) * d;
-          T dot = 0;
-          for (std::size_t c = 0; c < d; ++c) dot += qi[c] * kj[c];
-          double s = dot * scale;
-          const std::size_t bij = (b * L + i) * L + j;
-          if (!plan.alibi_slopes.empty()) s -= slope * plan.alibi_distance[bij];
-          if (!plan.t5_bucket.empty()) s += rel_bias[plan.t5_bucket[bij] * H + h];
-          row[j] = static_cast<T>(s);
-          mx = std::max(mx, s);
+        row_times_transposed(row, qs.data(), kt.data(), n, d, L);
+        const std::size_t bi = (b * L + i) * L;
+        if (!plan.alibi_slopes.empty()) {
+          for (std::size_t j = 0; j < n; ++j)
+            row[j] -= static_cast<T>(slope * plan.alibi_distance[bi + j]);
         }
-        double sum = 0;
-        for (std::size_t j = 0; j <= i; ++j) {
-          const double e = std::exp(row[j] - mx);
-          row[j] = static_cast<T>(e);
-          sum += e;
+        if (!plan.t5_bucket.empty()) {
+          for (std::size_t j = 0; j < n; ++j) row[j] += rel_bias[plan.t5_bucket[bi + j] * H + h];
         }
-        const double inv = 1.0 / sum;
-        for (std::size_t j = 0; j <= i; ++j) row[j] = static_cast<T>(row[j] * inv);
-        for (std::size_t j = i + 1; j < L; ++j) row[j] = 0;
+        softmax_row(row, n);
+        for (std::size_t j = n; j < L; ++j) row[j] = 0;
         T* o = out + (b * L + i) * E + h * d;
         for (std::size_t c = 0; c < d; ++c) o[c] = 0;
-        for (std::size_t j = 0; j <= i; ++j) {
+        for (std::size_t j = 0; j < n; ++j) {
           const T w = row[j];
           const T* vj = v + (bh + j) * d;
           for (std::size_t c = 0; c < d; ++c) o[c] += w * vj[c];
@@ -224,6 +244,7 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
   const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
   const std::size_t E = H * d;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<T> vt(d * L);  // values (d, T)
   for (std::size_t b = 0; b < B; ++b) {
     for (std::size_t h = 0; h < H; ++h) {
       const std::size_t bh = (b * H + h) * L;
@@ -231,27 +252,24 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
       T* dkh = dk + bh * d;
       T* dvh = dv + bh * d;
       for (std::size_t n = 0; n < L * d; ++n) dqh[n] = dkh[n] = dvh[n] = 0;
+      transpose_head(vt.data(), v + bh * d, L, d);
       for (std::size_t i = 0; i < L; ++i) {
+        const std::size_t n = i + 1;
         const T* doi = dout + (b * L + i) * E + h * d;
         const T* row = att + (bh + i) * L;
         // datt_j = dout_i · v_j; dv_j += att_ij · dout_i
-        double dot_sum = 0;
-        for (std::size_t j = 0; j <= i; ++j) {
-          const T* vj = v + (bh + j) * d;
+        row_times_transposed(datt, doi, vt.data(), n, d, L);
+        T dot_sum = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          dot_sum += datt[j] * row[j];
           T* dvj = dvh + j * d;
-          T s = 0;
-          for (std::size_t c = 0; c < d; ++c) {
-            s += doi[c] * vj[c];
-            dvj[c] += row[j] * doi[c];
-          }
-          datt[j] = s;
-          dot_sum += static_cast<double>(s) * row[j];
+          for (std::size_t c = 0; c < d; ++c) dvj[c] += row[j] * doi[c];
         }
         // softmax: dscore_j = att_ij·(datt_j − Σ att·datt)
         const T* qi = q + (bh + i) * d;
         T* dqi = dqh + i * d;
-        for (std::size_t j = 0; j <= i; ++j) {
-          const T ds = static_cast<T>(row[j] * (datt[j] - dot_sum));
+        for (std::size_t j = 0; j < n; ++j) {
+          const T ds = row[j] * (datt[j] - dot_sum);
           if (!plan.t5_bucket.empty()) drel_bias[plan.t5_bucket[(b * L + i) * L + j] * H + h] += ds;
           const T dss = ds * scale;
           const T* kj = k + (bh + j) * d;
