@@ -84,6 +84,32 @@ double loss_double(Engine<double>& e, const std::vector<double>& p, const Batch&
   return e.loss(batch);
 }
 
+// The float Model against Engine<double> on the same parameters and batch.
+void expect_float_matches_double(const ModelConfig& c, bool randomized) {
+  const Parameters params = random_parameters(c, 3);
+  const Batch batch = random_batch(c, randomized, 5);
+  Model model(c);
+  Parameters grads(c);
+  const double loss = model.forward_backward(params, batch, grads);
+
+  std::vector<double> p(params.data(), params.data() + params.size());
+  Engine<double> e(c, params.info());
+  const double ref = loss_double(e, p, batch);
+  std::vector<double> g(p.size(), 0.0);
+  e.backward(p.data(), g.data());
+
+  EXPECT_NEAR(loss, ref, 1e-5 * std::abs(ref));
+  for (const ParamInfo& info : params.info()) {
+    double peak = 0;
+    for (std::size_t i = 0; i < info.numel; ++i)
+      peak = std::max(peak, std::abs(g[info.offset + i]));
+    for (std::size_t i = 0; i < info.numel; ++i) {
+      ASSERT_NEAR(grads.data()[info.offset + i], g[info.offset + i], 1e-4 * peak + 1e-12)
+          << info.name << "[" << i << "]";
+    }
+  }
+}
+
 struct Case {
   PositionMethod method;
   bool randomized;
@@ -119,29 +145,16 @@ TEST_P(TrainModelGradient, BackwardMatchesFiniteDifferencesInDouble) {
 }
 
 TEST_P(TrainModelGradient, FloatEngineMatchesDouble) {
-  const ModelConfig c = tiny_config(GetParam().method);
-  const Parameters params = random_parameters(c, 3);
-  const Batch batch = random_batch(c, GetParam().randomized, 5);
-  Model model(c);
-  Parameters grads(c);
-  const double loss = model.forward_backward(params, batch, grads);
+  expect_float_matches_double(tiny_config(GetParam().method), GetParam().randomized);
+}
 
-  std::vector<double> p(params.data(), params.data() + params.size());
-  Engine<double> e(c, params.info());
-  const double ref = loss_double(e, p, batch);
-  std::vector<double> g(p.size(), 0.0);
-  e.backward(p.data(), g.data());
-
-  EXPECT_NEAR(loss, ref, 1e-5 * std::abs(ref));
-  for (const ParamInfo& info : params.info()) {
-    double peak = 0;
-    for (std::size_t i = 0; i < info.numel; ++i)
-      peak = std::max(peak, std::abs(g[info.offset + i]));
-    for (std::size_t i = 0; i < info.numel; ++i) {
-      ASSERT_NEAR(grads.data()[info.offset + i], g[info.offset + i], 1e-4 * peak + 1e-12)
-          << info.name << "[" << i << "]";
-    }
-  }
+// The default model's head width (16) runs attention's fixed-width loops; the tiny config's
+// (4) the generic ones.
+TEST(TrainModel, FloatEngineMatchesDoubleAtHeadWidth16) {
+  ModelConfig c = tiny_config(PositionMethod::kRope);
+  c.n_embd = 32;
+  c.n_inner = 128;
+  expect_float_matches_double(c, true);
 }
 
 const Case kCases[] = {{PositionMethod::kNone, false},       {PositionMethod::kLearned, false},

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 #include "poslab/formulas.hpp"
@@ -61,6 +62,14 @@ TEST(TrainOps, LinearBackward) {
   Vec din(n * c, 0.0), dw(c * oc, 0.0), db(oc, 0.0);
   linear_backward(din.data(), dw.data(), db.data(), r.data(), in.data(), w.data(), n, c, oc);
   expect_matches_fd({&in, &w, &b}, f, {din, dw, db}, r);
+  // din_fresh overwrites din (whatever it held) and still accumulates dw and db.
+  Vec fresh(n * c, 7.0), dw2 = dw, db2 = db;
+  linear_backward(fresh.data(), dw2.data(), db2.data(), r.data(), in.data(), w.data(), n, c, oc,
+                  true);
+  for (std::size_t i = 0; i < din.size(); ++i) EXPECT_EQ(fresh[i], din[i]);
+  // (2·dw up to the order of the sums)
+  for (std::size_t i = 0; i < dw.size(); ++i) EXPECT_NEAR(dw2[i], 2 * dw[i], 1e-12);
+  for (std::size_t i = 0; i < db.size(); ++i) EXPECT_NEAR(db2[i], 2 * db[i], 1e-12);
 }
 
 TEST(TrainOps, LayerNormBackward) {
@@ -112,18 +121,19 @@ TEST(TrainOps, GeluTanhBackwardInFloatMatchesDouble) {
   }
 }
 
-// Attention with each way positions enter it, over sorted random positions.
-class TrainOpsAttention : public ::testing::TestWithParam<int> {};
+// Attention with each way positions enter it, over sorted random positions; head width 4 runs
+// the generic loops, 16 the unrolled fixed-width ones (ops::with_head_dim).
+class TrainOpsAttention : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
 
 TEST_P(TrainOpsAttention, Backward) {
-  const std::size_t B = 2, L = 5, H = 2, d = 4, E = H * d, NB = 32;
+  const std::size_t B = 2, L = 5, H = 2, d = std::get<1>(GetParam()), E = H * d, NB = 32;
   AttentionPlan plan;
   plan.batch = B;
   plan.length = L;
   plan.heads = H;
   plan.head_dim = d;
   const std::int32_t pos[B * L] = {0, 3, 4, 9, 30, 1, 2, 6, 7, 8};
-  const int kind = GetParam();  // 0 none, 1 rope, 2 alibi, 3 t5
+  const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 2 alibi, 3 t5
   plan.rope = kind == 1;
   if (plan.rope) {
     for (std::size_t r = 0; r < B * L; ++r) {
@@ -175,7 +185,9 @@ TEST_P(TrainOpsAttention, Backward) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Positions, TrainOpsAttention, ::testing::Values(0, 1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(Positions, TrainOpsAttention,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
+                                            ::testing::Values(std::size_t{4}, std::size_t{16})));
 
 TEST(TrainOps, MaskedCrossEntropyBackward) {
   const std::size_t n = 6, V = 5;

@@ -101,7 +101,6 @@ class Engine {
     const std::size_t E = c_.n_embd, I = c_.n_inner, N = n_, V = c_.vocab_size;
     // Tied head: dlnf = dlogits · wte; dwte += dlogitsᵀ · lnf.
     std::fill(dx_.begin(), dx_.end(), T(0));
-    std::fill(dbuf_.begin(), dbuf_.end(), T(0));
     ops::matmul(N, E, V, logits_.data(), false, p + off_.wte, false, dbuf_.data(), false);
     ops::matmul(V, E, N, logits_.data(), true, lnf_.data(), false, g + off_.wte, true);
     ops::layernorm_backward(dx_.data(), g + off_.lnf_w, g + off_.lnf_b, dbuf_.data(),
@@ -112,26 +111,22 @@ class Engine {
       const auto& o = off_.layers[l];
       Acts& a = layers_[l];
       // out = mid + fc_gelu·W + b: dmid = dx (kept in dx_), dfc_gelu = dx·Wᵀ.
-      std::fill(dfc_.begin(), dfc_.end(), T(0));
       ops::linear_backward(dfc_.data(), g + o.fcproj_w, g + o.fcproj_b, dx_.data(),
-                           a.fc_gelu.data(), p + o.fcproj_w, N, I, E);
+                           a.fc_gelu.data(), p + o.fcproj_w, N, I, E, true);
       std::fill(dfc2_.begin(), dfc2_.end(), T(0));
       ops::gelu_tanh_backward(dfc2_.data(), dfc_.data(), a.fc.data(), a.fc_gelu.data(), N * I);
-      std::fill(dbuf_.begin(), dbuf_.end(), T(0));
       ops::linear_backward(dbuf_.data(), g + o.fc_w, g + o.fc_b, dfc2_.data(), a.ln2.data(),
-                           p + o.fc_w, N, E, I);
+                           p + o.fc_w, N, E, I, true);
       ops::layernorm_backward(dx_.data(), g + o.ln2_w, g + o.ln2_b, dbuf_.data(), a.mid.data(),
                               p + o.ln2_w, a.ln2_mean.data(), a.ln2_rstd.data(), N, E);
       // mid = x + atty·W_o + b: dx = dmid (kept), datty = dmid·W_oᵀ.
-      std::fill(datty_.begin(), datty_.end(), T(0));
       ops::linear_backward(datty_.data(), g + o.proj_w, g + o.proj_b, dx_.data(), a.atty.data(),
-                           p + o.proj_w, N, E, E);
+                           p + o.proj_w, N, E, E, true);
       ops::attention_backward(dqkv_.data(), rel_bias_grad(g), dq_.data(), dk_.data(), dv_.data(),
                               datt_.data(), datty_.data(), a.q.data(), a.k.data(), a.v.data(),
                               a.att.data(), plan_);
-      std::fill(dbuf_.begin(), dbuf_.end(), T(0));
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
-                           p + o.attn_w, N, E, 3 * E);
+                           p + o.attn_w, N, E, 3 * E, true);
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
                               p + o.ln1_w, a.ln1_mean.data(), a.ln1_rstd.data(), N, E);
     }

@@ -84,9 +84,10 @@ struct Model::Workspace {
   Workspace(const ModelConfig& c) : engine(c, Parameters(c).info()) {}
 };
 
+#ifndef __EMSCRIPTEN__
 namespace {
 
-// Sequences [first, first + count) of `batch`.
+// Sequences [first, first + count) of `batch` (a thread's shard).
 Batch slice(const Batch& batch, std::size_t first, std::size_t count) {
   Batch out;
   out.batch = count;
@@ -104,6 +105,7 @@ Batch slice(const Batch& batch, std::size_t first, std::size_t count) {
 }
 
 }  // namespace
+#endif
 
 Model::Model(ModelConfig config, unsigned threads)
     : config_(std::move(config)),

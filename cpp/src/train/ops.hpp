@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace poslab::train::ops {
@@ -58,10 +59,11 @@ void linear_forward(T* out, const T* in, const T* w, const T* b, std::size_t n, 
 }
 
 // din (N, C) += dout · wᵀ;  dw (C, OC) += inᵀ · dout;  db (OC) += Σ_rows dout.
+// `din_fresh`: din = dout · wᵀ instead, for an input only this op feeds (saves zeroing it).
 template <class T>
 void linear_backward(T* din, T* dw, T* db, const T* dout, const T* in, const T* w, std::size_t n,
-                     std::size_t c, std::size_t oc) {
-  if (din != nullptr) matmul(n, c, oc, dout, false, w, true, din, true);
+                     std::size_t c, std::size_t oc, bool din_fresh = false) {
+  if (din != nullptr) matmul(n, c, oc, dout, false, w, true, din, !din_fresh);
   matmul(c, oc, n, in, true, dout, false, dw, true);
   if (db == nullptr) return;
   for (std::size_t r = 0; r < n; ++r) {
@@ -167,10 +169,10 @@ void transpose_head(T* dst, const T* src, std::size_t L, std::size_t d) {
   }
 }
 
-// row[j] (+)= Σ_c a[c]·bt[c, j] for j < n; bt is (d, T) with row stride L.
+// row[j] = Σ_c a[c]·bt[c, j] for j < n; bt is (d, T) with row stride L.
 template <class T>
-void row_times_transposed(T* row, const T* a, const T* bt, std::size_t n, std::size_t d,
-                          std::size_t L) {
+void row_times_transposed(T* __restrict row, const T* __restrict a, const T* __restrict bt,
+                          std::size_t n, std::size_t d, std::size_t L) {
   for (std::size_t j = 0; j < n; ++j) row[j] = 0;
   for (std::size_t c = 0; c < d; ++c) {
     const T ac = a[c];
@@ -179,14 +181,48 @@ void row_times_transposed(T* row, const T* a, const T* bt, std::size_t n, std::s
   }
 }
 
+// y[c] += a·x[c] for c < n (__restrict: these head-width loops are too short for the
+// compiler's run-time overlap checks to pay).
+template <class T>
+void axpy(T* __restrict y, T a, const T* __restrict x, std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) y[c] += a * x[c];
+}
+
+// Runs f(std::integral_constant<std::size_t, D>) with D = the head width when it is one of
+// the common ones, else D = 0 (read at run time): with the width known, the per-key loops
+// over it unroll into a few vector operations instead of a loop with a remainder.
+template <class F>
+void with_head_dim(std::size_t d, F&& f) {
+  switch (d) {
+    case 8:
+      return f(std::integral_constant<std::size_t, 8>());
+    case 16:
+      return f(std::integral_constant<std::size_t, 16>());
+    case 32:
+      return f(std::integral_constant<std::size_t, 32>());
+    case 64:
+      return f(std::integral_constant<std::size_t, 64>());
+    default:
+      return f(std::integral_constant<std::size_t, 0>());
+  }
+}
+
 // Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
 //   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE); att (B, H, T, T): the
 //   softmax weights (0 above the diagonal); out (B·T, E): merged heads.
-// rel_bias (num_buckets, H) is T5's table (null otherwise).
-template <class T>
+// rel_bias (num_buckets, H) is T5's table (null otherwise). D: the head width if fixed.
+template <std::size_t D = 0, class T>
 void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* rel_bias,
                        const AttentionPlan& plan) {
-  const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
+  if constexpr (D == 0) {
+    if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
+      return with_head_dim(plan.head_dim, [&](auto width) {
+        attention_forward<decltype(width)::value>(out, q, k, v, att, qkv, rel_bias, plan);
+      });
+    }
+  }
+  const std::size_t B = plan.batch, L = plan.length, H = plan.heads;
+  const std::size_t d = D != 0 ? D : plan.head_dim;
   const std::size_t E = H * d;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
   std::vector<T> kt(d * L), qs(d);  // keys (d, T); one query times the scale
@@ -225,11 +261,7 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
         for (std::size_t j = n; j < L; ++j) row[j] = 0;
         T* o = out + (b * L + i) * E + h * d;
         for (std::size_t c = 0; c < d; ++c) o[c] = 0;
-        for (std::size_t j = 0; j < n; ++j) {
-          const T w = row[j];
-          const T* vj = v + (bh + j) * d;
-          for (std::size_t c = 0; c < d; ++c) o[c] += w * vj[c];
-        }
+        for (std::size_t j = 0; j < n; ++j) axpy(o, row[j], v + (bh + j) * d, d);
       }
     }
   }
@@ -237,11 +269,20 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
 
 // dqkv (B·T, 3E) = the gradient through attention of dout (B·T, E) (overwritten, not
 // accumulated); drel_bias += T5's share. dq, dk, dv (B, H, T, d) and datt (T) are scratch.
-template <class T>
+template <std::size_t D = 0, class T>
 void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, const T* dout,
                         const T* q, const T* k, const T* v, const T* att,
                         const AttentionPlan& plan) {
-  const std::size_t B = plan.batch, L = plan.length, H = plan.heads, d = plan.head_dim;
+  if constexpr (D == 0) {
+    if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
+      return with_head_dim(plan.head_dim, [&](auto width) {
+        attention_backward<decltype(width)::value>(dqkv, drel_bias, dq, dk, dv, datt, dout, q, k, v,
+                                                   att, plan);
+      });
+    }
+  }
+  const std::size_t B = plan.batch, L = plan.length, H = plan.heads;
+  const std::size_t d = D != 0 ? D : plan.head_dim;
   const std::size_t E = H * d;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
   std::vector<T> vt(d * L);  // values (d, T)
@@ -262,8 +303,7 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
         T dot_sum = 0;
         for (std::size_t j = 0; j < n; ++j) {
           dot_sum += datt[j] * row[j];
-          T* dvj = dvh + j * d;
-          for (std::size_t c = 0; c < d; ++c) dvj[c] += row[j] * doi[c];
+          axpy(dvh + j * d, row[j], doi, d);
         }
         // softmax: dscore_j = att_ij·(datt_j − Σ att·datt)
         const T* qi = q + (bh + i) * d;
@@ -272,12 +312,8 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
           const T ds = row[j] * (datt[j] - dot_sum);
           if (!plan.t5_bucket.empty()) drel_bias[plan.t5_bucket[(b * L + i) * L + j] * H + h] += ds;
           const T dss = ds * scale;
-          const T* kj = k + (bh + j) * d;
-          T* dkj = dkh + j * d;
-          for (std::size_t c = 0; c < d; ++c) {
-            dqi[c] += dss * kj[c];
-            dkj[c] += dss * qi[c];
-          }
+          axpy(dqi, dss, k + (bh + j) * d, d);
+          axpy(dkh + j * d, dss, qi, d);
         }
       }
       for (std::size_t t = 0; t < L; ++t) {
