@@ -59,7 +59,8 @@ export default defineConfig({
   // ES module workers: the worker imports the wasm module's ES build.
   worker: { format: 'es' },
   build: {
-    outDir: '../dist',
+    // POSLAB_DIST (relative to the repo root) lets two builds run side by side without sharing dist/.
+    outDir: `../${process.env.POSLAB_DIST ?? 'dist'}`,
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 1024,

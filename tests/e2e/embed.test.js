@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PLOTS } from '../../web/src/embed/plots.js';
 import { launch, openPage, outDir } from './helpers/browser.js';
 
-const dist = path.resolve(new URL('../..', import.meta.url).pathname, 'dist');
+const dist = path.resolve(new URL('../..', import.meta.url).pathname, process.env.POSLAB_DIST ?? 'dist');
 const XSS = '<img src=x onerror="window.__pwned=1">';
 
 let browser;

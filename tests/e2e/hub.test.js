@@ -38,7 +38,7 @@ let sourcePolicy;
 
 beforeAll(async () => {
   // The built dist/ (global-setup.js), served with this file's own index.html and config.
-  site = await serveSite(path.join(root, 'dist'));
+  site = await serveSite(path.join(root, process.env.POSLAB_DIST ?? 'dist'));
   base = site.url;
   browser = await launch();
   mock = await startMockHub({
@@ -53,7 +53,7 @@ beforeAll(async () => {
       'EleutherAI/pythia-160m': neoxFiles(),
     },
   });
-  builtHtml = fs.readFileSync(path.join(root, 'dist/index.html'), 'utf8');
+  builtHtml = fs.readFileSync(path.join(root, process.env.POSLAB_DIST ?? 'dist', 'index.html'), 'utf8');
   sourcePolicy = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(
     fs.readFileSync(path.join(root, 'web/index.html'), 'utf8'),
   )[1];
