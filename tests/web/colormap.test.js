@@ -1,7 +1,15 @@
 // Colour-map lookup tables and the matrix → pixels loop.
 import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
 import { describe, expect, it } from 'vitest';
-import { SPECIAL, colorize, lut, lutIndex, parseColor, valueRange } from '../../web/src/plots/colormap.js';
+import {
+  SPECIAL,
+  colorize,
+  colorizeBinned,
+  lut,
+  lutIndex,
+  parseColor,
+  valueRange,
+} from '../../web/src/plots/colormap.js';
 
 const px = (rgba, i) => Array.from(rgba.slice(i * 4, i * 4 + 4));
 
@@ -89,5 +97,37 @@ describe('colour maps', () => {
     const { rgba } = colorize(new Float32Array([0, 1]), 'Blues', [0, 1], into);
     expect(rgba).toBe(into);
     expect(colorize(new Float32Array([0]), 'Blues', [0, 1], into).rgba).not.toBe(into); // wrong size
+  });
+
+  it('Colormap.BinnedIsTheMeanColourOfEachBlock', () => {
+    // 7 × 10 cells into 3 × 4 pixels (uneven blocks), with every kind of special value.
+    const rows = 7;
+    const cols = 10;
+    const data = Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i * 0.7) * 2);
+    data[3] = NaN;
+    data[15] = -Infinity;
+    data[40] = Infinity;
+    const full = colorize(data, 'RdBu', [-2, 2]);
+    const binned = colorizeBinned(data, rows, cols, 'RdBu', [-2, 2], 3, 4);
+    expect(binned.specials).toEqual(full.specials);
+    for (let R = 0; R < 3; R++)
+      for (let C = 0; C < 4; C++) {
+        const cells = [];
+        for (let r = 0; r < rows; r++)
+          for (let c = 0; c < cols; c++)
+            if (Math.floor((r * 3) / rows) === R && Math.floor((c * 4) / cols) === C) cells.push(r * cols + c);
+        for (let ch = 0; ch < 3; ch++) {
+          const mean = cells.reduce((sum, i) => sum + full.rgba[i * 4 + ch], 0) / cells.length;
+          expect(binned.rgba[(R * 4 + C) * 4 + ch], `pixel ${R},${C} channel ${ch}`).toBe(Math.round(mean));
+        }
+        expect(binned.rgba[(R * 4 + C) * 4 + 3]).toBe(255);
+      }
+  });
+
+  it('Colormap.BinnedOneToOneIsColorize', () => {
+    const data = Float32Array.from({ length: 12 }, (_, i) => i - 3);
+    expect(Array.from(colorizeBinned(data, 3, 4, 'viridis', [-3, 8], 3, 4).rgba)).toEqual(
+      Array.from(colorize(data, 'viridis', [-3, 8]).rgba),
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   ScatterController,
   Tooltip,
 } from 'chart.js';
+import { THEME_EVENT } from '../ui/theme.js';
 
 const background = {
   id: 'poslabBackground',
@@ -57,7 +58,7 @@ export function makeChart(canvas, config) {
 }
 
 /** Reads the theme's colours from CSS and redraws every chart with them. */
-export function applyChartTheme() {
+function applyChartTheme() {
   const css = getComputedStyle(document.documentElement);
   const v = (name) => css.getPropertyValue(name).trim();
   Chart.defaults.color = v('--fg-muted');
@@ -66,3 +67,7 @@ export function applyChartTheme() {
 }
 
 export { Chart };
+
+// The theme may have been applied before this module loaded; then follow every change.
+applyChartTheme();
+document.addEventListener(THEME_EVENT, applyChartTheme);

@@ -119,3 +119,56 @@ export function colorize(data, cmap, [lo, hi], into) {
   }
   return { rgba, specials };
 }
+
+/**
+ * Pixels for a matrix larger than the screen: `outRows` × `outCols` pixels, each the mean
+ * colour of the cells it covers (what a box filter over colorize()'s image gives, without
+ * making that image: at 8192 × 1024 this is one pass instead of a colouring, a copy and a
+ * resample).
+ * @param {ArrayLike<number>} data rows·cols values
+ * @returns {{ rgba: Uint8ClampedArray, specials: { nan: number, negInf: number, posInf: number } }}
+ */
+export function colorizeBinned(data, rows, cols, cmap, range, outRows, outCols) {
+  const rgba = new Uint8ClampedArray(outRows * outCols * 4);
+  const colOf = new Int32Array(cols);
+  const perCol = new Uint32Array(outCols); // cells of a row that land in each output column
+  for (let c = 0; c < cols; c++) perCol[(colOf[c] = Math.floor((c * outCols) / cols))]++;
+  // Each input row is coloured with colorize()'s loop, then its bytes summed per output pixel.
+  const line = new Uint8ClampedArray(cols * 4);
+  const words = new Uint32Array(line.buffer);
+  const sums = new Uint32Array(outCols * 3);
+  const specials = { nan: 0, negInf: 0, posInf: 0 };
+  let orow = 0;
+  let rowsIn = 0;
+  const flush = () => {
+    const base = orow * outCols * 4;
+    for (let k = 0; k < outCols; k++) {
+      const n = perCol[k] * rowsIn;
+      for (let ch = 0; ch < 3; ch++) rgba[base + k * 4 + ch] = n ? Math.round(sums[k * 3 + ch] / n) : 0;
+      rgba[base + k * 4 + 3] = 255;
+    }
+    sums.fill(0);
+    rowsIn = 0;
+  };
+  for (let r = 0; r < rows; r++) {
+    const target = Math.floor((r * outRows) / rows);
+    if (target !== orow) {
+      flush();
+      orow = target;
+    }
+    const row = colorize(data.subarray(r * cols, (r + 1) * cols), cmap, range, line).specials;
+    specials.nan += row.nan;
+    specials.negInf += row.negInf;
+    specials.posInf += row.posInf;
+    for (let c = 0; c < cols; c++) {
+      const w = words[c];
+      const k = colOf[c] * 3;
+      sums[k] += w & 255; // RGBA bytes in memory order: red is the low byte (little-endian)
+      sums[k + 1] += (w >>> 8) & 255;
+      sums[k + 2] += (w >>> 16) & 255;
+    }
+    rowsIn++;
+  }
+  flush();
+  return { rgba, specials };
+}

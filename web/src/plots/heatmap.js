@@ -1,16 +1,21 @@
-// A matrix as a picture: one pixel per cell (an ImageBitmap painted in the worker, which
-// resamples it there when an axis exceeds 2048 cells) drawn inside a Chart.js plot area, so
-// axes, the colour bar and the hover readout share one set of scales. Hover or arrow keys
-// pick a cell; click / Enter reports it (custom masks).
+// A matrix as a picture: one pixel per cell (an ImageBitmap painted in the worker, binned
+// there to 1024 pixels when an axis is longer) in a plot area with integer axes and a
+// colour bar, drawn by hand on one canvas (no Chart.js: an update costs one image draw, and
+// the axes and colour bar are redrawn only when the matrix's shape, labels or range change).
+// Hover or arrow keys pick a cell; click / Enter reports it (custom masks).
 import { encodeNpy } from '../export/npy.js';
 import { matrixCsv } from '../export/csv.js';
-import { charts, makeChart } from './chart-setup.js';
+import { FONT, SMALL_FONT, drawAxes, integerTicks, plotArea, thin } from './axes.js';
 import { SPECIAL, lut } from './colormap.js';
 import { createFigure } from './figure.js';
 import { formatExact, formatShort } from './format.js';
+import { createSurface } from './surface.js';
+
+export { integerTicks };
 
 const BAR = { gap: 10, width: 12, room: 72 }; // colour bar geometry (px), right of the plot
 const COMPACT_BAR = { gap: 6, width: 8, room: 44 }; // small multiples: ticks and titles off
+const LABEL_HEIGHT = 14;
 
 /**
  * @param {HTMLElement} parent
@@ -20,8 +25,10 @@ const COMPACT_BAR = { gap: 6, width: 8, room: 44 }; // small multiples: ticks an
 export function createHeatmap(parent, opts) {
   let m = null; // { data, rows, cols, bitmap|rgba, range, cmap, specials, xLabels?, yLabels? }
   let image = null;
-  let cache = null; // the image scaled to the plot area, redrawn only when either changes
+  let scaled = null; // the image at the plot area's device size: { canvas, image, w, h }
   let hover = null;
+  let area = null; // the plot area of the last base layer, in CSS px
+  let baseKey = '';
   const titles = { x: opts.xTitle, y: opts.yTitle };
   const bar = opts.compact ? COMPACT_BAR : BAR;
 
@@ -36,32 +43,80 @@ export function createHeatmap(parent, opts) {
   const canvas = figure.canvas;
   canvas.tabIndex = 0;
 
-  const label = (axis) => (v) => {
-    if (!Number.isInteger(v)) return '';
-    const names = axis === 'x' ? m?.xLabels : m?.yLabels;
-    return names ? (names[v] ?? '') : String(v);
-  };
-  const scale = (axis) => ({
-    type: 'linear',
-    reverse: axis === 'y',
-    min: -0.5,
-    max: 0.5,
-    grid: { display: false },
-    title: { display: !opts.compact, text: titles[axis] },
-    // Ticks on cell centres (integers) only; Chart.js would start them at the −0.5 edge.
-    afterBuildTicks: (s) => {
-      const n = axis === 'x' ? m?.cols : m?.rows;
-      const names = axis === 'x' ? m?.xLabels : m?.yLabels;
-      s.ticks = n ? integerTicks(n, names ? n : 8).map((value) => ({ value })) : [];
-    },
-    ticks: { display: !opts.compact, callback: label(axis), autoSkipPadding: 6, maxRotation: axis === 'x' ? 60 : 0 },
-  });
+  const tickLabel = (names, v) => (names ? (names[v] ?? '') : String(v));
 
-  const cellAt = (chart, px, py) => {
-    const { chartArea: a, scales } = chart;
-    if (!m || px < a.left || px > a.right || py < a.top || py > a.bottom) return null;
-    const col = Math.round(scales.x.getValueForPixel(px));
-    const row = Math.round(scales.y.getValueForPixel(py));
+  function drawBase(ctx, { width, height }, colours) {
+    if (!m) return;
+    const ticksOf = (n, names) => integerTicks(n, names ? n : 8);
+    let xs = ticksOf(m.cols, m.xLabels);
+    let ys = ticksOf(m.rows, m.yLabels);
+    ctx.font = FONT;
+    const widest = Math.max(0, ...xs.map((v) => ctx.measureText(tickLabel(m.xLabels, v)).width));
+    // Token labels turn vertical when they would not fit side by side; numbers thin out instead.
+    const rotateX = Boolean(m.xLabels) && widest + 6 > (width - 80) / Math.max(1, xs.length);
+    const a = plotArea(ctx, width, height, {
+      xLabels: xs.map((v) => tickLabel(m.xLabels, v)),
+      yLabels: ys.map((v) => tickLabel(m.yLabels, v)),
+      xTitle: titles.x,
+      yTitle: titles.y,
+      right: bar.room,
+      compact: opts.compact,
+      rotateX,
+    });
+    area = a;
+    if (opts.compact) {
+      drawColorBar(ctx, a, m, bar, colours.fg);
+      return;
+    }
+    const w = a.right - a.left;
+    const h = a.bottom - a.top;
+    xs = thin(xs, w, rotateX ? LABEL_HEIGHT : widest);
+    ys = thin(ys, h, LABEL_HEIGHT);
+    const at = (v, n, from, span) => from + ((v + 0.5) * span) / n;
+    drawAxes(ctx, a, {
+      x: { ticks: xs.map((v) => ({ at: at(v, m.cols, a.left, w), label: tickLabel(m.xLabels, v) })), title: titles.x },
+      y: { ticks: ys.map((v) => ({ at: at(v, m.rows, a.top, h), label: tickLabel(m.yLabels, v) })), title: titles.y },
+      color: colours.fg,
+    });
+    drawColorBar(ctx, a, m, bar, colours.fg);
+  }
+
+  function drawTop(ctx) {
+    if (!m || !area || !image) return;
+    const a = area;
+    const ratio = surface.size.ratio;
+    const w = Math.max(1, Math.round((a.right - a.left) * ratio));
+    const h = Math.max(1, Math.round((a.bottom - a.top) * ratio));
+    if (!scaled || scaled.image !== image || scaled.w !== w || scaled.h !== h) {
+      const c = scaled?.canvas ?? document.createElement('canvas');
+      c.width = w;
+      c.height = h;
+      const cx = c.getContext('2d');
+      // Crisp cells when enlarging; smoothing only when many cells share a pixel.
+      cx.imageSmoothingEnabled = image.width > w || image.height > h;
+      cx.imageSmoothingQuality = 'high';
+      cx.drawImage(image, 0, 0, w, h);
+      scaled = { canvas: c, image, w, h };
+    }
+    ctx.drawImage(scaled.canvas, a.left, a.top, a.right - a.left, a.bottom - a.top);
+    if (m.rowMarks) drawRowMarks(ctx, a, m.rows, m.rowMarks);
+    if (!hover) return;
+    const cw = (a.right - a.left) / m.cols;
+    const ch = (a.bottom - a.top) / m.rows;
+    ctx.save();
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = '#ff2d55';
+    ctx.strokeRect(a.left + hover.col * cw, a.top + hover.row * ch, Math.max(2, cw), Math.max(2, ch));
+    ctx.restore();
+  }
+
+  const surface = createSurface(figure.box, canvas, { base: drawBase, top: drawTop });
+
+  const cellAt = (px, py) => {
+    const a = area;
+    if (!m || !a || px < a.left || px >= a.right || py < a.top || py >= a.bottom) return null;
+    const col = Math.floor(((px - a.left) / (a.right - a.left)) * m.cols);
+    const row = Math.floor(((py - a.top) / (a.bottom - a.top)) * m.rows);
     return row >= 0 && row < m.rows && col >= 0 && col < m.cols ? { row, col } : null;
   };
 
@@ -73,81 +128,17 @@ export function createHeatmap(parent, opts) {
   };
 
   const setHover = (cell) => {
+    if (cell?.row === hover?.row && cell?.col === hover?.col) return;
     hover = cell;
     figure.setReadout(cell ? describe(cell) : '');
+    surface.repaint();
   };
 
-  const plugin = {
-    id: 'heatmap',
-    beforeDatasetsDraw(chart) {
-      if (!image) return;
-      const { ctx, chartArea: a, scales } = chart;
-      const left = scales.x.getPixelForValue(-0.5);
-      const top = scales.y.getPixelForValue(-0.5);
-      const w = Math.round(scales.x.getPixelForValue(m.cols - 0.5) - left);
-      const h = Math.round(scales.y.getPixelForValue(m.rows - 0.5) - top);
-      if (w < 1 || h < 1) return;
-      if (!cache || cache.image !== image || cache.w !== w || cache.h !== h) {
-        const c = cache?.canvas ?? document.createElement('canvas');
-        c.width = w;
-        c.height = h;
-        const cx = c.getContext('2d');
-        // Crisp cells when enlarging; smoothing only when many cells share a pixel.
-        cx.imageSmoothingEnabled = image.width > w || image.height > h;
-        cx.imageSmoothingQuality = 'high';
-        cx.drawImage(image, 0, 0, w, h);
-        cache = { canvas: c, image, w, h };
-      }
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
-      ctx.clip();
-      ctx.drawImage(cache.canvas, left, top);
-      ctx.restore();
-    },
-    afterDatasetsDraw(chart) {
-      if (m?.rowMarks) drawRowMarks(chart, m.rowMarks);
-      if (!hover || !m) return;
-      const { ctx, scales } = chart;
-      const x0 = scales.x.getPixelForValue(hover.col - 0.5);
-      const x1 = scales.x.getPixelForValue(hover.col + 0.5);
-      const y0 = scales.y.getPixelForValue(hover.row - 0.5);
-      const y1 = scales.y.getPixelForValue(hover.row + 0.5);
-      ctx.save();
-      ctx.lineWidth = 2;
-      ctx.strokeStyle = '#ff2d55';
-      ctx.strokeRect(x0, y0, Math.max(2, x1 - x0), Math.max(2, y1 - y0));
-      ctx.restore();
-    },
-    afterDraw(chart) {
-      if (m) drawColorBar(chart, m, bar);
-    },
-    afterEvent(chart, args) {
-      const e = args.event;
-      if (e.type === 'mouseout') {
-        setHover(null);
-        args.changed = true;
-        return;
-      }
-      const cell = cellAt(chart, e.x, e.y);
-      if (e.type === 'click' && cell && opts.onCellClick) opts.onCellClick(cell.row, cell.col);
-      if ((cell?.row !== hover?.row || cell?.col !== hover?.col) && e.type === 'mousemove') {
-        setHover(cell);
-        args.changed = true;
-      }
-    },
-  };
-
-  const chart = makeChart(canvas, {
-    type: 'scatter',
-    data: { datasets: [{ data: [] }] },
-    options: {
-      events: ['mousemove', 'mouseout', 'click'],
-      layout: { padding: { right: bar.room } },
-      scales: { x: scale('x'), y: scale('y') },
-      plugins: { legend: { display: false }, tooltip: { enabled: false } },
-    },
-    plugins: [plugin],
+  canvas.addEventListener('mousemove', (e) => setHover(cellAt(e.offsetX, e.offsetY)));
+  canvas.addEventListener('mouseleave', () => setHover(null));
+  canvas.addEventListener('click', (e) => {
+    const cell = cellAt(e.offsetX, e.offsetY);
+    if (cell && opts.onCellClick) opts.onCellClick(cell.row, cell.col);
   });
 
   // Keyboard: arrows move the picked cell (Shift: 10 cells), Enter/Space clicks it.
@@ -159,7 +150,6 @@ export function createHeatmap(parent, opts) {
     if (moves[e.key]) {
       const [dr, dc] = moves[e.key];
       setHover({ row: clamp(cur.row + dr, m.rows), col: clamp(cur.col + dc, m.cols) });
-      chart.draw();
       e.preventDefault();
     } else if ((e.key === 'Enter' || e.key === ' ') && opts.onCellClick) {
       opts.onCellClick(cur.row, cur.col);
@@ -169,11 +159,9 @@ export function createHeatmap(parent, opts) {
 
   return {
     figure,
-    chart,
     destroy() {
       m?.bitmap?.close?.();
-      charts.delete(chart);
-      chart.destroy();
+      surface.destroy();
       figure.el.remove();
     },
     /** The current matrix ({ data, rows, cols, ... }) or null. */
@@ -189,17 +177,19 @@ export function createHeatmap(parent, opts) {
      */
     update(next, axes = {}) {
       if (m?.bitmap && m.bitmap !== next.bitmap) m.bitmap.close?.();
+      const labelsChanged = next.xLabels !== m?.xLabels || next.yLabels !== m?.yLabels;
       m = next;
       image = next.bitmap ?? toCanvas(next);
       if (axes.xTitle) titles.x = axes.xTitle;
       if (axes.yTitle) titles.y = axes.yTitle;
       if (hover && (hover.row >= m.rows || hover.col >= m.cols)) hover = null;
-      const { x, y } = chart.options.scales;
-      x.max = m.cols - 0.5;
-      y.max = m.rows - 0.5;
-      x.title.text = titles.x;
-      y.title.text = titles.y;
-      chart.update('none');
+      // Axes and colour bar depend on these only; the picture alone is one image draw.
+      const swatches = ['negInf', 'nan', 'posInf'].map((k) => Boolean(m.specials?.[k]));
+      const key = JSON.stringify([m.rows, m.cols, m.range, m.cmap, swatches, titles]);
+      if (key !== baseKey || labelsChanged) {
+        baseKey = key;
+        surface.invalidate();
+      } else surface.repaint();
       if (hover) figure.setReadout(describe(hover));
     },
   };
@@ -207,33 +197,23 @@ export function createHeatmap(parent, opts) {
 
 const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
 
-/** 0, step, 2·step, … < n with a 1-2-5 step giving at most about `count` ticks. */
-export function integerTicks(n, count) {
-  let step = 1;
-  for (let k = 1; n / step > count; k++) step = [1, 2, 5][k % 3] * 10 ** Math.floor(k / 3);
-  const out = [];
-  for (let v = 0; v < n; v += step) out.push(v);
-  return out;
-}
-
 // Main-thread fallback when the worker could not make a bitmap (no OffscreenCanvas support).
-function toCanvas({ rgba, rows, cols }) {
+function toCanvas({ rgba, rows, cols, rgbaSize: [h, w] = [rows, cols] }) {
   const c = document.createElement('canvas');
-  c.width = cols;
-  c.height = rows;
-  c.getContext('2d').putImageData(new ImageData(rgba, cols, rows), 0, 0);
+  c.width = w;
+  c.height = h;
+  c.getContext('2d').putImageData(new ImageData(rgba, w, h), 0, 0);
   return c;
 }
 
 // Dashed horizontal lines between rows (e.g. the end of the training length).
-function drawRowMarks(chart, marks) {
-  const { ctx, chartArea: a, scales } = chart;
+function drawRowMarks(ctx, a, rows, marks) {
   ctx.save();
   ctx.setLineDash([6, 4]);
   ctx.lineWidth = 2;
-  ctx.font = '11px system-ui, sans-serif';
+  ctx.font = SMALL_FONT;
   for (const { row, label } of marks) {
-    const y = scales.y.getPixelForValue(row);
+    const y = a.top + ((row + 0.5) * (a.bottom - a.top)) / rows;
     if (y < a.top || y > a.bottom) continue;
     ctx.strokeStyle = '#ff2d55';
     ctx.beginPath();
@@ -246,8 +226,7 @@ function drawRowMarks(chart, marks) {
   ctx.restore();
 }
 
-function drawColorBar(chart, m, bar) {
-  const { ctx, chartArea: a } = chart;
+function drawColorBar(ctx, a, m, bar, text) {
   const table = lut(m.cmap);
   const x = a.right + bar.gap;
   const h = a.bottom - a.top;
@@ -257,9 +236,8 @@ function drawColorBar(chart, m, bar) {
     ctx.fillStyle = `rgb(${table[i * 4]},${table[i * 4 + 1]},${table[i * 4 + 2]})`;
     ctx.fillRect(x, y0, bar.width, h / 256 + 0.5);
   }
-  const text = chart.options.color ?? '#666';
   ctx.fillStyle = text;
-  ctx.font = '11px system-ui, sans-serif';
+  ctx.font = SMALL_FONT;
   ctx.textBaseline = 'middle';
   const [lo, hi] = m.range;
   const ticks = hi > lo ? [lo, (lo + hi) / 2, hi] : [lo];

@@ -1,163 +1,354 @@
-// Line plot of one or more series (x, y arrays) with exact-value hover, optional log axes
-// and reference lines (training length, wavelength thresholds, ...).
+// Line plot of one or more series (x, y arrays) with exact-value hover, optional log axes,
+// reference lines (training length, wavelength thresholds, ...) and shaded x ranges, drawn by
+// hand on one canvas: no Chart.js, so a redraw of a few thousand points costs about a
+// millisecond and an embed carries no charting library. Series longer than the plot is wide
+// are drawn as each pixel column's min and max, which keeps every peak.
 import { seriesCsv } from '../export/csv.js';
-import { makeChart } from './chart-setup.js';
+import { FONT, SMALL_FONT, drawAxes, logTicks, makeScale, niceTicks, plotArea, thin } from './axes.js';
 import { createFigure } from './figure.js';
 import { formatExact, formatShort } from './format.js';
 import { seriesColor } from './palette.js';
+import { createSurface } from './surface.js';
 
 /**
  * @typedef {{ label: string, x: ArrayLike<number>, y: ArrayLike<number>, dashed?: boolean, color?: string }} Series
  * @typedef {{ axis: 'x'|'y', value: number, label: string }} RefLine
+ * @typedef {{ xTitle?: string, yTitle?: string, logX?: boolean, logY?: boolean, refLines?: RefLine[],
+ *   bands?: { from: number, to: number }[], yMin?: number, yMax?: number }} LineOptions
  */
 
-// Shaded x ranges (the trained lengths), drawn under the data.
-const bandPlugin = {
-  id: 'bands',
-  beforeDatasetsDraw(chart, _args, options) {
-    const bands = options.bands ?? [];
-    if (!bands.length) return;
-    const { ctx, chartArea: a, scales } = chart;
-    ctx.save();
-    ctx.fillStyle = 'rgba(128, 128, 128, 0.15)';
-    for (const band of bands) {
-      const x0 = Math.max(a.left, scales.x.getPixelForValue(band.from));
-      const x1 = Math.min(a.right, scales.x.getPixelForValue(band.to));
-      if (x1 > x0) ctx.fillRect(x0, a.top, x1 - x0, a.bottom - a.top);
-    }
-    ctx.restore();
-  },
-};
+const LEGEND_ROW = 16;
 
-const refLinePlugin = {
-  id: 'refLines',
-  afterDatasetsDraw(chart, _args, options) {
-    const lines = options.lines ?? [];
-    if (!lines.length) return;
-    const { ctx, chartArea: a, scales } = chart;
-    ctx.save();
-    ctx.setLineDash([5, 4]);
-    ctx.lineWidth = 1;
-    ctx.font = '11px system-ui, sans-serif';
-    for (const line of lines) {
-      const s = line.axis === 'x' ? scales.x : scales.y;
-      const p = s.getPixelForValue(line.value);
-      if (
-        !Number.isFinite(p) ||
-        p < (line.axis === 'x' ? a.left : a.top) ||
-        p > (line.axis === 'x' ? a.right : a.bottom)
-      )
-        continue;
-      ctx.strokeStyle = ctx.fillStyle = chart.options.color ?? '#888';
-      ctx.beginPath();
-      if (line.axis === 'x') {
-        ctx.moveTo(p, a.top);
-        ctx.lineTo(p, a.bottom);
-      } else {
-        ctx.moveTo(a.left, p);
-        ctx.lineTo(a.right, p);
-      }
-      ctx.stroke();
-      if (line.axis === 'x') ctx.fillText(line.label, p + 4, a.top + 12);
-      else ctx.fillText(line.label, a.left + 4, p - 4);
+/** The finite (and, on a log axis, positive) extent of some values: [lo, hi] or null. */
+function extent(arrays, log) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const a of arrays)
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (!Number.isFinite(v) || (log && v <= 0)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
     }
-    ctx.restore();
-  },
-};
+  return lo <= hi ? [lo, hi] : null;
+}
+
+/**
+ * An axis' domain and ticks: x spans the data exactly; y rounds out to its outer ticks.
+ * @returns {{ min: number, max: number, ticks: number[] }}
+ */
+export function axisDomain(span, { log = false, exact = false, min, max } = {}) {
+  let [lo, hi] = span ?? (log ? [1, 10] : [0, 1]);
+  if (min !== undefined) lo = min;
+  if (max !== undefined) hi = max;
+  if (!(hi > lo)) {
+    const pad = log ? lo * 0.5 : Math.abs(lo) * 0.1 || 1;
+    [lo, hi] = [lo - pad, hi + pad];
+  }
+  if (log) {
+    if (!exact) [lo, hi] = [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))];
+    return { min: lo, max: hi, ticks: logTicks(lo, hi) };
+  }
+  let ticks = niceTicks(lo, hi);
+  if (!exact && ticks.length > 1) {
+    const step = ticks[1] - ticks[0];
+    if (min === undefined) lo = Math.min(lo, Math.floor(lo / step - 1e-9) * step);
+    if (max === undefined) hi = Math.max(hi, Math.ceil(hi / step - 1e-9) * step);
+    ticks = niceTicks(lo, hi);
+  }
+  return { min: lo, max: hi, ticks };
+}
+
+/** Index of the x nearest to `v` in ascending `xs`. */
+function nearestIndex(xs, v) {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < v) lo = mid;
+    else hi = mid;
+  }
+  return Math.abs(xs[hi] - v) < Math.abs(xs[lo] - v) ? hi : lo;
+}
 
 /**
  * @param {HTMLElement} parent
  * @param {{ title: string, xTitle: string, yTitle: string, height?: number }} opts
  */
 export function createLinePlot(parent, opts) {
+  /** @type {Series[]} */
   let series = [];
+  /** @type {LineOptions} */
+  let o = {};
   let xTitle = opts.xTitle;
+  let yTitle = opts.yTitle;
+  let geometry = null; // { area, x, y } of the last drawing, for hover
+  let hover = null; // { s, i }
+
   const figure = createFigure(parent, {
     title: opts.title,
     height: opts.height ?? 260,
     exports: { csv: () => seriesCsv(xTitle, series) },
   });
+  const canvas = figure.canvas;
+  const colourOf = (s, i) => s.color ?? seriesColor(i);
 
-  const chart = makeChart(figure.canvas, {
-    type: 'line',
-    data: { datasets: [] },
-    options: {
-      parsing: false,
-      normalized: true,
-      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
-      scales: {
-        x: { type: 'linear', title: { display: true, text: opts.xTitle }, ticks: { callback: formatShort } },
-        y: { type: 'linear', title: { display: true, text: opts.yTitle }, ticks: { callback: formatShort } },
-      },
-      plugins: {
-        legend: { display: true, labels: { boxWidth: 12, boxHeight: 2 } },
-        decimation: { enabled: true, algorithm: 'lttb', samples: 1000, threshold: 2000 },
-        tooltip: {
-          callbacks: {
-            label: (c) => `${c.dataset.label}: ${formatExact(c.raw.y)}`,
-            title: (items) => `${xTitle} ${formatExact(items[0]?.raw.x)}`,
-          },
-        },
-        refLines: { lines: [] },
-        bands: { bands: [] },
-      },
-      onHover: (_e, elements) => {
-        if (!elements.length) return figure.setReadout('');
-        const { datasetIndex, index } = elements[0];
-        const pt = chart.data.datasets[datasetIndex].data[index];
-        figure.setReadout(
-          `${chart.data.datasets[datasetIndex].label} — ${xTitle} ${formatExact(pt.x)}: ${formatExact(pt.y)}`,
-        );
-      },
-    },
-    plugins: [bandPlugin, refLinePlugin],
+  function drawLegend(ctx, width, colours) {
+    if (series.length < 2) return 0;
+    ctx.font = SMALL_FONT;
+    ctx.textBaseline = 'middle';
+    let x = 0;
+    let row = 0;
+    const items = series.map((s, i) => ({ s, i, w: 18 + ctx.measureText(s.label).width + 12 }));
+    const rows = [[]];
+    for (const item of items) {
+      if (x + item.w > width - 8 && rows[row].length) {
+        rows.push([]);
+        row++;
+        x = 0;
+      }
+      rows[row].push(item);
+      x += item.w;
+    }
+    rows.forEach((r, k) => {
+      const total = r.reduce((sum, it) => sum + it.w, 0);
+      let cx = Math.max(4, (width - total) / 2);
+      const cy = 8 + k * LEGEND_ROW;
+      for (const { s, i, w } of r) {
+        ctx.strokeStyle = colourOf(s, i);
+        ctx.lineWidth = 2;
+        ctx.setLineDash(s.dashed ? [4, 3] : []);
+        ctx.beginPath();
+        ctx.moveTo(cx, cy);
+        ctx.lineTo(cx + 14, cy);
+        ctx.stroke();
+        ctx.fillStyle = colours.fg;
+        ctx.fillText(s.label, cx + 18, cy);
+        cx += w;
+      }
+    });
+    ctx.setLineDash([]);
+    return rows.length * LEGEND_ROW + 4;
+  }
+
+  function drawBase(ctx, { width, height }, colours) {
+    const legend = drawLegend(ctx, width, colours);
+    const xd = axisDomain(
+      extent(
+        series.flatMap((s) => (s.x.length ? [[s.x[0], s.x[s.x.length - 1]]] : [])),
+        o.logX,
+      ),
+      { log: o.logX, exact: true },
+    );
+    const yd = axisDomain(
+      extent(
+        series.map((s) => s.y),
+        o.logY,
+      ),
+      { log: o.logY, min: o.yMin, max: o.yMax },
+    );
+    const xLabels = xd.ticks.map(formatShort);
+    const yLabels = yd.ticks.map(formatShort);
+    const area = plotArea(ctx, width, height, { xLabels, yLabels, xTitle, yTitle, top: legend + 6, rotateX: false });
+    const x = makeScale(xd.min, xd.max, area.left, area.right, o.logX);
+    const y = makeScale(yd.min, yd.max, area.bottom, area.top, o.logY);
+    geometry = { area, x, y };
+    ctx.font = FONT;
+    const widest = Math.max(0, ...xLabels.map((s) => ctx.measureText(s).width));
+    const xTicks = thin(
+      xd.ticks.map((v, k) => ({ at: x.px(v), label: xLabels[k] })),
+      area.right - area.left,
+      widest,
+    );
+    const yTicks = thin(
+      yd.ticks.map((v, k) => ({ at: y.px(v), label: yLabels[k] })),
+      area.bottom - area.top,
+      14,
+    );
+    ctx.fillStyle = 'rgba(128, 128, 128, 0.15)';
+    for (const band of o.bands ?? []) {
+      const x0 = Math.max(area.left, x.px(band.from));
+      const x1 = Math.min(area.right, x.px(band.to));
+      if (x1 > x0) ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
+    }
+    drawAxes(ctx, area, {
+      x: { ticks: xTicks, title: xTitle },
+      y: { ticks: yTicks, title: yTitle },
+      color: colours.fg,
+      grid: colours.grid,
+    });
+    drawRefLines(ctx, geometry, o.refLines ?? [], colours.fg);
+  }
+
+  function drawTop(ctx) {
+    if (!geometry) return;
+    const { area, x, y } = geometry;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(area.left, area.top - 1, area.right - area.left, area.bottom - area.top + 2);
+    ctx.clip();
+    // Dashed overlays (the other side of an equation) go on top.
+    const order = series.map((s, i) => i).sort((a, b) => Number(!!series[a].dashed) - Number(!!series[b].dashed));
+    for (const i of order) drawSeries(ctx, series[i], colourOf(series[i], i), x, y, o);
+    if (hover) {
+      const s = series[hover.s];
+      ctx.fillStyle = colourOf(s, hover.s);
+      ctx.beginPath();
+      ctx.arc(x.px(s.x[hover.i]), y.px(s.y[hover.i]), 4, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    ctx.restore();
+  }
+
+  const surface = createSurface(figure.box, canvas, { base: drawBase, top: drawTop });
+
+  // Nearest point along x in each series, then the closest of those on screen.
+  function pointAt(px, py) {
+    if (!geometry || !series.length) return null;
+    const { area, x, y } = geometry;
+    if (px < area.left - 4 || px > area.right + 4 || py < area.top - 4 || py > area.bottom + 4) return null;
+    const v = x.value(px);
+    let best = null;
+    series.forEach((s, k) => {
+      if (!s.x.length) return;
+      const i = nearestIndex(s.x, v);
+      if (!Number.isFinite(s.y[i])) return;
+      const d = Math.abs(x.px(s.x[i]) - px) * 4 + Math.abs(y.px(s.y[i]) - py);
+      if (!best || d < best.d) best = { s: k, i, d };
+    });
+    return best;
+  }
+
+  canvas.addEventListener('mousemove', (e) => {
+    const p = pointAt(e.offsetX, e.offsetY);
+    if (p?.s === hover?.s && p?.i === hover?.i) return;
+    hover = p;
+    const s = p && series[p.s];
+    figure.setReadout(s ? `${s.label} — ${xTitle} ${formatExact(s.x[p.i])}: ${formatExact(s.y[p.i])}` : '');
+    surface.repaint();
+  });
+  canvas.addEventListener('mouseleave', () => {
+    if (!hover) return;
+    hover = null;
+    figure.setReadout('');
+    surface.repaint();
   });
 
   return {
     figure,
-    chart,
+    /** The series drawn now. */
+    get series() {
+      return series;
+    },
     /**
      * @param {Series[]} next
-     * @param {{ xTitle?: string, yTitle?: string, logX?: boolean, logY?: boolean, refLines?: RefLine[],
-     *   bands?: { from: number, to: number }[], yMin?: number, yMax?: number }} [o]
+     * @param {LineOptions} [options]
      */
-    update(next, o = {}) {
+    update(next, options = {}) {
       series = next;
-      if (o.xTitle) xTitle = o.xTitle;
-      const { x, y } = chart.options.scales;
-      x.title.text = xTitle;
-      if (o.yTitle) y.title.text = o.yTitle;
-      x.type = o.logX ? 'logarithmic' : 'linear';
-      y.type = o.logY ? 'logarithmic' : 'linear';
-      y.min = o.yMin;
-      y.max = o.yMax;
-      // The x axis spans the data exactly (Chart.js would round out to the next tick).
-      const xs = next.flatMap((s) => (s.x.length ? [s.x[0], s.x[s.x.length - 1]] : []));
-      x.min = xs.length ? Math.min(...xs) : undefined;
-      x.max = xs.length ? Math.max(...xs) : undefined;
-      chart.options.plugins.refLines.lines = o.refLines ?? [];
-      chart.options.plugins.bands.bands = o.bands ?? [];
-      chart.options.plugins.legend.display = next.length > 1;
-      chart.data.datasets = next.map((s, i) => {
-        const color = s.color ?? seriesColor(i);
-        const data = new Array(s.x.length);
-        for (let k = 0; k < s.x.length; k++) data[k] = { x: s.x[k], y: Number.isFinite(s.y[k]) ? s.y[k] : null };
-        return {
-          label: s.label,
-          data,
-          borderColor: color,
-          backgroundColor: color,
-          borderWidth: s.x.length > 256 ? 1 : 1.5,
-          pointRadius: s.x.length <= 64 ? 2 : 0,
-          borderDash: s.dashed ? [6, 4] : [],
-          spanGaps: false,
-          order: s.dashed ? 0 : 1, // dashed overlays (the other side of an equation) draw on top
-          indexAxis: 'x',
-        };
-      });
-      chart.update('none');
+      o = options;
+      if (options.xTitle) xTitle = options.xTitle;
+      if (options.yTitle) yTitle = options.yTitle;
+      hover = null;
+      figure.setReadout('');
+      surface.invalidate();
     },
   };
+}
+
+function drawSeries(ctx, s, colour, x, y, o) {
+  const n = s.x.length;
+  if (!n) return;
+  ctx.strokeStyle = ctx.fillStyle = colour;
+  ctx.lineWidth = n > 256 ? 1 : 1.5;
+  ctx.setLineDash(s.dashed ? [6, 4] : []);
+  const ok = (i) => Number.isFinite(s.y[i]) && (!o.logY || s.y[i] > 0) && (!o.logX || s.x[i] > 0);
+  const width = x.px(x.max) - x.px(x.min);
+  ctx.beginPath();
+  if (n > 2 * width) {
+    // Many points per pixel column: one vertical stroke per column from its min to its max.
+    let col = null;
+    let lo = 0;
+    let hi = 0;
+    let open = false;
+    const flush = () => {
+      if (col === null) return;
+      if (open) ctx.lineTo(col, y.px(lo));
+      else ctx.moveTo(col, y.px(lo));
+      ctx.lineTo(col, y.px(hi));
+      open = true;
+    };
+    for (let i = 0; i < n; i++) {
+      if (!ok(i)) {
+        flush();
+        col = null;
+        open = false;
+        continue;
+      }
+      const c = Math.round(x.px(s.x[i]));
+      const v = s.y[i];
+      if (c !== col) {
+        flush();
+        col = c;
+        lo = hi = v;
+      } else {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    flush();
+  } else {
+    let open = false;
+    for (let i = 0; i < n; i++) {
+      if (!ok(i)) {
+        open = false;
+        continue;
+      }
+      const px = x.px(s.x[i]);
+      const py = y.px(s.y[i]);
+      if (open) ctx.lineTo(px, py);
+      else ctx.moveTo(px, py);
+      open = true;
+    }
+  }
+  ctx.stroke();
+  ctx.setLineDash([]);
+  // Points on short series, so a lone value (one size, one length) still shows.
+  if (n <= 64)
+    for (let i = 0; i < n; i++) {
+      if (!ok(i)) continue;
+      ctx.beginPath();
+      ctx.arc(x.px(s.x[i]), y.px(s.y[i]), 2, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+}
+
+function drawRefLines(ctx, { area: a, x, y }, lines, colour) {
+  if (!lines.length) return;
+  ctx.save();
+  ctx.setLineDash([5, 4]);
+  ctx.lineWidth = 1;
+  ctx.font = SMALL_FONT;
+  ctx.strokeStyle = ctx.fillStyle = colour;
+  ctx.textBaseline = 'alphabetic';
+  ctx.textAlign = 'left';
+  for (const line of lines) {
+    const p = line.axis === 'x' ? x.px(line.value) : y.px(line.value);
+    if (!Number.isFinite(p) || p < (line.axis === 'x' ? a.left : a.top) || p > (line.axis === 'x' ? a.right : a.bottom))
+      continue;
+    ctx.beginPath();
+    if (line.axis === 'x') {
+      ctx.moveTo(p, a.top);
+      ctx.lineTo(p, a.bottom);
+    } else {
+      ctx.moveTo(a.left, p);
+      ctx.lineTo(a.right, p);
+    }
+    ctx.stroke();
+    if (line.axis === 'x') ctx.fillText(line.label, p + 4, a.top + 12);
+    else ctx.fillText(line.label, a.left + 4, p - 4);
+  }
+  ctx.restore();
 }
 
 /** 0, 1, …, n−1 as x values. */

@@ -1,6 +1,10 @@
 // Light / dark / follow-the-system theme: a data-theme attribute on <html> that the CSS
-// variables key off, then the charts re-read those variables.
-import { applyChartTheme } from '../plots/chart-setup.js';
+// variables key off, then the plots re-read those variables: PosLab's own canvases at once,
+// Chart.js (loaded only where a view draws bars) through the event.
+import { redrawSurfaces } from '../plots/surface.js';
+
+/** Fired on document after every theme change. */
+export const THEME_EVENT = 'poslab:theme';
 
 const media = window.matchMedia?.('(prefers-color-scheme: dark)');
 let choice = 'auto';
@@ -9,7 +13,8 @@ export function applyTheme(next) {
   choice = next;
   const dark = choice === 'dark' || (choice === 'auto' && media?.matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
-  applyChartTheme();
+  redrawSurfaces();
+  document.dispatchEvent(new Event(THEME_EVENT));
 }
 
 media?.addEventListener?.('change', () => choice === 'auto' && applyTheme('auto'));

@@ -76,16 +76,20 @@ export function createViewShell({ root, store, name, specs }) {
   section.append(intro, panel, status, plots);
   root.append(section);
   const controls = renderControls(panel, specs, store, { onInput: markInput });
+  const made = []; // every plot, so a job's end can wait for those still loading their drawing code
   const named =
     (create) =>
     (figureName, options, parent = plots) => {
       if (!Object.hasOwn(view.figures ?? {}, figureName)) throw new Error(`${name} declares no figure ${figureName}`);
       const plot = create(parent, options);
       plot.figure.el.dataset.figure = figureName;
+      made.push(plot);
       return plot;
     };
   return {
     ...{ section, intro, panel, status, plots, controls, view, prefix: view.prefix, drawn: false },
+    /** Resolves once every plot has drawn its last update (bar plots load Chart.js first). */
+    settled: () => Promise.all(made.map((p) => p.drawn?.())),
     heatmap: named(createHeatmap),
     lines: named(createLinePlot),
     bars: named(createBarPlot),
@@ -137,6 +141,7 @@ export async function runJob({ shell, compute, params, draw }) {
   shell.status.textContent = '';
   const t0 = performance.now();
   draw(result);
+  await shell.settled();
   shell.drawn = true;
   markStale(shell, false);
   markDrawn(shell.prefix, { ...result.timing, drawMs: performance.now() - t0 });

@@ -1,6 +1,6 @@
 // Turns each heatmap of a job's result into pixels here in the worker, so the main thread
 // only blits a finished bitmap and stays free while large matrices are coloured.
-import { DIVERGING, colorize, valueRange } from '../plots/colormap.js';
+import { DIVERGING, colorize, colorizeBinned, valueRange } from '../plots/colormap.js';
 
 // One pixel buffer kept between jobs: createImageBitmap copies it, so the next job paints
 // into the same memory (fresh multi-megabyte buffers cost more in page faults than the
@@ -13,23 +13,13 @@ const scratchFor = (n) => {
 };
 const canBitmap = typeof createImageBitmap === 'function' && typeof ImageData === 'function';
 
-// No screen shows more than this many cells per axis: larger images are resampled here, off
-// the main thread, so its redraw only scales a screen-sized picture (hover and exports still
-// read the full-resolution data).
-export const DISPLAY_MAX = 2048;
+// No plot shows more than this many cells per axis (a figure is under 1000 CSS px on any
+// screen): larger matrices are coloured straight into a picture this size, each pixel the
+// mean colour of its cells, so neither the worker nor the main thread ever handles the
+// full-size image (hover and exports still read the full-resolution data).
+export const DISPLAY_MAX = 1024;
 
-async function displayBitmap(image) {
-  const full = await createImageBitmap(image);
-  const w = Math.min(image.width, DISPLAY_MAX);
-  const h = Math.min(image.height, DISPLAY_MAX);
-  if ((w === image.width && h === image.height) || typeof OffscreenCanvas !== 'function') return full;
-  const canvas = new OffscreenCanvas(w, h);
-  const ctx = canvas.getContext('2d');
-  ctx.imageSmoothingQuality = 'high';
-  ctx.drawImage(full, 0, 0, w, h);
-  full.close();
-  return canvas.transferToImageBitmap();
-}
+const displaySize = (n) => Math.min(n, DISPLAY_MAX);
 
 /**
  * Adds range, rgba (or bitmap where the worker can make one) and special-value counts to
@@ -39,16 +29,21 @@ export async function paint(result) {
   const transfer = new Set(); // a buffer listed twice would make postMessage throw
   for (const hm of Object.values(result.heatmaps ?? {})) {
     hm.range ??= valueRange(hm.data, DIVERGING.has(hm.cmap));
-    const n = hm.rows * hm.cols * 4;
-    const { rgba, specials } = colorize(hm.data, hm.cmap, hm.range, canBitmap ? scratchFor(n) : undefined);
+    const w = displaySize(hm.cols);
+    const h = displaySize(hm.rows);
+    const binned = w < hm.cols || h < hm.rows;
+    const { rgba, specials } = binned
+      ? colorizeBinned(hm.data, hm.rows, hm.cols, hm.cmap, hm.range, h, w)
+      : colorize(hm.data, hm.cmap, hm.range, canBitmap ? scratchFor(w * h * 4) : undefined);
     hm.specials = specials;
     if (canBitmap) {
       const t = performance.now();
-      hm.bitmap = await displayBitmap(new ImageData(rgba, hm.cols, hm.rows));
+      hm.bitmap = await createImageBitmap(new ImageData(rgba, w, h));
       result.bitmapMs = (result.bitmapMs ?? 0) + performance.now() - t;
       transfer.add(hm.bitmap);
     } else {
       hm.rgba = rgba;
+      hm.rgbaSize = [h, w];
       transfer.add(rgba.buffer);
     }
     transfer.add(hm.data.buffer);
