@@ -17,9 +17,21 @@ const pct = (xs, p) => {
 };
 const fmt = (v) => `${v.toFixed(1)} ms`;
 
+// Starts recording the page's long main-thread tasks (Long Tasks API: every task over 50 ms).
+const watchLongTasks = (page) =>
+  page.evaluate(() => {
+    globalThis.__longTasks = [];
+    new PerformanceObserver((list) => globalThis.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe(
+      {
+        type: 'longtask',
+      },
+    );
+  });
+
 // Presses an arrow key on the L slider n times, waiting for each redraw; records the page's
-// input → drawn time and the longest gap between animation frames meanwhile.
+// input → drawn time, the longest gap between animation frames and the long tasks meanwhile.
 async function slide(page, key, n) {
+  await page.evaluate(() => (globalThis.__longTasks = []));
   const slider = page.locator('#view-encodings .control-slider input[type=range]').first();
   const rows = [];
   for (let i = 0; i < n; i++) {
@@ -43,6 +55,7 @@ async function slide(page, key, n) {
       await page.evaluate(() => ({
         ...globalThis.__poslabTimings.at(-1),
         maxFrameGapMs: (globalThis.__stop = true) && globalThis.__gap,
+        longestTaskMs: Math.max(0, ...globalThis.__longTasks.splice(0)),
       })),
     );
   }
@@ -68,12 +81,14 @@ function report(name, rows) {
       50,
     ),
     maxFrameGap: Math.max(...rows.map((r) => r.maxFrameGapMs)),
+    longTasks: rows.filter((r) => r.longestTaskMs > 0).length,
+    longestTask: Math.max(...rows.map((r) => r.longestTaskMs)),
   };
   results[name] = summary;
   console.log(
     `[timing] ${name}: input → redrawn p50 ${fmt(summary.p50)}, p95 ${fmt(summary.p95)} over ${summary.n} steps ` +
       `(worker compute p50 ${fmt(summary.computeP50)}, worker paint p50 ${fmt(summary.paintP50)}, main-thread draw p50 ${fmt(summary.drawP50)}; ` +
-      `longest frame gap ${fmt(summary.maxFrameGap)})`,
+      `longest frame gap ${fmt(summary.maxFrameGap)}; main-thread tasks over 50 ms: ${summary.longTasks === 0 ? 'none' : `${summary.longTasks} steps had one, longest ${fmt(summary.longestTask)}`})`,
   );
 }
 
@@ -101,6 +116,7 @@ const MEASURES = {
   async slider512(browser, base) {
     const { page, context, problems } = await openPage(browser, `${base}#enc.L=512&enc.D=512`);
     await drawn(page, 'enc');
+    await watchLongTasks(page);
     await slide(page, 'ArrowRight', 3); // warm-up
     report('L=512 D=512', await slide(page, 'ArrowRight', 30));
     noProblems('L=512 D=512', problems);
@@ -110,6 +126,7 @@ const MEASURES = {
   async slider8192(browser, base) {
     const { page, context, problems } = await openPage(browser, `${base}#enc.L=8192&enc.D=1024`);
     await drawn(page, 'enc');
+    await watchLongTasks(page);
     await slide(page, 'ArrowLeft', 1); // warm-up
     report('L=8192 D=1024', await slide(page, 'ArrowLeft', 8));
     noProblems('L=8192 D=1024', problems);
