@@ -1,11 +1,14 @@
 // View 6 — Seed gallery: a card per seed, each linking to the permalink of the preset that
-// reproduces its figure, with what the seed gets wrong. Links are ordinary hash links, so
-// they open in place, in a new tab, or get copied like any other permalink.
+// reproduces its figure, with what the seed gets wrong and a live thumbnail of that figure.
+// Links are ordinary hash links, so they open in place, in a new tab, or get copied like any
+// other permalink.
 import { SEED_CARDS } from '../content/gallery.js';
 import { viewNamed } from '../state/registry.js';
 import { presetHash } from '../state/url.js';
+import { createThumbnails } from './gallery-thumbs.js';
 
-export default function createGalleryView({ root }) {
+export default function createGalleryView({ root, compute }) {
+  const thumbnails = createThumbnails(compute);
   const section = document.createElement('section');
   section.className = 'view';
   section.id = 'view-gallery';
@@ -27,6 +30,13 @@ export default function createGalleryView({ root }) {
     el.className = 'card';
     const title = document.createElement('h3');
     title.textContent = `Seed ${card.seed}: ${card.title}`;
+    // The box keeps its size before the figure arrives, so nothing below it moves.
+    const thumb = document.createElement('div');
+    thumb.className = 'thumb';
+    const canvas = document.createElement('canvas');
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `Live thumbnail: ${card.presets[0].label}`);
+    thumb.append(canvas);
     const shows = document.createElement('p');
     shows.textContent = card.shows;
     const wrong = document.createElement('p');
@@ -42,8 +52,9 @@ export default function createGalleryView({ root }) {
       a.title = `Opens ${viewNamed(preset.state.view).title}`;
       links.append(a);
     }
-    el.append(title, shows, wrong, links);
+    el.append(title, thumb, shows, wrong, links);
     cards.append(el);
+    thumbnails.watch(canvas, card.presets[0].state);
   }
   section.append(intro, cards);
   root.append(section);
