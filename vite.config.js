@@ -10,6 +10,7 @@ import { CONFIG_FILE, parseHubConfig } from './web/src/models/config.js';
 import { withHubCsp } from './web/src/models/csp.js';
 import { benchIndexJson } from './web/src/bench/index-file.js';
 import { INDEX_FILE } from './web/src/bench/results.js';
+import { EMBED_BUDGET_BYTES, embedLoad } from './web/src/embed/size-report.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -48,11 +49,36 @@ function benchIndex() {
   };
 }
 
+/** Prints, after each build, what embed.html loads for its default plot, gzipped, against the budget. */
+function embedSize() {
+  return {
+    name: 'poslab-embed-size',
+    apply: 'build',
+    writeBundle(_options, bundle) {
+      const { files, total } = embedLoad(bundle, {
+        entry: 'embed',
+        page: 'embed.html',
+        view: /\/views\/encodings\.js$/,
+        worker: /compute\.worker-[^/]*\.js$/,
+        wasm: /(^|\/)poslab-[\w-]{8}\.wasm$/,
+      });
+      const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+      const by = (re) => files.filter((f) => re.test(f.file)).reduce((sum, f) => sum + f.gzip, 0);
+      const verdict = total <= EMBED_BUDGET_BYTES ? 'within' : 'OVER';
+      console.log(
+        `embed.html (plot=encodings.table) loads ${kb(total)} gzipped in ${files.length} files ` +
+          `(wasm ${kb(by(/\.wasm$/))}, worker ${kb(by(/worker/))}, page JS ${kb(by(/^(?!.*worker).*\.js$/))}, ` +
+          `CSS + HTML ${kb(by(/\.(css|html)$/))}): ${verdict} the ${kb(EMBED_BUDGET_BYTES)} budget`,
+      );
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   publicDir: '../public',
   base: './',
-  plugins: [hubCsp(), benchIndex()],
+  plugins: [hubCsp(), benchIndex(), embedSize()],
   resolve: {
     alias: { '@poslab-wasm': here('./build/wasm/simd') },
   },

@@ -1,12 +1,14 @@
 // Embeds in a real browser: the examples page (public/examples/blog.html) with an iframe and
 // two <poslab-figure>s under a strict CSP, the iframe fitted to its content, attribute
 // changes, the script included twice, hostile parameters, the wasm's content type, and the
-// gzipped bytes the embed path loads (printed and written to test-output/e2e/embed-size.json).
+// gzipped bytes the embed path loads (printed, written to test-output/e2e/embed-size.json and
+// held to the 200 KB budget of web/src/embed/size-report.js).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PLOTS } from '../../web/src/embed/plots.js';
+import { EMBED_BUDGET_BYTES } from '../../web/src/embed/size-report.js';
 import { launch, openPage, outDir } from './helpers/browser.js';
 
 const dist = path.resolve(new URL('../..', import.meta.url).pathname, process.env.POSLAB_DIST ?? 'dist');
@@ -284,6 +286,7 @@ describe('embeds', () => {
       `[size] embed path (gzip -9): JS ${size.jsGzip} B + CSS ${size.cssGzip} B + wasm ${size.wasmGzip} B = ${size.totalGzip} B (brotli: ${size.totalBrotli} B)`,
     );
     for (const r of rows) console.log(`[size]   ${r.file} ${r.gzip} B`);
+    expect(size.totalGzip, 'everything the embed loads, gzipped').toBeLessThanOrEqual(EMBED_BUDGET_BYTES);
     expect(problems).toEqual([]);
     await context.close();
   });

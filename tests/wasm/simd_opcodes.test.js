@@ -9,14 +9,16 @@ import { wasmPath } from './helpers/paths.js';
 const missing = (variant) => `${wasmPath(variant)} is missing: build the wasm modules first (npm run build:wasm).`;
 
 // Each fast path: the functions that hold its loops, matched on mangled or demangled names
-// (poslab::fast::attention ↔ _ZN6poslab4fast9attention…), and opcodes its loops need.
+// (poslab::fast::attention ↔ _ZN6poslab4fast9attention…), and opcodes its loops need. The
+// optimiser may inline a fast path into the binding that calls it (RoPE's into rope_js since
+// the build uses WebAssembly exceptions), so that binding counts as holding the loops.
 const HOT_PATHS = [
   {
     op: 'attention',
     name: /fast.{0,30}(attention|softmax_row|scores_block|output_block)/,
     needs: ['f32x4.mul', 'f32x4.add'],
   },
-  { op: 'rope', name: /fast.{0,30}(rope_apply|RotatePairs)/, needs: ['f32x4.mul'] },
+  { op: 'rope', name: /fast.{0,30}(rope_apply|RotatePairs)|wasm.{0,40}::rope_js\(/, needs: ['f32x4.mul'] },
   { op: 'sinusoidal', name: /fast.{0,30}(sinusoidal_table|CosSin|AngleTable)/, needs: ['f32x4.mul'] },
 ];
 

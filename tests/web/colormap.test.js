@@ -1,5 +1,6 @@
 // Colour-map lookup tables and the matrix → pixels loop.
-import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateBlues, interpolateRdBu, interpolateViridis, schemeTableau10 } from 'd3-scale-chromatic';
+import { TABLEAU10 } from '../../web/src/plots/palette.js';
 import { describe, expect, it } from 'vitest';
 import {
   SPECIAL,
@@ -21,7 +22,8 @@ describe('colour maps', () => {
   ])('Colormap.LutMatchesD3 (%s)', (name, f) => {
     const table = lut(name);
     expect(table).toHaveLength(1024);
-    for (const i of [0, 1, 64, 128, 200, 255]) {
+    // Every entry: colormap-luts.js is generated from d3 and must not go stale.
+    for (let i = 0; i < 256; i++) {
       expect(Array.from(table.slice(i * 4, i * 4 + 3)), `${name}[${i}]`).toEqual(parseColor(f(i / 255)));
       expect(table[i * 4 + 3]).toBe(255);
     }
@@ -129,5 +131,9 @@ describe('colour maps', () => {
     expect(Array.from(colorizeBinned(data, 3, 4, 'viridis', [-3, 8], 3, 4).rgba)).toEqual(
       Array.from(colorize(data, 'viridis', [-3, 8]).rgba),
     );
+  });
+
+  it('Palette.IsD3sTableau10', () => {
+    expect(TABLEAU10).toEqual(schemeTableau10);
   });
 });

@@ -1,15 +1,14 @@
-// Colour maps as 256-entry RGBA lookup tables built once from d3-scale-chromatic, and the
-// loop that turns a matrix into pixels with them. Non-finite values get colours of their
-// own, outside every map, so a masked (−∞) or broken (NaN) cell can never pass for data.
-import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
+// Colour maps as 256-entry RGBA lookup tables (d3-scale-chromatic's maps, sampled into
+// colormap-luts.js by scripts/colormap-luts.mjs), and the loop that turns a matrix into
+// pixels with them. Non-finite values get colours of their own, outside every map, so a
+// masked (−∞) or broken (NaN) cell can never pass for data.
+import { LUTS } from './colormap-luts.js';
 
 export const SPECIAL = {
   nan: [255, 0, 255, 255], // magenta: a bug or an undefined value
   negInf: [0, 0, 0, 255], // black: masked out (−∞ before softmax)
   posInf: [255, 140, 0, 255], // orange
 };
-
-const INTERPOLATORS = { viridis: interpolateViridis, Blues: interpolateBlues, RdBu: interpolateRdBu };
 
 /** Diverging maps centre on zero; the others span [min, max]. */
 export const DIVERGING = new Set(['RdBu']);
@@ -28,12 +27,10 @@ const cache = new Map();
 /** RGBA lookup table: Uint8ClampedArray(256·4), entry i = map(i / 255). */
 export function lut(name) {
   if (cache.has(name)) return cache.get(name);
-  const f = INTERPOLATORS[name];
-  if (!f) throw new Error(`unknown colour map ${name}`);
+  if (!Object.hasOwn(LUTS, name)) throw new Error(`unknown colour map ${name}`);
+  const rgb = Uint8Array.from(atob(LUTS[name]), (ch) => ch.charCodeAt(0));
   const table = new Uint8ClampedArray(256 * 4);
-  for (let i = 0; i < 256; i++) {
-    table.set([...parseColor(f(i / 255)), 255], i * 4);
-  }
+  for (let i = 0; i < 256; i++) table.set([rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], 255], i * 4);
   cache.set(name, table);
   return table;
 }
