@@ -19,7 +19,12 @@ function parseArgs(argv) {
   const o = { t: 8192, methods: 'all', factor: 4, variant: 'simd', precision: 'float', seed: 0 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in o)) throw new Error(`unknown option ${argv[i]} (expected ${Object.keys(o).map((k) => `--${k}`).join(' ')})`);
+    if (!(key in o))
+      throw new Error(
+        `unknown option ${argv[i]} (expected ${Object.keys(o)
+          .map((k) => `--${k}`)
+          .join(' ')})`,
+      );
     o[key] = typeof o[key] === 'number' ? Number(argv[i + 1]) : argv[i + 1];
   }
   return o;
@@ -61,8 +66,13 @@ for (const scaling of methods) {
     for (let i = a; i < b; i++) sum += r.losses.data[i];
     return sum / (b - a);
   };
-  const past = o.t - 1 > N ? ` mean loss ≤ ${N}: ${mean(0, Math.min(N, o.t - 1)).toFixed(3)}, past: ${mean(N, o.t - 1).toFixed(3)};` : '';
+  const past =
+    o.t - 1 > N
+      ? ` mean loss ≤ ${N}: ${mean(0, Math.min(N, o.t - 1)).toFixed(3)}, past: ${mean(N, o.t - 1).toFixed(3)};`
+      : '';
   console.log(`${scaling.padEnd(8)} ${s.toFixed(1)} s;${past} heap ${mb(lab.wasmHeapBytes())}`);
 }
-console.log(`${methods.length} method(s): ${total.toFixed(1)} s in all; heap high-water ${mb(lab.wasmHeapBytes())}, live ${mb(lab.liveHeapBytes())}`);
+console.log(
+  `${methods.length} method(s): ${total.toFixed(1)} s in all; heap high-water ${mb(lab.wasmHeapBytes())}, live ${mb(lab.liveHeapBytes())}`,
+);
 model.delete();

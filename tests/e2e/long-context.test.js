@@ -18,7 +18,10 @@ describe('view long-context', () => {
   it('E2E.LongContextTinyRunsRedrawsReloads', async () => {
     const section = '#view-long-context';
     const canvas = `${section} .fig canvas`;
-    const { page, problems } = await openPage(browser, `${base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`);
+    const { page, problems } = await openPage(
+      browser,
+      `${base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`,
+    );
     await drawn(page, 'lc');
     expect(await page.textContent(`${section} .lc-about`)).toMatch(/RANDOM WEIGHTS/);
     expect(await page.textContent(`${section} .lc-progress`)).toBe('Done.');
@@ -26,7 +29,10 @@ describe('view long-context', () => {
     const count = await drawCount(page, 'lc');
     await page.fill('#c-lc-smooth', '16');
     await page.press('#c-lc-smooth', 'Tab');
-    await page.waitForFunction((s) => document.querySelector(s)?.textContent.includes('moving average of 16'), `${section} .fig`);
+    await page.waitForFunction(
+      (s) => document.querySelector(s)?.textContent.includes('moving average of 16'),
+      `${section} .fig`,
+    );
     expect(await canvasHash(page, canvas)).not.toBe(before);
     expect(await drawCount(page, 'lc')).toBeGreaterThanOrEqual(count);
     const url = page.url();
