@@ -1,6 +1,7 @@
 // The playground: a static Vite app in web/, built to dist/ with relative asset paths so the
 // folder works from any host or subfolder. The worker imports the wasm build output through
-// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm). index.html's CSP gets
+// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm; '@poslab-wasm-scalar' for
+// build/wasm/scalar, which the benchmark worker times against it). index.html's CSP gets
 // connect-src for the hub that public/poslab.config.json names (web/src/models/csp.js says why
 // at build time and not at run time).
 import fs from 'node:fs';
@@ -80,7 +81,8 @@ export default defineConfig({
   base: './',
   plugins: [hubCsp(), benchIndex(), embedSize()],
   resolve: {
-    alias: { '@poslab-wasm': here('./build/wasm/simd') },
+    // The scalar build serves only the Benchmarks view's "Run on this machine" (its baseline).
+    alias: { '@poslab-wasm': here('./build/wasm/simd'), '@poslab-wasm-scalar': here('./build/wasm/scalar') },
   },
   // ES module workers: the worker imports the wasm module's ES build.
   worker: { format: 'es' },
