@@ -13,5 +13,15 @@ describe('host page CSP', () => {
     const csp = blog[1];
     expect(csp.split(';').map((d) => d.trim())).toContain("base-uri 'none'");
     expect(read('README.md')).toContain(`\`${csp}\``);
+    // What a cross-origin <poslab-figure> needs: its Blob worker, PosLab's origin for the
+    // module and the wasm, and wasm compilation.
+    const directive = (name) =>
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .find((d) => d[0] === name) ?? [];
+    expect(directive('worker-src')).toEqual(expect.arrayContaining(['blob:', 'https://poslab.example']));
+    expect(directive('script-src')).toEqual(expect.arrayContaining(['https://poslab.example', "'wasm-unsafe-eval'"]));
+    expect(directive('connect-src')).toContain('https://poslab.example');
   });
 });

@@ -19,10 +19,12 @@ const TYPES = {
 
 /**
  * @param {string} dir the built site
+ * @param {{ cors?: boolean }} [o] cors: send Access-Control-Allow-Origin: * with every file
+ *   (what a PosLab host serving embeds to other sites must do)
  * @returns {Promise<{ url: string, set: (o: { html?: string, config?: string | null }) => void,
  *   close: () => Promise<void> }>} config: the text served as poslab.config.json (null: 404)
  */
-export async function serveSite(dir) {
+export async function serveSite(dir, { cors = false } = {}) {
   let overrides = {};
   const server = http.createServer((req, res) => {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -40,7 +42,10 @@ export async function serveSite(dir) {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      ...(cors ? { 'access-control-allow-origin': '*' } : {}),
+    });
     fs.createReadStream(file).pipe(res);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));

@@ -10,10 +10,18 @@
 /**
  * @param {(name: string) => Worker} makeWorker a new worker for a channel (or a shared name)
  * @param {{ onReady?: (info: any) => void, onFatal?: (message: string) => void,
- *   graceMs?: number, sharedWorker?: (channel: string) => string | null }} [options]
+ *   graceMs?: number, sharedWorker?: (channel: string) => string | null, startFailure?: string }} [options]
+ *   startFailure: what to say when a worker fails without a message of its own (a blocked or
+ *   unreachable script reports none)
  */
 export function createComputeClient(makeWorker, options = {}) {
-  const { onReady, onFatal, graceMs = 1000, sharedWorker = () => null } = options;
+  const {
+    onReady,
+    onFatal,
+    graceMs = 1000,
+    sharedWorker = () => null,
+    startFailure = 'the compute worker failed to start',
+  } = options;
   const workers = new Map(); // name → Worker, alive
   const channels = new Map(); // channel → { worker name, shared, running, waiting, timer }
   const running = new Map(); // job id → { task, ch }
@@ -51,7 +59,7 @@ export function createComputeClient(makeWorker, options = {}) {
       next(r.ch);
     });
     worker.addEventListener('error', (e) => {
-      if (workers.get(name) === worker) fail(e.message || 'the compute worker failed to start');
+      if (workers.get(name) === worker) fail(e.message || startFailure);
     });
     return worker;
   }
