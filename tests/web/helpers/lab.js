@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { createPosLab } from '../../../web/src/core/poslab.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const wasm = path.join(root, 'build/wasm/simd/poslab.wasm');
 
-export async function loadLab() {
+/** @param {'simd'|'scalar'} [variant] */
+export async function loadLab(variant = 'simd') {
+  const wasm = path.join(root, `build/wasm/${variant}/poslab.wasm`);
   if (!fs.existsSync(wasm))
-    throw new Error('build/wasm/simd/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)');
-  return createPosLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+    throw new Error(`build/wasm/${variant}/poslab.wasm is missing: build the wasm modules first (npm run build:wasm)`);
+  return createPosLab({ variant, wasmBinary: fs.readFileSync(wasm) });
 }

@@ -42,7 +42,11 @@ export function parseResults(text, file = '') {
     if (typeof r.kernel !== 'string' || typeof r.variant !== 'string') {
       throw new Error(`${where}results[${i}]: "kernel" and "variant" are required`);
     }
-    if (!Number.isFinite(r.median_ms)) throw new Error(`${where}results[${i}].median_ms must be a number`);
+    // A row that failed its check was never timed (a wrong answer has no speed): null is its time.
+    const untimed = r.validated === false && r.median_ms == null;
+    if (!untimed && !Number.isFinite(r.median_ms)) {
+      throw new Error(`${where}results[${i}].median_ms must be a number`);
+    }
   });
   return { ...data, file };
 }

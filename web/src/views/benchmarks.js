@@ -3,6 +3,7 @@
 // beside the PyTorch peer. Failed rows are left out; rows never checked are marked as such.
 import { INDEX_FILE, STATUS, benchSeries, deviceLine, parseIndex, parseResults, shapeLabel } from '../bench/results.js';
 import { createLinePlot } from '../plots/lineplot.js';
+import { createLocalRun } from './bench-local.js';
 
 const dashedIfPeer = (s) => s.peer || s.status === 'unchecked';
 const seriesLabel = (s) => `${s.label}${s.status === 'unchecked' ? ` (${STATUS.unchecked})` : ''}`;
@@ -42,7 +43,11 @@ export default function createBenchmarksView({ root }) {
   status.textContent = 'Loading results…';
   const plots = document.createElement('div');
   plots.className = 'bench-plots';
-  section.append(intro, devices, status, plots);
+  section.append(intro);
+  createLocalRun(section); // builds its controls only: nothing runs until its button is pressed
+  const committed = document.createElement('h3');
+  committed.textContent = 'Committed GPU results';
+  section.append(committed, devices, status, plots);
   root.append(section);
 
   let loaded = false;
