@@ -88,8 +88,10 @@ export const RUN_COLUMNS = [
   ...BASELINES.map((v) => `SIMD vs ${VARIANT_LABELS[v]}`),
 ];
 
-const formatMs = (ms, status) => (status === 'failed' ? 'failed' : Number.isFinite(ms) ? ms.toPrecision(3) : '—');
-const formatRatio = (x) => (x == null ? '—' : `${x.toPrecision(3)}×`);
+// Three significant digits, without exponents: 0.0512, 22.5, 1030.
+const sig3 = (x) => (Math.abs(x) >= 1000 ? x.toFixed(0) : x.toPrecision(3));
+const formatMs = (ms, status) => (status === 'failed' ? 'failed' : Number.isFinite(ms) ? sig3(ms) : '—');
+const formatRatio = (x) => (x == null ? '—' : `${sig3(x)}×`);
 
 /** The text of each cell of a row, in the order of RUN_COLUMNS. */
 export function runCells(row) {
