@@ -118,54 +118,68 @@ export function colorize(data, cmap, [lo, hi], into) {
 }
 
 /**
- * Pixels for a matrix larger than the screen: `outRows` × `outCols` pixels, each the mean
- * colour of the cells it covers (what a box filter over colorize()'s image gives, without
- * making that image: at 8192 × 1024 this is one pass instead of a colouring, a copy and a
- * resample).
- * @param {ArrayLike<number>} data rows·cols values
- * @returns {{ rgba: Uint8ClampedArray, specials: { nan: number, negInf: number, posInf: number } }}
+ * A matrix larger than the screen as `outRows` × `outCols` pixels in one pass over the data:
+ * each pixel shows the mean of the finite cells it covers (how a data shader aggregates; at
+ * 8192 × 1024 this replaces a range pass, a colouring pass, an image copy and a resample). A
+ * pixel whose cells are all non-finite takes the colour of the first kind it met. The range is
+ * the finite values' [min, max] (symmetric when `diverging`) unless `range` is given.
+ * @param {Float32Array | Float64Array} data rows·cols values, row-major
+ * @param {{ range?: [number, number], diverging?: boolean }} [o]
+ * @returns {{ rgba: Uint8ClampedArray, range: [number, number],
+ *   specials: { nan: number, negInf: number, posInf: number } }}
  */
-export function colorizeBinned(data, rows, cols, cmap, range, outRows, outCols) {
-  const rgba = new Uint8ClampedArray(outRows * outCols * 4);
-  const colOf = new Int32Array(cols);
-  const perCol = new Uint32Array(outCols); // cells of a row that land in each output column
-  for (let c = 0; c < cols; c++) perCol[(colOf[c] = Math.floor((c * outCols) / cols))]++;
-  // Each input row is coloured with colorize()'s loop, then its bytes summed per output pixel.
-  const line = new Uint8ClampedArray(cols * 4);
-  const words = new Uint32Array(line.buffer);
-  const sums = new Uint32Array(outCols * 3);
+export function colorizeBinned(data, rows, cols, cmap, outRows, outCols, o = {}) {
+  const sums = new Float64Array(outRows * outCols);
+  // Cells per pixel come from the block sizes; only non-finite cells are counted one by one
+  // (the common all-finite loop stays a compare, two selects and an add).
+  const skipped = new Uint32Array(outRows * outCols);
+  const special = new Uint8Array(outRows * outCols); // 1 NaN, 2 −∞, 3 +∞: the first met
   const specials = { nan: 0, negInf: 0, posInf: 0 };
-  let orow = 0;
-  let rowsIn = 0;
-  const flush = () => {
-    const base = orow * outCols * 4;
-    for (let k = 0; k < outCols; k++) {
-      const n = perCol[k] * rowsIn;
-      for (let ch = 0; ch < 3; ch++) rgba[base + k * 4 + ch] = n ? Math.round(sums[k * 3 + ch] / n) : 0;
-      rgba[base + k * 4 + 3] = 255;
-    }
-    sums.fill(0);
-    rowsIn = 0;
-  };
+  const colOf = new Int32Array(cols);
+  const perCol = new Uint32Array(outCols);
+  for (let c = 0; c < cols; c++) perCol[(colOf[c] = Math.floor((c * outCols) / cols))]++;
+  const perRow = new Uint32Array(outRows);
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let r = 0; r < rows; r++) {
-    const target = Math.floor((r * outRows) / rows);
-    if (target !== orow) {
-      flush();
-      orow = target;
-    }
-    const row = colorize(data.subarray(r * cols, (r + 1) * cols), cmap, range, line).specials;
-    specials.nan += row.nan;
-    specials.negInf += row.negInf;
-    specials.posInf += row.posInf;
+    const R = Math.floor((r * outRows) / rows);
+    perRow[R]++;
+    const base = R * outCols;
+    const row = r * cols;
     for (let c = 0; c < cols; c++) {
-      const w = words[c];
-      const k = colOf[c] * 3;
-      sums[k] += w & 255; // RGBA bytes in memory order: red is the low byte (little-endian)
-      sums[k + 1] += (w >>> 8) & 255;
-      sums[k + 2] += (w >>> 16) & 255;
+      const v = data[row + c];
+      const k = base + colOf[c];
+      if (v - v === 0) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sums[k] += v;
+        continue;
+      }
+      skipped[k]++;
+      const kind = v !== v ? 1 : v < 0 ? 2 : 3;
+      if (kind === 1) specials.nan++;
+      else if (kind === 2) specials.negInf++;
+      else specials.posInf++;
+      if (!special[k]) special[k] = kind;
     }
-    rowsIn++;
   }
-  flush();
-  return { rgba, specials };
+  let range = o.range;
+  if (!range) {
+    if (lo > hi) range = [0, 0];
+    else if (o.diverging) {
+      const m = Math.max(Math.abs(lo), Math.abs(hi));
+      range = [-m, m];
+    } else range = [lo, hi];
+  }
+  const table = lut32(cmap);
+  const colours = [0, word(SPECIAL.nan), word(SPECIAL.negInf), word(SPECIAL.posInf)];
+  const rgba = new Uint8ClampedArray(outRows * outCols * 4);
+  const out = new Uint32Array(rgba.buffer);
+  for (let R = 0; R < outRows; R++)
+    for (let C = 0; C < outCols; C++) {
+      const k = R * outCols + C;
+      const n = perRow[R] * perCol[C] - skipped[k];
+      out[k] = n ? table[lutIndex(sums[k] / n, range[0], range[1])] : colours[special[k]] || table[0];
+    }
+  return { rgba, range, specials };
 }

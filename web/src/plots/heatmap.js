@@ -25,7 +25,6 @@ const LABEL_HEIGHT = 14;
 export function createHeatmap(parent, opts) {
   let m = null; // { data, rows, cols, bitmap|rgba, range, cmap, specials, xLabels?, yLabels? }
   let image = null;
-  let scaled = null; // the image at the plot area's device size: { canvas, image, w, h }
   let hover = null;
   let area = null; // the plot area of the last base layer, in CSS px
   let baseKey = '';
@@ -85,20 +84,12 @@ export function createHeatmap(parent, opts) {
     if (!m || !area || !image) return;
     const a = area;
     const ratio = surface.size.ratio;
-    const w = Math.max(1, Math.round((a.right - a.left) * ratio));
-    const h = Math.max(1, Math.round((a.bottom - a.top) * ratio));
-    if (!scaled || scaled.image !== image || scaled.w !== w || scaled.h !== h) {
-      const c = scaled?.canvas ?? document.createElement('canvas');
-      c.width = w;
-      c.height = h;
-      const cx = c.getContext('2d');
-      // Crisp cells when enlarging; smoothing only when many cells share a pixel.
-      cx.imageSmoothingEnabled = image.width > w || image.height > h;
-      cx.imageSmoothingQuality = 'high';
-      cx.drawImage(image, 0, 0, w, h);
-      scaled = { canvas: c, image, w, h };
-    }
-    ctx.drawImage(scaled.canvas, a.left, a.top, a.right - a.left, a.bottom - a.top);
+    const shrink = Math.max(image.width / ((a.right - a.left) * ratio), image.height / ((a.bottom - a.top) * ratio));
+    // Crisp cells when enlarging; when shrinking, bilinear up to 2 cells a pixel and the
+    // costlier filter only past that (the worker already bins anything over 1024 cells).
+    ctx.imageSmoothingEnabled = shrink > 1;
+    ctx.imageSmoothingQuality = shrink > 2 ? 'high' : 'low';
+    ctx.drawImage(image, a.left, a.top, a.right - a.left, a.bottom - a.top);
     if (m.rowMarks) drawRowMarks(ctx, a, m.rows, m.rowMarks);
     if (!hover) return;
     const cw = (a.right - a.left) / m.cols;

@@ -132,13 +132,21 @@ export function syncHash(store, report) {
     store.set(state, { source: 'hash' });
   };
 
-  store.subscribe((state, _changed, meta) => {
-    if (meta.source === 'hash') return;
-    const hash = serialiseHash(state);
+  // The address bar is written a task later, once per burst of changes: replaceState costs
+  // milliseconds, which a slider step should spend on its recompute, not before it.
+  let pending = null;
+  const write = () => {
+    const hash = serialiseHash(pending);
+    pending = null;
     const url = `${window.location.pathname}${window.location.search}${hash ? `#${hash}` : ''}`;
     writing = true;
     window.history.replaceState(null, '', url);
     writing = false;
+  };
+  store.subscribe((state, _changed, meta) => {
+    if (meta.source === 'hash') return;
+    if (pending === null) setTimeout(write, 0);
+    pending = state;
   });
 
   window.addEventListener('hashchange', () => {

@@ -14,9 +14,9 @@ const scratchFor = (n) => {
 const canBitmap = typeof createImageBitmap === 'function' && typeof ImageData === 'function';
 
 // No plot shows more than this many cells per axis (a figure is under 1000 CSS px on any
-// screen): larger matrices are coloured straight into a picture this size, each pixel the
-// mean colour of its cells, so neither the worker nor the main thread ever handles the
-// full-size image (hover and exports still read the full-resolution data).
+// screen): larger matrices are binned straight into a picture this size, each pixel the mean
+// of its cells, so neither the worker nor the main thread ever handles the full-size image
+// (hover and exports still read the full-resolution data).
 export const DISPLAY_MAX = 1024;
 
 const displaySize = (n) => Math.min(n, DISPLAY_MAX);
@@ -28,13 +28,20 @@ const displaySize = (n) => Math.min(n, DISPLAY_MAX);
 export async function paint(result) {
   const transfer = new Set(); // a buffer listed twice would make postMessage throw
   for (const hm of Object.values(result.heatmaps ?? {})) {
-    hm.range ??= valueRange(hm.data, DIVERGING.has(hm.cmap));
     const w = displaySize(hm.cols);
     const h = displaySize(hm.rows);
-    const binned = w < hm.cols || h < hm.rows;
-    const { rgba, specials } = binned
-      ? colorizeBinned(hm.data, hm.rows, hm.cols, hm.cmap, hm.range, h, w)
-      : colorize(hm.data, hm.cmap, hm.range, canBitmap ? scratchFor(w * h * 4) : undefined);
+    let painted;
+    if (w < hm.cols || h < hm.rows) {
+      painted = colorizeBinned(hm.data, hm.rows, hm.cols, hm.cmap, h, w, {
+        range: hm.range,
+        diverging: DIVERGING.has(hm.cmap),
+      });
+      hm.range = painted.range;
+    } else {
+      hm.range ??= valueRange(hm.data, DIVERGING.has(hm.cmap));
+      painted = colorize(hm.data, hm.cmap, hm.range, canBitmap ? scratchFor(w * h * 4) : undefined);
+    }
+    const { rgba, specials } = painted;
     hm.specials = specials;
     if (canBitmap) {
       const t = performance.now();
