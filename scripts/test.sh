@@ -4,7 +4,7 @@
 # ASan + UBSan build without the long tests), fuzzes the .safetensors and .npy readers, checks
 # that setup brings its own Node where the system's is too old, then builds the WebAssembly
 # modules and runs the vitest suites: the JS API (tests/wasm), the playground's units
-# (tests/web) and the browser tests (tests/e2e). Each stage prints its time.
+# (tests/web), the npm package (tests/npm) and the browser tests (tests/e2e). Each stage prints its time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh # the project-local Node (.node/bin, see setup.sh) first on PATH
@@ -121,6 +121,9 @@ echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
 if stage "wasm build" bash scripts/build-wasm.sh; then
   POSLAB_CLI=build/release/cpp/poslab stage "wasm tests" run_vitest wasm tests/wasm
   stage "web tests" run_vitest web --config tests/web/vitest.config.js
+  # The npm package packed (build/npm), installed into a scratch app, used from Node and from
+  # a Vite build in Chromium.
+  stage "npm package" run_vitest npm --config tests/npm/vitest.config.js
   # The playground built (dist/) and driven in Debian's Chromium; screenshots, exports and
   # printed timings land in test-output/e2e/.
   stage "e2e tests" run_vitest e2e --config tests/e2e/vitest.config.js

@@ -3,7 +3,12 @@
 // module so its code does not weigh on the others. The static
 // import paths let both Node and Vite see the build outputs (Vite splits each into its own
 // chunk, loaded only when asked for). A caller may instead pass its own `factory`.
+// scripts/build-npm.mjs rewrites the build folder ('../../../build/wasm') to the npm
+// package's ('./wasm') in both the imports and WASM_DIR.
 import { PosLabError } from './errors.js';
+
+/** The folder of the wasm builds, relative to this file. */
+const WASM_DIR = '../../../build/wasm';
 
 const builds = {
   poslab: {
@@ -30,12 +35,9 @@ export async function loadModule({ variant = 'simd', wasmBinary, factory } = {},
   if (wasmBinary !== undefined && !(wasmBinary instanceof Uint8Array || wasmBinary instanceof ArrayBuffer)) {
     throw new PosLabError('wasmBinary must be a Uint8Array or an ArrayBuffer');
   }
-  // Emscripten 3.1.6 fetches the .wasm by URL, which Node's fetch cannot do for files.
-  if (inNode && wasmBinary === undefined && !factory) {
-    throw new PosLabError(
-      `in Node, pass wasmBinary (the bytes of build/wasm/${variant}/${module}.wasm, e.g. from fs.readFileSync)`,
-    );
-  }
+  // Emscripten 3.1.6 fetches the .wasm by URL, which Node's fetch cannot do for files: in
+  // Node the bytes are read from the file beside the module.
+  if (inNode && wasmBinary === undefined && !factory) wasmBinary = await readBuild(variant, module);
   let create = factory;
   if (!create) {
     try {
@@ -45,4 +47,17 @@ export async function loadModule({ variant = 'simd', wasmBinary, factory } = {},
     }
   }
   return create(wasmBinary === undefined ? {} : { wasmBinary });
+}
+
+async function readBuild(variant, module) {
+  // Neither specifier is a literal, so a bundler neither follows fs into a browser build nor
+  // copies every .wasm for this Node-only path.
+  const fsModule = 'node:fs/promises';
+  const file = [WASM_DIR, variant, `${module}.wasm`].join('/');
+  const { readFile } = await import(/* @vite-ignore */ fsModule);
+  try {
+    return await readFile(new URL(file, import.meta.url));
+  } catch (cause) {
+    throw new PosLabError(`the ${variant} wasm build is missing (${file}): run \`npm run build:wasm\``, { cause });
+  }
 }

@@ -18,7 +18,8 @@ const sheet = () => {
 /**
  * Defines the element once: a second copy of the script (another URL, a bundle that
  * includes it again) finds it defined and does nothing.
- * @param {string | URL} appBase the built app's folder, for the "open in PosLab" link
+ * @param {string | URL} [appBase] the built app's folder, for the "open in PosLab" link (none:
+ *   no link, as in an app that bundles the element from npm without hosting the playground)
  */
 export function definePoslabFigure(appBase) {
   if (customElements.get('poslab-figure')) return;

@@ -15,7 +15,8 @@ disableMath();
 /**
  * @param {HTMLElement} parent where the figure goes (a page's body or a shadow root's div)
  * @param {{ request: Function }} compute a compute client (channels private to this figure)
- * @param {{ appBase: string | URL, onDrawn?: () => void }} opts
+ * @param {{ appBase?: string | URL, onDrawn?: () => void }} opts appBase: the playground the
+ *   "Open in PosLab" link goes to (none: no link)
  */
 export function mountEmbed(parent, compute, { appBase, onDrawn }) {
   const wrap = document.createElement('div');
@@ -58,7 +59,9 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
   let current = null; // { name, store, view, section }
   let settings = null;
 
+  foot.hidden = !appBase;
   const setLink = (state) => {
+    if (!appBase) return;
     const url = new URL('index.html', appBase);
     url.hash = serialiseHash(state);
     link.href = url.href;

@@ -1,0 +1,117 @@
+// `poslab` from npm: scripts/build-npm.mjs packs build/npm; the tarball is installed into a
+// scratch app (build/npm-app) the way a user would (`npm install <tarball>`, dependencies from
+// the npm cache the repository's install filled, else the registry); the app imports the
+// package in Node (no wasmBinary: the package reads its own .wasm) and is built with Vite and
+// opened in Chromium, where it computes a table and shows a <poslab-figure>.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, openPage } from '../e2e/helpers/browser.js';
+import { serveSite } from '../e2e/helpers/static-site.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const app = path.join(root, 'build/npm-app');
+const vite = path.join(root, 'node_modules/vite/bin/vite.js');
+const run = (cmd, args, cwd = root) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: 'pipe' });
+
+// sin(1), cos(1), … of the table's position 1, in float32: what every build must give.
+const expectedRow1 = [Math.sin(1), Math.cos(1), Math.sin(1 / 100), Math.cos(1 / 100)].map(Math.fround);
+
+const FILES = {
+  'package.json': JSON.stringify({ name: 'poslab-npm-app', private: true, type: 'module' }),
+  // A plain object: the app has no Vite of its own (the repository's builds it).
+  'vite.config.js': "export default { worker: { format: 'es' }, build: { target: 'es2022' } };\n",
+  'node-check.mjs': `import { createPosLab } from 'poslab';
+const lab = await createPosLab();
+const t = lab.sinusoidal({ length: 2, dim: 4 });
+console.log(JSON.stringify({ shape: t.shape, row1: Array.from(t.data.subarray(4, 8)) }));
+`,
+  'index.html': `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>An app with PosLab from npm</title><link rel="icon" href="data:,">
+<script type="module" src="./main.js"></script></head>
+<body><poslab-figure id="figure" plot="encodings.table" method="rope" len="48" dim="32"></poslab-figure></body></html>
+`,
+  'main.js': `import { createPosLab } from 'poslab';
+import { definePoslabFigure } from 'poslab/figure';
+
+definePoslabFigure();
+const lab = await createPosLab();
+document.body.dataset.row1 = JSON.stringify(Array.from(lab.sinusoidal({ length: 2, dim: 4 }).data.subarray(4, 8)));
+`,
+};
+
+let tarball;
+beforeAll(() => {
+  const packed = run('node', ['scripts/build-npm.mjs']);
+  tarball = path.join(root, /build\/npm\/(\S+\.tgz)/.exec(packed)[0]);
+  fs.rmSync(app, { recursive: true, force: true });
+  fs.mkdirSync(app, { recursive: true });
+  for (const [name, text] of Object.entries(FILES)) fs.writeFileSync(path.join(app, name), text);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+});
+
+describe('npm package', () => {
+  it('Npm.PackageHoldsTheApiTypesBothBuildsAndTheElement', () => {
+    const pkg = path.join(app, 'node_modules/poslab');
+    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+    expect(manifest.exports['.']).toEqual({ types: './src/core/poslab.d.ts', default: './src/core/poslab.js' });
+    for (const file of ['src/core/poslab.d.ts', 'figure.js', 'src/embed/element.js'])
+      expect(fs.existsSync(path.join(pkg, file)), file).toBe(true);
+    for (const variant of ['simd', 'scalar'])
+      for (const module of ['poslab', 'poslab-gpt2', 'poslab-train'])
+        expect(fs.existsSync(path.join(pkg, 'wasm', variant, `${module}.wasm`)), `${variant}/${module}`).toBe(true);
+    // The root package.json stays private; the package is only ever packed from build/npm.
+    expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).private).toBe(true);
+  });
+
+  it('Npm.NodeImportReadsItsOwnWasm', () => {
+    const out = JSON.parse(run('node', ['node-check.mjs'], app));
+    expect(out.shape).toEqual([2, 4]);
+    expect(out.row1).toEqual(expectedRow1);
+  });
+
+  describe('in a Vite app', () => {
+    let site;
+    let browser;
+    beforeAll(async () => {
+      run('node', [vite, 'build', '--logLevel', 'warn'], app);
+      site = await serveSite(path.join(app, 'dist'));
+      browser = await launch();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await site?.close();
+    });
+
+    it('Npm.ViteAppComputesAndDrawsAFigure', async () => {
+      const { page, context, problems } = await openPage(browser, site.url);
+      await page.waitForFunction(() => document.body.dataset.row1, null, { timeout: 60_000 });
+      expect(JSON.parse(await page.evaluate(() => document.body.dataset.row1))).toEqual(expectedRow1);
+      await page.waitForFunction(
+        () => document.querySelector('#figure')?.shadowRoot?.querySelector('.poslab-embed[data-drawn]'),
+        null,
+        { timeout: 120_000 },
+      );
+      const colours = await page.evaluate(() =>
+        [...document.querySelector('#figure').shadowRoot.querySelectorAll('canvas')]
+          .filter((c) => c.offsetParent !== null)
+          .map((c) => {
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            const seen = new Set();
+            for (let i = 0; i < d.length && seen.size < 50; i += 28)
+              seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+            return seen.size;
+          }),
+      );
+      expect(colours.length).toBeGreaterThan(0);
+      for (const n of colours) expect(n, 'the figure is drawn').toBeGreaterThan(2);
+      // No playground hosted: no "Open in PosLab" link.
+      expect(
+        await page.evaluate(() => document.querySelector('#figure').shadowRoot.querySelector('.embed-foot').hidden),
+      ).toBe(true);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+});
