@@ -114,7 +114,7 @@ describe('whole page', () => {
   it('E2E.GalleryLinksOpenTheirPresets', async () => {
     const { page, context, problems } = await openPage(browser, `${base}#view=gallery`);
     await page.waitForSelector('#view-gallery .card');
-    await page.screenshot({ path: path.join(outDir, 'gallery.png'), fullPage: true });
+    await page.screenshot({ path: path.join(outDir, 'gallery-links.png'), fullPage: true });
     expect(await page.locator('#view-gallery .card').count()).toBe(5);
     await page.click('#view-gallery a:text-is("Table and vectors")');
     await drawn(page, 'enc');

@@ -1,98 +1,128 @@
-// Live thumbnails on the seed gallery's cards: each card's preset run through the same worker
-// job as its view, and the job's heatmap drawn small. Nothing is computed for a card until it
-// comes near the viewport; the cards that do share one worker channel, one job at a time, in
-// the order they came into view (the scheduler would let a newer request on a channel cancel
-// the running one, so the queue here never has two requests out).
-import { pick, viewNamed } from '../state/registry.js';
-import { fitCombinations, parseHash, presetHash } from '../state/url.js';
+// Live thumbnails on the seed gallery's cards (what each shows: gallery-thumb-plan.js). A
+// card's job is asked for only while the card is near the viewport; every card shares one
+// worker channel with one job out at a time, in the order the cards came near (the scheduler
+// lets a newer request on a channel cancel the running one, so a second is never sent before
+// the first returns). A card that leaves again before its turn goes back to waiting. Each
+// thumbnail's state is on its figure's data-state: label, waiting, queued, computing, drawn
+// or error.
+import { createThumbnail } from '../plots/thumbnail.js';
+import { thumbnailPlan } from './gallery-thumb-plan.js';
 
 const CHANNEL = 'gallery';
-
-/**
- * The job that draws a preset's figure: its view's job and the settings a view would pick from
- * the preset (defaults filling the rest, combinations fitted as a link's would be), or null
- * when the view has no worker job of its own (training, language models).
- * @param {Record<string, any>} presetState a partial state with `view`
- * @returns {{ view: string, prefix: string, job: string, params: Record<string, any> } | null}
- */
-export function thumbnailJob(presetState) {
-  const view = viewNamed(presetState.view);
-  if (!view?.job) return null;
-  const { state } = fitCombinations(parseHash(presetHash(presetState)).state);
-  return { view: view.name, prefix: view.prefix, job: view.job, params: pick(state, view.prefix) };
-}
-
-/** The heatmap a thumbnail shows: the view's main one, the evaluated table, else the first. */
-export function thumbnailHeatmap(result) {
-  const maps = result?.heatmaps ?? {};
-  return maps.main ?? maps.eval ?? Object.values(maps)[0] ?? null;
-}
+const NEAR = '150px 0px'; // a card this close to the viewport is queued
 
 /**
  * @param {{ request: (channel: string, job: string, params: any) => Promise<any> }} compute
- * @returns {{ watch: (canvas: HTMLCanvasElement, presetState: Record<string, any>) => void }}
+ * @returns {{ element: (preset: Record<string, any>) => HTMLElement }}
  */
 export function createThumbnails(compute) {
+  const cards = new Map(); // figure element → { el, box, plan, thumbnail }
   const queue = [];
   let busy = false;
+
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const { target, isIntersecting } of entries) {
+        const card = cards.get(target);
+        const state = target.dataset.state;
+        if (isIntersecting && state === 'waiting') {
+          queue.push(card);
+          target.dataset.state = 'queued';
+        } else if (!isIntersecting && state === 'queued') {
+          queue.splice(queue.indexOf(card), 1);
+          target.dataset.state = 'waiting';
+        }
+      }
+      drain();
+    },
+    { rootMargin: NEAR },
+  );
 
   async function drain() {
     if (busy) return;
     busy = true;
     while (queue.length) {
-      const { canvas, job } = queue.shift();
+      const card = queue.shift();
+      card.el.dataset.state = 'computing';
       try {
-        const result = await compute.request(CHANNEL, job.job, job.params);
-        draw(canvas, thumbnailHeatmap(result));
+        const result = await compute.request(CHANNEL, card.plan.job, card.plan.params);
+        if (result === null) {
+          // Superseded (not by this queue): observed afresh, so it queues again if still near.
+          card.el.dataset.state = 'waiting';
+          near.unobserve(card.el);
+          near.observe(card.el);
+          continue;
+        }
+        show(card, result);
+        near.unobserve(card.el);
+        card.el.dataset.state = 'drawn';
       } catch (e) {
-        canvas.closest('.thumb')?.setAttribute('data-error', e.message);
+        near.unobserve(card.el);
+        fail(card, e.message);
       }
     }
     busy = false;
   }
 
-  const seen = new IntersectionObserver(
-    (entries) => {
-      for (const e of entries) {
-        if (!e.isIntersecting) continue;
-        seen.unobserve(e.target);
-        queue.push(pending.get(e.target));
-        pending.delete(e.target);
-      }
-      drain();
-    },
-    { rootMargin: '100px' },
-  );
-  const pending = new Map(); // canvas → { canvas, job }, until it nears the viewport
-
   return {
-    watch(canvas, presetState) {
-      const job = thumbnailJob(presetState);
-      if (!job) return;
-      canvas.dataset.job = job.job;
-      pending.set(canvas, { canvas, job });
-      seen.observe(canvas);
+    /** The thumbnail of a card whose first preset is `preset`: a figure, its box sized before it draws. */
+    element(preset) {
+      const el = document.createElement('figure');
+      el.className = 'thumb';
+      const box = document.createElement('div');
+      box.className = 'thumb-box';
+      const caption = document.createElement('figcaption');
+      el.append(box, caption);
+      let plan;
+      try {
+        plan = thumbnailPlan(preset);
+      } catch (e) {
+        caption.textContent = 'No preview';
+        fail({ el, box }, e.message);
+        return el;
+      }
+      caption.textContent = plan.caption;
+      if (plan.kind === 'label') {
+        el.dataset.state = 'label';
+        box.append(label('No live preview'));
+        return el;
+      }
+      const canvas = document.createElement('canvas');
+      canvas.setAttribute('role', 'img');
+      canvas.setAttribute('aria-label', `Live thumbnail: ${plan.caption}`);
+      box.append(canvas);
+      const card = { el, box, plan, thumbnail: createThumbnail(box, canvas) };
+      cards.set(el, card);
+      el.dataset.state = 'waiting';
+      near.observe(el);
+      return el;
     },
   };
 }
 
-// The worker painted the heatmap (a bitmap, or RGBA where it could not); it is scaled to the
-// canvas, smoothing when many cells share a pixel.
-function draw(canvas, hm) {
-  if (!hm) return;
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.max(1, Math.round(canvas.clientWidth * ratio));
-  canvas.height = Math.max(1, Math.round(canvas.clientHeight * ratio));
-  const ctx = canvas.getContext('2d');
-  let image = hm.bitmap;
-  if (!image) {
-    const [h, w] = hm.rgbaSize ?? [hm.rows, hm.cols];
-    image = new OffscreenCanvas(w, h);
-    image.getContext('2d').putImageData(new ImageData(hm.rgba, w, h), 0, 0);
+function label(text) {
+  const p = document.createElement('p');
+  p.className = 'thumb-label';
+  p.textContent = text;
+  return p;
+}
+
+function fail(card, message) {
+  card.el.dataset.state = 'error';
+  card.box.replaceChildren(label(message));
+}
+
+// The plan's figure from the job's result; the result's other pictures are let go at once.
+function show(card, result) {
+  const { job, heatmap, line, shade } = card.plan;
+  if (heatmap) {
+    const hm = result.heatmaps?.[heatmap];
+    if (!hm) throw new Error(`the ${job} job returned no ${heatmap} heatmap`);
+    card.thumbnail.showHeatmap(hm);
+  } else {
+    const values = result[line];
+    if (!values?.length) throw new Error(`the ${job} job returned no ${line} series`);
+    card.thumbnail.showLine(values, shade);
   }
-  ctx.imageSmoothingEnabled = image.width > canvas.width || image.height > canvas.height;
-  ctx.imageSmoothingQuality = 'high';
-  ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
-  hm.bitmap?.close?.();
-  canvas.dataset.drawn = 'true';
+  for (const [key, hm] of Object.entries(result.heatmaps ?? {})) if (key !== heatmap) hm.bitmap?.close?.();
 }

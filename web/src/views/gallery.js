@@ -30,13 +30,7 @@ export default function createGalleryView({ root, compute }) {
     el.className = 'card';
     const title = document.createElement('h3');
     title.textContent = `Seed ${card.seed}: ${card.title}`;
-    // The box keeps its size before the figure arrives, so nothing below it moves.
-    const thumb = document.createElement('div');
-    thumb.className = 'thumb';
-    const canvas = document.createElement('canvas');
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `Live thumbnail: ${card.presets[0].label}`);
-    thumb.append(canvas);
+    const thumb = thumbnails.element(card.presets[0].state);
     const shows = document.createElement('p');
     shows.textContent = card.shows;
     const wrong = document.createElement('p');
@@ -54,7 +48,6 @@ export default function createGalleryView({ root, compute }) {
     }
     el.append(title, thumb, shows, wrong, links);
     cards.append(el);
-    thumbnails.watch(canvas, card.presets[0].state);
   }
   section.append(intro, cards);
   root.append(section);
