@@ -127,6 +127,9 @@ if stage "wasm build" bash scripts/build-wasm.sh; then
   # The playground built (dist/) and driven in Debian's Chromium; screenshots, exports and
   # printed timings land in test-output/e2e/.
   stage "e2e tests" run_vitest e2e --config tests/e2e/vitest.config.js
+  # Lighthouse on the built playground and embed page, mobile and desktop: scores printed, a
+  # report and not a test (counted only as a failure if it cannot run).
+  POSLAB_E2E_NO_BUILD=1 stage "lighthouse report" node tests/e2e/lighthouse.mjs || failed=$((failed + 1))
 else
   failed=$((failed + 1))
 fi

@@ -8,7 +8,9 @@ import { figureCompute } from './compute.js';
 import { parseEmbedHash } from './params.js';
 import { mountEmbed } from './render.js';
 
-const figure = mountEmbed(document.body, figureCompute(), { appBase: new URL('./', window.location.href) });
+const figure = mountEmbed(document.getElementById('figure'), figureCompute(), {
+  appBase: new URL('./', window.location.href),
+});
 
 // Only a height goes out: nothing secret, so any parent may read it ('*'); the parent
 // checks where it came from before acting on it.

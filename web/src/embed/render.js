@@ -8,6 +8,7 @@ import { createStore } from '../state/store.js';
 import { idOf } from '../ui/controls.js';
 import { disableMath } from '../ui/math.js';
 import { PLOTS } from './plots.js';
+import { redrawSurfaces } from '../plots/surface.js';
 
 // Formulas are part of the playground's intro, which embeds leave out: KaTeX never loads.
 disableMath();
@@ -83,6 +84,8 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
           host.replaceChildren();
           const store = createStore(s.state);
           const v = factory({ root: host, store, compute: tracked });
+          // The playground folds its settings on narrow screens; an embed shows them or hides them.
+          v.section.querySelector('.controls-fold')?.setAttribute('open', '');
           current = { name: view, store, view: v };
           store.subscribe((state) => {
             setLink(state);
@@ -104,7 +107,11 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     const dark =
       s.state.theme === 'dark' ||
       (s.state.theme === 'auto' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
-    wrap.dataset.theme = dark ? 'dark' : 'light';
+    const theme = dark ? 'dark' : 'light';
+    if (wrap.dataset.theme !== theme) {
+      wrap.dataset.theme = theme;
+      redrawSurfaces(); // the plots read their colours from the theme's CSS variables
+    }
     const section = current.view.section;
     section
       .querySelectorAll('.fig')

@@ -150,6 +150,8 @@ export function createHeatmap(parent, opts) {
 
   return {
     figure,
+    /** Resolves once the last update is on the canvas. */
+    drawn: () => surface.drawn(),
     destroy() {
       m?.bitmap?.close?.();
       surface.destroy();

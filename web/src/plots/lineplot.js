@@ -236,6 +236,8 @@ export function createLinePlot(parent, opts) {
 
   return {
     figure,
+    /** Resolves once the last update is on the canvas. */
+    drawn: () => surface.drawn(),
     /** The series drawn now. */
     get series() {
       return series;

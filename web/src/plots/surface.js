@@ -6,7 +6,7 @@ const live = new Set();
 
 /** Redraws every live surface with the theme's colours (called after a theme switch). */
 export function redrawSurfaces() {
-  for (const s of live) s.invalidate();
+  for (const s of live) s.retheme();
 }
 
 /** The theme's plot colours, read from the CSS variables where the canvas sits. */
@@ -31,6 +31,10 @@ export function createSurface(box, canvas, layers) {
   const ctx = canvas.getContext('2d');
   const baseCanvas = document.createElement('canvas');
   let baseValid = false; // false when the ranges, the size or the theme changed
+  let colours = null; // read from CSS once per theme: getComputedStyle forces a style pass
+  let hasData = false; // nothing is painted before the first update (an empty frame is wasted work)
+  let painted = false;
+  let firstPaint = null; // the first paint, a task of its own (see invalidate)
   let size = { width: 0, height: 0, ratio: 1 };
 
   // Sizes come from the observer only: reading the box's size on every update would force a
@@ -46,6 +50,7 @@ export function createSurface(box, canvas, layers) {
   }
 
   function paint() {
+    if (!hasData) return;
     // Before the observer's first report, read the box once (a layout, but only this once).
     if (!size.width && box.isConnected) resize(box.clientWidth, box.clientHeight);
     const { width, height, ratio } = size;
@@ -53,7 +58,7 @@ export function createSurface(box, canvas, layers) {
     if (!baseValid) {
       const bctx = baseCanvas.getContext('2d');
       bctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-      const colours = themeColours(canvas);
+      colours ??= themeColours(canvas);
       bctx.fillStyle = colours.bg;
       bctx.fillRect(0, 0, width, height);
       layers.base(bctx, { width, height }, colours);
@@ -63,6 +68,7 @@ export function createSurface(box, canvas, layers) {
     ctx.drawImage(baseCanvas, 0, 0);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     layers.top(ctx, { width, height });
+    painted = true;
   }
 
   const observer = new ResizeObserver(([entry]) => {
@@ -74,6 +80,24 @@ export function createSurface(box, canvas, layers) {
     ctx,
     /** The ranges changed: both layers again. */
     invalidate() {
+      hasData = true;
+      baseValid = false;
+      // A view's first result paints every figure at once; each surface's first paint goes in
+      // a task of its own so the page's first draw is several short tasks, not one long one.
+      if (painted) return paint();
+      firstPaint ??= new Promise((resolve) =>
+        setTimeout(() => {
+          firstPaint = null;
+          paint();
+          resolve();
+        }, 0),
+      );
+    },
+    /** Resolves once the last update is on the canvas. */
+    drawn: () => firstPaint ?? Promise.resolve(),
+    /** The theme changed: its colours read again, both layers redrawn. */
+    retheme() {
+      colours = null;
       baseValid = false;
       paint();
     },

@@ -15,5 +15,10 @@ export function renderMath(el, tex, display = true) {
   katex ??= import('./katex-render.js');
   // The latest call for an element wins even if an earlier one resolves after it.
   latest.set(el, tex);
-  katex.then(({ render }) => latest.get(el) === tex && render(el, tex, display));
+  // Typesetting waits for an idle moment (the formula's box holds its height meanwhile), so it
+  // never lengthens the task that draws the first plots.
+  katex.then(({ render }) => whenIdle(() => latest.get(el) === tex && render(el, tex, display)));
 }
+
+const whenIdle = (fn) =>
+  typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 0);

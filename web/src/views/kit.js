@@ -11,6 +11,9 @@ import { renderControls } from '../ui/controls.js';
 import { renderMath } from '../ui/math.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
+/** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
+export const NARROW = '(max-width: 760px)';
+
 export { pick };
 
 /** A new element with an optional class and text. */
@@ -73,7 +76,16 @@ export function createViewShell({ root, store, name, specs }) {
   status.setAttribute('role', 'status');
   const plots = document.createElement('div');
   plots.className = 'plots';
-  section.append(intro, panel, status, plots);
+  // On a phone the plots come first and the settings fold under a "Settings" summary, closed
+  // at start (the CSS puts them in that order); on wider screens the panel is always open and
+  // the summary hidden.
+  const fold = document.createElement('details');
+  fold.className = 'controls-fold';
+  const summary = document.createElement('summary');
+  summary.textContent = 'Settings';
+  fold.append(summary, panel);
+  fold.open = !window.matchMedia?.(NARROW).matches;
+  section.append(intro, fold, status, plots);
   root.append(section);
   const controls = renderControls(panel, specs, store, { onInput: markInput });
   const made = []; // every plot, so a job's end can wait for those still loading their drawing code

@@ -1,0 +1,49 @@
+// Every view at phone size (390 × 844, touch, device pixel ratio 2): a figure (a plot, or the
+// gallery's first card) starts inside the first screen, nothing makes the page scroll
+// sideways, and the settings fold under the figures; a screenshot of each view lands in
+// test-output/e2e/phone-<view>.png.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { VIEWS } from '../../web/src/state/registry.js';
+import { browserForFile, outDir } from './helpers/browser.js';
+
+const session = browserForFile();
+const PHONE = { width: 390, height: 844 };
+
+// What counts as the view's figure: its first plot frame, or the gallery's / the lab's first
+// box (the lab draws plots only after training; its progress box is what shows first).
+const FIGURE = { gallery: '.card .thumb', 'length-generalisation': '.fig, .lg-progress', benchmarks: '.fig' };
+
+describe('phone layout', () => {
+  it.each(VIEWS.map((v) => v.name))('Phone.%s', async (name) => {
+    const context = await session.browser.newContext({
+      viewport: PHONE,
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${session.base}#view=${name}`);
+    const section = `#view-${name}`;
+    const figure = `${section} ${FIGURE[name] ?? '.fig'}`;
+    const first = page.locator(`${figure} >> visible=true`).first();
+    await first.waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(300); // let the view settle (fonts, first draw)
+    const top = await first.evaluate((el) => el.getBoundingClientRect().top);
+    expect(top, 'the first figure starts in the first screen').toBeLessThan(PHONE.height);
+    const sideways = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
+    expect(sideways, 'the page scrolls sideways').toBeLessThanOrEqual(1);
+    const fold = page.locator(`${section} .controls-fold`);
+    if (await fold.count()) {
+      expect(await fold.evaluate((d) => d.open), 'settings start folded on a phone').toBe(false);
+      const foldTop = await fold.evaluate((el) => el.getBoundingClientRect().top);
+      const below = foldTop >= top;
+      expect(below, 'the settings come after the figure').toBe(true);
+    }
+    await page.screenshot({ path: path.join(outDir, `phone-${name}.png`) });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
