@@ -105,6 +105,9 @@ export default defineView('encodings', {
 
     return {
       show(p) {
+        // The heading is known before the compute: set now, a longer one wrapping later would
+        // push the plot down after it has drawn.
+        heat.figure.setTitle(headingFor(p));
         const info = METHOD_INFO[p.method];
         const tex = p.method === 'sinusoidal' && p.layout === 'concat' ? info.texConcat : info.tex;
         if (tex === shownTex) return; // KaTeX layout costs milliseconds: only when the formula changes
@@ -116,7 +119,6 @@ export default defineView('encodings', {
       draw(r, p) {
         const axes = { x: r.axes.x, y: r.axes.y };
         heat.update(r.heatmaps.main, { xTitle: axes.x, yTitle: axes.y });
-        heat.figure.setTitle(headingFor(p));
         drawLines(p, heat.matrix, axes);
         bars.figure.el.hidden = !r.bars;
         if (r.bars) bars.update({ labels: r.bars.labels, values: r.bars.values });
