@@ -5,8 +5,8 @@
 // app that installs it:
 //   poslab         the JS API (src/core: createPosLab, createGpt2Lab, createTrainLab + .d.ts);
 //                  in Node it reads its own .wasm, in a bundled app the bundler emits it;
-//   poslab/figure  definePoslabFigure(), the <poslab-figure> element (src/embed), which uses
-//                  Vite's worker and inline-CSS imports;
+//   poslab/figure  definePoslabFigure(), the <poslab-figure> element (src/embed; figure.d.ts),
+//                  which uses Vite's worker and inline-CSS imports;
 //   wasm/{simd,scalar}/  both builds of the three wasm modules.
 // The build-folder paths of the repository (the '@poslab-wasm' aliases, load.js's
 // '../../../build/wasm') become paths inside the package; any left over fails the build.
@@ -80,6 +80,15 @@ fs.writeFileSync(
 export { definePoslabFigure } from './src/embed/element.js';
 `,
 );
+fs.writeFileSync(
+  path.join(out, 'figure.d.ts'),
+  `/**
+ * Defines the <poslab-figure> element once (a second call does nothing).
+ * @param appBase where the figure's "Open in PosLab" link goes (a hosted playground); omitted: no link
+ */
+export function definePoslabFigure(appBase?: string | URL): void;
+`,
+);
 
 const manifest = {
   name: 'poslab',
@@ -89,15 +98,17 @@ const manifest = {
   engines: repo.engines,
   exports: {
     '.': { types: './src/core/poslab.d.ts', default: './src/core/poslab.js' },
-    './figure': './figure.js',
+    './figure': { types: './figure.d.ts', default: './figure.js' },
     './wasm/*': './wasm/*',
   },
-  files: ['src', 'wasm', 'figure.js', 'README.md'],
+  files: ['src', 'wasm', 'figure.js', 'figure.d.ts', 'README.md', 'LICENSE'],
   sideEffects: ['./figure.js', '*.css'],
   dependencies,
 };
 fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 fs.copyFileSync(path.join(root, 'scripts/npm-readme.md'), path.join(out, 'README.md'));
+// The repository has no LICENSE file yet; the package carries one as soon as it does.
+if (fs.existsSync(path.join(root, 'LICENSE'))) fs.copyFileSync(path.join(root, 'LICENSE'), path.join(out, 'LICENSE'));
 
 const tarball = execFileSync('npm', ['pack', '--silent'], { cwd: out, encoding: 'utf8' }).trim().split('\n').at(-1);
 const size = fs.statSync(path.join(out, tarball)).size;

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openPage } from '../e2e/helpers/browser.js';
 import { serveSite } from '../e2e/helpers/static-site.mjs';
@@ -22,10 +23,18 @@ const FILES = {
   'package.json': JSON.stringify({ name: 'poslab-npm-app', private: true, type: 'module' }),
   // A plain object: the app has no Vite of its own (the repository's builds it).
   'vite.config.js': "export default { worker: { format: 'es' }, build: { target: 'es2022' } };\n",
-  'node-check.mjs': `import { createPosLab } from 'poslab';
-const lab = await createPosLab();
-const t = lab.sinusoidal({ length: 2, dim: 4 });
-console.log(JSON.stringify({ shape: t.shape, row1: Array.from(t.data.subarray(4, 8)) }));
+  // Both builds of the core, and the two other modules loaded (each reads its own .wasm).
+  'node-check.mjs': `import { createGpt2Lab, createPosLab, createTrainLab } from 'poslab';
+const row1 = async (variant) => {
+  const t = (await createPosLab({ variant })).sinusoidal({ length: 2, dim: 4 });
+  return { shape: t.shape, row1: Array.from(t.data.subarray(4, 8)) };
+};
+console.log(JSON.stringify({
+  simd: await row1('simd'),
+  scalar: await row1('scalar'),
+  gpt2: typeof (await createGpt2Lab()).architectureOfConfig,
+  train: typeof (await createTrainLab({ variant: 'scalar' })).createRun,
+}));
 `,
   'index.html': `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>An app with PosLab from npm</title><link rel="icon" href="data:,">
@@ -40,6 +49,19 @@ const lab = await createPosLab();
 document.body.dataset.row1 = JSON.stringify(Array.from(lab.sinusoidal({ length: 2, dim: 4 }).data.subarray(4, 8)));
 `,
 };
+
+// The names a .d.ts exports: its own declarations and what it re-exports from its neighbours.
+function declaredNames(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const names = [...text.matchAll(/^export (?:declare )?(?:function|class|const|interface|type) (\w+)/gm)].map(
+    (m) => m[1],
+  );
+  for (const [, list, from] of text.matchAll(/^export \{([^}]*)\} from '([^']+)'/gm)) {
+    const declared = declaredNames(path.resolve(path.dirname(file), `${from}.d.ts`));
+    for (const name of list.split(',').map((n) => n.trim())) if (declared.includes(name)) names.push(name);
+  }
+  return names;
+}
 
 let tarball;
 beforeAll(() => {
@@ -56,7 +78,8 @@ describe('npm package', () => {
     const pkg = path.join(app, 'node_modules/poslab');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
     expect(manifest.exports['.']).toEqual({ types: './src/core/poslab.d.ts', default: './src/core/poslab.js' });
-    for (const file of ['src/core/poslab.d.ts', 'figure.js', 'src/embed/element.js'])
+    expect(manifest.exports['./figure']).toEqual({ types: './figure.d.ts', default: './figure.js' });
+    for (const file of ['src/core/poslab.d.ts', 'figure.js', 'figure.d.ts', 'src/embed/element.js'])
       expect(fs.existsSync(path.join(pkg, file)), file).toBe(true);
     for (const variant of ['simd', 'scalar'])
       for (const module of ['poslab', 'poslab-gpt2', 'poslab-train'])
@@ -67,8 +90,29 @@ describe('npm package', () => {
 
   it('Npm.NodeImportReadsItsOwnWasm', () => {
     const out = JSON.parse(run('node', ['node-check.mjs'], app));
-    expect(out.shape).toEqual([2, 4]);
-    expect(out.row1).toEqual(expectedRow1);
+    for (const variant of ['simd', 'scalar'])
+      expect(out[variant], variant).toEqual({ shape: [2, 4], row1: expectedRow1 });
+    expect(out.gpt2).toBe('function');
+    expect(out.train).toBe('function');
+  });
+
+  it('Npm.TypesDeclareEveryExport', async () => {
+    const pkg = path.join(app, 'node_modules/poslab');
+    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+    // '.' is imported as Node would; './figure' needs a bundler, so its names are read off figure.js.
+    const api = Object.keys(await import(pathToFileURL(path.join(pkg, manifest.exports['.'].default)).href));
+    const figure = [...fs.readFileSync(path.join(pkg, 'figure.js'), 'utf8').matchAll(/export \{ (\w+) \}/g)].map(
+      (m) => m[1],
+    );
+    expect(api).toContain('createPosLab');
+    expect(figure).toEqual(['definePoslabFigure']);
+    for (const [entry, names] of [
+      ['.', api],
+      ['./figure', figure],
+    ]) {
+      const declared = declaredNames(path.join(pkg, manifest.exports[entry].types));
+      for (const name of names) expect(declared, `${entry} declares ${name}`).toContain(name);
+    }
   });
 
   describe('in a Vite app', () => {

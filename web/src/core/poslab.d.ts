@@ -65,6 +65,10 @@ export function createPosLab(options?: CreateOptions): Promise<PosLab>;
 /** The API bound to an already instantiated module (what poslab.mjs's factory resolves to). */
 export function bindPosLab(module: object): PosLab;
 
+/** The language models (their own module): gpt2.d.ts and gpt-neox.d.ts. */
+export { bindGpt2, createGpt2Lab } from './gpt2';
+export { bindLm } from './gpt-neox';
+
 /** The length-generalisation lab's trainer (its own module): train.d.ts. */
 export { bindTrain, createTrainLab } from './train';
 
