@@ -1,8 +1,9 @@
 // `poslab` from npm: scripts/build-npm.mjs packs build/npm; the tarball is installed into a
 // scratch app (build/npm-app) the way a user would (`npm install <tarball>`, dependencies from
 // the npm cache the repository's install filled, else the registry); the app imports the
-// package in Node (no wasmBinary: the package reads its own .wasm) and is built with Vite and
-// opened in Chromium, where it computes a table and shows a <poslab-figure>.
+// package in Node (no wasmBinary: the package reads its own .wasm), and is built with Vite, and
+// served by `vite dev`, and opened in Chromium, where it computes a table and shows a
+// <poslab-figure>.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +22,15 @@ const expectedRow1 = [Math.sin(1), Math.cos(1), Math.sin(1 / 100), Math.cos(1 / 
 
 const FILES = {
   'package.json': JSON.stringify({ name: 'poslab-npm-app', private: true, type: 'module' }),
-  // A plain object: the app has no Vite of its own (the repository's builds it).
-  'vite.config.js': "export default { worker: { format: 'es' }, build: { target: 'es2022' } };\n",
+  // A plain object: the app has no Vite of its own (the repository's builds and serves it).
+  // What README.md tells an app to set: ES workers (the compute worker is split into chunks)
+  // and, for `vite dev`, no pre-bundling of poslab (it would move the modules from their .wasm).
+  'vite.config.js': `export default {
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['poslab'] },
+  build: { target: 'es2022' },
+};
+`,
   // Both builds of the core, and the two other modules loaded (each reads its own .wasm).
   'node-check.mjs': `import { createGpt2Lab, createPosLab, createTrainLab } from 'poslab';
 const row1 = async (variant) => {
@@ -116,20 +124,15 @@ describe('npm package', () => {
   });
 
   describe('in a Vite app', () => {
-    let site;
     let browser;
     beforeAll(async () => {
-      run('node', [vite, 'build', '--logLevel', 'warn'], app);
-      site = await serveSite(path.join(app, 'dist'));
       browser = await launch();
     });
-    afterAll(async () => {
-      await browser?.close();
-      await site?.close();
-    });
+    afterAll(() => browser?.close());
 
-    it('Npm.ViteAppComputesAndDrawsAFigure', async () => {
-      const { page, context, problems } = await openPage(browser, site.url);
+    // The page computes a row of the table in the main thread and shows a <poslab-figure>.
+    async function expectComputesAndDraws(url) {
+      const { page, context, problems } = await openPage(browser, url);
       await page.waitForFunction(() => document.body.dataset.row1, null, { timeout: 60_000 });
       expect(JSON.parse(await page.evaluate(() => document.body.dataset.row1))).toEqual(expectedRow1);
       await page.waitForFunction(
@@ -156,6 +159,30 @@ describe('npm package', () => {
       ).toBe(true);
       expect(problems).toEqual([]);
       await context.close();
+    }
+
+    it('Npm.ViteBuildComputesAndDrawsAFigure', async () => {
+      run('node', [vite, 'build', '--logLevel', 'warn'], app);
+      // Every module's .wasm of both builds is emitted as an asset (each loaded only when asked for).
+      const assets = fs.readdirSync(path.join(app, 'dist/assets'));
+      expect(assets.filter((f) => f.endsWith('.wasm')).length, assets.join(' ')).toBe(6);
+      const site = await serveSite(path.join(app, 'dist'));
+      try {
+        await expectComputesAndDraws(site.url);
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('Npm.ViteDevServesTheAppWithPoslabExcludedFromPrebundling', async () => {
+      const { createServer } = await import('vite');
+      const server = await createServer({ root: app, logLevel: 'warn', server: { port: 0 } });
+      try {
+        await server.listen();
+        await expectComputesAndDraws(server.resolvedUrls.local[0]);
+      } finally {
+        await server.close();
+      }
     });
   });
 });
