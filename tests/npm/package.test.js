@@ -104,6 +104,20 @@ describe('npm package', () => {
     expect(out.train).toBe('function');
   });
 
+  it('Npm.NodeNamesAMissingWasmAndTheMend', () => {
+    const wasm = path.join(app, 'node_modules/poslab/wasm/scalar/poslab-train.wasm');
+    fs.renameSync(wasm, `${wasm}.away`);
+    try {
+      const script =
+        "import('poslab').then((p) => p.createTrainLab({ variant: 'scalar' })).catch((e) => console.log(e.name, e.message))";
+      expect(run('node', ['--input-type=module', '-e', script], app)).toMatch(
+        /^PosLabError .*scalar.*poslab-train\.wasm.*reinstall the poslab package/,
+      );
+    } finally {
+      fs.renameSync(`${wasm}.away`, wasm);
+    }
+  });
+
   it('Npm.TypesDeclareEveryExport', async () => {
     const pkg = path.join(app, 'node_modules/poslab');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));

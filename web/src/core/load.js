@@ -3,8 +3,8 @@
 // module so its code does not weigh on the others. The static
 // import paths let both Node and Vite see the build outputs (Vite splits each into its own
 // chunk, loaded only when asked for). A caller may instead pass its own `factory`.
-// scripts/build-npm.mjs rewrites the build folder ('../../../build/wasm') to the npm
-// package's ('./wasm') in both the imports and WASM_DIR.
+// scripts/build-npm.mjs rewrites the repository's build folder (build/wasm, three folders up)
+// to the npm package's (wasm/, two up) in both the imports and WASM_DIR.
 import { PosLabError } from './errors.js';
 
 /** The folder of the wasm builds, relative to this file. */
@@ -25,6 +25,11 @@ const builds = {
   },
 };
 
+// One hint for both homes of this file: the repository (build it) and the npm package (whose
+// files were packed beside it, so a missing one means a broken install).
+const missing = (variant, where = '') =>
+  `the ${variant} wasm build is missing${where}: run \`npm run build:wasm\` in the repository, or reinstall the poslab package`;
+
 const inNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /** Resolves to the raw embind module ({ sinusoidal, rope, ... } as bound in cpp/wasm). */
@@ -43,7 +48,7 @@ export async function loadModule({ variant = 'simd', wasmBinary, factory } = {},
     try {
       create = (await builds[module][variant]()).default;
     } catch (cause) {
-      throw new PosLabError(`the ${variant} wasm build is missing: run \`npm run build:wasm\``, { cause });
+      throw new PosLabError(missing(variant), { cause });
     }
   }
   return create(wasmBinary === undefined ? {} : { wasmBinary });
@@ -58,6 +63,6 @@ async function readBuild(variant, module) {
   try {
     return await readFile(new URL(file, import.meta.url));
   } catch (cause) {
-    throw new PosLabError(`the ${variant} wasm build is missing (${file}): run \`npm run build:wasm\``, { cause });
+    throw new PosLabError(missing(variant, ` (${file})`), { cause });
   }
 }
