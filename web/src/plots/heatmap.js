@@ -11,7 +11,6 @@ import { createFigure } from './figure.js';
 import { formatExact, formatShort } from './format.js';
 import { createSurface } from './surface.js';
 
-
 const BAR = { gap: 10, width: 12, room: 72 }; // colour bar geometry (px), right of the plot
 const COMPACT_BAR = { gap: 6, width: 8, room: 44 }; // small multiples: ticks and titles off
 const LABEL_HEIGHT = 14;
