@@ -19,8 +19,9 @@ const TYPES = {
 
 /**
  * @param {string} dir the built site
- * @param {{ cors?: boolean }} [o] cors: send Access-Control-Allow-Origin: * with every file
- *   (what a PosLab host serving embeds to other sites must do)
+ * @param {{ cors?: boolean | ((urlPath: string) => boolean) }} [o] cors: send
+ *   Access-Control-Allow-Origin: * with every file (what a PosLab host serving embeds to other
+ *   sites must do), or with the files whose URL path the function accepts
  * @returns {Promise<{ url: string, set: (o: { html?: string, config?: string | null }) => void,
  *   close: () => Promise<void> }>} config: the text served as poslab.config.json (null: 404)
  */
@@ -44,7 +45,7 @@ export async function serveSite(dir, { cors = false } = {}) {
     }
     res.writeHead(200, {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-      ...(cors ? { 'access-control-allow-origin': '*' } : {}),
+      ...((typeof cors === 'function' ? cors(p) : cors) ? { 'access-control-allow-origin': '*' } : {}),
     });
     fs.createReadStream(file).pipe(res);
   });

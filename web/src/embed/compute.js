@@ -4,14 +4,17 @@
 //
 // A page of another origin (a blog that includes https://poslab.example/poslab-figure.js)
 // cannot start a worker from PosLab's URL: browsers only run same-origin worker scripts. There
-// the worker is a same-origin Blob module whose one line imports PosLab's worker by absolute
-// URL; everything the worker loads after that (its chunks, the wasm) is addressed from its own
+// the worker is a same-origin Blob module that imports PosLab's worker by absolute URL;
+// everything the worker loads after that (its chunks, the wasm) is addressed from its own
 // module URL, so it comes from PosLab's host, which must send CORS headers (README).
 import workerUrl from '../worker/compute.worker.js?worker&url';
 import { createComputeClient } from '../worker/client.js';
+import { describeLoadFailure } from '../worker/load-failure.js';
+import { blobWorkerSource } from './blob-worker.js';
 
 let shared = null;
 let figures = 0;
+let blobUrl = null;
 
 /** Where the figure's code came from, when that is not this page's origin (else null). */
 export function foreignOrigin(url, pageOrigin) {
@@ -21,29 +24,35 @@ export function foreignOrigin(url, pageOrigin) {
 
 function startWorker(name) {
   const url = new URL(workerUrl, import.meta.url);
-  const foreign = foreignOrigin(url, window.location.origin);
-  if (!foreign) return new Worker(url, { type: 'module', name });
-  const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' }));
+  if (!foreignOrigin(url, window.location.origin)) return new Worker(url, { type: 'module', name });
+  blobUrl ??= URL.createObjectURL(new Blob([blobWorkerSource(url.href)], { type: 'text/javascript' }));
   try {
-    const worker = new Worker(blob, { type: 'module', name });
-    worker.addEventListener('message', () => URL.revokeObjectURL(blob), { once: true });
-    return worker;
-  } catch (e) {
-    throw new Error(
-      `PosLab could not start its worker on this page: the page's Content-Security-Policy must allow worker-src blob: (${e.message})`,
-    );
+    return new Worker(blobUrl, { type: 'module', name });
+  } catch (error) {
+    // Chromium reports a refused worker as an error event (startFailure below); others throw.
+    throw new Error(blobRefused(error));
   }
 }
+
+// A Blob worker that fails with no message of its own never ran: the page's CSP refused it
+// (everything it loads itself reports its own failure).
+const blobRefused = (error) =>
+  describeLoadFailure({
+    what: "PosLab's worker",
+    url: 'blob:',
+    error,
+    foreign: false,
+    violation: { directive: 'worker-src', blocked: 'blob' },
+  });
 
 export function figureCompute() {
   const id = ++figures;
   return {
     request(channel, job, params) {
       shared ??= createComputeClient(startWorker, {
-        startFailure:
-          `PosLab's worker did not start: the PosLab host must send Access-Control-Allow-Origin for its files, ` +
-          `and this page's Content-Security-Policy must allow the PosLab origin in script-src and connect-src, ` +
-          `worker-src blob: and 'wasm-unsafe-eval'`,
+        startFailure: foreignOrigin(new URL(workerUrl, import.meta.url), window.location.origin)
+          ? blobRefused(null)
+          : undefined,
       });
       return shared.request(`${id}/${channel}`, job, params);
     },

@@ -10,12 +10,28 @@ import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
 import { bindPosLab } from '../core/api.js';
 import { GPT2_JOBS, JOBS, loadGpt2Jobs } from './jobs/index.js';
+import { describeLoadFailure, recordViolations } from './load-failure.js';
 import { paint } from './paint.js';
 
-async function wasmBytes(url, what) {
+// On another site's page this worker runs under that page's CSP (see embed/compute.js), which
+// may refuse the wasm's fetch or its compilation: the error then names the directive.
+const violations = recordViolations(self);
+
+async function wasmBytes(url) {
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not load ${what} (${response.status})`);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
+}
+
+/** Runs `load` (a wasm module's fetch or compile); its failure says what to change, and where. */
+async function explained(what, url, load) {
+  try {
+    return await load();
+  } catch (error) {
+    const foreign = new URL(url, self.location.href).origin !== self.location.origin;
+    const violation = await violations.latest();
+    throw new Error(describeLoadFailure({ what, url, error, foreign, violation }), { cause: error });
+  }
 }
 
 // The core module. Loaded at start and announced ('ready' or 'fatal'), except in the GPT-2
@@ -23,10 +39,9 @@ async function wasmBytes(url, what) {
 // The page starts one worker per view; the main thread may terminate one to cancel its job.
 let coreReady = null;
 const core = () =>
-  (coreReady ??= (async () => {
-    const wasmBinary = await wasmBytes(wasmUrl, 'the WebAssembly core');
-    return bindPosLab(await createModule({ wasmBinary }));
-  })());
+  (coreReady ??= explained('the WebAssembly core', wasmUrl, async () =>
+    bindPosLab(await createModule({ wasmBinary: await wasmBytes(wasmUrl) })),
+  ));
 
 if (self.name !== 'gpt2') {
   core().then(
@@ -41,13 +56,15 @@ if (self.name !== 'gpt2') {
 let gpt2Ready = null;
 function gpt2() {
   gpt2Ready ??= (async () => {
+    const what = 'the GPT-2 WebAssembly module';
     const [{ default: create }, { bindLm }, jobs, wasmBinary] = await Promise.all([
       import('@poslab-wasm/poslab-gpt2.mjs'),
       import('../core/lm.js'),
       loadGpt2Jobs(),
-      wasmBytes(gpt2WasmUrl, 'the GPT-2 WebAssembly module'),
+      explained(what, gpt2WasmUrl, () => wasmBytes(gpt2WasmUrl)),
     ]);
-    return { lab: bindLm(await create({ wasmBinary })), jobs };
+    const lab = bindLm(await explained(what, gpt2WasmUrl, () => create({ wasmBinary })));
+    return { lab, jobs };
   })();
   gpt2Ready.catch(() => (gpt2Ready = null)); // a later job may try again
   return gpt2Ready;
