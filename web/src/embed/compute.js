@@ -22,37 +22,36 @@ export function foreignOrigin(url, pageOrigin) {
   return origin === pageOrigin ? null : origin;
 }
 
+// A Blob worker that fails with no message of its own never ran: the page's CSP refused it
+// (everything it loads itself reports its own failure, see blob-worker.js).
+const BLOB_REFUSED = describeLoadFailure({
+  what: "PosLab's worker",
+  url: 'blob:',
+  error: null,
+  foreign: false,
+  violation: { directive: 'worker-src', blocked: 'blob' },
+});
+
+const isForeign = () => foreignOrigin(new URL(workerUrl, import.meta.url), window.location.origin) !== null;
+
 function startWorker(name) {
   const url = new URL(workerUrl, import.meta.url);
-  if (!foreignOrigin(url, window.location.origin)) return new Worker(url, { type: 'module', name });
+  if (!isForeign()) return new Worker(url, { type: 'module', name });
   blobUrl ??= URL.createObjectURL(new Blob([blobWorkerSource(url.href)], { type: 'text/javascript' }));
   try {
     return new Worker(blobUrl, { type: 'module', name });
-  } catch (error) {
+  } catch (cause) {
     // Chromium reports a refused worker as an error event (startFailure below); others throw.
-    throw new Error(blobRefused(error));
+    throw new Error(BLOB_REFUSED, { cause });
   }
 }
-
-// A Blob worker that fails with no message of its own never ran: the page's CSP refused it
-// (everything it loads itself reports its own failure).
-const blobRefused = (error) =>
-  describeLoadFailure({
-    what: "PosLab's worker",
-    url: 'blob:',
-    error,
-    foreign: false,
-    violation: { directive: 'worker-src', blocked: 'blob' },
-  });
 
 export function figureCompute() {
   const id = ++figures;
   return {
     request(channel, job, params) {
       shared ??= createComputeClient(startWorker, {
-        startFailure: foreignOrigin(new URL(workerUrl, import.meta.url), window.location.origin)
-          ? blobRefused(null)
-          : undefined,
+        startFailure: isForeign() ? BLOB_REFUSED : undefined,
       });
       return shared.request(`${id}/${channel}`, job, params);
     },
