@@ -16,11 +16,14 @@ describe('host page CSP', () => {
     // What a cross-origin <poslab-figure> needs: its Blob worker, PosLab's origin for the
     // modules (the Blob worker imports PosLab's with import(), which script-src governs) and
     // the wasm, and wasm compilation; nothing more for workers than blob: and the page's own.
+    // A directive's sources, without its name.
     const directive = (name) =>
-      csp
-        .split(';')
-        .map((d) => d.trim().split(/\s+/))
-        .find((d) => d[0] === name) ?? [];
+      (
+        csp
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .find((d) => d[0] === name) ?? []
+      ).slice(1);
     expect(directive('worker-src')).toEqual(["'self'", 'blob:']);
     expect(directive('script-src')).toEqual(expect.arrayContaining(['https://poslab.example', "'wasm-unsafe-eval'"]));
     expect(directive('connect-src')).toContain('https://poslab.example');
