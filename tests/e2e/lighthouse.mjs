@@ -50,11 +50,7 @@ function startChromium() {
     child.stderr.on('data', (d) => {
       err += d;
       const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-      if (m)
-        resolve({
-          port: Number(m[1]),
-          stop: () => (child.kill(), fs.rmSync(profile, { recursive: true, force: true })),
-        });
+      if (m) resolve({ port: Number(m[1]), stop });
     });
     child.on('exit', (code) =>
       reject(new Error(`Chromium exited (${code}) before DevTools was up: ${err.slice(-400)}`)),
