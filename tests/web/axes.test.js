@@ -1,7 +1,7 @@
 // The hand-drawn plots' arithmetic: tick choice, scales, thinning and a line plot's domains.
 import { describe, expect, it } from 'vitest';
 import { integerTicks, logTicks, makeScale, niceTicks, thin } from '../../web/src/plots/axes.js';
-import { axisDomain } from '../../web/src/plots/lineplot.js';
+import { axisDomain, strokeWidth } from '../../web/src/plots/lineplot.js';
 
 describe('plot axes', () => {
   it('Axes.IntegerTicksStepOneTwoFive', () => {
@@ -52,5 +52,21 @@ describe('plot axes', () => {
     expect(one.max).toBeGreaterThan(4096);
     expect(axisDomain([3, 400], { log: true })).toMatchObject({ min: 1, max: 1000 });
     expect(axisDomain(null).ticks.length).toBeGreaterThan(1);
+  });
+
+  it('LinePlot.BandFillingLineIsOneDevicePixelWide', () => {
+    // A 300 x 200 px plot of values in [-1, 1] over D = 512 dimensions.
+    const x = makeScale(0, 511, 0, 300);
+    const y = makeScale(-1, 1, 200, 0);
+    const series = (f, n = 512) => ({ x: Array.from({ length: n }, (_, i) => i), y: Array.from({ length: n }, f) });
+    const ok = () => true;
+    // Position 10's interleaved sinusoidal vector doubles back at every dimension: a band.
+    const vector = series((_, i) => (i % 2 ? Math.cos : Math.sin)(10 / 10000 ** ((2 * Math.floor(i / 2)) / 512)));
+    expect(strokeWidth(vector, x, y, ok, 2)).toBe(0.5);
+    expect(strokeWidth(vector, x, y, ok, 1)).toBe(1);
+    // Four smooth periods are a line, drawn at its usual width.
+    const wave = series((_, i) => Math.sin((8 * Math.PI * i) / 512));
+    expect(strokeWidth(wave, x, y, ok, 2)).toBe(1);
+    expect(strokeWidth(series(Math.sin, 50), makeScale(0, 49, 0, 300), y, ok, 2)).toBe(1.5);
   });
 });

@@ -262,10 +262,10 @@ function drawSeries(ctx, s, colour, x, y, o) {
   const n = s.x.length;
   if (!n) return;
   ctx.strokeStyle = ctx.fillStyle = colour;
-  ctx.lineWidth = n > 256 ? 1 : 1.5;
-  ctx.setLineDash(s.dashed ? [6, 4] : []);
   const ok = (i) => Number.isFinite(s.y[i]) && (!o.logY || s.y[i] > 0) && (!o.logX || s.x[i] > 0);
   const width = x.px(x.max) - x.px(x.min);
+  ctx.lineWidth = strokeWidth(s, x, y, ok, ctx.getTransform().a);
+  ctx.setLineDash(s.dashed ? [6, 4] : []);
   ctx.beginPath();
   if (n > 2 * width) {
     // Many points per pixel column: one vertical stroke per column from its min to its max.
@@ -323,6 +323,36 @@ function drawSeries(ctx, s, colour, x, y, o) {
       ctx.arc(x.px(s.x[i]), y.px(s.y[i]), 2, 0, 2 * Math.PI);
       ctx.fill();
     }
+}
+
+/**
+ * The line width (CSS px) of a series on scales x and y at `ratio` device pixels per CSS px.
+ * A line that fills a band (crossing a row of pixels more than once every 4 px across on
+ * average, such as a sinusoidal vector across D = 512) is one device pixel wide: a wider
+ * stroke of it costs the rasteriser about 10x more (about 75 ms on a phone-sized canvas, in
+ * the task after the draw), and the band looks the same.
+ */
+export function strokeWidth(s, x, y, ok, ratio) {
+  const width = Math.abs(x.px(x.max) - x.px(x.min));
+  const height = Math.abs(y.px(y.min) - y.px(y.max));
+  if (verticalTravel(s, y, ok) / height > width / 4) return 1 / ratio;
+  return s.x.length > 256 ? 1 : 1.5;
+}
+
+/** How far a series' line travels up and down, in pixels: the sum of its vertical steps. */
+function verticalTravel(s, y, ok) {
+  let travel = 0;
+  let last = null;
+  for (let i = 0; i < s.x.length; i++) {
+    if (!ok(i)) {
+      last = null;
+      continue;
+    }
+    const py = y.px(s.y[i]);
+    if (last !== null) travel += Math.abs(py - last);
+    last = py;
+  }
+  return travel;
 }
 
 function drawRefLines(ctx, { area: a, x, y }, lines, colour) {
