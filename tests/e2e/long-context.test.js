@@ -4,7 +4,7 @@
 // reloads to the same picture; the random-weights label is on the page.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasHash, drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
+import { canvasHash, drawCount, drawn, launch, openPage, outDir, urlWith } from './helpers/browser.js';
 
 let browser;
 let base;
@@ -35,8 +35,7 @@ describe('view long-context', () => {
     );
     expect(await canvasHash(page, canvas)).not.toBe(before);
     expect(await drawCount(page, 'lc')).toBeGreaterThanOrEqual(count);
-    const url = page.url();
-    expect(decodeURIComponent(new URL(url).hash)).toContain('lc.smooth=16');
+    const url = await urlWith(page, 'lc.smooth=16');
     const after = await canvasHash(page, canvas);
     await page.screenshot({ path: path.join(outDir, 'long-context.png'), fullPage: true });
     const again = await openPage(browser, url);

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasColours, canvasHash, drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
+import { canvasColours, canvasHash, drawCount, drawn, launch, openPage, outDir, urlWith } from './helpers/browser.js';
 
 const select = (id, value) => (page) => page.selectOption(id, value);
 const type = (id, value) => async (page) => {
@@ -78,8 +78,7 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
     await change(page);
     await drawn(page, prefix, count + 1);
     expect(await canvasHash(page, mainCanvas)).not.toBe(before);
-    const url = page.url();
-    expect(decodeURIComponent(new URL(url).hash)).toContain(hash);
+    const url = await urlWith(page, hash);
     const after = await canvasHash(page, mainCanvas);
     await page.screenshot({ path: path.join(outDir, `${view}-changed.png`), fullPage: true });
 
@@ -135,8 +134,7 @@ describe('whole page', () => {
     await page.keyboard.press('ArrowRight'); // cell (0, 1): hidden by causal → becomes visible
     await page.keyboard.press('Enter');
     await drawn(page, 'att', count + 1);
-    const hash = decodeURIComponent(new URL(page.url()).hash);
-    expect(hash).toContain('att.mask=custom');
+    const hash = decodeURIComponent(new URL(await urlWith(page, 'att.mask=custom')).hash);
     expect(hash).toMatch(/att\.custom=\d+\./);
     expect(await page.inputValue('#c-att-mask')).toBe('custom');
     expect(problems).toEqual([]);
@@ -200,7 +198,9 @@ describe('whole page', () => {
     expect(unlabelled).toEqual([]);
     // The theme button cycles auto → light → dark; the hash follows.
     await page.click('#theme');
-    expect(decodeURIComponent(new URL(page.url()).hash)).not.toContain('theme=dark');
+    await page.waitForFunction(() => !decodeURIComponent(window.location.hash).includes('theme=dark'), null, {
+      timeout: 10_000,
+    });
     expect(problems).toEqual([]);
     await context.close();
   });

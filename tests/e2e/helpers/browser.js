@@ -69,6 +69,22 @@ export async function drawn(page, prefix, n = 1, { timeout = 120_000 } = {}) {
   );
 }
 
+/**
+ * The page's URL once its decoded hash contains every one of `parts`: the playground rewrites
+ * the address bar once the settings have stayed still for a moment (state/url.js), not at once.
+ */
+export async function urlWith(page, ...parts) {
+  await page.waitForFunction(
+    (ps) => {
+      const hash = decodeURIComponent(window.location.hash);
+      return ps.every((p) => hash.includes(p));
+    },
+    parts,
+    { timeout: 10_000 },
+  );
+  return page.url();
+}
+
 export const drawCount = (page, prefix) =>
   page.evaluate((p) => (globalThis.__poslabTimings ?? []).filter((t) => t.view === p).length, prefix);
 

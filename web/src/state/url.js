@@ -117,6 +117,9 @@ export function presetHash(preset) {
   return serialiseHash({ ...defaults(), ...preset });
 }
 
+/** How long the settings must stay still before the address bar is rewritten. */
+export const WRITE_DELAY_MS = 150;
+
 /**
  * Keeps location.hash and the store in step. Control changes replace the history entry (a
  * slider drag must not fill the back button); a pasted or clicked link is read back in.
@@ -132,10 +135,16 @@ export function syncHash(store, report) {
     store.set(state, { source: 'hash' });
   };
 
-  // The address bar is written a task later, once per burst of changes: replaceState costs
-  // milliseconds, which a slider step should spend on its recompute, not before it.
+  // The address bar is written once a burst of changes has settled (WRITE_DELAY_MS without
+  // another): replaceState costs milliseconds a slider step should spend on its redraw, and
+  // browsers cap a page's history updates (Chromium ignores those past 200 in 10 s, Safari
+  // throws past 100), which a drag reaches in seconds. A pending write is flushed when the
+  // page is hidden or left.
   let pending = null;
+  let timer = 0;
   const write = () => {
+    clearTimeout(timer);
+    if (pending === null) return;
     const hash = serialiseHash(pending);
     pending = null;
     const url = `${window.location.pathname}${window.location.search}${hash ? `#${hash}` : ''}`;
@@ -144,10 +153,18 @@ export function syncHash(store, report) {
     writing = false;
   };
   store.subscribe((state, _changed, meta) => {
-    if (meta.source === 'hash') return;
-    if (pending === null) setTimeout(write, 0);
+    if (meta.source === 'hash') {
+      // A link read in supersedes settings not yet written: writing them later would undo it.
+      pending = null;
+      clearTimeout(timer);
+      return;
+    }
     pending = state;
+    clearTimeout(timer);
+    timer = setTimeout(write, WRITE_DELAY_MS);
   });
+  window.addEventListener('pagehide', write);
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && write());
 
   window.addEventListener('hashchange', () => {
     if (!writing) read();

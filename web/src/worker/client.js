@@ -14,6 +14,8 @@
  *   startFailure: what to say when a worker fails without a message of its own (a blocked or
  *   unreachable script reports none)
  */
+const epochNow = () => performance.timeOrigin + performance.now();
+
 export function createComputeClient(makeWorker, options = {}) {
   const {
     onReady,
@@ -54,8 +56,12 @@ export function createComputeClient(makeWorker, options = {}) {
       if (!r) return;
       if (data.type === 'progress') return r.task.onProgress?.(data.data);
       running.delete(data.id);
-      if (data.type === 'result') r.task.resolve(data.result);
-      else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
+      if (data.type === 'result') {
+        // When the job was posted and its result arrived: the e2e timing's trips between threads.
+        if (data.result?.timing)
+          Object.assign(data.result.timing, { postedAt: r.task.postedAt, arrivedAt: epochNow() });
+        r.task.resolve(data.result);
+      } else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
       next(r.ch);
     });
     worker.addEventListener('error', (e) => {
@@ -66,7 +72,7 @@ export function createComputeClient(makeWorker, options = {}) {
 
   function start(ch, task) {
     const id = nextId++;
-    Object.assign(task, { id, startedAt: Date.now() });
+    Object.assign(task, { id, startedAt: Date.now(), postedAt: epochNow() });
     ch.running = task;
     running.set(id, { task, ch });
     workerFor(ch.worker).postMessage({ id, job: task.job, params: task.params });

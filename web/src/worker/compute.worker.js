@@ -70,7 +70,12 @@ function gpt2() {
   return gpt2Ready;
 }
 
+// Wall-clock stamps (ms since the epoch, comparable across threads) for the e2e timing's
+// split of a job's time into the trips between threads and the work on each.
+const now = () => performance.timeOrigin + performance.now();
+
 self.onmessage = async ({ data: { id, job, params } }) => {
+  const receivedAt = now();
   try {
     const isGpt2 = GPT2_JOBS.includes(job);
     if (!isGpt2 && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
@@ -80,7 +85,10 @@ self.onmessage = async ({ data: { id, job, params } }) => {
     const result = await jobs[job](lab, params, { progress });
     const computeMs = performance.now() - t0;
     const transfer = await paint(result);
-    result.timing = { computeMs, paintMs: performance.now() - t0 - computeMs, bitmapMs: result.bitmapMs ?? 0 };
+    result.timing = {
+      ...{ computeMs, paintMs: performance.now() - t0 - computeMs, bitmapMs: result.bitmapMs ?? 0 },
+      ...{ receivedAt, sentAt: now() },
+    };
     self.postMessage({ type: 'result', id, result }, transfer);
   } catch (e) {
     self.postMessage({ type: 'error', id, message: e?.message ?? String(e), field: e?.field });
