@@ -65,7 +65,8 @@ export function createFigure(parent, { title, height = 320, exports = {} }) {
     b.type = 'button';
     b.className = 'export';
     b.textContent = label;
-    b.setAttribute('aria-label', `Export ${what} of ${title}`);
+    // The name starts with the visible label (WCAG 2.5.3, label in name).
+    b.setAttribute('aria-label', `${label}: export ${what} of ${title}`);
     b.addEventListener('click', run);
     actions.append(b);
   };
