@@ -80,14 +80,12 @@ function report(name, rows) {
       rows.map((r) => r.drawMs),
       50,
     ),
-    // The trips between threads: posted → taken by the worker, sent back → taken by the main thread.
-    tripsP50: pct(
-      rows.map((r) => r.toWorkerMs + r.toMainMs),
+    // Steps run on the main thread (worker/inline.js) and, for the others, the time their
+    // messages spent between threads (posted → result taken, less the worker's own time).
+    inline: rows.filter((r) => r.inline).length,
+    betweenThreadsP50: pct(
+      rows.filter((r) => !r.inline).map((r) => r.betweenThreadsMs),
       50,
-    ),
-    tripsP95: pct(
-      rows.map((r) => r.toWorkerMs + r.toMainMs),
-      95,
     ),
     maxFrameGap: Math.max(...rows.map((r) => r.maxFrameGapMs)),
     longTasks: rows.filter((r) => r.longestTaskMs > 0).length,
@@ -96,8 +94,8 @@ function report(name, rows) {
   results[name] = summary;
   console.log(
     `[timing] ${name}: input → redrawn p50 ${fmt(summary.p50)}, p95 ${fmt(summary.p95)} over ${summary.n} steps ` +
-      `(worker compute p50 ${fmt(summary.computeP50)}, worker paint p50 ${fmt(summary.paintP50)}, main-thread draw p50 ${fmt(summary.drawP50)}, ` +
-      `between threads p50 ${fmt(summary.tripsP50)} / p95 ${fmt(summary.tripsP95)}; ` +
+      `(compute p50 ${fmt(summary.computeP50)}, colouring p50 ${fmt(summary.paintP50)}, main-thread draw p50 ${fmt(summary.drawP50)}, ` +
+      `${summary.inline} of ${summary.n} steps on the main thread, the rest between threads p50 ${summary.inline === summary.n ? '-' : fmt(summary.betweenThreadsP50)}; ` +
       `longest frame gap ${fmt(summary.maxFrameGap)}; main-thread tasks over 50 ms: ${summary.longTasks === 0 ? 'none' : `${summary.longTasks} steps had one, longest ${fmt(summary.longestTask)}`})`,
   );
 }

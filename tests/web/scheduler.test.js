@@ -153,3 +153,123 @@ describe('per-view scheduler', () => {
     expect(reported).toBe('no wasm');
   });
 });
+
+// Small jobs on the main thread (worker/inline.js): a request whose size times the last
+// measured time per unit of that job on that channel is under the budget runs in the caller's
+// task, superseding the channel's jobs as a newer request does.
+describe('inline jobs', () => {
+  // A runner that is ready (or not) and answers every job with its params.
+  function fakeInline({ ready = true } = {}) {
+    const runner = {
+      ready,
+      warmed: 0,
+      ran: [],
+      warm: () => runner.warmed++,
+      run: (job, params) => {
+        runner.ran.push(params);
+        if (params.fail) throw Object.assign(new Error('D must be even'), { field: 'D' });
+        return { params, timing: { computeMs: 0.5, paintMs: 0.5 } };
+      },
+    };
+    return runner;
+  }
+  const timed = (ms) => ({ timing: { computeMs: ms / 2, paintMs: ms / 2 } });
+  const options = (inline) => ({ inline, graceMs: 1000, inlineBudgetMs: 6 });
+
+  it('Scheduler.SmallJobRunsInlineOnceItsRateIsMeasured', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline();
+    const client = createComputeClient(makeWorker, options(inline));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 512, D: 512 });
+    expect(made[0].sent).toHaveLength(1); // nothing measured yet: the worker runs it
+    made[0].reply(made[0].sent[0].id, timed(3)); // 3 ms for 512 × 512 cells
+    await first;
+    const second = await client.request('enc', 'encodings', { method: 'sinusoidal', L: 513, D: 512 });
+    expect(second.params.L).toBe(513);
+    expect(inline.ran).toHaveLength(1);
+    expect(made[0].sent).toHaveLength(1); // the worker was not asked
+    // Background work (gallery thumbnails) asks to stay off the main thread.
+    client.request('enc', 'encodings', { method: 'sinusoidal', L: 514, D: 512 }, { inline: false });
+    expect(inline.ran).toHaveLength(1);
+    expect(made[0].sent.map((m) => m.params.L)).toEqual([512, 514]);
+  });
+
+  it('Scheduler.JobPredictedOverTheBudgetGoesToTheWorker', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline();
+    const client = createComputeClient(makeWorker, options(inline));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 512, D: 512 });
+    made[0].reply(made[0].sent[0].id, timed(3));
+    await first;
+    client.request('enc', 'encodings', { method: 'sinusoidal', L: 2048, D: 512 }); // 4 × the cells: ~12 ms
+    expect(inline.ran).toHaveLength(0);
+    expect(made[0].sent.map((m) => m.params.L)).toEqual([512, 2048]);
+    client.request('enc', 'similarity', { L: 64, D: 8 }); // another job: its own rate, none yet
+    expect(inline.ran).toHaveLength(0);
+    client.request('enc', 'attention', { L: 4, D: 8 }); // no size: never inline
+    expect(inline.ran).toHaveLength(0);
+  });
+
+  it('Scheduler.InlineJobSupersedesTheWaitingAndRunningOnes', async () => {
+    vi.useFakeTimers();
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline();
+    const client = createComputeClient(makeWorker, options(inline));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
+    made[0].reply(made[0].sent[0].id, timed(0.1));
+    await first;
+    const big = client.request('enc', 'encodings', { method: 'sinusoidal', L: 8192, D: 1024 });
+    const queued = client.request('enc', 'encodings', { method: 'sinusoidal', L: 4096, D: 1024 });
+    const small = client.request('enc', 'encodings', { method: 'sinusoidal', L: 65, D: 64 });
+    expect(await queued).toBeNull();
+    expect(await big).toBeNull(); // resolved at once …
+    expect((await small).params.L).toBe(65);
+    made[0].reply(made[0].sent[1].id, { late: true, ...timed(500) }); // … and its late result goes nowhere
+    expect(made[0].terminated).toBe(false); // it finished within its grace
+    const bigAgain = client.request('enc', 'encodings', { method: 'sinusoidal', L: 8192, D: 1024 });
+    const smallAgain = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
+    expect(await bigAgain).toBeNull();
+    expect((await smallAgain).params.L).toBe(64);
+    vi.advanceTimersByTime(1000); // a long job is cut short after its grace, as a newer request would
+    expect(made[0].terminated).toBe(true);
+  });
+
+  it('Scheduler.InlineErrorsKeepTheirField', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const client = createComputeClient(makeWorker, options(fakeInline()));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
+    made[0].reply(made[0].sent[0].id, timed(0.1));
+    await first;
+    const failed = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 63, fail: true });
+    await expect(failed).rejects.toMatchObject({ message: 'D must be even', field: 'D' });
+  });
+
+  it('Scheduler.InlineCoreLoadsOnlyWhenAJobIsSmall', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline({ ready: false });
+    const client = createComputeClient(makeWorker, options(inline));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
+    expect(inline.warmed).toBe(0); // the first request is never inline: nothing loads at start
+    made[0].reply(made[0].sent[0].id, timed(0.1));
+    await first;
+    client.request('enc', 'encodings', { method: 'sinusoidal', L: 65, D: 64 });
+    expect(inline.warmed).toBe(1); // small: the main thread's core starts loading …
+    expect(made[0].sent).toHaveLength(2); // … and the worker runs this one meanwhile
+  });
+
+  it('Scheduler.SharedWorkerChannelsNeverRunInline', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline();
+    const client = createComputeClient(makeWorker, {
+      ...options(inline),
+      sharedWorker: () => 'gpt2',
+      workOf: () => 1,
+    });
+    const first = client.request('gpt', 'gpt2', { text: 'a' });
+    made[0].reply(made[0].sent[0].id, timed(0.1));
+    await first;
+    client.request('gpt', 'gpt2', { text: 'b' });
+    expect(inline.ran).toHaveLength(0);
+    expect(made[0].sent).toHaveLength(2);
+  });
+});

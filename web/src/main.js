@@ -4,6 +4,7 @@
 // it is shown, and only the visible one recomputes.
 import './styles/main.css';
 import { createComputeClient } from './worker/client.js';
+import { createInlineRunner } from './worker/inline.js';
 import { VIEWS, defaults, viewNamed } from './state/registry.js';
 import { createStore } from './state/store.js';
 import { syncHash } from './state/url.js';
@@ -32,6 +33,8 @@ const compute = createComputeClient(
       messages.fatal(message);
     },
     sharedWorker: (channel) => (channel === gpt || channel.startsWith(`${gpt}-`) ? 'gpt2' : null),
+    // Jobs that fit in a few milliseconds run on this thread, drawn in the frame after the input.
+    inline: createInlineRunner(),
   },
 );
 

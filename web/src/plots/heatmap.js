@@ -1,5 +1,5 @@
-// A matrix as a picture: one pixel per cell (an ImageBitmap painted in the worker, binned
-// there to 1024 pixels when an axis is longer) in a plot area with integer axes and a
+// A matrix as a picture: one pixel per cell (an ImageBitmap painted in the worker, or rgba
+// from a small job run on the main thread; binned to 1024 pixels when an axis is longer) in a plot area with integer axes and a
 // colour bar, drawn by hand on one canvas (no Chart.js: an update costs one image draw, and
 // the axes and colour bar are redrawn only when the matrix's shape, labels or range change).
 // Hover or arrow keys pick a cell; click / Enter reports it (custom masks).
@@ -23,6 +23,7 @@ const LABEL_HEIGHT = 14;
 export function createHeatmap(parent, opts) {
   let m = null; // { data, rows, cols, bitmap|rgba, range, cmap, specials, xLabels?, yLabels? }
   let image = null;
+  let pixels = null; // the canvas rgba pictures are put into, kept between updates
   let hover = null;
   let area = null; // the plot area of the last base layer, in CSS px
   let baseKey = '';
@@ -170,7 +171,7 @@ export function createHeatmap(parent, opts) {
       if (m?.bitmap && m.bitmap !== next.bitmap) m.bitmap.close?.();
       const labelsChanged = next.xLabels !== m?.xLabels || next.yLabels !== m?.yLabels;
       m = next;
-      image = next.bitmap ?? toCanvas(next);
+      image = next.bitmap ?? (pixels = toCanvas(next, pixels));
       if (axes.xTitle) titles.x = axes.xTitle;
       if (axes.yTitle) titles.y = axes.yTitle;
       if (hover && (hover.row >= m.rows || hover.col >= m.cols)) hover = null;
@@ -188,11 +189,12 @@ export function createHeatmap(parent, opts) {
 
 const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
 
-// Main-thread fallback when the worker could not make a bitmap (no OffscreenCanvas support).
-function toCanvas({ rgba, rows, cols, rgbaSize: [h, w] = [rows, cols] }) {
-  const c = document.createElement('canvas');
-  c.width = w;
-  c.height = h;
+// rgba as an image to draw: a small job run on the main thread, or a worker that could not
+// make a bitmap. `c`, the last picture's canvas, is reused.
+function toCanvas({ rgba, rows, cols, rgbaSize: [h, w] = [rows, cols] }, c) {
+  c ??= document.createElement('canvas');
+  if (c.width !== w) c.width = w;
+  if (c.height !== h) c.height = h;
   c.getContext('2d').putImageData(new ImageData(rgba, w, h), 0, 0);
   return c;
 }

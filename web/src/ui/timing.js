@@ -7,15 +7,14 @@ export function markInput() {
 }
 
 /**
- * Records one finished redraw of `view`; the worker's own split comes with it, and where the
- * job's trip was stamped (worker/client.js, compute.worker.js: ms since the epoch) the time
- * spent between threads: toWorkerMs (posted → the worker took it), toMainMs (the worker sent
- * the result → the main thread took it; long when the main thread was busy rendering).
+ * Records one finished redraw of `view`; the worker's own split comes with it, and for a job
+ * that went to a worker the time between threads (betweenThreadsMs: posted → result taken on
+ * the main thread, less the worker's own time; long when the main thread held the message).
  */
 export function markDrawn(view, workerTiming = {}) {
   const now = performance.now();
-  const { postedAt, receivedAt, sentAt, arrivedAt, ...split } = workerTiming;
-  const trips = postedAt ? { toWorkerMs: receivedAt - postedAt, toMainMs: arrivedAt - sentAt } : {};
+  const { roundTripMs, workerMs, ...split } = workerTiming;
+  const trips = roundTripMs === undefined ? {} : { betweenThreadsMs: roundTripMs - workerMs };
   const entry = { view, totalMs: inputAt === null ? null : now - inputAt, ...split, ...trips, at: now };
   inputAt = null;
   const list = (globalThis.__poslabTimings ??= []);

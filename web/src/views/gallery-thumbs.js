@@ -45,7 +45,8 @@ export function createThumbnails(compute) {
       const card = queue.shift();
       card.el.dataset.state = 'computing';
       try {
-        const result = await compute.request(CHANNEL, card.plan.job, card.plan.params);
+        // Background work: no input waits for a thumbnail, so none runs on the main thread.
+        const result = await compute.request(CHANNEL, card.plan.job, card.plan.params, { inline: false });
         if (result === null) {
           // Superseded (not by this queue): observed afresh, so it queues again if still near.
           card.el.dataset.state = 'waiting';

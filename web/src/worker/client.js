@@ -6,16 +6,27 @@
 // over quick jobs still draws while a 30 s job is cut short. Cancelled and dropped requests
 // resolve to null, never reject. Channels that name a shared worker (GPT-2: its model lives
 // in the worker between jobs) all run on it and are never cancelled, only queued.
+//
+// With an `inline` runner (worker/inline.js), a request whose predicted time is under
+// `inlineBudgetMs` runs on the main thread instead, in the caller's task, superseding the
+// channel's waiting and running jobs as a newer request does: the prediction is the job's
+// size (job-work.js) times the last measured time per unit of size of that job on that
+// channel, so the first such request, and any job without a size, goes to the worker.
+
+import { JOB_WORK } from './job-work.js';
+
+/** A job predicted to take less than this runs inline (a third of a frame). */
+export const INLINE_BUDGET_MS = 6;
 
 /**
  * @param {(name: string) => Worker} makeWorker a new worker for a channel (or a shared name)
  * @param {{ onReady?: (info: any) => void, onFatal?: (message: string) => void,
- *   graceMs?: number, sharedWorker?: (channel: string) => string | null, startFailure?: string }} [options]
+ *   graceMs?: number, sharedWorker?: (channel: string) => string | null, startFailure?: string,
+ *   inline?: ReturnType<typeof import('./inline.js').createInlineRunner>, inlineBudgetMs?: number,
+ *   workOf?: (job: string, params: any) => number | undefined }} [options]
  *   startFailure: what to say when a worker fails without a message of its own (a blocked or
- *   unreachable script reports none)
+ *   unreachable script reports none); workOf: a job's size (default: JOB_WORK)
  */
-const epochNow = () => performance.timeOrigin + performance.now();
-
 export function createComputeClient(makeWorker, options = {}) {
   const {
     onReady,
@@ -23,7 +34,11 @@ export function createComputeClient(makeWorker, options = {}) {
     graceMs = 1000,
     sharedWorker = () => null,
     startFailure = 'the compute worker failed to start',
+    inline = null,
+    inlineBudgetMs = INLINE_BUDGET_MS,
+    workOf = (job, params) => JOB_WORK[job]?.(params),
   } = options;
+  const msPerWork = new Map(); // "channel job" → the last such job's time per unit of its size
   const workers = new Map(); // name → Worker, alive
   const channels = new Map(); // channel → { worker name, shared, running, waiting, timer }
   const running = new Map(); // job id → { task, ch }
@@ -57,9 +72,12 @@ export function createComputeClient(makeWorker, options = {}) {
       if (data.type === 'progress') return r.task.onProgress?.(data.data);
       running.delete(data.id);
       if (data.type === 'result') {
-        // When the job was posted and its result arrived: the e2e timing's trips between threads.
-        if (data.result?.timing)
-          Object.assign(data.result.timing, { postedAt: r.task.postedAt, arrivedAt: epochNow() });
+        const timing = data.result?.timing;
+        if (timing) {
+          // Posted → result taken, for the e2e timing's split (the worker's own time is in it).
+          timing.roundTripMs = performance.now() - r.task.postedAt;
+          measured(r.ch.name, r.task, timing.computeMs + timing.paintMs);
+        }
         r.task.resolve(data.result);
       } else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
       next(r.ch);
@@ -72,7 +90,7 @@ export function createComputeClient(makeWorker, options = {}) {
 
   function start(ch, task) {
     const id = nextId++;
-    Object.assign(task, { id, startedAt: Date.now(), postedAt: epochNow() });
+    Object.assign(task, { id, startedAt: Date.now(), postedAt: performance.now() });
     ch.running = task;
     running.set(id, { task, ch });
     workerFor(ch.worker).postMessage({ id, job: task.job, params: task.params });
@@ -102,23 +120,76 @@ export function createComputeClient(makeWorker, options = {}) {
     ch.timer = setTimeout(() => ch.waiting && ch.running && cancelRunning(ch), left);
   }
 
+  // The channel's time per unit of size, from a job that took `ms`.
+  function measured(channel, task, ms) {
+    const work = workOf(task.job, task.params);
+    if (work > 0 && Number.isFinite(ms)) msPerWork.set(`${channel} ${task.job}`, ms / work);
+  }
+
+  const runsInline = (channel, job, params) => {
+    if (!inline || sharedWorker(channel) !== null) return false;
+    const work = workOf(job, params);
+    const rate = msPerWork.get(`${channel} ${job}`);
+    if (!(work > 0) || rate === undefined || rate * work > inlineBudgetMs) return false;
+    if (inline.ready) return true;
+    inline.warm(); // small enough: load the core here for the requests that follow
+    return false;
+  };
+
+  // A job on the main thread supersedes the channel's jobs: the waiting one is dropped, the
+  // running one resolves to null at once (its result, when it comes, is ignored) and its
+  // worker is cut short after its grace, as a newer request would.
+  function runInline(ch, channel, task) {
+    ch.waiting?.resolve(null);
+    ch.waiting = null;
+    const old = ch.running;
+    if (old) {
+      const superseded = old.resolve;
+      Object.assign(old, { resolve: () => {}, reject: () => {}, onProgress: undefined });
+      superseded(null);
+      clearTimeout(ch.timer);
+      const left = graceMs - (Date.now() - old.startedAt);
+      const cut = () => ch.running === old && cancelRunning(ch);
+      if (left <= 0) cut();
+      else ch.timer = setTimeout(cut, left);
+    }
+    let result;
+    try {
+      result = inline.run(task.job, task.params);
+    } catch (e) {
+      return task.reject(Object.assign(new Error(e?.message ?? String(e)), { field: e?.field }));
+    }
+    measured(channel, task, result.timing.computeMs + result.timing.paintMs);
+    task.resolve(result);
+  }
+
   const sameJob = (a, b) => a.job === b.job && JSON.stringify(a.params) === JSON.stringify(b.params);
 
   /**
    * Runs `job` on `channel`. Resolves with the result, or with null when a newer request on
    * the same channel superseded this one (dropped while waiting, or cancelled while running).
-   * @param {{ onProgress?: (data: any) => void }} [opts] progress reports of this request
+   * @param {{ onProgress?: (data: any) => void, inline?: boolean }} [opts] onProgress: progress
+   *   reports of this request; inline: false keeps a small job off the main thread too
+   *   (background work that no input waits for)
    */
-  function request(channel, job, params, { onProgress } = {}) {
+  function request(channel, job, params, { onProgress, inline: mayInline = true } = {}) {
     return new Promise((resolve, reject) => {
       if (fatal) return reject(new Error(fatal));
       let ch = channels.get(channel);
       if (!ch) {
         const shared = sharedWorker(channel);
-        ch = { worker: shared ?? channel, shared: shared !== null, running: null, waiting: null, timer: 0 };
+        ch = {
+          name: channel,
+          worker: shared ?? channel,
+          shared: shared !== null,
+          running: null,
+          waiting: null,
+          timer: 0,
+        };
         channels.set(channel, ch);
       }
       const task = { job, params, onProgress, resolve, reject };
+      if (mayInline && runsInline(channel, job, params)) return runInline(ch, channel, task);
       ch.waiting?.resolve(null);
       ch.waiting = null;
       if (!ch.running) return start(ch, task);

@@ -70,12 +70,8 @@ function gpt2() {
   return gpt2Ready;
 }
 
-// Wall-clock stamps (ms since the epoch, comparable across threads) for the e2e timing's
-// split of a job's time into the trips between threads and the work on each.
-const now = () => performance.timeOrigin + performance.now();
-
 self.onmessage = async ({ data: { id, job, params } }) => {
-  const receivedAt = now();
+  const receivedAt = performance.now(); // the worker's own time, for the e2e timing's split
   try {
     const isGpt2 = GPT2_JOBS.includes(job);
     if (!isGpt2 && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
@@ -85,10 +81,9 @@ self.onmessage = async ({ data: { id, job, params } }) => {
     const result = await jobs[job](lab, params, { progress });
     const computeMs = performance.now() - t0;
     const transfer = await paint(result);
-    result.timing = {
-      ...{ computeMs, paintMs: performance.now() - t0 - computeMs, bitmapMs: result.bitmapMs ?? 0 },
-      ...{ receivedAt, sentAt: now() },
-    };
+    const paintMs = performance.now() - t0 - computeMs;
+    const workerMs = performance.now() - receivedAt;
+    result.timing = { computeMs, paintMs, bitmapMs: result.bitmapMs ?? 0, workerMs };
     self.postMessage({ type: 'result', id, result }, transfer);
   } catch (e) {
     self.postMessage({ type: 'error', id, message: e?.message ?? String(e), field: e?.field });

@@ -22,11 +22,13 @@ export const DISPLAY_MAX = 1024;
 const displaySize = (n) => Math.min(n, DISPLAY_MAX);
 
 /**
- * Adds range, rgba (or bitmap where the worker can make one) and special-value counts to
- * every entry of result.heatmaps. Returns the buffers/bitmaps to transfer.
+ * Colours every heatmap of `result` now: adds range, rgba (rgbaSize: its [rows, cols]) and
+ * special-value counts to each entry of result.heatmaps. The main thread's small jobs
+ * (worker/inline.js) draw these pixels as they are.
+ * @param {{ reuse?: boolean }} [o] reuse: paint large pictures into the buffer kept between
+ *   jobs (only where the pixels are copied before the next job: see paint)
  */
-export async function paint(result) {
-  const transfer = new Set(); // a buffer listed twice would make postMessage throw
+export function paintPixels(result, { reuse = false } = {}) {
   for (const hm of Object.values(result.heatmaps ?? {})) {
     const w = displaySize(hm.cols);
     const h = displaySize(hm.rows);
@@ -39,19 +41,32 @@ export async function paint(result) {
       hm.range = painted.range;
     } else {
       hm.range ??= valueRange(hm.data, DIVERGING.has(hm.cmap));
-      painted = colorize(hm.data, hm.cmap, hm.range, canBitmap ? scratchFor(w * h * 4) : undefined);
+      painted = colorize(hm.data, hm.cmap, hm.range, reuse ? scratchFor(w * h * 4) : undefined);
     }
-    const { rgba, specials } = painted;
-    hm.specials = specials;
+    hm.rgba = painted.rgba;
+    hm.rgbaSize = [h, w];
+    hm.specials = painted.specials;
+  }
+}
+
+/**
+ * paintPixels, then each picture made an ImageBitmap where the worker can make one (the
+ * main thread then only blits it), else left as rgba. Returns the buffers/bitmaps to transfer.
+ */
+export async function paint(result) {
+  paintPixels(result, { reuse: canBitmap });
+  const transfer = new Set(); // a buffer listed twice would make postMessage throw
+  for (const hm of Object.values(result.heatmaps ?? {})) {
     if (canBitmap) {
       const t = performance.now();
-      hm.bitmap = await createImageBitmap(new ImageData(rgba, w, h));
+      const [h, w] = hm.rgbaSize;
+      hm.bitmap = await createImageBitmap(new ImageData(hm.rgba, w, h));
       result.bitmapMs = (result.bitmapMs ?? 0) + performance.now() - t;
+      delete hm.rgba; // the shared scratch buffer: not sent
+      delete hm.rgbaSize;
       transfer.add(hm.bitmap);
     } else {
-      hm.rgba = rgba;
-      hm.rgbaSize = [h, w];
-      transfer.add(rgba.buffer);
+      transfer.add(hm.rgba.buffer);
     }
     transfer.add(hm.data.buffer);
   }
