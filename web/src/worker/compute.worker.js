@@ -1,10 +1,11 @@
 // The compute worker: loads the wasm core once, then runs one job per message and posts the
 // result (buffers transferred, not copied) or the error's message and field (PosLabError.field
 // or a job's fieldError: an Error's own properties do not survive postMessage). The UI thread
-// never waits on the core. A job may be async and may report progress ({ type: 'progress', id,
-// data }); jobs can keep state here between messages (the GPT-2 view's model stays loaded).
-// The Models view's jobs run on the language-model module (poslab-gpt2: GPT-2 and GPT-NeoX),
-// fetched the first time one is asked for.
+// never waits on a job here (only jobs predicted to take a few ms run there: inline.js). A job
+// may be async and may report progress ({ type: 'progress', id, data }); jobs can keep state
+// here between messages (the GPT-2 view's model stays loaded). The Models view's jobs run on
+// the language-model module (poslab-gpt2: GPT-2 and GPT-NeoX), fetched the first time one is
+// asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
