@@ -10,6 +10,11 @@
 # Results go to $OUT (default: build/device-out) as JSON plus logs.
 # Dependencies the machine lacks (Eigen, Highway, nlohmann-json, CLI11, GoogleTest) can be
 # given as a prefix folder in POSLAB_DEPS (e.g. a copy of the /usr/include and cmake files).
+#
+# Device minutes are scarce: `scripts/cuda-device.sh prebuild` on a machine with nvcc and no
+# GPU builds the two programs (sm_90 code, CUDA 13 runtime, GoogleTest linked in) into
+# build/device-bin, about 7 MB; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
+# skips the configure and build there (and the dependencies it would need).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/device-out}
@@ -26,28 +31,40 @@ tag=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 
   sed 's/NVIDIA //; s/ .*//' | tr 'A-Z' 'a-z')
 tag=${tag:-gpu}-$(date -u +%Y-%m-%d)
 
-echo "== configure + build ($build)"
-cmake -S . -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 || {
-  cat "$out/configure.log"
-  exit 1
-}
-cmake --build "$build" -j "$(nproc)" --target poslab-bench-cuda poslab_cuda_tests \
-  >"$out/build.log" 2>&1 || {
-  grep -E "error|FAILED" "$out/build.log" | head -n 40
-  exit 1
-}
-grep -E "registers|spill" "$out/build.log" | sort | uniq -c | head -n 40
+bin=${POSLAB_PREBUILT:-}
+if [ "${1:-}" = prebuild ] || [ -z "$bin" ]; then
+  echo "== configure + build ($build)"
+  cmake -S . -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 || {
+    cat "$out/configure.log"
+    exit 1
+  }
+  cmake --build "$build" -j "$(nproc)" --target poslab-bench-cuda poslab_cuda_tests \
+    >"$out/build.log" 2>&1 || {
+    grep -E "error|FAILED" "$out/build.log" | head -n 40
+    exit 1
+  }
+  grep -E "registers|spill" "$out/build.log" | sort | uniq -c | head -n 40
+fi
+if [ "${1:-}" = prebuild ]; then
+  mkdir -p build/device-bin
+  cp "$build/cpp/cuda/poslab-bench-cuda" "$build/tests/cuda/poslab_cuda_tests" build/device-bin/
+  ls -la build/device-bin
+  echo "carry build/device-bin and run: POSLAB_PREBUILT=build/device-bin bash scripts/cuda-device.sh STEPS"
+  exit 0
+fi
+bench=${bin:-$build/cpp/cuda}/poslab-bench-cuda
+tests=${bin:-$build/tests/cuda}/poslab_cuda_tests
+[ -n "$bin" ] && echo "== prebuilt: $bench, $tests"
 
 status=0
 for step in "$@"; do
   echo "== $step"
   case $step in
     tests)
-      ctest --test-dir "$build" -R poslab_cuda_tests --output-on-failure 2>&1 |
-        tee "$out/tests.log" | tail -n 60 || status=1
+      "$tests" 2>&1 | tee "$out/tests.log" | tail -n 60
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     sanitize)
-      tests=$build/tests/cuda/poslab_cuda_tests
       timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
         --gtest_brief=1 2>&1 | tail -n 30 || status=1
       timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" \
@@ -58,16 +75,16 @@ for step in "$@"; do
       for kernel in sinusoidal_kernel2 alibi_kernel2; do
         timeout 120 ncu --kernel-name "regex:$kernel" --launch-count 1 --section SpeedOfLight \
           --section MemoryWorkloadAnalysis --section Occupancy \
-          "$build/cpp/cuda/poslab-bench-cuda" --quick --only tables --out /dev/null 2>&1 |
+          "$bench" --quick --only tables --out /dev/null 2>&1 |
           grep -vE "^(sinusoidal|alibi|t5) " | tee "$out/ncu-$kernel.txt" | grep -E \
           "Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|Achieved Occupancy|Mem Busy|Max Bandwidth|Issue|Waves" || true
       done
       ;;
     bench-quick)
-      "$build/cpp/cuda/poslab-bench-cuda" --quick --out "$out/poslab-$tag-quick.json" || status=1
+      "$bench" --quick --out "$out/poslab-$tag-quick.json" || status=1
       ;;
     bench)
-      "$build/cpp/cuda/poslab-bench-cuda" --out "$out/poslab-$tag.json" || status=1
+      "$bench" --out "$out/poslab-$tag.json" || status=1
       ;;
     torch-quick)
       PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --quick \
