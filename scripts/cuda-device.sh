@@ -32,6 +32,15 @@ tag=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 
 tag=${tag:-gpu}-$(date -u +%Y-%m-%d)
 
 bin=${POSLAB_PREBUILT:-}
+if [ -n "$bin" ]; then
+  # Built where CUDA's libraries were in /usr/local/cuda/lib; a CUDA image may keep them in
+  # lib64. Prebuilt programs that still miss a library are not used: the build runs instead.
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  if ldd "$bin/poslab_cuda_tests" "$bin/poslab-bench-cuda" | grep "not found"; then
+    echo "== prebuilt programs in $bin cannot load (above): building instead"
+    bin=
+  fi
+fi
 if [ "${1:-}" = prebuild ] || [ -z "$bin" ]; then
   echo "== configure + build ($build)"
   cmake -S . -B "$build" -G Ninja "${args[@]}" >"$out/configure.log" 2>&1 || {
