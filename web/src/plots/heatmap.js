@@ -1,7 +1,8 @@
 // A matrix as a picture: one pixel per cell (an ImageBitmap painted in the worker, or rgba
-// from a small job run on the main thread; binned to 1024 pixels when an axis is longer) in a plot area with integer axes and a
-// colour bar, drawn by hand on one canvas (no Chart.js: an update costs one image draw, and
-// the axes and colour bar are redrawn only when the matrix's shape, labels or range change).
+// from a small job run on the main thread; binned to 1024 pixels when an axis is longer) in
+// a plot area with integer axes and a colour bar, drawn by hand on one canvas (no Chart.js:
+// an update costs one image draw, and the axes and colour bar are redrawn only when the
+// matrix's shape, labels or range change).
 // Hover or arrow keys pick a cell; click / Enter reports it (custom masks).
 import { encodeNpy } from '../export/npy.js';
 import { matrixCsv } from '../export/csv.js';
