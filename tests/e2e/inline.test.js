@@ -1,7 +1,7 @@
 // Small jobs on the main thread (worker/inline.js) in Chromium on the real core: once a
 // control asks for a small job, the page loads its own copy of the core and later steps run
-// there, drawing the very pixels the worker draws; a refused value still lands beside its
-// control and keeps the last good plot.
+// there, drawing the very pixels the worker draws; an error the core raises there still lands
+// beside its control and keeps the last good plot.
 import { describe, expect, it } from 'vitest';
 import { browserForFile, canvasHash, drawn, openPage } from './helpers/browser.js';
 
@@ -38,12 +38,18 @@ describe('inline jobs', () => {
     expect(await page.inputValue('#c-enc-L')).toBe('64');
     expect(await canvasHash(page, heatmap)).toBe(fromWorker);
 
-    // An odd width is refused: the message sits beside D and the plot stays.
-    await page.fill('#c-enc-D', '63');
-    await page.press('#c-enc-D', 'Tab');
-    await page.waitForFunction(() => document.querySelector('#c-enc-D-error')?.textContent.length > 0);
-    expect(await page.textContent('#c-enc-D-error')).toMatch(/even/);
-    expect(await canvasHash(page, heatmap)).toBe(fromWorker);
+    // An error the core raises in a job run here lands beside the setting its field names, and
+    // the plot stays: T5 buckets at L = 64 (small, so inline), then a max distance under 8.
+    const before = await page.evaluate(() => globalThis.__poslabTimings.length);
+    await page.selectOption('#c-enc-method', 't5');
+    await page.waitForFunction((b) => globalThis.__poslabTimings.length > b, before);
+    expect((await page.evaluate(() => globalThis.__poslabTimings.at(-1))).inline).toBe(true);
+    const t5 = await canvasHash(page, heatmap);
+    await page.fill('#c-enc-maxdist', '4');
+    await page.press('#c-enc-maxdist', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#c-enc-maxdist-error')?.textContent.length > 0);
+    expect(await page.textContent('#c-enc-maxdist-error')).toMatch(/max_distance/);
+    expect(await canvasHash(page, heatmap)).toBe(t5);
     expect(problems).toEqual([]);
     await context.close();
   });

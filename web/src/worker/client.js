@@ -113,11 +113,13 @@ export function createComputeClient(makeWorker, options = {}) {
     next(ch);
   }
 
+  // The running job is cut short once it has had its grace (unless it finishes first).
   function preemptLater(ch) {
     clearTimeout(ch.timer);
-    const left = graceMs - (Date.now() - ch.running.startedAt);
+    const task = ch.running;
+    const left = graceMs - (Date.now() - task.startedAt);
     if (left <= 0) return cancelRunning(ch);
-    ch.timer = setTimeout(() => ch.waiting && ch.running && cancelRunning(ch), left);
+    ch.timer = setTimeout(() => ch.running === task && cancelRunning(ch), left);
   }
 
   // The channel's time per unit of size, from a job that took `ms`.
@@ -147,11 +149,7 @@ export function createComputeClient(makeWorker, options = {}) {
       const superseded = old.resolve;
       Object.assign(old, { resolve: () => {}, reject: () => {}, onProgress: undefined });
       superseded(null);
-      clearTimeout(ch.timer);
-      const left = graceMs - (Date.now() - old.startedAt);
-      const cut = () => ch.running === old && cancelRunning(ch);
-      if (left <= 0) cut();
-      else ch.timer = setTimeout(cut, left);
+      preemptLater(ch); // never a shared channel: those never run inline
     }
     let result;
     try {
