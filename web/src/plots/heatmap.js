@@ -234,7 +234,9 @@ function drawColorBar(ctx, a, m, bar, text) {
   ctx.font = SMALL_FONT;
   ctx.textBaseline = 'middle';
   const [lo, hi] = m.range;
-  const ticks = hi > lo ? [lo, (lo + hi) / 2, hi] : [lo];
+  // A midpoint within float32 rounding of zero (a range of [−1, 1 + 1 ulp]) is labelled 0.
+  const mid = (lo + hi) / 2;
+  const ticks = hi > lo ? [lo, Math.abs(mid) < (hi - lo) * 1e-6 ? 0 : mid, hi] : [lo];
   for (const t of ticks) {
     const y = hi > lo ? a.bottom - ((t - lo) / (hi - lo)) * h : (a.top + a.bottom) / 2;
     ctx.fillText(formatShort(t), x + bar.width + 4, y);
