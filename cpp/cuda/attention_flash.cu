@@ -8,12 +8,23 @@
 //     A fragments (same register layout), so no L×L matrix ever reaches memory.
 // Masks: tiles wholly past the causal diagonal or before the window are never loaded (blocks
 // run heaviest-first so the skipped work evens out); only tiles that straddle an edge, the
-// end of the keys, or have key padding test each element. ALiBi is added per element.
-// Validated against poslab::attention in tests/cuda and poslab-bench-cuda.
+// end of the keys, or have key padding test each element.
+// Position inside the kernel (query i at p_i = i + offset, key j at j, as mask.hpp):
+//   ALiBi  −m_h·|p_i − j| per element, m_h from formulas::alibi_slope.
+//   T5     a key tile and a query block span only 127 distances j − p_i, so each tile's 127
+//          bias values (formulas::t5_bucket, then the (buckets, H) table) are looked up once
+//          into shared memory and read per element.
+//   RoPE   (the kRope kernels) Q and each K tile are rotated in shared memory once they land,
+//          before any MMA reads them: the angle (p0 + r)·θ_k of tile row r is composed from
+//          the tile's (p0·θ_k), reduced in double once per tile and pair, and a per-block
+//          table of (r·θ_k), so each element costs a few FMAs and no transcendental.
+// Validated against poslab::attention (and poslab::rope_apply) in tests/cuda and
+// poslab-bench-cuda.
 #include <cuda_runtime.h>
 
 #include <string>
 
+#include "angles.cuh"
 #include "attention_check.hpp"
 #include "attention_mask.cuh"
 #include "common.cuh"
@@ -28,6 +39,8 @@ constexpr int kBc = 64;  // keys per tile
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kDistances = kBr + kBc - 1;  // j − p_i over one query block and one key tile
+static_assert(kBr == kBc, "RoPE rotates Q and K tiles with one table of row angles");
 
 struct FlashArgs {
   const void* q;
@@ -38,7 +51,22 @@ struct FlashArgs {
   float scale_log2;  // scale · log2(e)
   detail::MaskArgs mask;
   bool alibi;
+  const float* t5_table;  // (num_buckets, H) or null
+  int t5_buckets, t5_max_distance;
+  bool t5_bidirectional;
+  const double* inv_freq;  // (R/2,) when the kernel rotates
+  int rotary_dim;          // R, a multiple of 4
+  bool neox;
+  float rope_factor;  // multiplies cos and sin (YaRN)
 };
+
+// Shared memory of one block, in bytes: Q, K, V tiles; the tile's T5 bias by distance; with
+// RoPE the row-angle table and the tile's base angles; the tile's key padding.
+template <class T, int D, bool kRope>
+constexpr int smem_bytes() {
+  return (kBr + 2 * kBc) * D * int(sizeof(T)) + 4 * (kDistances + 1) +
+         (kRope ? 8 * (kBc + 1) * (D / 2) : 0) + kBc;
+}
 
 // Element (row, col) of a [rows][D] tile: 16-byte chunk index XOR (row % 8), so the 8 rows an
 // ldmatrix phase reads land in 8 different bank groups.
@@ -62,14 +90,65 @@ __device__ __forceinline__ void load_tile(T* tile, const T* g, int row0, int L) 
   }
 }
 
-// Grid (ceil(Lq/64), H, B). q, k, v, o (B, H, L, D).
+// RoPE tables: sLocal[r·D/2 + k] = (cos, sin)(r·θ_k) for the 64 rows of a tile, once per block.
+__device__ __forceinline__ void rope_row_angles(float2* sLocal, const FlashArgs& a, int D) {
+  const int half = a.rotary_dim / 2;
+  for (int e = threadIdx.x; e < kBc * half; e += kThreads) {
+    const int r = e / half, k = e % half;
+    float s, c;
+    detail::sincos_of_angle(double(r) * a.inv_freq[k], &s, &c);
+    sLocal[r * (D / 2) + k] = make_float2(c, s);
+  }
+}
+
+// sBase[k] = factor·(cos, sin)(p0·θ_k): the first row's angles of a tile at position p0.
+__device__ __forceinline__ void rope_base_angles(float2* sBase, const FlashArgs& a, int p0) {
+  if (threadIdx.x < a.rotary_dim / 2) {
+    float s, c;
+    detail::sincos_of_angle(double(p0) * a.inv_freq[threadIdx.x], &s, &c);
+    sBase[threadIdx.x] = make_float2(c * a.rope_factor, s * a.rope_factor);
+  }
+}
+
+// Rotates the 64 rows of a swizzled tile in place (row r at position p0 + r), two pairs per
+// step: neox pairs (k, k + R/2) sit in two 4-byte words, gptj pairs (2k, 2k + 1) in one each.
+// Dims ≥ R are left alone. The caller synchronises before and after.
 template <class T, int D>
+__device__ __forceinline__ void rope_rotate_tile(T* tile, const float2* sLocal, const float2* sBase,
+                                                 const FlashArgs& a) {
+  const int quads = a.rotary_dim / 4;
+  for (int it = threadIdx.x; it < kBc * quads; it += kThreads) {
+    const int r = it / quads, k = 2 * (it % quads);  // pairs k and k + 1
+    const float4 base = *reinterpret_cast<const float4*>(sBase + k);
+    const float4 row = *reinterpret_cast<const float4*>(sLocal + r * (D / 2) + k);
+    // cos and sin of a sum: (p0 + r)·θ = p0·θ + r·θ.
+    const float c0 = base.x * row.x - base.y * row.y, s0 = base.y * row.x + base.x * row.y;
+    const float c1 = base.z * row.z - base.w * row.w, s1 = base.w * row.z + base.z * row.w;
+    const int col_a = a.neox ? k : 2 * k;
+    const int col_b = a.neox ? k + a.rotary_dim / 2 : 2 * k + 2;
+    uint32_t* wa = reinterpret_cast<uint32_t*>(tile + swizzle<D>(r, col_a));
+    uint32_t* wb = reinterpret_cast<uint32_t*>(tile + swizzle<D>(r, col_b));
+    const float2 u = detail::unpack2<T>(*wa), v = detail::unpack2<T>(*wb);
+    // neox: pair k is (u.x, v.x) and pair k + 1 (u.y, v.y); gptj: (u.x, u.y) and (v.x, v.y).
+    float x0 = u.x, y0 = a.neox ? v.x : u.y, x1 = a.neox ? u.y : v.x, y1 = v.y;
+    formulas::rotate_pair(x0, y0, c0, s0);
+    formulas::rotate_pair(x1, y1, c1, s1);
+    *wa = a.neox ? detail::pack2<T>(x0, x1) : detail::pack2<T>(x0, y0);
+    *wb = a.neox ? detail::pack2<T>(y0, y1) : detail::pack2<T>(x1, y1);
+  }
+}
+
+// Grid (ceil(Lq/64), H, B). q, k, v, o (B, H, L, D).
+template <class T, int D, bool kRope>
 __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* sQ = reinterpret_cast<T*>(smem);
   T* sK = sQ + kBr * D;
   T* sV = sK + kBc * D;
-  unsigned char* sPad = reinterpret_cast<unsigned char*>(sV + kBc * D);  // this tile's padding
+  float* sRel = reinterpret_cast<float*>(sV + kBc * D);  // T5 bias · log2(e) by j − p_i
+  float2* sLocal = reinterpret_cast<float2*>(sRel + kDistances + 1);  // RoPE row angles
+  float2* sBase = sLocal + kBc * (D / 2);                             // RoPE tile angles
+  unsigned char* sPad = reinterpret_cast<unsigned char*>(kRope ? sBase + D / 2 : sLocal);
 
   // Masked blocks with more rows see more keys: start those first.
   const int m_tile = a.mask.rule.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
@@ -89,11 +168,20 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   const int n_end = a.mask.last_key(m0 + kBr - 1, a.Lk);
   const int n_begin = a.mask.first_key(m0, a.Lk) / kBc * kBc;
 
+  const int p0 = m0 + a.mask.rule.offset;  // position of the block's first query
   load_tile<T, D>(sQ, Q, m0, a.Lq);
   if (n_begin < n_end) load_tile<T, D>(sK, K, n_begin, a.Lk);
   detail::cp_async_commit();
+  if constexpr (kRope) {  // while the tiles are in flight
+    rope_row_angles(sLocal, a, D);
+    rope_base_angles(sBase, a, p0);
+  }
   detail::cp_async_wait<0>();
   __syncthreads();
+  if constexpr (kRope) {
+    rope_rotate_tile<T, D>(sQ, sLocal, sBase, a);
+    __syncthreads();
+  }
 
   uint32_t qf[D / 16][4];  // this warp's 16 rows of Q as A fragments
 #pragma unroll
@@ -103,6 +191,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   }
 
   const int row_i[2] = {m0 + warp * 16 + g, m0 + warp * 16 + g + 8};
+  const int row_p[2] = {row_i[0] + a.mask.rule.offset, row_i[1] + a.mask.rule.offset};
   const float slope_log2 =
       a.alibi ? static_cast<float>(formulas::alibi_slope(int(h), int(a.H))) * kLog2e : 0.0f;
   float o[D / 8][4];
@@ -115,7 +204,16 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
     load_tile<T, D>(sV, V, n0, a.Lk);
     detail::cp_async_commit();
     detail::cp_async_wait<1>();  // K tile n0 has landed; V may still be in flight
-    // The barrier also publishes this tile's key padding, and whether any key of it is padded.
+    if constexpr (kRope) rope_base_angles(sBase, a, n0);
+    if (a.t5_table != nullptr && threadIdx.x < kDistances) {
+      // Entry x is distance j − p_i = (n0 − p0) + (x − (kBr − 1)).
+      const long long distance = (long long)n0 - p0 + int(threadIdx.x) - (kBr - 1);
+      const int bucket =
+          formulas::t5_bucket(distance, a.t5_bidirectional, a.t5_buckets, a.t5_max_distance);
+      sRel[threadIdx.x] = a.t5_table[(long long)bucket * a.H + h] * kLog2e;
+    }
+    // The barrier also publishes this tile's key padding, whether any key of it is padded,
+    // the T5 distances and the RoPE base angles.
     bool padded = false;
     if (a.mask.key_padding != nullptr) {
       bool mine = false;
@@ -127,6 +225,10 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
       }
       padded = __syncthreads_or(mine);
     } else {
+      __syncthreads();
+    }
+    if constexpr (kRope) {
+      rope_rotate_tile<T, D>(sK, sLocal, sBase, a);
       __syncthreads();
     }
 
@@ -161,8 +263,18 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
       for (int nt = 0; nt < kBc / 8; ++nt) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int d = row_i[e >> 1] - (n0 + nt * 8 + 2 * t + (e & 1));
+          const int d = row_p[e >> 1] - (n0 + nt * 8 + 2 * t + (e & 1));
           s[nt][e] -= slope_log2 * static_cast<float>(d < 0 ? -d : d);
+        }
+      }
+    }
+    if (a.t5_table != nullptr) {
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int col = nt * 8 + 2 * t + (e & 1), row = warp * 16 + g + 8 * (e >> 1);
+          s[nt][e] += sRel[col - row + kBr - 1];
         }
       }
     }
@@ -271,16 +383,26 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   }
 }
 
-template <class T, int D>
+template <class T, int D, bool kRope>
 void launch_flash(const FlashArgs& args, const AttentionDims& n, cudaStream_t stream) {
-  constexpr int kSmem = (kBr + 2 * kBc) * D * sizeof(T) + kBc;  // Q, K, V tiles, padding
+  constexpr int kSmem = smem_bytes<T, D, kRope>();
   // Past 48 KB a kernel must opt in to more dynamic shared memory, once per process.
   static const cudaError_t opt_in = cudaFuncSetAttribute(
-      flash_attention_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      flash_attention_kernel<T, D, kRope>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   check(opt_in, "cudaFuncSetAttribute(flash_attention_kernel)");
   const dim3 grid(detail::ceil_div(n.Lq, kBr), unsigned(n.H), unsigned(n.B));
-  flash_attention_kernel<T, D><<<grid, kThreads, kSmem, stream>>>(args);
+  flash_attention_kernel<T, D, kRope><<<grid, kThreads, kSmem, stream>>>(args);
   check_launch("flash_attention_kernel");
+}
+
+template <class T>
+void launch_flash(const FlashArgs& args, const AttentionDims& n, bool rope, cudaStream_t stream) {
+  if (n.d == 64) {
+    rope ? launch_flash<T, 64, true>(args, n, stream) : launch_flash<T, 64, false>(args, n, stream);
+  } else {
+    rope ? launch_flash<T, 128, true>(args, n, stream)
+         : launch_flash<T, 128, false>(args, n, stream);
+  }
 }
 
 }  // namespace
@@ -292,7 +414,19 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
   require(n.d == 64 || n.d == 128,
           "flash attention supports head widths 64 and 128 (got " + std::to_string(n.d) + ")");
   require(config.bias == nullptr,
-          "flash attention takes ALiBi (config.alibi), not a bias tensor: use attention_naive");
+          "flash attention takes ALiBi (config.alibi) or T5 (config.t5_table), not a bias tensor: "
+          "use attention_naive");
+  if (config.t5_table != nullptr) check_t5_options(config.t5);
+  const DeviceRopeFrequencies* rope = config.rope;
+  if (rope != nullptr) {
+    require(rope->head_dim() == n.d, "flash attention: RoPE frequencies are for head width " +
+                                         std::to_string(rope->head_dim()) + ", not " +
+                                         std::to_string(n.d));
+    require(rope->rotary_dim() % 4 == 0,
+            "flash attention rotates two pairs at a time: the rotary dim must be a multiple of 4 "
+            "(got " +
+                std::to_string(rope->rotary_dim()) + ")");
+  }
   require(n.H <= 65535 && n.B <= 65535, "flash attention: B and H must be at most 65535");
   for (const void* p : {q, k, v, static_cast<const void*>(out)}) {
     require(detail::aligned16(p), "flash attention needs 16-byte aligned q, k, v and out");
@@ -307,13 +441,19 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
                        static_cast<int>(n.Lk),
                        static_cast<float>(scale) * kLog2e,
                        detail::mask_args(config),
-                       config.alibi};
+                       config.alibi,
+                       config.t5_table,
+                       static_cast<int>(config.t5.num_buckets),
+                       static_cast<int>(config.t5.max_distance),
+                       config.t5.bidirectional,
+                       rope != nullptr ? rope->inv_freq() : nullptr,
+                       rope != nullptr ? rope->rotary_dim() : 0,
+                       rope == nullptr || rope->style() == RopeStyle::kNeox,
+                       rope != nullptr ? rope->attention_factor() : 1.0f};
   if (dtype == DType::kF16) {
-    n.d == 64 ? launch_flash<__half, 64>(args, n, stream)
-              : launch_flash<__half, 128>(args, n, stream);
+    launch_flash<__half>(args, n, rope != nullptr, stream);
   } else {
-    n.d == 64 ? launch_flash<__nv_bfloat16, 64>(args, n, stream)
-              : launch_flash<__nv_bfloat16, 128>(args, n, stream);
+    launch_flash<__nv_bfloat16>(args, n, rope != nullptr, stream);
   }
 }
 

@@ -111,7 +111,7 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
       float s = -INFINITY;
       if (any && !a.mask.hides(i, j, b, a.Lk)) {
         s = raw[e];
-        if (a.alibi) s += detail::alibi_term(slope, i, j);
+        if (a.alibi) s += detail::alibi_term(slope, i + a.mask.rule.offset, j);
         if (brow) s += brow[j];
         s *= kLog2e;
       }
@@ -182,6 +182,10 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
                      const AttentionDims& n, const AttentionConfig& config, cublasHandle_t blas,
                      void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   const double scale = detail::check_attention(n, config);
+  require(config.t5_table == nullptr,
+          "naive attention takes T5 as a bias tensor (cuda::t5_bias), not config.t5_table");
+  require(config.rope == nullptr,
+          "naive attention takes rotated q and k (cuda::rope_apply), not config.rope");
   require(workspace_bytes >= attention_naive_workspace(n, dtype),
           "naive attention needs a workspace of " +
               std::to_string(attention_naive_workspace(n, dtype)) + " bytes");

@@ -72,15 +72,7 @@ void t5_bias(float* bias, const float* table, long long num_heads, long long que
   require(num_heads >= 1 && num_heads <= 65536,
           "heads must be in [1, 65536] (got " + std::to_string(num_heads) + ")");
   require(query_length >= 0 && key_length >= 0, "lengths must be non-negative");
-  // The checks and messages of poslab::t5_buckets.
-  const long long min_buckets = options.bidirectional ? 4 : 2;
-  require(options.num_buckets >= min_buckets && options.num_buckets <= (1 << 20),
-          "num_buckets must be in [" + std::to_string(min_buckets) + ", 1048576] (got " +
-              std::to_string(options.num_buckets) + ")");
-  const long long half = options.bidirectional ? options.num_buckets / 2 : options.num_buckets;
-  require(options.max_distance > half / 2 && options.max_distance <= (1LL << 30),
-          "max_distance must be in (" + std::to_string(half / 2) + ", 2^30] (got " +
-              std::to_string(options.max_distance) + ")");
+  check_t5_options(options);
   require(variant >= 1 && variant <= kT5Variants,
           "unknown T5 kernel variant " + std::to_string(variant));
   const long long n = static_cast<long long>(

@@ -8,8 +8,6 @@
 
 namespace poslab {
 
-namespace {
-
 void check_t5_options(const T5BucketOptions& options) {
   const long long min_buckets = options.bidirectional ? 4 : 2;
   require(options.num_buckets >= min_buckets && options.num_buckets <= (1 << 20), "numBuckets",
@@ -21,8 +19,6 @@ void check_t5_options(const T5BucketOptions& options) {
           "max_distance must be in (" + std::to_string(max_exact) + ", 2^30] (got " +
               std::to_string(options.max_distance) + ")");
 }
-
-}  // namespace
 
 // (Lq, Lk) int32.
 TensorI shaw_indices(long long query_length, long long key_length, long long max_distance) {

@@ -1,12 +1,14 @@
 // Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
-// masks, key padding, ALiBi, a T5 bias tensor, lengths that are not multiples of the tiles,
-// Lq != Lk, and rows that see no key.
+// masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
+// on load (fused; the reference rotates with poslab::rope_apply), lengths that are not
+// multiples of the tiles, Lq != Lk, and rows that see no key.
 #include "poslab/attention.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "gpu_test.hpp"
@@ -14,6 +16,7 @@
 #include "poslab/cuda/attention.hpp"
 #include "poslab/learned.hpp"
 #include "poslab/relative.hpp"
+#include "poslab/rope.hpp"
 
 namespace {
 
@@ -35,9 +38,53 @@ struct Case {
   DType dtype = DType::kF16;
   Mask mask;
   bool alibi = false;
-  bool t5 = false;                    // naive only: a (H, Lq, Lk) bias tensor
+  bool t5 = false;                    // naive: a (H, Lq, Lk) bias tensor; flash: in the kernel
   std::vector<std::uint8_t> padding;  // (B, Lk) or empty
+  std::optional<poslab::RopeOptions> rope;  // flash only
 };
+
+constexpr std::uint64_t kT5Seed = 5;
+
+poslab::T5BucketOptions T5Options() {
+  poslab::T5BucketOptions options;
+  options.bidirectional = true;
+  return options;
+}
+
+// The (H, Lq, Lk) bias the kernels add, from the shared formulas at query positions
+// i + offset; with offset 0 it is poslab::alibi_bias or poslab::t5_bias
+// (AttentionBias.MatchesTheCoreTensorsAtOffsetZero).
+TensorF PositionBias(const Case& c) {
+  const AttentionDims& n = c.dims;
+  const poslab::T5BucketOptions options = T5Options();
+  const TensorF table = poslab::learned_table(options.num_buckets, n.H, kT5Seed, 1.0);
+  TensorF bias({std::size_t(n.H), std::size_t(n.Lq), std::size_t(n.Lk)});
+  for (long long h = 0; h < n.H; ++h) {
+    const double slope = poslab::formulas::alibi_slope(int(h), int(n.H));
+    for (long long i = 0; i < n.Lq; ++i) {
+      const long long p = i + c.mask.offset;
+      for (long long j = 0; j < n.Lk; ++j) {
+        float value = 0.0f;
+        if (c.alibi) value += float(-slope * double(std::llabs(p - j)));
+        if (c.t5) {
+          const int bucket = poslab::formulas::t5_bucket(
+              j - p, options.bidirectional, int(options.num_buckets), int(options.max_distance));
+          value += table.data[std::size_t(bucket * n.H + h)];
+        }
+        bias.data[std::size_t((h * n.Lq + i) * n.Lk + j)] = value;
+      }
+    }
+  }
+  return bias;
+}
+
+// x (H, L, d) rotated at positions offset.., rounded to the storage type: what the fused
+// kernel holds in shared memory before its products.
+std::vector<float> Rotated(const std::vector<float>& x, const poslab::Shape& shape,
+                           const poslab::RopeOptions& options, long long offset, DType dtype) {
+  const TensorF rotated = poslab::rope_apply(TensorF(shape, x), options, offset);
+  return poslab::cuda::from_half_bits(poslab::cuda::to_half_bits(rotated.data, dtype), dtype);
+}
 
 std::vector<float> Values(std::size_t n, double phase, double amplitude) {
   std::vector<float> x(n);
@@ -52,7 +99,10 @@ std::string Describe(const Case& c, Path path) {
          std::to_string(n.H) + " Lq" + std::to_string(n.Lq) + " Lk" + std::to_string(n.Lk) + " d" +
          std::to_string(n.d) + " mask " + std::to_string(int(c.mask.kind)) + " window " +
          std::to_string(c.mask.window) + " offset " + std::to_string(c.mask.offset) +
-         (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") + (c.padding.empty() ? "" : " padding");
+         (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") + (c.padding.empty() ? "" : " padding") +
+         (c.rope ? std::string(" rope ") + poslab::name_of(poslab::kRopeStyleNames, c.rope->style) +
+                       " " + poslab::to_string(c.rope->scaling)
+                 : "");
 }
 
 // Runs the case on the GPU and with the core, batch by batch; returns both (B, H, Lq, d).
@@ -75,15 +125,23 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     dpadding.upload(c.padding.data(), c.padding.size());
     config.key_padding = dpadding.as<std::uint8_t>();
   }
-  TensorF bias;
-  if (c.alibi) bias = poslab::alibi_bias(n.H, n.Lq, n.Lk);
-  if (c.t5) {
-    poslab::T5BucketOptions options;
-    options.bidirectional = true;
-    bias = poslab::t5_bias(n.H, n.Lq, n.Lk, options, 5);
+  const TensorF bias = PositionBias(c);
+  DeviceBuffer dtable;
+  if (c.t5 && path == Path::kNaive) {
     dbias = DeviceBuffer(bias.size() * sizeof(float));
     dbias.upload(bias.ptr(), bias.size() * sizeof(float));
     config.bias = dbias.as<float>();
+  } else if (c.t5) {
+    config.t5 = T5Options();
+    const TensorF table = poslab::learned_table(config.t5.num_buckets, n.H, kT5Seed, 1.0);
+    dtable = DeviceBuffer(table.size() * sizeof(float));
+    dtable.upload(table.ptr(), table.size() * sizeof(float));
+    config.t5_table = dtable.as<float>();
+  }
+  std::optional<poslab::cuda::DeviceRopeFrequencies> freq;
+  if (c.rope) {
+    freq.emplace(n.d, *c.rope, 0);
+    config.rope = &*freq;
   }
 
   if (path == Path::kFlash) {
@@ -106,8 +164,14 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
   const poslab::Shape qs{std::size_t(n.H), std::size_t(n.Lq), std::size_t(n.d)};
   const poslab::Shape ks{std::size_t(n.H), std::size_t(n.Lk), std::size_t(n.d)};
   for (long long b = 0; b < n.B; ++b) {
-    const TensorF qb(qs, std::vector<float>(q.begin() + b * per_q, q.begin() + (b + 1) * per_q));
-    const TensorF kb(ks, std::vector<float>(k.begin() + b * per_k, k.begin() + (b + 1) * per_k));
+    std::vector<float> qv(q.begin() + b * per_q, q.begin() + (b + 1) * per_q);
+    std::vector<float> kv(k.begin() + b * per_k, k.begin() + (b + 1) * per_k);
+    if (c.rope) {
+      qv = Rotated(qv, qs, *c.rope, c.mask.offset, c.dtype);
+      kv = Rotated(kv, ks, *c.rope, 0, c.dtype);
+    }
+    const TensorF qb(qs, qv);
+    const TensorF kb(ks, kv);
     const TensorF vb(ks, std::vector<float>(v.begin() + b * per_k, v.begin() + (b + 1) * per_k));
     poslab::AttentionOptions options;
     options.mask = c.mask;
@@ -151,6 +215,16 @@ std::vector<Case> MaskCases(AttentionDims dims, DType dtype) {
   cases[4].mask = {MaskKind::kCausal, 0};
   cases[4].alibi = true;
   return cases;
+}
+
+TEST(AttentionBias, MatchesTheCoreTensorsAtOffsetZero) {
+  Case c;
+  c.dims = {1, 3, 70, 90, 16};
+  c.alibi = true;
+  EXPECT_EQ(PositionBias(c).data, poslab::alibi_bias(3, 70, 90).data);
+  c.alibi = false;
+  c.t5 = true;
+  EXPECT_EQ(PositionBias(c).data, poslab::t5_bias(3, 70, 90, T5Options(), kT5Seed).data);
 }
 
 TEST(AttentionNaive, Fp32MatchesCoreWithEveryMaskAndBias) {
@@ -237,9 +311,96 @@ TEST(AttentionMask, BothPathsMatchCoreWithAnOffset) {
         ExpectMatchesCore(c, path);
         c.padding = PadTail(1, s.Lk, 9);
         ExpectMatchesCore(c, path);
+        c.alibi = true;  // at position i + offset
+        ExpectMatchesCore(c, path);
       }
     }
   }
+}
+
+// T5's buckets computed in the kernel, from the (buckets, H) table: every mask, lengths past
+// max_distance (the logarithmic buckets saturate), and query positions moved by an offset.
+TEST(AttentionFlash, T5BucketsInsideTheKernelMatchCore) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (long long d : {64LL, 128LL}) {
+      for (const Mask mask :
+           {Mask{}, Mask{MaskKind::kCausal, 0}, Mask{MaskKind::kSlidingWindow, 40}}) {
+        Case c;
+        c.dims = {2, 3, 200, 200, d};
+        c.dtype = dtype;
+        c.mask = mask;
+        c.t5 = true;
+        ExpectMatchesCore(c, Path::kFlash);
+      }
+    }
+  }
+  Case far;
+  far.dims = {1, 2, 600, 600, 64};
+  far.t5 = true;
+  ExpectMatchesCore(far, Path::kFlash);
+  for (const Mask mask : {Mask{MaskKind::kCausal, 0, 50}, Mask{MaskKind::kNone, 0, -70}}) {
+    Case c;
+    c.dims = {1, 2, 100, 150, 64};
+    c.mask = mask;
+    c.t5 = true;
+    c.padding = PadTail(1, 150, 9);
+    ExpectMatchesCore(c, Path::kFlash);
+  }
+}
+
+// RoPE on the Q and K tiles as they land, against poslab::rope_apply then poslab::attention:
+// both pairings, both widths and types, a partial rotary dim, YaRN's attention factor, query
+// positions moved by an offset, and positions far past the tile (70 000).
+TEST(AttentionFlash, RopeOnLoadMatchesRotatedCore) {
+  for (poslab::RopeStyle style : {poslab::RopeStyle::kNeox, poslab::RopeStyle::kGptj}) {
+    poslab::RopeOptions plain;
+    plain.style = style;
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      for (long long d : {64LL, 128LL}) {
+        Case c;
+        c.dims = {2, 3, 200, 200, d};
+        c.dtype = dtype;
+        c.mask = {MaskKind::kCausal, 0};
+        c.rope = plain;
+        ExpectMatchesCore(c, Path::kFlash);
+      }
+    }
+    poslab::RopeOptions yarn = plain;
+    yarn.scaling = poslab::RopeScaling::kYarn;
+    yarn.factor = 4.0;
+    yarn.original_length = 64;
+    yarn.rotary_fraction = 0.5;
+    Case c;
+    c.dims = {1, 2, 100, 150, 64};
+    c.mask = {MaskKind::kCausal, 0, 50};
+    c.rope = yarn;
+    c.padding = PadTail(1, 150, 9);
+    ExpectMatchesCore(c, Path::kFlash);
+    c.dims = {1, 2, 64, 130, 128};
+    c.mask = {MaskKind::kNone, 0, 70000};
+    c.rope = plain;
+    c.padding.clear();
+    c.t5 = true;
+    c.alibi = true;
+    ExpectMatchesCore(c, Path::kFlash);
+  }
+}
+
+TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
+  DeviceBuffer buffer(1 << 16);
+  void* p = buffer.get();
+  cublasHandle_t blas = nullptr;  // refused before any cuBLAS call
+  AttentionConfig config;
+  config.t5_table = buffer.as<float>();
+  EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
+                                             blas, p, 1 << 16),
+               poslab::Error);
+  config.t5_table = nullptr;
+  const poslab::cuda::DeviceRopeFrequencies freq(64, poslab::RopeOptions{}, 0);
+  config.rope = &freq;
+  EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
+                                             blas, p, 1 << 16),
+               poslab::Error);
 }
 
 TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
@@ -254,6 +415,22 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config.mask = {MaskKind::kCausal, 0, (1LL << 30) + 1};  // i + offset would overflow an int
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config = AttentionConfig{};
+  config.t5_table = buffer.as<float>();
+  config.t5.num_buckets = 1;
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config = AttentionConfig{};
+  const poslab::cuda::DeviceRopeFrequencies wide(128, poslab::RopeOptions{}, 0);
+  config.rope = &wide;  // frequencies for another head width
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  poslab::RopeOptions two;
+  two.rotary_fraction = 2.0 / 64;  // R = 2: one pair, not a whole step of two
+  const poslab::cuda::DeviceRopeFrequencies narrow(64, two, 0);
+  config.rope = &narrow;
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
 }

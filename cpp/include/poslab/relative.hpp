@@ -26,6 +26,10 @@ struct T5BucketOptions {
   long long max_distance = 128;
 };
 
+// Throws Error (fields numBuckets, maxDistance) unless num_buckets is in [2, 2^20] ([4, 2^20]
+// bidirectional) and max_distance in (max_exact, 2^30].
+void check_t5_options(const T5BucketOptions& options);
+
 // T5: bucket[i,j] of relative position j − i, (Lq, Lk) int32 in [0, num_buckets).
 TensorI t5_buckets(long long query_length, long long key_length,
                    const T5BucketOptions& options = {});

@@ -1,5 +1,7 @@
 // Attention forward on the GPU, softmax(Q Kᵀ · scale + bias + mask) V, with the semantics of
 // poslab::attention: masks, key padding, ALiBi, zero output for a query that sees no key.
+// Position terms read the mask's positions (mask.hpp): query i at p_i = i + mask.offset, key j
+// at j.
 #pragma once
 
 #include <cublas_v2.h>
@@ -9,7 +11,9 @@
 #include <cstdint>
 
 #include "poslab/attention.hpp"
+#include "poslab/cuda/rope.hpp"
 #include "poslab/cuda/runtime.hpp"
+#include "poslab/relative.hpp"
 
 namespace poslab::cuda {
 
@@ -22,8 +26,15 @@ struct AttentionConfig {
   Mask mask;                                  // none, causal, or causal sliding window W
   double scale = 0.0;                         // 0 means 1/√d
   const std::uint8_t* key_padding = nullptr;  // device (B, Lk); nonzero hides the key
-  bool alibi = false;                         // adds −m_h·|i − j| (formulas::alibi_slope)
+  bool alibi = false;                         // adds −m_h·|p_i − j| (formulas::alibi_slope)
   const float* bias = nullptr;                // naive only: device (H, Lq, Lk), every batch
+  // Flash only: T5's bias computed in the kernel, table[bucket(j − p_i), h] for a device
+  // (num_buckets, H) float32 table (the layout of poslab::t5_bias and cuda::t5_bias).
+  const float* t5_table = nullptr;
+  T5BucketOptions t5;
+  // Flash only: RoPE applied to the Q and K tiles as they are loaded (query at p_i, key at j),
+  // the scalings as precomputed inv_freq and attention factor. Head width must be freq's.
+  const DeviceRopeFrequencies* rope = nullptr;
 };
 
 // Variant 1, "standard attention": S = Q Kᵀ·scale with cuBLAS into a (B, H, Lq, Lk) float32
@@ -36,8 +47,8 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
 
 // Variant 2, fused flash-style: one block per 64 queries of one head, online softmax over
 // 64-key tiles in shared memory, fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in
-// float32; masks, padding and ALiBi inside the kernel; tiles a causal or windowed block
-// cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor.
+// float32; masks, padding, ALiBi, T5 buckets and RoPE inside the kernel; tiles a causal or
+// windowed block cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor.
 void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
                      const AttentionDims& dims, const AttentionConfig& config,
                      cudaStream_t stream = nullptr);
