@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Builds and runs the CUDA part on a GPU machine: configure + build (poslab-bench-cuda and the
 # GPU tests), then the steps named on the command line, in order:
-#   tests         ctest of the GPU tests (fails on any wrong result)
+#   tests         the GPU tests (fails on any wrong result)
 #   sanitize      the GPU tests under compute-sanitizer memcheck, and racecheck on the fused
-#                 attention kernel
+#                 attention kernels (plain, T5 in-kernel, RoPE on load) at small L
 #   profile       Nsight Compute speed-of-light of the table kernels (first launch of each)
 #   bench-quick   poslab-bench-cuda --quick           bench          the full sweep
 #   torch-quick   bench/cuda/torch_baseline.py --quick   torch       its full sweep
+#   torch-position  only its position peers (SDPA + bias, FlexAttention, flash-attn, RoPE +
+#                 SDPA flash), full sweep
+# The torch peers are validated against the poslab CLI built with the programs.
 # Results go to $OUT (default: build/device-out) as JSON plus logs.
 # Dependencies the machine lacks (Eigen, Highway, nlohmann-json, CLI11, GoogleTest) can be
 # given as a prefix folder in POSLAB_DEPS (e.g. a copy of the /usr/include and cmake files).
 #
 # Device minutes are scarce: `scripts/cuda-device.sh prebuild` on a machine with nvcc and no
 # GPU builds the two programs (sm_90 code, CUDA 13 runtime, GoogleTest linked in) into
-# build/device-bin, about 7 MB; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
+# build/device-bin, about 12 MB with the poslab CLI; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
 # skips the configure and build there (and the dependencies it would need).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +39,7 @@ if [ -n "$bin" ]; then
   # Built where CUDA's libraries were in /usr/local/cuda/lib; a CUDA image may keep them in
   # lib64. Prebuilt programs that still miss a library are not used: the build runs instead.
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  if ldd "$bin/poslab_cuda_tests" "$bin/poslab-bench-cuda" | grep "not found"; then
+  if ldd "$bin/poslab_cuda_tests" "$bin/poslab-bench-cuda" "$bin/poslab" | grep "not found"; then
     echo "== prebuilt programs in $bin cannot load (above): building instead"
     bin=
   fi
@@ -47,7 +50,7 @@ if [ "${1:-}" = prebuild ] || [ -z "$bin" ]; then
     cat "$out/configure.log"
     exit 1
   }
-  cmake --build "$build" -j "$(nproc)" --target poslab-bench-cuda poslab_cuda_tests \
+  cmake --build "$build" -j "$(nproc)" --target poslab-bench-cuda poslab_cuda_tests poslab \
     >"$out/build.log" 2>&1 || {
     grep -E "error|FAILED" "$out/build.log" | head -n 40
     exit 1
@@ -56,13 +59,15 @@ if [ "${1:-}" = prebuild ] || [ -z "$bin" ]; then
 fi
 if [ "${1:-}" = prebuild ]; then
   mkdir -p build/device-bin
-  cp "$build/cpp/cuda/poslab-bench-cuda" "$build/tests/cuda/poslab_cuda_tests" build/device-bin/
+  cp "$build/cpp/cuda/poslab-bench-cuda" "$build/tests/cuda/poslab_cuda_tests" \
+    "$build/cpp/poslab" build/device-bin/
   ls -la build/device-bin
   echo "carry build/device-bin and run: POSLAB_PREBUILT=build/device-bin bash scripts/cuda-device.sh STEPS"
   exit 0
 fi
 bench=${bin:-$build/cpp/cuda}/poslab-bench-cuda
 tests=${bin:-$build/tests/cuda}/poslab_cuda_tests
+cli=${bin:-$build/cpp}/poslab
 [ -n "$bin" ] && echo "== prebuilt: $bench, $tests"
 
 status=0
@@ -77,7 +82,7 @@ for step in "$@"; do
       timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
         --gtest_brief=1 2>&1 | tail -n 30 || status=1
       timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" \
-        --gtest_brief=1 --gtest_filter='AttentionFlash.MatchesCoreWhenLqDiffersFromLk' 2>&1 |
+        --gtest_brief=1 --gtest_filter='AttentionFlash.MatchesCoreWhenLqDiffersFromLk:AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore' 2>&1 |
         tail -n 30 || status=1
       ;;
     profile)
@@ -96,12 +101,16 @@ for step in "$@"; do
       "$bench" --out "$out/poslab-$tag.json" || status=1
       ;;
     torch-quick)
-      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --quick \
+      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --quick --poslab "$cli" \
         --out "$out/torch-$tag-quick.json" || status=1
       ;;
     torch)
-      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --out "$out/torch-$tag.json" ||
-        status=1
+      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --poslab "$cli" \
+        --out "$out/torch-$tag.json" || status=1
+      ;;
+    torch-position)
+      PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --only position --poslab "$cli" \
+        --out "$out/torch-position-$tag.json" || status=1
       ;;
     *)
       echo "unknown step '$step'"

@@ -1,8 +1,10 @@
 // Attention forward: naive (cuBLAS + masked softmax) and fused flash-style, B·L = 16 384,
 // d_model 2048 (H = 32 at d = 64, H = 16 at d = 128), causal and not; then the masks and
-// biases at one shape. Big shapes are checked on two heads and 128 query rows (the first and
-// last 64) against poslab::attention, with the mask folded into a −∞ bias so the core can be
-// given any block of rows.
+// position methods at B = 4, H = 16, d = 128, L = 4096 and 8192: ALiBi and T5 in the fused
+// kernel against the naive path with the bias, RoPE on load against PosLab's RoPE kernel then
+// the fused kernel. Big shapes are checked on two heads and 128 query rows (the first and
+// last 64) against poslab::attention (RoPE: poslab::rope_apply first), with the mask folded
+// into a −∞ bias so the core can be given any block of rows.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +21,12 @@
 #include "poslab/attention.hpp"
 #include "poslab/cuda/attention.hpp"
 #include "poslab/cuda/compare.hpp"
+#include "poslab/cuda/rope.hpp"
+#include "poslab/cuda/t5.hpp"
 #include "poslab/formulas.hpp"
+#include "poslab/learned.hpp"
+#include "poslab/relative.hpp"
+#include "poslab/rope.hpp"
 #include "suite.hpp"
 
 namespace poslab::cuda::bench {
@@ -30,14 +38,38 @@ struct Case {
   Mask mask;
   bool alibi = false;
   bool padding = false;  // hide the last eighth of the keys of every batch
-  std::string label;     // params.mask in the JSON
+  bool t5 = false;       // bidirectional T5 buckets: in the fused kernel, a bias tensor for naive
+  std::optional<RopeOptions> rope;  // fused: on load; naive: never (the RoPE kernel runs first)
+  bool rope_separate = false;       // fused after PosLab's RoPE kernel on q and k, timed together
+  std::string label;                // params.mask in the JSON
 };
+
+T5BucketOptions t5_options() {
+  T5BucketOptions options;
+  options.bidirectional = true;
+  return options;
+}
+
+// The (num_buckets, H) table of poslab::t5_bias with seed 0.
+TensorF t5_table(long long H) { return learned_table(t5_options().num_buckets, H, 0, 1.0); }
+
+// x rows [r0, r1) of one (L, d) head rotated at positions r0.., rounded to the storage type.
+std::vector<float> rotated(const float* x, long long r0, long long r1, long long d,
+                           const RopeOptions& options, DType dtype) {
+  const TensorF rows({std::size_t(r1 - r0), std::size_t(d)},
+                     std::vector<float>(x + r0 * d, x + r1 * d));
+  const std::vector<float> out = rope_apply(rows, options, r0).data;
+  return from_half_bits(to_half_bits(out, dtype), dtype);
+}
 
 struct Inputs {
   std::vector<float> q, k, v;  // rounded to the storage type, (B, H, L, d)
   DeviceBuffer dq, dk, dv, dout;
   std::vector<std::uint8_t> padding;  // (B, Lk) or empty
   DeviceBuffer dpadding;
+  DeviceBuffer dtable, dbias;   // T5: the table (fused), the (H, Lq, Lk) bias (naive)
+  DeviceBuffer dq_rot, dk_rot;  // RoPE in a separate kernel: rotated q and k
+  std::optional<DeviceRopeFrequencies> freq;
 };
 
 Inputs make_inputs(const Case& c) {
@@ -59,6 +91,18 @@ Inputs make_inputs(const Case& c) {
     in.dpadding = DeviceBuffer(in.padding.size());
     in.dpadding.upload(in.padding.data(), in.padding.size());
   }
+  if (c.t5) {
+    const TensorF table = t5_table(n.H);
+    in.dtable = DeviceBuffer(table.size() * sizeof(float));
+    in.dtable.upload(table.ptr(), table.size() * sizeof(float));
+  }
+  if (c.rope) {
+    in.freq.emplace(n.d, *c.rope, 0);
+    if (c.rope_separate) {
+      in.dq_rot = DeviceBuffer(in.dq.bytes());
+      in.dk_rot = DeviceBuffer(in.dk.bytes());
+    }
+  }
   return in;
 }
 
@@ -69,11 +113,21 @@ std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
   const std::size_t Hs = heads.size(), R = std::size_t(r1 - r0), d = std::size_t(n.d),
                     Lk = std::size_t(n.Lk);
   TensorF q({Hs, R, d}), k({Hs, Lk, d}), v({Hs, Lk, d}), bias({Hs, R, Lk});
+  const TensorF table = c.t5 ? t5_table(n.H) : TensorF();
   for (std::size_t s = 0; s < Hs; ++s) {
     const long long h = heads[s];
     const std::size_t bh = std::size_t(b * n.H + h);
-    std::copy_n(in.q.begin() + (bh * n.Lq + r0) * d, R * d, q.ptr() + s * R * d);
-    std::copy_n(in.k.begin() + bh * Lk * d, Lk * d, k.ptr() + s * Lk * d);
+    if (c.rope) {
+      const std::vector<float> qr =
+          rotated(in.q.data() + bh * n.Lq * d, r0, r1, n.d, *c.rope, c.dtype);
+      const std::vector<float> kr =
+          rotated(in.k.data() + bh * Lk * d, 0, n.Lk, n.d, *c.rope, c.dtype);
+      std::copy(qr.begin(), qr.end(), q.ptr() + s * R * d);
+      std::copy(kr.begin(), kr.end(), k.ptr() + s * Lk * d);
+    } else {
+      std::copy_n(in.q.begin() + (bh * n.Lq + r0) * d, R * d, q.ptr() + s * R * d);
+      std::copy_n(in.k.begin() + bh * Lk * d, Lk * d, k.ptr() + s * Lk * d);
+    }
     std::copy_n(in.v.begin() + bh * Lk * d, Lk * d, v.ptr() + s * Lk * d);
     const double slope = formulas::alibi_slope(int(h), int(n.H));
     for (std::size_t r = 0; r < R; ++r) {
@@ -85,6 +139,12 @@ std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
             c.mask.rule().hides(i, static_cast<long long>(j), static_cast<long long>(Lk), pad);
         const double distance = std::fabs(double(i) - double(j));
         float value = c.alibi && distance > 0 ? float(-slope * distance) : 0.0f;
+        if (c.t5) {
+          const T5BucketOptions o = t5_options();
+          const int bucket = formulas::t5_bucket(static_cast<long long>(j) - i, o.bidirectional,
+                                                 int(o.num_buckets), int(o.max_distance));
+          value += table.data[std::size_t(bucket * n.H + h)];
+        }
         if (hidden) value = -std::numeric_limits<float>::infinity();
         bias.data[(s * R + r) * Lk + j] = value;
       }
@@ -164,6 +224,17 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
   config.alibi = c.alibi;
   config.key_padding = c.padding ? in.dpadding.as<std::uint8_t>() : nullptr;
   const AttentionDims& n = c.dims;
+  if (c.t5 && naive) {  // materialised once, outside the timing (as a peer's bias tensor)
+    if (in.dbias.bytes() == 0) {
+      in.dbias = DeviceBuffer(std::size_t(n.H * n.Lq * n.Lk) * sizeof(float));
+      t5_bias(in.dbias.as<float>(), in.dtable.as<float>(), n.H, n.Lq, n.Lk, t5_options());
+    }
+    config.bias = in.dbias.as<float>();
+  } else if (c.t5) {
+    config.t5_table = in.dtable.as<float>();
+    config.t5 = t5_options();
+  }
+  if (c.rope && !c.rope_separate) config.rope = &*in.freq;
   if (naive) {
     const std::size_t need = attention_naive_workspace(n, c.dtype);
     if (ws.bytes() < need) {
@@ -175,6 +246,11 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
     if (naive) {
       attention_naive(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config,
                       blas, ws.get(), ws.bytes());
+    } else if (c.rope_separate) {
+      rope_apply(in.dq.get(), in.dq_rot.get(), c.dtype, n.B * n.H, n.Lq, *in.freq, 0);
+      rope_apply(in.dk.get(), in.dk_rot.get(), c.dtype, n.B * n.H, n.Lk, *in.freq, 0);
+      attention_flash(in.dq_rot.get(), in.dk_rot.get(), in.dv.get(), in.dout.get(), c.dtype, n,
+                      config);
     } else {
       attention_flash(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config);
     }
@@ -185,10 +261,15 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
   r.tolerance = tolerance_for(c.dtype);
   r.check = validate(c, in, &r.validated_on);
   r.kernel = "attention";
-  r.variant = naive ? "1-naive" : "2-flash";
+  r.variant = naive ? "1-naive" : c.rope_separate ? "rope+2-flash" : "2-flash";
   r.dtype = dtype_name(c.dtype);
   r.shape = {{"B", n.B}, {"H", n.H}, {"Lq", n.Lq}, {"Lk", n.Lk}, {"d", n.d}};
   r.params = {{"mask", c.label}, {"causal", c.mask.kind != MaskKind::kNone}};
+  if (c.alibi || c.t5 || c.rope) {
+    r.params["position"] = c.alibi ? "alibi" : c.t5 ? "t5" : "rope";
+    r.params["in_kernel"] = !naive && !c.rope_separate;  // false: a bias tensor or a RoPE pass
+    if (c.rope) r.params["style"] = name_of(kRopeStyleNames, c.rope->style);
+  }
   r.timing = time_launches(launch);
   r.flops = 4.0 * double(n.d) * visible_pairs(c);
   ctx.add(std::move(r));
@@ -227,17 +308,37 @@ void run_attention(Context& ctx) {
       }
     }
   }
-  // Masks and biases inside the kernels, at L = 4096, d = 128, fp16.
-  std::vector<Case> extras(3);
-  for (Case& c : extras) c.dims = {4, 16, 4096, 4096, 128};
-  extras[0].mask = {MaskKind::kSlidingWindow, 1024};
-  extras[0].label = "window:1024";
-  extras[1].mask = {MaskKind::kCausal, 0};
-  extras[1].alibi = true;
-  extras[1].label = "causal+alibi";
-  extras[2].padding = true;
-  extras[2].label = "key_padding(1/8)";
-  for (const Case& c : extras) run_paths(ctx, c, blas, workspace);
+  // Masks inside the kernels, at L = 4096, d = 128, fp16.
+  std::vector<Case> masks(2);
+  for (Case& c : masks) c.dims = {4, 16, 4096, 4096, 128};
+  masks[0].mask = {MaskKind::kSlidingWindow, 1024};
+  masks[0].label = "window:1024";
+  masks[1].padding = true;
+  masks[1].label = "key_padding(1/8)";
+  for (const Case& c : masks) run_paths(ctx, c, blas, workspace);
+  // Position methods at B = 4, H = 16, d = 128, fp16.
+  for (long long L :
+       ctx.quick ? std::vector<long long>{4096} : std::vector<long long>{4096, 8192}) {
+    Case c;
+    c.dims = {4, 16, L, L, 128};
+    c.mask = {MaskKind::kCausal, 0};
+    c.label = "causal";
+    run_paths(ctx, c, blas, workspace, /*flash_only=*/true);  // the plain kernel at this shape
+    c.alibi = true;
+    c.label = "causal+alibi";
+    run_paths(ctx, c, blas, workspace);
+    c.alibi = false;
+    c.rope = RopeOptions{};
+    c.label = "causal+rope";
+    run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
+    c.rope_separate = true;
+    run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
+    Case t5;  // an encoder's: bidirectional buckets, no mask
+    t5.dims = c.dims;
+    t5.t5 = true;
+    t5.label = "t5";
+    run_paths(ctx, t5, blas, workspace);
+  }
   cublasDestroy(blas);
 }
 

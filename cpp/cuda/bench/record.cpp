@@ -30,6 +30,11 @@ nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
     const double batched = r.bytes / (r.timing.batched_ms * 1e-3) / 1e9;
     j["gbs_batched"] = batched;
     j["pct_peak_bandwidth_batched"] = 100.0 * batched / device.peak_bandwidth_gbs;
+    if (r.copy.batched_ms > 0.0) {
+      j["copy_median_ms"] = r.copy.median_ms;
+      j["copy_batched_ms"] = r.copy.batched_ms;
+      j["pct_copy_batched"] = 100.0 * r.copy.batched_ms / r.timing.batched_ms;
+    }
   }
   if (r.flops > 0.0) {
     const double tflops = r.flops / seconds / 1e12;
@@ -45,11 +50,11 @@ nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
 
 std::string console_line(const Record& r, const DeviceInfo& device) {
   const nlohmann::json j = to_json(r, device);
-  char rate[96] = "";
+  char rate[128] = "";
   if (j.contains("gbs")) {
-    std::snprintf(rate, sizeof rate, "%7.0f GB/s (%4.1f%%, batched %4.1f%%)",
+    std::snprintf(rate, sizeof rate, "%7.0f GB/s (%4.1f%%, batched %4.1f%%, of copy %5.1f%%)",
                   j["gbs"].get<double>(), j["pct_peak_bandwidth"].get<double>(),
-                  j["pct_peak_bandwidth_batched"].get<double>());
+                  j["pct_peak_bandwidth_batched"].get<double>(), j.value("pct_copy_batched", 0.0));
   } else if (j.contains("tflops")) {
     std::snprintf(rate, sizeof rate, "%8.1f TFLOP/s (%5.1f%%)", j["tflops"].get<double>(),
                   j["pct_peak_tensor"].get<double>());

@@ -19,6 +19,7 @@ struct Record {
   nlohmann::json params;  // layout, style, mask, ...
   Timing timing;
   double bytes = 0.0;  // bytes a perfect kernel must move (0 when compute-bound)
+  Timing copy;         // the roofline: a device-to-device copy moving `bytes` (read + write)
   double flops = 0.0;  // useful matrix FLOPs (0 when memory-bound)
   Comparison check;    // against the CPU reference core
   Tolerance tolerance{0.0, 0.0};

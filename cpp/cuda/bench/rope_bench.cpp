@@ -51,9 +51,10 @@ void rope_case(Context& ctx, long long L, DType dtype, RopeStyle style, int vari
 }  // namespace
 
 void run_rope(Context& ctx) {
-  // float32: 16, 64, 256 MB per tensor (half that in fp16/bf16).
+  // float32: 16, 64, 256 and 512 MB per tensor (half that in fp16/bf16); the traffic is twice
+  // that, so every type has sizes past 256 MB, where one launch can near the copy roofline.
   const std::vector<long long> lengths =
-      ctx.quick ? std::vector<long long>{4096} : std::vector<long long>{1024, 4096, 16384};
+      ctx.quick ? std::vector<long long>{4096} : std::vector<long long>{1024, 4096, 16384, 32768};
   for (long long L : lengths) {
     for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
       for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kGptj}) {

@@ -1,6 +1,7 @@
 // The benchmark suites and the state they share: the device, the sweep size and the results.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,13 @@ struct Context {
   bool quick = false;  // a few shapes per kernel, for a first look
   std::vector<Record> records;
 
-  // Prints the console line and keeps the record.
+  // Times the copy roofline of a memory-bound record (once per byte count), prints the
+  // console line and keeps the record.
   void add(Record r);
   int failures() const;
+
+ private:
+  std::map<double, Timing> copies_;  // by bytes moved
 };
 
 // sinusoidal tables (both variants, both layouts), ALiBi and T5 bias generation.
