@@ -107,4 +107,27 @@ describe('validation status', () => {
     expect(groups.map((g) => g.title)).toEqual(['rope (scaling none, style neox)', 'rope (scaling none, style gptj)']);
     expect(groups[0].series).toHaveLength(2);
   });
+  it('Series.PositionInKernelAndAsBiasPlotTogetherNamingSdpasBackend', () => {
+    const attention = (variant, params) =>
+      row({
+        kernel: 'attention',
+        variant,
+        dtype: 'fp16',
+        params: { mask: 'causal+alibi', causal: true, position: 'alibi', ...params },
+      });
+    const rows = [
+      attention('2-flash', { in_kernel: true }),
+      attention('1-naive', { in_kernel: false }),
+      attention('torch-sdpa+bias', { in_kernel: false, backend: 'efficient' }),
+      attention('torch-flex', { in_kernel: true }),
+    ];
+    const groups = benchSeries([{ file: 'a.json', device, results: rows }]);
+    expect(groups.map((g) => g.title)).toEqual(['attention (mask causal+alibi, position alibi)']);
+    expect(groups[0].series.map((s) => s.label)).toEqual([
+      '2-flash fp16',
+      '1-naive fp16',
+      'torch-sdpa+bias [efficient] fp16',
+      'torch-flex fp16',
+    ]);
+  });
 });

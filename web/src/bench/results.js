@@ -83,10 +83,16 @@ export function shapeLabel(row) {
     .join(' ');
 }
 
+/**
+ * Params that say how a variant works, not what work it does: rows that differ only in these
+ * are plotted together (ALiBi in the kernel, or as a bias tensor whichever backend SDPA picked).
+ */
+const HOW_PARAMS = new Set(['causal', 'in_kernel', 'backend']); // causal: implied by the mask
+
 /** "mask none", "style neox": the row's params, which decide what a time is comparable with. */
 export function paramsLabel(row) {
   return Object.entries(row.params || {})
-    .filter(([k]) => k !== 'causal') // implied by the mask
+    .filter(([k]) => !HOW_PARAMS.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // files list params in different orders
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -112,7 +118,9 @@ export function benchSeries(files) {
         k.failed += 1;
         continue;
       }
-      const key = `${row.variant} ${row.dtype || ''}`.trim();
+      // The backend SDPA picked for a bias is part of the peer's name: "torch-sdpa+bias [efficient]".
+      const backend = row.params?.backend ? `[${row.params.backend}]` : '';
+      const key = [row.variant, backend, row.dtype].filter(Boolean).join(' ');
       if (!k.series.has(key)) {
         k.series.set(key, {
           label: key,

@@ -33,8 +33,7 @@ export default function createBenchmarksView({ root }) {
   h.textContent = 'Benchmarks';
   const p = document.createElement('p');
   p.className = 'note';
-  p.textContent =
-    'GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the PyTorch peer, timed but not checked. Failed rows are not plotted.';
+  p.textContent = `GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the peers a PyTorch user has (SDPA, FlexAttention, flash-attn), checked against the same core where their file says so and marked "${STATUS.unchecked}" where it predates those checks. Failed rows are not plotted.`;
   intro.append(h, p);
   const devices = document.createElement('ul');
   devices.className = 'bench-devices';
