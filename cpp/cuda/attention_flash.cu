@@ -1,6 +1,7 @@
 // Fused flash-style attention forward (Dao et al., FlashAttention-2 ordering) on tensor cores:
-//   flash_attention_kernel  one block of 4 warps per 64 queries of one (batch, head); each
-//     warp owns 16 query rows whose Q fragments stay in registers. Keys and values stream
+//   flash_attention_kernel  one block per 64 queries (variant 2, 4 warps) or 128 (variant 3,
+//     8 warps) of one (batch, head); each warp owns 16 query rows whose Q fragments stay in
+//     registers. Keys and values stream
 //     through shared memory in 64-row tiles (cp.async, XOR-swizzled rows so ldmatrix is free
 //     of bank conflicts); the V tile loads while S = Q Kᵀ runs and the next K tile while the
 //     softmax and O += P V run. S and O accumulate in float32 registers (mma.sync m16n8k16),
@@ -34,13 +35,18 @@
 namespace poslab::cuda {
 namespace {
 
-constexpr int kBr = 64;  // queries per block (16 per warp)
 constexpr int kBc = 64;  // keys per tile
-constexpr int kWarps = 4;
-constexpr int kThreads = 32 * kWarps;
 constexpr float kLog2e = 1.4426950408889634f;
-constexpr int kDistances = kBr + kBc - 1;  // j − p_i over one query block and one key tile
-static_assert(kBr == kBc, "RoPE rotates Q and K tiles with one table of row angles");
+
+// A block of kBr queries, 16 per warp: variant 2 has 64 (4 warps), variant 3 has 128 (8 warps,
+// each K and V tile then serves twice the queries for the same loads).
+template <int kRows>
+struct Block {
+  static constexpr int kBr = kRows;
+  static constexpr int kThreads = 2 * kRows;        // a warp per 16 rows
+  static constexpr int kDistances = kBr + kBc - 1;  // j − p_i over one query block and key tile
+  static_assert(kBr % kBc == 0 && kDistances <= kThreads, "one T5 distance per thread");
+};
 
 struct FlashArgs {
   const void* q;
@@ -62,10 +68,10 @@ struct FlashArgs {
 
 // Shared memory of one block, in bytes: Q, K, V tiles; the tile's T5 bias by distance; with
 // RoPE the row-angle table and the tile's base angles; the tile's key padding.
-template <class T, int D, bool kRope>
+template <class T, int D, int kBr, bool kRope>
 constexpr int smem_bytes() {
-  return (kBr + 2 * kBc) * D * int(sizeof(T)) + 4 * (kDistances + 1) +
-         (kRope ? 8 * (kBc + 1) * (D / 2) : 0) + kBc;
+  return (kBr + 2 * kBc) * D * int(sizeof(T)) + 4 * (Block<kBr>::kDistances + 1) +
+         (kRope ? 8 * (kBr + 1) * (D / 2) : 0) + kBc;
 }
 
 // Element (row, col) of a [rows][D] tile: 16-byte chunk index XOR (row % 8), so the 8 rows an
@@ -75,13 +81,13 @@ __device__ __forceinline__ int swizzle(int row, int col) {
   return row * D + ((((col >> 3) ^ (row & 7))) << 3) + (col & 7);
 }
 
-// Rows [row0, row0 + 64) of a (L, D) matrix into a swizzled tile; rows past L are zeros.
-template <class T, int D>
+// Rows [row0, row0 + kRows) of a (L, D) matrix into a swizzled tile; rows past L are zeros.
+template <class T, int D, int kRows, int kThreads>
 __device__ __forceinline__ void load_tile(T* tile, const T* g, int row0, int L) {
   constexpr int kChunks = D / 8;
-  static_assert(kBr * kChunks % kThreads == 0, "whole chunks per thread");
+  static_assert(kRows * kChunks % kThreads == 0, "whole chunks per thread");
 #pragma unroll
-  for (int it = 0; it < kBr * kChunks / kThreads; ++it) {
+  for (int it = 0; it < kRows * kChunks / kThreads; ++it) {
     const int c = it * kThreads + threadIdx.x;
     const int r = c / kChunks, ch = c % kChunks;
     const bool ok = row0 + r < L;
@@ -90,10 +96,11 @@ __device__ __forceinline__ void load_tile(T* tile, const T* g, int row0, int L) 
   }
 }
 
-// RoPE tables: sLocal[r·D/2 + k] = (cos, sin)(r·θ_k) for the 64 rows of a tile, once per block.
+// RoPE tables: sLocal[r·D/2 + k] = (cos, sin)(r·θ_k) for rows r < kRows, once per block.
+template <int kRows, int kThreads>
 __device__ __forceinline__ void rope_row_angles(float2* sLocal, const FlashArgs& a, int D) {
   const int half = a.rotary_dim / 2;
-  for (int e = threadIdx.x; e < kBc * half; e += kThreads) {
+  for (int e = threadIdx.x; e < kRows * half; e += kThreads) {
     const int r = e / half, k = e % half;
     float s, c;
     detail::sincos_of_angle(double(r) * a.inv_freq[k], &s, &c);
@@ -110,14 +117,14 @@ __device__ __forceinline__ void rope_base_angles(float2* sBase, const FlashArgs&
   }
 }
 
-// Rotates the 64 rows of a swizzled tile in place (row r at position p0 + r), two pairs per
+// Rotates the kRows rows of a swizzled tile in place (row r at position p0 + r), two pairs per
 // step: neox pairs (k, k + R/2) sit in two 4-byte words, gptj pairs (2k, 2k + 1) in one each.
 // Dims ≥ R are left alone. The caller synchronises before and after.
-template <class T, int D>
+template <class T, int D, int kRows, int kThreads>
 __device__ __forceinline__ void rope_rotate_tile(T* tile, const float2* sLocal, const float2* sBase,
                                                  const FlashArgs& a) {
   const int quads = a.rotary_dim / 4;
-  for (int it = threadIdx.x; it < kBc * quads; it += kThreads) {
+  for (int it = threadIdx.x; it < kRows * quads; it += kThreads) {
     const int r = it / quads, k = 2 * (it % quads);  // pairs k and k + 1
     const float4 base = *reinterpret_cast<const float4*>(sBase + k);
     const float4 row = *reinterpret_cast<const float4*>(sLocal + r * (D / 2) + k);
@@ -138,16 +145,17 @@ __device__ __forceinline__ void rope_rotate_tile(T* tile, const float2* sLocal, 
   }
 }
 
-// Grid (ceil(Lq/64), H, B). q, k, v, o (B, H, L, D).
-template <class T, int D, bool kRope>
-__global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) {
+// Grid (ceil(Lq/kBr), H, B). q, k, v, o (B, H, L, D).
+template <class T, int D, int kBr, bool kRope>
+__global__ void __launch_bounds__(Block<kBr>::kThreads) flash_attention_kernel(FlashArgs a) {
+  constexpr int kThreads = Block<kBr>::kThreads, kDistances = Block<kBr>::kDistances;
   extern __shared__ __align__(16) unsigned char smem[];
   T* sQ = reinterpret_cast<T*>(smem);
   T* sK = sQ + kBr * D;
   T* sV = sK + kBc * D;
   float* sRel = reinterpret_cast<float*>(sV + kBc * D);  // T5 bias · log2(e) by j − p_i
   float2* sLocal = reinterpret_cast<float2*>(sRel + kDistances + 1);  // RoPE row angles
-  float2* sBase = sLocal + kBc * (D / 2);                             // RoPE tile angles
+  float2* sBase = sLocal + kBr * (D / 2);                             // RoPE tile angles
   unsigned char* sPad = reinterpret_cast<unsigned char*>(kRope ? sBase + D / 2 : sLocal);
 
   // Masked blocks with more rows see more keys: start those first.
@@ -169,17 +177,17 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   const int n_begin = a.mask.first_key(m0, a.Lk) / kBc * kBc;
 
   const int p0 = m0 + a.mask.rule.offset;  // position of the block's first query
-  load_tile<T, D>(sQ, Q, m0, a.Lq);
-  if (n_begin < n_end) load_tile<T, D>(sK, K, n_begin, a.Lk);
+  load_tile<T, D, kBr, kThreads>(sQ, Q, m0, a.Lq);
+  if (n_begin < n_end) load_tile<T, D, kBc, kThreads>(sK, K, n_begin, a.Lk);
   detail::cp_async_commit();
   if constexpr (kRope) {  // while the tiles are in flight
-    rope_row_angles(sLocal, a, D);
+    rope_row_angles<kBr, kThreads>(sLocal, a, D);
     rope_base_angles(sBase, a, p0);
   }
   detail::cp_async_wait<0>();
   __syncthreads();
   if constexpr (kRope) {
-    rope_rotate_tile<T, D>(sQ, sLocal, sBase, a);
+    rope_rotate_tile<T, D, kBr, kThreads>(sQ, sLocal, sBase, a);
     __syncthreads();
   }
 
@@ -201,7 +209,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   float l_run[2] = {0.0f, 0.0f};
 
   for (int n0 = n_begin; n0 < n_end; n0 += kBc) {
-    load_tile<T, D>(sV, V, n0, a.Lk);
+    load_tile<T, D, kBc, kThreads>(sV, V, n0, a.Lk);
     detail::cp_async_commit();
     detail::cp_async_wait<1>();  // K tile n0 has landed; V may still be in flight
     if constexpr (kRope) rope_base_angles(sBase, a, n0);
@@ -228,7 +236,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
       __syncthreads();
     }
     if constexpr (kRope) {
-      rope_rotate_tile<T, D>(sK, sLocal, sBase, a);
+      rope_rotate_tile<T, D, kBc, kThreads>(sK, sLocal, sBase, a);
       __syncthreads();
     }
 
@@ -248,7 +256,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
       }
     }
     __syncthreads();  // every warp is done with sK
-    if (n0 + kBc < n_end) load_tile<T, D>(sK, K, n0 + kBc, a.Lk);
+    if (n0 + kBc < n_end) load_tile<T, D, kBc, kThreads>(sK, K, n0 + kBc, a.Lk);
     detail::cp_async_commit();  // possibly empty: keeps the wait counts uniform
 
     // Scores in log2 units, then ALiBi and the mask in their own (block-uniform) branches so
@@ -383,33 +391,44 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(FlashArgs a) 
   }
 }
 
-template <class T, int D, bool kRope>
+template <class T, int D, int kBr, bool kRope>
 void launch_flash(const FlashArgs& args, const AttentionDims& n, cudaStream_t stream) {
-  constexpr int kSmem = smem_bytes<T, D, kRope>();
+  constexpr int kSmem = smem_bytes<T, D, kBr, kRope>();
   // Past 48 KB a kernel must opt in to more dynamic shared memory, once per process.
   static const cudaError_t opt_in = cudaFuncSetAttribute(
-      flash_attention_kernel<T, D, kRope>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      flash_attention_kernel<T, D, kBr, kRope>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   check(opt_in, "cudaFuncSetAttribute(flash_attention_kernel)");
   const dim3 grid(detail::ceil_div(n.Lq, kBr), unsigned(n.H), unsigned(n.B));
-  flash_attention_kernel<T, D, kRope><<<grid, kThreads, kSmem, stream>>>(args);
+  flash_attention_kernel<T, D, kBr, kRope><<<grid, Block<kBr>::kThreads, kSmem, stream>>>(args);
   check_launch("flash_attention_kernel");
 }
 
-template <class T>
+template <class T, int kBr>
 void launch_flash(const FlashArgs& args, const AttentionDims& n, bool rope, cudaStream_t stream) {
   if (n.d == 64) {
-    rope ? launch_flash<T, 64, true>(args, n, stream) : launch_flash<T, 64, false>(args, n, stream);
+    rope ? launch_flash<T, 64, kBr, true>(args, n, stream)
+         : launch_flash<T, 64, kBr, false>(args, n, stream);
   } else {
-    rope ? launch_flash<T, 128, true>(args, n, stream)
-         : launch_flash<T, 128, false>(args, n, stream);
+    rope ? launch_flash<T, 128, kBr, true>(args, n, stream)
+         : launch_flash<T, 128, kBr, false>(args, n, stream);
   }
+}
+
+template <class T>
+void launch_flash(const FlashArgs& args, const AttentionDims& n, bool rope, int variant,
+                  cudaStream_t stream) {
+  variant == 2 ? launch_flash<T, 64>(args, n, rope, stream)
+               : launch_flash<T, 128>(args, n, rope, stream);
 }
 
 }  // namespace
 
 void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
-                     const AttentionDims& n, const AttentionConfig& config, cudaStream_t stream) {
+                     const AttentionDims& n, const AttentionConfig& config, int variant,
+                     cudaStream_t stream) {
   const double scale = detail::check_attention(n, config);
+  require(variant >= 2 && variant <= kAttentionVariants,
+          "unknown fused attention variant " + std::to_string(variant) + " (2 or 3)");
   require(dtype != DType::kF32, "flash attention runs on fp16 or bf16 storage (tensor cores)");
   require(n.d == 64 || n.d == 128,
           "flash attention supports head widths 64 and 128 (got " + std::to_string(n.d) + ")");
@@ -451,9 +470,9 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
                        rope == nullptr || rope->style() == RopeStyle::kNeox,
                        rope != nullptr ? rope->attention_factor() : 1.0f};
   if (dtype == DType::kF16) {
-    launch_flash<__half>(args, n, rope != nullptr, stream);
+    launch_flash<__half>(args, n, rope != nullptr, variant, stream);
   } else {
-    launch_flash<__nv_bfloat16>(args, n, rope != nullptr, stream);
+    launch_flash<__nv_bfloat16>(args, n, rope != nullptr, variant, stream);
   }
 }
 

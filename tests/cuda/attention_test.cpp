@@ -105,8 +105,10 @@ std::string Describe(const Case& c, Path path) {
                  : "");
 }
 
-// Runs the case on the GPU and with the core, batch by batch; returns both (B, H, Lq, d).
-void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<float>* want) {
+// Runs the case on the GPU (flash: fused kernel `variant`) and with the core, batch by batch;
+// returns both (B, H, Lq, d).
+void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<float>* want,
+             int variant = 2) {
   const AttentionDims& n = c.dims;
   const std::size_t qn = std::size_t(n.B * n.H * n.Lq * n.d),
                     kn = std::size_t(n.B * n.H * n.Lk * n.d);
@@ -145,7 +147,8 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
   }
 
   if (path == Path::kFlash) {
-    poslab::cuda::attention_flash(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config);
+    poslab::cuda::attention_flash(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config,
+                                  variant);
   } else {
     cublasHandle_t blas;
     ASSERT_EQ(cublasCreate(&blas), CUBLAS_STATUS_SUCCESS);
@@ -185,11 +188,16 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
   }
 }
 
+// The flash path checks every fused variant (64- and 128-query blocks).
 void ExpectMatchesCore(const Case& c, Path path) {
   SCOPED_TRACE(Describe(c, path));
-  std::vector<float> got, want;
-  RunCase(c, path, &got, &want);
-  EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+  for (int variant = 2; variant <= (path == Path::kFlash ? poslab::cuda::kAttentionVariants : 2);
+       ++variant) {
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    std::vector<float> got, want;
+    RunCase(c, path, &got, &want, variant);
+    EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+  }
 }
 
 std::vector<std::uint8_t> PadTail(long long B, long long Lk, long long hidden) {
@@ -281,10 +289,12 @@ TEST(AttentionFlash, RowsThatSeeNoKeyAreZeroNotNaN) {
     c.dims = {2, 2, 96, 96, 64};
     c.padding.assign(2 * 96, 0);
     for (long long j = 0; j < 96; ++j) c.padding[std::size_t(96 + j)] = 1;  // batch 1: every key
-    std::vector<float> got, want;
-    RunCase(c, path, &got, &want);
-    for (std::size_t e = got.size() / 2; e < got.size(); ++e) ASSERT_EQ(got[e], 0.0f) << e;
-    EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+    for (int variant = 2; variant <= (path == Path::kFlash ? 3 : 2); ++variant) {
+      std::vector<float> got, want;
+      RunCase(c, path, &got, &want, variant);
+      for (std::size_t e = got.size() / 2; e < got.size(); ++e) ASSERT_EQ(got[e], 0.0f) << e;
+      EXPECT_TRUE(Close(got, want, tolerance_for(c.dtype)));
+    }
     // A window of 1 under a causal mask keeps only the diagonal: no row is empty there.
     c.padding.clear();
     c.mask = {MaskKind::kSlidingWindow, 1};
@@ -417,6 +427,12 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.mask = {MaskKind::kCausal, 0, (1LL << 30) + 1};  // i + offset would overflow an int
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
+  config = AttentionConfig{};
+  for (int variant : {1, 4}) {  // 1 is the naive path, which takes a workspace
+    EXPECT_THROW(
+        poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config, variant),
+        poslab::Error);
+  }
   config = AttentionConfig{};
   config.t5_table = buffer.as<float>();
   config.t5.num_buckets = 1;

@@ -217,8 +217,10 @@ double visible_pairs(const Case& c) {
   return pairs * double(n.B * n.H);
 }
 
-void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_t blas,
+// variant 1 is the naive path, 2 and 3 the fused kernels (64- and 128-query blocks).
+void run_case(Context& ctx, const Case& c, Inputs& in, int variant, cublasHandle_t blas,
               DeviceBuffer& ws) {
+  const bool naive = variant == 1;
   AttentionConfig config;
   config.mask = c.mask;
   config.alibi = c.alibi;
@@ -250,9 +252,10 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
       rope_apply(in.dq.get(), in.dq_rot.get(), c.dtype, n.B * n.H, n.Lq, *in.freq, 0);
       rope_apply(in.dk.get(), in.dk_rot.get(), c.dtype, n.B * n.H, n.Lk, *in.freq, 0);
       attention_flash(in.dq_rot.get(), in.dk_rot.get(), in.dv.get(), in.dout.get(), c.dtype, n,
-                      config);
+                      config, variant);
     } else {
-      attention_flash(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config);
+      attention_flash(in.dq.get(), in.dk.get(), in.dv.get(), in.dout.get(), c.dtype, n, config,
+                      variant);
     }
   };
   launch();
@@ -261,7 +264,8 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
   r.tolerance = tolerance_for(c.dtype);
   r.check = validate(c, in, &r.validated_on);
   r.kernel = "attention";
-  r.variant = naive ? "1-naive" : c.rope_separate ? "rope+2-flash" : "2-flash";
+  const std::string fused = variant == 2 ? "2-flash" : "3-flash128";
+  r.variant = naive ? "1-naive" : c.rope_separate ? "rope+" + fused : fused;
   r.dtype = dtype_name(c.dtype);
   r.shape = {{"B", n.B}, {"H", n.H}, {"Lq", n.Lq}, {"Lk", n.Lk}, {"d", n.d}};
   r.params = {{"mask", c.label}, {"causal", c.mask.kind != MaskKind::kNone}};
@@ -275,12 +279,14 @@ void run_case(Context& ctx, const Case& c, Inputs& in, bool naive, cublasHandle_
   ctx.add(std::move(r));
 }
 
-// The fused kernel, then (unless flash_only) the naive path, on the same inputs.
+// The fused kernels, then (unless flash_only) the naive path, on the same inputs.
 void run_paths(Context& ctx, const Case& c, cublasHandle_t blas, DeviceBuffer& ws,
                bool flash_only = false) {
   Inputs in = make_inputs(c);
-  run_case(ctx, c, in, /*naive=*/false, blas, ws);
-  if (!flash_only) run_case(ctx, c, in, /*naive=*/true, blas, ws);
+  for (int variant = 2; variant <= kAttentionVariants; ++variant) {
+    run_case(ctx, c, in, variant, blas, ws);
+  }
+  if (!flash_only) run_case(ctx, c, in, 1, blas, ws);
 }
 
 }  // namespace
