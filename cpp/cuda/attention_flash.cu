@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(Block<kBr>::kThreads) flash_attention_kernel(F
     if (n0 + kBc < n_end) load_tile<T, D, kBc, kThreads>(sK, K, n0 + kBc, a.Lk);
     detail::cp_async_commit();  // possibly empty: keeps the wait counts uniform
 
-    // Scores in log2 units, then ALiBi and the mask in their own (block-uniform) branches so
+    // Scores in log2 units, then ALiBi, T5 and the mask in their own (block-uniform) branches so
     // the common tile pays for neither.
 #pragma unroll
     for (int nt = 0; nt < kBc / 8; ++nt) {
