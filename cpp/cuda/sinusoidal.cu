@@ -5,6 +5,12 @@
 //                       (as w/2π split into two float32s); the angle is reduced exactly in
 //                       float32-pair arithmetic and its sin/cos taken by the SFU
 //                       (angles.cuh). Positions up to 2^24; variant 1 beyond.
+//   sinusoidal_kernel3  variant 2 for the interleaved layout with a quarter of the SFU work:
+//                       a thread's rows are p, p + S, p + 2S, ... (S the grid's row stride);
+//                       every 4th from the SFU, the 3 between by rotating the previous
+//                       (sin, cos) by S·w_i (angle addition, coefficients once per block in
+//                       double). The SFU's 16 ops per clock per SM otherwise pace a table
+//                       that HBM could write faster.
 // Validated against poslab::sinusoidal_table in tests/cuda and in poslab-bench-cuda.
 #include <cuda_runtime.h>
 
@@ -84,6 +90,50 @@ __global__ void sinusoidal_kernel2(float* pe, long long L, int D, double base, l
   }
 }
 
+constexpr int kRowsPerAnchor = 4;  // variant 3: one SFU row, then 3 rotated ones
+
+// Interleaved only: chunk c is (sin, cos) of pairs 2c and 2c + 1.
+__global__ void sinusoidal_kernel3(float* pe, long long L, int D, double base, long long offset) {
+  extern __shared__ float2 shared[];  // (D/2,) w_i/2π as (hi, lo), then (D/2,) (cos, sin)(S·w_i)
+  const int half = D / 2;
+  float2* turns = shared;
+  float2* step = shared + half;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.y;  // S rows
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  for (int i = tid; i < half; i += blockDim.x * blockDim.y) {
+    const double w = formulas::inv_freq(i, D, base);
+    const double t = w / (2.0 * formulas::kPi);
+    const float hi = static_cast<float>(t);
+    turns[i] = make_float2(hi, static_cast<float>(t - double(hi)));
+    double sn, cs;
+    sincos(formulas::angle(double(stride), w), &sn, &cs);
+    step[i] = make_float2(static_cast<float>(cs), static_cast<float>(sn));
+  }
+  __syncthreads();
+
+  constexpr float kTwoPi = 6.28318530717958648f;
+  const int chunks = D / 4;
+  for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
+    const float2 w0 = turns[2 * c], w1 = turns[2 * c + 1];
+    const float2 r0 = step[2 * c], r1 = step[2 * c + 1];
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    int n = 0;
+    for (long long p = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y; p < L;
+         p += stride, ++n) {
+      if (n % kRowsPerAnchor == 0) {
+        const float position = static_cast<float>(offset + p);
+        __sincosf(detail::turns_of_position(position, w0.x, w0.y) * kTwoPi, &v.x, &v.y);
+        __sincosf(detail::turns_of_position(position, w1.x, w1.y) * kTwoPi, &v.z, &v.w);
+      } else {
+        // sin(a + b) = sin a cos b + cos a sin b; cos(a + b) = cos a cos b − sin a sin b.
+        v = make_float4(v.x * r0.x + v.y * r0.y, v.y * r0.x - v.x * r0.y, v.z * r1.x + v.w * r1.y,
+                        v.w * r1.x - v.z * r1.y);
+      }
+      *reinterpret_cast<float4*>(pe + p * D + 4 * c) = v;
+    }
+  }
+}
+
 }  // namespace
 
 void sinusoidal_table(float* pe, long long length, long long dim, double base,
@@ -117,6 +167,13 @@ void sinusoidal_table(float* pe, long long length, long long dim, double base,
   const dim3 block = detail::row_block(D / 4);
   const unsigned blocks =
       std::min<long long>(detail::ceil_div(length, block.y), 8LL * detail::multiprocessor_count());
+  // Variant 3 needs twice variant 2's shared memory; the concat layout runs variant 2's kernel.
+  if (variant == 3 && !concat && D * sizeof(float2) <= 48 * 1024) {
+    sinusoidal_kernel3<<<blocks, block, 2 * sizeof(float2) * (D / 2), stream>>>(pe, length, D, base,
+                                                                                offset);
+    check_launch("sinusoidal_kernel3");
+    return;
+  }
   const std::size_t smem = sizeof(float2) * (D / 2);
   if (concat) {
     sinusoidal_kernel2<true><<<blocks, block, smem, stream>>>(pe, length, D, base, offset);

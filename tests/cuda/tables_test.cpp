@@ -32,7 +32,9 @@ TEST(Sinusoidal, EveryVariantMatchesCoreInBothLayouts) {
   };
   // D = 6 and 130 are not multiples of the vector width: they take the scalar kernel.
   for (const Shape s : {Shape{1, 2, 0}, Shape{37, 6, 3}, Shape{300, 64, 0}, Shape{129, 128, 0},
-                        Shape{64, 130, 7}, Shape{256, 128, 65536 - 256}}) {
+                        Shape{64, 130, 7}, Shape{256, 128, 65536 - 256},
+                        // Past the grid's rows (8 blocks per SM): variant 3 rotates rows.
+                        Shape{40000, 64, 0}, Shape{40000, 128, (1LL << 24) - 40000}}) {
     for (SinusoidalLayout layout : {SinusoidalLayout::kInterleaved, SinusoidalLayout::kConcat}) {
       for (int variant = 1; variant <= poslab::cuda::kSinusoidalVariants; ++variant) {
         SCOPED_TRACE("L " + std::to_string(s.L) + " D " + std::to_string(s.D) + " offset " +
