@@ -164,9 +164,12 @@ def validate_attention(core, out, q, k, v, dtype, mask="none", bias_rows=None, r
 def sdpa_backend(call):
     """The backend SDPA picked for a call, from the aten op the profiler saw."""
     from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        call()
-        torch.cuda.synchronize()
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            call()
+            torch.cuda.synchronize()
+    except Exception as e:  # measure() then records the same error
+        return f"unknown ({type(e).__name__})"
     names = " ".join(e.key for e in prof.key_averages())
     for op, backend in (("_scaled_dot_product_cudnn_attention", "cudnn"),
                         ("_scaled_dot_product_flash_attention", "flash"),
@@ -178,8 +181,9 @@ def sdpa_backend(call):
 
 
 def measure(record, call, device, validate):
-    """Times call (returning the output), then validates that output; a failed check keeps the
-    time out of the file (a wrong answer has no speed), as poslab-bench-cuda does."""
+    """Validates call's output, then times it; a failed check keeps the time out of the file (a
+    wrong answer has no speed), as poslab-bench-cuda does. A call that raises is recorded under
+    "skipped" with the error, and the run goes on."""
     try:
         out = call()
         torch.cuda.synchronize()
@@ -192,6 +196,8 @@ def measure(record, call, device, validate):
             rates(record, device)
     except torch.OutOfMemoryError:
         record["skipped"] = "out of GPU memory"
+    except Exception as e:  # a peer that cannot run here (a compile error, a missing kernel)
+        record["skipped"] = f"{type(e).__name__}: {e}"[:400]
     torch.cuda.empty_cache()
     log(record)
     return record
