@@ -289,7 +289,8 @@ TEST(AttentionFlash, RowsThatSeeNoKeyAreZeroNotNaN) {
     c.dims = {2, 2, 96, 96, 64};
     c.padding.assign(2 * 96, 0);
     for (long long j = 0; j < 96; ++j) c.padding[std::size_t(96 + j)] = 1;  // batch 1: every key
-    for (int variant = 2; variant <= (path == Path::kFlash ? 3 : 2); ++variant) {
+    for (int variant = 2; variant <= (path == Path::kFlash ? poslab::cuda::kAttentionVariants : 2);
+         ++variant) {
       std::vector<float> got, want;
       RunCase(c, path, &got, &want, variant);
       for (std::size_t e = got.size() / 2; e < got.size(); ++e) ASSERT_EQ(got[e], 0.0f) << e;
@@ -428,7 +429,7 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config = AttentionConfig{};
-  for (int variant : {1, 4}) {  // 1 is the naive path, which takes a workspace
+  for (int variant : {1, poslab::cuda::kAttentionVariants + 1}) {  // 1: naive, needs a workspace
     EXPECT_THROW(
         poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config, variant),
         poslab::Error);

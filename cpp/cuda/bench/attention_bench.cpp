@@ -264,7 +264,7 @@ void run_case(Context& ctx, const Case& c, Inputs& in, int variant, cublasHandle
   r.tolerance = tolerance_for(c.dtype);
   r.check = validate(c, in, &r.validated_on);
   r.kernel = "attention";
-  const std::string fused = variant == 2 ? "2-flash" : "3-flash128";
+  const std::string fused = variant == 2 ? "2-flash" : variant == 3 ? "3-flash128" : "4-flash128x2";
   r.variant = naive ? "1-naive" : c.rope_separate ? "rope+" + fused : fused;
   r.dtype = dtype_name(c.dtype);
   r.shape = {{"B", n.B}, {"H", n.H}, {"Lq", n.Lq}, {"Lk", n.Lk}, {"d", n.d}};

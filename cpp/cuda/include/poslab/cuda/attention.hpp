@@ -45,12 +45,13 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
                      const AttentionDims& dims, const AttentionConfig& config, cublasHandle_t blas,
                      void* workspace, std::size_t workspace_bytes, cudaStream_t stream = nullptr);
 
-// Variants 2 and 3, fused flash-style: one block per 64 (variant 2, 4 warps) or 128
-// (variant 3, 8 warps) queries of one head, online softmax over 64-key tiles in shared
-// memory, fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in float32; masks, padding,
-// ALiBi, T5 buckets and RoPE inside the kernel; tiles a causal or windowed block cannot see
-// are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor.
-inline constexpr int kAttentionVariants = 3;  // 1 is attention_naive
+// Variants 2-4, fused flash-style: one block per 64 (variant 2, 4 warps of 16 rows), 128
+// (variant 3, 8 warps of 16 rows) or 128 (variant 4, 4 warps of 32 rows, FlashAttention-2's
+// layout) queries of one head, online softmax over 64-key tiles in shared memory (variant 4 at
+// d = 128: 32), fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in float32; masks,
+// padding, ALiBi, T5 buckets and RoPE inside the kernel; tiles a causal or windowed block
+// cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor.
+inline constexpr int kAttentionVariants = 4;  // 1 is attention_naive
 void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
                      const AttentionDims& dims, const AttentionConfig& config, int variant = 2,
                      cudaStream_t stream = nullptr);
