@@ -9,6 +9,7 @@
 #   torch-quick   bench/cuda/torch_baseline.py --quick   torch       its full sweep
 #   torch-position  only its position peers (SDPA + bias, FlexAttention, flash-attn, RoPE +
 #                 SDPA flash), full sweep
+#   targets       bench/cuda/targets.py on the results written so far: the targets table
 # The torch peers are validated against the poslab CLI built with the programs.
 # Results go to $OUT (default: build/device-out) as JSON plus logs.
 # Dependencies the machine lacks (Eigen, Highway, nlohmann-json, CLI11, GoogleTest) can be
@@ -111,6 +112,10 @@ for step in "$@"; do
     torch-position)
       PYTHONUNBUFFERED=1 python3 bench/cuda/torch_baseline.py --only position --poslab "$cli" \
         --out "$out/torch-position-$tag.json" || status=1
+      ;;
+    targets)
+      python3 bench/cuda/targets.py "$out"/poslab-*.json "$out"/torch-*.json | tee "$out/targets.md" ||
+        status=1
       ;;
     *)
       echo "unknown step '$step'"
