@@ -80,11 +80,14 @@ for step in "$@"; do
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     sanitize)
+      # Every test but the L = 1024 one under memcheck; racecheck (much slower) on the tests
+      # whose cases cover every fused variant with masks, padding, offsets, T5 and RoPE.
       timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
-        --gtest_brief=1 2>&1 | tail -n 30 || status=1
-      timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" \
-        --gtest_brief=1 --gtest_filter='AttentionFlash.MatchesCoreWhenLqDiffersFromLk:AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore' 2>&1 |
+        --gtest_brief=1 --gtest_filter='-AttentionFlash.MatchesCoreAtLongerLength' 2>&1 |
         tail -n 30 || status=1
+      timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" --gtest_brief=1 \
+        --gtest_filter='AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore' \
+        2>&1 | tail -n 30 || status=1
       ;;
     profile)
       for kernel in sinusoidal_kernel2 alibi_kernel2; do
