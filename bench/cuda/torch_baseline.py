@@ -181,9 +181,9 @@ def sdpa_backend(call):
 
 
 def measure(record, call, device, validate):
-    """Validates call's output, then times it; a failed check keeps the time out of the file (a
-    wrong answer has no speed), as poslab-bench-cuda does. A call that raises is recorded under
-    "skipped" with the error, and the run goes on."""
+    """Validates call's output, then times it; a row that fails its check keeps no time (a
+    wrong answer has no speed). A call that raises is recorded under "skipped" with the error,
+    and the run goes on."""
     try:
         out = call()
         torch.cuda.synchronize()
