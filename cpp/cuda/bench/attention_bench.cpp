@@ -217,7 +217,7 @@ double visible_pairs(const Case& c) {
   return pairs * double(n.B * n.H);
 }
 
-// variant 1 is the naive path, 2 and 3 the fused kernels (64- and 128-query blocks).
+// variant 1 is the naive path, 2-4 the fused kernels (attention.hpp).
 void run_case(Context& ctx, const Case& c, Inputs& in, int variant, cublasHandle_t blas,
               DeviceBuffer& ws) {
   const bool naive = variant == 1;
