@@ -370,8 +370,9 @@ def position_records(device, quick, core, peers, with_sweep):
             qr, kr = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                 return F.scaled_dot_product_attention(qr, kr, v, is_causal=True)
-        out.append(measure(row("torch-rope+flash", "causal+rope", "rope", causal_flops, "flash"),
-                           rope_then_flash, device,
+        rope_row = row("torch-rope+flash", "causal+rope", "rope", causal_flops, "flash")
+        rope_row["params"]["style"] = "neox"  # as poslab-bench-cuda's RoPE rows
+        out.append(measure(rope_row, rope_then_flash, device,
                            lambda o: validate_attention(core, o, q, k, v, dtype, "causal",
                                                         rope="neox")))
 
