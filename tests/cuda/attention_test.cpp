@@ -34,16 +34,6 @@ using poslab::cuda::testing::Sync;
 
 enum class Path { kNaive, kFlash };
 
-struct Case {
-  AttentionDims dims;
-  DType dtype = DType::kF16;
-  Mask mask;
-  bool alibi = false;
-  bool t5 = false;                    // naive: a (H, Lq, Lk) bias tensor; flash: in the kernel
-  std::vector<std::uint8_t> padding;  // (B, Lk) or empty
-  std::optional<poslab::RopeOptions> rope;  // flash only
-};
-
 constexpr std::uint64_t kT5Seed = 5;
 
 poslab::T5BucketOptions T5Options() {
@@ -52,12 +42,23 @@ poslab::T5BucketOptions T5Options() {
   return options;
 }
 
+struct Case {
+  AttentionDims dims;
+  DType dtype = DType::kF16;
+  Mask mask;
+  bool alibi = false;
+  bool t5 = false;  // naive: a (H, Lq, Lk) bias tensor; flash: in the kernel
+  poslab::T5BucketOptions t5_options = T5Options();
+  std::vector<std::uint8_t> padding;        // (B, Lk) or empty
+  std::optional<poslab::RopeOptions> rope;  // flash only
+};
+
 // The (H, Lq, Lk) bias the kernels add, from the shared formulas at query positions
 // i + offset; with offset 0 it is poslab::alibi_bias or poslab::t5_bias
 // (AttentionBias.MatchesTheCoreTensorsAtOffsetZero).
 TensorF PositionBias(const Case& c) {
   const AttentionDims& n = c.dims;
-  const poslab::T5BucketOptions options = T5Options();
+  const poslab::T5BucketOptions& options = c.t5_options;
   const TensorF table = poslab::learned_table(options.num_buckets, n.H, kT5Seed, 1.0);
   TensorF bias({std::size_t(n.H), std::size_t(n.Lq), std::size_t(n.Lk)});
   for (long long h = 0; h < n.H; ++h) {
@@ -100,7 +101,12 @@ std::string Describe(const Case& c, Path path) {
          std::to_string(n.H) + " Lq" + std::to_string(n.Lq) + " Lk" + std::to_string(n.Lk) + " d" +
          std::to_string(n.d) + " mask " + std::to_string(int(c.mask.kind)) + " window " +
          std::to_string(c.mask.window) + " offset " + std::to_string(c.mask.offset) +
-         (c.alibi ? " alibi" : "") + (c.t5 ? " t5" : "") + (c.padding.empty() ? "" : " padding") +
+         (c.alibi ? " alibi" : "") +
+         (c.t5 ? " t5 " + std::to_string(c.t5_options.num_buckets) + "/" +
+                     std::to_string(c.t5_options.max_distance) +
+                     (c.t5_options.bidirectional ? " bidirectional" : "")
+               : "") +
+         (c.padding.empty() ? "" : " padding") +
          (c.rope ? std::string(" rope ") + poslab::name_of(poslab::kRopeStyleNames, c.rope->style) +
                        " " + poslab::to_string(c.rope->scaling)
                  : "");
@@ -135,7 +141,7 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     dbias.upload(bias.ptr(), bias.size() * sizeof(float));
     config.bias = dbias.as<float>();
   } else if (c.t5) {
-    config.t5 = T5Options();
+    config.t5 = c.t5_options;
     const TensorF table = poslab::learned_table(config.t5.num_buckets, n.H, kT5Seed, 1.0);
     dtable = DeviceBuffer(table.size() * sizeof(float));
     dtable.upload(table.ptr(), table.size() * sizeof(float));
@@ -349,6 +355,13 @@ TEST(AttentionFlash, T5BucketsInsideTheKernelMatchCore) {
   Case far;
   far.dims = {1, 2, 600, 600, 64};
   far.t5 = true;
+  ExpectMatchesCore(far, Path::kFlash);
+  // A decoder's buckets: unidirectional (every key after the query shares bucket 0), causal,
+  // with other bucket counts and distances.
+  far.mask = {MaskKind::kCausal, 0};
+  far.t5_options = {false, 16, 50};
+  ExpectMatchesCore(far, Path::kFlash);
+  far.t5_options = {true, 64, 300};
   ExpectMatchesCore(far, Path::kFlash);
   for (const Mask mask : {Mask{MaskKind::kCausal, 0, 50}, Mask{MaskKind::kNone, 0, -70}}) {
     Case c;
