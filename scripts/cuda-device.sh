@@ -17,7 +17,7 @@
 #
 # Device minutes are scarce: `scripts/cuda-device.sh prebuild` on a machine with nvcc and no
 # GPU builds the two programs (sm_90 code, CUDA 13 runtime, GoogleTest linked in) into
-# build/device-bin, about 12 MB with the poslab CLI; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
+# build/device-bin, about 21 MB with the poslab CLI; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
 # skips the configure and build there (and the dependencies it would need).
 set -uo pipefail
 cd "$(dirname "$0")/.."
