@@ -16,9 +16,10 @@
 # given as a prefix folder in POSLAB_DEPS (e.g. a copy of the /usr/include and cmake files).
 #
 # Device minutes are scarce: `scripts/cuda-device.sh prebuild` on a machine with nvcc and no
-# GPU builds the two programs (sm_90 code, CUDA 13 runtime, GoogleTest linked in) into
-# build/device-bin, about 21 MB with the poslab CLI; carried to the GPU machine, POSLAB_PREBUILT=build/device-bin
-# skips the configure and build there (and the dependencies it would need).
+# GPU builds the two programs (sm_90 code, CUDA 13 runtime, GoogleTest linked in) and the
+# poslab CLI into build/device-bin, about 21 MB; carried to the GPU machine,
+# POSLAB_PREBUILT=build/device-bin skips the configure and build there (and the dependencies
+# it would need).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/device-out}
