@@ -522,6 +522,10 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
     require(rope->head_dim() == n.d, "flash attention: RoPE frequencies are for head width " +
                                          std::to_string(rope->head_dim()) + ", not " +
                                          std::to_string(n.d));
+    // As poslab::rope_apply: positions start at 0 (query i sits at i + offset).
+    require(config.mask.offset >= 0,
+            "flash attention: RoPE needs query positions >= 0, so a mask offset >= 0 (got " +
+                std::to_string(config.mask.offset) + ")");
     require(rope->rotary_dim() % 4 == 0,
             "flash attention rotates two pairs at a time: the rotary dim must be a multiple of 4 "
             "(got " +

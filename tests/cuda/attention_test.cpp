@@ -458,6 +458,12 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.rope = &wide;  // frequencies for another head width
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
+  const poslab::cuda::DeviceRopeFrequencies fits(64, poslab::RopeOptions{}, 0);
+  config.rope = &fits;
+  config.mask = {MaskKind::kCausal, 0, -1};  // query 0 at position -1, before RoPE's first
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config.mask = Mask{};
   poslab::RopeOptions two;
   two.rotary_fraction = 2.0 / 64;  // R = 2: one pair, not a whole step of two
   const poslab::cuda::DeviceRopeFrequencies narrow(64, two, 0);
