@@ -175,6 +175,16 @@ describe('inline jobs', () => {
   }
   const timed = (ms) => ({ timing: { computeMs: ms / 2, paintMs: ms / 2 } });
   const options = (inline) => ({ inline, graceMs: 1000, inlineBudgetMs: 6 });
+  // A client whose worker has timed one sinusoidal table of L × D at `ms`: the rate is known.
+  async function measured(L, D, ms) {
+    const { made, makeWorker } = fakeWorkers();
+    const inline = fakeInline();
+    const client = createComputeClient(makeWorker, options(inline));
+    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L, D });
+    made[0].reply(made[0].sent[0].id, timed(ms));
+    await first;
+    return { made, inline, client };
+  }
 
   it('Scheduler.SmallJobRunsInlineOnceItsRateIsMeasured', async () => {
     const { made, makeWorker } = fakeWorkers();
@@ -195,12 +205,7 @@ describe('inline jobs', () => {
   });
 
   it('Scheduler.JobPredictedOverTheBudgetGoesToTheWorker', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const inline = fakeInline();
-    const client = createComputeClient(makeWorker, options(inline));
-    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 512, D: 512 });
-    made[0].reply(made[0].sent[0].id, timed(3));
-    await first;
+    const { made, inline, client } = await measured(512, 512, 3);
     client.request('enc', 'encodings', { method: 'sinusoidal', L: 2048, D: 512 }); // 4 × the cells: ~12 ms
     expect(inline.ran).toHaveLength(0);
     expect(made[0].sent.map((m) => m.params.L)).toEqual([512, 2048]);
@@ -212,12 +217,7 @@ describe('inline jobs', () => {
 
   it('Scheduler.InlineJobSupersedesTheWaitingAndRunningOnes', async () => {
     vi.useFakeTimers();
-    const { made, makeWorker } = fakeWorkers();
-    const inline = fakeInline();
-    const client = createComputeClient(makeWorker, options(inline));
-    const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
-    made[0].reply(made[0].sent[0].id, timed(0.1));
-    await first;
+    const { made, client } = await measured(64, 64, 0.1);
     const big = client.request('enc', 'encodings', { method: 'sinusoidal', L: 8192, D: 1024 });
     const queued = client.request('enc', 'encodings', { method: 'sinusoidal', L: 4096, D: 1024 });
     const small = client.request('enc', 'encodings', { method: 'sinusoidal', L: 65, D: 64 });
