@@ -134,7 +134,7 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     dpadding.upload(c.padding.data(), c.padding.size());
     config.key_padding = dpadding.as<std::uint8_t>();
   }
-  const TensorF bias = PositionBias(c);
+  const TensorF bias = c.alibi || c.t5 ? PositionBias(c) : TensorF();
   DeviceBuffer dtable;
   if (c.t5 && path == Path::kNaive) {
     dbias = DeviceBuffer(bias.size() * sizeof(float));
