@@ -64,13 +64,15 @@ def main():
     close("alibi slopes", slopes, [2.0 ** (-8 * (h + 1) / 2) if h < 2 else 2.0 ** -2
                                    for h in range(H)], 1e-7)
     alibi = ref.alibi_bias_rows(slopes, rows, L)
+    full = core._run("alibi", "--heads", H, "--len", L)  # the core's (H, L, L) tensor
+    check("ALiBi bias rows equal the core's tensor", np.array_equal(alibi, full[:, rows]))
     causal = np.where(np.arange(L)[None, :] > rows[:, None], -np.inf, 0.0)
     got = core.attention(q[:, rows], k, v, mask="causal", offset=int(rows[0]), bias=alibi)
     close("causal attention with ALiBi on rows 100-149", got,
           softmax_attention(q[:, rows], k, v, alibi.astype(np.float64) + causal))
 
     by_distance = core.t5_bucket_of_distance(L)
-    full = core._run("t5-buckets", "--qlen", L, "--klen", L, "--bidirectional")
+    full = core._run("t5-buckets", "--qlen", L, "--klen", L, "--bidirectional")  # (L, L)
     delta = np.arange(L)[None, :] - np.arange(L)[:, None]
     check("T5 buckets by distance equal the (L, L) buckets", np.array_equal(
         by_distance[delta + L - 1], full))
