@@ -58,9 +58,7 @@ void add_attention(Commands& commands) {
         add_output(cmd, a.out);
       },
       [](const Args& a) {
-        if (!a.weights.empty() && a.weights == a.out) {
-          throw UsageError("--weights and --out name the same file '" + a.out + "'");
-        }
+        require_distinct_outputs({{"--weights", a.weights}, {"-o", a.out}});
         check_output_path(a.out);
         if (!a.weights.empty()) check_output_path(a.weights);
 
@@ -85,7 +83,7 @@ void add_attention(Commands& commands) {
         if (!a.weights.empty()) {
           files.emplace_back(a.weights, encode_output(a.weights, result.weights));
         }
-        write_outputs(files);
+        write_outputs(std::move(files));
       });
 }
 

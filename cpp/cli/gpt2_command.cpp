@@ -39,6 +39,7 @@ struct Gpt2Args {
 // Reads the tokens, config and weights, runs the forward pass and writes the logits (and the
 // trace directory), all or nothing.
 void run_gpt2(const Gpt2Args& a) {
+  require_distinct_outputs({{"--trace", a.trace}, {"-o", a.out}});
   check_output_path(a.out);
   const std::vector<long long> tokens = parse_tokens(a.tokens);
   // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.

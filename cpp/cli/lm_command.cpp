@@ -134,6 +134,7 @@ void add_trace(OutputFiles& files, const std::string& dir, nlohmann::json index,
 }
 
 void run_lm(const LmArgs& a) {
+  require_distinct_outputs({{"--trace", a.trace}, {"-o", a.out}});
   check_output_path(a.out);
   if (a.tokens.empty() && a.tokens_file.empty()) {
     throw UsageError("give the token ids with --tokens or --tokens-file");

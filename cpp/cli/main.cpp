@@ -36,6 +36,22 @@ std::string command_problem(CLI::App& app, int argc, char** argv) {
   return "no command given (commands: " + names + "; see poslab --help)";
 }
 
+// An option before any command ("poslab --task copy --position rope ..."): CLI11 would take the
+// first later word that names a command ("rope") as the command and complain about its options.
+// Which commands have that option says what was probably meant.
+std::string missing_command(CLI::App& app, const std::string& option) {
+  if (app.get_option_no_throw(option) != nullptr) return {};  // --help, --version
+  std::string owners;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_option_no_throw(option) == nullptr) continue;
+    owners += (owners.empty() ? "" : ", ") + sub->get_name();
+  }
+  if (owners.empty()) return {};
+  const bool one = owners.find(',') == std::string::npos;
+  return "no command given before '" + option + "', an option of " + owners +
+         (one ? ": write 'poslab " + owners + " " + option + " ...'" : "") + " (see poslab --help)";
+}
+
 int run(int argc, char** argv) {
   CLI::App app("PosLab: positional encodings and attention as .npy, CSV or JSON arrays.", "poslab");
   app.set_version_flag("--version", std::string("poslab ") + kVersion);
@@ -49,6 +65,12 @@ int run(int argc, char** argv) {
   poslab::cli::add_lm_commands(commands);
   poslab::cli::add_train_command(commands);
 
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string first = argv[1];
+    const std::string option = first.substr(0, first.find('='));
+    const std::string problem = missing_command(app, option);
+    if (!problem.empty()) return fail(problem, 2);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -60,7 +82,15 @@ int run(int argc, char** argv) {
     }
     return fail(e.what(), 2);
   }
-  commands.run_selected();
+  try {
+    commands.run_selected();
+  } catch (const std::bad_alloc&) {
+    const std::string name = app.get_subcommands().front()->get_name();
+    return fail("out of memory running 'poslab " + name +
+                    "': the inputs or sizes need more memory than this machine gives; "
+                    "try smaller ones",
+                1);
+  }
   return 0;
 }
 

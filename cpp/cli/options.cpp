@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 
 #include "output.hpp"
@@ -85,6 +86,25 @@ CLI::Validator one_of(const std::vector<std::string>& allowed, const std::string
         return "unknown " + what + " '" + text + "' (expected " + list + ")";
       },
       "{" + list + "}");
+}
+
+void require_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  // The existing part of each path resolved (links, "." and ".."), the rest kept as written.
+  const auto identity = [](const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, error);
+    return error ? std::filesystem::path(path).lexically_normal() : p;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [flag_i, path_i] = outputs[i];
+      const auto& [flag_j, path_j] = outputs[j];
+      if (path_i.empty() || path_j.empty() || identity(path_i) != identity(path_j)) continue;
+      throw UsageError(flag_i + " and " + flag_j + " name the same file ('" + path_i + "'" +
+                       (path_i == path_j ? "" : " and '" + path_j + "'") +
+                       "): give each output its own path");
+    }
+  }
 }
 
 CLI::Validator output_file() { return parsed_by(output_format, ""); }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "poslab/errors.hpp"
@@ -49,6 +50,11 @@ std::string choices(const Named<E> (&table)[N]) {
   }
   return out + "}";
 }
+
+// Refuses (UsageError) two output options that name one file or directory, however spelled
+// ("r.json", "./r.json", through a symbolic link): the second would silently replace the first.
+// `outputs` holds each option's flag and its path ("" when the option was not given).
+void require_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // A path whose extension names an output format (.npy, .csv, .json).
 CLI::Validator output_file();

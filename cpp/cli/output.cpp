@@ -127,9 +127,21 @@ std::string encode_output(const std::string& path, const TensorI& tensor) {
   return encode(path, tensor, "int32");
 }
 
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& files) {
+void write_outputs(std::vector<std::pair<std::string, std::string>> files) {
   OutputFiles out;
-  for (const auto& [path, bytes] : files) out.add(path, bytes);
+  for (auto& [path, bytes] : files) out.add(std::move(path), std::move(bytes));
+  out.commit();
+}
+
+void write_output(const std::string& path, const TensorF& tensor) {
+  OutputFiles out;
+  out.add(path, encode_output(path, tensor));
+  out.commit();
+}
+
+void write_output(const std::string& path, const TensorI& tensor) {
+  OutputFiles out;
+  out.add(path, encode_output(path, tensor));
   out.commit();
 }
 

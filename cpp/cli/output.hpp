@@ -29,11 +29,11 @@ std::string encode_output(const std::string& path, const TensorI& tensor);
 
 // Writes every (path, bytes) pair, all or nothing (OutputFiles): on any failure every
 // existing file is left as it was.
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& files);
+void write_outputs(std::vector<std::pair<std::string, std::string>> files);
 
-template <class T>
-void write_output(const std::string& path, const Tensor<T>& tensor) {
-  write_outputs({{path, encode_output(path, tensor)}});
-}
+// The bytes are encoded straight into the staged file list, never copied: an output at the
+// element cap is 1 GiB of them.
+void write_output(const std::string& path, const TensorF& tensor);
+void write_output(const std::string& path, const TensorI& tensor);
 
 }  // namespace poslab::cli

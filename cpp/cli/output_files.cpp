@@ -213,6 +213,11 @@ void OutputFiles::commit() {
   std::vector<Staged> staged(files_.size());
   for (std::size_t i = 0; i < files_.size(); ++i) {
     const std::string& path = files_[i].path;
+    // The commands refuse colliding options by name first (require_distinct_outputs); this
+    // keeps any path that gets through from silently replacing another output.
+    for (std::size_t j = 0; j < i; ++j) {
+      require(files_[j].path != path, path + ": two outputs of this command name this file");
+    }
     staged[i].path = path;
     staged[i].dir = directory_of(path);
     if (is_new(staged[i].dir)) continue;

@@ -2,8 +2,10 @@
 // method and writes result.json (loss curve, accuracy by length, throughput), optionally the
 // checkpoint; `--steps 0 --dump DIR` writes the files an independent autograd checks
 // (tests/acceptance/train_vs_autograd.py).
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -18,8 +20,40 @@ namespace {
 struct TrainArgs {
   train::TrainConfig config;
   std::string task, position, eval_positions, out, checkpoint, dump;
+  std::size_t test_len = 0;
+  CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
+
+// "PATH: <option> writes <what>: give a name ending in <extension>", unless it does.
+void require_extension(const std::string& path, const char* option, const char* extension,
+                       const char* what) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (path.empty() || ext == extension) return;
+  throw UsageError(std::string(option) + " writes " + what + ": give a name ending in " +
+                   extension + " (got '" + path + "')");
+}
+
+// POSLAB_TRAIN_MEMORY_LIMIT raises (or lowers) the working-set limit of a native run: bytes,
+// or a number with KiB, MiB or GiB.
+std::uint64_t memory_limit_from_environment() {
+  const char* text = std::getenv("POSLAB_TRAIN_MEMORY_LIMIT");
+  if (text == nullptr || *text == '\0') return train::kDefaultTrainMemoryLimit;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  const std::string unit = end;
+  const double scale = unit.empty() || unit == "B" ? 1.0
+                       : unit == "KiB"             ? 0x1p10
+                       : unit == "MiB"             ? 0x1p20
+                       : unit == "GiB"             ? 0x1p30
+                                                   : 0.0;
+  if (end == text || errno != 0 || scale == 0.0 || !(value > 0) || value * scale > 0x1p62) {
+    throw UsageError(std::string("POSLAB_TRAIN_MEMORY_LIMIT='") + text +
+                     "' is not a size: give bytes, or a number with KiB, MiB or GiB (e.g. 8GiB)");
+  }
+  return static_cast<std::uint64_t>(value * scale);
+}
 
 void run_train(TrainArgs& a) {
   train::TrainConfig& c = a.config;
@@ -29,11 +63,20 @@ void run_train(TrainArgs& a) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
                                   "evaluation positions", "evalPositions");
   }
+  if (a.test_len_option->count() > 0) c.test_len = a.test_len;
   if (!a.dump.empty() && c.steps != 0) throw UsageError("--dump needs --steps 0");
   if (a.dump.empty() && a.out.empty())
     throw UsageError("give -o result.json (or --steps 0 --dump DIR)");
+  require_extension(a.out, "-o", ".json", "the result as JSON");
+  require_extension(a.checkpoint, "--checkpoint", ".safetensors", "the weights as safetensors");
+  require_distinct_outputs({{"-o", a.out}, {"--checkpoint", a.checkpoint}, {"--dump", a.dump}});
   if (!a.out.empty()) check_output_target(a.out);
   if (!a.checkpoint.empty()) check_output_target(a.checkpoint);
+  c.memory_limit = memory_limit_from_environment();
+  train::validate(c);
+  train::check_memory(c,
+                      "--layers, --width, --batch, --train-len or --test-len (or raise the limit "
+                      "with POSLAB_TRAIN_MEMORY_LIMIT, e.g. 8GiB)");
 
   train::Trainer trainer(c);
   OutputFiles files;
@@ -75,8 +118,9 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--train-len", c.train_len, "N: training lengths are uniform in [1, N]")
       ->required()
       ->check(unsigned_integer());
-  cmd->add_option("--test-len", c.test_len, "M: evaluate lengths 1..M (default 4N)")
-      ->check(unsigned_integer());
+  a.test_len_option =
+      cmd->add_option("--test-len", a.test_len, "M: evaluate lengths 1..M (default 4N)")
+          ->check(integer_at_least(1));
   cmd->add_option("--layers", c.layers, "blocks")->capture_default_str()->check(unsigned_integer());
   cmd->add_option("--width", c.width, "model width")
       ->capture_default_str()

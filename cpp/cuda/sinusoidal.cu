@@ -22,6 +22,7 @@
 #include "common.cuh"
 #include "launch.hpp"
 #include "poslab/cuda/sinusoidal.hpp"
+#include "poslab/format.hpp"
 #include "poslab/formulas.hpp"
 #include "poslab/tensor.hpp"
 
@@ -143,7 +144,7 @@ void sinusoidal_table(float* pe, long long length, long long dim, double base,
   require(dim > 0 && dim % 2 == 0,
           "dim must be even and positive (got " + std::to_string(dim) + ")");
   require(std::isfinite(base) && base > 0.0,
-          "base must be a positive finite number (got " + std::to_string(base) + ")");
+          "base must be a positive finite number (got " + format_number(base) + ")");
   require(offset >= 0 && offset <= (1LL << 40),
           "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   require(variant >= 1 && variant <= kSinusoidalVariants,

@@ -2,8 +2,10 @@
 #include "poslab/analysis.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <vector>
 
 #include "poslab/formulas.hpp"
 
@@ -17,49 +19,67 @@ namespace {
 
 using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// S (L, L) in double.
-MatrixD similarity_double(const TensorF& x, SimilarityMetric metric) {
+// Rows of S (L, L) a block at a time, in double: visit(first_row, block) gets rows
+// [first_row, first_row + block.rows()). Never forming S whole keeps the working set at the
+// float32 result plus one block (S in double at L = 16384 was 2 GiB beside the 1 GiB result).
+// Checks x (L, D) and returns L.
+std::size_t similarity_input(const TensorF& x) {
   require(x.ndim() == 2, "x", "similarity input must be (L, D), got " + shape_string(x.shape));
-  const std::size_t L = x.dim(0), D = x.dim(1);
-  checked_numel({L, L}, "similarity matrix (L, L)");
+  checked_numel({x.dim(0), x.dim(0)}, "similarity matrix (L, L)");
   require_finite(x, "x");
+  return x.dim(0);
+}
+
+template <class Visit>
+void similarity_rows(const TensorF& x, SimilarityMetric metric, Visit visit) {
+  const std::size_t L = x.dim(0), D = x.dim(1);
   const MatrixD X =
       Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           x.ptr(), L, D)
           .cast<double>();
-  MatrixD S = X * X.transpose();
-  if (metric == SimilarityMetric::kCosine) {
-    const Eigen::VectorXd norm = X.rowwise().norm();
-    for (std::size_t i = 0; i < L; ++i) {
-      for (std::size_t j = 0; j < L; ++j) {
-        const double denominator = norm[i] * norm[j];
-        S(i, j) = denominator > 0.0 ? S(i, j) / denominator : 0.0;  // zero rows: 0, not NaN
+  const Eigen::VectorXd norm = X.rowwise().norm();
+  const std::size_t rows =
+      std::max<std::size_t>(1, (std::size_t(1) << 20) / std::max<std::size_t>(L, 1));
+  for (std::size_t first = 0; first < L; first += rows) {
+    const std::size_t n = std::min(rows, L - first);
+    MatrixD block = X.middleRows(first, n) * X.transpose();
+    if (metric == SimilarityMetric::kCosine) {
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < L; ++j) {
+          const double denominator = norm[first + i] * norm[j];
+          block(i, j) = denominator > 0.0 ? block(i, j) / denominator : 0.0;  // zero rows: 0
+        }
       }
     }
+    visit(first, block);
   }
-  return S;
 }
 
 }  // namespace
 
 // x (L, D) → (L, L).
 TensorF similarity_matrix(const TensorF& x, SimilarityMetric metric) {
-  const MatrixD S = similarity_double(x, metric);
-  TensorF out({std::size_t(S.rows()), std::size_t(S.cols())});
-  for (std::size_t n = 0; n < out.size(); ++n) out.data[n] = static_cast<float>(S.data()[n]);
+  const std::size_t L = similarity_input(x);
+  TensorF out({L, L});
+  similarity_rows(x, metric, [&](std::size_t first, const MatrixD& block) {
+    float* row = out.data.data() + first * L;
+    for (Eigen::Index n = 0; n < block.size(); ++n) row[n] = static_cast<float>(block.data()[n]);
+  });
   return out;
 }
 
 // x (L, D) → (L,): mean similarity at each offset |i − j|.
 TensorF similarity_by_offset(const TensorF& x, SimilarityMetric metric) {
-  const MatrixD S = similarity_double(x, metric);
-  const std::size_t L = std::size_t(S.rows());
+  const std::size_t L = similarity_input(x);
+  std::vector<double> sum(L, 0.0);
+  similarity_rows(x, metric, [&](std::size_t first, const MatrixD& block) {
+    for (Eigen::Index i = 0; i < block.rows(); ++i) {
+      const std::size_t row = first + std::size_t(i);
+      for (std::size_t j = row; j < L; ++j) sum[j - row] += block(i, Eigen::Index(j));
+    }
+  });
   TensorF out({L});
-  for (std::size_t k = 0; k < L; ++k) {
-    double sum = 0.0;
-    for (std::size_t i = 0; i + k < L; ++i) sum += S(i, i + k);  // S is symmetric
-    out.data[k] = static_cast<float>(sum / double(L - k));
-  }
+  for (std::size_t k = 0; k < L; ++k) out.data[k] = static_cast<float>(sum[k] / double(L - k));
   return out;
 }
 

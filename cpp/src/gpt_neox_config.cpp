@@ -102,6 +102,9 @@ void read_rope_scaling(const Json& json, GptNeoxConfig& c, const std::string& na
       c.rope_factor = number_key(s, "factor", where);
     } else if (key == "original_max_position_embeddings") {
       c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
+      require(c.rope_original_length > 0,
+              where + ": \"original_max_position_embeddings\" must be positive, got " +
+                  std::to_string(c.rope_original_length));
     } else if (key == "low_freq_factor") {
       c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
     } else if (key == "high_freq_factor") {
@@ -115,6 +118,9 @@ void read_rope_scaling(const Json& json, GptNeoxConfig& c, const std::string& na
       throw Error(where + ": \"" + key + "\" is not supported");
     }
   }
+  // As transformers' rope validation: every scaling names its factor; none is implied.
+  require(c.rope_scaling == RopeScaling::kNone || s.contains("factor"),
+          where + ": \"factor\" is required for " + type + " scaling");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "poslab/format.hpp"
+
 namespace poslab {
 
 namespace {
@@ -17,7 +19,7 @@ Rows check_input(const TensorF& x, double eps, const TensorF* gamma, const Tenso
   const std::size_t D = x.shape.back();
   require(D > 0, "norm input has zero width");
   require(std::isfinite(eps) && eps >= 0.0, "eps",
-          "eps must be a non-negative finite number (got " + std::to_string(eps) + ")");
+          "eps must be a non-negative finite number (got " + format_number(eps) + ")");
   for (const auto& [param, name] : {std::pair{gamma, "gamma"}, std::pair{beta, "beta"}}) {
     require(!param || param->shape == Shape{D}, name,
             std::string(name) + " must be (D,) = " + shape_string({D}) + ", got " +

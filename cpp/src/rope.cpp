@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "poslab/format.hpp"
 #include "poslab/formulas.hpp"
 #include "validation.hpp"
 
@@ -30,12 +31,12 @@ bool positive_finite(double x) { return std::isfinite(x) && x > 0.0; }
 
 void check_options(const RopeOptions& o, long long rotary_dim) {
   require(positive_finite(o.base) && o.base != 1.0, "base",
-          "RoPE base must be a positive finite number other than 1 (got " + std::to_string(o.base) +
+          "RoPE base must be a positive finite number other than 1 (got " + format_number(o.base) +
               ")");
   if (o.scaling == RopeScaling::kNone) return;
   const std::string name = to_string(o.scaling);
   require(std::isfinite(o.factor) && o.factor >= 1.0, "factor",
-          name + " scaling needs a factor >= 1 (got " + std::to_string(o.factor) + ")");
+          name + " scaling needs a factor >= 1 (got " + format_number(o.factor) + ")");
   const bool needs_length = o.scaling == RopeScaling::kDynamic || o.scaling == RopeScaling::kYarn ||
                             o.scaling == RopeScaling::kLlama3;
   require(!needs_length || o.original_length > 0, "originalLength",
@@ -46,6 +47,11 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
     require(positive_finite(o.beta_fast) && positive_finite(o.beta_slow),
             positive_finite(o.beta_fast) ? "betaSlow" : "betaFast",
             "yarn beta_fast and beta_slow must be positive");
+    // beta_fast counts the rotations that end the ramp at the high-frequency end, beta_slow
+    // those that end it at the low one: fast below slow would invert the ramp.
+    require(o.beta_fast >= o.beta_slow, "betaFast",
+            "yarn needs beta_fast >= beta_slow (got beta_fast " + format_number(o.beta_fast) +
+                ", beta_slow " + format_number(o.beta_slow) + "; the defaults are 32 and 1)");
   }
   if (o.scaling == RopeScaling::kLlama3) {
     // The field is the factor that is out of range, or lowFreqFactor when they are misordered.
@@ -103,7 +109,7 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
   const std::size_t D = positive_size(head_dim, "head dim", false, "headDim");
   require(std::isfinite(o.rotary_fraction) && o.rotary_fraction > 0.0 && o.rotary_fraction <= 1.0,
           "rotaryFraction",
-          "rotary fraction must be in (0, 1] (got " + std::to_string(o.rotary_fraction) + ")");
+          "rotary fraction must be in (0, 1] (got " + format_number(o.rotary_fraction) + ")");
   // As the reference: R = int(D · fraction).
   const long long R = static_cast<long long>(double(D) * o.rotary_fraction);
   require(R >= 2 && R % 2 == 0, o.rotary_fraction < 1.0 ? "rotaryFraction" : "headDim",

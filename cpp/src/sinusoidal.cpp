@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "poslab/format.hpp"
 #include "poslab/formulas.hpp"
 #include "validation.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 void check_base(double base) {
   require(std::isfinite(base) && base > 0.0, "base",
-          "base must be a positive finite number (got " + std::to_string(base) + ")");
+          "base must be a positive finite number (got " + format_number(base) + ")");
 }
 
 std::size_t even_dim(long long dim) {

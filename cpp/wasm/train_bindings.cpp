@@ -46,7 +46,7 @@ TrainConfig to_train_config(const val& js) {
                           "position method", "position");
   c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
   c.train_len = size_field(o, "trainLen", c.train_len);
-  c.test_len = size_field(o, "testLen", c.test_len);
+  if (!field(o, "testLen").isUndefined()) c.test_len = size_field(o, "testLen", 0);
   c.layers = size_field(o, "layers", c.layers);
   c.width = size_field(o, "width", c.width);
   c.heads = size_field(o, "heads", c.heads);

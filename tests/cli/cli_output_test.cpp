@@ -1,6 +1,7 @@
 // The poslab binary end to end: every subcommand's output read back (.npy, .csv, .json)
 // and checked for shape, dtype and values worked out by hand.
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -260,6 +261,21 @@ TEST_F(Cli, SimilarityOfSinusoidalRows) {
       run_npy({"similarity", "--in", "pe.npy", "--metric", "dot", "-o", "d.npy"}, "d.npy");
   EXPECT_NEAR(at(dot, 2, 2), 4.0f, 1e-5f);  // D/2 pairs of sin² + cos²
   EXPECT_NEAR(at(dot, 1, 4), at(dot, 4, 1), 1e-6f);
+}
+
+// At the element cap, (16384, 2) → (16384, 16384): S is filled a block of rows at a time in
+// double and the file's bytes are never copied, so the run fits in 3 GiB of address space (it
+// peaked at 3.1 GB of memory, and failed under a 4 GiB cap, with S whole in double and the
+// bytes copied twice). LongRunning: a 1 GiB file, and RLIMIT_AS means nothing under ASan.
+TEST_F(Cli, LongRunningSimilarityAtTheElementCapFitsInThreeGiB) {
+  std::vector<float> x(16384 * 2);
+  for (std::size_t n = 0; n < x.size(); ++n) x[n] = float(n % 7) - 3.0f;
+  put("big.npy", npy_f4(16384, 2, x));
+  const RunResult r = run({"similarity", "--in", "big.npy", "--metric", "dot", "-o", "s.npy"},
+                          120.0, 9, {}, std::size_t(3) << 30);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(path("s.npy")), 128u + 4u * 16384u * 16384u);
+  std::filesystem::remove(path("s.npy"));
 }
 
 TEST_F(Cli, LayerNormAndRmsNormHaveKnownValues) {

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,7 +99,7 @@ std::string binary_under_test() {
 }
 
 RunResult Sandbox::run(const std::vector<std::string>& args, double limit_s, int stop_signal,
-                       const std::vector<std::string>& env) const {
+                       const std::vector<std::string>& env, std::size_t address_space) const {
   std::vector<std::string> strings{binary_under_test()};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -121,6 +122,8 @@ RunResult Sandbox::run(const std::vector<std::string>& args, double limit_s, int
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0 || ::chdir(dir_.c_str()) != 0) ::_exit(127);
+    const struct rlimit cap = {address_space, address_space};
+    if (address_space > 0 && ::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(127);
     ::dup2(out, 1);
     ::dup2(err, 2);
     ::execve(argv[0], argv.data(), envp.data());

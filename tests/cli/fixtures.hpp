@@ -61,9 +61,10 @@ class Sandbox : public ::testing::Test {
 
   // Runs `poslab args...` in the working directory; sent `stop_signal` (SIGKILL unless told)
   // after `limit_s` seconds, so a hang fails its test instead of the whole suite. `env` is
-  // added to the child's environment ("NAME=value").
+  // added to the child's environment ("NAME=value"). `address_space` > 0 caps the child's
+  // virtual memory (RLIMIT_AS, bytes), as `ulimit -v` does.
   RunResult run(const std::vector<std::string>& args, double limit_s = 60.0, int stop_signal = 9,
-                const std::vector<std::string>& env = {}) const;
+                const std::vector<std::string>& env = {}, std::size_t address_space = 0) const;
 
   // Runs a command that must succeed; returns the parsed .npy at `output`.
   TensorF run_npy(const std::vector<std::string>& args, const std::string& output) const;

@@ -175,6 +175,73 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   c = small(), c.width = 1024, c.layers = 16, c.batch = 1024, c.train_len = 128;
   EXPECT_EQ(field_of(c), "batch");  // past the memory cap, before allocating
   EXPECT_THROW(Trainer{c}, Error);
+  c = small(), c.test_len = 0;  // not "4N" in disguise: leave it unset for that
+  EXPECT_EQ(field_of(c), "testLen");
+}
+
+// The working set counts what the trainer allocates: the parameters four times (weights,
+// gradients, Adam's m and v), once more per extra thread's gradients, and activations that grow
+// with the batch and with the evaluated length; a run past memory_limit is refused up front,
+// naming the option behind its largest part.
+TEST(TrainConfigChecks, WorkingSetIsCheckedAgainstTheMemoryLimit) {
+  for (PositionMethod method : {PositionMethod::kLearned, PositionMethod::kT5}) {
+    TrainConfig c = small(method);
+    const Parameters params(model_config(c));
+    EXPECT_EQ(working_set(c).parameters, 16 * params.size());
+    c.threads = 3;
+    EXPECT_EQ(working_set(c).parameters, (16 + 3 * 4) * params.size());
+  }
+  TrainConfig c = small();
+  c.test_len = 4, c.eval_examples = 2;  // so the training batch is the larger
+  const WorkingSet base = working_set(c);
+  c.batch *= 2;
+  EXPECT_GT(working_set(c).training, base.training);
+  c = small();
+  const WorkingSet longer_base = working_set(c);
+  c.test_len = 64;
+  EXPECT_GT(working_set(c).evaluation, longer_base.evaluation);
+
+  const auto field_of = [](const TrainConfig& config) {
+    try {
+      check_memory(config);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("over the limit of"), std::string::npos) << e.what();
+      return e.field();
+    }
+    return std::string("(accepted)");
+  };
+  c = small();
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c.test_len = 4, c.eval_examples = 2, c.memory_limit = working_set(c).total() - 1;
+  EXPECT_EQ(field_of(c), "batch");  // the training batch holds the most activations
+  c.width = 512, c.heads = 8, c.memory_limit = working_set(c).total() - 1;
+  EXPECT_EQ(field_of(c), "width");
+  c = small(), c.test_len = 256, c.memory_limit = working_set(c).total() - 1;
+  EXPECT_EQ(field_of(c), "testLen");
+  EXPECT_THROW(Trainer{c}, Error);
+  // The case: every tensor under the element cap, the whole past 4 GiB.
+  c = small(PositionMethod::kRope);
+  c.train_len = 512, c.test_len = 512, c.layers = 16, c.width = 1024, c.heads = 4, c.batch = 3;
+  c.eval_examples = 1;
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_GT(working_set(c).total(), kDefaultTrainMemoryLimit);
+  EXPECT_NE(field_of(c), "(accepted)");
+}
+
+// s·wte overflowing float32 in the first LayerNorm blames the embedding scale when the Trainer
+// is built, not the learning rate after a step.
+TEST(TrainConfigChecks, AnOverflowingEmbeddingScaleIsBlamed) {
+  TrainConfig c = small();
+  c.embed_scale = 1e308;
+  try {
+    Trainer t(c);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "embedScale") << e.what();
+  }
+  c.embed_scale = 1e6;  // large but finite all the way through
+  Trainer t(c);
+  EXPECT_TRUE(std::isfinite(t.step()));
 }
 
 TEST(TrainRun, SameSeedGivesTheSameLossCurveBitForBit) {

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "poslab/errors.hpp"
+#include "poslab/format.hpp"
 #include "poslab/tensor.hpp"
 
 namespace poslab::train {
@@ -27,9 +29,7 @@ std::size_t sequence_length(Task task, std::size_t length) {
   return task == Task::kAddition ? 3 * length + 5 : 2 * length + 3;
 }
 
-std::size_t test_len_of(const TrainConfig& c) {
-  return c.test_len == 0 ? 4 * c.train_len : c.test_len;
-}
+std::size_t test_len_of(const TrainConfig& c) { return c.test_len.value_or(4 * c.train_len); }
 
 EvalPositions eval_positions_of(const TrainConfig& c) {
   if (c.eval_positions) return *c.eval_positions;
@@ -54,15 +54,24 @@ void require_range(std::size_t value, std::size_t lo, std::size_t hi, const char
               "], got " + std::to_string(value));
 }
 
+// "1.5 GiB", "300 MiB": a size as a person reads it.
+std::string format_bytes(std::uint64_t bytes) {
+  const double gib = double(bytes) / double(1 << 30);
+  if (gib >= 1) return format_number(std::round(gib * 10) / 10) + " GiB";
+  return format_number(std::round(double(bytes) / double(1 << 20) * 10) / 10) + " MiB";
+}
+
 void require_positive_finite(double value, const char* field, const char* what) {
   require(std::isfinite(value) && value > 0, field,
-          std::string(what) + " must be a positive finite number, got " + std::to_string(value));
+          std::string(what) + " must be a positive finite number, got " + format_number(value));
 }
 
 }  // namespace
 
 void validate(const TrainConfig& c) {
   require_range(c.train_len, 1, kMaxLength, "trainLen", "the training length");
+  require(c.test_len != std::size_t{0}, "testLen",
+          "the test length must be at least 1 (leave it out for 4 x the training length)");
   const std::size_t m = test_len_of(c);
   require_range(m, 1, kMaxLength, "testLen", "the test length");
   require_range(c.layers, 1, kMaxLayers, "layers", "the number of layers");
@@ -123,6 +132,75 @@ void validate(const TrainConfig& c) {
     checked_numel({mc.n_positions, mc.n_embd}, "wpe");
     return 0;
   });
+}
+
+void check_memory(const TrainConfig& c, const char* options) {
+  // Every tensor can be under the element cap while all of them together are not.
+  const WorkingSet ws = working_set(c);
+  if (ws.total() > c.memory_limit) {
+    const char* field = ws.parameters >= std::max(ws.training, ws.evaluation) ? "width"
+                        : ws.training >= ws.evaluation                        ? "batch"
+                                                                              : "testLen";
+    throw Error("the run would need about " + format_bytes(ws.total()) + " (parameters and Adam " +
+                    format_bytes(ws.parameters) + ", training activations " +
+                    format_bytes(ws.training) + ", evaluation " + format_bytes(ws.evaluation) +
+                    "), over the limit of " + format_bytes(c.memory_limit) + ": lower " + options,
+                field);
+  }
+}
+
+namespace {
+
+// The activation buffers of Engine::resize (engine.hpp) and the attention plan, in elements
+// of 4 bytes, for a batch of `rows` sequences of `length` tokens.
+std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_t rows,
+                                              std::uint64_t length) {
+  const std::uint64_t N = rows * length, E = m.n_embd, I = m.n_inner, H = m.n_head;
+  const std::uint64_t layers = m.n_layer, d = E / H;
+  return {
+      (layers + 1) * N * E,                  // residual stream
+      layers * N * (4 * E + 3 * E + 3 * E),  // ln1, atty, mid, ln2; q, k, v; qkv
+      layers * N * 4,                        // LayerNorm means and rstds
+      layers * rows * H * length * length,   // attention weights
+      layers * N * 2 * I,                    // fc, fc_gelu
+      N * (E + 2),                           // ln_f
+      N * m.vocab_size,                      // logits
+      N * (6 * E + 3 * E + 2 * I),           // backward buffers
+      N * d * 2,                             // RoPE's cos and sin (double)
+      rows * length * length,                // ALiBi distances or T5 buckets
+  };
+}
+
+}  // namespace
+
+WorkingSet working_set(const TrainConfig& c) {
+  const ModelConfig m = model_config(c);
+  const std::uint64_t E = m.n_embd, I = m.n_inner, L = m.n_layer;
+  const std::uint64_t per_layer =
+      2 * E + 3 * E * E + 3 * E + E * E + E + 2 * E + E * I + I + I * E + E;
+  std::uint64_t params = L * per_layer + m.vocab_size * E + 2 * E;
+  if (m.position == PositionMethod::kLearned) params += m.n_positions * E;
+  if (m.position == PositionMethod::kT5) params += m.t5_num_buckets * m.n_head;
+  // Natively, threads > 1 give each shard of the batch its own workspace and gradients.
+  const std::uint64_t shards = c.threads > 1 ? std::min<std::uint64_t>(c.threads, c.batch) : 0;
+  WorkingSet ws;
+  ws.parameters = 4 * params * (4 + shards);
+  const std::uint64_t train_length = sequence_length(c.task, c.train_len);
+  const std::uint64_t eval_length = sequence_length(c.task, test_len_of(c));
+  const std::vector<std::uint64_t> train = activation_buffers(m, c.batch, train_length);
+  const std::vector<std::uint64_t> eval = activation_buffers(m, c.eval_examples, eval_length);
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    if (shards > 0) {
+      ws.training += 4 * train[i];
+      ws.evaluation += 4 * eval[i];
+    } else if (train[i] >= eval[i]) {
+      ws.training += 4 * train[i];
+    } else {
+      ws.evaluation += 4 * eval[i];
+    }
+  }
+  ws.evaluation += 4 * c.eval_examples * eval_length * m.vocab_size;  // the logits' copy
+  return ws;
 }
 
 ModelConfig model_config(const TrainConfig& c) {

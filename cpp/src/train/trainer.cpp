@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
+#include "poslab/format.hpp"
 #include "poslab/npy.hpp"
 #include "poslab/safetensors.hpp"
 #include "train/tasks.hpp"
@@ -91,7 +93,7 @@ TensorI int_tensor(const Batch& b, const std::vector<std::int32_t>& values) {
 }  // namespace
 
 Trainer::Trainer(TrainConfig config)
-    : config_((validate(config), std::move(config))),
+    : config_((validate(config), check_memory(config), std::move(config))),
       model_(train::model_config(config_), config_.threads),
       params_(model_.config()),
       grads_(model_.config()),
@@ -99,6 +101,23 @@ Trainer::Trainer(TrainConfig config)
       adam_v_(model_.config()),
       data_rng_(data_seed(config_.seed)) {
   init_parameters(params_, config_.seed);
+  check_embedding_scale();
+}
+
+void Trainer::check_embedding_scale() const {
+  // x = s·wte[token] enters the first LayerNorm, which sums E squares of it in float32.
+  const ParamInfo& wte = params_.find("wte.weight");
+  double largest = 0;
+  for (std::size_t i = 0; i < wte.numel; ++i) {
+    largest = std::max(largest, std::abs(double(params_.data()[wte.offset + i])));
+  }
+  const double bound =
+      std::sqrt(double(std::numeric_limits<float>::max()) / double(model_.config().n_embd)) / 4;
+  require(config_.embed_scale * largest <= bound, "embedScale",
+          "the embedding scale " + format_number(config_.embed_scale) +
+              " overflows float32: s·wte reaches " + format_number(config_.embed_scale * largest) +
+              " and the first LayerNorm squares it; use at most " +
+              format_number(std::floor(bound / largest)));
 }
 
 double Trainer::learning_rate(std::size_t step) const {
@@ -119,6 +138,11 @@ double Trainer::step() {
           "the run has done its " + std::to_string(config_.steps) + " steps");
   const Batch batch = training_batch(config_, data_rng_);
   const double loss = model_.forward_backward(params_, batch, grads_);
+  // Before the first update the weights are the initial ones: only the embedding scale
+  // (and nothing the learning rate did) can have made the loss overflow.
+  require(std::isfinite(loss) || steps_done_ > 0, "embedScale",
+          "the loss is not finite at step 0, before any update: lower the embedding scale (" +
+              format_number(config_.embed_scale) + ")");
   require(std::isfinite(loss), "lr",
           "the loss is no longer finite at step " + std::to_string(steps_done_) +
               ": lower the learning rate");

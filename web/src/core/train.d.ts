@@ -6,7 +6,7 @@ export interface TrainConfig {
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
   trainLen?: number;
-  /** Evaluated lengths 1..testLen; 0 means 4·trainLen. */
+  /** Evaluated lengths 1..testLen (at least 1); left out, 4·trainLen. */
   testLen?: number;
   layers?: number;
   width?: number;

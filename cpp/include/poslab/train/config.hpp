@@ -54,13 +54,15 @@ struct ModelConfig {
   std::size_t t5_max_distance = 128;
 };
 
+inline constexpr std::uint64_t kDefaultTrainMemoryLimit = std::uint64_t(4) << 30;
+
 // Everything a run is: `poslab train`'s options, one to one.
 struct TrainConfig {
   Task task = Task::kCopy;
   PositionMethod position = PositionMethod::kNone;
   std::size_t randomized_positions = 0;  // MAX of Ruoss et al.; 0: positions are 0..T−1
   std::size_t train_len = 8;             // N: training lengths are uniform in [1, N]
-  std::size_t test_len = 0;              // M: evaluated lengths 1..M; 0 means 4·N
+  std::optional<std::size_t> test_len;   // M: evaluated lengths 1..M; unset means 4·N
   std::size_t layers = 2;
   std::size_t width = 64;
   std::size_t heads = 4;
@@ -75,13 +77,35 @@ struct TrainConfig {
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
   double beta1 = 0.9, beta2 = 0.98, adam_eps = 1e-8, weight_decay = 0.01, clip_norm = 1.0;
+  // Not an option of the run: the most memory its working set may need (working_set()). The
+  // wasm heap's 4 GiB by default; the CLI raises it from POSLAB_TRAIN_MEMORY_LIMIT.
+  std::uint64_t memory_limit = kDefaultTrainMemoryLimit;
 };
+
+// The bytes a run holds at its peak, by part, as the trainer allocates them: the parameters,
+// their gradients and Adam's two moments (and one gradient buffer per extra thread), the
+// activations of a training batch and of an evaluation batch (one workspace serves both, so
+// each buffer is as large as the larger of the two), and the evaluation's logits.
+struct WorkingSet {
+  std::uint64_t parameters = 0;  // weights, gradients, Adam m and v, per-thread gradients
+  std::uint64_t training = 0;    // activations where the training batch needs more
+  std::uint64_t evaluation = 0;  // activations where an evaluation batch needs more, + logits
+  std::uint64_t total() const { return parameters + training + evaluation; }
+};
+WorkingSet working_set(const TrainConfig& config);
 
 // Throws Error naming the option (field) at fault: zero sizes, width not divisible by heads,
 // odd head width with RoPE, randomised positions with `none` or MAX shorter than the longest
-// sequence, non-finite or non-positive lr / embed scale, threads 0, sizes past the memory cap.
+// sequence, non-finite or non-positive lr / embed scale, threads 0, a test length of 0, sizes
+// past the element cap. The Trainer also runs check_memory().
 // Runs before anything is allocated.
 void validate(const TrainConfig& config);
+
+// Refuses a working_set() past memory_limit, naming the largest part's option as the field;
+// for a configuration validate() accepted. `options` names what to lower in the message (the JS
+// API's names by default; the CLI passes its flags).
+void check_memory(const TrainConfig& config,
+                  const char* options = "layers, width, batch, trainLen or testLen");
 
 // The evaluated lengths' upper end (test_len, or 4·train_len) and the eval position rule.
 std::size_t test_len_of(const TrainConfig& config);
