@@ -3,6 +3,7 @@
 // option refused with `poslab: error:` and no file left behind.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
@@ -40,6 +41,22 @@ TEST_F(TrainCli, WritesResultAndCheckpoint) {
   const SafetensorsFile ckpt = read_safetensors(path("m.safetensors"));
   EXPECT_TRUE(ckpt.tensors.count("rel_bias.weight"));
   EXPECT_EQ(nlohmann::json::parse(ckpt.metadata.at("config"))["position"], "t5");
+}
+
+// POSLAB_TRAIN_MEMORY_LIMIT moves the working-set limit of a native run either way; a value
+// that is not a size is refused, not ignored.
+TEST_F(TrainCli, MemoryLimitComesFromTheEnvironment) {
+  const auto args = with(kSmall, {"--position", "rope", "-o", "r.json"});
+  RunResult r = run(args, 60.0, 9, {"POSLAB_TRAIN_MEMORY_LIMIT=64KiB"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("over the limit of 0.1 MiB: lower --layers"), std::string::npos) << r.err;
+  r = run(args, 60.0, 9, {"POSLAB_TRAIN_MEMORY_LIMIT=lots"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("POSLAB_TRAIN_MEMORY_LIMIT='lots' is not a size"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("r.json")));
+  r = run(args, 60.0, 9, {"POSLAB_TRAIN_MEMORY_LIMIT=8GiB"});
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST_F(TrainCli, SameSeedSameLossCurve) {

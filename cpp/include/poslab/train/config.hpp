@@ -54,7 +54,13 @@ struct ModelConfig {
   std::size_t t5_max_distance = 128;
 };
 
+// The working-set limit of a run: the wasm heap's MAXIMUM_MEMORY (cpp/wasm/CMakeLists.txt) in
+// the browser, 4 GiB natively, where POSLAB_TRAIN_MEMORY_LIMIT can raise it.
+#ifdef __EMSCRIPTEN__
+inline constexpr std::uint64_t kDefaultTrainMemoryLimit = std::uint64_t(2) << 30;
+#else
 inline constexpr std::uint64_t kDefaultTrainMemoryLimit = std::uint64_t(4) << 30;
+#endif
 
 // Everything a run is: `poslab train`'s options, one to one.
 struct TrainConfig {
@@ -77,8 +83,8 @@ struct TrainConfig {
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
   double beta1 = 0.9, beta2 = 0.98, adam_eps = 1e-8, weight_decay = 0.01, clip_norm = 1.0;
-  // Not an option of the run: the most memory its working set may need (working_set()). The
-  // wasm heap's 4 GiB by default; the CLI raises it from POSLAB_TRAIN_MEMORY_LIMIT.
+  // Not an option of the run: the most memory its working set may need (working_set()); the
+  // CLI sets it from POSLAB_TRAIN_MEMORY_LIMIT.
   std::uint64_t memory_limit = kDefaultTrainMemoryLimit;
 };
 
