@@ -28,6 +28,9 @@ const GLOBAL_ATTRS = new Set([
 ]);
 // Short attribute names for the width and length of whichever view the plot belongs to.
 const ALIASES = { len: 'L', dim: 'D' };
+// Settings whose own name is one of GLOBAL_ATTRS take this name instead: `style` stays the
+// element's CSS, and the RoPE style is still an attribute (and in the Embed snippet).
+const RENAMED = { style: 'rope-style' };
 
 /**
  * @typedef {{ state: Record<string, any>, plot: string, controls: boolean, hidden: string[],
@@ -93,8 +96,8 @@ export function attributeKeys(prefix) {
   const map = new Map([['theme', 'theme']]);
   for (const key of Object.keys(SCHEMA)) {
     if (!key.startsWith(`${prefix}.`)) continue;
-    const short = key.slice(prefix.length + 1);
-    map.set(short.toLowerCase(), key);
+    const short = key.slice(prefix.length + 1).toLowerCase();
+    map.set(GLOBAL_ATTRS.has(short) ? RENAMED[short] : short, key);
   }
   for (const [alias, short] of Object.entries(ALIASES)) {
     if (map.has(short.toLowerCase())) map.set(alias, `${prefix}.${short}`);

@@ -1,20 +1,47 @@
 // Settings that are each in range but refused together (an L × D table over the cell cap, D
-// not split into H heads, a custom mask that does not decode). One table: the views check it
-// before computing, the jobs before allocating (in the worker: this file reads no registry),
-// and a link that breaks a rule falls back (url.js's readLink).
+// not split into H heads, a custom mask that does not decode), and single values the types
+// cannot judge (a text with no word). One table: the views check it before computing, the
+// jobs before allocating (in the worker: this file reads no registry), and a link that breaks
+// a rule falls back (url.js's readLink). Where the core refuses a combination (T5's buckets,
+// RoPE scaling's factors), the rule here says so first: a link must never decode to settings
+// the view's job then refuses.
 import { decodeMask } from './mask-bits.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
+// The wasm core's cap on one tensor (tensor.hpp's checked_numel; lab.maxElements, checked by
+// tests/web/url-properties.test.js): ALiBi's job asks the core for every head's L × L bias.
+export const MAX_ELEMENTS = 2 ** 26;
+export const MAX_TOKENS = 64; // words of the attention view's text
 
 const PAIR_METHODS = ['alibi', 't5', 'shaw'];
 const UNPAIRED = ['learned', 'none']; // tables without sin/cos (or rotated) pairs
+const NTK_LIKE = ['ntk', 'dynamic']; // scale the base by factor^(R / (R − 2)), R the rotary width
+
+/** The attention view's tokens: one per whitespace-separated word of its text. */
+export const words = (text) => String(text).trim().split(/\s+/).filter(Boolean);
+
+/** Why `count` words cannot be the attention view's tokens, or null when they can. */
+export function wordCountProblem(count) {
+  if (count === 0) return 'type at least one word';
+  if (count > MAX_TOKENS) return `${count} words; the attention view takes at most ${MAX_TOKENS}`;
+  return null;
+}
+
+// T5 buckets (cpp/src/relative.cpp): a bidirectional table splits them into two halves, and
+// each half keeps its first half exact, so the max distance must lie beyond those.
+const t5MinBuckets = (p) => (p.bidir ? 4 : 2);
+const t5MaxExact = (p) => Math.floor((p.bidir ? Math.floor(p.buckets / 2) : p.buckets) / 2);
 
 const evenWidth = (key, needsPairs) => ({
   key,
   refused: (p) => needsPairs(p) && p.D % 2 !== 0,
   message: () => 'D must be even: sin/cos (or rotated) pairs',
 });
+
+// The longest L of a bias method's L × L matrix: ALiBi's H × L × L bias stays within the core's cap.
+const maxPairLength = (p) =>
+  p.method === 'alibi' ? Math.min(MAX_PAIR_LENGTH, Math.floor(Math.sqrt(MAX_ELEMENTS / p.heads))) : MAX_PAIR_LENGTH;
 
 // Both axes are in range but their product is over the cap: the largest axis shrinks to fit
 // (a width stays even, for the methods that pair dimensions).
@@ -36,15 +63,32 @@ export const RULES = {
     },
     {
       key: 'enc.L',
-      refused: (p) => PAIR_METHODS.includes(p.method) && p.L > MAX_PAIR_LENGTH,
-      message: (p) => `${p.method} is drawn as an L × L matrix; L is limited to ${MAX_PAIR_LENGTH} here`,
-      fit: () => ({ L: MAX_PAIR_LENGTH }),
+      refused: (p) => PAIR_METHODS.includes(p.method) && p.L > maxPairLength(p),
+      message: (p) =>
+        maxPairLength(p) < MAX_PAIR_LENGTH
+          ? `${p.method} is drawn from its bias of all ${p.heads} heads, H × L × L; L is limited to ${maxPairLength(p)} here`
+          : `${p.method} is drawn as an L × L matrix; L is limited to ${MAX_PAIR_LENGTH} here`,
+      fit: (p) => ({ L: maxPairLength(p) }),
     },
     evenWidth('enc.D', (p) => !PAIR_METHODS.includes(p.method) && !UNPAIRED.includes(p.method)),
     {
       key: 'enc.head',
       refused: (p) => p.method === 'alibi' && p.head >= p.heads,
       message: (p) => `head ${p.head} does not exist: there are ${p.heads} heads (0…${p.heads - 1})`,
+    },
+    {
+      key: 'enc.buckets',
+      refused: (p) => p.method === 't5' && p.buckets < t5MinBuckets(p),
+      message: (p) => `bidirectional T5 buckets are split into two halves: at least ${t5MinBuckets(p)}`,
+      fit: (p) => ({ buckets: t5MinBuckets(p) }),
+    },
+    {
+      key: 'enc.maxdist',
+      refused: (p) => p.method === 't5' && p.maxdist <= t5MaxExact(p),
+      message: (p) =>
+        `${p.buckets} ${p.bidir ? 'bidirectional ' : ''}T5 buckets give distances below ${t5MaxExact(p)} a bucket each; ` +
+        `max distance must be above ${t5MaxExact(p)}`,
+      fit: (p) => ({ maxdist: t5MaxExact(p) + 1 }),
     },
   ],
   sim: [evenWidth('sim.D', (p) => !UNPAIRED.includes(p.method))],
@@ -54,6 +98,23 @@ export const RULES = {
       key: 'ext.L',
       refused: (p) => p.N > p.L,
       message: (p) => `the evaluation length L (${p.L}) must be at least the training length N (${p.N})`,
+    },
+    {
+      key: 'ext.D',
+      refused: (p) => NTK_LIKE.includes(p.scaling) && p.D <= 2,
+      message: (p) => `${p.scaling} scaling raises the base by factor^(D / (D − 2)): D must be above 2`,
+      fit: () => ({ D: 4 }),
+    },
+    {
+      key: 'ext.lowff',
+      refused: (p) => p.scaling === 'llama3' && p.lowff >= p.highff,
+      message: (p) => `llama3 scaling needs low_freq_factor (${p.lowff}) below high_freq_factor (${p.highff})`,
+    },
+    {
+      key: 'ext.bfast',
+      refused: (p) => p.scaling === 'yarn' && p.bfast < p.bslow,
+      message: (p) =>
+        `yarn scaling needs beta_fast (${p.bfast}) at least beta_slow (${p.bslow}): the ramp would run backwards`,
     },
   ],
   off: [
@@ -66,6 +127,11 @@ export const RULES = {
   ],
   att: [
     {
+      key: 'att.text',
+      refused: (p) => wordCountProblem(words(p.text).length) !== null,
+      message: (p) => wordCountProblem(words(p.text).length),
+    },
+    {
       key: 'att.custom',
       refused: (p) => decodeMask(p.custom, 1) === null,
       message: () => 'the custom mask in the link is malformed; click cells to draw a new one',
@@ -75,6 +141,7 @@ export const RULES = {
       refused: (p) => p.D % p.H !== 0,
       message: (p) => `D = ${p.D} does not split into ${p.H} heads; pick D divisible by H`,
     },
+    evenWidth('att.D', (p) => p.pe === 'sinusoidal'),
     {
       key: 'att.rope',
       refused: (p) => p.rope && (p.D / p.H) % 2 !== 0,

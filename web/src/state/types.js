@@ -21,7 +21,8 @@ const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 function parseNumber(raw) {
   if (typeof raw !== 'string' || raw.length > 40 || !NUMBER_RE.test(raw)) return NaN;
-  return Number(raw);
+  // '-0' reads as 0: a value that is written back as '0' must be read back as itself.
+  return Number(raw) + 0;
 }
 
 // A number type in [min, max] whose values pass `valid` (described by `what` when not).

@@ -1,15 +1,15 @@
 // Tokens for the attention view: one per whitespace-separated word (enough to see position
 // at work), each with a seeded random embedding so equal words get equal vectors.
-import { fieldError } from '../../state/combinations.js';
+// The words and their count's limits are the combination rules' (state/combinations.js), so
+// a link with a text the view cannot draw falls back before it reaches here.
+import { fieldError, wordCountProblem, words } from '../../state/combinations.js';
 
-export const MAX_TOKENS = 64;
 export const PAD_RE = /^(\[pad\]|<pad>)$/i;
 
 export function tokenize(text) {
-  const tokens = String(text).trim().split(/\s+/).filter(Boolean);
-  if (tokens.length === 0) throw fieldError('text', 'type at least one word');
-  if (tokens.length > MAX_TOKENS)
-    throw fieldError('text', `${tokens.length} words; the attention view takes at most ${MAX_TOKENS}`);
+  const tokens = words(text);
+  const problem = wordCountProblem(tokens.length);
+  if (problem) throw fieldError('text', problem);
   return tokens;
 }
 
