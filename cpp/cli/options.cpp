@@ -92,8 +92,9 @@ void require_distinct_outputs(const std::vector<std::pair<std::string, std::stri
   // The existing part of each path resolved (links, "." and ".."), the rest kept as written.
   const auto identity = [](const std::string& path) {
     std::error_code error;
-    const std::filesystem::path p = std::filesystem::weakly_canonical(path, error);
-    return error ? std::filesystem::path(path).lexically_normal() : p;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    const std::filesystem::path p = std::filesystem::weakly_canonical(absolute, error);
+    return error ? absolute.lexically_normal() : p;
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
@@ -126,6 +127,14 @@ CLI::Option* add_output(CLI::App* app, std::string& path) {
       ->required()
       ->type_name("OUT")
       ->check(output_file());
+}
+
+CLI::Option* add_query_offset(CLI::App* app, long long& offset) {
+  return app
+      ->add_option("--offset", offset,
+                   "query i sits at position i + offset (Lk - Lq: the last query is the last key)")
+      ->capture_default_str()
+      ->check(any_integer());
 }
 
 RopeOptions RopeFlags::resolve() const {

@@ -502,8 +502,9 @@ const std::vector<BadInput>& cases() {
       // Round two (issue 25): each of these exited 0 with a wrong result, or said the wrong thing.
       {"TrainWorkingSetOverTheMemoryLimit",
        {},
-       train({"--train-len", "512", "--test-len", "512", "--layers", "16", "--width", "1024",
-              "--heads", "4", "--batch", "3", "--steps", "1", "--eval-examples", "1"}),
+       {"train", "--task",   "copy", "--position",      "rope", "--train-len", "512", "--test-len",
+        "512",   "--layers", "16",   "--width",         "1024", "--heads",     "4",   "--batch",
+        "3",     "--steps",  "1",    "--eval-examples", "1",    "-q",          "-o",  "out.json"},
        1,
        R"(would need about [\d.]+ GiB .*over the limit of 4 GiB: lower --layers, --width, --batch, --train-len or --test-len \(or raise the limit with POSLAB_TRAIN_MEMORY_LIMIT)"},
       {"TrainResultIntoANpyFile",
