@@ -43,11 +43,7 @@ void add_attention(Commands& commands) {
             ->capture_default_str()
             ->type_name("MASK")
             ->check(parsed_by(parse_mask, choices(kMaskNames)));
-        cmd->add_option("--offset", a.offset,
-                        "query i sits at position i + offset (Lk - Lq: the last query sees "
-                        "every key)")
-            ->capture_default_str()
-            ->check(any_integer());
+        add_query_offset(cmd, a.offset);
         add_input(cmd, "--key-padding", a.key_padding, "(Lk,) mask; nonzero marks a padding key");
         add_input(cmd, "--bias", a.bias, "additive score bias (H, Lq, Lk) or (Lq, Lk)");
         a.scale_option = cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(d))")

@@ -86,6 +86,7 @@ void add_t5_buckets(Commands& commands) {
   struct Args {
     long long query_length = 0, key_length = 0;
     T5BucketOptions options;
+    long long offset = 0;
   };
   add_tensor_command<Args>(
       commands, "t5-buckets", "T5 relative-position buckets of key - query, (Lq, Lk) int32",
@@ -101,21 +102,23 @@ void add_t5_buckets(Commands& commands) {
                         "distance where the logarithmic buckets end")
             ->capture_default_str()
             ->check(integer_at_least(1));
+        add_query_offset(cmd, a.offset);
       },
-      [](const Args& a) { return t5_buckets(a.query_length, a.key_length, a.options); });
+      [](const Args& a) { return t5_buckets(a.query_length, a.key_length, a.options, a.offset); });
 }
 
 void add_alibi(Commands& commands) {
   struct Args {
-    long long heads = 0, length = 0;
+    long long heads = 0, length = 0, offset = 0;
   };
   add_tensor_command<Args>(
-      commands, "alibi", "ALiBi bias -m_h*|i-j|, (H, L, L)",
+      commands, "alibi", "ALiBi bias -m_h*|i+offset-j|, (H, L, L)",
       [](CLI::App* cmd, Args& a) {
         add_size(cmd, "--heads", a.heads, "heads H");
         add_size(cmd, "--len", a.length, "positions L");
+        add_query_offset(cmd, a.offset);
       },
-      [](const Args& a) { return alibi_bias(a.heads, a.length, a.length); });
+      [](const Args& a) { return alibi_bias(a.heads, a.length, a.length, a.offset); });
 }
 
 void add_alibi_slopes(Commands& commands) {

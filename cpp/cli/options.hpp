@@ -86,6 +86,9 @@ CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path
 // -o,--out OUT, required; its extension (.npy, .csv, .json) picks the format.
 CLI::Option* add_output(CLI::App* app, std::string& path);
 
+// --offset: query i sits at position i + offset, as the mask places it (attention's --offset).
+CLI::Option* add_query_offset(CLI::App* app, long long& offset);
+
 // The RoPE options as they arrive from the command line: enums as text, converted by the
 // core once parsing has validated them.
 struct RopeFlags {

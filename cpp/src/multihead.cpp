@@ -97,9 +97,10 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
     r.k = rope_apply(r.k, *options.rope);
   }
   const long long heads = static_cast<long long>(H), length = static_cast<long long>(L);
-  if (options.bias == PositionBias::kAlibi) r.bias = alibi_bias(heads, length, length);
+  const long long offset = options.mask.offset;
+  if (options.bias == PositionBias::kAlibi) r.bias = alibi_bias(heads, length, length, offset);
   if (options.bias == PositionBias::kT5) {
-    r.bias = t5_bias(heads, length, length, options.t5, options.t5_seed);
+    r.bias = t5_bias(heads, length, length, options.t5, options.t5_seed, offset);
   }
 
   // A custom mask reaches the scores as −∞ in the bias, as a user-supplied mask would.

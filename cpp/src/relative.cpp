@@ -3,8 +3,10 @@
 
 #include <string>
 
+#include "poslab/attention.hpp"
 #include "poslab/formulas.hpp"
 #include "poslab/learned.hpp"
+#include "poslab/mask.hpp"
 
 namespace poslab {
 
@@ -62,16 +64,19 @@ TensorF shaw_embeddings(long long query_length, long long key_length, long long 
 }
 
 // (Lq, Lk) int32, relative position = key − query.
-TensorI t5_buckets(long long query_length, long long key_length, const T5BucketOptions& options) {
+TensorI t5_buckets(long long query_length, long long key_length, const T5BucketOptions& options,
+                   long long offset) {
   const std::size_t Lq = positive_size(query_length, "query length", true, "queryLength");
   const std::size_t Lk = positive_size(key_length, "key length", true, "keyLength");
   check_t5_options(options);
+  check_mask_offset(offset);
+  const MaskRule<std::int64_t> positions{false, 0, offset};
   TensorI buckets({Lq, Lk}, "T5 buckets (Lq, Lk)");
   for (std::size_t i = 0; i < Lq; ++i) {
     for (std::size_t j = 0; j < Lk; ++j) {
-      buckets.data[i * Lk + j] =
-          formulas::t5_bucket(std::int64_t(j) - std::int64_t(i), options.bidirectional,
-                              int(options.num_buckets), int(options.max_distance));
+      buckets.data[i * Lk + j] = formulas::t5_bucket(
+          std::int64_t(j) - positions.position(std::int64_t(i)), options.bidirectional,
+          int(options.num_buckets), int(options.max_distance));
     }
   }
   return buckets;
@@ -79,9 +84,9 @@ TensorI t5_buckets(long long query_length, long long key_length, const T5BucketO
 
 // (H, Lq, Lk) from a seeded (num_buckets, H) table.
 TensorF t5_bias(long long num_heads, long long query_length, long long key_length,
-                const T5BucketOptions& options, std::uint64_t seed) {
+                const T5BucketOptions& options, std::uint64_t seed, long long offset) {
   const std::size_t H = positive_size(num_heads, "heads", false, "heads");
-  const TensorI buckets = t5_buckets(query_length, key_length, options);
+  const TensorI buckets = t5_buckets(query_length, key_length, options, offset);
   const TensorF table = learned_table(options.num_buckets, num_heads, seed, 1.0);
   const std::size_t L2 = buckets.size();
   checked_numel({H, L2}, "T5 bias (H, Lq, Lk)");

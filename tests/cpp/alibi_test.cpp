@@ -72,6 +72,20 @@ TEST(Alibi, BiasIsMinusSlopeTimesDistance) {
   }
 }
 
+// Query i sits at i + offset, as the mask (and the CUDA kernel) places it: a decoder's new
+// queries after a cache of Lk − Lq keys see distance 0 on their own key.
+TEST(Alibi, BiasPlacesQueryIAtIPlusOffset) {
+  for (const auto& [H, Lq, Lk, offset] : std::vector<std::tuple<int, int, int, long long>>{
+           {4, 3, 9, 6}, {2, 5, 5, -2}, {3, 4, 4, 1000}, {1, 1, 7, 6}}) {
+    const poslab::TensorF b = poslab::alibi_bias(H, Lq, Lk, offset);
+    EXPECT_ALLCLOSE(b, ref::alibi_bias(H, Lq, Lk, offset), ref::kTight)
+        << "H=" << H << " Lq=" << Lq << " Lk=" << Lk << " offset=" << offset;
+  }
+  const poslab::TensorF last = poslab::alibi_bias(1, 1, 7, 6);
+  EXPECT_EQ(last.data[6], 0.0f);
+  EXPECT_THROW(poslab::alibi_bias(1, 1, 1, (1LL << 30) + 1), Error);
+}
+
 TEST(Alibi, BiasIsSymmetricWithZeroDiagonal) {
   // The bias alone does not remove the future: that is the causal mask's job.
   const int H = 5, L = 9;

@@ -120,6 +120,17 @@ TEST(MultiHead, MatchesReferenceWithAlibiAndCausalMask) {
   EXPECT_ALLCLOSE(r.bias, want_bias, ref::kTight);
 }
 
+// With a mask offset the ALiBi bias is taken at query positions i + offset, like the mask.
+TEST(MultiHead, AlibiFollowsTheMaskOffset) {
+  const poslab::TensorF x = ref::random_tensor({L, D}, 107);
+  MultiHeadOptions o;
+  o.num_heads = 4;
+  o.mask = Mask{MaskKind::kCausal, 0, 2};
+  o.bias = PositionBias::kAlibi;
+  const ref::Tensor want_bias = ref::alibi_bias(4, L, L, 2);
+  EXPECT_ALLCLOSE(poslab::multihead_attention(x, Weights(7), o).bias, want_bias, ref::kTight);
+}
+
 TEST(MultiHead, MatchesReferenceWithPaddingWindowAndScale) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 105);
   MultiHeadOptions o;

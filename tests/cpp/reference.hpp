@@ -1,6 +1,6 @@
 // Naive double-precision references of every PosLab formula for the tests, written from the
-// papers, the Hugging Face reference code and DESIGN.md — never by calling the core — and the
-// one tolerance policy every test compares with.
+// papers, the Hugging Face reference code and docs/ARCHITECTURE.md §4 — never by calling the
+// core — and the one tolerance policy every test compares with.
 //
 // Tolerance policy
 // ----------------
@@ -257,14 +257,15 @@ inline std::vector<double> alibi_get_slopes(int n) {
   return out;
 }
 
-// Bias[h,i,j] = −m_h·|i − j|, (H, Lq, Lk).
-inline Tensor alibi_bias(int H, std::size_t Lq, std::size_t Lk) {
+// Bias[h,i,j] = −m_h·|(i + offset) − j|, (H, Lq, Lk): query i at position i + offset, as in
+// Hugging Face's BLOOM/MPT after a cache (the query's absolute position minus the key's).
+inline Tensor alibi_bias(int H, std::size_t Lq, std::size_t Lk, long long offset = 0) {
   const std::vector<double> m = alibi_get_slopes(H);
   Tensor out({std::size_t(H), Lq, Lk});
   for (int h = 0; h < H; ++h)
     for (std::size_t i = 0; i < Lq; ++i)
       for (std::size_t j = 0; j < Lk; ++j)
-        out[(h * Lq + i) * Lk + j] = -m[h] * std::fabs(double(i) - double(j));
+        out[(h * Lq + i) * Lk + j] = -m[h] * std::fabs(double(i) + double(offset) - double(j));
   return out;
 }
 
@@ -423,8 +424,8 @@ inline Tensor rope_apply(const poslab::TensorF& x, const Freqs& fr, poslab::Rope
 // ---------------------------------------------------------------------------------------------
 // Attention: three nested loops and a stable softmax, in double.
 
-// Written from the definition (DESIGN.md, mask.hpp's comment), not from MaskRule: query i sits
-// at position i + offset.
+// Written from the definition (docs/ARCHITECTURE.md §4, mask.hpp's comment), not from MaskRule:
+// query i sits at position i + offset.
 struct MaskSpec {
   int kind = 0;  // 0 none, 1 causal, 2 causal sliding window
   long long window = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "poslab/formulas.hpp"
+#include "poslab/learned.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -197,6 +198,26 @@ TEST(T5, Float32EdgesMatchTheReference) {
   const poslab::TensorI b = poslab::t5_buckets(13, 13, {true, 38, 16});
   EXPECT_EQ(b.data[12 * 13 + 0], 14);
   EXPECT_EQ(b.data[0 * 13 + 12], 33);
+}
+
+// Query i sits at i + offset (mask.hpp): the bucket of key j is that of j − (i + offset).
+TEST(T5, BucketsPlaceQueryIAtIPlusOffset) {
+  for (const T5BucketOptions o : {T5BucketOptions{false, 32, 128}, T5BucketOptions{true, 16, 40}}) {
+    for (long long offset : {-50LL, 3LL, 700LL}) {
+      const long long Lq = 20, Lk = 90;
+      const poslab::TensorI b = poslab::t5_buckets(Lq, Lk, o, offset);
+      for (long long i = 0; i < Lq; ++i)
+        for (long long j = 0; j < Lk; ++j)
+          ASSERT_EQ(b.data[i * Lk + j], ref::t5_bucket_hf(j - (i + offset), o.bidirectional,
+                                                          o.num_buckets, o.max_distance))
+              << i << "," << j << " offset " << offset;
+      const poslab::TensorF bias = poslab::t5_bias(3, Lq, Lk, o, 7, offset);
+      const poslab::TensorF table = poslab::learned_table(o.num_buckets, 3, 7, 1.0);
+      for (std::size_t n = 0; n < b.size(); ++n)
+        ASSERT_EQ(bias.data[2 * b.size() + n], table.data[std::size_t(b.data[n]) * 3 + 2]);
+    }
+  }
+  EXPECT_THROW(poslab::t5_buckets(2, 2, {}, -(1LL << 30) - 1), Error);
 }
 
 TEST(T5, TablesMatchFloat32ReferenceAndStayInRange) {

@@ -10,8 +10,10 @@ namespace poslab {
 // when H is not a power of two.
 TensorF alibi_slopes(long long num_heads);
 
-// Bias[h,i,j] = −m_h·|i − j|, (H, Lq, Lk). Symmetric: the causal mask, not the bias,
-// removes the future.
-TensorF alibi_bias(long long num_heads, long long query_length, long long key_length);
+// Bias[h,i,j] = −m_h·|p_i − j|, (H, Lq, Lk), with query i at p_i = i + offset as the mask
+// places it (mask.hpp; the CUDA kernel computes the same in place). Symmetric: the causal mask,
+// not the bias, removes the future. Offsets beyond ±2^30 are refused, as the mask's are.
+TensorF alibi_bias(long long num_heads, long long query_length, long long key_length,
+                   long long offset = 0);
 
 }  // namespace poslab

@@ -33,9 +33,12 @@ struct MaskRule {
   I window = 0;         // W >= 1 for a sliding window; 0 = unbounded
   I offset = 0;         // query i sits at position i + offset
 
+  // The position of query i: the one place the offset is applied (masks, ALiBi, T5).
+  POSLAB_HD I position(I i) const { return i + offset; }
+
   POSLAB_HD KeyRange<I> keys(I i, I Lk) const {
     if (!causal) return {0, Lk};
-    const I p = i + offset;
+    const I p = position(i);
     I last = p + 1 < Lk ? p + 1 : Lk;
     if (last < 0) last = 0;
     I first = window > 0 && p - window + 1 > 0 ? p - window + 1 : 0;

@@ -1,5 +1,5 @@
 // Relative positions that index a table: Shaw et al. (2018) clipped distances and the T5
-// buckets (Raffel et al. 2020). Query i and key j are at positions i and j.
+// buckets (Raffel et al. 2020). Query i and key j are at positions i and j (T5: i + offset).
 #pragma once
 
 #include <cstdint>
@@ -30,13 +30,14 @@ struct T5BucketOptions {
 // bidirectional) and max_distance in (max_exact, 2^30].
 void check_t5_options(const T5BucketOptions& options);
 
-// T5: bucket[i,j] of relative position j − i, (Lq, Lk) int32 in [0, num_buckets).
+// T5: bucket[i,j] of relative position j − p_i, (Lq, Lk) int32 in [0, num_buckets), with query
+// i at p_i = i + offset as the mask places it (mask.hpp); offsets beyond ±2^30 are refused.
 TensorI t5_buckets(long long query_length, long long key_length,
-                   const T5BucketOptions& options = {});
+                   const T5BucketOptions& options = {}, long long offset = 0);
 
 // T5: the additive attention bias (H, Lq, Lk) = table[bucket[i,j], h] for a seeded
 // (num_buckets, H) table (what T5 learns; std 1 so the pattern is visible).
 TensorF t5_bias(long long num_heads, long long query_length, long long key_length,
-                const T5BucketOptions& options = {}, std::uint64_t seed = 0);
+                const T5BucketOptions& options = {}, std::uint64_t seed = 0, long long offset = 0);
 
 }  // namespace poslab
