@@ -1,8 +1,9 @@
 """Acceptance check: every CLI output against an independent float64 NumPy reference.
 
 Usage: python3 cli_vs_numpy.py PATH/TO/poslab
-The formulas below are written from the papers and DESIGN.md, not from the C++ core, and
-the .npy files are read with NumPy itself, so this also checks the files are NumPy's.
+The formulas below are written from the papers and docs/ARCHITECTURE.md section 4 (formula
+conventions), not from the C++ core, and the .npy files are read with NumPy itself, so this
+also checks the files are NumPy's.
 Tolerance: |got - ref| <= 1e-5 (absolute) for float outputs; integer outputs exactly.
 """
 

@@ -1,7 +1,7 @@
 // <poslab-figure> on a page of another origin: PosLab's build served on one port with CORS
-// headers, a host page on another including http://<PosLab>/poslab-figure.js under the CSP the
-// README recommends (examples/blog.html's, its https://poslab.example replaced by the PosLab
-// server's origin). Both figures draw, with no console errors. Where the host's CSP or the
+// headers, a host page on another including http://<PosLab>/poslab-figure.js under the CSP
+// docs/playground.md recommends (examples/blog.html's, its https://poslab.example replaced by the
+// PosLab server's origin). Both figures draw, with no console errors. Where the host's CSP or the
 // PosLab host's headers refuse a part (the Blob worker, the worker module, the wasm's fetch or
 // its compilation), the figures say which and what to change instead of waiting.
 import http from 'node:http';

@@ -50,6 +50,10 @@ const CASES = [
   },
 ];
 
+// The README's two pictures (docs/images/, 1280 × 900), rewritten by every run so they stay current.
+const README_PICTURES = ['encodings', 'attention'];
+const pictures = path.resolve(outDir, '../../docs/images');
+
 let browser;
 let base;
 beforeAll(async () => {
@@ -71,6 +75,10 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
     expect(colours.length).toBeGreaterThan(0);
     for (const n of colours) expect(n, 'a canvas is blank').toBeGreaterThan(2);
     await page.screenshot({ path: path.join(outDir, `${view}.png`), fullPage: true });
+    if (README_PICTURES.includes(view)) {
+      fs.mkdirSync(pictures, { recursive: true });
+      await page.screenshot({ path: path.join(pictures, `${view}.png`) });
+    }
 
     // Changing a control redraws the plot and lands in the URL.
     const before = await canvasHash(page, mainCanvas);

@@ -23,7 +23,7 @@ const expectedRow1 = [Math.sin(1), Math.cos(1), Math.sin(1 / 100), Math.cos(1 / 
 const FILES = {
   'package.json': JSON.stringify({ name: 'poslab-npm-app', private: true, type: 'module' }),
   // A plain object: the app has no Vite of its own (the repository's builds and serves it).
-  // What README.md tells an app to set: ES workers (the compute worker is split into chunks)
+  // What docs/wasm-api.md tells an app to set: ES workers (the compute worker is split into chunks)
   // and, for `vite dev`, no pre-bundling of poslab (it would move the modules from their .wasm).
   'vite.config.js': `export default {
   worker: { format: 'es' },

@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 const params = (prefix, patch = {}) => ({ ...pick(defaults(), prefix), ...patch });
 const close = (a, b, tol = 1e-5) => Math.abs(a - b) <= tol;
-// The reference formulas (DESIGN.md), in double.
+// The reference formulas (docs/ARCHITECTURE.md §4), in double.
 const omega = (i, D, base = 10000) => base ** ((-2 * i) / D);
 const sinusoidalRef = (p, d, D, base) => (d % 2 ? Math.cos : Math.sin)(p * omega(Math.floor(d / 2), D, base));
 const maxError = (data, rows, cols, ref) => {

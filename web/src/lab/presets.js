@@ -1,7 +1,7 @@
 // What the Length generalisation view trains: the methods it compares, the model sizes, the
 // per-task step budgets, and the run configurations (one per method) a setting expands to.
 // Embedding scale: with the 0.02 init the unit-amplitude sinusoidal table swamps the tokens at
-// scale 1 and that model does not train (DESIGN.md's torch reference run), while at 8 NoPE and
+// scale 1 and that model does not train (docs/lab.md's PyTorch reference run), while at 8 NoPE and
 // T5 stall in 1500 steps (in-distribution exact match 0.43 and 0.41, natively, seed 0). At 4
 // with 2000 steps every method trains (0.83–1.00 on lengths 1..8): the quick preset's default.
 export const EMBED_SCALE = 4;

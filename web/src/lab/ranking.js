@@ -50,7 +50,7 @@ export function rank(rows) {
   return [...trained, ...rows.filter((r) => !r.summary.trained)];
 }
 
-// The papers' results as claims, at their scale (DESIGN.md's references).
+// The papers' results as claims, at their scale (docs/lab.md, References).
 export const PAPERS = [
   {
     cite: 'Kazemnejad et al. 2023',
