@@ -12,6 +12,7 @@
 
 #include "poslab/errors.hpp"
 #include "poslab/formulas.hpp"
+#include "poslab/rope.hpp"
 #include "poslab/train/model.hpp"
 #include "train/ops.hpp"
 
@@ -197,13 +198,17 @@ class Engine {
     plan_.alibi_distance.clear();
     plan_.t5_bucket.clear();
     if (plan_.rope) {
+      // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), neox pairs, no scaling.
+      RopeOptions rope;
+      rope.base = c_.base;
+      rope.style = RopeStyle::kNeox;
+      const std::vector<double> theta = rope_frequencies(static_cast<long long>(d), rope).inv_freq;
       const std::size_t half = d / 2;
       plan_.cos.resize(n_ * half);
       plan_.sin.resize(n_ * half);
       for (std::size_t r = 0; r < n_; ++r) {
         for (std::size_t i = 0; i < half; ++i) {
-          const double theta = std::pow(c_.base, -2.0 * static_cast<double>(i) / d);
-          const double angle = batch.positions[r] * theta;
+          const double angle = formulas::angle(batch.positions[r], theta[i]);
           plan_.cos[r * half + i] = std::cos(angle);
           plan_.sin[r * half + i] = std::sin(angle);
         }
@@ -255,10 +260,12 @@ class Engine {
         const T* w = p + off_.wpe + static_cast<std::size_t>(pos) * E;
         for (std::size_t i = 0; i < E; ++i) xr[i] += w[i];
       } else if (c_.position == PositionMethod::kSinusoidal) {
+        // The core's interleaved table (sinusoidal.hpp): PE[p,2i] = sin(p·w_i), PE[p,2i+1] = cos.
         for (std::size_t i = 0; i < E / 2; ++i) {
-          const double w = std::pow(c_.base, -2.0 * static_cast<double>(i) / E);
-          xr[2 * i] += static_cast<T>(std::sin(pos * w));
-          xr[2 * i + 1] += static_cast<T>(std::cos(pos * w));
+          const double angle = formulas::angle(
+              pos, formulas::inv_freq(static_cast<int>(i), static_cast<int>(E), c_.base));
+          xr[2 * i] += static_cast<T>(std::sin(angle));
+          xr[2 * i + 1] += static_cast<T>(std::cos(angle));
         }
       }
     }

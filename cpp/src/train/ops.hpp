@@ -12,6 +12,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "poslab/formulas.hpp"
+#include "poslab/mask.hpp"
+
 namespace poslab::train::ops {
 
 // Σ_c f(c) over c < n in four interleaved partial sums: a plain running sum is one chain of
@@ -133,6 +136,16 @@ inline void gelu_tanh_backward(double* din, const double* dout, const double* in
   }
 }
 
+// The lab's decoder sees keys 0..i, by the one mask rule of every build (mask.hpp): causal,
+// query i at position i (the batch's own positions only feed RoPE, ALiBi and T5).
+inline constexpr MaskRule<long long> kCausal{true, 0, 0};
+
+// The number of keys query i of L sees: its range is [0, n).
+inline std::size_t visible_keys(std::size_t i, std::size_t L) {
+  return static_cast<std::size_t>(
+      kCausal.keys(static_cast<long long>(i), static_cast<long long>(L)).last);
+}
+
 // How positions bias and rotate attention for one batch: filled once per step from the
 // batch's positions, shared by every layer.
 struct AttentionPlan {
@@ -152,10 +165,10 @@ void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse)
   const double* cs = plan.cos.data() + row * half;
   const double* sn = plan.sin.data() + row * half;
   for (std::size_t i = 0; i < half; ++i) {
-    const double x1 = x[i], x2 = x[i + half];
-    const double s = inverse ? -sn[i] : sn[i];
-    x[i] = static_cast<T>(x1 * cs[i] - x2 * s);
-    x[i + half] = static_cast<T>(x2 * cs[i] + x1 * s);
+    double x1 = x[i], x2 = x[i + half];
+    formulas::rotate_pair(x1, x2, cs[i], inverse ? -sn[i] : sn[i]);
+    x[i] = static_cast<T>(x1);
+    x[i + half] = static_cast<T>(x2);
   }
 }
 
@@ -244,7 +257,7 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
       transpose_head(kt.data(), k + bh * d, L, d);
       const double slope = plan.alibi_slopes.empty() ? 0.0 : plan.alibi_slopes[h];
       for (std::size_t i = 0; i < L; ++i) {
-        const std::size_t n = i + 1;  // causal: keys 0..i
+        const std::size_t n = visible_keys(i, L);
         const T* qi = q + (bh + i) * d;
         for (std::size_t c = 0; c < d; ++c) qs[c] = qi[c] * scale;
         T* row = att + (bh + i) * L;
@@ -295,7 +308,7 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
       for (std::size_t n = 0; n < L * d; ++n) dqh[n] = dkh[n] = dvh[n] = 0;
       transpose_head(vt.data(), v + bh * d, L, d);
       for (std::size_t i = 0; i < L; ++i) {
-        const std::size_t n = i + 1;
+        const std::size_t n = visible_keys(i, L);
         const T* doi = dout + (b * L + i) * E + h * d;
         const T* row = att + (bh + i) * L;
         // datt_j = dout_i · v_j; dv_j += att_ij · dout_i

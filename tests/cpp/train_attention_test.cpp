@@ -1,0 +1,152 @@
+// The trainer's attention against the core's multi-head attention, for every position method:
+// both read one set of formulas (RoPE frequencies and rotation, the sinusoidal table, ALiBi
+// slopes, T5 buckets) and one mask rule, and this shows they compute the same weights.
+//
+// The first layer's input is rebuilt with the core (s·wte[token] + the position table, then
+// LayerNorm with the layer's ln_1) and attended with the core's multihead_attention, its Q, K
+// and V projections sliced from the layer's c_attn. Tolerance: the float trainer against the
+// core's double accumulation, 1e-5 absolute on weights in [0, 1] (the float policy of the
+// models' attention, docs/ARCHITECTURE.md section 2).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "poslab/learned.hpp"
+#include "poslab/multihead.hpp"
+#include "poslab/norm.hpp"
+#include "poslab/random.hpp"
+#include "poslab/sinusoidal.hpp"
+#include "poslab/train/model.hpp"
+
+namespace poslab::train {
+namespace {
+
+constexpr std::size_t kLength = 11, kWidth = 16, kHeads = 4;
+constexpr std::uint64_t kT5Seed = 5;
+
+ModelConfig config_for(PositionMethod method) {
+  ModelConfig c;
+  c.n_layer = 1;
+  c.n_embd = kWidth;
+  c.n_head = kHeads;
+  c.n_inner = 4 * kWidth;
+  c.vocab_size = 9;
+  c.n_positions = 32;
+  c.position = method;
+  c.embed_scale = 2.0;
+  return c;
+}
+
+// Columns [first, first + count) of a (rows, cols) row-major matrix.
+TensorF columns(const float* m, std::size_t rows, std::size_t cols, std::size_t first,
+                std::size_t count) {
+  TensorF out({rows, count});
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < count; ++c) out.data[r * count + c] = m[r * cols + first + c];
+  }
+  return out;
+}
+
+TensorF vector_of(const float* v, std::size_t n) {
+  return TensorF({n}, std::vector<float>(v, v + n));
+}
+
+// The core's attention weights (H, T, T) for one sequence of the model's first layer.
+TensorF core_attention(const ModelConfig& c, const Parameters& p,
+                       const std::vector<std::int32_t>& tokens) {
+  const std::size_t T = tokens.size(), E = c.n_embd;
+  TensorF x({T, E});
+  const TensorF table =
+      c.position == PositionMethod::kSinusoidal
+          ? sinusoidal_table(static_cast<long long>(T), static_cast<long long>(E), c.base)
+          : TensorF();
+  for (std::size_t t = 0; t < T; ++t) {
+    for (std::size_t i = 0; i < E; ++i) {
+      double value = c.embed_scale * p.at("wte.weight")[std::size_t(tokens[t]) * E + i];
+      if (c.position == PositionMethod::kLearned) value += p.at("wpe.weight")[t * E + i];
+      if (c.position == PositionMethod::kSinusoidal) value += table.data[t * E + i];
+      x.data[t * E + i] = static_cast<float>(value);
+    }
+  }
+  const TensorF gamma = vector_of(p.at("h.0.ln_1.weight"), E);
+  const TensorF beta = vector_of(p.at("h.0.ln_1.bias"), E);
+  const TensorF normed = layer_norm(x, c.layer_norm_epsilon, &gamma, &beta);
+
+  const float* w = p.at("h.0.attn.c_attn.weight");  // (E, 3E): q, k, v side by side
+  const float* b = p.at("h.0.attn.c_attn.bias");
+  MultiHeadWeights weights;
+  weights.wq = columns(w, E, 3 * E, 0, E);
+  weights.wk = columns(w, E, 3 * E, E, E);
+  weights.wv = columns(w, E, 3 * E, 2 * E, E);
+  weights.wo = TensorF({E, E});
+  weights.bq = vector_of(b, E);
+  weights.bk = vector_of(b + E, E);
+  weights.bv = vector_of(b + 2 * E, E);
+
+  MultiHeadOptions options;
+  options.num_heads = static_cast<long long>(c.n_head);
+  options.mask = Mask{MaskKind::kCausal, 0};
+  if (c.position == PositionMethod::kRope) {
+    RopeOptions rope;
+    rope.base = c.base;
+    rope.style = RopeStyle::kNeox;
+    options.rope = rope;
+  }
+  if (c.position == PositionMethod::kAlibi) options.bias = PositionBias::kAlibi;
+  if (c.position == PositionMethod::kT5) {
+    options.bias = PositionBias::kT5;
+    options.t5 = {false, static_cast<long long>(c.t5_num_buckets),
+                  static_cast<long long>(c.t5_max_distance)};
+    options.t5_seed = kT5Seed;
+  }
+  return multihead_attention(normed, weights, options).weights;
+}
+
+TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
+  for (const Named<PositionMethod>& entry : kPositionMethodNames) {
+    const PositionMethod method = entry.value;
+    SCOPED_TRACE(entry.name);
+    const ModelConfig c = config_for(method);
+    Parameters p(c);
+    init_parameters(p, 3);
+    // Biases and gains away from 0 and 1, so they are checked too.
+    Rng rng(11);
+    for (const char* key : {"h.0.attn.c_attn.bias", "h.0.ln_1.weight", "h.0.ln_1.bias"}) {
+      float* v = p.at(key);
+      for (std::size_t i = 0; i < p.find(key).numel; ++i) v[i] += 0.1f * float(rng.normal());
+    }
+    if (method == PositionMethod::kT5) {
+      // The core's T5 bias is a seeded (buckets, H) table: the trainer's learned one takes it.
+      const TensorF table = learned_table(static_cast<long long>(c.t5_num_buckets),
+                                          static_cast<long long>(c.n_head), kT5Seed, 1.0);
+      std::copy(table.data.begin(), table.data.end(), p.at("rel_bias.weight"));
+    }
+    Batch batch;
+    batch.batch = 2;
+    batch.length = kLength;
+    for (std::size_t r = 0; r < batch.batch * kLength; ++r) {
+      batch.tokens.push_back(static_cast<std::int32_t>(rng.next_u64() % c.vocab_size));
+      batch.positions.push_back(static_cast<std::int32_t>(r % kLength));
+    }
+    batch.targets = batch.tokens;
+    batch.loss_mask.assign(batch.tokens.size(), 1.0f);
+
+    Model model(c);
+    for (std::size_t s = 0; s < batch.batch; ++s) {
+      const TensorF got = model.attention_maps(p, batch, s);  // (1, H, T, T)
+      const std::vector<std::int32_t> tokens(batch.tokens.begin() + s * kLength,
+                                             batch.tokens.begin() + (s + 1) * kLength);
+      const TensorF want = core_attention(c, p, tokens);
+      ASSERT_EQ(got.size(), want.size());
+      double worst = 0;
+      for (std::size_t e = 0; e < got.size(); ++e) {
+        worst = std::max(worst, std::fabs(double(got.data[e]) - double(want.data[e])));
+      }
+      EXPECT_LE(worst, 1e-5) << "sequence " << s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace poslab::train
