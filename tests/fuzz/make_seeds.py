@@ -4,8 +4,10 @@ F16, with and without __metadata__) and near-valid ones that each break one head
 fuzzer starts next to every check in cpp/src/safetensors.cpp. tests/fuzz/npy_corpus/: small
 .npy files of every dtype the reader accepts, version 1.0 and 2.0 headers, 0-d and empty
 arrays, and near-valid ones (a huge axis beside a zero one, truncated data, Fortran order,
-big-endian, a float64 beyond float32). Standard library only; rerun after changing it:
-python3 tests/fuzz/make_seeds.py"""
+big-endian, a float64 beyond float32). tests/fuzz/config_corpus/: GPT-2's and Pythia's config.json
+as Hugging Face publishes them, Pythia with each rope_scaling (both spellings of its type), and
+near-valid ones that each break one rule of cpp/src/gpt2_config.cpp or gpt_neox_config.cpp.
+Standard library only; rerun after changing it: python3 tests/fuzz/make_seeds.py"""
 import json
 import os
 import struct
@@ -108,8 +110,98 @@ def npy_seeds():
     yield "f8_overflow.npy", npy("<f8", [2], struct.pack("<2d", 1e300, 1))
 
 
+# openai-community/gpt2's config.json as published.
+GPT2 = {
+    "activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
+    "bos_token_id": 50256, "embd_pdrop": 0.1, "eos_token_id": 50256, "initializer_range": 0.02,
+    "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": 1024, "n_embd": 768,
+    "n_head": 12, "n_layer": 12, "n_positions": 1024, "resid_pdrop": 0.1,
+    "summary_activation": None, "summary_first_dropout": 0.1, "summary_proj_to_labels": True,
+    "summary_type": "cls_index", "summary_use_proj": True,
+    "task_specific_params": {"text-generation": {"do_sample": True, "max_length": 50}},
+    "vocab_size": 50257}
+# EleutherAI/pythia-70m's config.json as published.
+PYTHIA = {
+    "architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0,
+    "hidden_act": "gelu", "hidden_size": 512, "initializer_range": 0.02,
+    "intermediate_size": 2048, "layer_norm_eps": 1e-05, "max_position_embeddings": 2048,
+    "model_type": "gpt_neox", "num_attention_heads": 8, "num_hidden_layers": 6,
+    "rotary_emb_base": 10000, "rotary_pct": 0.25, "tie_word_embeddings": False,
+    "torch_dtype": "float16", "transformers_version": "4.24.0", "use_cache": True,
+    "use_parallel_residual": True, "vocab_size": 50304}
+
+
+DROP = object()  # a change that removes the key (None writes null)
+
+
+def config(base, **changes):
+    """config.json text as transformers writes it (sorted keys, two-space indent)."""
+    out = dict(base)
+    for key, value in changes.items():
+        if value is DROP:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return (json.dumps(out, indent=2, sort_keys=True) + "\n").encode()
+
+
+def config_seeds():
+    yield "gpt2.json", config(GPT2)
+    yield "gpt2_medium.json", config(GPT2, n_embd=1024, n_head=16, n_layer=24, n_special=0,
+                                     predict_special_tokens=True)
+    yield "gpt2_minimal.json", b'{"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16}'
+    yield "pythia_70m.json", config(PYTHIA)
+    yield "pythia_160m.json", config(PYTHIA, hidden_size=768, intermediate_size=3072,
+                                     num_attention_heads=12, num_hidden_layers=12)
+    # Newer transformers' spellings, and no rotation scaling spelled out.
+    yield "pythia_new_keys.json", config(PYTHIA, rotary_pct=DROP, rotary_emb_base=DROP,
+                                         partial_rotary_factor=0.25, rope_theta=10000,
+                                         attention_bias=True)
+    yield "pythia_rope_null.json", config(PYTHIA, rope_scaling=None)
+    yield "pythia_sequential.json", config(PYTHIA, use_parallel_residual=False, rotary_pct=1.0)
+    for name, scaling in [
+            ("linear", {"type": "linear", "factor": 2.0}),
+            ("dynamic", {"type": "dynamic", "factor": 4.0}),
+            ("default", {"rope_type": "default"}),
+            ("ntk", {"rope_type": "ntk", "factor": 2.0}),
+            ("yarn", {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048,
+                      "beta_fast": 32, "beta_slow": 1}),
+            ("llama3", {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                        "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+            ("both_spellings", {"type": "linear", "rope_type": "linear", "factor": 1.5})]:
+        yield "pythia_rope_%s.json" % name, config(PYTHIA, rope_scaling=scaling)
+
+    # Near-valid: one rule broken each.
+    yield "bad_gpt2_activation.json", config(GPT2, activation_function="relu")
+    yield "bad_gpt2_heads.json", config(GPT2, n_head=5)
+    yield "bad_gpt2_inverse_layer_idx.json", config(GPT2, scale_attn_by_inverse_layer_idx=True)
+    yield "bad_gpt2_float_size.json", config(GPT2, n_layer=12.5)
+    yield "bad_pythia_missing_vocab.json", config(PYTHIA, vocab_size=DROP)
+    yield "bad_pythia_rotary_pct.json", config(PYTHIA, rotary_pct=0.2)
+    yield "bad_pythia_tied.json", config(PYTHIA, tie_word_embeddings=True)
+    yield "bad_pythia_model_type.json", config(PYTHIA, model_type="llama")
+    yield "bad_pythia_huge.json", config(PYTHIA, hidden_size=65536, num_attention_heads=64,
+                                         num_hidden_layers=100)
+    # One head as wide as the element cap: refused for its parameter count, and must be so
+    # before anything the size of a head (RoPE's frequencies) is allocated.
+    yield "bad_pythia_wide.json", config(PYTHIA, hidden_size=2**28, num_attention_heads=1)
+    yield "bad_pythia_rope_longrope.json", config(PYTHIA, rope_scaling={"type": "longrope",
+                                                                        "factor": 2.0})
+    yield "bad_pythia_rope_mscale.json", config(PYTHIA, rope_scaling={
+        "rope_type": "yarn", "factor": 4.0, "mscale": 1.0, "original_max_position_embeddings": 2048})
+    yield "bad_pythia_rope_disagree.json", config(PYTHIA, rope_scaling={"type": "linear",
+                                                                        "rope_type": "dynamic",
+                                                                        "factor": 2.0})
+    yield "bad_pythia_llama3_order.json", config(PYTHIA, rope_scaling={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0, "high_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192})
+    yield "bad_pythia_factor.json", config(PYTHIA, rope_scaling={"type": "linear", "factor": 0.5})
+    yield "bad_not_an_object.json", b'[{"vocab_size": 50304}]'
+
+
 def main():
-    for folder, files in (("corpus", seeds()), ("npy_corpus", npy_seeds())):
+    for folder, files in (("corpus", seeds()), ("npy_corpus", npy_seeds()),
+                          ("config_corpus", config_seeds())):
         os.makedirs(os.path.join(HERE, folder), exist_ok=True)
         for name, data in files:
             with open(os.path.join(HERE, folder, name), "wb") as f:
