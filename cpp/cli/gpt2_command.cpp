@@ -146,7 +146,7 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
                   "position method: learned (as trained), or sinusoidal, rope, alibi, none "
                   "swapped in for exploration")
       ->capture_default_str()
-      ->check(one_of(kGpt2PositionNames, "position"));
+      ->check(parsed_by(parse_gpt2_position, choices(kGpt2PositionNames)));
   cmd->add_option("--precision", a.precision,
                   "float: float32 SIMD products (fast); double: products accumulated in double "
                   "(the reference)")

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -40,13 +41,19 @@ CLI::Validator one_of(const Named<E> (&table)[N], const std::string& what) {
   for (const Named<E>& entry : table) names.emplace_back(entry.name);
   return one_of(names, what);
 }
+template <class E, std::size_t N>
+CLI::Validator one_of(const std::array<Named<E>, N>& table, const std::string& what) {
+  std::vector<std::string> names;
+  for (const Named<E>& entry : table) names.emplace_back(entry.name);
+  return one_of(names, what);
+}
 
 // "{a,b,window:W}": a name table's choices as the help shows them.
-template <class E, std::size_t N>
-std::string choices(const Named<E> (&table)[N]) {
+template <class Table>
+std::string choices(const Table& table) {
   std::string out = "{";
-  for (std::size_t n = 0; n < N; ++n) {
-    out += std::string(n ? "," : "") + table[n].name + table[n].argument;
+  for (const auto& entry : table) {
+    out += std::string(out.size() > 1 ? "," : "") + entry.name + entry.argument;
   }
   return out + "}";
 }

@@ -58,7 +58,7 @@ std::uint64_t memory_limit_from_environment() {
 void run_train(TrainArgs& a) {
   train::TrainConfig& c = a.config;
   c.task = parse_name(train::kTaskNames, a.task, "task", "task");
-  c.position = parse_name(train::kPositionMethodNames, a.position, "position method", "position");
+  c.position = parse_position_method(a.position, kSupportTrainer, "position method", "position");
   if (!a.eval_positions.empty()) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
                                   "evaluation positions", "evalPositions");
@@ -109,9 +109,13 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--task", a.task, "copy, reverse, sort or addition")
       ->required()
       ->check(one_of(train::kTaskNames, "task"));
-  cmd->add_option("--position", a.position, "learned, sinusoidal, rope, alibi, t5 or none")
+  cmd->add_option("--position", a.position, name_list(train::kPositionMethodNames))
       ->required()
-      ->check(one_of(train::kPositionMethodNames, "position method"));
+      ->check(parsed_by(
+          [](const std::string& text) {
+            return parse_position_method(text, kSupportTrainer, "position method", "position");
+          },
+          choices(train::kPositionMethodNames)));
   cmd->add_option("--randomized-positions", c.randomized_positions,
                   "MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023)")
       ->check(unsigned_integer());

@@ -114,10 +114,8 @@ void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
 }  // namespace
 
 Gpt2Position parse_gpt2_position(const std::string& name) {
-  return parse_name(kGpt2PositionNames, name, "GPT-2 position method", "position");
+  return parse_position_method(name, kSupportGpt2Swap, "GPT-2 position method", "position");
 }
-
-const char* to_string(Gpt2Position position) { return name_of(kGpt2PositionNames, position); }
 
 const char* gpt2_position_note(Gpt2Position position) {
   switch (position) {
@@ -136,8 +134,9 @@ const char* gpt2_position_note(Gpt2Position position) {
       return "Exploration: wpe is dropped (NoPE); order reaches the model only through the "
              "causal mask. GPT-2 was trained with learned positions, so these outputs are not "
              "what the model computes.";
+    default:  // not swappable into GPT-2 (parse_gpt2_position refuses them)
+      return "";
   }
-  return "";
 }
 
 Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,
@@ -154,6 +153,8 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
                 " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
   }
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
+  require(supports(options.position, kSupportGpt2Swap), "position",
+          std::string("GPT-2 cannot take ") + to_string(options.position) + " positions");
 
   const std::size_t T = tokens.size(), E = std::size_t(c.n_embd), H = std::size_t(c.n_head);
   const double eps = c.layer_norm_epsilon;

@@ -57,7 +57,7 @@ MatrixD merge_heads(const TensorF& t) {
 }  // namespace
 
 PositionBias parse_position_bias(const std::string& name) {
-  return parse_name(kPositionBiasNames, name, "position bias", "bias");
+  return parse_position_method(name, kSupportBias, "position bias", "bias");
 }
 
 MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t seed) {
@@ -85,6 +85,9 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   check_projection(weights.wk, weights.bk, D, "k");
   check_projection(weights.wv, weights.bv, D, "v");
   check_projection(weights.wo, weights.bo, D, "o");
+  require(supports(options.bias, kSupportBias), "bias",
+          std::string(to_string(options.bias)) + " is not a position bias (expected " +
+              name_list(kPositionBiasNames) + ")");
   require_finite(x, "x");
 
   const MatrixD X = ConstMapF(x.ptr(), L, D).cast<double>();

@@ -11,6 +11,7 @@
 #include "heap.hpp"
 #include "js_convert.hpp"
 #include "poslab/fast.hpp"
+#include "poslab/position_methods.hpp"
 #include "poslab/poslab.hpp"
 
 namespace poslab::wasm {
@@ -257,6 +258,47 @@ val offset_matrix_js(Num dim, Num k, Num base) {
 
 // ---- Names and defaults of the core ----
 
+// The table of position methods (position_methods.hpp), one object a row, for the page's
+// method lists: name, aliases, kind, where it runs, its options and a one-line summary.
+val position_methods_js() {
+  val out = val::array();
+  for (const PositionMethodInfo& m : kPositionMethods) {
+    val row = val::object();
+    row.set("name", std::string(m.name));
+    val aliases = val::array();
+    std::string rest = m.aliases;
+    for (std::size_t comma; !rest.empty();
+         rest = comma == std::string::npos ? "" : rest.substr(comma + 1)) {
+      comma = rest.find(',');
+      aliases.call<void>("push", rest.substr(0, comma));
+    }
+    row.set("aliases", aliases);
+    row.set("kind", std::string(name_of(kPositionKindNames, m.kind)));
+    val support = val::object();
+    support.set("core", (m.support & kSupportCore) != 0);
+    support.set("bias", (m.support & kSupportBias) != 0);
+    support.set("trainer", (m.support & kSupportTrainer) != 0);
+    support.set("cuda", (m.support & kSupportCuda) != 0);
+    support.set("gpt2", (m.support & kSupportGpt2Swap) != 0);
+    row.set("support", support);
+    val options = val::array();
+    for (std::size_t k = 0; k < m.option_count; ++k) {
+      const PositionOption& o = m.options[k];
+      val option = val::object();
+      option.set("name", std::string(o.name));
+      option.set("default", o.default_value);
+      option.set("min", o.min);
+      option.set("max", o.max);
+      option.set("about", std::string(o.about));
+      options.call<void>("push", option);
+    }
+    row.set("options", options);
+    row.set("summary", std::string(m.summary));
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
 // Every name list of the core (names.hpp tables), by the JS option it fills.
 val names_all_js() {
   val out = val::object();
@@ -267,6 +309,7 @@ val names_all_js() {
   out.set("layouts", names_js(kSinusoidalLayoutNames));
   out.set("positionBiases", names_js(kPositionBiasNames));
   out.set("gpt2Positions", names_js(kGpt2PositionNames));
+  out.set("positionMethods", position_methods_js());
   return out;
 }
 

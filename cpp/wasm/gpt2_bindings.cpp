@@ -85,7 +85,8 @@ class Gpt2Model {
   // tokens: Int32Array; options: { position, topK, trace, precision }
   val forward(val tokens, val forward_options) const {
     return guarded([&] {
-      const val options = to_options(forward_options, "forward", {"position", "topK", "trace", "precision"});
+      const val options =
+          to_options(forward_options, "forward", {"position", "topK", "trace", "precision"});
       require(tokens.instanceof (val::global("Int32Array")), "tokens",
                                 "tokens must be an Int32Array");
       const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
@@ -94,8 +95,8 @@ class Gpt2Model {
           string_field(options, "position", name_of(kGpt2PositionNames, o.position)));
       o.top_k = integer_field(options, "topK", o.top_k);
       o.trace = bool_field(options, "trace", o.trace);
-      o.precision =
-          parse_precision(string_field(options, "precision", name_of(kPrecisionNames, o.precision)));
+      o.precision = parse_precision(
+          string_field(options, "precision", name_of(kPrecisionNames, o.precision)));
       const Gpt2Result r =
           gpt2_forward(*weights_, std::vector<long long>(ids.begin(), ids.end()), o);
       val out = val::object();

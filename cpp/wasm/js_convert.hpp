@@ -77,10 +77,10 @@ val to_js(const Tensor<std::uint8_t>& tensor);  // data: a Uint8Array
 val to_js(const std::vector<double>& values);   // as a Float64Array of shape (n,): kept double
 
 // The names of a core name table (names.hpp), in order, as a JS array of strings.
-template <class E, std::size_t N>
-val names_js(const Named<E> (&table)[N]) {
+template <class Table>
+val names_js(const Table& table) {
   val out = val::array();
-  for (const Named<E>& entry : table) out.call<void>("push", std::string(entry.name));
+  for (const auto& entry : table) out.call<void>("push", std::string(entry.name));
   return out;
 }
 

@@ -41,9 +41,9 @@ TrainConfig to_train_config(const val& js) {
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
-  c.position = parse_name(kPositionMethodNames,
-                          string_field(o, "position", name_of(kPositionMethodNames, c.position)),
-                          "position method", "position");
+  c.position =
+      parse_position_method(string_field(o, "position", name_of(kPositionMethodNames, c.position)),
+                            kSupportTrainer, "position method", "position");
   c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
   c.train_len = size_field(o, "trainLen", c.train_len);
   if (!field(o, "testLen").isUndefined()) c.test_len = size_field(o, "testLen", 0);

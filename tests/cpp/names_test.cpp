@@ -12,15 +12,18 @@
 #include "poslab/attention.hpp"
 #include "poslab/gpt2.hpp"
 #include "poslab/multihead.hpp"
+#include "poslab/position_methods.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/sinusoidal.hpp"
+#include "poslab/train/config.hpp"
 
 namespace {
 
-// Distinct names and values, `count` of them (the enum's size, written out here).
-template <class E, std::size_t N>
-void ExpectComplete(const poslab::Named<E> (&table)[N], std::size_t count) {
-  EXPECT_EQ(N, count);
+// Distinct names and values, `count` of them (the enum's size, written out here); a `dense`
+// table names every enumerator 0..count−1, a context's subset of the position methods does not.
+template <class Table>
+void ExpectComplete(const Table& table, std::size_t count, bool dense = true) {
+  EXPECT_EQ(std::size(table), count);
   std::set<std::string> names;
   std::set<int> values;
   for (const auto& entry : table) {
@@ -31,7 +34,7 @@ void ExpectComplete(const poslab::Named<E> (&table)[N], std::size_t count) {
   }
   EXPECT_EQ(names.size(), count);
   EXPECT_EQ(values.size(), count);
-  for (int v = 0; v < int(count); ++v) EXPECT_TRUE(values.count(v)) << v;
+  for (int v = 0; dense && v < int(count); ++v) EXPECT_TRUE(values.count(v)) << v;
 }
 
 TEST(Names, EveryTableListsEachEnumeratorOnce) {
@@ -40,8 +43,10 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kMaskNames, 3);
   ExpectComplete(poslab::kSimilarityMetricNames, 2);
   ExpectComplete(poslab::kSinusoidalLayoutNames, 2);
-  ExpectComplete(poslab::kPositionBiasNames, 3);
-  ExpectComplete(poslab::kGpt2PositionNames, 5);
+  ExpectComplete(poslab::kPositionKindNames, 5);
+  ExpectComplete(poslab::kPositionBiasNames, 3, false);
+  ExpectComplete(poslab::kGpt2PositionNames, 5, false);
+  ExpectComplete(poslab::train::kPositionMethodNames, 6, false);
 }
 
 TEST(Names, NoPositionIsNamedNoneEverywhere) {
@@ -67,13 +72,79 @@ TEST(Names, UnknownNameListsTheChoicesAndNamesTheField) {
               "scaling");
   ExpectError([] { poslab::parse_mask("future"); },
               "unknown mask 'future' (expected none, causal or window:W)", "mask");
-  ExpectError([] { poslab::parse_position_bias("rope"); },
-              "unknown position bias 'rope' (expected none, alibi or t5)", "bias");
-  ExpectError([] { poslab::parse_gpt2_position("nope"); },
-              "unknown GPT-2 position method 'nope' (expected learned, sinusoidal, rope, alibi or "
+  ExpectError([] { poslab::parse_position_bias("cubic"); },
+              "unknown position bias 'cubic' (expected alibi, t5 or none)", "bias");
+  ExpectError([] { poslab::parse_gpt2_position("cubic"); },
+              "unknown GPT-2 position method 'cubic' (expected learned, sinusoidal, rope, alibi or "
               "none)",
               "position");
   EXPECT_EQ(poslab::name_list(poslab::kSinusoidalLayoutNames), "interleaved or concat");
+}
+
+// One row per method, in the enum's order, with distinct names and aliases that parse to it;
+// each context lists exactly the methods whose row says it supports them.
+TEST(PositionMethods, TheTableHasOneRowPerMethodAndEachContextReadsIt) {
+  std::set<std::string> names;
+  for (std::size_t n = 0; n < poslab::kPositionMethodCount; ++n) {
+    const auto method = static_cast<poslab::PositionMethod>(n);
+    const poslab::PositionMethodInfo& info = poslab::position_method_info(method);
+    EXPECT_EQ(info.method, method);
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_EQ(poslab::parse_position_method(info.name, 0, "method", "f"), method);
+    EXPECT_LE(info.option_count, info.options.size());
+  }
+  EXPECT_EQ(poslab::parse_position_method("nope", 0, "method", "f"), poslab::PositionMethod::kNone);
+  EXPECT_EQ(poslab::parse_position_method("rotary", poslab::kSupportTrainer, "method", "f"),
+            poslab::PositionMethod::kRope);
+  const auto listed = [](const auto& table, unsigned where) {
+    std::size_t count = 0;
+    for (const auto& entry : table) {
+      EXPECT_TRUE(poslab::supports(entry.value, where)) << entry.name;
+      ++count;
+    }
+    std::size_t want = 0;
+    for (const auto& m : poslab::kPositionMethods) want += (m.support & where) == where;
+    EXPECT_EQ(count, want);
+  };
+  listed(poslab::kPositionBiasNames, poslab::kSupportBias);
+  listed(poslab::kGpt2PositionNames, poslab::kSupportGpt2Swap);
+  listed(poslab::train::kPositionMethodNames, poslab::kSupportTrainer);
+}
+
+// The table's defaults are the ones the core computes with.
+TEST(PositionMethods, OptionDefaultsAreTheCores) {
+  const auto option = [](poslab::PositionMethod m, const char* name) {
+    const poslab::PositionMethodInfo& info = poslab::position_method_info(m);
+    for (std::size_t k = 0; k < info.option_count; ++k) {
+      if (std::string(info.options[k].name) == name) return info.options[k].default_value;
+    }
+    ADD_FAILURE() << info.name << " has no option " << name;
+    return 0.0;
+  };
+  const poslab::T5BucketOptions t5;
+  const poslab::RopeOptions rope;
+  EXPECT_EQ(option(poslab::PositionMethod::kT5, "numBuckets"), double(t5.num_buckets));
+  EXPECT_EQ(option(poslab::PositionMethod::kT5, "maxDistance"), double(t5.max_distance));
+  EXPECT_EQ(option(poslab::PositionMethod::kRope, "base"), rope.base);
+  EXPECT_EQ(option(poslab::PositionMethod::kRope, "rotaryFraction"), rope.rotary_fraction);
+  EXPECT_EQ(option(poslab::PositionMethod::kSinusoidal, "base"), poslab::defaults::kBase);
+  EXPECT_EQ(option(poslab::PositionMethod::kLearned, "std"), poslab::defaults::kLearnedStd);
+}
+
+// A method outside a context is named as such, not as unknown.
+TEST(PositionMethods, AMethodOutsideItsContextIsRefusedWithTheContextsList) {
+  ExpectError([] { poslab::parse_gpt2_position("t5"); },
+              "GPT-2 position method 't5' is not available here (expected learned, sinusoidal, "
+              "rope, alibi or none)",
+              "position");
+  poslab::MultiHeadOptions o;
+  o.bias = poslab::PositionMethod::kRope;
+  ExpectError(
+      [&] {
+        poslab::multihead_attention(poslab::TensorF({2, 4}), poslab::random_multihead_weights(4),
+                                    o);
+      },
+      "rope is not a position bias (expected alibi, t5 or none)", "bias");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -164,9 +165,9 @@ const Case kCases[] = {{PositionMethod::kNone, false},       {PositionMethod::kL
                        {PositionMethod::kAlibi, true},       {PositionMethod::kT5, true}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  static const char* const names[] = {"Learned", "Sinusoidal", "Rope", "Alibi", "T5", "None"};
-  return std::string(names[static_cast<int>(info.param.method)]) +
-         (info.param.randomized ? "RandomPositions" : "");
+  std::string name = to_string(info.param.method);  // the method table's name, capitalised
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name + (info.param.randomized ? "RandomPositions" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, TrainModelGradient, ::testing::ValuesIn(kCases), case_name);

@@ -86,15 +86,35 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
   });
 
   test('lab.names lists what each string option accepts, NoPE as none', () => {
-    expect(lab.names).toEqual({
+    const { positionMethods, ...lists } = lab.names;
+    expect(lists).toEqual({
       ropeStyles: ['neox', 'gptj'],
       ropeScalings: ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'],
       masks: ['none', 'causal', 'window'],
       metrics: ['cosine', 'dot'],
       layouts: ['interleaved', 'concat'],
-      positionBiases: ['none', 'alibi', 't5'],
+      positionBiases: ['alibi', 't5', 'none'],
       gpt2Positions: ['learned', 'sinusoidal', 'rope', 'alibi', 'none'],
     });
+    // The one table of position methods, from which the lists above are cut.
+    expect(positionMethods.map((m) => m.name)).toEqual([
+      'learned',
+      'sinusoidal',
+      'shaw',
+      'rope',
+      'alibi',
+      't5',
+      'none',
+    ]);
+    for (const m of positionMethods) {
+      if (m.support.bias) expect(lists.positionBiases).toContain(m.name);
+      if (m.support.gpt2) expect(lists.gpt2Positions).toContain(m.name);
+    }
+    expect(positionMethods.find((m) => m.name === 'none').aliases).toEqual(['nope']);
+    expect(positionMethods.find((m) => m.name === 't5').options.map((o) => [o.name, o.default])).toEqual([
+      ['numBuckets', 32],
+      ['maxDistance', 128],
+    ]);
     expect(Object.isFrozen(lab.names.masks)).toBe(true);
     // Every name is accepted where it belongs.
     for (const style of lab.names.ropeStyles) expect(() => lab.ropeFrequencies({ headDim: 8, style })).not.toThrow();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "poslab/names.hpp"
+#include "poslab/position_methods.hpp"
 #include "poslab/precision.hpp"
 #include "poslab/safetensors.hpp"
 #include "poslab/tensor.hpp"
@@ -156,23 +157,17 @@ struct Gpt2Result {
   std::vector<float> top_probs;        // (k,) their softmax probabilities, descending
 };
 
-// How positions enter the model. GPT-2 was trained with learned absolute positions (wpe);
-// the others replace wpe for exploration, and their results say so (gpt2_position_note).
-enum class Gpt2Position {
-  kLearned,     // x = wte[tok] + wpe[t]: the released model
-  kSinusoidal,  // x = wte[tok] + PE[t], interleaved sin/cos, base 10000, width E
-  kRope,        // x = wte[tok]; q and k of every head rotated (neox pairs, base 10000)
-  kAlibi,       // x = wte[tok]; ALiBi's −m_h·(i − j) added to every head's scores
-  kNone,        // x = wte[tok]; position only through the causal mask (NoPE)
-};
-inline constexpr Named<Gpt2Position> kGpt2PositionNames[] = {
-    {Gpt2Position::kLearned, "learned"},
-    {Gpt2Position::kSinusoidal, "sinusoidal"},
-    {Gpt2Position::kRope, "rope"},
-    {Gpt2Position::kAlibi, "alibi"},
-    {Gpt2Position::kNone, "none"}};
+// How positions enter the model: the methods of the one table (position_methods.hpp) that can
+// be swapped into GPT-2. GPT-2 was trained with learned absolute positions (wpe); the others
+// replace wpe for exploration, and their results say so (gpt2_position_note):
+//   learned     x = wte[tok] + wpe[t]: the released model
+//   sinusoidal  x = wte[tok] + PE[t], interleaved sin/cos, base 10000, width E
+//   rope        x = wte[tok]; q and k of every head rotated (neox pairs, base 10000)
+//   alibi       x = wte[tok]; ALiBi's −m_h·(i − j) added to every head's scores
+//   none        x = wte[tok]; position only through the causal mask (NoPE)
+using Gpt2Position = PositionMethod;
+inline constexpr auto kGpt2PositionNames = position_method_names<kSupportGpt2Swap>();
 Gpt2Position parse_gpt2_position(const std::string& name);  // Error with field "position"
-const char* to_string(Gpt2Position position);
 // One sentence for the user: "as trained" or why a swapped method is only exploration.
 const char* gpt2_position_note(Gpt2Position position);
 

@@ -9,6 +9,7 @@
 
 #include "poslab/attention.hpp"
 #include "poslab/names.hpp"
+#include "poslab/position_methods.hpp"
 #include "poslab/relative.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/tensor.hpp"
@@ -25,13 +26,12 @@ struct MultiHeadWeights {
 // Seeded N(0, 1/D) projections (unit-variance outputs for unit-variance inputs), no biases.
 MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t seed = 0);
 
-enum class PositionBias { kNone, kAlibi, kT5 };
+// The score biases of the one table (position_methods.hpp), and none: the JS API's
+// multiHeadAttention bias.
+using PositionBias = PositionMethod;
+inline constexpr auto kPositionBiasNames = position_method_names<kSupportBias>();
 
-// The names of the position biases (the JS API's multiHeadAttention bias).
-inline constexpr Named<PositionBias> kPositionBiasNames[] = {
-    {PositionBias::kNone, "none"}, {PositionBias::kAlibi, "alibi"}, {PositionBias::kT5, "t5"}};
-
-// "none" | "alibi" | "t5"; Error with field "bias" otherwise.
+// "alibi" | "t5" | "none"; Error with field "bias" otherwise.
 PositionBias parse_position_bias(const std::string& name);
 
 struct MultiHeadOptions {

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "poslab/errors.hpp"
 
@@ -17,22 +20,29 @@ struct Named {
   const char* argument = "";  // shown after the name in messages: "window" + ":W"
 };
 
+// A name table: a C array or std::array of Named<E>; NamedValue is its E.
+template <class Table>
+using NamedValue = std::remove_cv_t<decltype(std::begin(std::declval<const Table&>())->value)>;
+
 // "a, b or c" (each name followed by its argument), as the core's messages list choices.
-template <class E, std::size_t N>
-std::string name_list(const Named<E> (&table)[N]) {
+template <class Table>
+std::string name_list(const Table& table) {
+  const std::size_t count = std::size(table);
   std::string out;
-  for (std::size_t n = 0; n < N; ++n) {
-    out += n == 0 ? "" : n + 1 == N ? " or " : ", ";
-    out += std::string(table[n].name) + table[n].argument;
+  std::size_t n = 0;
+  for (const auto& entry : table) {
+    out += n == 0 ? "" : n + 1 == count ? " or " : ", ";
+    out += std::string(entry.name) + entry.argument;
+    ++n;
   }
   return out;
 }
 
 // The value named `text`, else Error "unknown <what> '<text>' (expected <list>)" with `field`.
-template <class E, std::size_t N>
-E parse_name(const Named<E> (&table)[N], const std::string& text, const char* what,
-             const char* field) {
-  for (const Named<E>& entry : table) {
+template <class Table>
+NamedValue<Table> parse_name(const Table& table, const std::string& text, const char* what,
+                             const char* field) {
+  for (const auto& entry : table) {
     if (text == entry.name) return entry.value;
   }
   throw Error(
@@ -41,12 +51,12 @@ E parse_name(const Named<E> (&table)[N], const std::string& text, const char* wh
 }
 
 // The name of `value`; every table lists each enumerator once (tests/cpp/names_test.cpp).
-template <class E, std::size_t N>
-const char* name_of(const Named<E> (&table)[N], E value) {
-  for (const Named<E>& entry : table) {
+template <class Table>
+const char* name_of(const Table& table, NamedValue<Table> value) {
+  for (const auto& entry : table) {
     if (entry.value == value) return entry.name;
   }
-  return table[0].name;  // unreachable for a complete table
+  return std::begin(table)->name;  // unreachable for a complete table
 }
 
 }  // namespace poslab

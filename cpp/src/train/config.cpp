@@ -69,6 +69,9 @@ void require_positive_finite(double value, const char* field, const char* what) 
 }  // namespace
 
 void validate(const TrainConfig& c) {
+  require(supports(c.position, kSupportTrainer), "position",
+          std::string("the trainer has no ") + to_string(c.position) + " positions (expected " +
+              name_list(kPositionMethodNames) + ")");
   require_range(c.train_len, 1, kMaxLength, "trainLen", "the training length");
   require(c.test_len != std::size_t{0}, "testLen",
           "the test length must be at least 1 (leave it out for 4 x the training length)");

@@ -189,10 +189,24 @@ export interface Names {
   readonly metrics: readonly string[];
   /** sinusoidal layout: ['interleaved', 'concat']. */
   readonly layouts: readonly string[];
-  /** multiHeadAttention bias: ['none', 'alibi', 't5']. */
+  /** multiHeadAttention bias: ['alibi', 't5', 'none']. */
   readonly positionBiases: readonly string[];
   /** GPT-2 position methods: ['learned', 'sinusoidal', 'rope', 'alibi', 'none'] ('none' = NoPE). */
   readonly gpt2Positions: readonly string[];
+  /** The one table of position methods the lists above are cut from, in its order. */
+  readonly positionMethods: readonly PositionMethodInfo[];
+}
+
+/** One row of the core's position-method table (cpp/include/poslab/position_methods.hpp). */
+export interface PositionMethodInfo {
+  readonly name: string;
+  /** Other names the parsers accept ('nope' for 'none'). */
+  readonly aliases: readonly string[];
+  readonly kind: 'added table' | 'learned table' | 'rotation' | 'score bias' | 'none';
+  /** Where it runs: the core, multi-head attention's bias, the trainer, CUDA, GPT-2's swap. */
+  readonly support: Readonly<{ core: boolean; bias: boolean; trainer: boolean; cuda: boolean; gpt2: boolean }>;
+  readonly options: readonly Readonly<{ name: string; default: number; min: number; max: number; about: string }>[];
+  readonly summary: string;
 }
 
 /** The core's defaults, under the option names they fill (frozen). */

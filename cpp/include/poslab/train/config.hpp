@@ -10,12 +10,13 @@
 #include <string>
 
 #include "poslab/names.hpp"
+#include "poslab/position_methods.hpp"
 
 namespace poslab::train {
 
 enum class Task { kCopy, kReverse, kSort, kAddition };
-// How positions enter the model (the issue's --position names).
-enum class PositionMethod { kLearned, kSinusoidal, kRope, kAlibi, kT5, kNone };
+// How positions enter the model: the methods of the one table the trainer supports.
+using poslab::PositionMethod;
 // Evaluation positions: 0..T−1 (index), or sorted samples from [0, MAX) (random, Ruoss et al.).
 enum class EvalPositions { kIndex, kRandom };
 
@@ -23,10 +24,7 @@ inline constexpr Named<Task> kTaskNames[] = {{Task::kCopy, "copy"},
                                              {Task::kReverse, "reverse"},
                                              {Task::kSort, "sort"},
                                              {Task::kAddition, "addition"}};
-inline constexpr Named<PositionMethod> kPositionMethodNames[] = {
-    {PositionMethod::kLearned, "learned"}, {PositionMethod::kSinusoidal, "sinusoidal"},
-    {PositionMethod::kRope, "rope"},       {PositionMethod::kAlibi, "alibi"},
-    {PositionMethod::kT5, "t5"},           {PositionMethod::kNone, "none"}};
+inline constexpr auto kPositionMethodNames = position_method_names<kSupportTrainer>();
 inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {{EvalPositions::kIndex, "index"},
                                                                {EvalPositions::kRandom, "random"}};
 
