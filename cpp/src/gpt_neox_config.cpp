@@ -59,8 +59,12 @@ void optional_number(const Json& json, const char* key, const char* alias, doubl
   if (has_key) out = number_key(json, key, name);
   if (has_alias) {
     const double other = number_key(json, alias, name);
-    require(!has_key || other == out, name + ": \"" + key + "\" and \"" + alias + "\" disagree (" +
-                                          json[key].dump() + " vs " + json[alias].dump() + ")");
+    // The message is built only when they disagree: json.at(key) exists then (json[key] on a
+    // const object without the key is undefined behaviour).
+    if (has_key && other != out) {
+      throw Error(name + ": \"" + key + "\" and \"" + alias + "\" disagree (" +
+                  json.at(key).dump() + " vs " + json.at(alias).dump() + ")");
+    }
     out = other;
   }
 }
@@ -231,6 +235,11 @@ void GptNeoxConfig::validate() const {
   require(std::isfinite(layer_norm_eps) && layer_norm_eps >= 0.0,
           "layer_norm_eps must be a non-negative finite number");
   require(rope_original_length >= 0, "rope_scaling original_max_position_embeddings must be > 0");
+  // The size first: RoPE's check below allocates head_dim / 2 frequencies.
+  const std::uint64_t count = parameter_count();
+  require(count <= kMaxGptNeoxParameters, "the model would have " + std::to_string(count) +
+                                              " parameters; the limit is " +
+                                              std::to_string(kMaxGptNeoxParameters));
   // rotary_pct, rotary_emb_base and the scaling, by the one check RoPE itself applies.
   try {
     rope_frequencies(head_dim(), rope());
@@ -239,10 +248,6 @@ void GptNeoxConfig::validate() const {
         std::string("rotary settings (rotary_pct, rotary_emb_base, rope_scaling): ") + e.what(),
         e.field());
   }
-  const std::uint64_t count = parameter_count();
-  require(count <= kMaxGptNeoxParameters, "the model would have " + std::to_string(count) +
-                                              " parameters; the limit is " +
-                                              std::to_string(kMaxGptNeoxParameters));
 }
 
 std::uint64_t GptNeoxConfig::parameter_count() const {

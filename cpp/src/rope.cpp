@@ -124,8 +124,13 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
   } else if (o.scaling == RopeScaling::kDynamic) {
     const double N = double(o.original_length);
     const double S = std::max(double(total_length), N);
-    base *= std::pow(o.factor * S / N - (o.factor - 1.0), double(R) / double(R - 2));
+    // f·(S/N − 1) + 1, not f·S/N − (f − 1): the same number, without cancelling to 0 once f
+    // passes 2^53.
+    base *= std::pow(o.factor * (S / N - 1.0) + 1.0, double(R) / double(R - 2));
   }
+  require(std::isfinite(base), "factor",
+          to_string(o.scaling) + " scaling with factor " + format_number(o.factor) +
+              " makes the base overflow; use a smaller factor");
 
   RopeFrequencies out;
   out.rotary_dim = R;

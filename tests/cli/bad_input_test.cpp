@@ -615,6 +615,13 @@ const std::vector<BadInput>& cases() {
        attention("q.npy", "q.npy", "q.npy", {"--weights", "./out.npy"}),
        2,
        R"(--weights and -o name the same file \('\./out\.npy' and 'out\.npy'\))"},
+      // Found by the config.json fuzzer: a factor past 2^53 cancelled dynamic NTK's base to 0
+      // (frequencies inf, written as null); an overflowing base is now refused.
+      {"RopeFreqsNtkBaseOverflows",
+       {},
+       {"rope-freqs", "--dim", "8", "--scaling", "ntk", "--factor", "1e300", "-o", "out.npy"},
+       1,
+       R"(ntk scaling with factor 1e\+300 makes the base overflow)"},
       {"TokenOutsideTheVocabulary",
        {{"tiny.json", kTiny}},
        {"gpt2", "--config", "tiny.json", "--tokens", "1,10", "-o", "out.npy"},
