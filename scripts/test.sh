@@ -88,11 +88,13 @@ stage "release" run_suite "release" build/release "" -DCMAKE_BUILD_TYPE=Release 
   -DPOSLAB_BENCH=ON "${cuda[@]}"
 # The sanitizer run leaves the benchmarks out (they only add build time there) and the tests
 # named *LongRunning* (behaviour that does not change under a sanitizer, only slows down: the
-# interrupted-write sweep, the real training runs). -O1 -g1: instrumented code at -O2 -g
-# compiles 2-3 times slower (nlohmann-json and CLI11 users most) for no extra finding; line
-# tables are enough for the sanitizers' stack traces.
+# interrupted-write sweep, the real training runs) and the bad-input probe (*Probe*: hundreds of
+# runs of the binary whose verdicts a sanitizer does not change; the release run has them, and
+# the hand-written bad-input table runs in both). -O1 -g1: instrumented code at -O2 -g compiles
+# 2-3 times slower (nlohmann-json and CLI11 users most) for no extra finding; line tables are
+# enough for the sanitizers' stack traces.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  stage "asan+ubsan" run_suite "asan+ubsan" build/sanitize "LongRunning" \
+  stage "asan+ubsan" run_suite "asan+ubsan" build/sanitize "LongRunning|Probe" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DPOSLAB_TESTS=ON -DPOSLAB_SANITIZE=ON
 
