@@ -2,7 +2,7 @@
 """The CUDA issue's targets, read from results files of poslab-bench-cuda and
 torch_baseline.py: for each target, PosLab's best validated row against each peer's, the ratio
 (peer median / PosLab median: above 1 is PosLab faster) and whether the goal is met. Prints a
-Markdown table, the one the closing note and the README carry.
+Markdown table, the one the closing note and docs/cuda.md carry.
 
     python3 bench/cuda/targets.py public/bench/poslab-h100-DATE.json public/bench/torch-*.json
 

@@ -6,7 +6,7 @@
 // cannot start a worker from PosLab's URL: browsers only run same-origin worker scripts. There
 // the worker is a same-origin Blob module that imports PosLab's worker by absolute URL;
 // everything the worker loads after that (its chunks, the wasm) is addressed from its own
-// module URL, so it comes from PosLab's host, which must send CORS headers (README).
+// module URL, so it comes from PosLab's host, which must send CORS headers (docs/playground.md).
 import workerUrl from '../worker/compute.worker.js?worker&url';
 import { createComputeClient } from '../worker/client.js';
 import { describeLoadFailure } from '../worker/load-failure.js';
