@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -18,25 +16,6 @@ LmArchitecture parse_lm_architecture(const std::string& name) {
 
 const char* to_string(LmArchitecture architecture) {
   return name_of(kLmArchitectureNames, architecture);
-}
-
-SafetensorsHeader read_safetensors_header(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) throw Error(path + ": cannot open: " + error.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  const auto read = [&](char* dst, std::size_t n) {
-    in.read(dst, static_cast<std::streamsize>(n));
-    require(static_cast<std::size_t>(in.gcount()) == n,
-            path + ": file ended early (changed while reading?)");
-  };
-  std::string prefix(std::size_t(std::min<std::uintmax_t>(8, size)), '\0');
-  read(&prefix[0], prefix.size());
-  const std::uint64_t length = safetensors_header_length(prefix, size, path);
-  prefix.resize(std::size_t(8 + length));
-  read(&prefix[8], std::size_t(length));
-  return parse_safetensors_header(prefix, size, path);
 }
 
 std::optional<LmArchitecture> lm_architecture_of_config(const std::string& text,

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/lm_weights.hpp"
 #include "poslab/names.hpp"
 #include "poslab/position_methods.hpp"
 #include "poslab/precision.hpp"
@@ -97,39 +98,15 @@ std::vector<std::pair<std::string, const StoredTensor*>> gpt2_named_tensors(
 // biases 0, LayerNorm gains 1.
 Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed = 0);
 
-// Builds weights from a .safetensors checkpoint delivered as a stream of bytes (a file read
-// in chunks natively, or a browser File in the worker), never holding the file whole.
-// Construction checks the header against `config` — every name (optionally prefixed
-// "transformer."), shape and dtype; errors name the tensor — and only then allocates the
-// weights, each in its stored dtype. The attention-mask buffers (h.N.attn.bias,
-// h.N.attn.masked_bias) and lm_head.weight (tied to wte) of some checkpoints are skipped; any
-// other name is refused. `name` labels errors.
-class Gpt2Loader {
- public:
-  Gpt2Loader(const SafetensorsHeader& header, const Gpt2Config& config, std::string name);
+// The architecture's description of its checkpoint for the shared loader (lm_weights.hpp):
+// every name (optionally prefixed "transformer."), shape and init. The attention-mask buffers
+// (h.N.attn.bias, h.N.attn.masked_bias) and lm_head.weight (tied to wte) of some checkpoints
+// are skipped; any other name is refused. Sizes the blocks to the config's n_layer.
+LmTensorLayout lm_tensor_layout(Gpt2Weights& weights);
 
-  // The file's bytes after the header, in order: the next `n` bytes of the data buffer.
-  void append(const char* bytes, std::size_t n);
-  // Bytes of the data buffer received so far, and in all (the file size − header).
-  std::uint64_t received() const { return received_; }
-  std::uint64_t expected() const { return expected_; }
-  // Throws unless every tensor is complete and finite; then hands the weights over (once:
-  // append and finish refuse after that).
-  Gpt2Weights finish();
-
- private:
-  struct Target {
-    std::uint64_t begin, end;  // in the data buffer
-    StoredTensor* tensor;      // null for a skipped buffer
-    std::string name;
-  };
-  Gpt2Weights weights_;
-  std::vector<Target> targets_;  // by begin
-  std::size_t next_ = 0;         // the first target not yet complete
-  std::uint64_t received_ = 0, expected_ = 0;
-  std::string name_;
-  bool finished_ = false;  // the weights were handed over
-};
+// Builds weights from a .safetensors checkpoint delivered as a stream of bytes, checked
+// against `config` before the weights are allocated, each in its stored dtype (LmLoader).
+using Gpt2Loader = LmLoader<Gpt2Weights>;
 
 // The whole checkpoint from bytes in memory / from a file read in chunks, via Gpt2Loader;
 // without a config, Gpt2Config::from_header reads one off the checkpoint.

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/lm_weights.hpp"
 #include "poslab/precision.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/safetensors.hpp"
@@ -119,34 +120,16 @@ std::vector<std::pair<std::string, const StoredTensor*>> gpt_neox_named_tensors(
 // LayerNorm gains 1.
 GptNeoxWeights gpt_neox_random_weights(const GptNeoxConfig& config, std::uint64_t seed = 0);
 
-// A .safetensors checkpoint delivered as a stream of bytes, as Gpt2Loader: the header is
-// checked against `config` (every name, shape and dtype; errors name the tensor) before the
-// weights are allocated. The buffers some checkpoints carry (gpt_neox.layers.N.attention.
-// rotary_emb.inv_freq, .attention.bias, .attention.masked_bias, gpt_neox.rotary_emb.inv_freq)
-// are skipped; any other name is refused.
-class GptNeoxLoader {
- public:
-  GptNeoxLoader(const SafetensorsHeader& header, const GptNeoxConfig& config, std::string name);
+// The architecture's description of its checkpoint for the shared loader (lm_weights.hpp):
+// Hugging Face's names, shapes and inits. The buffers some checkpoints carry (gpt_neox.layers.
+// N.attention.rotary_emb.inv_freq, .attention.bias, .attention.masked_bias for a layer the
+// config has, gpt_neox.rotary_emb.inv_freq) are skipped; any other name is refused. Sizes the
+// layers to the config's num_hidden_layers.
+LmTensorLayout lm_tensor_layout(GptNeoxWeights& weights);
 
-  void append(const char* bytes, std::size_t n);
-  std::uint64_t received() const { return received_; }
-  std::uint64_t expected() const { return expected_; }
-  // Throws unless every tensor is complete and finite; then hands the weights over (once).
-  GptNeoxWeights finish();
-
- private:
-  struct Target {
-    std::uint64_t begin, end;  // in the data buffer
-    StoredTensor* tensor;      // null for a skipped buffer
-    std::string name;
-  };
-  GptNeoxWeights weights_;
-  std::vector<Target> targets_;  // by begin
-  std::size_t next_ = 0;
-  std::uint64_t received_ = 0, expected_ = 0;
-  std::string name_;
-  bool finished_ = false;
-};
+// A .safetensors checkpoint delivered as a stream of bytes, checked against `config` (every
+// name, shape and dtype) before the weights are allocated (LmLoader).
+using GptNeoxLoader = LmLoader<GptNeoxWeights>;
 
 // The whole checkpoint from bytes in memory / a file read in 8 MiB chunks. A GPT-NeoX
 // checkpoint does not say its head count or rotary settings, so the config is required.

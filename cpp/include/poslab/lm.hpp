@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "poslab/gpt2.hpp"
+#include "poslab/lm_weights.hpp"
 #include "poslab/names.hpp"
 #include "poslab/safetensors.hpp"
 #include "poslab/tensor.hpp"
@@ -22,10 +23,6 @@ inline constexpr Named<LmArchitecture> kLmArchitectureNames[] = {
     {LmArchitecture::kGpt2, "gpt2"}, {LmArchitecture::kGptNeox, "gpt_neox"}};
 LmArchitecture parse_lm_architecture(const std::string& name);  // Error with field "arch"
 const char* to_string(LmArchitecture architecture);
-
-// The header of a .safetensors file (the first 8 + N bytes only), checked as
-// parse_safetensors_header checks it. Errors name `path`.
-SafetensorsHeader read_safetensors_header(const std::string& path);
 
 // config.json's "model_type": the architecture, nullopt when the key is absent; Error naming
 // the key for another model_type or text that is not a JSON object. `name` labels errors.
