@@ -2,31 +2,17 @@
 // .safetensors checkpoint or seeded random init; writes the logits (T, V) and, with
 // --trace DIR, one .npy per traced tensor plus index.json naming each file and its shape.
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "commands.hpp"
+#include "lm_trace.hpp"
 #include "model_input.hpp"
 #include "options.hpp"
-#include "output.hpp"
-#include "output_files.hpp"
 #include "poslab/gpt2.hpp"
-#include "poslab/npy.hpp"
 
 namespace poslab::cli {
 namespace {
-
-// Stacks per-layer (T,) vectors into (N, T).
-TensorF stack(const std::vector<Gpt2LayerTrace>& layers, TensorF Gpt2LayerTrace::*field) {
-  const std::size_t N = layers.size(), T = (layers.front().*field).size();
-  TensorF out({N, T}, "trace (N, T)");
-  for (std::size_t i = 0; i < N; ++i) {
-    std::copy((layers[i].*field).data.begin(), (layers[i].*field).data.end(),
-              out.data.begin() + i * T);
-  }
-  return out;
-}
 
 struct Gpt2Args {
   std::string weights, preset, config, tokens, out, trace;
@@ -37,10 +23,9 @@ struct Gpt2Args {
 };
 
 // Reads the tokens, config and weights, runs the forward pass and writes the logits (and the
-// trace directory), all or nothing.
+// trace directory, lm_trace.hpp's as `poslab lm` writes it), all or nothing.
 void run_gpt2(const Gpt2Args& a) {
-  require_distinct_outputs({{"--trace", a.trace}, {"-o", a.out}});
-  check_output_path(a.out);
+  check_lm_outputs(a.out, a.trace);
   const std::vector<long long> tokens = parse_tokens(a.tokens);
   // Without --config or --preset: GPT-2 small for random init, or read off the checkpoint.
   std::optional<Gpt2Config> config;
@@ -49,13 +34,6 @@ void run_gpt2(const Gpt2Args& a) {
   } else if (!a.preset.empty() || a.weights.empty()) {
     config = Gpt2Config::preset(a.preset.empty() ? "small" : a.preset);
   }
-  const std::filesystem::path trace_dir(a.trace);
-  std::error_code error;
-  // Checked now, created only when every output is written (OutputFiles), so a run that
-  // fails leaves no empty directory behind.
-  require(a.trace.empty() || !std::filesystem::exists(trace_dir, error) ||
-              std::filesystem::is_directory(trace_dir, error),
-          a.trace + ": --trace must name a directory");
   const Gpt2Weights weights = a.weights.empty() ? gpt2_random_weights(*config, a.seed)
                                                 : load_gpt2_weights(a.weights, config);
   Gpt2Options options;
@@ -69,59 +47,20 @@ void run_gpt2(const Gpt2Args& a) {
   const Gpt2Result result = gpt2_forward(weights, tokens, options);
   const Gpt2Config& model = weights.config;
 
-  OutputFiles files;
-  files.add(a.out, encode_output(a.out, result.logits));
-  if (options.trace) {
-    files.add_directory(a.trace);
-    nlohmann::json index;
-    index["model"] = {
-        {"vocab_size", model.vocab_size},
-        {"n_positions", model.n_positions},
-        {"n_embd", model.n_embd},
-        {"n_layer", model.n_layer},
-        {"n_head", model.n_head},
-        {"layer_norm_epsilon", model.layer_norm_epsilon},
-        {"weights", a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights}};
-    index["position"] = {{"method", to_string(options.position)},
-                         {"note", gpt2_position_note(options.position)}};
-    index["precision"] = to_string(options.precision);
-    index["tokens"] = tokens;
-    index["tensors"] = nlohmann::json::array();
-    const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
-                         const std::string& about) {
-      const std::string file = name + ".npy";
-      files.add((trace_dir / file).string(), encode_npy(tensor));
-      index["tensors"].push_back({{"name", name},
-                                  {"file", file},
-                                  {"shape", tensor.shape},
-                                  {"dtype", dtype},
-                                  {"about", about}});
-    };
-    const auto& layers = result.layers;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
-          "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
-    }
-    put("ln_1_mean", stack(layers, &Gpt2LayerTrace::ln_1_mean), "float32",
-        "(N, T) mean ln_1 subtracted, per layer and position");
-    put("ln_1_variance", stack(layers, &Gpt2LayerTrace::ln_1_variance), "float32",
-        "(N, T) biased variance ln_1 divided by (before eps)");
-    put("ln_2_mean", stack(layers, &Gpt2LayerTrace::ln_2_mean), "float32",
-        "(N, T) mean ln_2 subtracted");
-    put("ln_2_variance", stack(layers, &Gpt2LayerTrace::ln_2_variance), "float32",
-        "(N, T) biased variance ln_2 divided by (before eps)");
-    put("resid_attn_norm", stack(layers, &Gpt2LayerTrace::resid_attn_norm), "float32",
-        "(N, T) L2 norm of the residual stream after each attention sublayer");
-    put("resid_mlp_norm", stack(layers, &Gpt2LayerTrace::resid_mlp_norm), "float32",
-        "(N, T) L2 norm of the residual stream after each MLP sublayer");
-    const std::size_t k = result.top_ids.size();
-    put("top_k_ids", TensorI({k}, result.top_ids), "int32",
-        "(k,) most likely next tokens after the last position");
-    put("top_k_probs", TensorF({k}, result.top_probs), "float32",
-        "(k,) their probabilities, descending");
-    files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
-  }
-  files.commit();
+  nlohmann::json index;
+  index["model"] = {
+      {"vocab_size", model.vocab_size},
+      {"n_positions", model.n_positions},
+      {"n_embd", model.n_embd},
+      {"n_layer", model.n_layer},
+      {"n_head", model.n_head},
+      {"layer_norm_epsilon", model.layer_norm_epsilon},
+      {"weights", a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights}};
+  index["position"] = {{"method", to_string(options.position)},
+                       {"note", gpt2_position_note(options.position)}};
+  index["precision"] = to_string(options.precision);
+  index["tokens"] = tokens;
+  write_lm_outputs(a.out, result.logits, a.trace, std::move(index), lm_trace(result));
 }
 
 void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {

@@ -5,19 +5,16 @@
 // tensor plus index.json. RoPE scaling (--rope-*) applies to GPT-NeoX only.
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "commands.hpp"
+#include "lm_trace.hpp"
 #include "model_input.hpp"
 #include "options.hpp"
-#include "output.hpp"
-#include "output_files.hpp"
 #include "poslab/gpt2.hpp"
 #include "poslab/gpt_neox.hpp"
 #include "poslab/lm.hpp"
-#include "poslab/npy.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -68,74 +65,8 @@ struct LmArgs {
   RopeScalingFlags rope;
 };
 
-// What either architecture's forward pass hands to the writer.
-template <class Layer>
-struct LmRun {
-  TensorF output;  // logits (T, V) or losses (T−1,)
-  const std::vector<Layer>* layers = nullptr;
-  std::vector<std::int32_t> top_ids;
-  std::vector<float> top_probs;
-};
-
-// Stacks per-layer (T,) vectors into (N, T).
-template <class Layer>
-TensorF stack(const std::vector<Layer>& layers, TensorF Layer::*field) {
-  const std::size_t N = layers.size(), T = (layers.front().*field).size();
-  TensorF out({N, T}, "trace (N, T)");
-  for (std::size_t i = 0; i < N; ++i) {
-    std::copy((layers[i].*field).data.begin(), (layers[i].*field).data.end(),
-              out.data.begin() + i * T);
-  }
-  return out;
-}
-
-// The trace directory: the same files and index as `poslab gpt2 --trace`, for either model
-// (both layer traces carry the same fields).
-template <class Layer>
-void add_trace(OutputFiles& files, const std::string& dir, nlohmann::json index,
-               const LmRun<Layer>& run) {
-  const std::filesystem::path trace_dir(dir);
-  files.add_directory(dir);
-  index["tensors"] = nlohmann::json::array();
-  const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
-                       const std::string& about) {
-    const std::string file = name + ".npy";
-    files.add((trace_dir / file).string(), encode_npy(tensor));
-    index["tensors"].push_back({{"name", name},
-                                {"file", file},
-                                {"shape", tensor.shape},
-                                {"dtype", dtype},
-                                {"about", about}});
-  };
-  const std::vector<Layer>& layers = *run.layers;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    put("attention_layer" + std::to_string(i), layers[i].attention, "float32",
-        "(H, T, T) causal attention weights of every head in layer " + std::to_string(i));
-  }
-  put("ln_1_mean", stack(layers, &Layer::ln_1_mean), "float32",
-      "(N, T) mean the first LayerNorm (ln_1 / input_layernorm) subtracted");
-  put("ln_1_variance", stack(layers, &Layer::ln_1_variance), "float32",
-      "(N, T) biased variance the first LayerNorm divided by (before eps)");
-  put("ln_2_mean", stack(layers, &Layer::ln_2_mean), "float32",
-      "(N, T) mean the second LayerNorm (ln_2 / post_attention_layernorm) subtracted");
-  put("ln_2_variance", stack(layers, &Layer::ln_2_variance), "float32",
-      "(N, T) biased variance the second LayerNorm divided by (before eps)");
-  put("resid_attn_norm", stack(layers, &Layer::resid_attn_norm), "float32",
-      "(N, T) L2 norm of x + attention output per layer (the residual stream after attention "
-      "when the residual is sequential)");
-  put("resid_mlp_norm", stack(layers, &Layer::resid_mlp_norm), "float32",
-      "(N, T) L2 norm of the residual stream after each layer");
-  const std::size_t k = run.top_ids.size();
-  put("top_k_ids", TensorI({k}, run.top_ids), "int32",
-      "(k,) most likely next tokens after the last position");
-  put("top_k_probs", TensorF({k}, run.top_probs), "float32",
-      "(k,) their probabilities, descending");
-  files.add((trace_dir / "index.json").string(), index.dump(2) + "\n");
-}
-
 void run_lm(const LmArgs& a) {
-  require_distinct_outputs({{"--trace", a.trace}, {"-o", a.out}});
-  check_output_path(a.out);
+  check_lm_outputs(a.out, a.trace);
   if (a.tokens.empty() && a.tokens_file.empty()) {
     throw UsageError("give the token ids with --tokens or --tokens-file");
   }
@@ -145,11 +76,6 @@ void run_lm(const LmArgs& a) {
     require(tokens.size() >= 2, "--loss-by-position needs at least 2 tokens (got " +
                                     std::to_string(tokens.size()) + ")");
   }
-  std::error_code error;
-  // Checked now, created only when every output is written (OutputFiles).
-  require(a.trace.empty() || !std::filesystem::exists(a.trace, error) ||
-              std::filesystem::is_directory(a.trace, error),
-          a.trace + ": --trace must name a directory");
 
   // The architecture, before any weight is read: config.json's model_type, else the names.
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
@@ -167,7 +93,6 @@ void run_lm(const LmArgs& a) {
   index["weights"] = a.weights;
   index["precision"] = to_string(precision);
   index["tokens"] = tokens;
-  OutputFiles files;
   if (stored == LmArchitecture::kGpt2) {
     if (a.rope.any()) {
       throw UsageError(
@@ -183,14 +108,10 @@ void run_lm(const LmArgs& a) {
     options.top_k = a.top_k;
     options.precision = precision;
     const Gpt2Result result = gpt2_forward(weights, tokens, options);
-    LmRun<Gpt2LayerTrace> run{
-        a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
-        &result.layers, result.top_ids, result.top_probs};
-    files.add(a.out, encode_output(a.out, run.output));
-    if (!a.trace.empty()) {
-      index["model"] = nlohmann::json::parse(gpt2_config_json(weights.config));
-      add_trace(files, a.trace, index, run);
-    }
+    index["model"] = nlohmann::json::parse(gpt2_config_json(weights.config));
+    write_lm_outputs(a.out,
+                     a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
+                     a.trace, std::move(index), lm_trace(result));
   } else {
     require(!a.config.empty(),
             a.weights +
@@ -206,9 +127,6 @@ void run_lm(const LmArgs& a) {
     if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
     const GptNeoxWeights weights = load_gpt_neox_weights(a.weights, config);
     const GptNeoxResult result = gpt_neox_forward(weights, tokens, options);
-    LmRun<GptNeoxLayerTrace> run{a.loss_by_position ? result.losses : result.logits, &result.layers,
-                                 result.top_ids, result.top_probs};
-    files.add(a.out, encode_output(a.out, run.output));
     if (!a.trace.empty()) {
       index["model"] = nlohmann::json::parse(config.to_json());
       const RopeOptions rope = options.rope ? *options.rope : config.rope();
@@ -217,10 +135,10 @@ void run_lm(const LmArgs& a) {
                        {"original_length", rope.original_length},
                        {"rotary_dim", rope_frequencies(config.head_dim(), rope).rotary_dim},
                        {"base", rope.base}};
-      add_trace(files, a.trace, index, run);
     }
+    write_lm_outputs(a.out, a.loss_by_position ? result.losses : result.logits, a.trace,
+                     std::move(index), lm_trace(result));
   }
-  files.commit();
 }
 
 void declare_lm(CLI::App* cmd, LmArgs& a) {
