@@ -16,6 +16,7 @@
 #include <numeric>
 #include <optional>
 
+#include "lm_fixture.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -67,20 +68,8 @@ std::map<std::string, TensorF> tiny_checkpoint(std::uint64_t seed) {
   return t;
 }
 
-std::string encode(const std::map<std::string, TensorF>& tensors, const std::string& prefix = "",
-                   poslab::StoredDType dtype = poslab::StoredDType::kF32) {
-  std::vector<std::pair<std::string, const TensorF*>> list;
-  for (const auto& [name, tensor] : tensors) list.emplace_back(prefix + name, &tensor);
-  return poslab::encode_safetensors(list, dtype);
-}
-
-std::string temp_file(const std::string& bytes) {
-  static int counter = 0;
-  const std::string path = ::testing::TempDir() + "poslab-gpt2-" + std::to_string(::getpid()) +
-                           "-" + std::to_string(counter++) + ".safetensors";
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using lm_fixture::encode;
+using lm_fixture::temp_file;
 
 // ---------------------------------------------------------------------------------------------
 // The reference model: plain loops over doubles.
@@ -436,71 +425,14 @@ TEST_F(Gpt2Tiny, WithoutPositionsARepeatedTokenLooksTheSameEverywhere) {
   EXPECT_GT(spread_learned, 1e-2);
 }
 
-// The checkpoint fed to a Gpt2Loader in chunks of `chunk` bytes.
-poslab::Gpt2Weights load_in_chunks(const std::string& bytes, std::size_t chunk,
-                                   std::optional<poslab::Gpt2Config> config) {
-  const std::uint64_t length =
-      poslab::safetensors_header_length(bytes.substr(0, 8), bytes.size(), "m");
-  const poslab::SafetensorsHeader header =
-      poslab::parse_safetensors_header(bytes.substr(0, 8 + length), bytes.size(), "m");
-  poslab::Gpt2Loader loader(header, config ? *config : poslab::Gpt2Config::from_header(header, "m"),
-                            "m");
-  EXPECT_EQ(loader.expected(), bytes.size() - 8 - length);
-  for (std::size_t at = 8 + length; at < bytes.size(); at += chunk) {
-    loader.append(bytes.data() + at, std::min(chunk, bytes.size() - at));
-  }
-  return loader.finish();
-}
-
-TEST_F(Gpt2Tiny, StreamedLoadIsTheSameWhateverTheChunkSize) {
+// The streamed loader's contract (lm_fixture.hpp), with skipped bytes between the weights.
+TEST_F(Gpt2Tiny, StreamedLoadKeepsTheLoadersContract) {
   std::map<std::string, TensorF> with_extras = checkpoint_;
-  with_extras["h.1.attn.bias"] = TensorF({1, 1, P, P});  // skipped bytes between weights
-  const std::string bytes = encode(with_extras, "", poslab::StoredDType::kF16);
-  const poslab::Gpt2Weights whole = poslab::gpt2_weights_from_bytes(bytes, tiny_config(), "m");
-  for (const std::size_t chunk :
-       {std::size_t{1}, std::size_t{7}, std::size_t{4096}, bytes.size()}) {
-    const poslab::Gpt2Weights w = load_in_chunks(bytes, chunk, tiny_config());
-    const auto a = poslab::gpt2_named_tensors(w), b = poslab::gpt2_named_tensors(whole);
-    for (std::size_t i = 0; i < a.size(); ++i)
-      EXPECT_EQ(a[i].second->f16, b[i].second->f16) << chunk;
-  }
-}
-
-TEST_F(Gpt2Tiny, StreamedLoadRefusesShortAndLongStreams) {
-  const std::string bytes = encode(checkpoint_);
-  const std::uint64_t length = poslab::safetensors_header_length(bytes, bytes.size(), "m");
-  const poslab::SafetensorsHeader header =
-      poslab::parse_safetensors_header(bytes, bytes.size(), "m");
-  poslab::Gpt2Loader short_loader(header, tiny_config(), "m");
-  short_loader.append(bytes.data() + 8 + length, 100);
-  try {
-    short_loader.finish();
-    ADD_FAILURE() << "a short stream was accepted";
-  } catch (const Error& e) {
-    // The message names the tensor the stream stopped in (the shared loader of lm_weights.hpp).
-    std::string stopped_in;
-    std::uint64_t first = ~std::uint64_t{0};
-    for (const poslab::SafetensorsEntry& entry : header.entries) {
-      if (entry.end > 100 && entry.begin < first) {
-        first = entry.begin;
-        stopped_in = entry.name;
-      }
-    }
-    ASSERT_FALSE(stopped_in.empty());
-    EXPECT_NE(std::string(e.what()).find("m: file ended early in tensor '" + stopped_in +
-                                         "': got 100 of "),
-              std::string::npos)
-        << e.what();
-  }
-  poslab::Gpt2Loader whole(header, tiny_config(), "m");
-  whole.append(bytes.data() + 8 + length, bytes.size() - 8 - length);
-  whole.finish();
-  EXPECT_THROW(whole.finish(), Error);  // the weights were handed over once
-  EXPECT_THROW(whole.append(bytes.data(), 0), Error);
-  poslab::Gpt2Loader long_loader(header, tiny_config(), "m");
-  const std::string extra = bytes.substr(8 + length) + "x";
-  EXPECT_THROW(long_loader.append(extra.data(), extra.size()), Error);
+  with_extras["h.1.attn.bias"] = TensorF({1, 1, P, P});
+  lm_fixture::expect_streamed_load_contract<poslab::Gpt2Weights>(
+      encode(with_extras, "", poslab::StoredDType::kF16), tiny_config());
   // A header cut short, or one declaring more than the file holds.
+  const std::string bytes = encode(checkpoint_);
   EXPECT_THROW(poslab::parse_safetensors_header(bytes.substr(0, 40), bytes.size(), "m"), Error);
   EXPECT_THROW(poslab::safetensors_header_length(bytes, 20, "m"), Error);
 }
@@ -523,7 +455,7 @@ TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
   c.n_layer = 3;
   const std::string bytes =
       poslab::encode_safetensors(poslab::gpt2_named_tensors(poslab::gpt2_random_weights(c, 2)));
-  const poslab::Gpt2Weights w = load_in_chunks(bytes, 1000, std::nullopt);
+  const poslab::Gpt2Weights w = poslab::gpt2_weights_from_bytes(bytes, std::nullopt, "m");
   EXPECT_EQ(w.config.vocab_size, c.vocab_size);
   EXPECT_EQ(w.config.n_positions, c.n_positions);
   EXPECT_EQ(w.config.n_embd, 128);
@@ -543,14 +475,9 @@ TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
 // Loading `tensors` must fail with a message naming `fragment`.
 void expect_load_refused(const std::map<std::string, TensorF>& tensors,
                          const std::string& fragment) {
-  const std::string path = temp_file(encode(tensors));
-  try {
-    poslab::load_gpt2_weights(path, tiny_config());
-    ADD_FAILURE() << "accepted; expected an error naming " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-  std::remove(path.c_str());
+  lm_fixture::expect_load_refused(encode(tensors), fragment, [](const std::string& path) {
+    return poslab::load_gpt2_weights(path, tiny_config());
+  });
 }
 
 TEST_F(Gpt2Tiny, MissingTensorIsNamed) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpt_neox_reference.hpp"
+#include "lm_fixture.hpp"
 #include "poslab/lm.hpp"
 #include "reference.hpp"
 
@@ -86,18 +87,10 @@ neox_ref::Weights tiny_checkpoint(std::uint64_t seed, std::size_t vocab = V) {
 
 std::string encode(const neox_ref::Weights& tensors,
                    poslab::StoredDType dtype = poslab::StoredDType::kF32) {
-  std::vector<std::pair<std::string, const TensorF*>> list;
-  for (const auto& [name, tensor] : tensors) list.emplace_back(name, &tensor);
-  return poslab::encode_safetensors(list, dtype);
+  return lm_fixture::encode(tensors, "", dtype);
 }
 
-std::string temp_file(const std::string& bytes) {
-  static int counter = 0;
-  const std::string path = ::testing::TempDir() + "poslab-neox-" + std::to_string(::getpid()) +
-                           "-" + std::to_string(counter++) + ".safetensors";
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using lm_fixture::temp_file;
 
 std::vector<double> iota_positions(std::size_t T, double scale = 1.0) {
   std::vector<double> p(T);
@@ -412,14 +405,9 @@ TEST_F(GptNeoxTiny, BadRotationIsRefusedWithItsField) {
 
 void expect_load_refused(const std::string& bytes, const std::string& fragment,
                          const GptNeoxConfig& config = tiny_config()) {
-  const std::string path = temp_file(bytes);
-  try {
-    poslab::load_gpt_neox_weights(path, config);
-    ADD_FAILURE() << "accepted; expected an error naming " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-  std::remove(path.c_str());
+  lm_fixture::expect_load_refused(bytes, fragment, [&](const std::string& path) {
+    return poslab::load_gpt_neox_weights(path, config);
+  });
 }
 
 // A safetensors file by hand: one entry of the given dtype text and byte count, the rest F32.
@@ -514,38 +502,12 @@ TEST_F(GptNeoxTiny, BuffersOfOlderCheckpointsAreSkipped) {
             poslab::gpt_neox_forward(weights_, kTokens).logits.data);
 }
 
-TEST_F(GptNeoxTiny, StreamedLoadIsTheSameWhateverTheChunkSize) {
+// The streamed loader's contract (lm_fixture.hpp), with skipped bytes between the weights.
+TEST_F(GptNeoxTiny, StreamedLoadKeepsTheLoadersContract) {
   auto t = checkpoint_;
-  t["gpt_neox.layers.1.attention.bias"] = TensorF({1, 1, P, P});  // skipped bytes in between
-  const std::string bytes = encode(t, poslab::StoredDType::kF16);
-  const std::uint64_t length = poslab::safetensors_header_length(bytes, bytes.size(), "m");
-  const poslab::SafetensorsHeader header =
-      poslab::parse_safetensors_header(bytes, bytes.size(), "m");
-  const poslab::GptNeoxWeights whole =
-      poslab::gpt_neox_weights_from_bytes(bytes, tiny_config(), "m");
-  for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
-    poslab::GptNeoxLoader loader(header, tiny_config(), "m");
-    for (std::size_t at = 8 + length; at < bytes.size(); at += chunk) {
-      loader.append(bytes.data() + at, std::min(chunk, bytes.size() - at));
-    }
-    const poslab::GptNeoxWeights w = loader.finish();
-    const auto a = poslab::gpt_neox_named_tensors(w), b = poslab::gpt_neox_named_tensors(whole);
-    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].second->f16, b[i].second->f16);
-    EXPECT_THROW(loader.finish(), Error);  // handed over once
-  }
-  // A stream that stops short names the tensor it stopped in.
-  poslab::GptNeoxLoader short_loader(header, tiny_config(), "m");
-  short_loader.append(bytes.data() + 8 + length, 100);
-  try {
-    short_loader.finish();
-    ADD_FAILURE() << "a short stream was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("file ended early in tensor '"), std::string::npos)
-        << e.what();
-  }
-  poslab::GptNeoxLoader too_long(header, tiny_config(), "m");
-  const std::string extra = bytes.substr(8 + length) + "x";
-  EXPECT_THROW(too_long.append(extra.data(), extra.size()), Error);
+  t["gpt_neox.layers.1.attention.bias"] = TensorF({1, 1, P, P});
+  lm_fixture::expect_streamed_load_contract<poslab::GptNeoxWeights>(
+      encode(t, poslab::StoredDType::kF16), tiny_config());
 }
 
 TEST(GptNeoxRandom, IsSeededAndSurvivesASaveAndLoad) {
