@@ -1,0 +1,187 @@
+// What the language models' embind surfaces share (gpt2_bindings.cpp, gpt_neox_bindings.cpp),
+// parametrised by an architecture description `Arch`:
+//   using Weights = ...;                       the core's weights (an lm_tensor_layout overload)
+//   static val config_js(const Config&);       the config as JS
+//   static val forward(const Weights&, const val& tokens, const val& options);  (token_ids)
+//   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&);
+// From it: the model handle (config, bytes, dtype, forward), the streamed loader's handle
+// (received, expected, append, finish) and the loader function ({ loader, tensors, config }),
+// registered under the architecture's JS names. Handles own the weights in the wasm heap until
+// JS calls .delete(); every exception becomes { error, field } at the boundary (guard.hpp).
+#pragma once
+
+#include <emscripten/bind.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "guard.hpp"
+#include "js_convert.hpp"
+#include "poslab/lm_weights.hpp"
+#include "poslab/safetensors.hpp"
+
+namespace poslab::wasm {
+
+// A file size: a non-negative integer (a negative one would wrap to a huge unsigned size).
+inline std::uint64_t file_size_of(const val& js) {
+  const long long size = to_integer(js, "fileSize");
+  require(size >= 0, "fileSize",
+          "fileSize must be non-negative (got " + std::to_string(size) + ")");
+  return std::uint64_t(size);
+}
+
+// A checkpoint's header from its first 8 + N bytes, checked as parse_safetensors_header does.
+inline SafetensorsHeader header_of(const val& header_bytes, const val& file_size,
+                                   const std::string& name) {
+  std::string prefix;
+  copy_bytes(header_bytes, "header", prefix);
+  return parse_safetensors_header(prefix, file_size_of(file_size), name);
+}
+
+// The header's entries as JS: [{ name, dtype, shape, begin, end }].
+inline val tensors_js(const SafetensorsHeader& header) {
+  val tensors = val::array();
+  for (const SafetensorsEntry& e : header.entries) {
+    val t = val::object();
+    t.set("name", e.name);
+    t.set("dtype", e.dtype_text);
+    val shape = val::array();
+    for (std::size_t dim : e.shape) shape.call<void>("push", double(dim));
+    t.set("shape", shape);
+    t.set("begin", double(e.begin));
+    t.set("end", double(e.end));
+    tensors.call<void>("push", t);
+  }
+  return tensors;
+}
+
+// forward's tokens: an Int32Array (field "tokens").
+inline std::vector<long long> token_ids(const val& tokens) {
+  require(tokens.instanceof (val::global("Int32Array")), "tokens", "tokens must be an Int32Array");
+  const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
+  return std::vector<long long>(ids.begin(), ids.end());
+}
+
+// A forward result's trace on `out`: layers [{ attention, ln1Mean, ln1Variance, ln2Mean,
+// ln2Variance, residAttnNorm, residMlpNorm }] (every architecture's layer trace has these
+// fields), topIds and topProbs.
+template <class Result>
+void set_trace_js(val& out, const Result& r) {
+  val layers = val::array();
+  for (const auto& layer : r.layers) {
+    val l = val::object();
+    l.set("attention", to_js(layer.attention));
+    l.set("ln1Mean", to_js(layer.ln_1_mean));
+    l.set("ln1Variance", to_js(layer.ln_1_variance));
+    l.set("ln2Mean", to_js(layer.ln_2_mean));
+    l.set("ln2Variance", to_js(layer.ln_2_variance));
+    l.set("residAttnNorm", to_js(layer.resid_attn_norm));
+    l.set("residMlpNorm", to_js(layer.resid_mlp_norm));
+    layers.call<void>("push", l);
+  }
+  out.set("layers", layers);
+  const std::size_t k = r.top_ids.size();
+  out.set("topIds", to_js(TensorI({k}, r.top_ids))["data"]);
+  out.set("topProbs", to_js(TensorF({k}, r.top_probs))["data"]);
+}
+
+// A model in the wasm heap. Copies share the weights (embind copies handles by value).
+template <class Arch>
+class LmModel {
+ public:
+  using Weights = typename Arch::Weights;
+  explicit LmModel(Weights weights)
+      : weights_(std::make_shared<const Weights>(std::move(weights))) {}
+
+  val config() const { return Arch::config_js(weights_->config); }
+  double bytes() const { return double(weights_->bytes()); }
+  // 'F32' | 'F16' | 'mixed'
+  std::string dtype() const {
+    bool f16 = false, f32 = false;
+    // The layout only reads the config and takes addresses.
+    for (const auto& entry : lm_named_tensors(lm_tensor_layout(const_cast<Weights&>(*weights_)))) {
+      (entry.second->dtype == StoredDType::kF16 ? f16 : f32) = true;
+    }
+    return f16 && f32 ? "mixed" : f16 ? "F16" : "F32";
+  }
+  // tokens: Int32Array; options: the architecture's.
+  val forward(val tokens, val options) const {
+    return guarded([&] { return Arch::forward(*weights_, tokens, options); });
+  }
+
+ private:
+  std::shared_ptr<const Weights> weights_;
+};
+
+// { model } for a model's weights.
+template <class Arch>
+val model_result(typename Arch::Weights weights) {
+  val out = val::object();
+  out.set("model", val(LmModel<Arch>(std::move(weights))));
+  return out;
+}
+
+// A checkpoint arriving in chunks: the header was checked against the config (and the weights
+// allocated) when this was made; append() takes the bytes after the header in order.
+template <class Arch>
+class LmLoading {
+ public:
+  using Weights = typename Arch::Weights;
+  LmLoading(const SafetensorsHeader& header, const decltype(Weights::config)& config,
+            const std::string& name)
+      : loader_(std::make_shared<LmLoader<Weights>>(header, config, name)) {}
+
+  double received() const { return double(loader_->received()); }
+  double expected() const { return double(loader_->expected()); }
+
+  val append(val chunk) {
+    return guarded([&] {
+      copy_bytes(chunk, "chunk", staging_);
+      loader_->append(staging_.data(), staging_.size());
+      return val::undefined();
+    });
+  }
+
+  val finish() {
+    return guarded([&] { return model_result<Arch>(loader_->finish()); });
+  }
+
+ private:
+  std::shared_ptr<LmLoader<Weights>> loader_;
+  std::string staging_;
+};
+
+// header: the file's first 8 + N bytes. Returns { loader, tensors: [{ name, dtype, shape,
+// begin, end }], config }.
+template <class Arch>
+val loader_js(val header_bytes, val file_size, val file_name, val config) {
+  return guarded([&] {
+    const std::string name = to_string(file_name, "name");
+    const SafetensorsHeader header = header_of(header_bytes, file_size, name);
+    const auto c = Arch::loader_config(config, header, name);
+    val out = val::object();
+    out.set("loader", val(LmLoading<Arch>(header, c, name)));
+    out.set("tensors", tensors_js(header));
+    out.set("config", Arch::config_js(c));
+    return out;
+  });
+}
+
+// The model and loading handles under the architecture's JS names.
+template <class Arch>
+void register_lm_handles(const char* model, const char* loading) {
+  emscripten::class_<LmModel<Arch>>(model)
+      .function("config", &LmModel<Arch>::config)
+      .function("bytes", &LmModel<Arch>::bytes)
+      .function("dtype", &LmModel<Arch>::dtype)
+      .function("forward", &LmModel<Arch>::forward);
+  emscripten::class_<LmLoading<Arch>>(loading)
+      .function("received", &LmLoading<Arch>::received)
+      .function("expected", &LmLoading<Arch>::expected)
+      .function("append", &LmLoading<Arch>::append)
+      .function("finish", &LmLoading<Arch>::finish);
+}
+
+}  // namespace poslab::wasm
