@@ -77,6 +77,35 @@ describe('per-view scheduler', () => {
     expect(await c).toBe('three');
   });
 
+  it('Scheduler.CancelEndsTheChannelsJobsAtOnce', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const client = createComputeClient(makeWorker, {
+      graceMs: 60_000,
+      sharedWorker: (ch) => (ch.startsWith('gpt') ? 'gpt2' : null),
+    });
+    const a = client.request('lc', 'longContext', { times: 8 });
+    const b = client.request('lc', 'longContext', { times: 4 });
+    const other = client.request('sim', 'similarity', { L: 1 });
+    client.cancel('lc'); // no grace: Cancel was pressed
+    expect(await settled(a)).toBeNull();
+    expect(await settled(b)).toBeNull();
+    expect(made[0].terminated).toBe(true);
+    expect(made[1].terminated).toBe(false); // another channel's job goes on
+    made[1].reply(made[1].sent[0].id, 'sim');
+    expect(await other).toBe('sim');
+    const c = client.request('lc', 'longContext', { times: 2 }); // a fresh worker
+    expect(made.map((w) => w.name)).toEqual(['lc', 'sim', 'lc']);
+    made[2].reply(made[2].sent[0].id, 'two');
+    expect(await c).toBe('two');
+    client.cancel('nothing-here'); // no such channel: nothing to do
+    // A shared worker is never cut short: its model lives there.
+    const g = client.request('gpt', 'gpt2', {});
+    client.cancel('gpt');
+    expect(made[3].terminated).toBe(false);
+    made[3].reply(made[3].sent[0].id, 'maps');
+    expect(await g).toBe('maps');
+  });
+
   it('Scheduler.QuickJobFinishesAndTheQueuedOneFollowsOnTheSameWorker', async () => {
     vi.useFakeTimers();
     const { made, makeWorker } = fakeWorkers();

@@ -4,8 +4,9 @@
 // request drops the waiting one, and cancels the running one by terminating the channel's
 // worker (a fresh one starts) once that job has had `graceMs` to finish, so a slider drag
 // over quick jobs still draws while a 30 s job is cut short. Cancelled and dropped requests
-// resolve to null, never reject. Channels that name a shared worker (GPT-2: its model lives
-// in the worker between jobs) all run on it and are never cancelled, only queued.
+// resolve to null, never reject; cancel(channel) ends a channel's jobs at once (a view's
+// Cancel). Channels that name a shared worker (GPT-2: its model lives in the worker between
+// jobs) all run on it and are never cancelled, only queued.
 //
 // With an `inline` runner (worker/inline.js), a request whose predicted time is under
 // `inlineBudgetMs` runs on the main thread instead, in the caller's task, superseding the
@@ -203,5 +204,17 @@ export function createComputeClient(makeWorker, options = {}) {
     });
   }
 
-  return { request };
+  /**
+   * Cancels `channel`'s jobs at once (Cancel pressed): the waiting one is dropped and the
+   * running one's worker ends, both resolving to null. A shared worker's job is never cut short.
+   */
+  function cancel(channel) {
+    const ch = channels.get(channel);
+    if (!ch) return;
+    ch.waiting?.resolve(null);
+    ch.waiting = null;
+    if (ch.running && !ch.shared) cancelRunning(ch);
+  }
+
+  return { request, cancel };
 }
