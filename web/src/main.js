@@ -1,12 +1,13 @@
 // The playground's entry: builds the shell (tabs, theme toggle, message bar), starts the
 // compute scheduler, and ties the store (= the URL hash) to the view on screen. Views come
-// from the registry (state/registry.js): each one's code is loaded and built the first time
-// it is shown, and only the visible one recomputes.
+// from the registry (state/registry.js): each one's code is loaded (views/loaders.js) and
+// built the first time it is shown, and only the visible one recomputes.
 import './styles/main.css';
 import { createComputeClient } from './worker/client.js';
 import { createInlineRunner } from './worker/inline.js';
 import { VIEWS, defaults, viewNamed } from './state/registry.js';
 import { createStore } from './state/store.js';
+import { loadView } from './views/loaders.js';
 import { syncHash } from './state/url.js';
 import { addEmbedButtons } from './ui/embed-code.js';
 import { createMessages } from './ui/messages.js';
@@ -57,7 +58,7 @@ function show(state) {
   for (const v of built.values()) v.section.hidden = true;
   if (factories.has(name)) return; // loading: shown when it arrives
   const decl = viewNamed(name);
-  const loading = decl.load();
+  const loading = loadView(name);
   factories.set(name, loading);
   loading.then(
     (factory) => {

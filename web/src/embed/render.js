@@ -2,11 +2,11 @@
 // picture), with everything but the chosen figure switched off, the controls shown or hidden,
 // the problems found in the settings on a message line (text only), and a link back to the
 // full playground with the same state. Used by embed.html and by <poslab-figure>.
-import { viewNamed } from '../state/registry.js';
 import { serialiseHash } from '../state/url.js';
 import { createStore } from '../state/store.js';
 import { idOf } from '../ui/controls.js';
 import { disableMath } from '../ui/math.js';
+import { loadView } from '../views/loaders.js';
 import { PLOTS } from './plots.js';
 import { redrawSurfaces } from '../plots/surface.js';
 
@@ -38,10 +38,11 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
   parent.append(wrap);
 
   let drawCount = 0;
-  // runJob draws synchronously right after the request resolves: a task later it is on screen.
+  // A view draws synchronously right after the request resolves: a task later it is on screen.
   const tracked = {
-    request: (channel, job, params) =>
-      compute.request(channel, job, params).then(
+    cancel: (channel) => compute.cancel?.(channel),
+    request: (channel, job, params, opts) =>
+      compute.request(channel, job, params, opts).then(
         (r) => {
           if (r)
             setTimeout(() => {
@@ -76,28 +77,26 @@ export function mountEmbed(parent, compute, { appBase, onDrawn }) {
     const ticket = ++asked;
     const { view } = PLOTS[s.plot];
     if (current?.name === view) return apply(s);
-    viewNamed(view)
-      .load()
-      .then(
-        (factory) => {
-          if (ticket !== asked) return;
-          host.replaceChildren();
-          const store = createStore(s.state);
-          const v = factory({ root: host, store, compute: tracked });
-          // The playground folds its settings on narrow screens; an embed shows them or hides them.
-          v.section.querySelector('.controls-fold')?.setAttribute('open', '');
-          current = { name: view, store, view: v };
-          store.subscribe((state) => {
-            setLink(state);
-            v.update(state);
-          });
-          apply(s);
-        },
-        (e) => {
-          message.textContent = `PosLab could not load its plotting code: ${e?.message ?? e}`;
-          message.hidden = false;
-        },
-      );
+    loadView(view).then(
+      (factory) => {
+        if (ticket !== asked) return;
+        host.replaceChildren();
+        const store = createStore(s.state);
+        const v = factory({ root: host, store, compute: tracked });
+        // The playground folds its settings on narrow screens; an embed shows them or hides them.
+        v.section.querySelector('.controls-fold')?.setAttribute('open', '');
+        current = { name: view, store, view: v };
+        store.subscribe((state) => {
+          setLink(state);
+          v.update(state);
+        });
+        apply(s);
+      },
+      (e) => {
+        message.textContent = `PosLab could not load its plotting code: ${e?.message ?? e}`;
+        message.hidden = false;
+      },
+    );
   }
 
   function apply(s) {

@@ -1,8 +1,9 @@
 // Every view of the playground, declared once (TensorFlow Playground's State.PROPS, per view):
 // its name, URL prefix, tab title, settings (the URL schema of its controls), figures by
-// stable name (what embeds address), the worker job it runs, which of its settings an error
-// field names, and the code that builds it (loaded on first use). Tabs, routing, the URL
-// state, the combination rules, embeds and the gallery read this list, and so does SCHEMA.
+// stable name (what embeds address), the worker job it runs, and which of its settings an error
+// field names. Tabs, routing, the URL state, the combination rules, embeds and the gallery read
+// this list, and so does SCHEMA. It imports no view: views/loaders.js loads their code (on
+// first use), so the views may import this file without an import circle.
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 
 // The Length generalisation view's methods (lab/presets.js describes each).
@@ -47,7 +48,7 @@ const cmap = (def) => oneOf(CMAPS, def);
  *   view; with `height` an embed may show it alone as `<view>.<name>` (aliases: older names).
  * @typedef {{ name: string, prefix?: string, title: string, settings?: Record<string, any>,
  *   figures?: Record<string, FigureDecl>, embed?: { height: number } | null, job?: string,
- *   fields?: Record<string, string | ((p: any) => string)>, load: () => Promise<Function> }} ViewDecl
+ *   fields?: Record<string, string | ((p: any) => string)> }} ViewDecl
  *   `fields`: an error's field (a core option's camelCase name, or a job's parameter) → the
  *   setting it is about, where the names differ; a field that is one of the view's settings
  *   needs no entry.
@@ -95,7 +96,6 @@ export const VIEWS = [
       maxDistance: (p) => (p.method === 'shaw' ? 'clip' : 'maxdist'),
       bidirectional: 'bidir',
     },
-    load: () => import('../views/encodings.js').then((m) => m.default),
   },
   {
     name: 'similarity',
@@ -121,7 +121,6 @@ export const VIEWS = [
     embed: { height: 1200 },
     job: 'similarity',
     fields: { length: 'L', dim: 'D', headDim: 'D', maxDistance: 'L' },
-    load: () => import('../views/similarity.js').then((m) => m.default),
   },
   {
     name: 'extrapolation',
@@ -163,7 +162,6 @@ export const VIEWS = [
       betaFast: 'bfast',
       betaSlow: 'bslow',
     },
-    load: () => import('../views/extrapolation.js').then((m) => m.default),
   },
   {
     name: 'offset',
@@ -183,7 +181,6 @@ export const VIEWS = [
     embed: { height: 1200 },
     job: 'offset',
     fields: { dim: 'D', offset: 'p' },
-    load: () => import('../views/offset.js').then((m) => m.default),
   },
   {
     name: 'attention',
@@ -218,7 +215,6 @@ export const VIEWS = [
     embed: { height: 1600 },
     job: 'attention',
     fields: { heads: 'H', dim: 'D', keyPadding: 'pad', customMask: 'custom' },
-    load: () => import('../views/attention.js').then((m) => m.default),
   },
   {
     name: 'long-context',
@@ -235,7 +231,6 @@ export const VIEWS = [
     embed: null, // minutes of compute: not for an embed
     // Its job (longContext) runs on the language-model module: GPT2_JOBS, not JOBS.
     fields: { text: 'model', methods: 'model' },
-    load: () => import('../views/long-context.js').then((m) => m.default),
   },
   {
     name: 'length-generalisation',
@@ -259,17 +254,14 @@ export const VIEWS = [
       attention: { title: 'Attention maps of a test example' },
     },
     embed: null, // minutes of training: not for an embed
-    load: () => import('../views/length-generalisation.js').then((m) => m.default),
   },
   {
     name: 'gallery',
     title: 'Seed gallery',
-    load: () => import('../views/gallery.js').then((m) => m.default),
   },
   {
     name: 'benchmarks',
     title: 'Benchmarks',
-    load: () => import('../views/benchmarks.js').then((m) => m.default),
   },
   {
     name: 'gpt2', // the name stays: #view=gpt2 links keep working
@@ -285,7 +277,6 @@ export const VIEWS = [
     },
     figures: {},
     embed: null, // a local checkpoint cannot travel in an embed
-    load: () => import('../views/gpt2.js').then((m) => m.default),
   },
 ];
 
