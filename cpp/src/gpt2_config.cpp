@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "lm_config.hpp"
 #include "poslab/gpt2.hpp"
 
 namespace poslab {
@@ -129,25 +130,13 @@ void Gpt2Config::validate() const {
   positive_size(n_head, "n_head");
   require(n_embd % n_head == 0, "n_embd " + std::to_string(n_embd) +
                                     " is not divisible by n_head " + std::to_string(n_head));
-  require(std::isfinite(layer_norm_epsilon) && layer_norm_epsilon >= 0.0,
-          "layer_norm_epsilon must be a non-negative finite number");
-  const std::uint64_t count = parameter_count();
-  require(count <= kMaxGpt2Parameters, "the model would have " + std::to_string(count) +
-                                           " parameters; the limit is " +
-                                           std::to_string(kMaxGpt2Parameters));
+  lm_config::require_eps(layer_norm_epsilon, "layer_norm_epsilon");
+  lm_config::require_parameter_cap(parameter_count(), kMaxGpt2Parameters);
 }
 
 std::uint64_t Gpt2Config::parameter_count() const {
-  // Saturating arithmetic: the count is compared with a cap, so "huge" is all it must say.
-  const auto mul = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-  };
-  const auto add = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-  };
-  const auto u = [](long long v) { return v > 0 ? std::uint64_t(v) : 0; };
+  using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
+  const auto u = lm_config::count;
   const std::uint64_t V = u(vocab_size), P = u(n_positions), E = u(n_embd), N = u(n_layer);
   const std::uint64_t E2 = mul(E, E);
   // ln_1, ln_2 (2E each), c_attn (3E² + 3E), attn c_proj (E² + E), c_fc (4E² + 4E),

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "lm_config.hpp"
 #include "poslab/gpt_neox.hpp"
 
 namespace poslab {
@@ -232,14 +233,10 @@ void GptNeoxConfig::validate() const {
   require(hidden_size % num_attention_heads == 0,
           "hidden_size " + std::to_string(hidden_size) + " is not divisible by " +
               "num_attention_heads " + std::to_string(num_attention_heads));
-  require(std::isfinite(layer_norm_eps) && layer_norm_eps >= 0.0,
-          "layer_norm_eps must be a non-negative finite number");
+  lm_config::require_eps(layer_norm_eps, "layer_norm_eps");
   require(rope_original_length >= 0, "rope_scaling original_max_position_embeddings must be > 0");
   // The size first: RoPE's check below allocates head_dim / 2 frequencies.
-  const std::uint64_t count = parameter_count();
-  require(count <= kMaxGptNeoxParameters, "the model would have " + std::to_string(count) +
-                                              " parameters; the limit is " +
-                                              std::to_string(kMaxGptNeoxParameters));
+  lm_config::require_parameter_cap(parameter_count(), kMaxGptNeoxParameters);
   // rotary_pct, rotary_emb_base and the scaling, by the one check RoPE itself applies.
   try {
     rope_frequencies(head_dim(), rope());
@@ -251,16 +248,8 @@ void GptNeoxConfig::validate() const {
 }
 
 std::uint64_t GptNeoxConfig::parameter_count() const {
-  // Saturating arithmetic: the count is compared with a cap, so "huge" is all it must say.
-  const auto mul = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-  };
-  const auto add = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-  };
-  const auto u = [](long long v) { return v > 0 ? std::uint64_t(v) : 0; };
+  using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
+  const auto u = lm_config::count;
   const std::uint64_t V = u(vocab_size), E = u(hidden_size), N = u(num_hidden_layers),
                       I = u(intermediate_size);
   // Two LayerNorms (4E), query_key_value (3E² + 3E), dense (E² + E), dense_h_to_4h (IE + I),
