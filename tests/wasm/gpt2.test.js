@@ -12,19 +12,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
+import { expectTraceSameAsNative, loadLmLab, readTraceDir } from './helpers/lm.js';
 import { readNpy } from './helpers/npy.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { VARIANTS } from './helpers/paths.js';
 
 const TINY = { vocab_size: 100, n_positions: 16, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-gpt2-wasm-'));
 const file = (name) => path.join(dir, name);
-
-async function loadGpt2(variant) {
-  const { createGpt2Lab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
-  return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
-}
 
 // A checkpoint's bytes through gpt2Loader in `chunk`-byte pieces, as the playground's worker
 // feeds a File. config null: read off the checkpoint.
@@ -50,37 +45,14 @@ async function native(args, tag) {
   const traceDir = file(`${tag}-trace`);
   const { code, stderr } = await runCli(['gpt2', ...args, '--trace', traceDir, '-o', out]);
   if (code !== 0) throw new Error(`poslab gpt2 ${args.join(' ')}: ${stderr}`);
-  const index = JSON.parse(fs.readFileSync(path.join(traceDir, 'index.json'), 'utf8'));
-  const trace = Object.fromEntries(index.tensors.map((t) => [t.name, readNpy(path.join(traceDir, t.file))]));
+  const { index, trace } = readTraceDir(traceDir);
   return { logits: readNpy(out), index, trace };
 }
 
 // Every traced tensor of a wasm forward pass against the CLI's files.
 function expectSameAsNative(got, want, label) {
   assertClose(got.logits, want.logits, `${label}: logits`);
-  const N = got.layers.length;
-  expect(N).toBe(want.index.model.n_layer);
-  got.layers.forEach((layer, i) =>
-    assertClose(layer.attention, want.trace[`attention_layer${i}`], `${label}: attention ${i}`),
-  );
-  // The CLI stacks the per-layer (T,) vectors into (N, T).
-  const stacked = (key) => {
-    const T = got.layers[0][key].shape[0];
-    const data = new Float32Array(N * T);
-    got.layers.forEach((layer, i) => data.set(layer[key].data, i * T));
-    return { data, shape: [N, T] };
-  };
-  const names = {
-    ln_1_mean: 'ln1Mean',
-    ln_1_variance: 'ln1Variance',
-    ln_2_mean: 'ln2Mean',
-    ln_2_variance: 'ln2Variance',
-    resid_attn_norm: 'residAttnNorm',
-    resid_mlp_norm: 'residMlpNorm',
-  };
-  for (const [cli, js] of Object.entries(names)) assertClose(stacked(js), want.trace[cli], `${label}: ${cli}`);
-  expect(Array.from(got.topIds)).toEqual(Array.from(want.trace.top_k_ids.data));
-  assertClose({ data: got.topProbs, shape: [got.topProbs.length] }, want.trace.top_k_probs, `${label}: top-k`);
+  expectTraceSameAsNative(got, want.trace, want.index.model.n_layer, label);
 }
 
 const checkpoints = {};
@@ -97,7 +69,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
   let lab;
   beforeAll(async () => {
-    lab = await loadGpt2(variant);
+    lab = await loadLmLab(variant);
   });
 
   test.each([

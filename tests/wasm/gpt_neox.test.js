@@ -14,20 +14,15 @@ import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { loadNeoxInChunks, TINY_NEOX, writeTinyNeox } from './helpers/gpt_neox.js';
+import { expectTraceSameAsNative, loadLmLab, readTraceDir } from './helpers/lm.js';
 import { readNpy } from './helpers/npy.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { VARIANTS } from './helpers/paths.js';
 
 // 24 tokens: past the trained context of 16, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4, 55, 9, 0, 12];
 const SEQUENTIAL = { ...TINY_NEOX, use_parallel_residual: false, rotary_pct: 1 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-neox-wasm-'));
 const file = (name) => path.join(dir, name);
-
-async function loadLab(variant) {
-  const { createGpt2Lab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
-  return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
-}
 
 let runs = 0;
 // `poslab lm` on a checkpoint: { out (logits or losses), index, trace } (trace unless losses).
@@ -41,35 +36,12 @@ async function native(ckpt, args) {
   const { code, stderr } = await runCli([...all, '-o', out]);
   if (code !== 0) throw new Error(`poslab ${all.join(' ')}: ${stderr}`);
   if (losses) return { out: readNpy(out) };
-  const index = JSON.parse(fs.readFileSync(path.join(traceDir, 'index.json'), 'utf8'));
-  const trace = Object.fromEntries(index.tensors.map((t) => [t.name, readNpy(path.join(traceDir, t.file))]));
-  return { out: readNpy(out), index, trace };
+  return { out: readNpy(out), ...readTraceDir(traceDir) };
 }
 
 function expectSameAsNative(got, want, label) {
   assertClose(got.logits, want.out, `${label}: logits`);
-  const N = got.layers.length;
-  expect(N).toBe(want.index.model.num_hidden_layers);
-  got.layers.forEach((layer, i) =>
-    assertClose(layer.attention, want.trace[`attention_layer${i}`], `${label}: attention ${i}`),
-  );
-  const stacked = (key) => {
-    const T = got.layers[0][key].shape[0];
-    const data = new Float32Array(N * T);
-    got.layers.forEach((layer, i) => data.set(layer[key].data, i * T));
-    return { data, shape: [N, T] };
-  };
-  const names = {
-    ln_1_mean: 'ln1Mean',
-    ln_1_variance: 'ln1Variance',
-    ln_2_mean: 'ln2Mean',
-    ln_2_variance: 'ln2Variance',
-    resid_attn_norm: 'residAttnNorm',
-    resid_mlp_norm: 'residMlpNorm',
-  };
-  for (const [cli, js] of Object.entries(names)) assertClose(stacked(js), want.trace[cli], `${label}: ${cli}`);
-  expect(Array.from(got.topIds)).toEqual(Array.from(want.trace.top_k_ids.data));
-  assertClose({ data: got.topProbs, shape: [got.topProbs.length] }, want.trace.top_k_probs, `${label}: top-k`);
+  expectTraceSameAsNative(got, want.trace, want.index.model.num_hidden_layers, label);
 }
 
 const ckpts = {};
@@ -117,7 +89,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe.each(VARIANTS)('GPT-NeoX in the %s build', (variant) => {
   let lab;
   beforeAll(async () => {
-    lab = await loadLab(variant);
+    lab = await loadLmLab(variant);
   });
 
   test.each([

@@ -1,0 +1,52 @@
+// What the language-model suites (gpt2.test.js, gpt_neox.test.js) share, for either
+// architecture: the language-model module loaded through the JS wrapper, the CLI's trace
+// directory read back, and a wasm forward pass's trace compared with it (every layer's
+// attention, the per-layer statistics the CLI stacks into (N, T), the top-k).
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { assertClose } from './compare.js';
+import { readNpy } from './npy.js';
+import { repoRoot, wrapperPath } from './paths.js';
+
+export async function loadLmLab(variant) {
+  const { createGpt2Lab } = await import(wrapperPath);
+  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
+  return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
+}
+
+// A `--trace DIR` of `poslab lm` or `poslab gpt2`: { index, trace: name → tensor }.
+export function readTraceDir(traceDir) {
+  const index = JSON.parse(fs.readFileSync(path.join(traceDir, 'index.json'), 'utf8'));
+  const trace = Object.fromEntries(index.tensors.map((t) => [t.name, readNpy(path.join(traceDir, t.file))]));
+  return { index, trace };
+}
+
+// Per-layer JS trace names and the CLI's stacked files.
+const STACKED = {
+  ln_1_mean: 'ln1Mean',
+  ln_1_variance: 'ln1Variance',
+  ln_2_mean: 'ln2Mean',
+  ln_2_variance: 'ln2Variance',
+  resid_attn_norm: 'residAttnNorm',
+  resid_mlp_norm: 'residMlpNorm',
+};
+
+// A wasm forward result's trace against the CLI's trace files of a model with `layers` layers.
+export function expectTraceSameAsNative(got, trace, layers, label) {
+  const N = got.layers.length;
+  expect(N).toBe(layers);
+  got.layers.forEach((layer, i) =>
+    assertClose(layer.attention, trace[`attention_layer${i}`], `${label}: attention ${i}`),
+  );
+  // The CLI stacks the per-layer (T,) vectors into (N, T).
+  const stacked = (key) => {
+    const T = got.layers[0][key].shape[0];
+    const data = new Float32Array(N * T);
+    got.layers.forEach((layer, i) => data.set(layer[key].data, i * T));
+    return { data, shape: [N, T] };
+  };
+  for (const [cli, js] of Object.entries(STACKED)) assertClose(stacked(js), trace[cli], `${label}: ${cli}`);
+  expect(Array.from(got.topIds)).toEqual(Array.from(trace.top_k_ids.data));
+  assertClose({ data: got.topProbs, shape: [got.topProbs.length] }, trace.top_k_probs, `${label}: top-k`);
+}
