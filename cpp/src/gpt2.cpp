@@ -8,37 +8,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "model_ops.hpp"
 #include "poslab/alibi.hpp"
 #include "poslab/attention.hpp"
 #include "poslab/fast.hpp"
+#include "poslab/lm.hpp"
 #include "poslab/norm.hpp"
 #include "poslab/rope.hpp"
 #include "poslab/sinusoidal.hpp"
 
 namespace poslab {
 namespace {
-
-// a + b elementwise (same shape).
-TensorF add(const TensorF& a, const TensorF& b) {
-  TensorF sum = a;
-  for (std::size_t i = 0; i < sum.size(); ++i) sum.data[i] = float(double(a.data[i]) + b.data[i]);
-  return sum;
-}
-
-// ‖x[t]‖₂ per row of x (T, E) → (T,).
-TensorF row_norms(const TensorF& x) {
-  const std::size_t T = x.dim(0), E = x.dim(1);
-  TensorF norms({T}, "residual norms (T,)");
-  for (std::size_t t = 0; t < T; ++t) {
-    double sum = 0.0;
-    for (std::size_t c = 0; c < E; ++c) sum += double(x.data[t * E + c]) * x.data[t * E + c];
-    norms.data[t] = static_cast<float>(std::sqrt(sum));
-  }
-  return norms;
-}
 
 // Causal self-attention of one block: qkv (T, 3E) = ln_1(x)·c_attn, split into q, k, v of
 // (H, T, d) each (head h takes columns h·d..h·d+d−1 of its third), attend, merge heads back
@@ -89,26 +70,6 @@ TensorF mlp(const TensorF& a, const Gpt2Block& block, Precision precision) {
   model::gelu_tanh(hidden, precision);
   return model::linear(hidden, block.mlp_c_proj_weight, &block.mlp_c_proj_bias,
                        model::Layout::kInOut, precision, "MLP output (T, E)");
-}
-
-void top_k(const TensorF& logits, std::size_t k, Gpt2Result& result) {
-  const std::size_t T = logits.dim(0), V = logits.dim(1);
-  const float* last = logits.ptr() + (T - 1) * V;
-  const double max = *std::max_element(last, last + V);
-  double sum = 0.0;
-  for (std::size_t i = 0; i < V; ++i) sum += std::exp(double(last[i]) - max);
-  std::vector<std::int32_t> ids(V);
-  std::iota(ids.begin(), ids.end(), 0);
-  // Highest logit first; equal logits by lower id, so the order is deterministic.
-  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(),
-                    [last](std::int32_t a, std::int32_t b) {
-                      return last[a] != last[b] ? last[a] > last[b] : a < b;
-                    });
-  ids.resize(k);
-  result.top_ids = ids;
-  for (const std::int32_t id : ids) {
-    result.top_probs.push_back(static_cast<float>(std::exp(double(last[id]) - max) / sum));
-  }
 }
 
 }  // namespace
@@ -187,19 +148,21 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     const TensorF ln_2_weight = block.ln_2_weight.to_float(),
                   ln_2_bias = block.ln_2_bias.to_float();
     const TensorF a = layer_norm(x, eps, &ln_1_weight, &ln_1_bias);
-    const TensorF h =
-        add(x, self_attention(a, block, H, options.position, alibi.size() ? &alibi : nullptr,
-                              options.trace, &layer.attention, options.precision));
+    const TensorF attn_out =
+        self_attention(a, block, H, options.position, alibi.size() ? &alibi : nullptr,
+                       options.trace, &layer.attention, options.precision);
+    const TensorF h = model::sum({&x, &attn_out});
     const TensorF m = layer_norm(h, eps, &ln_2_weight, &ln_2_bias);
-    TensorF next = add(h, mlp(m, block, options.precision));
+    const TensorF mlp_out = mlp(m, block, options.precision);
+    TensorF next = model::sum({&h, &mlp_out});
     if (options.trace) {
       NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(h);
       layer.ln_1_mean = std::move(s1.mean);
       layer.ln_1_variance = std::move(s1.variance);
       layer.ln_2_mean = std::move(s2.mean);
       layer.ln_2_variance = std::move(s2.variance);
-      layer.resid_attn_norm = row_norms(h);
-      layer.resid_mlp_norm = row_norms(next);
+      layer.resid_attn_norm = model::row_norms(h);
+      layer.resid_mlp_norm = model::row_norms(next);
       result.layers.push_back(std::move(layer));
     }
     x = std::move(next);
@@ -211,8 +174,11 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   // Tied to the token embedding: logits = x · wteᵀ, wte (V, E) read as an (out, in) weight.
   result.logits = model::linear(final_x, weights.wte, nullptr, model::Layout::kOutIn,
                                 options.precision, "logits (T, V)");
-  top_k(result.logits, std::min<std::size_t>(std::size_t(options.top_k), std::size_t(c.vocab_size)),
-        result);
+  // The next token after the last position.
+  const std::size_t V = result.logits.dim(1);
+  TopK top = top_k(result.logits.ptr() + (T - 1) * V, V, std::size_t(options.top_k));
+  result.top_ids = std::move(top.ids);
+  result.top_probs = std::move(top.probs);
   return result;
 }
 

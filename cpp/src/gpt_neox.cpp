@@ -60,29 +60,6 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
   return model::linear(x, w, &b, model::Layout::kOutIn, precision, what);
 }
 
-// Σ of same-shaped tensors, elementwise in double.
-TensorF sum(std::initializer_list<const TensorF*> terms) {
-  TensorF out = **terms.begin();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    double s = 0.0;
-    for (const TensorF* t : terms) s += t->data[i];
-    out.data[i] = static_cast<float>(s);
-  }
-  return out;
-}
-
-// ‖x[t]‖₂ per row of x (T, E) → (T,).
-TensorF row_norms(const TensorF& x) {
-  const std::size_t T = x.dim(0), E = x.dim(1);
-  TensorF norms({T}, "residual norms (T,)");
-  for (std::size_t t = 0; t < T; ++t) {
-    double s = 0.0;
-    for (std::size_t c = 0; c < E; ++c) s += double(x.data[t * E + c]) * x.data[t * E + c];
-    norms.data[t] = static_cast<float>(std::sqrt(s));
-  }
-  return norms;
-}
-
 TensorF norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias, double eps) {
   const TensorF gamma = weight.to_float(), beta = bias.to_float();
   return layer_norm(x, eps, &gamma, &beta);
@@ -236,20 +213,20 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
       const TensorF m =
           norm(x, layer.post_attention_layernorm_weight, layer.post_attention_layernorm_bias, eps);
       const TensorF out = mlp(m, layer, precision);
-      next = sum({&x, &attn, &out});
+      next = model::sum({&x, &attn, &out});
       if (options.trace) {
-        after_attention = sum({&x, &attn});
+        after_attention = model::sum({&x, &attn});
         NormStats s2 = layer_norm_stats(x);
         trace.ln_2_mean = std::move(s2.mean);
         trace.ln_2_variance = std::move(s2.variance);
       }
     } else {
       // h = x + attn(ln1(x)); x = h + mlp(ln2(h)).
-      after_attention = sum({&x, &attn});
+      after_attention = model::sum({&x, &attn});
       const TensorF m = norm(after_attention, layer.post_attention_layernorm_weight,
                              layer.post_attention_layernorm_bias, eps);
       const TensorF out = mlp(m, layer, precision);
-      next = sum({&after_attention, &out});
+      next = model::sum({&after_attention, &out});
       if (options.trace) {
         NormStats s2 = layer_norm_stats(after_attention);
         trace.ln_2_mean = std::move(s2.mean);
@@ -260,8 +237,8 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
       NormStats s1 = layer_norm_stats(x);
       trace.ln_1_mean = std::move(s1.mean);
       trace.ln_1_variance = std::move(s1.variance);
-      trace.resid_attn_norm = row_norms(after_attention);
-      trace.resid_mlp_norm = row_norms(next);
+      trace.resid_attn_norm = model::row_norms(after_attention);
+      trace.resid_mlp_norm = model::row_norms(next);
       result.layers.push_back(std::move(trace));
     }
     x = std::move(next);

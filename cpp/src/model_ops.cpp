@@ -125,4 +125,25 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
                                          : fast::attention(q, k, v, options);
 }
 
+TensorF sum(std::initializer_list<const TensorF*> terms) {
+  TensorF out = **terms.begin();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double s = 0.0;
+    for (const TensorF* t : terms) s += t->data[i];
+    out.data[i] = static_cast<float>(s);
+  }
+  return out;
+}
+
+TensorF row_norms(const TensorF& x) {
+  const std::size_t T = x.dim(0), E = x.dim(1);
+  TensorF norms({T}, "residual norms (T,)");
+  for (std::size_t t = 0; t < T; ++t) {
+    double s = 0.0;
+    for (std::size_t c = 0; c < E; ++c) s += double(x.data[t * E + c]) * x.data[t * E + c];
+    norms.data[t] = static_cast<float>(std::sqrt(s));
+  }
+  return norms;
+}
+
 }  // namespace poslab::model

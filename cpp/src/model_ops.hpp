@@ -4,6 +4,8 @@
 // vectorised activations). The models are written once over these calls.
 #pragma once
 
+#include <initializer_list>
+
 #include "poslab/attention.hpp"
 #include "poslab/precision.hpp"
 #include "poslab/stored_tensor.hpp"
@@ -28,5 +30,11 @@ void gelu_erf(TensorF& x, Precision precision);
 // softmax(QKᵀ·scale + bias + mask) V: poslab::attention or poslab::fast::attention.
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
                           const AttentionOptions& options, Precision precision);
+
+// Σ of same-shaped tensors, elementwise in double (the residual additions).
+TensorF sum(std::initializer_list<const TensorF*> terms);
+
+// ‖x[t]‖₂ per row of x (T, E) → (T,): the residual stream's norms the traces report.
+TensorF row_norms(const TensorF& x);
 
 }  // namespace poslab::model
