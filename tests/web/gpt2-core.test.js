@@ -74,6 +74,32 @@ describe('GPT-2 job on the wasm module', () => {
     await expect(gpt2(lab, { text: 'x '.repeat(80), position: 'learned', source })).rejects.toThrow(/n_positions = 64/);
   });
 
+  it('Gpt2Core.TokensTheModelCannotReadNameTheirField', () => {
+    // The JS API names the field the core's own message leaves out, so the Models view puts
+    // it beside the text (registry: tokens → text) without reading the message.
+    const model = lab.gpt2Random({ config: { ...TINY, vocab_size: 100, n_positions: 16 } });
+    const refusal = (tokens) => {
+      try {
+        model.forward(tokens);
+      } catch (e) {
+        return [e.name, e.field, e.message];
+      }
+      return null;
+    };
+    try {
+      expect(refusal(Array(17).fill(1))).toEqual(['PosLabError', 'tokens', '17 tokens exceed n_positions 16']);
+      expect(refusal([1, 100])).toEqual([
+        'PosLabError',
+        'tokens',
+        'token 100 at position 1 is outside the vocabulary [0, 100)',
+      ]);
+      expect(refusal([])).toEqual(['PosLabError', 'tokens', 'GPT-2 needs at least one token']);
+      expect(refusal([1, 99])).toBeNull();
+    } finally {
+      model.delete();
+    }
+  });
+
   it('Gpt2Core.ErrorsNameTheFileAndTensor', async () => {
     const bytes = encodeSafetensors(tinyGpt2Tensors(TINY, 3, 'F32').filter((t) => t.name !== 'h.1.ln_1.weight'));
     await expect(

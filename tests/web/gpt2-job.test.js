@@ -3,6 +3,7 @@
 // head, the top 10 decoded, inputs the model cannot read refused with a message.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { countFromShapes, RANDOM_SHAPES } from '../../web/src/gpt2/shapes.js';
+import { settingOfField, viewNamed } from '../../web/src/state/registry.js';
 import { checkTokens, gpt2, gpt2Free, gpt2Load } from '../../web/src/worker/jobs/gpt2.js';
 import { TINY_NEOX_CONFIG, tinyTokenizerJson } from '../helpers/tiny-models.js';
 
@@ -234,6 +235,45 @@ describe('GPT-2 job', () => {
     await expect(
       gpt2(lab, { text: '', position: 'learned', source: { kind: 'random', shape: 'mini' } }),
     ).rejects.toThrow(/no tokens/);
+  });
+
+  // The Models view shows an error beside the control its field names (registry: fields):
+  // every refusal of the job carries one, and no message is read to route it.
+  it('Gpt2Job.EveryRefusalNamesTheFieldTheModelsViewRoutes', async () => {
+    const view = viewNamed('gpt2');
+    const random = (shape = 'mini') => ({ kind: 'random', shape });
+    const fieldOf = (p) =>
+      gpt2(lab, { position: 'learned', source: random(), ...p }).then(
+        () => 'no error',
+        (e) => [e.field, settingOfField(view, e.field, {})],
+      );
+    expect(await fieldOf({ text: '' })).toEqual(['tokens', 'gpt.text']);
+    // GPT-NeoX's limit names n_positions' twin, max_position_embeddings: still the text.
+    const tooLong = { vocab_size: 1000, max_position_embeddings: 4 };
+    expect(() => checkTokens([1, 2, 3, 4, 5], [], tooLong)).toThrow(
+      expect.objectContaining({ field: 'tokens', message: expect.stringMatching(/max_position_embeddings/) }),
+    );
+    expect(await fieldOf({ text: 'a', source: random('huge') })).toEqual(['shape', 'gpt.init']);
+    const gone = { kind: 'file', key: 'file:999', again: 'pick it again' };
+    expect(await fieldOf({ text: 'a', source: gone })).toEqual(['source', null]); // beside the file input
+    // The core's own fields, as its JS API names them: a message that speaks of a position
+    // is about the text when its field says so.
+    const coreError = (message, field) => {
+      const model = fakeModel(SMALL, lab.log);
+      model.forward = () => {
+        throw Object.assign(new Error(message), { field });
+      };
+      lab.gpt2Random = () => model;
+    };
+    for (const [message, field, setting] of [
+      ['token 7 at position 2 is outside the vocabulary [0, 5)', 'tokens', 'gpt.text'],
+      ["unknown position method 't5' (expected learned, …)", 'position', 'gpt.position'],
+      ['the trace of 9000 tokens is too large: trace a shorter sequence', 'trace', 'gpt.text'],
+    ]) {
+      await gpt2Free();
+      coreError(message, field);
+      expect(await fieldOf({ text: 'b' }), message).toEqual([field, setting]);
+    }
   });
 
   it('Gpt2Job.PassesRunOneAfterAnother', async () => {

@@ -69,6 +69,12 @@ describe('view registry', () => {
     ['attention', 'window', {}, 'att.window'], // a field that is the setting's own name
     ['attention', 'q', {}, null],
     ['offset', undefined, {}, null],
+    ['gpt2', 'tokens', {}, 'gpt.text'], // the job's and the JS API's token checks
+    ['gpt2', 'trace', {}, 'gpt.text'], // GPT-NeoX: a text too long to trace
+    ['gpt2', 'position', {}, 'gpt.position'],
+    ['gpt2', 'shape', {}, 'gpt.init'],
+    ['gpt2', 'preset', {}, 'gpt.init'],
+    ['gpt2', 'source', {}, null], // the loaded model is gone: beside the file input, no setting
   ])('Registry.ErrorFieldFindsItsControl (%s %s)', (name, field, p, key) => {
     expect(settingOfField(viewNamed(name), field, p)).toBe(key);
   });

@@ -45,6 +45,21 @@ export function bindGpt2(m) {
     });
   };
 
+  // The core's checks of the tokens against the model (cpp/src/gpt2.cpp) name no field: the
+  // same checks, with the same messages, run here first so the error names 'tokens'.
+  const fitTokens = (ids, config) => {
+    const field = { field: 'tokens' };
+    if (ids.length > config.n_positions) {
+      throw new PosLabError(`${ids.length} tokens exceed n_positions ${config.n_positions}`, field);
+    }
+    const bad = ids.findIndex((id) => id >= config.vocab_size);
+    if (bad >= 0) {
+      const vocabulary = `[0, ${config.vocab_size})`;
+      throw new PosLabError(`token ${ids[bad]} at position ${bad} is outside the vocabulary ${vocabulary}`, field);
+    }
+    return ids;
+  };
+
   // Wraps a raw model handle; the handle is freed by delete().
   const wrapModel = (raw) => {
     let live = true;
@@ -52,8 +67,9 @@ export function bindGpt2(m) {
       if (!live) throw new PosLabError('this GPT-2 model was deleted');
       return raw;
     };
+    const config = raw.config();
     return guardMethods({
-      config: raw.config(),
+      config,
       bytes: raw.bytes(),
       dtype: raw.dtype(),
       forward(tokens, opts) {
@@ -69,7 +85,7 @@ export function bindGpt2(m) {
         }
         const raw = alive();
         return call(() =>
-          raw.forward(tokenArray(tokens), {
+          raw.forward(fitTokens(tokenArray(tokens), config), {
             position,
             topK: o.topK === undefined ? 10 : check.integer(o.topK, 'topK', 1),
             trace: o.trace === undefined ? true : check.boolean(o.trace, 'trace'),

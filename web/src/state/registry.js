@@ -277,6 +277,11 @@ export const VIEWS = [
     },
     figures: {},
     embed: null, // a local checkpoint cannot travel in an embed
+    // Its job's errors: the text's tokens (the job's check and the core's: 'tokens'; GPT-NeoX's
+    // traced length: 'trace'), the random init (the job's 'shape'; the core's preset or config).
+    // 'source' (a loaded model gone from the worker) names no setting: the view shows it beside
+    // its file input.
+    fields: { tokens: 'text', trace: 'text', shape: 'init', preset: 'init', config: 'init' },
   },
 ];
 

@@ -42,7 +42,10 @@ function randomModel(lab, shape, progress) {
   const key = randomKey(shape);
   if (current?.key === key) return { model: current.model, info: current.info, createMs: 0 };
   const spec = RANDOM_SHAPES[shape];
-  if (!spec) throw new RangeError(`unknown random-init shape '${shape}' (expected ${Object.keys(RANDOM_SHAPES)})`);
+  if (!spec) {
+    const message = `unknown random-init shape '${shape}' (expected ${Object.keys(RANDOM_SHAPES)})`;
+    throw Object.assign(new RangeError(message), { field: 'shape' });
+  }
   progress?.({ phase: 'create', label: spec.label });
   replace(null); // free the old one first: two GPT-2 smalls are 1 GB
   const t0 = performance.now();
@@ -60,14 +63,16 @@ function randomModel(lab, shape, progress) {
  * Tokens → forward pass with the trace → every head's map (painted by the worker) and the
  * top-10 next tokens, for whichever architecture is loaded. p: { text, position, source:
  * { kind: 'random', shape } | { kind: 'file', key, again? } } (again: how to get the model
- * back when it is no longer here; the page knows, e.g. a stored hub model's button).
+ * back when it is no longer here; the page knows, e.g. a stored hub model's button). Errors
+ * name their field: 'tokens' (the text), 'shape', 'source' (the model is gone), or the core's.
  */
 export function gpt2(lab, p, ctx = {}) {
   return serial(async () => {
     const t0 = performance.now();
     const file = p.source?.kind === 'file';
     if (file && current?.key !== p.source.key) {
-      throw new Error(`the loaded model is no longer in memory: ${p.source.again ?? 'pick the file again'}`);
+      const message = `the loaded model is no longer in memory: ${p.source.again ?? 'pick the file again'}`;
+      throw Object.assign(new Error(message), { field: 'source' });
     }
     const tok = (file && current.tokenizer) || (await loadTokenizer());
     const ids = tok.encode(p.text);
@@ -125,9 +130,10 @@ export function gpt2(lab, p, ctx = {}) {
   });
 }
 
-/** Refuses what the model cannot read, naming the token (before the core sees it). */
+/** Refuses what the model cannot read, naming the token (before the core sees it); field 'tokens'. */
 export function checkTokens(ids, pieces, config) {
-  if (ids.length === 0) throw new RangeError('type some text: there are no tokens to run');
+  const refuse = (message) => Object.assign(new RangeError(message), { field: 'tokens' });
+  if (ids.length === 0) throw refuse('type some text: there are no tokens to run');
   const cap = maxTokens(config);
   if (ids.length > cap) {
     const key = config.n_positions === undefined ? 'max_position_embeddings' : 'n_positions';
@@ -135,11 +141,11 @@ export function checkTokens(ids, pieces, config) {
       cap === config[key]
         ? `this model reads at most ${key} = ${config[key]} tokens (T is capped by ${key})`
         : `this view runs at most ${cap} tokens (it keeps every layer's T×T maps)`;
-    throw new RangeError(`${ids.length} tokens: ${why}; shorten the text`);
+    throw refuse(`${ids.length} tokens: ${why}; shorten the text`);
   }
   const bad = ids.findIndex((id) => id >= config.vocab_size);
   if (bad >= 0) {
-    throw new RangeError(
+    throw refuse(
       `token ${bad} “${pieces[bad]}” has id ${ids[bad]}, outside this checkpoint's vocabulary of ${config.vocab_size} tokens`,
     );
   }
