@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createPool, poolSize } from '../../web/src/lab/pool.js';
 import { BUDGETS, FULL, QUICK, randomMax, runPlan, sequenceLength } from '../../web/src/lab/presets.js';
 import { rank, summarise, tokenAccuracyBeyond } from '../../web/src/lab/ranking.js';
+import { createTrainingExecutor } from '../../web/src/lab/runs.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
 
@@ -151,6 +152,50 @@ describe('lab worker pool', () => {
     await expect(results[2]).rejects.toThrow('stopped');
     expect(made[2].terminated).toBe(true);
     await expect(pool.run({ n: 4 })).rejects.toThrow('stopped');
+  });
+
+  it('Lab.TrainingExecutorReportsEachRunAndStopKeepsWhatFinished', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const exec = createTrainingExecutor({ makeWorker, size: 1 });
+    const plan = runPlan(setting({ methods: ['rope', 'alibi'], N: 4, steps: 10 }));
+    const events = [];
+    const running = exec.run('train', { runs: plan, N: 4 }, { onProgress: (m) => events.push(m) });
+    expect(made).toHaveLength(1); // one at a time
+    expect(made[0].posted).toEqual({ config: plan[0].config, attentionLengths: [5, 8, 16] });
+    made[0].onmessage({ data: { type: 'progress', losses: [[0, 2.5]] } });
+    const result = { loss_curve: [[0, 2.5]], accuracy_by_length: [] };
+    made[0].onmessage({ data: { type: 'done', result, attention: [], checkpoint: null, workerSeconds: 1 } });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(made).toHaveLength(2); // the next run started
+    exec.cancel(); // Stop
+    const end = await running;
+    expect(end).toMatchObject({ finished: 1, total: 2, stopped: true, partial: true });
+    expect(events.map((m) => [m.phase, m.id])).toEqual([
+      ['start', 'rope'],
+      ['losses', 'rope'],
+      ['start', 'alibi'],
+      ['finished', 'rope'],
+    ]);
+    expect(events[1].losses).toEqual([[0, 2.5]]);
+    expect(events[3]).toMatchObject({ finished: 1, total: 2, running: 1, queued: 0 });
+    expect(events[3].run.result).toBe(result);
+    expect(made[1].terminated).toBe(true);
+  });
+
+  it('Lab.TrainingExecutorReportsAFailedRunAndTrainsTheOthers', async () => {
+    const { made, makeWorker } = fakeWorkers();
+    const exec = createTrainingExecutor({ makeWorker, size: 2 });
+    const plan = runPlan(setting({ methods: ['rope', 'alibi'], N: 4, steps: 10 }));
+    const events = [];
+    const running = exec.run('train', { runs: plan, N: 4 }, { onProgress: (m) => events.push(m) });
+    made[0].onmessage({ data: { type: 'error', message: 'steps must be positive', field: 'steps' } });
+    made[1].onmessage({ data: { type: 'done', result: {}, attention: [], checkpoint: null, workerSeconds: 1 } });
+    expect(await running).toMatchObject({ finished: 1, total: 2, stopped: true, partial: true });
+    expect(events.find((m) => m.phase === 'failed')).toMatchObject({
+      id: 'rope',
+      message: 'steps must be positive',
+      field: 'steps',
+    });
   });
 
   it('Lab.PoolSizeIsTheCoresButOne', () => {

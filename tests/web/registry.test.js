@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { PLOTS, plotFor, resolvePlot } from '../../web/src/embed/plots.js';
 import { SCHEMA, VIEWS, settingOfField, viewNamed } from '../../web/src/state/registry.js';
-import { VIEW_LOADERS } from '../../web/src/views/loaders.js';
-import { JOBS } from '../../web/src/worker/jobs/index.js';
+import { VIEW_LOADERS, loadView } from '../../web/src/views/loaders.js';
+import { GPT2_JOBS, JOBS } from '../../web/src/worker/jobs/index.js';
 
 describe('view registry', () => {
   it('Registry.SchemaIsEveryViewsSettings', () => {
@@ -24,6 +24,18 @@ describe('view registry', () => {
     for (const v of VIEWS) if (v.job) expect(Object.hasOwn(JOBS, v.job), v.name).toBe(true);
     expect(Object.keys(VIEW_LOADERS)).toEqual(VIEWS.map((v) => v.name)); // one loader per view, no other
     expect(VIEWS.some((v) => 'load' in v)).toBe(false); // the registry imports no view
+  });
+
+  it('Registry.EveryViewOnTheCycleRunsAJobThatExists', async () => {
+    const onCycle = [];
+    for (const v of VIEWS) {
+      const factory = await loadView(v.name);
+      if (factory.job === undefined && factory.executor === undefined) continue; // not on defineView
+      onCycle.push(v.name);
+      if (factory.executor) continue; // its own executor (the training pool)
+      expect([...Object.keys(JOBS), ...GPT2_JOBS], v.name).toContain(factory.job);
+    }
+    expect(onCycle).toEqual(VIEWS.filter((v) => v.prefix).map((v) => v.name)); // every view with settings
   });
 
   it('Registry.EmbedPlotNamesAreStableAndOldOnesResolve', () => {

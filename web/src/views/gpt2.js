@@ -16,7 +16,7 @@ import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
 import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
-import { createIntro, createViewShell, el, notUpdated, pick, plainFigure } from './kit.js';
+import { createIntro, defineView, el, notUpdated, pick, plainFigure } from './kit.js';
 
 const SPECS = [
   { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
@@ -60,332 +60,293 @@ function painted(m, labels) {
   };
 }
 
-export default function createGpt2View({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'gpt2', specs: SPECS });
-  createIntro(shell, { title: null, tex: TEX, note: NOTE });
+export default defineView('gpt2', {
+  controls: SPECS,
+  job: 'gpt2', // on the language-model module (GPT2_JOBS), so not the registry's
+  build(shell, { store, compute }) {
+    createIntro(shell, { title: null, tex: TEX, note: NOTE });
 
-  // --- Weights: the hub's models, a file input, progress, memory (not part of the URL state) ---
-  const hubBox = el('div', 'gpt2-hub');
-  shell.panel.append(hubBox);
-  const weights = el('div', 'control control-file gpt2-weights');
-  const fileLabel = el(
-    'label',
-    '',
-    'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX: with config.json and tokenizer.json)',
-  );
-  fileLabel.htmlFor = 'c-gpt2-file';
-  const fileInput = el('input');
-  fileInput.type = 'file';
-  fileInput.id = 'c-gpt2-file';
-  fileInput.multiple = true;
-  fileInput.accept = '.safetensors,.json,application/json';
-  fileInput.setAttribute('aria-describedby', 'c-gpt2-file-error');
-  const inputs = el('div', 'inputs');
-  inputs.append(fileInput);
-  const progress = el('progress', 'gpt2-progress');
-  progress.max = 1;
-  progress.value = 0;
-  progress.hidden = true;
-  progress.setAttribute('aria-label', 'checkpoint read so far');
-  const progressText = el('span', 'gpt2-progress-text');
-  progressText.setAttribute('role', 'status');
-  const buttons = el('div', 'inputs');
-  const cancel = el('button', 'export', 'cancel');
-  cancel.type = 'button';
-  cancel.hidden = true;
-  const useRandom = el('button', 'export', 'use random weights');
-  useRandom.type = 'button';
-  useRandom.hidden = true;
-  buttons.append(cancel, useRandom);
-  const fileError = el('span', 'control-error');
-  fileError.id = 'c-gpt2-file-error';
-  fileError.setAttribute('role', 'status');
-  const fileHint = el(
-    'p',
-    'gpt2-hint',
-    `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
-      'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
-      'a GPT-NeoX (Pythia) checkpoint needs its config.json and tokenizer.json.',
-  );
-  const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
-  weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);
-  shell.panel.append(weights);
-  const setFileError = (text) => {
-    fileError.textContent = text;
-    weights.classList.toggle('has-error', Boolean(text));
-  };
-
-  // --- Plots --------------------------------------------------------------------------------
-  const modelBox = el('div', 'gpt2-model');
-  const modelLabel = el('p', 'gpt2-model-label');
-  const modelDetail = el('p', 'gpt2-model-detail');
-  modelBox.append(modelLabel, modelDetail);
-  const positionNote = el('p', 'gpt2-position-note');
-  positionNote.setAttribute('role', 'note');
-  const busy = el('p', 'gpt2-busy');
-  busy.setAttribute('role', 'status');
-
-  const { fig: tokensFig, title: tokensTitle } = plainFigure('gpt2-tokens');
-  tokensTitle.textContent = 'Tokens';
-  const chips = el('div', 'gpt2-chips');
-  tokensFig.append(chips);
-
-  const tables = el('div', 'grid-2 gpt2-tables');
-  const topBox = el('div', 'fig gpt2-top');
-  const configBox = el('div', 'fig gpt2-config-box');
-  tables.append(topBox, configBox);
-
-  shell.plots.append(modelBox, positionNote, busy, tokensFig);
-  const grid = createHeadGrid(shell.plots, {
-    onPick: (layer, head) => store.set({ 'gpt.layer': layer, 'gpt.head': head }, { source: 'control' }),
-  });
-  const full = createHeatmap(shell.plots, { title: 'Layer 0 · head 0', xTitle: 'key', yTitle: 'query', height: 460 });
-  full.figure.el.classList.add('gpt2-full');
-  const headsTitle = el('h3', '', 'One layer, every head');
-  const headGrid = el('div', 'grid-4 gpt2-heads');
-  shell.plots.append(headsTitle, headGrid, tables);
-  const diagram = createDiagram(shell.plots);
-
-  let heads = [];
-  const ensureHeads = (H) => {
-    if (heads.length === H) return;
-    for (const h of heads) h.destroy();
-    heads = Array.from({ length: H }, (_, h) => {
-      const hm = createHeatmap(headGrid, {
-        title: `Head ${h}`,
-        xTitle: 'key',
-        yTitle: 'query',
-        height: 200,
-        compact: true,
-      });
-      hm.figure.canvas.addEventListener('click', () => store.set({ 'gpt.head': h }, { source: 'control' }));
-      return hm;
-    });
-  };
-  const figures = () => [full.figure, ...heads.map((h) => h.figure), grid];
-
-  // --- State -------------------------------------------------------------------------------
-  let source = { kind: 'random' }; // or { kind: 'file', key, name }
-  let last = null; // the last drawn result
-  let drawnFor = null;
-  let wanted = null; // the key of the pass in flight (a layer/head click meanwhile needs no other)
-  let loading = false; // a checkpoint is being read (from disk or the hub): one at a time
-  let loadedLabel = null; // how a model loaded from the hub is named (null: a local file)
-
-  const onProgress = (x) => {
-    if (x.phase === 'create') busy.textContent = `Creating the random-init ${x.label} (seed ${RANDOM_SEED})…`;
-  };
-
-  function showModel(info) {
-    const params = parameterTotal(info.config);
-    if (info.kind === 'random') {
-      modelBox.classList.add('random');
-      modelLabel.textContent = RANDOM_LABEL;
-      modelDetail.textContent =
-        `Shape: ${info.label} · ${formatCount(params)} parameters · ${info.dtype} · ${formatBytes(info.bytes)} in memory. ` +
-        'Load a trained checkpoint to see real attention.';
-    } else {
-      modelBox.classList.remove('random');
-      modelLabel.textContent =
-        loadedLabel ??
-        `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
-      modelDetail.textContent =
-        `${architecture(info.architecture).name} · ${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
-        `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
-    }
-    useRandom.hidden = info.kind !== 'file';
-  }
-
-  function showSelection(p) {
-    if (!last) return;
-    const { layers: N, heads: H } = last;
-    let { layer, head } = p;
-    if (layer >= N) {
-      shell.controls.setError('gpt.layer', `this model has ${N} layers (0…${N - 1}); showing layer ${N - 1}`);
-      layer = N - 1;
-    }
-    if (head >= H) {
-      shell.controls.setError('gpt.head', `this model has ${H} heads (0…${H - 1}); showing head ${H - 1}`);
-      head = H - 1;
-    }
-    const labels = last.labels;
-    grid.select(layer, head);
-    full.figure.setTitle(`Layer ${layer} · head ${head}: attention weights (query × key)`);
-    full.update(painted(last.heatmaps[`L${layer}H${head}`], labels));
-    headsTitle.textContent = `Layer ${layer}: all ${H} heads (click one to open it above)`;
-    ensureHeads(H);
-    heads.forEach((hm, h) => {
-      hm.update(painted(last.heatmaps[`L${layer}H${h}`], labels));
-      hm.figure.el.classList.toggle('selected', h === head);
-    });
-  }
-
-  // GPT-2's position-method swap does not apply to GPT-NeoX: shown disabled, with the reason.
-  function showPositionSwap(arch) {
-    const why = arch.positionSwap;
-    const positionSelect = shell.panel.querySelector('#c-gpt-position');
-    if (!positionSelect) return;
-    positionSelect.disabled = Boolean(why);
-    positionSelect.title = why ?? '';
-    positionSelect.closest('.control')?.classList.toggle('not-applicable', Boolean(why));
-  }
-
-  function draw(r, p) {
-    last = r;
-    const T = r.ids.length;
-    r.labels = r.pieces.map(visibleToken);
-    showModel(r.model);
-    const arch = architecture(r.model.architecture);
-    const cap = maxTokens(r.model.config);
-    const context = arch.context(r.model.config);
-    tokensTitle.textContent =
-      `Tokens: T = ${T} (at most ${cap}: ` +
-      (cap === context
-        ? `T is capped by ${arch.contextKey} = ${cap})`
-        : `this view’s limit; the model’s ${arch.contextKey} is ${context})`);
-    showPositionSwap(arch);
-    renderChips(chips, r.ids, r.pieces);
-    positionNote.textContent = r.positionNote;
-    positionNote.classList.toggle('warn', r.position !== 'learned');
-    grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`]);
-    showSelection(p);
-    renderTopTable(topBox, r.top, r.pieces[T - 1]);
-    renderConfigTables(configBox, r.model.config, r.model.architecture);
-    // The structure diagram draws GPT-2's steps; GPT-NeoX's are not drawn (yet).
-    diagram.figure.hidden = r.model.architecture !== 'gpt2';
-    if (!diagram.figure.hidden) diagram.update(r.model.config, T, r.position);
-  }
-
-  const errorKey = (message) =>
-    /position/.test(message) && !/n_positions/.test(message)
-      ? 'gpt.position'
-      : /shape/.test(message)
-        ? 'gpt.init'
-        : 'gpt.text';
-
-  async function forward(p, key) {
-    const params = {
-      text: p.text,
-      position: p.position,
-      source: source.kind === 'file' ? source : { kind: 'random', shape: p.init },
-    };
-    busy.textContent = 'Computing…';
-    wanted = key;
-    let r;
-    try {
-      r = await compute.request(shell.prefix, 'gpt2', params, { onProgress });
-    } catch (e) {
-      if (wanted === key) wanted = null;
-      busy.textContent = '';
-      if (/no longer in memory/.test(e.message)) setFileError(e.message);
-      else shell.controls.setError(errorKey(e.message), e.message);
-      shell.status.textContent = notUpdated(shell, e.message);
-      for (const f of figures()) f.setStale(true);
-      return;
-    }
-    if (r === null) return; // superseded
-    if (wanted === key) wanted = null;
-    busy.textContent = '';
-    shell.status.textContent = '';
-    const t0 = performance.now();
-    drawnFor = key;
-    draw(r, pick(store.get(), shell.prefix)); // the selection may have moved while it ran
-    shell.drawn = true;
-    for (const f of figures()) f.setStale(false);
-    markDrawn(shell.prefix, { ...r.timing, ...r.steps, drawMs: performance.now() - t0, T: r.ids.length });
-    // Settings that went back to an earlier value while this ran were not requested again.
-    if (wanted === null && keyOf(pick(store.get(), shell.prefix)) !== key) update(store.get());
-  }
-
-  const keyOf = (p) =>
-    JSON.stringify({ text: p.text, position: p.position, source: source.kind === 'file' ? source.key : p.init });
-
-  async function update(state) {
-    const p = pick(state, shell.prefix);
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    const key = keyOf(p);
-    if (key === drawnFor) return showSelection(p);
-    if (key === wanted) return; // already computing exactly this
-    await forward(p, key);
-  }
-
-  // --- Loading a checkpoint ------------------------------------------------------------------
-  fileInput.addEventListener('change', async () => {
-    if (!fileInput.files?.length) return;
-    if (loading) {
-      setFileError('a checkpoint is still being read: cancel it first');
-      fileInput.value = '';
-      return;
-    }
-    setFileError('');
-    let picked;
-    try {
-      picked = pickFiles(fileInput.files);
-    } catch (e) {
-      setFileError(e.message);
-      return;
-    }
-    loading = true;
-    hubPanel.refresh();
-    progress.hidden = false;
+    // --- Weights: the hub's models, a file input, progress, memory (not part of the URL state) ---
+    const hubBox = el('div', 'gpt2-hub');
+    shell.panel.append(hubBox);
+    const weights = el('div', 'control control-file gpt2-weights');
+    const fileLabel = el(
+      'label',
+      '',
+      'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX: with config.json and tokenizer.json)',
+    );
+    fileLabel.htmlFor = 'c-gpt2-file';
+    const fileInput = el('input');
+    fileInput.type = 'file';
+    fileInput.id = 'c-gpt2-file';
+    fileInput.multiple = true;
+    fileInput.accept = '.safetensors,.json,application/json';
+    fileInput.setAttribute('aria-describedby', 'c-gpt2-file-error');
+    const inputs = el('div', 'inputs');
+    inputs.append(fileInput);
+    const progress = el('progress', 'gpt2-progress');
+    progress.max = 1;
     progress.value = 0;
-    cancel.hidden = false;
-    progressText.textContent = `Reading ${picked.model.name} (${formatBytes(picked.model.size)})…`;
-    const onLoadProgress = (x) => {
-      if (x.phase !== 'load') return;
-      progress.value = x.expected ? x.received / x.expected : 1;
-      progressText.textContent = `${picked.model.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
+    progress.hidden = true;
+    progress.setAttribute('aria-label', 'checkpoint read so far');
+    const progressText = el('span', 'gpt2-progress-text');
+    progressText.setAttribute('role', 'status');
+    const buttons = el('div', 'inputs');
+    const cancel = el('button', 'export', 'cancel');
+    cancel.type = 'button';
+    cancel.hidden = true;
+    const useRandom = el('button', 'export', 'use random weights');
+    useRandom.type = 'button';
+    useRandom.hidden = true;
+    buttons.append(cancel, useRandom);
+    const fileError = el('span', 'control-error');
+    fileError.id = 'c-gpt2-file-error';
+    fileError.setAttribute('role', 'status');
+    const fileHint = el(
+      'p',
+      'gpt2-hint',
+      `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
+        'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
+        'a GPT-NeoX (Pythia) checkpoint needs its config.json and tokenizer.json.',
+    );
+    const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
+    weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);
+    shell.panel.append(weights);
+    const setFileError = (text) => {
+      fileError.textContent = text;
+      weights.classList.toggle('has-error', Boolean(text));
     };
-    try {
-      const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });
-      source = { kind: 'file', key: r.model.key, name: r.model.name };
-      loadedLabel = null;
-      progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
-      markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
-      drawnFor = null;
-      await update(store.get());
-    } catch (e) {
-      setFileError(e.message);
-      progressText.textContent = '';
-      shell.status.textContent = notUpdated(shell, e.message, { verb: 'loaded', what: 'model' });
-    } finally {
-      loading = false;
-      hubPanel.refresh();
-      progress.hidden = true;
-      cancel.hidden = true;
-      fileInput.value = ''; // picking the same file again is a new change
-    }
-  });
-  const cancelLoad = () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {});
-  cancel.addEventListener('click', cancelLoad);
-  useRandom.addEventListener('click', () => {
-    source = { kind: 'random' };
-    loadedLabel = null;
-    setFileError('');
-    progressText.textContent = '';
-    update(store.get());
-  });
 
-  // --- Loading a known model from the hub (downloaded once, then from Cache Storage) ---------
-  const hubPanel = createHubPanel({
-    parent: hubBox,
-    compute,
-    channel: `${shell.prefix}-load`,
-    lock: { busy: () => loading, set: (b) => (loading = b) },
-    cancelLoad,
-    text: () => pick(store.get(), shell.prefix).text,
-    onLoaded: async (r, model, from) => {
-      // Should the worker lose it, the same button brings it back from Cache Storage.
-      const again = `click “Load ${model.label}” again (it loads from this browser's storage, without downloading)`;
-      source = { kind: 'file', key: r.model.key, name: r.model.name, again };
-      loadedLabel = `Loaded: ${model.label} (${model.repo}), ${from === 'cache' ? "from this browser's storage" : 'downloaded from the hub'}`;
+    // --- Plots --------------------------------------------------------------------------------
+    const modelBox = el('div', 'gpt2-model');
+    const modelLabel = el('p', 'gpt2-model-label');
+    const modelDetail = el('p', 'gpt2-model-detail');
+    modelBox.append(modelLabel, modelDetail);
+    const positionNote = el('p', 'gpt2-position-note');
+    positionNote.setAttribute('role', 'note');
+    const busy = el('p', 'gpt2-busy');
+    busy.setAttribute('role', 'status');
+
+    const { fig: tokensFig, title: tokensTitle } = plainFigure('gpt2-tokens');
+    tokensTitle.textContent = 'Tokens';
+    const chips = el('div', 'gpt2-chips');
+    tokensFig.append(chips);
+
+    const tables = el('div', 'grid-2 gpt2-tables');
+    const topBox = el('div', 'fig gpt2-top');
+    const configBox = el('div', 'fig gpt2-config-box');
+    tables.append(topBox, configBox);
+
+    shell.plots.append(modelBox, positionNote, busy, tokensFig);
+    const grid = createHeadGrid(shell.plots, {
+      onPick: (layer, head) => store.set({ 'gpt.layer': layer, 'gpt.head': head }, { source: 'control' }),
+    });
+    const full = createHeatmap(shell.plots, { title: 'Layer 0 · head 0', xTitle: 'key', yTitle: 'query', height: 460 });
+    full.figure.el.classList.add('gpt2-full');
+    const headsTitle = el('h3', '', 'One layer, every head');
+    const headGrid = el('div', 'grid-4 gpt2-heads');
+    shell.plots.append(headsTitle, headGrid, tables);
+    const diagram = createDiagram(shell.plots);
+
+    let heads = [];
+    const ensureHeads = (H) => {
+      if (heads.length === H) return;
+      for (const h of heads) h.destroy();
+      heads = Array.from({ length: H }, (_, h) => {
+        const hm = createHeatmap(headGrid, {
+          title: `Head ${h}`,
+          xTitle: 'key',
+          yTitle: 'query',
+          height: 200,
+          compact: true,
+        });
+        hm.figure.canvas.addEventListener('click', () => store.set({ 'gpt.head': h }, { source: 'control' }));
+        return hm;
+      });
+    };
+
+    // --- State -------------------------------------------------------------------------------
+    let source = { kind: 'random' }; // or { kind: 'file', key, name }
+    let last = null; // the last drawn result
+    let loading = false; // a checkpoint is being read (from disk or the hub): one at a time
+    let loadedLabel = null; // how a model loaded from the hub is named (null: a local file)
+
+    function showModel(info) {
+      const params = parameterTotal(info.config);
+      if (info.kind === 'random') {
+        modelBox.classList.add('random');
+        modelLabel.textContent = RANDOM_LABEL;
+        modelDetail.textContent =
+          `Shape: ${info.label} · ${formatCount(params)} parameters · ${info.dtype} · ${formatBytes(info.bytes)} in memory. ` +
+          'Load a trained checkpoint to see real attention.';
+      } else {
+        modelBox.classList.remove('random');
+        modelLabel.textContent =
+          loadedLabel ??
+          `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
+        modelDetail.textContent =
+          `${architecture(info.architecture).name} · ${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
+          `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
+      }
+      useRandom.hidden = info.kind !== 'file';
+    }
+
+    function showSelection(p) {
+      if (!last) return;
+      const { layers: N, heads: H } = last;
+      let { layer, head } = p;
+      if (layer >= N) {
+        shell.controls.setError('gpt.layer', `this model has ${N} layers (0…${N - 1}); showing layer ${N - 1}`);
+        layer = N - 1;
+      }
+      if (head >= H) {
+        shell.controls.setError('gpt.head', `this model has ${H} heads (0…${H - 1}); showing head ${H - 1}`);
+        head = H - 1;
+      }
+      const labels = last.labels;
+      grid.select(layer, head);
+      full.figure.setTitle(`Layer ${layer} · head ${head}: attention weights (query × key)`);
+      full.update(painted(last.heatmaps[`L${layer}H${head}`], labels));
+      headsTitle.textContent = `Layer ${layer}: all ${H} heads (click one to open it above)`;
+      ensureHeads(H);
+      heads.forEach((hm, h) => {
+        hm.update(painted(last.heatmaps[`L${layer}H${h}`], labels));
+        hm.figure.el.classList.toggle('selected', h === head);
+      });
+    }
+
+    // GPT-2's position-method swap does not apply to GPT-NeoX: shown disabled, with the reason.
+    function showPositionSwap(arch) {
+      const why = arch.positionSwap;
+      const positionSelect = shell.panel.querySelector('#c-gpt-position');
+      if (!positionSelect) return;
+      positionSelect.disabled = Boolean(why);
+      positionSelect.title = why ?? '';
+      positionSelect.closest('.control')?.classList.toggle('not-applicable', Boolean(why));
+    }
+
+    function draw(r, p) {
+      last = r;
+      const T = r.ids.length;
+      r.labels = r.pieces.map(visibleToken);
+      showModel(r.model);
+      const arch = architecture(r.model.architecture);
+      const cap = maxTokens(r.model.config);
+      const context = arch.context(r.model.config);
+      tokensTitle.textContent =
+        `Tokens: T = ${T} (at most ${cap}: ` +
+        (cap === context
+          ? `T is capped by ${arch.contextKey} = ${cap})`
+          : `this view’s limit; the model’s ${arch.contextKey} is ${context})`);
+      showPositionSwap(arch);
+      renderChips(chips, r.ids, r.pieces);
+      positionNote.textContent = r.positionNote;
+      positionNote.classList.toggle('warn', r.position !== 'learned');
+      grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`]);
+      showSelection(p);
+      renderTopTable(topBox, r.top, r.pieces[T - 1]);
+      renderConfigTables(configBox, r.model.config, r.model.architecture);
+      // The structure diagram draws GPT-2's steps; GPT-NeoX's are not drawn (yet).
+      diagram.figure.hidden = r.model.architecture !== 'gpt2';
+      if (!diagram.figure.hidden) diagram.update(r.model.config, T, r.position);
+    }
+
+    // --- Loading a checkpoint ------------------------------------------------------------------
+    fileInput.addEventListener('change', async () => {
+      if (!fileInput.files?.length) return;
+      if (loading) {
+        setFileError('a checkpoint is still being read: cancel it first');
+        fileInput.value = '';
+        return;
+      }
+      setFileError('');
+      let picked;
+      try {
+        picked = pickFiles(fileInput.files);
+      } catch (e) {
+        setFileError(e.message);
+        return;
+      }
+      loading = true;
+      hubPanel.refresh();
+      progress.hidden = false;
+      progress.value = 0;
+      cancel.hidden = false;
+      progressText.textContent = `Reading ${picked.model.name} (${formatBytes(picked.model.size)})…`;
+      const onLoadProgress = (x) => {
+        if (x.phase !== 'load') return;
+        progress.value = x.expected ? x.received / x.expected : 1;
+        progressText.textContent = `${picked.model.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
+      };
+      try {
+        const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });
+        source = { kind: 'file', key: r.model.key, name: r.model.name };
+        loadedLabel = null;
+        progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
+        markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
+        await shell.refresh();
+      } catch (e) {
+        setFileError(e.message);
+        progressText.textContent = '';
+        shell.status.textContent = notUpdated(shell, e.message, { verb: 'loaded', what: 'model' });
+      } finally {
+        loading = false;
+        hubPanel.refresh();
+        progress.hidden = true;
+        cancel.hidden = true;
+        fileInput.value = ''; // picking the same file again is a new change
+      }
+    });
+    const cancelLoad = () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {});
+    cancel.addEventListener('click', cancelLoad);
+    useRandom.addEventListener('click', () => {
+      source = { kind: 'random' };
+      loadedLabel = null;
       setFileError('');
       progressText.textContent = '';
-      drawnFor = null;
-      await update(store.get());
-    },
-  });
+      shell.refresh();
+    });
 
-  return { section: shell.section, update };
-}
+    // --- Loading a known model from the hub (downloaded once, then from Cache Storage) ---------
+    const hubPanel = createHubPanel({
+      parent: hubBox,
+      compute,
+      channel: `${shell.prefix}-load`,
+      lock: { busy: () => loading, set: (b) => (loading = b) },
+      cancelLoad,
+      text: () => pick(store.get(), shell.prefix).text,
+      onLoaded: async (r, model, from) => {
+        // Should the worker lose it, the same button brings it back from Cache Storage.
+        const again = `click “Load ${model.label}” again (it loads from this browser's storage, without downloading)`;
+        source = { kind: 'file', key: r.model.key, name: r.model.name, again };
+        loadedLabel = `Loaded: ${model.label} (${model.repo}), ${from === 'cache' ? "from this browser's storage" : 'downloaded from the hub'}`;
+        setFileError('');
+        progressText.textContent = '';
+        await shell.refresh();
+      },
+    });
+
+    return {
+      // What a forward pass depends on: the picked layer and head only choose what is shown.
+      key: (p) => ({ text: p.text, position: p.position, source: source.kind === 'file' ? source.key : p.init }),
+      params: (p) => ({
+        text: p.text,
+        position: p.position,
+        source: source.kind === 'file' ? source : { kind: 'random', shape: p.init },
+      }),
+      redraw: (r, p) => showSelection(p),
+      start() {
+        busy.textContent = 'Computing…';
+      },
+      progress(x) {
+        if (x.phase === 'create') busy.textContent = `Creating the random-init ${x.label} (seed ${RANDOM_SEED})…`;
+      },
+      end() {
+        busy.textContent = '';
+      },
+      draw,
+      timing: (r) => ({ ...r.steps, T: r.ids.length }),
+      fieldErrors: { source: setFileError }, // the loaded model is no longer in the worker
+    };
+  },
+});

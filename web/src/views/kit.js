@@ -1,7 +1,8 @@
 // What every view shares: a section with a controls panel and a plots area, picking its own
-// keys out of the store, and running its job on the worker with errors shown beside the
-// control that caused them while the last good plots stay up (marked stale). defineView
-// holds the update cycle, so a view's file holds only its controls, figures and drawing.
+// keys out of the store, and running its job — on every change, or on demand (Run, Cancel) —
+// on its worker or another executor, with progress, and errors shown beside the control that
+// caused them while the last good plots stay up (marked stale). defineView holds the update
+// cycle (viewCycle), so a view's file holds only its controls, figures and drawing.
 import { createBarPlot } from '../plots/barplot.js';
 import { createHeatmap } from '../plots/heatmap.js';
 import { createLinePlot } from '../plots/lineplot.js';
@@ -128,63 +129,208 @@ function showRefusal(shell, key, message) {
 }
 
 /**
- * Runs the view's job and hands the result to draw(), or shows the error beside the setting
- * its field names (registry: settingOfField). Settings refused together
- * (state/combinations.js) are shown without asking the worker.
- * @returns {Promise<boolean>} true when drawn
+ * Where a view's jobs run. `run` resolves with the job's result, or null when it was cancelled
+ * or superseded; `cancel` stops the running job (an executor may then resolve with what
+ * finished, a result marked `partial`).
+ * @typedef {{ run: (job: string, params: any, o: { onProgress: (data: any) => void }) => Promise<any>,
+ *   cancel: () => void }} Executor
  */
-export async function runJob({ shell, compute, params, draw }) {
-  const refused = refusal(shell.prefix, params);
-  if (refused) {
-    showRefusal(shell, refused.key, refused.message);
-    return false;
+
+/** The default executor: the view's own channel on the compute scheduler (worker/client.js). */
+export const channelExecutor = (compute, channel) => ({
+  run: (job, params, { onProgress }) => compute.request(channel, job, params, { onProgress }),
+  cancel: () => compute.cancel?.(channel),
+});
+
+/**
+ * What a view's `build(shell, ctx)` returns: its drawing, and what it adds to the update cycle.
+ * @typedef {object} ViewOwn
+ * @property {(result: any, p: Record<string, any>) => void} draw draws a result for settings p
+ * @property {(p: Record<string, any>, state: any) => void} [show] what changes with the
+ *   settings before any compute
+ * @property {(p: Record<string, any>) => any} [params] the job's input (default: p), where
+ *   page-local inputs (a text, a loaded file) join the settings
+ * @property {(p: Record<string, any>) => any} [key] what a result depends on (default: the
+ *   params); a change outside it draws the last result again through `redraw`
+ * @property {(result: any, p: Record<string, any>) => void} [redraw]
+ * @property {(p: Record<string, any>) => string | null} [demand] run on demand: null computes
+ *   at once; a string makes the settings wait for Run (shell.run), and is why, on the status
+ *   line ('' says nothing); a change of key while a job runs cancels it
+ * @property {(p: Record<string, any>) => Promise<any>} [cached] on demand: what is kept from
+ *   an earlier run of these settings, drawn without Run (null: nothing; `partial`: Run has more to do)
+ * @property {(p: Record<string, any>) => void} [start] a job starts
+ * @property {(data: any, p: Record<string, any>) => void} [progress] a progress report of the running job
+ * @property {(outcome: 'drawn' | 'cancelled' | 'failed') => void} [end] the running job ended
+ * @property {(result: any) => Record<string, any>} [timing] more entries for the redraw's timing record
+ * @property {Record<string, (message: string) => void>} [fieldErrors] where an error about a
+ *   page-local input (a field that is no setting) is shown
+ * @property {{ run?: HTMLButtonElement, cancel?: HTMLButtonElement }} [runButtons] Run and
+ *   Cancel: wired to shell.run and shell.cancel, each enabled only when it can act
+ */
+
+/**
+ * The update cycle of a view whose shell is made: pick the view's settings → show → sync the
+ * controls → clear errors → guards (state/combinations.js) → job key → nothing when these
+ * settings are drawn (or being computed), wait for Run when on demand → run the job on the
+ * executor, with progress → draw, or show the error beside the control its field names
+ * (registry: settingOfField) while the last good plots stay (marked stale). Only the newest
+ * job's outcome is shown. Adds run(), cancel() and refresh() to the shell for build's controls.
+ * @param {ReturnType<typeof createViewShell>} shell
+ * @param {{ build: (shell: any, ctx: { store: any, compute: any }) => ViewOwn, job?: string,
+ *   executor?: (ctx: { compute: any, shell: any }) => Executor }} spec job: default the registry's
+ * @param {{ store?: any, compute?: any }} ctx
+ */
+export function viewCycle(shell, { build, job = shell.view?.job, executor }, { store, compute }) {
+  if (!job && !executor) throw new Error(`the ${shell.view?.name} view names no job and no executor`);
+  const exec = executor ? executor({ compute, shell }) : channelExecutor(compute, shell.prefix);
+  let latest = null; // the state of the latest update
+  let drawn = null; // { key, result }: what the plots show, when it is complete
+  let running = null; // { id, key }: the job whose outcome is shown
+  let jobs = 0;
+  let restores = 0;
+
+  const update = (state, { force = false } = {}) => cycle(state, force);
+  Object.assign(shell, {
+    /** Run: compute the settings now (on demand). */
+    run: () => (latest ? update(latest, { force: true }) : Promise.resolve()),
+    /** Cancel: stop the running job. */
+    cancel: () => running && exec.cancel(),
+    /** A page-local input changed (a text, a file): the cycle again on the same settings. */
+    refresh: () => (latest ? update(latest) : Promise.resolve()),
+  });
+  const own = build(shell, { store, compute });
+  const { run: runButton, cancel: cancelButton } = own.runButtons ?? {};
+  runButton?.addEventListener('click', () => shell.run());
+  cancelButton?.addEventListener('click', () => shell.cancel());
+  const busy = (on) => {
+    if (runButton) runButton.disabled = on;
+    if (cancelButton) cancelButton.disabled = !on;
+  };
+  busy(false);
+
+  const paramsOf = (p) => (own.params ? own.params(p) : p);
+  const keyOf = (p) => JSON.stringify(own.key ? own.key(p) : paramsOf(p));
+  const settingsNow = () => pick(latest, shell.prefix);
+
+  // The running job is no longer wanted (the settings moved to a drawn, refused or waiting
+  // key): its outcome is ignored; on demand it is cancelled, since it may take minutes.
+  function drop() {
+    if (!running) return;
+    running = null;
+    if (own.demand) exec.cancel();
+    busy(false);
+    own.end?.('cancelled');
   }
-  let result;
-  try {
-    result = await compute.request(shell.prefix, shell.view.job, params);
-  } catch (e) {
+
+  async function show(result, p, key) {
+    shell.status.textContent = '';
+    const t0 = performance.now();
+    own.draw(result, p);
+    drawn = result.partial ? null : { key, result };
+    await shell.settled();
+    shell.drawn = true;
+    markStale(shell, false);
+    markDrawn(shell.prefix, { ...result.timing, ...own.timing?.(result), drawMs: performance.now() - t0 });
+  }
+
+  function showError(e, p) {
     // An error without a field (an older core, a failure about no one setting) most likely
-    // comes from the control moved last; one whose field is no control here stays on the status line.
-    const key = e.field === undefined ? shell.controls.lastKey : settingOfField(shell.view, e.field, params);
+    // comes from the control moved last; one whose field is no control here stays on the
+    // status line, or goes beside the page-local input it names.
+    const key = e.field === undefined ? shell.controls.lastKey : settingOfField(shell.view, e.field, p);
+    if (!key && typeof e.field === 'string' && Object.hasOwn(own.fieldErrors ?? {}, e.field)) {
+      own.fieldErrors[e.field](e.message);
+    }
     showRefusal(shell, key, e.message);
-    return false;
   }
-  if (result === null) return false; // superseded by a newer request
-  shell.status.textContent = '';
-  const t0 = performance.now();
-  draw(result);
-  await shell.settled();
-  shell.drawn = true;
-  markStale(shell, false);
-  markDrawn(shell.prefix, { ...result.timing, drawMs: performance.now() - t0 });
-  return true;
+
+  // Runs the job for settings p; its outcome is shown only while it is the newest.
+  function runJob(p, key) {
+    const id = ++jobs;
+    running = { id, key };
+    busy(true);
+    own.start?.(p);
+    const current = () => running?.id === id;
+    const onProgress = (data) => current() && own.progress?.(data, settingsNow());
+    return exec.run(job, paramsOf(p), { onProgress }).then(
+      async (result) => {
+        if (!current()) return;
+        running = null;
+        busy(false);
+        if (result === null) return own.end?.('cancelled');
+        // Drawn with the settings now on the controls when the result is for them (a layer
+        // picked, a smoothing moved while it ran).
+        const now = settingsNow();
+        await show(result, keyOf(now) === key ? now : p, key);
+        own.end?.('drawn');
+      },
+      (e) => {
+        if (!current()) return;
+        running = null;
+        busy(false);
+        showError(e, p);
+        own.end?.('failed');
+      },
+    );
+  }
+
+  // On demand: what is kept of these settings from an earlier run, shown without Run.
+  async function restore(p, key) {
+    const ticket = ++restores;
+    const result = await own.cached(p);
+    if (ticket !== restores || running || keyOf(settingsNow()) !== key) return; // moved meanwhile
+    if (result) await show(result, p, key);
+  }
+
+  function cycle(state, force) {
+    latest = state;
+    const p = pick(state, shell.prefix);
+    own.show?.(p, state);
+    shell.controls.sync(state);
+    shell.controls.clearErrors();
+    const refused = refusal(shell.prefix, p);
+    if (refused) {
+      drop();
+      showRefusal(shell, refused.key, refused.message);
+      return Promise.resolve();
+    }
+    const key = keyOf(p);
+    if (drawn?.key === key) {
+      drop();
+      shell.status.textContent = '';
+      markStale(shell, false);
+      own.redraw?.(drawn.result, p);
+      return Promise.resolve();
+    }
+    if (running?.key === key) return Promise.resolve(); // computing exactly this already
+    const waits = force ? null : (own.demand?.(p) ?? null);
+    if (waits !== null) {
+      drop();
+      shell.status.textContent = waits && notUpdated(shell, waits);
+      return own.cached ? restore(p, key) : Promise.resolve();
+    }
+    return runJob(p, key);
+  }
+
+  return { section: shell.section, update };
 }
 
 /**
  * A view's factory ({ root, store, compute }) → { section, update }) from what is its own: its
- * controls and `build(shell)`, which makes its figures and returns `draw(result, p)` and
- * optionally `show(p, state)` (what changes with the settings before any compute). The cycle:
- * pick the view's settings → show → sync the controls → clear errors → guards → skip when these
- * settings are drawn → run the registry's job → draw, or route the error to its control.
+ * controls and `build(shell, ctx)`, which makes its figures and returns `draw(result, p)` and
+ * what else it adds to the cycle (ViewOwn: show, params, key, redraw, demand, cached, progress…).
+ * viewCycle carries the cycle; `job` names another job than the registry's, `executor` where
+ * jobs run instead of the view's worker channel (the training view's pool).
  * @param {string} name the view's name in the registry
  * @param {{ controls: import('../ui/controls.js').ControlSpec[],
- *   build: (shell: ReturnType<typeof createViewShell>, ctx: { store: any }) =>
- *     { draw: (result: any, p: Record<string, any>) => void, show?: (p: Record<string, any>, state: any) => void } }} own
+ *   build: (shell: ReturnType<typeof createViewShell>, ctx: { store: any, compute: any }) => ViewOwn,
+ *   job?: string, executor?: (ctx: { compute: any, shell: any }) => Executor }} spec
  */
-export function defineView(name, { controls, build }) {
-  return function createView({ root, store, compute }) {
+export function defineView(name, { controls, ...spec }) {
+  function createView({ root, store, compute }) {
     const shell = createViewShell({ root, store, name, specs: controls });
-    const own = build(shell, { store });
-    let drawnFor = null;
-    async function update(state) {
-      const p = pick(state, shell.prefix);
-      own.show?.(p, state);
-      shell.controls.sync(state);
-      shell.controls.clearErrors();
-      const key = JSON.stringify(p);
-      if (key === drawnFor) return;
-      if (await runJob({ shell, compute, params: p, draw: (r) => own.draw(r, p) })) drawnFor = key;
-    }
-    return { section: shell.section, update };
-  };
+    return viewCycle(shell, spec, { store, compute });
+  }
+  // What it runs, readable without building it (tests check that the job exists).
+  return Object.assign(createView, { job: spec.job ?? viewNamed(name)?.job, executor: spec.executor ?? null });
 }

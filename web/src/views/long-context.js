@@ -1,11 +1,12 @@
 // The Long context view: per-position next-token loss of a RoPE model (GPT-NeoX / Pythia) on
 // a long text out to times × its trained context, one curve per RoPE scaling — the classic
 // position-interpolation plot. Computed in the view's worker on the language-model module
-// (jobs/long-context.js), with progress (method i of n, ETA) and Cancel; the text and a local
-// checkpoint stay on the page (not in the link), the rest is the URL state.
+// (jobs/long-context.js) on demand (Run; the tiny model at once), with progress (method i of n,
+// ETA) and Cancel; the text and a local checkpoint stay on the page (not in the link), the rest
+// is the URL state.
 import { range } from '../plots/lineplot.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
-import { createIntro, createViewShell, el, notUpdated, pick, runJob } from './kit.js';
+import { createIntro, defineView, el } from './kit.js';
 
 const SPECS = [
   {
@@ -31,148 +32,119 @@ const NOTE =
   'model’s behaviour — load a Pythia checkpoint (config.json, tokenizer.json) for the real curves, or run natively: ' +
   '`poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`.';
 
-function createView({ root, store, compute }) {
-  const shell = createViewShell({ root, store, name: 'long-context', specs: SPECS });
-  createIntro(shell, { title: 'Long context', note: NOTE });
+export default defineView('long-context', {
+  controls: SPECS,
+  job: 'longContext', // on the language-model module (GPT2_JOBS), so not the registry's
+  build(shell) {
+    createIntro(shell, { title: 'Long context', note: NOTE });
 
-  // Page-local inputs: the user's text and a checkpoint (never in the link).
-  const local = el('div', 'lc-local');
-  const textArea = el('textarea');
-  textArea.rows = 4;
-  textArea.placeholder = 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)';
-  textArea.setAttribute('aria-label', 'text');
-  const textFile = el('input');
-  textFile.type = 'file';
-  textFile.accept = '.txt,text/plain';
-  textFile.setAttribute('aria-label', 'text file');
-  const ckpt = el('input');
-  ckpt.type = 'file';
-  ckpt.multiple = true;
-  ckpt.accept = '.safetensors,.json';
-  ckpt.setAttribute('aria-label', 'checkpoint files');
-  const ckptLabel = el('label', 'lc-files', 'checkpoint: model.safetensors + config.json (+ tokenizer.json) ');
-  ckptLabel.append(ckpt);
-  const run = el('button', 'lc-run', 'Run');
-  run.type = 'button';
-  const cancel = el('button', 'lc-cancel', 'Cancel');
-  cancel.type = 'button';
-  cancel.disabled = true;
-  const progress = el('p', 'lc-progress');
-  progress.setAttribute('aria-live', 'polite');
-  local.append(textArea, textFile, ckptLabel, run, cancel, progress);
-  shell.panel.append(local);
+    // Page-local inputs: the user's text and a checkpoint (never in the link).
+    const local = el('div', 'lc-local');
+    const textArea = el('textarea');
+    textArea.rows = 4;
+    textArea.placeholder = 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)';
+    textArea.setAttribute('aria-label', 'text');
+    const textFile = el('input');
+    textFile.type = 'file';
+    textFile.accept = '.txt,text/plain';
+    textFile.setAttribute('aria-label', 'text file');
+    const ckpt = el('input');
+    ckpt.type = 'file';
+    ckpt.multiple = true;
+    ckpt.accept = '.safetensors,.json';
+    ckpt.setAttribute('aria-label', 'checkpoint files');
+    const ckptLabel = el('label', 'lc-files', 'checkpoint: model.safetensors + config.json (+ tokenizer.json) ');
+    ckptLabel.append(ckpt);
+    const run = el('button', 'lc-run', 'Run');
+    run.type = 'button';
+    const cancel = el('button', 'lc-cancel', 'Cancel');
+    cancel.type = 'button';
+    const progress = el('p', 'lc-progress');
+    progress.setAttribute('aria-live', 'polite');
+    local.append(textArea, textFile, ckptLabel, run, cancel, progress);
+    shell.panel.append(local);
 
-  const about = el('p', 'note lc-about');
-  shell.plots.append(about);
-  const curves = shell.lines('curves', {
-    title: 'Next-token loss by position',
-    xTitle: 'position',
-    yTitle: 'loss (nats)',
-    height: 360,
-  });
+    const about = el('p', 'note lc-about');
+    shell.plots.append(about);
+    const curves = shell.lines('curves', {
+      title: 'Next-token loss by position',
+      xTitle: 'position',
+      yTitle: 'loss (nats)',
+      height: 360,
+    });
 
-  let files = null; // { weights, config, tokenizer? }
-  let last = null; // the last drawn result
-  let drawnFor = null;
-  let runs = 0;
+    let files = null; // { weights, config, tokenizer? }
 
-  textFile.addEventListener('change', async () => {
-    const f = textFile.files?.[0];
-    if (f) textArea.value = await f.text();
-    if (lastState) update(lastState, true);
-  });
-  ckpt.addEventListener('change', () => {
-    const list = [...(ckpt.files ?? [])];
-    const weights = list.find((f) => f.name.endsWith('.safetensors'));
-    const config =
-      list.find((f) => f.name === 'config.json') ??
-      list.find((f) => f.name.endsWith('.json') && f.name !== 'tokenizer.json');
-    const tokenizer = list.find((f) => f.name === 'tokenizer.json') ?? null;
-    files = weights && config ? { weights, config, tokenizer } : null;
-    if (!files) progress.textContent = 'Pick a .safetensors checkpoint and its config.json (and tokenizer.json).';
-  });
-  run.addEventListener('click', () => lastState && update(lastState, true));
-  cancel.addEventListener('click', () => {
-    // A no-op on the same channel supersedes the running job: the scheduler ends its worker.
-    compute.request(shell.prefix, 'longContextCancel', {});
-    progress.textContent = 'Cancelled.';
-  });
+    textFile.addEventListener('change', async () => {
+      const f = textFile.files?.[0];
+      if (f) textArea.value = await f.text();
+      shell.run();
+    });
+    ckpt.addEventListener('change', () => {
+      const list = [...(ckpt.files ?? [])];
+      const weights = list.find((f) => f.name.endsWith('.safetensors'));
+      const config =
+        list.find((f) => f.name === 'config.json') ??
+        list.find((f) => f.name.endsWith('.json') && f.name !== 'tokenizer.json');
+      const tokenizer = list.find((f) => f.name === 'tokenizer.json') ?? null;
+      files = weights && config ? { weights, config, tokenizer } : null;
+      if (!files) progress.textContent = 'Pick a .safetensors checkpoint and its config.json (and tokenizer.json).';
+    });
 
-  function draw(r, p) {
-    const series = r.methods.map((m) => ({
-      label: m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`,
-      x: range(r.losses[m].length, 1),
-      y: movingAverage(r.losses[m], p.smooth),
-    }));
-    curves.update(series, { refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [] });
-    const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
-    curves.figure.setTitle(
-      `Next-token loss by position, T = ${r.T}${p.smooth > 1 ? ` (moving average of ${p.smooth})` : ''}`,
-    );
-    about.textContent =
-      `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; tokenizer: ${r.tokenizer}; text: ${r.source} ` +
-      `(${r.textTokens} tokens). ${r.note ? `${r.note}. ` : ''}` +
-      (r.cached ? '' : `Computed in ${secs.toFixed(1)} s (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).`);
-    last = r;
-  }
-
-  let lastState = null;
-  async function update(state, force = false) {
-    lastState = state;
-    const p = pick(state, shell.prefix);
-    shell.controls.sync(state);
-    shell.controls.clearErrors();
-    ckptLabel.hidden = p.model !== 'file';
-    const text = textArea.value;
-    const key = JSON.stringify({ ...p, smooth: 0, text, files: files && files.weights.name });
-    if (key === drawnFor) {
-      if (last) draw(last, p); // only the smoothing changed
-      return;
+    function draw(r, p) {
+      const series = r.methods.map((m) => ({
+        label: m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`,
+        x: range(r.losses[m].length, 1),
+        y: movingAverage(r.losses[m], p.smooth),
+      }));
+      curves.update(series, {
+        refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [],
+      });
+      const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
+      curves.figure.setTitle(
+        `Next-token loss by position, T = ${r.T}${p.smooth > 1 ? ` (moving average of ${p.smooth})` : ''}`,
+      );
+      about.textContent =
+        `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; tokenizer: ${r.tokenizer}; text: ${r.source} ` +
+        `(${r.textTokens} tokens). ${r.note ? `${r.note}. ` : ''}` +
+        (r.cached ? '' : `Computed in ${secs.toFixed(1)} s (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).`);
     }
-    if (p.model === 'file' && !files && !force) {
-      shell.status.textContent = notUpdated(shell, 'pick a checkpoint and its config.json');
-      return;
-    }
-    // Pythia-sized runs take minutes (five passes at up to 8× 2048 tokens): only on Run.
-    if (p.model !== 'tiny' && !force) {
-      shell.status.textContent = notUpdated(shell, 'press Run: five passes of a Pythia-sized model take minutes');
-      return;
-    }
-    const id = ++runs;
-    cancel.disabled = false;
-    progress.textContent = 'Starting…';
-    const params = {
-      model: p.model,
-      times: p.times,
-      factor: p.factor,
-      text,
-      ...(p.model === 'file' && files ? { files } : {}),
+
+    return {
+      runButtons: { run, cancel },
+      show(p) {
+        ckptLabel.hidden = p.model !== 'file';
+      },
+      params: (p) => ({
+        model: p.model,
+        times: p.times,
+        factor: p.factor,
+        text: textArea.value,
+        ...(p.model === 'file' && files ? { files } : {}),
+      }),
+      // The smoothing is drawn, not computed: moving it redraws the last curves.
+      key: (p) => ({ ...p, smooth: 0, text: textArea.value, files: files && files.weights.name }),
+      redraw: draw,
+      // Pythia-sized runs take minutes (five passes at up to 8× 2048 tokens): only on Run.
+      demand(p) {
+        if (p.model === 'file' && !files) return 'pick a checkpoint and its config.json';
+        if (p.model !== 'tiny') return 'press Run: five passes of a Pythia-sized model take minutes';
+        return null;
+      },
+      start() {
+        progress.textContent = 'Starting…';
+      },
+      progress(d) {
+        if (d.phase === 'model') progress.textContent = 'Making the model…';
+        else if (d.phase === 'load') progress.textContent = `Loading the checkpoint: ${Math.round(d.fraction * 100)} %`;
+        else if (d.phase === 'run') {
+          progress.textContent = `Method ${d.index + 1} of ${d.count}: ${d.method}${d.eta ? ` — ${d.eta}` : ''}`;
+        }
+      },
+      end(outcome) {
+        progress.textContent = { drawn: 'Done.', cancelled: 'Cancelled.', failed: '' }[outcome];
+      },
+      draw,
     };
-    const origRequest = compute.request;
-    const withProgress = {
-      request: (ch, _job, prm) =>
-        origRequest(ch, 'longContext', prm, {
-          onProgress: (d) => {
-            if (id !== runs) return;
-            if (d.phase === 'model') progress.textContent = 'Making the model…';
-            else if (d.phase === 'load')
-              progress.textContent = `Loading the checkpoint: ${Math.round(d.fraction * 100)} %`;
-            else if (d.phase === 'run') {
-              progress.textContent = `Method ${d.index + 1} of ${d.count}: ${d.method}${d.eta ? ` — ${d.eta}` : ''}`;
-            }
-          },
-        }),
-    };
-    const ok = await runJob({ shell, compute: withProgress, params, draw: (r) => draw(r, p) });
-    if (id !== runs) return;
-    cancel.disabled = true;
-    if (ok) {
-      drawnFor = key;
-      progress.textContent = 'Done.';
-    } else if (progress.textContent !== 'Cancelled.') progress.textContent = '';
-  }
-
-  return { section: shell.section, update };
-}
-
-export default createView;
+  },
+});

@@ -10,7 +10,7 @@ import { similarity } from './similarity.js';
 export const JOBS = { encodings, similarity, extrapolation, offset, attention };
 
 // The Long context view's jobs run on the same module (GPT-NeoX), in its own worker.
-export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext', 'longContextCancel'];
+export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext'];
 export const loadGpt2Jobs = () =>
   Promise.all([import('./gpt2.js'), import('./long-context.js')]).then(([gpt2, longContext]) => ({
     ...gpt2,

@@ -3,7 +3,7 @@
 // scaling. Each pass asks only for the losses (T−1,): the core reduces the logits a
 // vocabulary block at a time and keeps no attention map, so neither (T, V) nor (H, T, T)
 // exists at T = 8192. The model and the last curves stay in the worker between requests (a
-// change of smoothing redraws without recomputing); a Cancel terminates the worker.
+// change of smoothing redraws without recomputing); Cancel terminates the worker (client.js).
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js';
 import { loadTokenizer, loadTokenizerJson } from '../../gpt2/tokenizer.js';
 
@@ -205,9 +205,4 @@ export async function longContext(lab, p, ctx = {}) {
 function copyResult(result, cached) {
   const losses = Object.fromEntries(Object.entries(result.losses).map(([k, v]) => [k, v.slice()]));
   return { ...result, losses, cached };
-}
-
-/** A no-op on the view's channel: sent by Cancel, it supersedes (and so cancels) a running job. */
-export function longContextCancel() {
-  return { cancelled: true };
 }
