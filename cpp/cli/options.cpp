@@ -108,6 +108,12 @@ void require_distinct_outputs(const std::vector<std::pair<std::string, std::stri
   }
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "needs a path, got ''" : ""; },
+      "");
+}
+
 CLI::Validator output_file() { return parsed_by(output_format, ""); }
 
 CLI::Option* add_size(CLI::App* app, const std::string& name, long long& value,

@@ -63,6 +63,9 @@ std::string choices(const Table& table) {
 // `outputs` holds each option's flag and its path ("" when the option was not given).
 void require_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
+// A path that is not empty: `--checkpoint ''` is a mistake, not "no checkpoint".
+CLI::Validator non_empty_path();
+
 // A path whose extension names an output format (.npy, .csv, .json).
 CLI::Validator output_file();
 

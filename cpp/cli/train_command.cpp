@@ -161,11 +161,13 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
       ->check(unsigned_integer());
   cmd->add_option("-o,--out", a.out, "result.json")->type_name("FILE");
   cmd->add_option("--checkpoint", a.checkpoint, "also write the trained weights (.safetensors)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   cmd->add_option("--dump", a.dump,
                   "with --steps 0: write config.json, weights, one batch, its loss and "
                   "gradients into DIR")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
 }
 

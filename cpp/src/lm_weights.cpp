@@ -129,6 +129,7 @@ LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLa
     require(!by_name.count(t.name), name_ + ": missing tensor '" + (prefixed ? prefix : "") +
                                         t.name + "' (" + layout.layers_note + " needs it)");
   }
+  require(header.untiled.empty(), name_ + ": " + header.untiled);
   for (const auto& [entry, slot] : matched) {
     *slot->tensor =
         StoredTensor(entry->shape, entry->dtype, name_ + ": tensor '" + entry->name + "'");

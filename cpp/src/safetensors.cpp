@@ -219,11 +219,27 @@ Header parse_header(const Source& src) {
                     " in the data buffer");
     }
   }
+  // And whether they tile it, as the reference reader requires (safetensors' validate): a gap
+  // or bytes after the last tensor are data the header does not describe (a corrupt or appended
+  // file). Recorded, not thrown: a model's loader first names a tensor missing from the header.
+  std::uint64_t covered = 0;
+  for (const Entry* e : order) {
+    if (e->begin > covered && header.untiled.empty()) {
+      header.untiled = std::to_string(e->begin - covered) + " bytes of the data buffer before " +
+                       tensor_label(e->name) + " belong to no tensor";
+    }
+    covered = e->end;
+  }
+  if (covered != buffer_size && header.untiled.empty()) {
+    header.untiled = std::to_string(buffer_size - covered) +
+                     " bytes after the last tensor's data belong to no tensor (trailing bytes?)";
+  }
   return header;
 }
 
 SafetensorsFile read_all(const Source& src) {
   const Header header = parse_header(src);
+  if (!header.untiled.empty()) fail(src, header.untiled);
   SafetensorsFile file;
   file.metadata = header.metadata;
   std::vector<std::uint16_t> halves;

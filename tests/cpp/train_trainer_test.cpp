@@ -141,6 +141,7 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   const auto field_of = [](TrainConfig c) {
     try {
       validate(c);
+      check_memory(c);
     } catch (const Error& e) {
       return e.field();
     }
@@ -173,9 +174,11 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   c = small(), c.train_len = 600;
   EXPECT_EQ(field_of(c), "trainLen");  // past the length cap
   c = small(), c.width = 1024, c.layers = 16, c.batch = 1024, c.train_len = 128;
-  EXPECT_EQ(field_of(c), "batch");  // past the memory cap, before allocating
+  EXPECT_EQ(field_of(c), "batch");  // past the element cap, before allocating
   EXPECT_THROW(Trainer{c}, Error);
-  c = small(), c.test_len = 0;  // not "4N" in disguise: leave it unset for that
+  c = small(), c.width = 1024, c.layers = 16, c.eval_examples = 4096, c.train_len = 128;
+  EXPECT_EQ(field_of(c), "evalExamples");  // the evaluation batch's rows are its examples
+  c = small(), c.test_len = 0;             // not "4N" in disguise: leave it unset for that
   EXPECT_EQ(field_of(c), "testLen");
 }
 

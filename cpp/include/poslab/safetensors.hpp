@@ -40,6 +40,9 @@ struct SafetensorsHeader {
   std::map<std::string, std::string> metadata;  // "__metadata__" (string → string)
   std::uint64_t data_start = 0;                 // 8 + N
   std::uint64_t file_size = 0;
+  // Empty when the tensors tile the data buffer exactly; else what is not covered (bytes after
+  // the last tensor, or a gap), which a reader refuses once it has checked the names it needs.
+  std::string untiled;
 };
 
 // For readers that receive a file in pieces (a browser File read in chunks): the header

@@ -116,28 +116,31 @@ void validate(const TrainConfig& c) {
   }
   require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
           "evalPositions", "random evaluation positions need --randomized-positions MAX");
+}
 
-  // Memory: the largest tensors of a step (attention weights and MLP activations per layer,
-  // logits) and of an evaluation batch, checked against the element cap before allocating.
-  const std::size_t eval_batch = std::max(c.batch, c.eval_examples);
+void check_memory(const TrainConfig& c, const char* options) {
+  // Each of the largest tensors of a training step and of an evaluation batch (attention
+  // weights and MLP activations of every layer, logits), against the element cap, naming the
+  // option that sets its rows.
   const Vocabulary v = vocabulary(c.task);
-  for (std::size_t rows : {c.batch, eval_batch}) {
-    with_field("batch", [&] {
-      checked_numel({c.layers, rows, c.heads, longest, longest}, "attention weights");
-      checked_numel({c.layers, rows, longest, 4 * c.width}, "MLP activations");
-      checked_numel({rows, longest, v.size()}, "logits");
-      return 0;
-    });
-  }
   const ModelConfig mc = model_config(c);
+  const auto check_batch = [&](std::size_t rows, std::size_t length, const char* field) {
+    try {
+      checked_numel({c.layers, rows, c.heads, length, length}, "attention weights");
+      checked_numel({c.layers, rows, length, 4 * c.width}, "MLP activations");
+      checked_numel({rows, length, v.size()}, "logits");
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + ": lower " + options, field);
+    }
+  };
+  check_batch(c.batch, sequence_length(c.task, c.train_len), "batch");
+  check_batch(c.eval_examples, sequence_length(c.task, test_len_of(c)), "evalExamples");
   with_field("width", [&] {
     checked_numel({mc.n_layer, 12 * mc.n_embd, mc.n_embd}, "parameters");
     checked_numel({mc.n_positions, mc.n_embd}, "wpe");
     return 0;
   });
-}
 
-void check_memory(const TrainConfig& c, const char* options) {
   // Every tensor can be under the element cap while all of them together are not.
   const WorkingSet ws = working_set(c);
   if (ws.total() > c.memory_limit) {

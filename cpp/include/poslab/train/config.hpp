@@ -100,13 +100,14 @@ WorkingSet working_set(const TrainConfig& config);
 
 // Throws Error naming the option (field) at fault: zero sizes, width not divisible by heads,
 // odd head width with RoPE, randomised positions with `none` or MAX shorter than the longest
-// sequence, non-finite or non-positive lr / embed scale, threads 0, a test length of 0, sizes
-// past the element cap. The Trainer also runs check_memory().
+// sequence, non-finite or non-positive lr / embed scale, threads 0, a test length of 0. The
+// Trainer also runs check_memory().
 // Runs before anything is allocated.
 void validate(const TrainConfig& config);
 
-// Refuses a working_set() past memory_limit, naming the largest part's option as the field;
-// for a configuration validate() accepted. `options` names what to lower in the message (the JS
+// Refuses a tensor past the element cap (field batch, evalExamples or width) and a
+// working_set() past memory_limit (the largest part's option as the field); for a
+// configuration validate() accepted. `options` names what to lower in the message (the JS
 // API's names by default; the CLI passes its flags).
 void check_memory(const TrainConfig& config,
                   const char* options = "layers, width, batch, trainLen or testLen");
