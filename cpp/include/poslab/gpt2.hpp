@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/lm_layer_trace.hpp"
 #include "poslab/lm_weights.hpp"
 #include "poslab/names.hpp"
 #include "poslab/position_methods.hpp"
@@ -119,13 +120,8 @@ Gpt2Weights load_gpt2_weights(const std::string& path,
 // Throws unless every tensor of `weights` has the shape its config asks for.
 void check_gpt2_weights(const Gpt2Weights& weights);
 
-struct Gpt2LayerTrace {
-  TensorF attention;                 // (H, T, T) softmax weights of every head (causal)
-  TensorF ln_1_mean, ln_1_variance;  // (T,) statistics ln_1 normalised x by
-  TensorF ln_2_mean, ln_2_variance;  // (T,) the same for ln_2 on h
-  TensorF resid_attn_norm;  // (T,) ‖h‖₂ per position: residual stream after attention
-  TensorF resid_mlp_norm;   // (T,) ‖x‖₂ per position: residual stream after the MLP
-};
+// Per layer: attention, ln_1's and ln_2's statistics, the residual norms (lm_layer_trace.hpp).
+using Gpt2LayerTrace = LmLayerTrace;
 
 struct Gpt2Result {
   TensorF logits;                      // (T, V)

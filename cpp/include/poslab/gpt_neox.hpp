@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/lm_layer_trace.hpp"
 #include "poslab/lm_weights.hpp"
 #include "poslab/precision.hpp"
 #include "poslab/rope.hpp"
@@ -140,13 +141,9 @@ GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfi
 // Throws unless every tensor of `weights` has the shape its config asks for.
 void check_gpt_neox_weights(const GptNeoxWeights& weights);
 
-struct GptNeoxLayerTrace {
-  TensorF attention;                 // (H, T, T) causal softmax weights of every head
-  TensorF ln_1_mean, ln_1_variance;  // (T,) what input_layernorm normalised x by
-  TensorF ln_2_mean, ln_2_variance;  // (T,) the same for post_attention_layernorm's input
-  TensorF resid_attn_norm;  // (T,) ‖x + attn‖₂ (the residual after attention when sequential)
-  TensorF resid_mlp_norm;   // (T,) ‖x‖₂ after the whole layer
-};
+// Per layer: attention, input_layernorm's and post_attention_layernorm's statistics, the
+// residual norms (lm_layer_trace.hpp).
+using GptNeoxLayerTrace = LmLayerTrace;
 
 struct GptNeoxResult {
   TensorF logits;                         // (T, V) when options.logits
