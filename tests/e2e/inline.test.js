@@ -38,8 +38,9 @@ describe('inline jobs', () => {
     expect(await page.inputValue('#c-enc-L')).toBe('64');
     expect(await canvasHash(page, heatmap)).toBe(fromWorker);
 
-    // An error the core raises in a job run here lands beside the setting its field names, and
-    // the plot stays: T5 buckets at L = 64 (small, so inline), then a max distance under 8.
+    // A refused setting lands beside its control and the plot stays: T5 buckets at L = 64
+    // (small, so inline), then a max distance within the exact buckets (combinations.js says so
+    // before the core would).
     const before = await page.evaluate(() => globalThis.__poslabTimings.length);
     await page.selectOption('#c-enc-method', 't5');
     await page.waitForFunction((b) => globalThis.__poslabTimings.length > b, before);
@@ -48,7 +49,7 @@ describe('inline jobs', () => {
     await page.fill('#c-enc-maxdist', '4');
     await page.press('#c-enc-maxdist', 'Tab');
     await page.waitForFunction(() => document.querySelector('#c-enc-maxdist-error')?.textContent.length > 0);
-    expect(await page.textContent('#c-enc-maxdist-error')).toMatch(/max_distance/);
+    expect(await page.textContent('#c-enc-maxdist-error')).toMatch(/max.distance must be above 8/);
     expect(await canvasHash(page, heatmap)).toBe(t5);
     expect(problems).toEqual([]);
     await context.close();

@@ -27,15 +27,24 @@ describe('reliability', () => {
     await context.close();
   });
 
-  it('Reliability.CoreErrorLandsBesideTheControlItsFieldNames', async () => {
-    // llama3 with low_freq_factor ≥ high_freq_factor: the core refuses it with field
-    // 'lowFreqFactor'. A regex on the message used to put it beside the factor f.
-    const { page, context, problems } = await open('#view=extrapolation&ext.scaling=llama3&ext.lowff=5&ext.highff=4');
+  it('Reliability.RefusedSettingLandsBesideItsControl', async () => {
+    // llama3 with low_freq_factor ≥ high_freq_factor (the core refuses it with field
+    // 'lowFreqFactor'; combinations.js says so first). A regex on the message used to put it
+    // beside the factor f. As a link, it falls back to the view's defaults and says so.
+    const link = await open('#view=extrapolation&ext.scaling=llama3&ext.lowff=5&ext.highff=4');
+    await drawnWithin(link.page, 'ext', 1, 60_000);
+    expect(await link.page.textContent('#messages')).toMatch(/ext\.lowff.*low_freq_factor/);
+    expect(link.problems).toEqual([]);
+    await link.context.close();
+
+    const { page, context, problems } = await open('#view=extrapolation&ext.scaling=llama3');
+    await drawnWithin(page, 'ext', 1, 60_000);
+    await page.fill('#c-ext-lowff', '5');
+    await page.press('#c-ext-lowff', 'Tab');
     const lowffError = () => document.querySelector('#c-ext-lowff-error')?.textContent.length > 0;
     await page.waitForFunction(lowffError, null, { timeout: 60_000 });
     expect(await page.textContent('#c-ext-lowff-error')).toMatch(/low_freq_factor/);
     expect(await page.textContent('#c-ext-factor-error')).toBe('');
-    expect(await page.textContent('#view-extrapolation .view-status')).toMatch(/^Not drawn: .*low_freq_factor/);
     // Moving another control does not pull the error onto that control.
     await page.fill('#c-ext-factor', '3');
     await page.press('#c-ext-factor', 'Tab');
@@ -58,16 +67,12 @@ describe('reliability', () => {
   });
 
   it('Reliability.NoLastGoodPlotClaimBeforeAnyPlot', async () => {
-    // Every value is valid, but there is no word to attend over: the job refuses it.
+    // Every value is valid, but there is no word to attend over: the link falls back to the
+    // view's defaults (combinations.js) and says so, and nothing claims a last good plot.
     const { page, context, problems } = await open('#view=attention&att.text=');
-    await page.waitForFunction(
-      () => document.querySelector('#view-attention .view-status')?.textContent.length > 0,
-      null,
-      { timeout: 60_000 },
-    );
-    const status = await page.textContent('#view-attention .view-status');
-    expect(status).toMatch(/word/);
-    expect(status).not.toMatch(/last good/);
+    await drawnWithin(page, 'att', 1, 60_000);
+    expect(await page.textContent('#messages')).toMatch(/att\.text.*word/);
+    expect(await page.textContent('#view-attention .view-status')).not.toMatch(/last good/);
     expect(problems).toEqual([]);
     await context.close();
   });
