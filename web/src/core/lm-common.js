@@ -1,0 +1,105 @@
+// What the language models' JS APIs (gpt2.js, gpt-neox.js) share over the handles of
+// cpp/wasm/lm_bindings.hpp, parametrised by the architecture's label and options: the config,
+// bytes, tokens and precision arguments, and the model and loader handles that live in the
+// wasm heap until .delete().
+import { PosLabError } from './errors.js';
+import { guardMethods, unwrap } from './raw.js';
+import * as check from './validate.js';
+
+// A raw binding's { error } becomes a PosLabError (and so does anything it throws:
+// guardMethods wraps every method handed out).
+export const call = (fn, ...args) => unwrap(fn(...args));
+
+export const bytesArg = (value, name) => {
+  if (!(value instanceof Uint8Array)) throw new PosLabError(`${name} must be a Uint8Array`, { field: name });
+  return value;
+};
+
+// { preset } | { config: object | config.json text } | {} → what the binding takes; {} is
+// undefined, or refused with `required`'s message when the architecture needs a config.
+export const configArg = (o, name, required) => {
+  if (o.preset !== undefined && o.config !== undefined) {
+    throw new PosLabError(`${name}: give preset or config, not both`, { field: 'config' });
+  }
+  if (o.preset !== undefined) return { preset: check.string(o.preset, 'preset') };
+  if (o.config === undefined) {
+    if (required) throw new PosLabError(`${name}: ${required}`, { field: 'config' });
+    return undefined;
+  }
+  if (typeof o.config === 'string') return o.config;
+  if (o.config === null || typeof o.config !== 'object' || Array.isArray(o.config)) {
+    throw new PosLabError(`${name}: config must be config.json's object or text`, { field: 'config' });
+  }
+  return JSON.stringify(o.config);
+};
+
+// An array of token ids or an Int32Array → Int32Array; `model` names the architecture.
+export const tokenArray = (tokens, model) => {
+  const list = tokens instanceof Int32Array ? tokens : Array.isArray(tokens) ? tokens : null;
+  const field = { field: 'tokens' };
+  if (!list) throw new PosLabError('tokens must be an array of token ids or an Int32Array', field);
+  if (Array.isArray(list)) list.forEach((id, i) => check.integer(id, `tokens[${i}]`, 0, 'tokens'));
+  else list.forEach((id, i) => id < 0 && check.integer(id, `tokens[${i}]`, 0, 'tokens'));
+  if (list.length === 0) throw new PosLabError(`${model} needs at least one token`, field);
+  return Int32Array.from(list, (id) => {
+    if (id > 0x7fffffff) throw new PosLabError(`token ${id} is outside the vocabulary`, field);
+    return id;
+  });
+};
+
+// forward's precision: 'float' (the default) | 'double'.
+export const precisionArg = (value) => {
+  const precision = value === undefined ? 'float' : check.string(value, 'precision');
+  if (precision !== 'float' && precision !== 'double') {
+    throw new PosLabError(`unknown precision '${precision}' (expected float or double)`, { field: 'precision' });
+  }
+  return precision;
+};
+
+// A handle freed by delete(): `methods(alive)` builds its fields and methods, alive() giving
+// the raw handle or refusing once deleted ('this <what> was deleted').
+const wrapHandle = (raw, what, methods) => {
+  let live = true;
+  const alive = () => {
+    if (!live) throw new PosLabError(`this ${what} was deleted`);
+    return raw;
+  };
+  return guardMethods({
+    ...methods(alive),
+    delete() {
+      if (live) raw.delete();
+      live = false;
+    },
+  });
+};
+
+// A model handle: config, bytes, dtype, `extra` fields, and forward(tokens, opts) as
+// `forward(alive, tokens, opts, config)` runs it.
+export const wrapModel = (raw, model, forward, extra = {}) => {
+  const config = raw.config();
+  return wrapHandle(raw, `${model} model`, (alive) => ({
+    ...extra,
+    config,
+    bytes: raw.bytes(),
+    dtype: raw.dtype(),
+    forward: (tokens, opts) => forward(alive, tokens, opts, config),
+  }));
+};
+
+// A loader handle over the binding's { loader, tensors, config }: append the file's bytes
+// after the header in order, then finish() → the model, wrapped by `wrap`.
+export const wrapLoader = (r, model, wrap) =>
+  wrapHandle(r.loader, `${model} loader`, (alive) => ({
+    tensors: r.tensors,
+    config: r.config,
+    expected: r.loader.expected(),
+    received: () => alive().received(),
+    append(chunk) {
+      const loader = alive();
+      call(() => loader.append(bytesArg(chunk, 'chunk')));
+    },
+    finish() {
+      const loader = alive();
+      return wrap(call(() => loader.finish()).model);
+    },
+  }));
