@@ -13,13 +13,20 @@
 namespace poslab::cli {
 namespace {
 
-// Whole-string integer parse; false on junk, overflow or an empty string.
-bool parse_integer(const std::string& text, long long& value) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-  char* end = nullptr;
+// Digits with an optional leading '-', as every integer option is written (no '+', spaces,
+// fraction or exponent, which strtoll would partly accept).
+bool integer_text(const std::string& text) {
+  const std::size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+  return text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
+}
+
+// Whole-string integer parse: "" when `value` holds it, else why not.
+std::string parse_integer(const std::string& text, long long& value) {
+  if (!integer_text(text)) return "'" + text + "' is not an integer";
   errno = 0;
-  value = std::strtoll(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
+  value = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno != 0) return "'" + text + "' is out of range";
+  return {};
 }
 
 }  // namespace
@@ -29,13 +36,25 @@ CLI::Validator integer_at_least(long long min) {
   return CLI::Validator(
       [min](std::string& text) -> std::string {
         long long value = 0;
-        if (!parse_integer(text, value)) return "'" + text + "' is not an integer";
+        if (std::string problem = parse_integer(text, value); !problem.empty()) return problem;
         if (value >= min) return {};
         if (min == 1) return "must be positive (got " + text + ")";
         if (min == 0) return "must be non-negative (got " + text + ")";
         return "must be at least " + std::to_string(min) + " (got " + text + ")";
       },
       description);
+}
+
+CLI::Validator integer_in(long long min, long long max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        long long value = 0;
+        if (std::string problem = parse_integer(text, value); !problem.empty()) return problem;
+        if (value >= min && value <= max) return {};
+        return "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "] (got " +
+               text + ")";
+      },
+      "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
 }
 
 CLI::Validator any_integer() { return integer_at_least(std::numeric_limits<long long>::min()); }
@@ -60,7 +79,10 @@ CLI::Validator finite_number() {
       [](std::string& text) -> std::string {
         char* end = nullptr;
         const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-        if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0') {
+        // strtod also reads hexadecimal ("0x10" is 16): not how a number is written here.
+        const bool hex = text.find_first_of("xX") != std::string::npos;
+        if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+            hex) {
           return "'" + text + "' is not a number";
         }
         if (!std::isfinite(value)) return "must be finite (got " + text + ")";

@@ -25,6 +25,8 @@ class UsageError : public std::runtime_error {
 
 // An integer >= `min`. Applied before CLI11 converts, so "abc" gets our message, not its.
 CLI::Validator integer_at_least(long long min);
+// An integer in [min, max].
+CLI::Validator integer_in(long long min, long long max);
 // Any integer that fits in a long long.
 CLI::Validator any_integer();
 // A non-negative integer that fits in 64 bits (seeds).

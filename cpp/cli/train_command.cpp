@@ -149,7 +149,7 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
       ->check(unsigned_integer());
   cmd->add_option("--threads", c.threads, "threads (native only)")
       ->capture_default_str()
-      ->check(unsigned_integer());
+      ->check(integer_in(1, 4096));
   cmd->add_option("--embed-scale", c.embed_scale, "x = s·wte[token] (the tied head is unscaled)")
       ->capture_default_str()
       ->check(finite_number());

@@ -270,7 +270,9 @@ const TrainValue kTrainValues[] = {{"0", "Zero"},
                                    {"1.5", "OneAndAHalf"},
                                    {"1e3", "Exponent"},
                                    {"2abc", "DigitsThenText"},
-                                   {" 2", "LeadingSpace"}};
+                                   {" 2", "LeadingSpace"},
+                                   {"+2", "PlusSign"},
+                                   {"0x10", "Hexadecimal"}};
 constexpr std::size_t kTrainValueCount = std::size(kTrainValues);
 
 struct TrainOption {
@@ -285,29 +287,29 @@ struct TrainOption {
 
 // A careful user's verdicts. Counts of 0 are refused except where 0 means "none": no
 // randomised positions, no steps, no warm-up, and seed 0. An integer past 2^64, a sign, a
-// fraction, an exponent or a space is not an integer. The learning rate and the embedding
-// scale are positive and finite; a learning rate of 1e19 or more, or an embedding scale
-// whose s·wte overflows float32's LayerNorm, is refused naming itself.
+// fraction, an exponent or a space is not an integer. A number is decimal (no "0x"). The
+// learning rate and the embedding scale are positive and finite; a learning rate of 1e19 or more,
+// or an embedding scale whose s·wte overflows float32's LayerNorm, is refused naming itself.
 const TrainOption kTrainOptions[] = {
-    {"--task", "--task", "UUUUUUUUUUUUUUUU", "task", false},
-    {"--position", "--position", "UUUUUUUUUUUUUUUU", "position", false},
-    {"--randomized-positions", "--randomized-positions|randomi[sz]ed positions", "AUUUURRUUUUUUUUU",
-     "randomized_positions", true},
-    {"--train-len", "--train-len|training length", "RUUUURRUUUUUUUUU", "train_len", true},
-    {"--test-len", "--test-len|test length", "RUUUURRUUUUUUUUU", "test_len", true},
-    {"--layers", "--layers|number of layers", "RUUUURRUUUUUUUUU", "layers", true},
-    {"--width", "--width|width", "RUUUURRUUUUUUUUU", "width", true},
-    {"--heads", "--heads|number of heads", "RUUUURRUUUUUUUUU", "heads", true},
-    {"--batch", "--batch|batch size", "RUUUURRUUUUUUUUU", "batch", true},
-    {"--steps", "--steps|number of steps", "AUUUURRUUUUUUUUU", "steps", true},
-    {"--lr", "--lr|learning rate", "RRRRRR-UUUUUA-UU", "lr", false},
-    {"--warmup-steps", "--warmup-steps", "AUUUUAAUUUUUUUUU", "warmup_steps", true, "0"},
-    {"--seed", "--seed", "AUUUUAAUUUUUUUUU", "seed", true},
-    {"--threads", "--threads|threads", "RUUUURRUUUUUUUUU", "threads", true},
-    {"--embed-scale", "--embed-scale|embedding scale", "RRRRRRAUUUUUAAUU", "embed_scale", false},
-    {"--eval-positions", "--eval-positions|evaluation positions", "UUUUUUUUUUUUUUUU",
+    {"--task", "--task", "UUUUUUUUUUUUUUUUUU", "task", false},
+    {"--position", "--position", "UUUUUUUUUUUUUUUUUU", "position", false},
+    {"--randomized-positions", "--randomized-positions|randomi[sz]ed positions",
+     "AUUUURRUUUUUUUUUUU", "randomized_positions", true},
+    {"--train-len", "--train-len|training length", "RUUUURRUUUUUUUUUUU", "train_len", true},
+    {"--test-len", "--test-len|test length", "RUUUURRUUUUUUUUUUU", "test_len", true},
+    {"--layers", "--layers|number of layers", "RUUUURRUUUUUUUUUUU", "layers", true},
+    {"--width", "--width|width", "RUUUURRUUUUUUUUUUU", "width", true},
+    {"--heads", "--heads|number of heads", "RUUUURRUUUUUUUUUUU", "heads", true},
+    {"--batch", "--batch|batch size", "RUUUURRUUUUUUUUUUU", "batch", true},
+    {"--steps", "--steps|number of steps", "AUUUURRUUUUUUUUUUU", "steps", true},
+    {"--lr", "--lr|learning rate", "RRRRRR-UUUUUA-UU-U", "lr", false},
+    {"--warmup-steps", "--warmup-steps", "AUUUUAAUUUUUUUUUUU", "warmup_steps", true, "0"},
+    {"--seed", "--seed", "AUUUUAAUUUUUUUUUUU", "seed", true},
+    {"--threads", "--threads|threads", "RUUUURRUUUUUUUUUUU", "threads", true},
+    {"--embed-scale", "--embed-scale|embedding scale", "RRRRRRAUUUUUAAUUAU", "embed_scale", false},
+    {"--eval-positions", "--eval-positions|evaluation positions", "UUUUUUUUUUUUUUUUUU",
      "eval_positions", false},
-    {"--eval-examples", "--eval-examples|examples per evaluated length", "RUUUURRUUUUUUUUU",
+    {"--eval-examples", "--eval-examples|examples per evaluated length", "RUUUURRUUUUUUUUUUU",
      "eval_examples", true},
 };
 
