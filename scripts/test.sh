@@ -86,6 +86,8 @@ cuda=()
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=(-DPOSLAB_CUDA=ON); fi
 stage "release" run_suite "release" build/release "" -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON \
   -DPOSLAB_BENCH=ON "${cuda[@]}"
+# How many generated bad-input cases the release run just ran (tests/cli/probe_test.cpp).
+echo "== probe: $(grep -c 'Test *#[0-9]*: Probe/' build/release/ctest.log) bad-input cases run"
 # The sanitizer run leaves the benchmarks out (they only add build time there) and the tests
 # named *LongRunning* (behaviour that does not change under a sanitizer, only slows down: the
 # interrupted-write sweep, the real training runs) and the bad-input probe (*Probe*: hundreds of
