@@ -1,19 +1,21 @@
 // Parsing and naming position methods through the one table (position_methods.hpp).
 #include "poslab/position_methods.hpp"
 
-#include <sstream>
+#include <algorithm>
 
 namespace poslab {
 
 namespace {
 
-// True when `text` is the method's name or one of its comma-separated aliases.
+// True when `text` is the method's name or one of its comma-separated aliases (scanned by
+// hand: a string stream would bring iostreams into every wasm module).
 bool names(const PositionMethodInfo& m, const std::string& text) {
   if (text == m.name) return true;
-  std::istringstream aliases(m.aliases);
-  std::string alias;
-  while (std::getline(aliases, alias, ',')) {
-    if (!alias.empty() && text == alias) return true;
+  const std::string aliases = m.aliases;
+  for (std::size_t begin = 0; begin < aliases.size();) {
+    const std::size_t end = std::min(aliases.find(',', begin), aliases.size());
+    if (end > begin && aliases.compare(begin, end - begin, text) == 0) return true;
+    begin = end + 1;
   }
   return false;
 }

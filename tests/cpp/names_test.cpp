@@ -43,7 +43,7 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kMaskNames, 3);
   ExpectComplete(poslab::kSimilarityMetricNames, 2);
   ExpectComplete(poslab::kSinusoidalLayoutNames, 2);
-  ExpectComplete(poslab::kPositionKindNames, 5);
+  ExpectComplete(poslab::kPositionKindNames, 6);
   ExpectComplete(poslab::kPositionBiasNames, 3, false);
   ExpectComplete(poslab::kGpt2PositionNames, 5, false);
   ExpectComplete(poslab::train::kPositionMethodNames, 6, false);

@@ -18,15 +18,17 @@ inline constexpr std::size_t kPositionMethodCount = 7;
 
 // How the method reaches attention.
 enum class PositionKind {
-  kAddedTable,    // a fixed table added to the token embeddings (sinusoidal)
-  kLearnedTable,  // a trained table, absolute (learned) or indexed by distance (Shaw)
-  kRotation,      // q and k rotated by position (RoPE)
-  kScoreBias,     // a bias added to the attention scores (ALiBi, T5)
-  kNone,          // position only through the causal mask (NoPE)
+  kAddedTable,     // a fixed table added to the token embeddings (sinusoidal)
+  kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
+  kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
+  kRotation,       // q and k rotated by position (RoPE)
+  kScoreBias,      // a bias added to the attention scores (ALiBi, T5)
+  kNone,           // position only through the causal mask (NoPE)
 };
 inline constexpr Named<PositionKind> kPositionKindNames[] = {
     {PositionKind::kAddedTable, "added table"},
     {PositionKind::kLearnedTable, "learned table"},
+    {PositionKind::kRelativeTable, "relative table"},
     {PositionKind::kRotation, "rotation"},
     {PositionKind::kScoreBias, "score bias"},
     {PositionKind::kNone, "none"}};
@@ -79,7 +81,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
     {PositionMethod::kShaw,
      "shaw",
      "relative",
-     PositionKind::kLearnedTable,
+     PositionKind::kRelativeTable,
      kSupportCore,
      {{{"maxDistance", 16, 0, 1 << 30, "clip distances to [-K, K]"}}},
      1,

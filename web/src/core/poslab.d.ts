@@ -202,7 +202,7 @@ export interface PositionMethodInfo {
   readonly name: string;
   /** Other names the parsers accept ('nope' for 'none'). */
   readonly aliases: readonly string[];
-  readonly kind: 'added table' | 'learned table' | 'rotation' | 'score bias' | 'none';
+  readonly kind: 'added table' | 'learned table' | 'relative table' | 'rotation' | 'score bias' | 'none';
   /** Where it runs: the core, multi-head attention's bias, the trainer, CUDA, GPT-2's swap. */
   readonly support: Readonly<{ core: boolean; bias: boolean; trainer: boolean; cuda: boolean; gpt2: boolean }>;
   readonly options: readonly Readonly<{ name: string; default: number; min: number; max: number; about: string }>[];

@@ -4,20 +4,21 @@
 // scale 1 and that model does not train (docs/lab.md's PyTorch reference run), while at 8 NoPE and
 // T5 stall in 1500 steps (in-distribution exact match 0.43 and 0.41, natively, seed 0). At 4
 // with 2000 steps every method trains (0.83–1.00 on lengths 1..8): the quick preset's default.
+import { TRAINER_METHODS } from '../state/methods.js';
+
 export const EMBED_SCALE = 4;
 
+// How the view labels a method (its table name otherwise).
+const LABELS = { learned: 'learned absolute', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias', none: 'NoPE' };
+
+// Every method the trainer has (the core's table, state/methods.js), then RoPE with randomised
+// positions (Ruoss et al. 2023), which trains more slowly and so gets three times the budget.
 export const METHODS = [
-  { id: 'learned', label: 'learned absolute', config: { position: 'learned' } },
-  { id: 'sinusoidal', label: 'sinusoidal', config: { position: 'sinusoidal' } },
-  { id: 'rope', label: 'RoPE', config: { position: 'rope' } },
-  { id: 'alibi', label: 'ALiBi', config: { position: 'alibi' } },
-  { id: 't5', label: 'T5 bias', config: { position: 't5' } },
-  { id: 'none', label: 'NoPE', config: { position: 'none' } },
-  // Ruoss et al. 2023; trains more slowly, so it gets three times the budget.
+  ...TRAINER_METHODS.map((id) => ({ id, label: LABELS[id] ?? id, config: { position: id } })),
   { id: 'rope-random', label: 'RoPE, randomised positions', config: { position: 'rope' }, randomized: true, budget: 3 },
 ];
 
-export const QUICK = ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none'];
+export const QUICK = [...TRAINER_METHODS];
 export const FULL = [...QUICK, 'rope-random'];
 
 // Steps per task at the default size: copy as measured above; the others are harder and get

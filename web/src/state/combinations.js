@@ -6,6 +6,7 @@
 // RoPE scaling's factors), the rule here says so first: a link must never decode to settings
 // the view's job then refuses.
 import { decodeMask } from './mask-bits.js';
+import { isPairMethod, needsEvenWidth } from './methods.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
@@ -14,8 +15,6 @@ export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
 export const MAX_ELEMENTS = 2 ** 26;
 export const MAX_TOKENS = 64; // words of the attention view's text
 
-const PAIR_METHODS = ['alibi', 't5', 'shaw'];
-const UNPAIRED = ['learned', 'none']; // tables without sin/cos (or rotated) pairs
 const NTK_LIKE = ['ntk', 'dynamic']; // scale the base by factor^(R / (R − 2)), R the rotary width
 
 /** The attention view's tokens: one per whitespace-separated word of its text. */
@@ -57,20 +56,20 @@ export const RULES = {
   enc: [
     {
       key: (p) => (p.L >= p.D ? 'enc.L' : 'enc.D'),
-      refused: (p) => !PAIR_METHODS.includes(p.method) && p.L * p.D > MAX_CELLS,
+      refused: (p) => !isPairMethod(p.method) && p.L * p.D > MAX_CELLS,
       message: (p) => `L × D = ${p.L * p.D} cells; the playground draws at most ${MAX_CELLS} (8192 × 1024)`,
       fit: clampLargestAxis,
     },
     {
       key: 'enc.L',
-      refused: (p) => PAIR_METHODS.includes(p.method) && p.L > maxPairLength(p),
+      refused: (p) => isPairMethod(p.method) && p.L > maxPairLength(p),
       message: (p) =>
         maxPairLength(p) < MAX_PAIR_LENGTH
           ? `${p.method} is drawn from its bias of all ${p.heads} heads, H × L × L; L is limited to ${maxPairLength(p)} here`
           : `${p.method} is drawn as an L × L matrix; L is limited to ${MAX_PAIR_LENGTH} here`,
       fit: (p) => ({ L: maxPairLength(p) }),
     },
-    evenWidth('enc.D', (p) => !PAIR_METHODS.includes(p.method) && !UNPAIRED.includes(p.method)),
+    evenWidth('enc.D', (p) => needsEvenWidth(p.method)),
     {
       key: 'enc.head',
       refused: (p) => p.method === 'alibi' && p.head >= p.heads,
@@ -91,7 +90,7 @@ export const RULES = {
       fit: (p) => ({ maxdist: t5MaxExact(p) + 1 }),
     },
   ],
-  sim: [evenWidth('sim.D', (p) => !UNPAIRED.includes(p.method))],
+  sim: [evenWidth('sim.D', (p) => needsEvenWidth(p.method))],
   ext: [
     evenWidth('ext.D', () => true),
     {

@@ -4,22 +4,31 @@
 // field names. Tabs, routing, the URL state, the combination rules, embeds and the gallery read
 // this list, and so does SCHEMA. It imports no view: views/loaders.js loads their code (on
 // first use), so the views may import this file without an import circle.
+import {
+  BIASES,
+  EMBEDDING_METHODS,
+  GPT2_POSITIONS,
+  METHOD_ALIASES,
+  METHODS,
+  TRAINER_METHODS,
+  VECTOR_METHODS,
+} from './methods.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 
-// The Length generalisation view's methods (lab/presets.js describes each).
-const LAB_METHODS = ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none', 'rope-random'];
+export { BIASES, GPT2_POSITIONS, METHODS, VECTOR_METHODS };
 
-// The core's names and defaults the settings use: one copy on the web side, checked against
-// the core's own lists (lab.names, lab.defaults) by tests/web/names.test.js.
-export const METHODS = ['sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'none'];
-export const VECTOR_METHODS = ['sinusoidal', 'learned', 'rope', 'none'];
+// The Length generalisation view's methods (lab/presets.js describes each): the trainer's, and
+// RoPE again with randomised positions.
+const LAB_METHODS = [...TRAINER_METHODS, 'rope-random'];
+
+// The core's names and defaults the settings use: the position methods come from the core's
+// table (state/methods.js); the rest is one copy on the web side, checked against the core's
+// own lists (lab.names, lab.defaults) by tests/web/names.test.js.
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
 export const ROPE_STYLES = ['neox', 'gptj'];
 export const LAYOUTS = ['interleaved', 'concat'];
 export const METRICS = ['cosine', 'dot'];
-export const BIASES = ['none', 'alibi', 't5'];
 export const MASKS = ['none', 'causal', 'window', 'custom']; // 'custom': the page's own (cells drawn on it)
-export const GPT2_POSITIONS = ['learned', 'sinusoidal', 'rope', 'alibi', 'none'];
 export const CORE_DEFAULTS = {
   base: 10000,
   layout: 'interleaved',
@@ -30,8 +39,8 @@ export const CORE_DEFAULTS = {
 
 export const CMAPS = ['viridis', 'Blues', 'RdBu'];
 export const GPT2_INITS = ['mini', 'small'];
-// Old links wrote NoPE as 'nope'; they still open (read as 'none', written back as 'none').
-const METHOD_ALIASES = { nope: 'none' };
+// Old links wrote NoPE as 'nope' (METHOD_ALIASES, from the table's aliases); they still open
+// (read as 'none', written back as 'none').
 
 // Custom attention mask: "<L>.<base64url bits, row-major, query × key, 1 = hidden>".
 export const CUSTOM_MASK_RE = /^$|^[1-9]\d{0,1}\.[A-Za-z0-9_-]{1,700}$/;
@@ -189,7 +198,7 @@ export const VIEWS = [
     settings: {
       text: text('the quick brown fox jumps over the lazy dog [PAD] [PAD]', 400),
       input: oneOf(['tokens', 'position'], 'tokens'),
-      pe: oneOf(['sinusoidal', 'learned', 'none'], 'sinusoidal'),
+      pe: oneOf(EMBEDDING_METHODS, 'sinusoidal'),
       rope: bool(false),
       bias: oneOf(BIASES, 'none'),
       mask: oneOf(MASKS, 'causal'),
@@ -241,7 +250,7 @@ export const VIEWS = [
       task: oneOf(['copy', 'reverse', 'sort', 'addition'], 'copy'),
       N: int(8, 2, 16),
       size: oneOf(['default', 'small'], 'default'),
-      methods: nameList(LAB_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
+      methods: nameList(LAB_METHODS, TRAINER_METHODS),
       steps: int(0, 0, 20000),
       embedScale: num(4, 0.125, 64),
       seed: int(0, 0, 1000000),

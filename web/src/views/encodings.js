@@ -2,11 +2,11 @@
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
+import { isPairMethod } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
 import { createIntro, defineView } from './kit.js';
 
-const PAIR = new Set(['alibi', 't5', 'shaw']);
 const is =
   (...methods) =>
   (s) =>
@@ -15,7 +15,7 @@ const is =
 const SPECS = [
   { key: 'enc.method', label: 'method', kind: 'select', options: METHODS.map((m) => [m, METHOD_INFO[m].name]) },
   { key: 'enc.L', label: 'positions L', kind: 'slider' },
-  { key: 'enc.D', label: 'width D', kind: 'slider', step: 2, show: (s) => !PAIR.has(s['enc.method']) },
+  { key: 'enc.D', label: 'width D', kind: 'slider', step: 2, show: (s) => !isPairMethod(s['enc.method']) },
   { key: 'enc.base', label: 'base b', kind: 'number', show: is('sinusoidal', 'rope') },
   {
     key: 'enc.layout',
@@ -75,7 +75,7 @@ export default defineView('encodings', {
     let shownTex = null;
 
     function drawLines(p, m, axes) {
-      const pair = PAIR.has(p.method);
+      const pair = isPairMethod(p.method);
       const keep = (list, n) => list.filter((i) => i < n);
       const pos = keep(p.pos, m.rows);
       const dims = keep(p.dims, m.cols);

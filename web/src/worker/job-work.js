@@ -3,10 +3,10 @@
 // the channel's last measured time per unit (worker/client.js). Kept apart from the jobs so
 // the scheduler (in every page and embed) does not carry their code. Jobs absent here always
 // run in the worker.
-const PAIR_METHODS = new Set(['alibi', 't5', 'shaw']);
+import { isPairMethod } from '../state/methods.js';
 
 export const JOB_WORK = {
-  encodings: (p) => p.L * (PAIR_METHODS.has(p.method) ? p.L : p.D),
+  encodings: (p) => p.L * (isPairMethod(p.method) ? p.L : p.D),
   similarity: (p) => p.L * p.L * p.D,
   extrapolation: (p) => p.L * p.L * p.D,
   offset: (p) => p.D * p.D,

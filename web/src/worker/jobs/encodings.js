@@ -1,6 +1,7 @@
 // View 1: the encoding of one method as a matrix. Vector methods give (L, D), position ×
 // dimension; bias methods (ALiBi, T5 buckets, Shaw indices) give (L, L), query × key.
 import { assertAllowed } from '../../state/combinations.js';
+import { isPairMethod } from '../../state/methods.js';
 import { encodingTable } from './tables.js';
 
 const slice = (t, h, L) => t.data.slice(h * L * L, (h + 1) * L * L);
@@ -12,7 +13,7 @@ const slice = (t, h, L) => t.data.slice(h * L * L, (h + 1) * L * L);
 export function encodings(lab, p) {
   const { method, L, D } = p;
   assertAllowed('enc', p); // the cell caps, even widths, existing heads
-  if (['alibi', 't5', 'shaw'].includes(method)) return pairMatrix(lab, p);
+  if (isPairMethod(method)) return pairMatrix(lab, p);
   const t = encodingTable(lab, p);
   return {
     heatmaps: { main: { data: t.data, rows: L, cols: D, cmap: p.cmap } },

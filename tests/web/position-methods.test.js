@@ -1,0 +1,52 @@
+// The page's copy of the core's position-method table (state/position-methods.js, written by
+// scripts/position-methods.mjs) against the built core's own (lab.names.positionMethods), and
+// the lists cut from it against the core's per-context lists: a method added to the table in
+// C++ fails here until the page's copy is regenerated.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadLab } from './helpers/lab.js';
+import { POSITION_METHODS } from '../../web/src/state/position-methods.js';
+import {
+  BIASES,
+  GPT2_POSITIONS,
+  METHOD_ALIASES,
+  METHODS,
+  PAIR_METHODS,
+  TRAINER_METHODS,
+  VECTOR_METHODS,
+  isPairMethod,
+  needsEvenWidth,
+} from '../../web/src/state/methods.js';
+import { METHODS as LAB_METHODS, QUICK } from '../../web/src/lab/presets.js';
+import { METHOD_INFO } from '../../web/src/content/methods.js';
+
+let lab;
+beforeAll(async () => {
+  lab = await loadLab();
+});
+
+describe('position methods', () => {
+  it('PositionMethods.PageCopyIsTheCoresTable', () => {
+    expect(POSITION_METHODS).toEqual(JSON.parse(JSON.stringify(lab.names.positionMethods)));
+  });
+
+  it('PositionMethods.EachContextsListIsTheCores', () => {
+    expect(METHODS).toEqual(lab.names.positionMethods.map((m) => m.name));
+    expect(BIASES).toEqual(lab.names.positionBiases);
+    expect(GPT2_POSITIONS).toEqual(lab.names.gpt2Positions);
+    expect(QUICK).toEqual(TRAINER_METHODS);
+    expect(LAB_METHODS.map((m) => m.id)).toEqual([...TRAINER_METHODS, 'rope-random']);
+    expect(METHOD_ALIASES.nope).toBe('none');
+  });
+
+  it('PositionMethods.KindsDecideTheViewsRules', () => {
+    expect(PAIR_METHODS).toEqual(['shaw', 'alibi', 't5']);
+    expect(VECTOR_METHODS).toEqual(['learned', 'sinusoidal', 'rope', 'none']);
+    expect(['alibi', 't5', 'shaw'].every(isPairMethod)).toBe(true);
+    expect(isPairMethod('rope')).toBe(false);
+    expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope']);
+  });
+
+  it('PositionMethods.EveryMethodHasItsExplanation', () => {
+    for (const name of METHODS) expect(METHOD_INFO[name], name).toBeDefined();
+  });
+});

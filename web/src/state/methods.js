@@ -1,0 +1,32 @@
+// The page's position-method lists, each cut from the core's one table (position-methods.js,
+// generated from cpp/include/poslab/position_methods.hpp) by what a view needs, so a method
+// added to the table appears wherever it applies. No registry import: the worker reads this.
+import { POSITION_METHODS } from './position-methods.js';
+
+const names = (keep) => POSITION_METHODS.filter(keep).map((m) => m.name);
+const kind =
+  (...kinds) =>
+  (m) =>
+    kinds.includes(m.kind);
+
+/** Every method, in the table's order (the Encodings view). */
+export const METHODS = names(() => true);
+/** Methods that give each position its own vector (Similarity, Vectors of chosen positions). */
+export const VECTOR_METHODS = names(kind('added table', 'learned table', 'rotation', 'none'));
+/** Methods whose figure is an L × L matrix of query–key pairs: one rule for views, jobs and caps. */
+export const PAIR_METHODS = names(kind('relative table', 'score bias'));
+export const isPairMethod = (method) => PAIR_METHODS.includes(method);
+/** Methods whose table pairs dimensions (sin/cos, or the rotated pairs): D must be even. */
+export const needsEvenWidth = (method) => names(kind('added table', 'rotation')).includes(method);
+/** Methods added to the embeddings, as the Attention view's input encodings. */
+export const EMBEDDING_METHODS = names(kind('added table', 'learned table', 'none'));
+/** multiHeadAttention's position bias. */
+export const BIASES = names((m) => m.support.bias);
+/** Methods swapped into GPT-2 in place of its learned positions. */
+export const GPT2_POSITIONS = names((m) => m.support.gpt2);
+/** Methods the trainer has (the Length generalisation view). */
+export const TRAINER_METHODS = names((m) => m.support.trainer);
+/** Other names links may use for a method ('nope' for 'none'): read as the method's own name. */
+export const METHOD_ALIASES = Object.fromEntries(
+  POSITION_METHODS.flatMap((m) => m.aliases.map((alias) => [alias, m.name])),
+);
