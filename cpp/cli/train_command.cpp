@@ -25,7 +25,8 @@ struct TrainArgs {
   bool quiet = false;
 };
 
-// "PATH: <option> writes <what>: give a name ending in <extension>", unless it does.
+// Refuses an output whose extension is not the format written there ("-o writes the result as
+// JSON: give a name ending in .json (got 'r.npy')"); an empty path is not given.
 void require_extension(const std::string& path, const char* option, const char* extension,
                        const char* what) {
   const std::string ext = std::filesystem::path(path).extension().string();
@@ -75,8 +76,8 @@ void run_train(TrainArgs& a) {
   c.memory_limit = memory_limit_from_environment();
   train::validate(c);
   train::check_memory(c,
-                      "--layers, --width, --batch, --train-len or --test-len (or raise the limit "
-                      "with POSLAB_TRAIN_MEMORY_LIMIT, e.g. 8GiB)");
+                      "--layers, --width, --batch, --eval-examples, --train-len or --test-len (or "
+                      "raise the limit with POSLAB_TRAIN_MEMORY_LIMIT, e.g. 8GiB)");
 
   train::Trainer trainer(c);
   OutputFiles files;

@@ -506,7 +506,7 @@ const std::vector<BadInput>& cases() {
         "512",   "--layers", "16",   "--width",         "1024", "--heads",     "4",   "--batch",
         "3",     "--steps",  "1",    "--eval-examples", "1",    "-q",          "-o",  "out.json"},
        1,
-       R"(would need about [\d.]+ GiB .*over the limit of 4 GiB: lower --layers, --width, --batch, --train-len or --test-len \(or raise the limit with POSLAB_TRAIN_MEMORY_LIMIT)"},
+       R"(would need about [\d.]+ GiB .*over the limit of 4 GiB: lower --layers, --width, --batch, --eval-examples, --train-len or --test-len \(or raise the limit with POSLAB_TRAIN_MEMORY_LIMIT)"},
       {"TrainResultIntoANpyFile",
        {},
        {"train", "--task", "copy", "--position", "rope", "--train-len", "4", "--steps", "1", "-q",

@@ -110,7 +110,7 @@ void validate(const TrainConfig& config);
 // configuration validate() accepted. `options` names what to lower in the message (the JS
 // API's names by default; the CLI passes its flags).
 void check_memory(const TrainConfig& config,
-                  const char* options = "layers, width, batch, trainLen or testLen");
+                  const char* options = "layers, width, batch, evalExamples, trainLen or testLen");
 
 // The evaluated lengths' upper end (test_len, or 4·train_len) and the eval position rule.
 std::size_t test_len_of(const TrainConfig& config);
