@@ -1,37 +1,20 @@
 // Parsing and naming position methods through the one table (position_methods.hpp).
 #include "poslab/position_methods.hpp"
 
-#include <algorithm>
+#include <vector>
 
 namespace poslab {
 
 namespace {
 
-// True when `text` is the method's name or one of its comma-separated aliases (scanned by
-// hand: a string stream would bring iostreams into every wasm module).
-bool names(const PositionMethodInfo& m, const std::string& text) {
-  if (text == m.name) return true;
-  const std::string aliases = m.aliases;
-  for (std::size_t begin = 0; begin < aliases.size();) {
-    const std::size_t end = std::min(aliases.find(',', begin), aliases.size());
-    if (end > begin && aliases.compare(begin, end - begin, text) == 0) return true;
-    begin = end + 1;
-  }
-  return false;
-}
-
-// "a, b or c": the names of the methods `where` supports.
-std::string supported_list(unsigned where) {
-  std::string out;
-  std::size_t count = 0, n = 0;
-  for (const PositionMethodInfo& m : kPositionMethods) count += (m.support & where) == where;
+// The name table of the methods `where` supports, in the table's order (a run-time
+// position_method_names), for name_list.
+std::vector<Named<PositionMethod>> supported(unsigned where) {
+  std::vector<Named<PositionMethod>> names;
   for (const PositionMethodInfo& m : kPositionMethods) {
-    if ((m.support & where) != where) continue;
-    out += n == 0 ? "" : n + 1 == count ? " or " : ", ";
-    out += m.name;
-    ++n;
+    if (supports(m.method, where)) names.push_back({m.method, m.name});
   }
-  return out;
+  return names;
 }
 
 }  // namespace
@@ -39,15 +22,15 @@ std::string supported_list(unsigned where) {
 PositionMethod parse_position_method(const std::string& text, unsigned where, const char* what,
                                      const char* field) {
   for (const PositionMethodInfo& m : kPositionMethods) {
-    if (!names(m, text)) continue;
-    if ((m.support & where) == where) return m.method;
+    if (text != m.name && (*m.alias == '\0' || text != m.alias)) continue;
+    if (supports(m.method, where)) return m.method;
     throw Error(std::string(what) + " '" + text + "' is not available here (expected " +
-                    supported_list(where) + ")",
+                    name_list(supported(where)) + ")",
                 field);
   }
-  throw Error(
-      "unknown " + std::string(what) + " '" + text + "' (expected " + supported_list(where) + ")",
-      field);
+  throw Error("unknown " + std::string(what) + " '" + text + "' (expected " +
+                  name_list(supported(where)) + ")",
+              field);
 }
 
 const char* to_string(PositionMethod method) { return position_method_info(method).name; }

@@ -266,12 +266,7 @@ val position_methods_js() {
     val row = val::object();
     row.set("name", std::string(m.name));
     val aliases = val::array();
-    std::string rest = m.aliases;
-    for (std::size_t comma; !rest.empty();
-         rest = comma == std::string::npos ? "" : rest.substr(comma + 1)) {
-      comma = rest.find(',');
-      aliases.call<void>("push", rest.substr(0, comma));
-    }
+    if (*m.alias != '\0') aliases.call<void>("push", std::string(m.alias));
     row.set("aliases", aliases);
     row.set("kind", std::string(name_of(kPositionKindNames, m.kind)));
     val support = val::object();

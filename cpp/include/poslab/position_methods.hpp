@@ -1,4 +1,4 @@
-// Every position method PosLab knows, in one table: its name and aliases, how it enters a
+// Every position method PosLab knows, in one table: its name and alias, how it enters a
 // model (kind), its options with defaults and ranges, and where it runs. The CLI's choices,
 // the name lists of the JS API (lab.names) and every context's parse and format come from
 // here, so a method is added by one row (and the count below), not by editing each list.
@@ -52,7 +52,7 @@ struct PositionOption {
 struct PositionMethodInfo {
   PositionMethod method;
   const char* name;
-  const char* aliases;  // other names accepted, comma-separated ("" for none)
+  const char* alias;  // another name accepted for it ("" for none)
   PositionKind kind;
   unsigned support;  // PositionSupport bits
   std::array<PositionOption, 2> options;
@@ -149,7 +149,7 @@ constexpr auto position_method_names() {
   return names;
 }
 
-// A method's name or one of its aliases, among those `where` supports; Error with `field`
+// A method's name or its alias, among those `where` supports; Error with `field`
 // listing that context's names otherwise.
 PositionMethod parse_position_method(const std::string& text, unsigned where, const char* what,
                                      const char* field);

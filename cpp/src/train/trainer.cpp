@@ -105,7 +105,8 @@ Trainer::Trainer(TrainConfig config)
 }
 
 void Trainer::check_embedding_scale() const {
-  // x = s·wte[token] enters the first LayerNorm, which sums E squares of it in float32.
+  // x = s·wte[token] enters the first LayerNorm, which sums E squares of it in float32; the
+  // bound keeps that sum a factor 16 below FLT_MAX, room for the position signal added first.
   const ParamInfo& wte = params_.find("wte.weight");
   double largest = 0;
   for (std::size_t i = 0; i < wte.numel; ++i) {
