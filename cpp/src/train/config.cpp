@@ -10,6 +10,7 @@
 #include "poslab/errors.hpp"
 #include "poslab/format.hpp"
 #include "poslab/tensor.hpp"
+#include "poslab/train/model.hpp"
 
 namespace poslab::train {
 
@@ -181,12 +182,8 @@ std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_
 
 WorkingSet working_set(const TrainConfig& c) {
   const ModelConfig m = model_config(c);
-  const std::uint64_t E = m.n_embd, I = m.n_inner, L = m.n_layer;
-  const std::uint64_t per_layer =
-      2 * E + 3 * E * E + 3 * E + E * E + E + 2 * E + E * I + I + I * E + E;
-  std::uint64_t params = L * per_layer + m.vocab_size * E + 2 * E;
-  if (m.position == PositionMethod::kLearned) params += m.n_positions * E;
-  if (m.position == PositionMethod::kT5) params += m.t5_num_buckets * m.n_head;
+  const std::vector<ParamInfo> layout = parameter_layout(m);
+  const std::uint64_t params = layout.back().offset + layout.back().numel;
   // Natively, threads > 1 give each shard of the batch its own workspace and gradients.
   const std::uint64_t shards = c.threads > 1 ? std::min<std::uint64_t>(c.threads, c.batch) : 0;
   WorkingSet ws;

@@ -12,16 +12,17 @@
 
 namespace poslab::train {
 
-Parameters::Parameters(const ModelConfig& c) {
+std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
+  std::vector<ParamInfo> info;
   const std::size_t E = c.n_embd, I = c.n_inner;
   auto add = [&](std::string name, Shape shape, bool decay) {
     ParamInfo p;
     p.name = std::move(name);
     p.numel = checked_numel(shape, p.name);
     p.shape = std::move(shape);
-    p.offset = info_.empty() ? 0 : info_.back().offset + info_.back().numel;
+    p.offset = info.empty() ? 0 : info.back().offset + info.back().numel;
     p.decay = decay;
-    info_.push_back(std::move(p));
+    info.push_back(std::move(p));
   };
   add("wte.weight", {c.vocab_size, E}, false);
   if (c.position == PositionMethod::kLearned) add("wpe.weight", {c.n_positions, E}, false);
@@ -44,6 +45,10 @@ Parameters::Parameters(const ModelConfig& c) {
   }
   add("ln_f.weight", {E}, false);
   add("ln_f.bias", {E}, false);
+  return info;
+}
+
+Parameters::Parameters(const ModelConfig& c) : info_(parameter_layout(c)) {
   data_.assign(checked_numel({info_.back().offset + info_.back().numel}, "parameters"), 0.0f);
 }
 

@@ -34,6 +34,10 @@ struct ParamInfo {
   bool decay = false;
 };
 
+// The layout of `config`'s parameters, in order (no buffer allocated: what the working-set
+// estimate counts and Parameters lays out).
+std::vector<ParamInfo> parameter_layout(const ModelConfig& config);
+
 // The parameters (or their gradients, or Adam's moments): one buffer, named views.
 class Parameters {
  public:
