@@ -5,22 +5,16 @@
 // parser; Cancel stops a run.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseResults } from '../../web/src/bench/results.js';
-import { canvasColours, launch, openPage, outDir } from './helpers/browser.js';
+import { browserForFile, canvasColours, openPage, outDir } from './helpers/browser.js';
 
-let browser;
-let base;
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(() => browser?.close());
+const session = browserForFile();
 
 describe('view benchmarks', () => {
   it('E2E.BenchmarksRendersCommittedH100Files', async () => {
     const section = '#view-benchmarks';
-    const { page, context, problems } = await openPage(browser, `${base}#view=benchmarks`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=benchmarks`);
     await page.waitForFunction(
       (s) => /results files/.test(document.querySelector(s)?.textContent ?? ''),
       `${section} .bench-status`,
@@ -49,7 +43,7 @@ describe('view benchmarks', () => {
 
   it('E2E.BenchmarksRunOnThisMachine', async () => {
     const local = '#view-benchmarks .bench-local';
-    const { page, context, problems } = await openPage(browser, `${base}#view=benchmarks`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=benchmarks`);
     const requests = [];
     page.on('request', (r) => requests.push(r.url()));
     await page.waitForSelector(`${local} .bench-local-run`);

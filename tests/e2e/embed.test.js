@@ -6,21 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PLOTS } from '../../web/src/embed/plots.js';
 import { EMBED_BUDGET_BYTES } from '../../web/src/embed/size-report.js';
-import { launch, openPage, outDir } from './helpers/browser.js';
+import { browserForFile, openPage, outDir } from './helpers/browser.js';
 
 const dist = path.resolve(new URL('../..', import.meta.url).pathname, process.env.POSLAB_DIST ?? 'dist');
 const XSS = '<img src=x onerror="window.__pwned=1">';
 
-let browser;
-let base;
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(() => browser?.close());
+const session = browserForFile();
 
 /** In the page: how many draws a figure root (a document or a shadow root) has finished. */
 const drawsIn = (root) => Number(root?.querySelector('.poslab-embed')?.dataset.drawn ?? 0);
@@ -66,7 +60,7 @@ const brotliOf = (url) => zlib.brotliCompressSync(bytesOf(url)).length;
 
 describe('embeds', () => {
   it('Embed.ExamplesPageRendersAllThreeWithoutErrors', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}examples/blog.html`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}examples/blog.html`);
     const frame = page.frameLocator('#embed-iframe');
     await frame.locator('.poslab-embed[data-drawn]').waitFor({ timeout: 120_000 });
     const inner = page.frames().find((f) => f.url().includes('embed.html'));
@@ -85,7 +79,7 @@ describe('embeds', () => {
     expect(await page.locator('#figure-similarity .controls').isVisible()).toBe(false);
     // The link back is a URL beside the embed, with the same state.
     const href = await page.locator('#figure-rope a.embed-foot, #figure-rope .embed-foot a').getAttribute('href');
-    expect(href.startsWith(base)).toBe(true);
+    expect(href.startsWith(session.base)).toBe(true);
     expect(decodeURIComponent(new URL(href).hash)).toContain('enc.method=rope');
     await page.screenshot({ path: path.join(outDir, 'embed-blog.png'), fullPage: true });
     expect(problems).toEqual([]);
@@ -93,7 +87,7 @@ describe('embeds', () => {
   });
 
   it('Embed.IframeResizesToItsContent', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}examples/blog.html`, {
+    const { page, context, problems } = await openPage(session.browser, `${session.base}examples/blog.html`, {
       width: 420,
       height: 900,
     });
@@ -119,7 +113,7 @@ describe('embeds', () => {
   });
 
   it('Embed.TwoFiguresAttributeChangesAndTheScriptTwice', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}examples/blog.html`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}examples/blog.html`);
     await waitFigure(page, 'figure-rope');
     await waitFigure(page, 'figure-similarity');
     // A second copy of the script (another URL, so the module runs again) defines nothing twice.
@@ -163,7 +157,7 @@ describe('embeds', () => {
 
   it('Embed.HostileParametersAreInertAndShowAMessage', async () => {
     const hash = `#plot=${encodeURIComponent(XSS)}&enc.L=99999999&enc.D=1e308&enc.method=${encodeURIComponent('javascript:alert(1)')}&controls=${encodeURIComponent(XSS)}`;
-    const { page, context, problems } = await openPage(browser, `${base}embed.html${hash}`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}embed.html${hash}`);
     await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
     const text = await page.textContent('.embed-msg');
     expect(await page.isVisible('.embed-msg')).toBe(true);
@@ -177,7 +171,7 @@ describe('embeds', () => {
 
     // Sizes the schema allows one by one but not together: clamped to the cell cap, drawn,
     // and said in the figure.
-    await page.goto(`${base}embed.html#enc.L=8192&enc.D=4096`);
+    await page.goto(`${session.base}embed.html#enc.L=8192&enc.D=4096`);
     await page.waitForFunction(() => /clamped/.test(document.querySelector('.embed-msg')?.textContent), null, {
       timeout: 120_000,
     });
@@ -186,7 +180,7 @@ describe('embeds', () => {
     await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
 
     // The same through a custom element's attributes.
-    await page.goto(`${base}examples/blog.html`);
+    await page.goto(`${session.base}examples/blog.html`);
     await page.evaluate((xss) => {
       const f = document.createElement('poslab-figure');
       f.id = 'hostile';
@@ -214,7 +208,10 @@ describe('embeds', () => {
   });
 
   it('Embed.PlaygroundCopyEmbedCodeGivesSnippetsThatOpenTheSameState', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#enc.method=rope&enc.L=40&enc.D=32`);
+    const { page, context, problems } = await openPage(
+      session.browser,
+      `${session.base}#enc.method=rope&enc.L=40&enc.D=32`,
+    );
     await page.waitForFunction(
       () => document.documentElement.dataset.ready === 'true' && (globalThis.__poslabTimings ?? []).length > 0,
       null,
@@ -229,8 +226,8 @@ describe('embeds', () => {
     expect(iframe).toMatch(/^<iframe src="[^"]+embed\.html#/);
     expect(element).toContain('<poslab-figure plot="encodings.table" method="rope" len="40" dim="32"');
     const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
-    expect(src.startsWith(base)).toBe(true);
-    const embed = await openPage(browser, src);
+    expect(src.startsWith(session.base)).toBe(true);
+    const embed = await openPage(session.browser, src);
     await embed.page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
     expect(await embed.page.textContent('.fig-title')).toContain('RoPE (neox) of the unit vector, 40 × 32');
     expect(embed.problems).toEqual([]);
@@ -245,10 +242,10 @@ describe('embeds', () => {
       .filter(([, p]) => p.figure !== null)
       .map(([name, p]) => [name, p.figure]);
     cases.push(['offset.2', 'residual'], ['heatmap', 'table']);
-    const { page, context, problems } = await openPage(browser, 'about:blank');
+    const { page, context, problems } = await openPage(session.browser, 'about:blank');
     for (const [plot, figure] of cases) {
       await page.goto('about:blank'); // a full load each time, not a hash change
-      await page.goto(`${base}embed.html#plot=${plot}`);
+      await page.goto(`${session.base}embed.html#plot=${plot}`);
       await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
       const shown = await page.evaluate(() =>
         [...document.querySelectorAll('.fig')].filter((f) => f.offsetParent !== null).map((f) => f.dataset.figure),
@@ -260,10 +257,10 @@ describe('embeds', () => {
   });
 
   it('Embed.WasmServedAsApplicationWasmAndEmbedBytes', async () => {
-    const { page, context, problems } = await openPage(browser, 'about:blank');
+    const { page, context, problems } = await openPage(session.browser, 'about:blank');
     const loaded = new Set();
-    page.on('response', (r) => r.url().startsWith(base) && loaded.add(r.url()));
-    await page.goto(`${base}embed.html#plot=encodings.table`);
+    page.on('response', (r) => r.url().startsWith(session.base) && loaded.add(r.url()));
+    await page.goto(`${session.base}embed.html#plot=encodings.table`);
     await page.waitForSelector('.poslab-embed[data-drawn]', { timeout: 120_000 });
     const urls = [...loaded];
     const wasm = urls.find((u) => u.endsWith('.wasm'));

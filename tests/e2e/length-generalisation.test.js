@@ -3,16 +3,10 @@
 // the results (plots, table, attention maps); Stop ends a long run and keeps what finished; a
 // reload of the same setting restores the finished runs from IndexedDB.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasHash, launch, openPage, outDir } from './helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserForFile, canvasHash, openPage, outDir } from './helpers/browser.js';
 
-let browser;
-let base;
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(() => browser?.close());
+const session = browserForFile();
 
 const section = '#view-length-generalisation';
 const progressText = (page) => page.textContent(`${section} .lg-progress`);
@@ -26,8 +20,8 @@ const settled = (page) =>
 
 describe('view length-generalisation', () => {
   it('E2E.LengthGeneralisationTrainsStopsAndRestores', async () => {
-    const url = `${base}#view=length-generalisation&lg.methods=alibi,none&lg.size=small&lg.N=4&lg.steps=60&lg.seed=7`;
-    const { page, context, problems } = await openPage(browser, url);
+    const url = `${session.base}#view=length-generalisation&lg.methods=alibi,none&lg.size=small&lg.N=4&lg.steps=60&lg.seed=7`;
+    const { page, context, problems } = await openPage(session.browser, url);
     await settled(page);
     expect(await progressText(page)).toMatch(/0 of 2 runs cached/);
     const loss = `${section} [data-figure="loss"] canvas`;
@@ -61,7 +55,9 @@ describe('view length-generalisation', () => {
     expect(await canvasHash(page, `${section} [data-figure="accuracy"] canvas`)).toBe(drawnHash);
 
     // Stop: a long budget, stopped while it runs; nothing finished, nothing kept, Train again enabled.
-    await page.goto(`${base}#view=length-generalisation&lg.methods=rope&lg.size=small&lg.N=4&lg.steps=20000&lg.seed=8`);
+    await page.goto(
+      `${session.base}#view=length-generalisation&lg.methods=rope&lg.size=small&lg.N=4&lg.steps=20000&lg.seed=8`,
+    );
     await settled(page);
     await page.click(`${section} .lg-train`);
     await page.waitForFunction(

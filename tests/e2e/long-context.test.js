@@ -3,24 +3,18 @@
 // scaling, redraws when the smoothing changes (without recomputing), and its permalink
 // reloads to the same picture; the random-weights label is on the page.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasHash, drawCount, drawn, launch, openPage, outDir, urlWith } from './helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserForFile, canvasHash, drawCount, drawn, openPage, outDir, urlWith } from './helpers/browser.js';
 
-let browser;
-let base;
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(() => browser?.close());
+const session = browserForFile();
 
 describe('view long-context', () => {
   it('E2E.LongContextTinyRunsRedrawsReloads', async () => {
     const section = '#view-long-context';
     const canvas = `${section} .fig canvas`;
     const { page, problems } = await openPage(
-      browser,
-      `${base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`,
+      session.browser,
+      `${session.base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`,
     );
     await drawn(page, 'lc');
     expect(await page.textContent(`${section} .lc-about`)).toMatch(/RANDOM WEIGHTS/);
@@ -38,7 +32,7 @@ describe('view long-context', () => {
     const url = await urlWith(page, 'lc.smooth=16');
     const after = await canvasHash(page, canvas);
     await page.screenshot({ path: path.join(outDir, 'long-context.png'), fullPage: true });
-    const again = await openPage(browser, url);
+    const again = await openPage(session.browser, url);
     await drawn(again.page, 'lc');
     expect(await again.page.inputValue('#c-lc-smooth')).toBe('16');
     expect(await canvasHash(again.page, canvas)).toBe(after);

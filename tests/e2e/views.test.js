@@ -3,8 +3,17 @@
 // and exports files. Screenshots land in test-output/e2e/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasColours, canvasHash, drawCount, drawn, launch, openPage, outDir, urlWith } from './helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import {
+  browserForFile,
+  canvasColours,
+  canvasHash,
+  drawCount,
+  drawn,
+  openPage,
+  outDir,
+  urlWith,
+} from './helpers/browser.js';
 
 const select = (id, value) => (page) => page.selectOption(id, value);
 const type = (id, value) => async (page) => {
@@ -54,13 +63,7 @@ const CASES = [
 const README_PICTURES = ['encodings', 'attention'];
 const pictures = path.resolve(outDir, '../../docs/images');
 
-let browser;
-let base;
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
-});
-afterAll(() => browser?.close());
+const session = browserForFile();
 
 describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash, figure }) => {
   const section = `#view-${view}`;
@@ -68,7 +71,7 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
   const mainCanvas = figure ? `${section} .fig:has-text("${figure}") canvas` : `${section} .fig canvas`;
 
   it('E2E.LoadsDrawsChangesReloadsExports', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=${view}`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=${view}`);
     await drawn(page, prefix);
     expect(await page.isVisible(section)).toBe(true);
     const colours = await canvasColours(page, section);
@@ -91,7 +94,7 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
     await page.screenshot({ path: path.join(outDir, `${view}-changed.png`), fullPage: true });
 
     // The permalink reloads to the same state and the same picture.
-    const again = await openPage(browser, url);
+    const again = await openPage(session.browser, url);
     await drawn(again.page, prefix);
     expect(await again.page.inputValue(control)).toBe(value);
     expect(await canvasHash(again.page, mainCanvas)).toBe(after);
@@ -119,7 +122,7 @@ describe.each(CASES)('view $view', ({ view, prefix, change, control, value, hash
 
 describe('whole page', () => {
   it('E2E.GalleryLinksOpenTheirPresets', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=gallery`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=gallery`);
     await page.waitForSelector('#view-gallery .card');
     await page.screenshot({ path: path.join(outDir, 'gallery-links.png'), fullPage: true });
     expect(await page.locator('#view-gallery .card').count()).toBe(5);
@@ -134,7 +137,7 @@ describe('whole page', () => {
   });
 
   it('E2E.MaskCellToggleMakesACustomMask', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=attention`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=attention`);
     await drawn(page, 'att');
     const count = await drawCount(page, 'att');
     const mask = page.locator('#view-attention .fig:has-text("Mask (alone)") canvas');
@@ -152,7 +155,7 @@ describe('whole page', () => {
   it('E2E.HostileLinkFallsBackWithAMessageAndInjectsNothing', async () => {
     const payload = '<img src=x onerror="window.__pwned=1">';
     const hash = `#view=${encodeURIComponent(payload)}&enc.L=abc&${encodeURIComponent('<b>k</b>')}=1&att.text=${encodeURIComponent(payload)}`;
-    const { page, context, problems } = await openPage(browser, `${base}${hash}`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}${hash}`);
     await drawn(page, 'enc');
     expect(await page.isVisible('#messages')).toBe(true);
     const text = await page.textContent('#messages');
@@ -172,7 +175,7 @@ describe('whole page', () => {
   });
 
   it('E2E.ErrorShowsBesideTheControlAndKeepsThePlot', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#enc.D=64`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#enc.D=64`);
     await drawn(page, 'enc');
     const before = await canvasHash(page, '#view-encodings .fig canvas');
     await page.fill('#c-enc-D', '63');
@@ -188,7 +191,7 @@ describe('whole page', () => {
   });
 
   it('E2E.PhoneWidthDarkThemeAndLabels', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=attention&theme=dark`, {
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=attention&theme=dark`, {
       width: 390,
       height: 844,
     });
