@@ -5,6 +5,7 @@
 // succeeds.
 import { formatBytes } from '../gpt2/format.js';
 import { loadTokenizerJson } from '../gpt2/tokenizer.js';
+import { el, progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { deleteStored, freeBytes, listStored, openModelCache, storedFiles } from './cache.js';
 import { loadHubConfig } from './config.js';
@@ -14,13 +15,6 @@ import { KNOWN_MODELS, filesOf } from './known-models.js';
 import { obtainModel } from './obtain.js';
 import { createRateMeter, progressLine } from './progress.js';
 import { ARCHITECTURE_NAMES, runtimeOf } from './runtimes.js';
-
-const el = (tag, className, text) => {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 /**
  * @param {{ parent: HTMLElement, compute: any, channel: string,
@@ -49,13 +43,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
   const why = el('p', 'gpt2-hint hub-why');
   why.id = 'c-hub-why';
   why.setAttribute('role', 'status');
-  const progress = el('progress', 'hub-progress');
-  progress.max = 1;
-  progress.value = 0;
-  progress.hidden = true;
-  progress.setAttribute('aria-label', 'model download');
-  const progressText = el('span', 'hub-progress-text');
-  progressText.setAttribute('role', 'status');
+  const { bar: progress, text: progressText } = progressBar('hub-progress', 'model download');
   const cancel = el('button', 'export hub-cancel', 'cancel download');
   cancel.type = 'button';
   cancel.hidden = true;

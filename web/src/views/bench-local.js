@@ -13,15 +13,9 @@ import {
 } from '../bench/local-run.js';
 import { download } from '../export/download.js';
 import { createBarPlot } from '../plots/barplot.js';
+import { el } from '../ui/dom.js';
 
 const makeBenchWorker = () => new Worker(new URL('../worker/bench.worker.js', import.meta.url), { type: 'module' });
-
-const el = (tag, className, text) => {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 /** Builds the section into `parent`; returns { section, cancel }. */
 export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {

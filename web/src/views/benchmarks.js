@@ -4,6 +4,7 @@
 import { INDEX_FILE, STATUS, benchSeries, deviceLine, parseIndex, parseResults, shapeLabel } from '../bench/results.js';
 import { createLinePlot } from '../plots/lineplot.js';
 import { createLocalRun } from './bench-local.js';
+import { createViewSection, textIntro } from './kit.js';
 
 const dashedIfPeer = (s) => s.peer || s.status === 'unchecked';
 const seriesLabel = (s) => `${s.label}${s.status === 'unchecked' ? ` (${STATUS.unchecked})` : ''}`;
@@ -22,19 +23,12 @@ async function loadFiles(base) {
 }
 
 export default function createBenchmarksView({ root }) {
-  const section = document.createElement('section');
-  section.className = 'view';
-  section.id = 'view-benchmarks';
-  section.setAttribute('role', 'tabpanel');
-  section.setAttribute('aria-labelledby', 'tab-benchmarks');
-  const intro = document.createElement('div');
-  intro.className = 'view-intro';
-  const h = document.createElement('h2');
-  h.textContent = 'Benchmarks';
-  const p = document.createElement('p');
-  p.className = 'note';
-  p.textContent = `GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the peers a PyTorch user has (SDPA, FlexAttention, flash-attn), checked against the same core where their file says so and marked "${STATUS.unchecked}" where it predates those checks. Failed rows are not plotted.`;
-  intro.append(h, p);
+  const { section, intro } = createViewSection('benchmarks');
+  textIntro(
+    intro,
+    'Benchmarks',
+    `GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the peers a PyTorch user has (SDPA, FlexAttention, flash-attn), checked against the same core where their file says so and marked "${STATUS.unchecked}" where it predates those checks. Failed rows are not plotted.`,
+  );
   const devices = document.createElement('ul');
   devices.className = 'bench-devices';
   const status = document.createElement('p');

@@ -6,23 +6,16 @@ import { SEED_CARDS } from '../content/gallery.js';
 import { viewNamed } from '../state/registry.js';
 import { presetHash } from '../state/url.js';
 import { createThumbnails } from './gallery-thumbs.js';
+import { createViewSection, textIntro } from './kit.js';
 
 export default function createGalleryView({ root, compute }) {
   const thumbnails = createThumbnails(compute);
-  const section = document.createElement('section');
-  section.className = 'view';
-  section.id = 'view-gallery';
-  section.setAttribute('role', 'tabpanel');
-  section.setAttribute('aria-labelledby', 'tab-gallery');
-  const intro = document.createElement('div');
-  intro.className = 'view-intro';
-  const h = document.createElement('h2');
-  h.textContent = 'Seed gallery';
-  const p = document.createElement('p');
-  p.className = 'note';
-  p.textContent =
-    'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.';
-  intro.append(h, p);
+  const { section, intro } = createViewSection('gallery');
+  textIntro(
+    intro,
+    'Seed gallery',
+    'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.',
+  );
   const cards = document.createElement('div');
   cards.className = 'cards';
   for (const card of SEED_CARDS) {

@@ -12,6 +12,7 @@ import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes
 import { colorize } from '../plots/colormap.js';
 import { createHeatmap } from '../plots/heatmap.js';
 import { createHubPanel } from '../models/panel.js';
+import { progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
@@ -84,13 +85,7 @@ export default defineView('gpt2', {
     fileInput.setAttribute('aria-describedby', 'c-gpt2-file-error');
     const inputs = el('div', 'inputs');
     inputs.append(fileInput);
-    const progress = el('progress', 'gpt2-progress');
-    progress.max = 1;
-    progress.value = 0;
-    progress.hidden = true;
-    progress.setAttribute('aria-label', 'checkpoint read so far');
-    const progressText = el('span', 'gpt2-progress-text');
-    progressText.setAttribute('role', 'status');
+    const { bar: progress, text: progressText } = progressBar('gpt2-progress', 'checkpoint read so far');
     const buttons = el('div', 'inputs');
     const cancel = el('button', 'export', 'cancel');
     cancel.type = 'button';

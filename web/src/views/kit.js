@@ -9,20 +9,28 @@ import { createLinePlot } from '../plots/lineplot.js';
 import { refusal } from '../state/combinations.js';
 import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
+import { el } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
 /** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
 export const NARROW = '(max-width: 760px)';
 
-export { pick };
+// Re-exported so a view takes its helpers from kit alone.
+export { el, pick };
 
-/** A new element with an optional class and text. */
-export function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
+/** The tab panel of the view `name` (<section id="view-NAME">) and its empty intro block. */
+export function createViewSection(name) {
+  const section = el('section', 'view');
+  section.id = `view-${name}`;
+  section.setAttribute('role', 'tabpanel');
+  section.setAttribute('aria-labelledby', `tab-${name}`);
+  return { section, intro: el('div', 'view-intro') };
+}
+
+/** Fills the intro of a view without controls (gallery, benchmarks): a heading and a note. */
+export function textIntro(intro, title, note) {
+  intro.append(el('h2', '', title), el('p', 'note', note));
 }
 
 /** The frame of a figure drawn without a chart: <figure class="fig …"> with a titled caption. */
@@ -61,13 +69,7 @@ export function createIntro(shell, { title, tex, note } = {}) {
  */
 export function createViewShell({ root, store, name, specs }) {
   const view = viewNamed(name);
-  const section = document.createElement('section');
-  section.className = 'view';
-  section.id = `view-${name}`;
-  section.setAttribute('role', 'tabpanel');
-  section.setAttribute('aria-labelledby', `tab-${name}`);
-  const intro = document.createElement('div');
-  intro.className = 'view-intro';
+  const { section, intro } = createViewSection(name);
   const panel = document.createElement('form');
   panel.className = 'controls';
   panel.setAttribute('aria-label', `${name} controls`);

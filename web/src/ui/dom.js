@@ -1,0 +1,25 @@
+// Small element builders the views and panels share, kept apart from views/kit.js so modules
+// that build no view (the hub panel, the benchmark run) need not load kit's plots.
+
+/** A new element with an optional class and text. */
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/**
+ * A hidden progress bar (0 of 1) named for screen readers by `label`, and the status line
+ * beside it (class `${className}-text`), for a load that reports how far it has got.
+ */
+export function progressBar(className, label) {
+  const bar = el('progress', className);
+  bar.max = 1;
+  bar.value = 0;
+  bar.hidden = true;
+  bar.setAttribute('aria-label', label);
+  const text = el('span', `${className}-text`);
+  text.setAttribute('role', 'status');
+  return { bar, text };
+}
