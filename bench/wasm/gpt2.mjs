@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gpt2Layout } from '../../tests/helpers/model-layouts.js';
+import { layoutEntries, safetensorsBuffer } from '../../tests/helpers/safetensors.js';
 import { createGpt2Lab } from '../../web/src/core/poslab.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,49 +19,12 @@ const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
 
 // A GPT-2 small checkpoint's bytes, values 0.02·uniform: header + data, as one buffer.
 function checkpoint(dtype) {
-  const small = lab.gpt2Config({ preset: 'small' });
-  const E = small.n_embd;
-  const shapes = [
-    ['wte.weight', [small.vocab_size, E]],
-    ['wpe.weight', [small.n_positions, E]],
-  ];
-  for (let l = 0; l < small.n_layer; l++) {
-    for (const [name, shape] of [
-      ['ln_1.weight', [E]],
-      ['ln_1.bias', [E]],
-      ['attn.c_attn.weight', [E, 3 * E]],
-      ['attn.c_attn.bias', [3 * E]],
-      ['attn.c_proj.weight', [E, E]],
-      ['attn.c_proj.bias', [E]],
-      ['ln_2.weight', [E]],
-      ['ln_2.bias', [E]],
-      ['mlp.c_fc.weight', [E, 4 * E]],
-      ['mlp.c_fc.bias', [4 * E]],
-      ['mlp.c_proj.weight', [4 * E, E]],
-      ['mlp.c_proj.bias', [E]],
-    ]) {
-      shapes.push([`h.${l}.${name}`, shape]);
-    }
-  }
-  shapes.push(['ln_f.weight', [E]], ['ln_f.bias', [E]]);
-  const item = dtype === 'F16' ? 2 : 4;
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * item;
-    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let text = JSON.stringify(header);
-  text += ' '.repeat((8 - (text.length % 8)) % 8);
-  const out = new Uint8Array(8 + text.length + offset);
-  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-  out.set(new TextEncoder().encode(text), 8);
+  const layout = gpt2Layout(lab.gpt2Config({ preset: 'small' }));
+  const { bytes, data } = safetensorsBuffer(layoutEntries(layout, dtype));
   // Small values in either dtype: F32 0.01 (0x3c23d70a) or F16 0.01 (0x211f), repeated.
-  const data = out.subarray(8 + text.length);
   if (dtype === 'F16') new Uint16Array(data.buffer, data.byteOffset, data.length / 2).fill(0x211f);
   else new Uint32Array(data.buffer, data.byteOffset, data.length / 4).fill(0x3c23d70a);
-  return out;
+  return bytes;
 }
 
 let t0 = performance.now();

@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { bindGpt2 } from '../../web/src/core/gpt2.js';
 import { loadModule } from '../../web/src/core/load.js';
+import { gpt2Layout } from '../../tests/helpers/model-layouts.js';
+import { layoutEntries, safetensorsBuffer } from '../../tests/helpers/safetensors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -65,57 +67,17 @@ function normalGenerator(seed) {
   };
 }
 
-// GPT-2's tensors in the order of the released checkpoints, each with how to fill it.
-function tensorList(config) {
-  const { vocab_size: V, n_positions: P, n_embd: E, n_layer: N } = config;
-  const list = [
-    ['wte.weight', [V, E], 'matrix'],
-    ['wpe.weight', [P, E], 'matrix'],
-  ];
-  for (let l = 0; l < N; l++) {
-    for (const [name, shape, kind] of [
-      ['ln_1.weight', [E], 'gain'],
-      ['ln_1.bias', [E], 'bias'],
-      ['attn.c_attn.weight', [E, 3 * E], 'matrix'],
-      ['attn.c_attn.bias', [3 * E], 'bias'],
-      ['attn.c_proj.weight', [E, E], 'matrix'],
-      ['attn.c_proj.bias', [E], 'bias'],
-      ['ln_2.weight', [E], 'gain'],
-      ['ln_2.bias', [E], 'bias'],
-      ['mlp.c_fc.weight', [E, 4 * E], 'matrix'],
-      ['mlp.c_fc.bias', [4 * E], 'bias'],
-      ['mlp.c_proj.weight', [4 * E, E], 'matrix'],
-      ['mlp.c_proj.bias', [E], 'bias'],
-    ]) {
-      list.push([`h.${l}.${name}`, shape, kind]);
-    }
-  }
-  list.push(['ln_f.weight', [E], 'gain'], ['ln_f.bias', [E], 'bias']);
-  return list;
-}
-
 // The checkpoint's bytes (F32 safetensors), written once to `file` (through a temporary).
 function checkpoint(config, seed, file) {
   if (existsSync(file)) return new Uint8Array(readFileSync(file));
-  const list = tensorList(config);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of list) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let text = JSON.stringify(header);
-  text += ' '.repeat((8 - (text.length % 8)) % 8);
-  const out = new Uint8Array(8 + text.length + offset);
-  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-  out.set(new TextEncoder().encode(text), 8);
-  const data = new Float32Array(out.buffer, 8 + text.length, offset / 4);
+  const layout = gpt2Layout(config);
+  const { bytes: out, data: raw, header } = safetensorsBuffer(layoutEntries(layout));
+  const data = new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
   const normal = normalGenerator(seed);
-  for (const [name, , kind] of list) {
+  for (const { name, role } of layout) {
     const [begin, end] = header[name].data_offsets.map((b) => b / 4);
-    const scale = kind === 'gain' ? 0.1 : 0.02;
-    const base = kind === 'gain' ? 1 : 0;
+    const scale = role === 'gain' ? 0.1 : 0.02;
+    const base = role === 'gain' ? 1 : 0;
     for (let i = begin; i < end; i++) data[i] = base + scale * normal();
   }
   const tmp = `${file}.tmp`;

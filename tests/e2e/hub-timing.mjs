@@ -13,7 +13,9 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { withHubConnectSrc } from '../../web/src/models/csp.js';
-import { outDir } from './helpers/browser.js';
+import { CHROMIUM_ARGS, chromiumPath, outDir } from './helpers/browser.js';
+import { gpt2Layout, sizeOf } from '../helpers/model-layouts.js';
+import { layoutEntries, safetensorsHeader } from '../helpers/safetensors.js';
 import { startMockHub } from './helpers/mock-hub.mjs';
 import { serveSite } from './helpers/static-site.mjs';
 
@@ -22,56 +24,24 @@ const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, 
 
 /** Writes a random GPT-2 small model.safetensors (F32) tensor by tensor, never whole in memory. */
 function writeCheckpoint(file) {
-  const { vocab_size: V, n_positions: P, n_embd: E, n_layer: N } = SMALL;
-  const tensors = [
-    ['wte.weight', [V, E], 'normal'],
-    ['wpe.weight', [P, E], 'normal'],
-  ];
-  for (let l = 0; l < N; l++) {
-    const h = `h.${l}.`;
-    tensors.push(
-      [`${h}ln_1.weight`, [E], 'one'],
-      [`${h}ln_1.bias`, [E], 'zero'],
-      [`${h}attn.c_attn.weight`, [E, 3 * E], 'normal'],
-      [`${h}attn.c_attn.bias`, [3 * E], 'zero'],
-      [`${h}attn.c_proj.weight`, [E, E], 'normal'],
-      [`${h}attn.c_proj.bias`, [E], 'zero'],
-      [`${h}ln_2.weight`, [E], 'one'],
-      [`${h}ln_2.bias`, [E], 'zero'],
-      [`${h}mlp.c_fc.weight`, [E, 4 * E], 'normal'],
-      [`${h}mlp.c_fc.bias`, [4 * E], 'zero'],
-      [`${h}mlp.c_proj.weight`, [4 * E, E], 'normal'],
-      [`${h}mlp.c_proj.bias`, [E], 'zero'],
-    );
-  }
-  tensors.push(['ln_f.weight', [E], 'one'], ['ln_f.bias', [E], 'zero']);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let text = JSON.stringify(header);
-  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const layout = gpt2Layout(SMALL);
   const fd = fs.openSync(file, 'w');
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(Buffer.byteLength(text)));
-  fs.writeSync(fd, len);
-  fs.writeSync(fd, text);
+  fs.writeSync(fd, safetensorsHeader(layoutEntries(layout)).prefix);
   let s = 0x9e3779b9; // xorshift32: uniform in ±0.04 (std ≈ 0.023, GPT-2's init scale)
   const chunk = new Float32Array(1 << 20);
-  for (const [, shape, kind] of tensors) {
-    let left = shape.reduce((a, b) => a * b, 1);
+  for (const { shape, role } of layout) {
+    let left = sizeOf(shape);
     while (left > 0) {
       const n = Math.min(left, chunk.length);
       for (let i = 0; i < n; i++) {
-        if (kind === 'normal') {
+        if (role === 'gain') chunk[i] = 1;
+        else if (role === 'bias') chunk[i] = 0;
+        else {
           s ^= s << 13;
           s ^= s >>> 17;
           s ^= s << 5;
           chunk[i] = ((s >>> 0) / 4294967296 - 0.5) * 0.08;
-        } else chunk[i] = kind === 'one' ? 1 : 0;
+        }
       }
       fs.writeSync(fd, new Uint8Array(chunk.buffer, 0, 4 * n));
       left -= n;
@@ -107,20 +77,10 @@ function descendantsRss() {
   return total;
 }
 
-const ARGS = [
-  // As helpers/browser.js launches it (no sandbox as root, no background traffic).
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 async function visit(profile, url, label) {
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ARGS,
+    executablePath: chromiumPath(),
+    args: CHROMIUM_ARGS, // as helpers/browser.js launches it (no sandbox as root, no background traffic)
     viewport: { width: 1280, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());

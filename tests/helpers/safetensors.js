@@ -1,8 +1,10 @@
 // Test fixtures in Hugging Face's .safetensors format: a writer (8-byte little-endian header
 // length, JSON header padded to 8 bytes, then the data buffer), float32 → half rounding, and
-// a tiny GPT-2 checkpoint with seeded values. Shared by the wasm suite (Node) and the
-// browser tests, which write the file the page's file input then reads.
+// tiny checkpoints with seeded values. Shared by the wasm suite (Node) and the browser tests,
+// which write the file the page's file input then reads; the header writer also serves the
+// scripts that stream large checkpoints (hub timing, wasm benchmarks).
 import { uniform } from '../wasm/helpers/prng.js';
+import { gpt2Layout, sizeOf } from './model-layouts.js';
 
 /** Half-precision bits of a float32, rounded to nearest even (overflow → ±infinity). */
 export function toHalf(value) {
@@ -34,63 +36,78 @@ export function toHalf(value) {
  * @param {{ headerOverride?: (header: object) => void }} [options] edit the header (bad-file tests)
  */
 export function encodeSafetensors(tensors, { headerOverride } = {}) {
+  const buffers = tensors.map((t) =>
+    (t.dtype ?? 'F32') === 'F16'
+      ? new Uint8Array(Uint16Array.from(t.data, toHalf).buffer)
+      : new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+  );
+  const entries = tensors.map((t, i) => ({ ...t, dtype: t.dtype ?? 'F32', bytes: buffers[i].length }));
+  const { bytes, data } = safetensorsBuffer(entries, headerOverride);
+  let at = 0;
+  for (const b of buffers) {
+    data.set(b, at);
+    at += b.length;
+  }
+  return bytes;
+}
+
+/**
+ * The start of a .safetensors file whose tensors lie end to end in `entries`' order: the
+ * 8-byte length and the padded JSON header (`prefix`), the header object (for the tensors'
+ * data_offsets) and how many data bytes follow.
+ * @param {Array<{ name: string, dtype: string, shape: number[], bytes: number }>} entries
+ * @param {(header: object) => void} [headerOverride] edits the header before it is written
+ */
+export function safetensorsHeader(entries, headerOverride) {
   const header = {};
-  const buffers = [];
   let offset = 0;
-  for (const t of tensors) {
-    const dtype = t.dtype ?? 'F32';
-    const bytes =
-      dtype === 'F16'
-        ? new Uint8Array(Uint16Array.from(t.data, toHalf).buffer)
-        : new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-    header[t.name] = { dtype, shape: t.shape, data_offsets: [offset, offset + bytes.length] };
-    buffers.push(bytes);
-    offset += bytes.length;
+  for (const { name, dtype, shape, bytes } of entries) {
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
   }
   headerOverride?.(header);
   let text = JSON.stringify(header);
   text += ' '.repeat((8 - (text.length % 8)) % 8);
   const json = new TextEncoder().encode(text);
-  const out = new Uint8Array(8 + json.length + offset);
-  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
-  out.set(json, 8);
-  let at = 8 + json.length;
-  for (const b of buffers) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
+  const prefix = new Uint8Array(8 + json.length);
+  new DataView(prefix.buffer).setBigUint64(0, BigInt(json.length), true);
+  prefix.set(json, 8);
+  return { prefix, header, dataBytes: offset };
 }
 
-/** The tensors of a GPT-2 with `config` (HF keys), uniform values in ±0.2 around their role's centre. */
-export function tinyGpt2Tensors(config, seed = 1, dtype = 'F32') {
-  const { vocab_size: V, n_positions: P, n_embd: E, n_layer: N } = config;
+/**
+ * A whole .safetensors file for `entries` with its data still zero: the file's `bytes`, the
+ * `data` part of them to fill, and the header object (safetensorsHeader).
+ */
+export function safetensorsBuffer(entries, headerOverride) {
+  const { prefix, header, dataBytes } = safetensorsHeader(entries, headerOverride);
+  const bytes = new Uint8Array(prefix.length + dataBytes);
+  bytes.set(prefix);
+  return { bytes, data: bytes.subarray(prefix.length), header };
+}
+
+/** The header entries of a layout (model-layouts.js) stored whole in one dtype, F32 or F16. */
+export function layoutEntries(layout, dtype = 'F32') {
+  const itemBytes = { F32: 4, F16: 2 }[dtype];
+  return layout.map((t) => ({ ...t, dtype, bytes: itemBytes * sizeOf(t.shape) }));
+}
+
+/**
+ * Seeded tensors for a layout (model-layouts.js): uniform in ±0.2 around their role's centre
+ * (1 for LayerNorm gains), ±0.15 for the MLP's output projection.
+ */
+export function seededTensors(layout, seed, dtype) {
   const next = uniform(seed);
-  const tensors = [];
-  const put = (name, shape, centre = 0, spread = 0.2) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; i++) data[i] = centre + spread * (2 * next() - 1);
-    tensors.push({ name, shape, data, dtype });
-  };
-  put('wte.weight', [V, E]);
-  put('wpe.weight', [P, E]);
-  for (let l = 0; l < N; l++) {
-    const h = `h.${l}.`;
-    put(h + 'ln_1.weight', [E], 1);
-    put(h + 'ln_1.bias', [E]);
-    put(h + 'attn.c_attn.weight', [E, 3 * E]);
-    put(h + 'attn.c_attn.bias', [3 * E]);
-    put(h + 'attn.c_proj.weight', [E, E]);
-    put(h + 'attn.c_proj.bias', [E]);
-    put(h + 'ln_2.weight', [E], 1);
-    put(h + 'ln_2.bias', [E]);
-    put(h + 'mlp.c_fc.weight', [E, 4 * E]);
-    put(h + 'mlp.c_fc.bias', [4 * E]);
-    put(h + 'mlp.c_proj.weight', [4 * E, E], 0, 0.15);
-    put(h + 'mlp.c_proj.bias', [E]);
-  }
-  put('ln_f.weight', [E], 1);
-  put('ln_f.bias', [E]);
-  return tensors;
+  return layout.map(({ name, shape, role }) => {
+    const centre = role === 'gain' ? 1 : 0;
+    const spread = role === 'mlpOut' ? 0.15 : 0.2;
+    const data = new Float32Array(sizeOf(shape));
+    for (let i = 0; i < data.length; i++) data[i] = centre + spread * (2 * next() - 1);
+    return { name, shape, data, dtype };
+  });
+}
+
+/** The tensors of a GPT-2 with `config` (HF keys), seeded (seededTensors). */
+export function tinyGpt2Tensors(config, seed = 1, dtype = 'F32') {
+  return seededTensors(gpt2Layout(config), seed, dtype);
 }

@@ -2,7 +2,8 @@
 // checkpoint written tensor by tensor under Hugging Face's names, its config.json, and a
 // small byte-level BPE tokenizer.json that @huggingface/tokenizers reads (GPT-2 small's
 // tiny twin comes from safetensors.js's tinyGpt2Tensors).
-import { uniform } from '../wasm/helpers/prng.js';
+import { neoxLayout } from './model-layouts.js';
+import { seededTensors } from './safetensors.js';
 
 /** A 2-layer GPT-NeoX config (HF keys) whose vocabulary covers tinyTokenizerJson's. */
 export const TINY_NEOX_CONFIG = Object.freeze({
@@ -24,40 +25,9 @@ export const TINY_NEOX_CONFIG = Object.freeze({
   eos_token_id: 0,
 });
 
-/**
- * The tensors of a GPT-NeoX with `config`, named as transformers saves GPTNeoXForCausalLM:
- * Linear weights are (out, in), query_key_value packs q, k, v per head.
- */
+/** The tensors of a GPT-NeoX with `config` (HF keys, model-layouts.js), seeded (seededTensors). */
 export function tinyNeoxTensors(config = TINY_NEOX_CONFIG, seed = 3, dtype = 'F16') {
-  const { vocab_size: V, hidden_size: E, num_hidden_layers: N, intermediate_size: I } = config;
-  const next = uniform(seed);
-  const tensors = [];
-  const put = (name, shape, centre = 0, spread = 0.2) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; i++) data[i] = centre + spread * (2 * next() - 1);
-    tensors.push({ name, shape, data, dtype });
-  };
-  put('gpt_neox.embed_in.weight', [V, E]);
-  for (let l = 0; l < N; l++) {
-    const p = `gpt_neox.layers.${l}.`;
-    put(`${p}input_layernorm.weight`, [E], 1);
-    put(`${p}input_layernorm.bias`, [E]);
-    put(`${p}post_attention_layernorm.weight`, [E], 1);
-    put(`${p}post_attention_layernorm.bias`, [E]);
-    put(`${p}attention.query_key_value.weight`, [3 * E, E]);
-    put(`${p}attention.query_key_value.bias`, [3 * E]);
-    put(`${p}attention.dense.weight`, [E, E]);
-    put(`${p}attention.dense.bias`, [E]);
-    put(`${p}mlp.dense_h_to_4h.weight`, [I, E]);
-    put(`${p}mlp.dense_h_to_4h.bias`, [I]);
-    put(`${p}mlp.dense_4h_to_h.weight`, [E, I], 0, 0.15);
-    put(`${p}mlp.dense_4h_to_h.bias`, [E]);
-  }
-  put('gpt_neox.final_layer_norm.weight', [E], 1);
-  put('gpt_neox.final_layer_norm.bias', [E]);
-  put('embed_out.weight', [V, E]);
-  return tensors;
+  return seededTensors(neoxLayout(config), seed, dtype);
 }
 
 /** GPT-2's byte → printable character table (byte-level BPE spells every byte as one char). */

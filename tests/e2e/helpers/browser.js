@@ -9,7 +9,8 @@ export const outDir = path.resolve(new URL('../../..', import.meta.url).pathname
 fs.mkdirSync(outDir, { recursive: true });
 
 // Without the networking flags Chromium floods a closed network with refused connections.
-const ARGS = [
+// The timing scripts launch their own persistent contexts with these same flags.
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -18,14 +19,19 @@ const ARGS = [
   '--no-first-run',
 ];
 
-export async function launch() {
+/** Debian's Chromium, or CHROMIUM_PATH; throws saying how to get it when it is missing. */
+export function chromiumPath() {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!fs.existsSync(executablePath)) {
     throw new Error(
       `Chromium not found at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
     );
   }
-  return chromium.launch({ executablePath, args: ARGS });
+  return executablePath;
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }
 
 /** One browser for a test file's tests and the served playground's address: { browser, base }. */
