@@ -4,7 +4,7 @@
 // the forward pass (logits and/or next-token losses, trace, top-k, a RoPE scaling in place of
 // the config's) and which architecture a checkpoint holds. Declarations and docs: gpt-neox.d.ts.
 import { PosLabError } from './errors.js';
-import { bytesArg as bytes, call, configArg, precisionArg, tokenArray, wrapLoader, wrapModel } from './lm-common.js';
+import { call, checkpointArgs, familyMethods, precisionArg, tokenArray } from './lm-common.js';
 import * as check from './validate.js';
 
 const ROPE_KEYS = ['scaling', 'factor', 'originalLength', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow'];
@@ -54,43 +54,23 @@ export function bindGptNeox(m) {
     const handle = alive();
     return call(() => handle.forward(ids, args));
   };
-  const wrap = (raw) => wrapModel(raw, 'GPT-NeoX', forward, { architecture: 'gpt_neox' });
-
   return {
     /** The RoPE scalings forward's rope.scaling accepts, 'none' first. */
     ropeScalings,
     /** Size of the wasm heap in bytes (it only grows: the high-water mark). */
     wasmHeapBytes: () => m.wasmHeapBytes(),
-
-    gptNeoxConfig(opts) {
-      const o = check.options(opts, 'gptNeoxConfig', ['preset', 'config']);
-      return call(m.gptNeoxConfig, configArg(o, 'gptNeoxConfig', REQUIRED));
-    },
-
-    gptNeoxRandom(opts) {
-      const o = check.options(opts, 'gptNeoxRandom', ['preset', 'config', 'seed', 'dtype']);
-      const seed = o.seed === undefined ? 0 : check.integer(o.seed, 'seed');
-      const dtype = o.dtype === undefined ? 'F32' : check.string(o.dtype, 'dtype');
-      return wrap(call(m.gptNeoxRandom, configArg(o, 'gptNeoxRandom', REQUIRED), seed, dtype).model);
-    },
-
-    gptNeoxLoader(opts) {
-      const o = check.options(opts, 'gptNeoxLoader', ['header', 'fileSize', 'name', 'preset', 'config']);
-      const name = o.name === undefined ? 'model.safetensors' : check.string(o.name, 'name');
-      const config = configArg(o, 'gptNeoxLoader', REQUIRED);
-      const r = call(m.gptNeoxLoader, bytes(o.header, 'header'), check.integer(o.fileSize, 'fileSize'), name, config);
-      return wrapLoader(r, 'GPT-NeoX', wrap);
-    },
+    ...familyMethods(m, {
+      api: 'gptNeox',
+      label: 'GPT-NeoX',
+      required: REQUIRED,
+      randomOptions: { dtype: 'F32' },
+      forward,
+      extra: { architecture: 'gpt_neox' },
+    }),
 
     /** 'gpt2' | 'gpt_neox' from a checkpoint's first 8 + N bytes (safetensorsHeaderLength gives N). */
-    architectureOf(header, fileSize, name) {
-      return call(
-        m.lmArchitectureOfCheckpoint,
-        bytes(header, 'header'),
-        check.integer(fileSize, 'fileSize'),
-        name === undefined ? 'model.safetensors' : check.string(name, 'name'),
-      );
-    },
+    architectureOf: (header, fileSize, name) =>
+      call(m.lmArchitectureOfCheckpoint, ...checkpointArgs(header, 'header', fileSize, name)),
 
     /** config.json's model_type: 'gpt2' | 'gpt_neox', or null when it has none. */
     architectureOfConfig(text, name) {

@@ -1,7 +1,7 @@
 // What the language models' JS APIs (gpt2.js, gpt-neox.js) share over the handles of
-// cpp/wasm/lm_bindings.hpp, parametrised by the architecture's label and options: the config,
-// bytes, tokens and precision arguments, and the model and loader handles that live in the
-// wasm heap until .delete().
+// cpp/wasm/lm_bindings.hpp, parametrised by an architecture description: the config, bytes,
+// checkpoint, tokens and precision arguments, the model and loader handles that live in the
+// wasm heap until .delete(), and each architecture's config / random / loader methods.
 import { PosLabError } from './errors.js';
 import { guardMethods, unwrap } from './raw.js';
 import * as check from './validate.js';
@@ -32,6 +32,14 @@ export const configArg = (o, name, required) => {
   }
   return JSON.stringify(o.config);
 };
+
+// (bytes, fileSize, name) of a checkpoint file → the bindings' arguments; `bytesName` names
+// the bytes (its first 8, or its header) in errors.
+export const checkpointArgs = (value, bytesName, fileSize, name) => [
+  bytesArg(value, bytesName),
+  check.integer(fileSize, 'fileSize'),
+  name === undefined ? 'model.safetensors' : check.string(name, 'name'),
+];
 
 // An array of token ids or an Int32Array → Int32Array; `model` names the architecture.
 export const tokenArray = (tokens, model) => {
@@ -103,3 +111,37 @@ export const wrapLoader = (r, model, wrap) =>
       return wrap(call(() => loader.finish()).model);
     },
   }));
+
+/**
+ * An architecture's methods <api>Config, <api>Random and <api>Loader over the bindings of the
+ * same names, e.g. gpt2Config over m.gpt2Config.
+ * @param {any} m the instantiated module
+ * @param {{ api: string, label: string, required?: string,
+ *   randomOptions?: Record<string, string>, forward: Function, extra?: object }} arch
+ *   label: its name in messages; required: why a preset or config is needed (none: optional);
+ *   randomOptions: <api>Random's string options beyond seed and their defaults, passed to the
+ *   binding in this order; forward and extra: the model handle's (wrapModel)
+ */
+export function familyMethods(m, { api, label, required, randomOptions = {}, forward, extra }) {
+  const [configName, randomName, loaderName] = [`${api}Config`, `${api}Random`, `${api}Loader`];
+  const wrap = (raw) => wrapModel(raw, label, forward, extra);
+  return {
+    [configName](opts) {
+      const o = check.options(opts, configName, ['preset', 'config']);
+      return call(m[configName], configArg(o, configName, required));
+    },
+    [randomName](opts) {
+      const o = check.options(opts, randomName, ['preset', 'config', 'seed', ...Object.keys(randomOptions)]);
+      const seed = o.seed === undefined ? 0 : check.integer(o.seed, 'seed');
+      const more = Object.entries(randomOptions).map(([key, fallback]) =>
+        o[key] === undefined ? fallback : check.string(o[key], key),
+      );
+      return wrap(call(m[randomName], configArg(o, randomName, required), seed, ...more).model);
+    },
+    [loaderName](opts) {
+      const o = check.options(opts, loaderName, ['header', 'fileSize', 'name', 'preset', 'config']);
+      const file = checkpointArgs(o.header, 'header', o.fileSize, o.name);
+      return wrapLoader(call(m[loaderName], ...file, configArg(o, loaderName, required)), label, wrap);
+    },
+  };
+}
