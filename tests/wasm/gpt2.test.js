@@ -6,38 +6,22 @@
 // wasm cannot): logits within 1e-4 of the largest |logit|, attention maps within 1e-5.
 // Random init against the CLI's; bad files refused with the core's message.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
-import { expectTraceSameAsNative, loadLmLab, readTraceDir } from './helpers/lm.js';
+import { expectTraceSameAsNative, loadInChunks, loadLmLab, readTraceDir } from './helpers/lm.js';
 import { readNpy } from './helpers/npy.js';
-import { VARIANTS } from './helpers/paths.js';
+import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 const TINY = { vocab_size: 100, n_positions: 16, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2];
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-gpt2-wasm-'));
-const file = (name) => path.join(dir, name);
+const file = scratchFiles('poslab-gpt2-wasm-');
 
-// A checkpoint's bytes through gpt2Loader in `chunk`-byte pieces, as the playground's worker
-// feeds a File. config null: read off the checkpoint.
-function loadInChunks(lab, bytes, chunk, config = TINY, name = 'tiny.safetensors') {
-  const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
-  const loader = lab.gpt2Loader({
-    header: bytes.subarray(0, 8 + N),
-    fileSize: bytes.length,
-    name,
-    config: config ?? undefined,
-  });
-  try {
-    for (let at = 8 + N; at < bytes.length; at += chunk) loader.append(bytes.subarray(at, at + chunk));
-    return loader.finish();
-  } finally {
-    loader.delete();
-  }
-}
+// A checkpoint's bytes through gpt2Loader in `chunk`-byte pieces. config null: read off the
+// checkpoint.
+const loadGpt2InChunks = (lab, bytes, chunk, config = TINY) =>
+  loadInChunks(lab, 'gpt2Loader', bytes, chunk, { config: config ?? undefined });
 
 // The CLI's logits and trace for one run: { logits, index, trace: name → tensor }.
 async function native(args, tag) {
@@ -64,7 +48,6 @@ beforeAll(() => {
     fs.writeFileSync(file(`tiny-${dtype}.safetensors`), checkpoints[dtype]);
   }
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
   let lab;
@@ -80,7 +63,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
     ['F16', 'alibi', 333],
     ['F32', 'none', 4096],
   ])('a %s checkpoint with %s positions equals the native CLI', async (dtype, position, chunk) => {
-    const model = loadInChunks(lab, checkpoints[dtype], chunk);
+    const model = loadGpt2InChunks(lab, checkpoints[dtype], chunk);
     try {
       expect(model.dtype).toBe(dtype);
       const got = model.forward(TOKENS, { position, precision: 'double' });
@@ -109,26 +92,42 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
     }
   });
 
-  test.each(['F32', 'F16'])('the float32 path (the default) of a %s checkpoint is within the policy of the double reference', async (dtype) => {
-    const model = loadInChunks(lab, checkpoints[dtype], 4096);
-    try {
-      const got = model.forward(TOKENS);
-      expect(got.precision).toBe('float');
-      const want = await native(
-        ['--weights', file(`tiny-${dtype}.safetensors`), '--config', file('tiny.json'), '--tokens', TOKENS.join(','), '--precision', 'double'],
-        `${variant}-${dtype}-float`,
-      );
-      const largest = want.logits.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
-      expect(largest).toBeGreaterThan(0);
-      const worst = (a, b) => a.data.reduce((m, x, i) => Math.max(m, Math.abs(x - b.data[i])), 0);
-      expect(worst(got.logits, want.logits)).toBeLessThanOrEqual(1e-4 * largest);
-      got.layers.forEach((layer, i) => expect(worst(layer.attention, want.trace[`attention_layer${i}`])).toBeLessThanOrEqual(1e-5));
-      expect(Array.from(got.topIds)).toEqual(Array.from(want.trace.top_k_ids.data));
-      expect(() => model.forward(TOKENS, { precision: 'half' })).toThrow(/unknown precision 'half' \(expected float or double\)/);
-    } finally {
-      model.delete();
-    }
-  });
+  test.each(['F32', 'F16'])(
+    'the float32 path (the default) of a %s checkpoint is within the policy of the double reference',
+    async (dtype) => {
+      const model = loadGpt2InChunks(lab, checkpoints[dtype], 4096);
+      try {
+        const got = model.forward(TOKENS);
+        expect(got.precision).toBe('float');
+        const want = await native(
+          [
+            '--weights',
+            file(`tiny-${dtype}.safetensors`),
+            '--config',
+            file('tiny.json'),
+            '--tokens',
+            TOKENS.join(','),
+            '--precision',
+            'double',
+          ],
+          `${variant}-${dtype}-float`,
+        );
+        const largest = want.logits.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+        expect(largest).toBeGreaterThan(0);
+        const worst = (a, b) => a.data.reduce((m, x, i) => Math.max(m, Math.abs(x - b.data[i])), 0);
+        expect(worst(got.logits, want.logits)).toBeLessThanOrEqual(1e-4 * largest);
+        got.layers.forEach((layer, i) =>
+          expect(worst(layer.attention, want.trace[`attention_layer${i}`])).toBeLessThanOrEqual(1e-5),
+        );
+        expect(Array.from(got.topIds)).toEqual(Array.from(want.trace.top_k_ids.data));
+        expect(() => model.forward(TOKENS, { precision: 'half' })).toThrow(
+          /unknown precision 'half' \(expected float or double\)/,
+        );
+      } finally {
+        model.delete();
+      }
+    },
+  );
 
   // A vocabulary past the GEMM's 2048-column block (whose panels are 8 columns wide in this
   // SIMD128 build, 16 natively), through the same reference.
@@ -153,8 +152,8 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
   });
 
   test('F16 weights stay half precision in the heap', () => {
-    const half = loadInChunks(lab, checkpoints.F16, 1 << 20);
-    const full = loadInChunks(lab, checkpoints.F32, 1 << 20);
+    const half = loadGpt2InChunks(lab, checkpoints.F16, 1 << 20);
+    const full = loadGpt2InChunks(lab, checkpoints.F32, 1 << 20);
     expect(half.bytes * 2).toBe(full.bytes);
     expect(full.bytes).toBe(4 * half.config.parameters.total);
     half.delete();
@@ -176,10 +175,10 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
 
   test('the config is read off a checkpoint given without one', () => {
     const wide = { ...TINY, n_embd: 128, n_head: 2, n_layer: 3 };
-    const model = loadInChunks(lab, encodeSafetensors(tinyGpt2Tensors(wide, 3)), 5000, null);
+    const model = loadGpt2InChunks(lab, encodeSafetensors(tinyGpt2Tensors(wide, 3)), 5000, null);
     expect(model.config).toMatchObject(wide);
     model.delete();
-    expect(() => loadInChunks(lab, checkpoints.F32, 5000, null)).toThrow(/config\.json/);
+    expect(() => loadGpt2InChunks(lab, checkpoints.F32, 5000, null)).toThrow(/config\.json/);
   });
 
   test('parameter counts are those of the released models', () => {
@@ -224,7 +223,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
       fs.writeFileSync(file(`bad-${variant}.safetensors`), bytes);
       let wasmError;
       try {
-        loadInChunks(lab, bytes, 999);
+        loadGpt2InChunks(lab, bytes, 999);
       } catch (e) {
         wasmError = e;
       }
@@ -244,7 +243,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
       ]);
       expect(code).not.toBe(0);
       expect(cliErrorMessage(stderr)).toMatch(message);
-      const model = loadInChunks(lab, checkpoints.F32, 1 << 16);
+      const model = loadGpt2InChunks(lab, checkpoints.F32, 1 << 16);
       expect(model.forward([1, 2]).logits.shape).toEqual([2, 100]);
       model.delete();
     });

@@ -7,22 +7,19 @@
 // RoPE scalings passed through as `--rope-*`; bad files and options refused with the core's
 // message, the module still working after.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { loadNeoxInChunks, TINY_NEOX, writeTinyNeox } from './helpers/gpt_neox.js';
 import { expectTraceSameAsNative, loadLmLab, readTraceDir } from './helpers/lm.js';
 import { readNpy } from './helpers/npy.js';
-import { VARIANTS } from './helpers/paths.js';
+import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 24 tokens: past the trained context of 16, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4, 55, 9, 0, 12];
 const SEQUENTIAL = { ...TINY_NEOX, use_parallel_residual: false, rotary_pct: 1 };
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-neox-wasm-'));
-const file = (name) => path.join(dir, name);
+const file = scratchFiles('poslab-neox-wasm-');
 
 let runs = 0;
 // `poslab lm` on a checkpoint: { out (logits or losses), index, trace } (trace unless losses).
@@ -84,7 +81,6 @@ beforeAll(async () => {
     2,
   ]);
 }, 120_000);
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe.each(VARIANTS)('GPT-NeoX in the %s build', (variant) => {
   let lab;

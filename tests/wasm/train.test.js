@@ -8,15 +8,13 @@
 // noise of 0 the two builds may move a weight by different fractions of lr, so a weight may
 // differ by up to 2·lr, and all but 1% of them by at most 1e-5·max|w| + 1e-3·lr.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readSafetensors } from '../helpers/read-safetensors.js';
 import { requireCli, runCli } from './helpers/cli.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-train-wasm-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const file = scratchFiles('poslab-train-wasm-');
 
 const SMALL = { trainLen: 5, layers: 2, width: 16, heads: 2, batch: 6, seed: 4, evalExamples: 8 };
 const CASES = [
@@ -41,14 +39,14 @@ async function loadLab(variant) {
 
 let count = 0;
 async function nativeDump(config) {
-  const out = path.join(dir, `dump${count++}`);
+  const out = file(`dump${count++}`);
   const { code, stderr } = await runCli(['train', ...cliArgs(config), '--dump', out]);
   if (code !== 0) throw new Error(stderr);
   return Object.fromEntries(fs.readdirSync(out).map((f) => [f, fs.readFileSync(path.join(out, f))]));
 }
 
 async function nativeAfterOneStep(config) {
-  const ckpt = path.join(dir, `ckpt${count++}.safetensors`);
+  const ckpt = file(`ckpt${count++}.safetensors`);
   const args = ['train', ...cliArgs(config), '-q', '-o', `${ckpt}.json`, '--checkpoint', ckpt];
   const { code, stderr } = await runCli(args);
   if (code !== 0) throw new Error(stderr);

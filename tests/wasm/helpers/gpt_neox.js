@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from './cli.js';
+import { loadInChunks } from './lm.js';
 
 // 4 heads of d = 8, R = int(8·0.5) = 4 rotated dims, trained context 16 (so T = 24 is past it).
 export const TINY_NEOX = {
@@ -35,13 +36,5 @@ export async function writeTinyNeox(dir, { config = TINY_NEOX, seed = 3, dtype =
 }
 
 /** A checkpoint's bytes through gptNeoxLoader in `chunk`-byte pieces. */
-export function loadNeoxInChunks(lab, bytes, chunk, config, name = 'tiny.safetensors') {
-  const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
-  const loader = lab.gptNeoxLoader({ header: bytes.subarray(0, 8 + N), fileSize: bytes.length, name, config });
-  try {
-    for (let at = 8 + N; at < bytes.length; at += chunk) loader.append(bytes.subarray(at, at + chunk));
-    return loader.finish();
-  } finally {
-    loader.delete();
-  }
-}
+export const loadNeoxInChunks = (lab, bytes, chunk, config) =>
+  loadInChunks(lab, 'gptNeoxLoader', bytes, chunk, { config });

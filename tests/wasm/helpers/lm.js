@@ -1,5 +1,6 @@
 // What the language-model suites (gpt2.test.js, gpt_neox.test.js) share, for either
-// architecture: the language-model module loaded through the JS wrapper, the CLI's trace
+// architecture: the language-model module loaded through the JS wrapper, a checkpoint
+// streamed through its loader, the CLI's trace
 // directory read back, and a wasm forward pass's trace compared with it (every layer's
 // attention, the per-layer statistics the CLI stacks into (N, T), the top-k).
 import fs from 'node:fs';
@@ -13,6 +14,21 @@ export async function loadLmLab(variant) {
   const { createGpt2Lab } = await import(wrapperPath);
   const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
   return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
+}
+
+/**
+ * A checkpoint's bytes through the architecture's loader (`loader`: 'gpt2Loader' or
+ * 'gptNeoxLoader') in `chunk`-byte pieces, as the playground's worker feeds a File.
+ */
+export function loadInChunks(lab, loader, bytes, chunk, { config, name = 'tiny.safetensors' } = {}) {
+  const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
+  const loading = lab[loader]({ header: bytes.subarray(0, 8 + N), fileSize: bytes.length, name, config });
+  try {
+    for (let at = 8 + N; at < bytes.length; at += chunk) loading.append(bytes.subarray(at, at + chunk));
+    return loading.finish();
+  } finally {
+    loading.delete();
+  }
 }
 
 // A `--trace DIR` of `poslab lm` or `poslab gpt2`: { index, trace: name → tensor }.
