@@ -79,15 +79,22 @@ export function forwardSteps(config, T, position = 'learned') {
   add('x', sum, ['T', 'E'], 'the residual stream');
 
   const b = (id, label, shape, detail, extra = {}) => add(id, label, shape, detail, { block: true, ...extra });
-  b('ln_1', 'ln_1 (LayerNorm)', ['T', 'E'], 'pre-LN: normalises the block input', {
-    weights: [['γ, β', ['E']]],
-  });
-  b('c_attn', 'attn.c_attn: x·W + b', ['T', '3E'], 'one fused projection to q, k, v of the whole width', {
+  // The weights of a LayerNorm (gain and bias) and of a Conv1D x·W + b, as GPT-2 stores them.
+  const LAYER_NORM = { weights: [['γ, β', ['E']]] };
+  const linear = (inputs, outputs) => ({
     weights: [
-      ['W', ['E', '3E']],
-      ['b', ['3E']],
+      ['W', [inputs, outputs]],
+      ['b', [outputs]],
     ],
   });
+  b('ln_1', 'ln_1 (LayerNorm)', ['T', 'E'], 'pre-LN: normalises the block input', LAYER_NORM);
+  b(
+    'c_attn',
+    'attn.c_attn: x·W + b',
+    ['T', '3E'],
+    'one fused projection to q, k, v of the whole width',
+    linear('E', '3E'),
+  );
   b('qkv', 'split into heads: q, k, v', ['H', 'T', 'd'], `each of q, k, v; d = E/H = ${v.d}`);
   if (position === 'rope') b('rope', 'RoPE: rotate q and k', ['H', 'T', 'd'], 'pairs (i, i + d/2) turn by pos·θᵢ');
   const bias = position === 'alibi' ? ' + ALiBi bias −m_h·(i−j)' : '';
@@ -95,30 +102,15 @@ export function forwardSteps(config, T, position = 'learned') {
   b('softmax', 'softmax over keys', ['H', 'T', 'T'], 'the attention maps drawn on this page');
   b('av', 'weights · v', ['H', 'T', 'd'], 'each head mixes the values it attends to');
   b('merge', 'merge heads', ['T', 'E'], 'heads side by side again');
-  b('attn_proj', 'attn.c_proj', ['T', 'E'], 'output projection', {
-    weights: [
-      ['W', ['E', 'E']],
-      ['b', ['E']],
-    ],
-  });
+  b('attn_proj', 'attn.c_proj', ['T', 'E'], 'output projection', linear('E', 'E'));
   b('resid1', '+ residual', ['T', 'E'], 'h = x + attention');
-  b('ln_2', 'ln_2 (LayerNorm)', ['T', 'E'], 'pre-LN before the MLP', { weights: [['γ, β', ['E']]] });
-  b('c_fc', 'mlp.c_fc', ['T', '4E'], 'widen four times', {
-    weights: [
-      ['W', ['E', '4E']],
-      ['b', ['4E']],
-    ],
-  });
+  b('ln_2', 'ln_2 (LayerNorm)', ['T', 'E'], 'pre-LN before the MLP', LAYER_NORM);
+  b('c_fc', 'mlp.c_fc', ['T', '4E'], 'widen four times', linear('E', '4E'));
   b('gelu', 'GELU (tanh approximation)', ['T', '4E'], '½u(1 + tanh(√(2/π)(u + 0.044715u³)))');
-  b('mlp_proj', 'mlp.c_proj', ['T', 'E'], 'back to the width', {
-    weights: [
-      ['W', ['4E', 'E']],
-      ['b', ['E']],
-    ],
-  });
+  b('mlp_proj', 'mlp.c_proj', ['T', 'E'], 'back to the width', linear('4E', 'E'));
   b('resid2', '+ residual', ['T', 'E'], 'x = h + MLP');
 
-  add('ln_f', 'ln_f (final LayerNorm)', ['T', 'E'], 'after the last block', { weights: [['γ, β', ['E']]] });
+  add('ln_f', 'ln_f (final LayerNorm)', ['T', 'E'], 'after the last block', LAYER_NORM);
   add('logits', 'logits = x · wteᵀ', ['T', 'V'], 'tied to the token embedding: no separate output matrix', {
     weights: [['wte', ['V', 'E']]],
   });
