@@ -8,29 +8,18 @@ Tolerance: |got - ref| <= 1e-5 (absolute) for float outputs; integer outputs exa
 """
 
 import math
-import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
+from alibi_reference import alibi_slopes
+from cli_runner import ScratchCli
+
 TOL = 1e-5
-POSLAB = sys.argv[1]
-TMP = tempfile.mkdtemp(prefix="poslab-accept-")
+CLI = ScratchCli(sys.argv[1], "poslab-accept-")
+path, run = CLI.path, CLI.run
 rng = np.random.default_rng(7)
 results = {"passed": 0, "failed": 0}
-
-
-def path(name):
-    return os.path.join(TMP, name)
-
-
-def run(*args):
-    proc = subprocess.run([POSLAB, *map(str, args)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"poslab {' '.join(map(str, args))} failed: {proc.stderr.strip()}")
-    return proc.stdout
 
 
 def save(name, array):
@@ -112,17 +101,6 @@ def rope_ref(x, inv, attn, style, offset, rot):
         a, b = x[..., 0:rot:2], x[..., 1:rot:2]
         out[..., 0:rot:2], out[..., 1:rot:2] = a * c - b * s, a * s + b * c
     return out
-
-
-def alibi_slopes_ref(n):
-    def pow2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start**i for i in range(n)]
-
-    if math.log2(n).is_integer():
-        return pow2(n)
-    c = 2 ** math.floor(math.log2(n))
-    return pow2(c) + alibi_slopes_ref(2 * c)[0::2][: n - c]
 
 
 def t5_ref(qlen, klen, bidirectional, num_buckets, max_distance):
@@ -208,7 +186,7 @@ for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
 
 for heads in (1, 3, 8, 12):
     run("alibi", "--heads", heads, "--len", 9, "-o", path("alibi.npy"))
-    m = np.array(alibi_slopes_ref(heads))[:, None, None]
+    m = np.array(alibi_slopes(heads))[:, None, None]
     i = np.arange(9)
     check(f"alibi {heads} heads", np.load(path("alibi.npy")),
           -m * np.abs(i[:, None] - i[None, :])[None])

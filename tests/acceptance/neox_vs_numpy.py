@@ -13,29 +13,18 @@ accumulates in float32), and the same for the losses by position.
 
 import json
 import math
-import os
 import struct
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-POSLAB = sys.argv[1]
-TMP = tempfile.mkdtemp(prefix="poslab-neox-")
+from cli_runner import ScratchCli
+
+CLI = ScratchCli(sys.argv[1], "poslab-neox-")
+path, run = CLI.path, CLI.run
 TOL = 1e-4
 results = {"passed": 0, "failed": 0}
 erf = np.vectorize(math.erf)
-
-
-def path(name):
-    return os.path.join(TMP, name)
-
-
-def run(*args):
-    proc = subprocess.run([POSLAB, *map(str, args)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"poslab {' '.join(map(str, args))} failed: {proc.stderr.strip()}")
 
 
 def check(label, got, ref):

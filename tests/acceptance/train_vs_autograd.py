@@ -21,6 +21,8 @@ import tempfile
 
 import numpy as np
 
+from alibi_reference import alibi_slopes
+
 
 # ---------------------------------------------------------------- a small reverse-mode autograd
 class Var:
@@ -164,17 +166,6 @@ def layer_norm(x, w, b, eps):
 def gelu_tanh(x):
     k = math.sqrt(2 / math.pi)
     return x * 0.5 * (tanh((x + x * x * x * 0.044715) * k) + 1.0)
-
-
-def alibi_slopes(n):
-    """Press et al.'s reference get_slopes."""
-    def power_of_2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    closest = 2 ** math.floor(math.log2(n))
-    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
 
 
 def t5_bucket(relative, num_buckets, max_distance):
