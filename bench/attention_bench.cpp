@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "naive.hpp"
-#include "poslab/attention.hpp"
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/layers/attention.hpp"
 
 namespace {
 

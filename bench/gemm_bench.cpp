@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "naive.hpp"
-#include "poslab/gemm.hpp"
+#include "poslab/fast/gemm.hpp"
 
 namespace {
 

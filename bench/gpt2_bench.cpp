@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "poslab/gpt2.hpp"
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
+#include "poslab/models/gpt2.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 
 namespace poslab::naive {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "naive.hpp"
-#include "poslab/fast.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "naive.hpp"
-#include "poslab/fast.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "options.hpp"
-#include "poslab/analysis.hpp"
-#include "poslab/defaults.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/analysis/analysis.hpp"
+#include "poslab/base/defaults.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab::cli {
 namespace {

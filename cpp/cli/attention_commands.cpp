@@ -8,9 +8,9 @@
 #include "input.hpp"
 #include "options.hpp"
 #include "output.hpp"
-#include "poslab/attention.hpp"
-#include "poslab/defaults.hpp"
-#include "poslab/norm.hpp"
+#include "poslab/base/defaults.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/layers/norm.hpp"
 
 namespace poslab::cli {
 namespace {

@@ -5,11 +5,11 @@
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "poslab/alibi.hpp"
-#include "poslab/defaults.hpp"
-#include "poslab/learned.hpp"
-#include "poslab/relative.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/base/defaults.hpp"
+#include "poslab/positions/alibi.hpp"
+#include "poslab/positions/learned.hpp"
+#include "poslab/positions/relative.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "lm_trace.hpp"
 #include "model_input.hpp"
 #include "options.hpp"
-#include "poslab/gpt2.hpp"
+#include "poslab/models/gpt2.hpp"
 
 namespace poslab::cli {
 namespace {

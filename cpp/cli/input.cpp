@@ -1,7 +1,7 @@
 // Input arrays of the CLI, checked as the core checks them.
 #include "input.hpp"
 
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::cli {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 
 namespace poslab::cli {
 

@@ -12,9 +12,9 @@
 #include "lm_trace.hpp"
 #include "model_input.hpp"
 #include "options.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/lm.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/lm.hpp"
 
 namespace poslab::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "output_files.hpp"
-#include "poslab/errors.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::cli {
 

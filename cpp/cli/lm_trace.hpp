@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 
 namespace poslab::cli {
 

@@ -9,7 +9,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "options.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::cli {
 

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "poslab/errors.hpp"
-#include "poslab/names.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/base/names.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::cli {
 

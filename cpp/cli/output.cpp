@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "output_files.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::cli {
 namespace {

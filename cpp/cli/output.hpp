@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 
 namespace poslab::cli {
 

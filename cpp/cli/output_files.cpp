@@ -12,7 +12,7 @@
 #include <cstring>
 #include <memory>
 
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 namespace poslab::cli {
 namespace {

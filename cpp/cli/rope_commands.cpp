@@ -6,8 +6,8 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "options.hpp"
-#include "poslab/analysis.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/analysis/analysis.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::cli {
 namespace {

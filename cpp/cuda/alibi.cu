@@ -10,9 +10,9 @@
 
 #include "common.cuh"
 #include "launch.hpp"
+#include "poslab/base/tensor.hpp"
 #include "poslab/cuda/alibi.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::cuda {
 namespace {

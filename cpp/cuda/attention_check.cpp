@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "poslab/attention.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/layers/attention.hpp"
 
 namespace poslab::cuda::detail {
 

@@ -7,10 +7,10 @@
 
 #include <cstdint>
 
-#include "poslab/attention.hpp"
 #include "poslab/cuda/attention.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/mask.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/layers/mask.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::cuda::detail {
 

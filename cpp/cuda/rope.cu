@@ -15,9 +15,9 @@
 
 #include "angles.cuh"
 #include "common.cuh"
+#include "poslab/base/tensor.hpp"
 #include "poslab/cuda/rope.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::cuda {
 namespace {

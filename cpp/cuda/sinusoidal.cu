@@ -21,10 +21,10 @@
 #include "angles.cuh"
 #include "common.cuh"
 #include "launch.hpp"
+#include "poslab/base/format.hpp"
+#include "poslab/base/tensor.hpp"
 #include "poslab/cuda/sinusoidal.hpp"
-#include "poslab/format.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::cuda {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
-#include "poslab/gemm.hpp"
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
+#include "poslab/fast/gemm.hpp"
 
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>

@@ -10,8 +10,8 @@
 #include "guard.hpp"
 #include "heap.hpp"
 #include "js_convert.hpp"
-#include "poslab/fast.hpp"
-#include "poslab/position_methods.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/positions/position_methods.hpp"
 #include "poslab/poslab.hpp"
 
 namespace poslab::wasm {

@@ -13,7 +13,7 @@
 #include "heap.hpp"
 #include "js_convert.hpp"
 #include "lm_bindings.hpp"
-#include "poslab/gpt2.hpp"
+#include "poslab/models/gpt2.hpp"
 
 namespace poslab::wasm {
 namespace {

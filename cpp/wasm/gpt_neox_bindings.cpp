@@ -15,8 +15,8 @@
 #include "guard.hpp"
 #include "js_convert.hpp"
 #include "lm_bindings.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/lm.hpp"
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/lm.hpp"
 
 namespace poslab::wasm {
 namespace {

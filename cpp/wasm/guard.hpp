@@ -12,7 +12,7 @@
 #include <new>
 #include <string>
 
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 namespace poslab::wasm {
 

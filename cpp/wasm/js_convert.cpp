@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 namespace poslab::wasm {
 

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "poslab/names.hpp"
-#include "poslab/relative.hpp"
-#include "poslab/rope.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/base/names.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/positions/relative.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::wasm {
 

@@ -19,8 +19,8 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
-#include "poslab/lm_weights.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_weights.hpp"
 
 namespace poslab::wasm {
 

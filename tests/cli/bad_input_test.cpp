@@ -12,9 +12,9 @@
 #include <regex>
 
 #include "fixtures.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
 
 namespace poslab::test {
 namespace {

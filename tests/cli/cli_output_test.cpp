@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "fixtures.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::test {
 namespace {

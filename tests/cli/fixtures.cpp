@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::test {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 
 namespace poslab::test {
 

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/npy.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
 
 namespace poslab::test {
 namespace {

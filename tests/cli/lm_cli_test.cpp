@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/lm.hpp"
-#include "poslab/npy.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/lm.hpp"
 
 namespace poslab::test {
 namespace {

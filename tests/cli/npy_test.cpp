@@ -1,6 +1,6 @@
 // The .npy reader and writer: what numpy writes is read, what PosLab writes is what numpy
 // writes, and every malformed file is refused with a message naming it.
-#include "poslab/npy.hpp"
+#include "poslab/io/npy.hpp"
 
 #include <sys/stat.h>
 
@@ -10,7 +10,7 @@
 
 #include "fixtures.hpp"
 #include "output_files.hpp"
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 namespace poslab::test {
 namespace {

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "fixtures.hpp"
-#include "poslab/errors.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace poslab::test {
 namespace {

@@ -18,11 +18,11 @@
 #include <tuple>
 #include <utility>
 
-#include "poslab/gpt2.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/npy.hpp"
-#include "poslab/rope.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::test::probe {
 namespace {

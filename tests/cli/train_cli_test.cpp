@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "poslab/npy.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
 
 namespace poslab::test {
 namespace {

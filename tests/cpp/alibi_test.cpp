@@ -1,6 +1,6 @@
 // ALiBi (Press et al. 2022): head slopes by the reference `get_slopes` rule and the bias
 // −m_h·|i − j|.
-#include "poslab/alibi.hpp"
+#include "poslab/positions/alibi.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // Analysis tools: similarity matrices, similarity by offset, the offset matrix M_k, RoPE's
 // relative-distance decay and per-pair wavelengths.
-#include "poslab/analysis.hpp"
+#include "poslab/analysis/analysis.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "poslab/sinusoidal.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 #include "reference.hpp"
 
 namespace {

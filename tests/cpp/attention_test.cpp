@@ -1,6 +1,6 @@
 // Scaled dot-product attention with masks, key padding and biases, against a naive double
 // reference (three nested loops and a stable softmax).
-#include "poslab/attention.hpp"
+#include "poslab/layers/attention.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Errors name the option they are about (Error::field, the JS option name), so a front-end
 // never guesses it from the message: one case per check of the core that has a field.
-#include "poslab/errors.hpp"
+#include "poslab/base/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
 #include "poslab/poslab.hpp"
 
 namespace {

@@ -2,7 +2,7 @@
 // functions of the same name, which the CLI uses and every other build is checked against.
 // Tolerance: kTight (1e-6 + 1e-6·|ref|), the policy stated in fast.hpp; the WASM tests apply
 // the same bound to the same functions compiled to SIMD128.
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "poslab/formulas.hpp"
+#include "poslab/positions/formulas.hpp"
 #include "reference.hpp"
 
 namespace {

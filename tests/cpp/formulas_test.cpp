@@ -1,5 +1,5 @@
 // The scalar formulas shared by every build (formulas.hpp), each against its definition.
-#include "poslab/formulas.hpp"
+#include "poslab/positions/formulas.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // and strided operands. Tolerance (gemm.hpp): |c − exact| <= K·2^-24·Σ_k |a_ik|·|b_kj| plus
 // one rounding of the stored C, i.e. Higham's γ_K for a float32 accumulation — the bound is
 // per element, so the test also fails on a wrong element that happens to be small.
-#include "poslab/gemm.hpp"
+#include "poslab/fast/gemm.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 
 namespace {
 

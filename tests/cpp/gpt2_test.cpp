@@ -2,7 +2,7 @@
 // positions) saved to .safetensors and loaded back, against a straightforward double-precision
 // implementation written here from the released model's code (Hugging Face modeling_gpt2:
 // Conv1D y = x·W + b, W (in, out); gelu_new; biased-variance LayerNorm), not the core.
-#include "poslab/gpt2.hpp"
+#include "poslab/models/gpt2.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -259,7 +259,7 @@ TEST_F(Gpt2Tiny, LoadsEveryTensorBitIdentically) {
 
 // Both precisions against the naive double loops: the double path at kAcceptance, the float32
 // SIMD path at the policy — logits within 1e-4 of the largest |logit|, attention maps
-// within 1e-5 (poslab/precision.hpp).
+// within 1e-5 (poslab/base/precision.hpp).
 TEST_F(Gpt2Tiny, ForwardMatchesDoubleReference) {
   const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
   for (const poslab::Precision precision : {poslab::Precision::kDouble, poslab::Precision::kFloat})

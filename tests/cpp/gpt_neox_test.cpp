@@ -3,7 +3,7 @@
 // weights) saved to .safetensors and loaded back, against the naive double reference of
 // gpt_neox_reference.hpp; float against double; the loss by position; every bad checkpoint
 // refused naming its tensor; RoPE scalings against the reference's own frequencies.
-#include "poslab/gpt_neox.hpp"
+#include "poslab/models/gpt_neox.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 
 #include "gpt_neox_reference.hpp"
 #include "lm_fixture.hpp"
-#include "poslab/lm.hpp"
+#include "poslab/models/lm.hpp"
 #include "reference.hpp"
 
 namespace {

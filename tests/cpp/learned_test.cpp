@@ -1,5 +1,5 @@
 // Learned absolute table: seeded N(0, std²), reproducible, shapes checked.
-#include "poslab/learned.hpp"
+#include "poslab/positions/learned.hpp"
 
 #include <gtest/gtest.h>
 

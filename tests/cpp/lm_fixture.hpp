@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "poslab/errors.hpp"
-#include "poslab/lm_weights.hpp"
-#include "poslab/safetensors.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_weights.hpp"
 
 namespace lm_fixture {
 

@@ -1,6 +1,6 @@
 // What the language models share (lm.hpp): the streaming next-token loss against a plain
 // −log softmax in double, top-k, and telling the architecture from a config or a checkpoint.
-#include "poslab/lm.hpp"
+#include "poslab/models/lm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (ref::MaskSpec), and the three users of the rule against each other: attention_mask (what the
 // page draws), the reference attention and the SIMD fast path, for offsets, windows, padding
 // and Lq != Lk. Also the pre-softmax scores attention hands back for display.
-#include "poslab/mask.hpp"
+#include "poslab/layers/mask.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "poslab/attention.hpp"
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/layers/attention.hpp"
 #include "reference.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Multi-head self-attention: full-width projections split into heads, optional RoPE and
 // position biases, merged and projected out — against a naive double reference.
-#include "poslab/multihead.hpp"
+#include "poslab/layers/multihead.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "poslab/alibi.hpp"
+#include "poslab/positions/alibi.hpp"
 #include "reference.hpp"
 
 namespace {

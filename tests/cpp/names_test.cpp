@@ -1,6 +1,6 @@
 // The name tables (names.hpp): each lists every enumerator once, parse and format are inverse,
 // and the messages list the table's names (the CLI and JS messages tests pin their wording).
-#include "poslab/names.hpp"
+#include "poslab/base/names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,13 +8,13 @@
 #include <set>
 #include <string>
 
-#include "poslab/analysis.hpp"
-#include "poslab/attention.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/multihead.hpp"
-#include "poslab/position_methods.hpp"
-#include "poslab/rope.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/analysis/analysis.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/layers/multihead.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/positions/position_methods.hpp"
+#include "poslab/positions/rope.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 #include "poslab/train/config.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // LayerNorm (biased variance, eps inside the square root) and RMSNorm over the last axis.
-#include "poslab/norm.hpp"
+#include "poslab/layers/norm.hpp"
 
 #include <gtest/gtest.h>
 

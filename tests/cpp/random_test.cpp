@@ -1,5 +1,5 @@
 // The portable seeded generator: SplitMix64 bits, uniforms in [0, 1), Box-Muller normals.
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // Relative positions that index a table: Shaw et al. clipped distances and T5 buckets.
-#include "poslab/relative.hpp"
+#include "poslab/positions/relative.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <vector>
 
-#include "poslab/formulas.hpp"
-#include "poslab/learned.hpp"
+#include "poslab/positions/formulas.hpp"
+#include "poslab/positions/learned.hpp"
 #include "reference.hpp"
 
 namespace {

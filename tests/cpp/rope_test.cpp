@@ -1,6 +1,6 @@
 // Rotary position embedding (RoFormer) and its long-context scalings, against a naive double
 // reference and the Hugging Face `rope_type` functions transcribed in reference.hpp.
-#include "poslab/rope.hpp"
+#include "poslab/positions/rope.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The .safetensors reader and writer: bit-exact round trips (F32, F16), exact half-precision
 // conversion, and every malformed file refused with poslab::Error naming the problem.
-#include "poslab/safetensors.hpp"
+#include "poslab/io/safetensors.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Sinusoidal absolute positions (Vaswani et al. 2017) against a long-double reference.
-#include "poslab/sinusoidal.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The size checks that run before any allocation, and the tensor container.
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 
 #include <gtest/gtest.h>
 

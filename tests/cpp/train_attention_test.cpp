@@ -12,11 +12,11 @@
 #include <cmath>
 #include <vector>
 
-#include "poslab/learned.hpp"
-#include "poslab/multihead.hpp"
-#include "poslab/norm.hpp"
-#include "poslab/random.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/base/random.hpp"
+#include "poslab/layers/multihead.hpp"
+#include "poslab/layers/norm.hpp"
+#include "poslab/positions/learned.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 #include "poslab/train/model.hpp"
 
 namespace poslab::train {

@@ -14,7 +14,7 @@
 #include <cmath>
 #include <vector>
 
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 #include "poslab/train/model.hpp"
 #include "train/engine.hpp"
 

@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "poslab/formulas.hpp"
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
+#include "poslab/positions/formulas.hpp"
 #include "train/ops.hpp"
 
 namespace poslab::train::ops {

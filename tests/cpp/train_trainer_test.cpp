@@ -6,8 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "poslab/npy.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
 #include "poslab/train/trainer.hpp"
 #include "train/tasks.hpp"
 

@@ -2,7 +2,7 @@
 // masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
 // on load (fused; the reference rotates with poslab::rope_apply), lengths that are not
 // multiples of the tiles, Lq != Lk, and rows that see no key.
-#include "poslab/attention.hpp"
+#include "poslab/layers/attention.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "gpu_test.hpp"
-#include "poslab/alibi.hpp"
 #include "poslab/cuda/attention.hpp"
-#include "poslab/learned.hpp"
-#include "poslab/relative.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/positions/alibi.hpp"
+#include "poslab/positions/learned.hpp"
+#include "poslab/positions/relative.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gpu_test.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "poslab/errors.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/gpt_neox.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace {
 

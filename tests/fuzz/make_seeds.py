@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpora. tests/fuzz/corpus/: small valid .safetensors files (F32 and
 F16, with and without __metadata__) and near-valid ones that each break one header rule, so the
-fuzzer starts next to every check in cpp/src/safetensors.cpp. tests/fuzz/npy_corpus/: small
+fuzzer starts next to every check in cpp/src/io/safetensors.cpp. tests/fuzz/npy_corpus/: small
 .npy files of every dtype the reader accepts, version 1.0 and 2.0 headers, 0-d and empty
 arrays, and near-valid ones (a huge axis beside a zero one, truncated data, Fortran order,
 big-endian, a float64 beyond float32). tests/fuzz/config_corpus/: GPT-2's and Pythia's config.json
 as Hugging Face publishes them, Pythia with each rope_scaling (both spellings of its type), and
-near-valid ones that each break one rule of cpp/src/gpt2_config.cpp or gpt_neox_config.cpp.
+near-valid ones that each break one rule of cpp/src/models/gpt2_config.cpp or gpt_neox_config.cpp.
 Standard library only; rerun after changing it: python3 tests/fuzz/make_seeds.py"""
 import json
 import os

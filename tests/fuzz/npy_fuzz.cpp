@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "poslab/errors.hpp"
-#include "poslab/npy.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/io/npy.hpp"
 
 namespace {
 

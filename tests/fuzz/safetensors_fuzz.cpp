@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "poslab/errors.hpp"
-#include "poslab/gpt2.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
 
 namespace {
 

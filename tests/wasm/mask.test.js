@@ -1,4 +1,4 @@
-// lab.attentionMask is the core's mask rule (cpp/include/poslab/mask.hpp): checked against a
+// lab.attentionMask is the core's mask rule (cpp/include/poslab/layers/mask.hpp): checked against a
 // loop written here from the definition (query i at position i + offset), and against what
 // lab.attention does with the same mask (a visible key gets a positive weight, a hidden one
 // exactly 0). Also lab.names and lab.defaults, against the values the docs state.

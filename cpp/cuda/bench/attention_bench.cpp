@@ -18,15 +18,15 @@
 #include <vector>
 
 #include "inputs.hpp"
-#include "poslab/attention.hpp"
 #include "poslab/cuda/attention.hpp"
 #include "poslab/cuda/compare.hpp"
 #include "poslab/cuda/rope.hpp"
 #include "poslab/cuda/t5.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/learned.hpp"
-#include "poslab/relative.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/positions/formulas.hpp"
+#include "poslab/positions/learned.hpp"
+#include "poslab/positions/relative.hpp"
+#include "poslab/positions/rope.hpp"
 #include "suite.hpp"
 
 namespace poslab::cuda::bench {

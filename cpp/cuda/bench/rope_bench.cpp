@@ -8,7 +8,7 @@
 #include "inputs.hpp"
 #include "poslab/cuda/compare.hpp"
 #include "poslab/cuda/rope.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/positions/rope.hpp"
 #include "suite.hpp"
 
 namespace poslab::cuda::bench {

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "inputs.hpp"
-#include "poslab/alibi.hpp"
 #include "poslab/cuda/alibi.hpp"
 #include "poslab/cuda/compare.hpp"
 #include "poslab/cuda/sinusoidal.hpp"
 #include "poslab/cuda/t5.hpp"
-#include "poslab/learned.hpp"
-#include "poslab/relative.hpp"
-#include "poslab/sinusoidal.hpp"
+#include "poslab/positions/alibi.hpp"
+#include "poslab/positions/learned.hpp"
+#include "poslab/positions/relative.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 #include "suite.hpp"
 
 namespace poslab::cuda::bench {

@@ -4,7 +4,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
 
 namespace poslab::fast {
 

@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "poslab/formulas.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::fast::detail {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "../validation.hpp"
-#include "poslab/fast.hpp"
+#include "base/validation.hpp"
+#include "poslab/fast/fast.hpp"
 
 namespace poslab::fast {
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "poslab/gemm.hpp"
+#include "poslab/fast/gemm.hpp"
 
 namespace poslab::fast {
 

@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "../validation.hpp"
-#include "angle_table.hpp"
-#include "poslab/fast.hpp"
-#include "poslab/formulas.hpp"
+#include "base/validation.hpp"
+#include "fast/angle_table.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::fast {
 

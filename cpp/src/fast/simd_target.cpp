@@ -2,7 +2,7 @@
 // this build decide), so tests and benchmarks can say what they measured.
 #include <hwy/highway.h>
 
-#include "poslab/fast.hpp"
+#include "poslab/fast/fast.hpp"
 
 namespace poslab::fast {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "poslab/errors.hpp"
-#include "poslab/format.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/base/format.hpp"
+#include "poslab/base/tensor.hpp"
 #include "poslab/train/model.hpp"
 
 namespace poslab::train {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "poslab/errors.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/positions/formulas.hpp"
+#include "poslab/positions/rope.hpp"
 #include "poslab/train/model.hpp"
 #include "train/ops.hpp"
 

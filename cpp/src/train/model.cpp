@@ -7,7 +7,7 @@
 #include <thread>
 #endif
 
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 #include "train/engine.hpp"
 
 namespace poslab::train {

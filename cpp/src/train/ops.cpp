@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "poslab/fast.hpp"
-#include "poslab/formulas.hpp"
-#include "poslab/gemm.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/fast/gemm.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::train::ops {
 

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "poslab/formulas.hpp"
-#include "poslab/mask.hpp"
+#include "poslab/layers/mask.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab::train::ops {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "poslab/random.hpp"
+#include "poslab/base/random.hpp"
 #include "poslab/train/config.hpp"
 #include "poslab/train/model.hpp"
 

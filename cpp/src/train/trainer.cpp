@@ -7,9 +7,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "poslab/format.hpp"
-#include "poslab/npy.hpp"
-#include "poslab/safetensors.hpp"
+#include "poslab/base/format.hpp"
+#include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors.hpp"
 #include "train/tasks.hpp"
 
 namespace poslab::train {

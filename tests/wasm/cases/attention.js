@@ -67,7 +67,7 @@ const attention = (name, shapes, o = {}, extra = {}) => {
 // order 1 (every case but the one marked largeScores) that is far below 1e-6; for
 // trained-model-sized scores (|s| up to ~20) it is not, so that case allows, beyond
 // 1e-6 + 1e-6·|native|, 2δ·|w| per weight and 2δ·max|v| per output, with δ taken 4× the
-// random-walk size over the worst (query, key) pair (see cpp/include/poslab/fast.hpp).
+// random-walk size over the worst (query, key) pair (see cpp/include/poslab/fast/fast.hpp).
 function scoreTolerance(t, key, scale) {
   const d = t.q.shape[t.q.shape.length - 1];
   const heads = t.q.shape.length === 3 ? t.q.shape[0] : 1;

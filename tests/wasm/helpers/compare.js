@@ -1,4 +1,4 @@
-// Tolerance policy of the WASM suite (the same as plan/js_api.md and cpp/include/poslab/fast.hpp):
+// Tolerance policy of the WASM suite (docs/ARCHITECTURE.md section 2, cpp/include/poslab/fast/fast.hpp):
 // every element must satisfy |wasm − native| ≤ 1e-6 + 1e-6·|native|. The native CLI (double
 // reference, stored as float32) is the oracle; the wasm SIMD fast paths run in float32 and
 // the reference paths in double, so one ulp-scale bound covers both. Integer results (bucket

@@ -13,7 +13,7 @@ const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
 /** The API bound to an instantiated Emscripten module (the resolved value of its factory). */
 export function bindPosLab(m) {
   const max = m.maxElements();
-  // The core's name lists and defaults (cpp/include/poslab/names.hpp, defaults.hpp): the
+  // The core's name lists and defaults (cpp/include/poslab/base/names.hpp, defaults.hpp): the
   // defaults below are read from here, never written twice.
   const names = deepFreeze(unwrap(m.names()));
   const defaults = deepFreeze(unwrap(m.defaults()));

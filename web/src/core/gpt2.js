@@ -3,7 +3,7 @@
 // loader fed a .safetensors file chunk by chunk, and the traced forward pass. Declarations
 // and docs: gpt2.d.ts.
 import { PosLabError } from './errors.js';
-import { bytesArg as bytes, call, configArg, precisionArg, tokenArray, wrapLoader, wrapModel } from './lm-common.js';
+import { call, checkpointArgs, familyMethods, precisionArg, tokenArray } from './lm-common.js';
 import { guardMethods } from './raw.js';
 import * as check from './validate.js';
 
@@ -12,7 +12,7 @@ export function bindGpt2(m) {
   // The core's position methods (kGpt2PositionNames); the first is the default, as trained.
   const positions = Object.freeze(m.gpt2Positions());
 
-  // The core's checks of the tokens against the model (cpp/src/gpt2.cpp) name no field: the
+  // The core's checks of the tokens against the model (cpp/src/models/gpt2.cpp) name no field: the
   // same checks, with the same messages, run here first so the error names 'tokens'.
   const fitTokens = (ids, config) => {
     const field = { field: 'tokens' };
@@ -46,44 +46,13 @@ export function bindGpt2(m) {
       }),
     );
   };
-  const wrap = (raw) => wrapModel(raw, 'GPT-2', forward);
-
   return guardMethods({
     /** The position methods forward() accepts, the default (as trained) first. */
     positions,
     /** Bytes the module's malloc has handed out and not had back: models count until delete(). */
     liveHeapBytes: () => m.liveHeapBytes(),
-    gpt2Config(opts) {
-      const o = check.options(opts, 'gpt2Config', ['preset', 'config']);
-      return call(m.gpt2Config, configArg(o, 'gpt2Config'));
-    },
-
-    gpt2Random(opts) {
-      const o = check.options(opts, 'gpt2Random', ['preset', 'config', 'seed']);
-      const seed = o.seed === undefined ? 0 : check.integer(o.seed, 'seed');
-      return wrap(call(m.gpt2Random, configArg(o, 'gpt2Random'), seed).model);
-    },
-
-    safetensorsHeaderLength(first8, fileSize, name) {
-      return call(
-        m.safetensorsHeaderLength,
-        bytes(first8, 'first8'),
-        check.integer(fileSize, 'fileSize'),
-        name === undefined ? 'model.safetensors' : check.string(name, 'name'),
-      );
-    },
-
-    gpt2Loader(opts) {
-      const o = check.options(opts, 'gpt2Loader', ['header', 'fileSize', 'name', 'preset', 'config']);
-      const name = o.name === undefined ? 'model.safetensors' : check.string(o.name, 'name');
-      const r = call(
-        m.gpt2Loader,
-        bytes(o.header, 'header'),
-        check.integer(o.fileSize, 'fileSize'),
-        name,
-        configArg(o, 'gpt2Loader'),
-      );
-      return wrapLoader(r, 'GPT-2', wrap);
-    },
+    ...familyMethods(m, { api: 'gpt2', label: 'GPT-2', forward }),
+    safetensorsHeaderLength: (first8, fileSize, name) =>
+      call(m.safetensorsHeaderLength, ...checkpointArgs(first8, 'first8', fileSize, name)),
   });
 }

@@ -111,7 +111,7 @@ export interface T5Options {
  * and j hidden when (i + offset) − j >= W). Query i sits at position i + offset, key j at j:
  * offset 0 (the default) aligns the first query with the first key; Lk − Lq aligns the last
  * query with the last key (new queries after a cache). The rule is the core's one function
- * (cpp/include/poslab/mask.hpp), shared by attention, attentionMask and the CUDA kernels.
+ * (cpp/include/poslab/layers/mask.hpp), shared by attention, attentionMask and the CUDA kernels.
  */
 export type Mask = 'none' | 'causal' | `window:${number}` | { window: number };
 
@@ -197,7 +197,7 @@ export interface Names {
   readonly positionMethods: readonly PositionMethodInfo[];
 }
 
-/** One row of the core's position-method table (cpp/include/poslab/position_methods.hpp). */
+/** One row of the core's position-method table (cpp/include/poslab/positions/position_methods.hpp). */
 export interface PositionMethodInfo {
   readonly name: string;
   /** Other names the parsers accept ('nope' for 'none'). */

@@ -27,7 +27,7 @@ export function wordCountProblem(count) {
   return null;
 }
 
-// T5 buckets (cpp/src/relative.cpp): a bidirectional table splits them into two halves, and
+// T5 buckets (cpp/src/positions/relative.cpp): a bidirectional table splits them into two halves, and
 // each half keeps its first half exact, so the max distance must lie beyond those.
 const t5MinBuckets = (p) => (p.bidir ? 4 : 2);
 const t5MaxExact = (p) => Math.floor((p.bidir ? Math.floor(p.buckets / 2) : p.buckets) / 2);

@@ -1,5 +1,5 @@
 // The page's position-method lists, each cut from the core's one table (position-methods.js,
-// generated from cpp/include/poslab/position_methods.hpp) by what a view needs, so a method
+// generated from cpp/include/poslab/positions/position_methods.hpp) by what a view needs, so a method
 // added to the table appears wherever it applies. No registry import: the worker reads this.
 import { POSITION_METHODS } from './position-methods.js';
 

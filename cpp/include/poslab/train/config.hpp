@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "poslab/names.hpp"
-#include "poslab/position_methods.hpp"
+#include "poslab/base/names.hpp"
+#include "poslab/positions/position_methods.hpp"
 
 namespace poslab::train {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "poslab/tensor.hpp"
+#include "poslab/base/tensor.hpp"
 #include "poslab/train/config.hpp"
 
 namespace poslab::train {

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "poslab/random.hpp"
-#include "poslab/tensor.hpp"
+#include "poslab/base/random.hpp"
+#include "poslab/base/tensor.hpp"
 #include "poslab/train/config.hpp"
 #include "poslab/train/model.hpp"
 

@@ -10,10 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "poslab/attention.hpp"
 #include "poslab/cuda/rope.hpp"
 #include "poslab/cuda/runtime.hpp"
-#include "poslab/relative.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/positions/relative.hpp"
 
 namespace poslab::cuda {
 

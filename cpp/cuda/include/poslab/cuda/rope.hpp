@@ -5,7 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "poslab/cuda/runtime.hpp"
-#include "poslab/rope.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::cuda {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "poslab/errors.hpp"
-#include "poslab/names.hpp"
+#include "poslab/base/errors.hpp"
+#include "poslab/base/names.hpp"
 
 namespace poslab::cuda {
 

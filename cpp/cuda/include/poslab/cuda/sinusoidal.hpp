@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "poslab/sinusoidal.hpp"
+#include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab::cuda {
 

@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "poslab/relative.hpp"
+#include "poslab/positions/relative.hpp"
 
 namespace poslab::cuda {
 

@@ -1,0 +1,173 @@
+// GPT-NeoX (Black et al. 2022; Pythia, Biderman et al. 2023) as Hugging Face's `gpt_neox`
+// computes it, with a trace of the intermediates a viewer wants. Shapes: T tokens,
+// E = hidden_size, H = num_attention_heads, d = E/H, R = int(d·rotary_pct) rotated dims,
+// I = intermediate_size, V = vocab_size, N = num_hidden_layers.
+//   x = embed_in[tok]                                                      (T, E)
+//   per layer: a = attention.dense(attn(rope(query_key_value(input_layernorm(x)))))
+//              m = mlp(post_attention_layernorm(x)),  x = x + a + m       parallel residual
+//          or  h = x + a,  x = h + mlp(post_attention_layernorm(h))       sequential
+//     query_key_value (3E, E): its output viewed as (T, H, 3d) is per head [q | k | v];
+//     RoPE rotates the first R dims of q and k (rotate_half pairs = RopeStyle::kNeox,
+//     θ_i = rotary_emb_base^(−2i/R), the config's rope_scaling if any); causal, scale 1/√d;
+//     mlp = dense_4h_to_h(gelu(dense_h_to_4h(·))), gelu the exact erf form.
+//   logits = final_layer_norm(x) · embed_outᵀ                              (T, V), untied
+// Weights are torch Linear (out, in): y = x·Wᵀ + b.
+//
+// Length: RoPE has no position table, so T may exceed max_position_embeddings (what the
+// scaling curves are for) up to kMaxGptNeoxTokens = 65 536, the range over which the core's
+// angles stay within 1e-5 (ARCHITECTURE.md §4). Long sequences ask for the losses instead of
+// the logits: (T, V) would pass the element cap (Pythia's V = 50 304: T > 5 336), and the
+// losses are reduced a block of the vocabulary at a time, never holding (T, V). Attention
+// weights (H, T, T) are only kept when traced, and the whole trace (N, H, T, T) is capped.
+// Both precisions keep memory bounded at long T (the reference attention works per head in
+// blocks of 128 query rows); the double path is the slower by about 4× (Pythia-70m, T = 2048:
+// 18 s against 4 s on one core).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "poslab/base/precision.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_layer_trace.hpp"
+#include "poslab/models/lm_weights.hpp"
+#include "poslab/positions/rope.hpp"
+
+namespace poslab {
+
+// The longest sequence the forward pass takes (see the header comment).
+inline constexpr std::size_t kMaxGptNeoxTokens = 65536;
+
+struct GptNeoxConfig {
+  long long vocab_size = 50304;
+  long long hidden_size = 512;
+  long long num_hidden_layers = 6;
+  long long num_attention_heads = 8;
+  long long intermediate_size = 2048;
+  long long max_position_embeddings = 2048;  // the trained context: RoPE scalings' N
+  double rotary_pct = 0.25;
+  double rotary_emb_base = 10000.0;
+  double layer_norm_eps = 1e-5;
+  bool use_parallel_residual = true;
+  // config.json's rope_scaling ({"type" | "rope_type", "factor", ...}); none when absent.
+  RopeScaling rope_scaling = RopeScaling::kNone;
+  double rope_factor = 1.0;
+  long long rope_original_length = 0;                              // 0: max_position_embeddings
+  double rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;  // llama3
+  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
+
+  static GptNeoxConfig pythia_70m();   // 50304, 512, 6 layers, 8 heads, I 2048
+  static GptNeoxConfig pythia_160m();  // 50304, 768, 12 layers, 12 heads, I 3072
+  // "pythia-70m" | "pythia-160m"
+  static GptNeoxConfig preset(const std::string& name);
+  // Hugging Face config.json text. Required: vocab_size, hidden_size, num_hidden_layers,
+  // num_attention_heads, intermediate_size (transformers' defaults are GPT-NeoX-20B, which no
+  // small checkpoint matches). Optional with transformers' defaults: max_position_embeddings
+  // 2048, rotary_pct 0.25 (alias partial_rotary_factor), rotary_emb_base 10000 (alias
+  // rope_theta), layer_norm_eps 1e-5, use_parallel_residual true, rope_scaling. Refused, naming
+  // the key: hidden_act other than "gelu", tie_word_embeddings true, attention_bias false, a
+  // rope_scaling this core does not compute. Other keys (dropout, token ids, ...) do not change
+  // the forward pass and are ignored. `name` labels errors.
+  static GptNeoxConfig from_json(const std::string& text, const std::string& name);
+  // The config.json that from_json reads back to this config (model_type "gpt_neox").
+  std::string to_json() const;
+
+  // Throws unless every size is positive, H divides E, R = int(d·rotary_pct) is even and >= 2,
+  // eps, base and the scaling are valid and the parameter count is within kMaxGptNeoxParameters.
+  void validate() const;
+  // embed_in + N layers + final_layer_norm + embed_out.
+  std::uint64_t parameter_count() const;
+  long long head_dim() const { return hidden_size / num_attention_heads; }
+  // The rotation of q and k as the config describes it: neox pairs, base, fraction, scaling
+  // (original length defaulting to max_position_embeddings).
+  RopeOptions rope() const;
+};
+
+// The most parameters a model may have (as GPT-2's: 8× the per-tensor element cap).
+inline constexpr std::uint64_t kMaxGptNeoxParameters = std::uint64_t{8} * kMaxElements;
+
+// Every weight keeps the dtype its checkpoint stored (random init is F32).
+struct GptNeoxLayer {
+  StoredTensor input_layernorm_weight, input_layernorm_bias;                    // (E,)
+  StoredTensor post_attention_layernorm_weight, post_attention_layernorm_bias;  // (E,)
+  StoredTensor query_key_value_weight;                    // (3E, E): output per head [q | k | v]
+  StoredTensor query_key_value_bias;                      // (3E,)
+  StoredTensor dense_weight, dense_bias;                  // (E, E), (E,)
+  StoredTensor dense_h_to_4h_weight, dense_h_to_4h_bias;  // (I, E), (I,)
+  StoredTensor dense_4h_to_h_weight, dense_4h_to_h_bias;  // (E, I), (E,)
+};
+
+struct GptNeoxWeights {
+  GptNeoxConfig config;
+  StoredTensor embed_in;  // (V, E)
+  std::vector<GptNeoxLayer> layers;
+  StoredTensor final_layer_norm_weight, final_layer_norm_bias;  // (E,)
+  StoredTensor embed_out;                                       // (V, E)
+
+  std::uint64_t bytes() const;
+};
+
+// Every tensor with its Hugging Face name ("gpt_neox.embed_in.weight",
+// "gpt_neox.layers.0.attention.query_key_value.weight", ..., "embed_out.weight") in
+// checkpoint order. Pointers into `weights`.
+std::vector<std::pair<std::string, const StoredTensor*>> gpt_neox_named_tensors(
+    const GptNeoxWeights& weights);
+
+// Seeded random init: matrices and embeddings N(0, 0.02²) from poslab::Rng(seed), biases 0,
+// LayerNorm gains 1.
+GptNeoxWeights gpt_neox_random_weights(const GptNeoxConfig& config, std::uint64_t seed = 0);
+
+// The architecture's description of its checkpoint for the shared loader (lm_weights.hpp):
+// Hugging Face's names, shapes and inits. The buffers some checkpoints carry (gpt_neox.layers.
+// N.attention.rotary_emb.inv_freq, .attention.bias, .attention.masked_bias for a layer the
+// config has, gpt_neox.rotary_emb.inv_freq) are skipped; any other name is refused. Sizes the
+// layers to the config's num_hidden_layers.
+LmTensorLayout lm_tensor_layout(GptNeoxWeights& weights);
+
+// A .safetensors checkpoint delivered as a stream of bytes, checked against `config` (every
+// name, shape and dtype) before the weights are allocated (LmLoader).
+using GptNeoxLoader = LmLoader<GptNeoxWeights>;
+
+// The whole checkpoint from bytes in memory / a file read in 8 MiB chunks. A GPT-NeoX
+// checkpoint does not say its head count or rotary settings, so the config is required.
+GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
+                                           const std::string& name);
+GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfig& config);
+
+// Throws unless every tensor of `weights` has the shape its config asks for.
+void check_gpt_neox_weights(const GptNeoxWeights& weights);
+
+// Per layer: attention, input_layernorm's and post_attention_layernorm's statistics, the
+// residual norms (lm_layer_trace.hpp).
+using GptNeoxLayerTrace = LmLayerTrace;
+
+struct GptNeoxResult {
+  TensorF logits;                         // (T, V) when options.logits
+  TensorF losses;                         // (T−1,) when options.loss_by_position
+  std::vector<GptNeoxLayerTrace> layers;  // N entries when traced
+  std::vector<std::int32_t> top_ids;      // (k,) most likely next tokens after the last position
+  std::vector<float> top_probs;           // (k,) their softmax probabilities, descending
+};
+
+struct GptNeoxOptions {
+  Precision precision = Precision::kFloat;
+  bool trace = false;             // per-layer attention maps and statistics
+  bool logits = true;             // the (T, V) logits
+  bool loss_by_position = false;  // −log softmax(logits[t])[token t+1], t in [0, T−1)
+  long long top_k = 10;           // clipped to V
+  // The rotation of q and k; the config's (config.rope()) when empty. For exploring the
+  // scaling curves on a trained model.
+  std::optional<RopeOptions> rope;
+};
+
+// tokens: 1 <= T <= kMaxGptNeoxTokens ids, each in [0, V). Every tensor the pass will
+// allocate ((T, V) logits, the (N, H, T, T) trace, activations) is checked against the
+// element cap before any work.
+GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<long long>& tokens,
+                               const GptNeoxOptions& options = {});
+
+}  // namespace poslab

@@ -1,0 +1,71 @@
+// What the language models (GPT-2, GPT-NeoX) share: telling which architecture a checkpoint or
+// config.json holds, the next-token loss by position reduced from logits a block of the
+// vocabulary at a time (so (T, V) never has to exist), the top-k of a row of logits, and the
+// config.json of a GPT-2 config.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poslab/base/names.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/lm_weights.hpp"
+
+namespace poslab {
+
+// Named as Hugging Face's model_type.
+enum class LmArchitecture { kGpt2, kGptNeox };
+inline constexpr Named<LmArchitecture> kLmArchitectureNames[] = {
+    {LmArchitecture::kGpt2, "gpt2"}, {LmArchitecture::kGptNeox, "gpt_neox"}};
+LmArchitecture parse_lm_architecture(const std::string& name);  // Error with field "arch"
+const char* to_string(LmArchitecture architecture);
+
+// config.json's "model_type": the architecture, nullopt when the key is absent; Error naming
+// the key for another model_type or text that is not a JSON object. `name` labels errors.
+std::optional<LmArchitecture> lm_architecture_of_config(const std::string& text,
+                                                        const std::string& name);
+// Read off the tensor names: gpt_neox.embed_in.weight → GPT-NeoX, wte.weight (optionally
+// "transformer."-prefixed) → GPT-2; Error when neither is there.
+LmArchitecture lm_architecture_of_checkpoint(const SafetensorsHeader& header,
+                                             const std::string& name);
+
+// Next-token losses −log softmax(logits[t])[token t+1] for t in [0, T−1), from logits handed
+// over a block of vocabulary columns at a time: per row a running maximum and a running sum
+// of exp(logit − maximum) in double (the streaming log-sum-exp), and the target's logit when
+// its column passes. Memory (T,), whatever V.
+class NextTokenLoss {
+ public:
+  // tokens: T >= 2 ids, each in [0, vocab) (field "tokens").
+  NextTokenLoss(const std::vector<long long>& tokens, std::size_t vocab);
+
+  // block[t·ld + c] = logits[t, v0 + c] for rows t in [0, T−1) (a T-th row may be there and
+  // is not read) and c in [0, n). Each column of the vocabulary must come exactly once.
+  void add(const float* block, std::size_t ld, std::size_t v0, std::size_t n);
+  // (T−1,) float32; throws unless every column came.
+  TensorF losses() const;
+
+ private:
+  std::vector<std::size_t> targets_;  // (T−1,) token t+1
+  std::vector<double> max_, sum_, target_logit_;
+  std::size_t vocab_, columns_ = 0;
+};
+
+// The same from whole logits (T, V).
+TensorF next_token_losses(const TensorF& logits, const std::vector<long long>& tokens);
+
+// The k highest of one row of logits (ties by lower id) and their softmax probabilities,
+// descending. k is clipped to V.
+struct TopK {
+  std::vector<std::int32_t> ids;
+  std::vector<float> probs;
+};
+TopK top_k(const float* logits, std::size_t vocab, std::size_t k);
+
+// config.json for a GPT-2 config (model_type "gpt2"), which Gpt2Config::from_json reads back.
+std::string gpt2_config_json(const Gpt2Config& config);
+
+}  // namespace poslab

@@ -1,0 +1,142 @@
+// One streamed .safetensors loader for every language-model architecture. An architecture
+// describes its checkpoint (LmTensorLayout: every tensor's name, where it lives in the weights,
+// the shape its config gives and its random init; a prefix the names may carry; the buffers
+// some checkpoints save that are not weights) and LmLoader<Weights> streams a file into it:
+// every name, shape and dtype is checked before the first weight is allocated, and a file
+// that stops short is refused naming the tensor it stopped in. Random init, the named-tensor
+// list and the shape check read the same description.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/io/stored_tensor.hpp"
+
+namespace poslab {
+
+// One tensor of a model.
+struct LmTensor {
+  std::string name;                         // in the checkpoint, without the layout's prefix
+  StoredTensor* tensor;                     // where it lives in the weights
+  Shape shape;                              // as the config gives it
+  enum Init { kNormal, kZero, kOne } init;  // random init: N(0, 0.02²), 0, 1
+};
+
+// An architecture's checkpoint, made by its lm_tensor_layout(Weights&) overload (which sizes
+// the weights' layer list to the config's, which must have been validated).
+struct LmTensorLayout {
+  std::string model;        // "GPT-2": labels the weight checks' messages
+  std::string layers_note;  // "a GPT-2 with n_layer 12": what an unexpected name is not part of
+  // A prefix the checkpoint may put on every name ("transformer."; empty for none): taken
+  // when the checkpoint holds the first tensor under it, and then every tensor must carry it.
+  std::string prefix;
+  std::vector<LmTensor> tensors;  // in checkpoint order
+  // Names (without the prefix) of buffers some checkpoints save that are not weights: skipped.
+  std::function<bool(const std::string&)> ignored;
+};
+
+// Throws unless every tensor of the layout has the shape its config asks for.
+void check_lm_tensors(const LmTensorLayout& layout);
+// Every tensor with its name, in checkpoint order.
+std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
+    const LmTensorLayout& layout);
+// Allocates every tensor as float32 and fills it: matrices and embeddings N(0, 0.02²) from
+// poslab::Rng(seed), biases 0, norm gains 1.
+void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed);
+
+// The header of a .safetensors file (the first 8 + N bytes only), checked as
+// parse_safetensors_header checks it. Errors name `path`.
+SafetensorsHeader read_safetensors_header(const std::string& path);
+// The data buffer of the file at `path` (after `header`), handed to `append` in chunks of
+// 8 MiB: the file is never held whole. Errors name `path`.
+void stream_safetensors_data(const std::string& path, const SafetensorsHeader& header,
+                             const std::function<void(const char*, std::size_t)>& append);
+
+// The data buffer of a .safetensors file delivered as a stream of bytes, filling the tensors
+// of a layout. Construction checks the header against the layout (every name, shape and dtype;
+// errors name the tensor) and only then allocates each tensor in its stored dtype.
+class LmWeightStream {
+ public:
+  LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout, std::string name);
+
+  // The file's bytes after the header, in order: the next `n` bytes of the data buffer.
+  void append(const char* bytes, std::size_t n);
+  // Bytes of the data buffer received so far, and in all (the file size − header).
+  std::uint64_t received() const { return received_; }
+  std::uint64_t expected() const { return expected_; }
+  // Throws unless every tensor is complete (naming the first one that is not) and finite;
+  // once: append and finish refuse after that.
+  void finish();
+
+ private:
+  struct Target {
+    std::uint64_t begin, end;  // in the data buffer
+    StoredTensor* tensor;      // null for a skipped buffer
+    std::string name;
+  };
+  std::vector<Target> targets_;  // by begin
+  std::size_t next_ = 0;         // the first target not yet complete
+  std::uint64_t received_ = 0, expected_ = 0;
+  std::string name_;
+  bool finished_ = false;
+};
+
+// Builds an architecture's weights (Gpt2Weights, GptNeoxWeights: a struct with a `config`
+// and an lm_tensor_layout overload) from a .safetensors checkpoint delivered as a stream of
+// bytes (a file read in chunks natively, or a browser File in the worker), never holding the
+// file whole. `name` labels errors. Holds pointers into its own weights: not copied or moved.
+template <class Weights>
+class LmLoader {
+ public:
+  using Config = decltype(Weights::config);
+
+  LmLoader(const SafetensorsHeader& header, const Config& config, std::string name)
+      : weights_(empty(config)), stream_(header, lm_tensor_layout(weights_), std::move(name)) {}
+  LmLoader(const LmLoader&) = delete;
+  LmLoader& operator=(const LmLoader&) = delete;
+
+  void append(const char* bytes, std::size_t n) { stream_.append(bytes, n); }
+  std::uint64_t received() const { return stream_.received(); }
+  std::uint64_t expected() const { return stream_.expected(); }
+  // Throws unless every tensor is complete and finite; then hands the weights over (once).
+  Weights finish() {
+    stream_.finish();
+    return std::move(weights_);
+  }
+
+ private:
+  static Weights empty(const Config& config) {
+    config.validate();
+    Weights w;
+    w.config = config;
+    return w;
+  }
+  Weights weights_;
+  LmWeightStream stream_;
+};
+
+// The whole checkpoint from bytes in memory / from the file at `path`, via LmLoader;
+// `config_of(header)` gives the config.
+template <class Weights, class ConfigOf>
+Weights lm_weights_from_bytes(const std::string& bytes, const ConfigOf& config_of,
+                              const std::string& name) {
+  const std::uint64_t length = safetensors_header_length(bytes, bytes.size(), name);
+  const SafetensorsHeader header = parse_safetensors_header(bytes, bytes.size(), name);
+  LmLoader<Weights> loader(header, config_of(header), name);
+  loader.append(bytes.data() + 8 + length, bytes.size() - 8 - length);
+  return loader.finish();
+}
+template <class Weights, class ConfigOf>
+Weights load_lm_weights(const std::string& path, const ConfigOf& config_of) {
+  const SafetensorsHeader header = read_safetensors_header(path);
+  LmLoader<Weights> loader(header, config_of(header), path);
+  stream_safetensors_data(path, header, [&](const char* b, std::size_t n) { loader.append(b, n); });
+  return loader.finish();
+}
+
+}  // namespace poslab

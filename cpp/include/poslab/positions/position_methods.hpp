@@ -1,0 +1,159 @@
+// Every position method PosLab knows, in one table: its name and alias, how it enters a
+// model (kind), its options with defaults and ranges, and where it runs. The CLI's choices,
+// the name lists of the JS API (lab.names) and every context's parse and format come from
+// here, so a method is added by one row (and the count below), not by editing each list.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "poslab/base/defaults.hpp"
+#include "poslab/base/names.hpp"
+
+namespace poslab {
+
+enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kAlibi, kT5, kNone };
+inline constexpr std::size_t kPositionMethodCount = 7;
+
+// How the method reaches attention.
+enum class PositionKind {
+  kAddedTable,     // a fixed table added to the token embeddings (sinusoidal)
+  kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
+  kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
+  kRotation,       // q and k rotated by position (RoPE)
+  kScoreBias,      // a bias added to the attention scores (ALiBi, T5)
+  kNone,           // position only through the causal mask (NoPE)
+};
+inline constexpr Named<PositionKind> kPositionKindNames[] = {
+    {PositionKind::kAddedTable, "added table"},
+    {PositionKind::kLearnedTable, "learned table"},
+    {PositionKind::kRelativeTable, "relative table"},
+    {PositionKind::kRotation, "rotation"},
+    {PositionKind::kScoreBias, "score bias"},
+    {PositionKind::kNone, "none"}};
+
+// Where a method is implemented: one bit per consumer.
+enum PositionSupport : unsigned {
+  kSupportCore = 1u << 0,      // the core's tables or multi-head attention
+  kSupportBias = 1u << 1,      // multi-head attention's position bias (score biases and none)
+  kSupportTrainer = 1u << 2,   // the length-generalisation lab's trainer
+  kSupportCuda = 1u << 3,      // the CUDA kernels (tables, or inside the fused attention)
+  kSupportGpt2Swap = 1u << 4,  // swapped into GPT-2 in place of its learned positions
+};
+
+// One option of a method, as the page shows it; the core's checks refuse what is outside.
+struct PositionOption {
+  const char* name;  // the JS API's option name
+  double default_value, min, max;
+  const char* about;
+};
+
+struct PositionMethodInfo {
+  PositionMethod method;
+  const char* name;
+  const char* alias;  // another name accepted for it ("" for none)
+  PositionKind kind;
+  unsigned support;  // PositionSupport bits
+  std::array<PositionOption, 2> options;
+  std::size_t option_count;
+  const char* summary;
+};
+
+// In the enum's order: kPositionMethods[int(m)] describes m.
+inline constexpr PositionMethodInfo kPositionMethods[] = {
+    {PositionMethod::kLearned,
+     "learned",
+     "absolute",
+     PositionKind::kLearnedTable,
+     kSupportCore | kSupportTrainer | kSupportGpt2Swap,
+     {{{"std", defaults::kLearnedStd, 0, 1, "init std of the table"}}},
+     1,
+     "a trained (L, D) table added to the token embeddings (GPT-2)"},
+    {PositionMethod::kSinusoidal,
+     "sinusoidal",
+     "",
+     PositionKind::kAddedTable,
+     kSupportCore | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     {{{"base", defaults::kBase, 1, 1e300, "w_i = base^(-2i/D)"}}},
+     1,
+     "sin/cos of p·w_i added to the token embeddings (Vaswani et al. 2017)"},
+    {PositionMethod::kShaw,
+     "shaw",
+     "relative",
+     PositionKind::kRelativeTable,
+     kSupportCore,
+     {{{"maxDistance", 16, 0, 1 << 30, "clip distances to [-K, K]"}}},
+     1,
+     "a trained embedding per clipped distance j - i (Shaw et al. 2018)"},
+    {PositionMethod::kRope,
+     "rope",
+     "rotary",
+     PositionKind::kRotation,
+     kSupportCore | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/R)"},
+       {"rotaryFraction", 1, 0, 1, "rotate the first R = D·fraction dims"}}},
+     2,
+     "q and k rotated pairwise by p·theta_i (Su et al. 2021)"},
+    {PositionMethod::kAlibi,
+     "alibi",
+     "",
+     PositionKind::kScoreBias,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     {},
+     0,
+     "-m_h·|p_i - j| added to the scores (Press et al. 2022)"},
+    {PositionMethod::kT5,
+     "t5",
+     "",
+     PositionKind::kScoreBias,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCuda,
+     {{{"numBuckets", 32, 2, 1 << 20, "relative-position buckets"},
+       {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
+     2,
+     "a trained bias per bucket of j - p_i and head (Raffel et al. 2020)"},
+    {PositionMethod::kNone,
+     "none",
+     "nope",
+     PositionKind::kNone,
+     kSupportBias | kSupportTrainer | kSupportGpt2Swap,
+     {},
+     0,
+     "no position signal: only the causal mask (Kazemnejad et al. 2023)"},
+};
+static_assert(std::size(kPositionMethods) == kPositionMethodCount,
+              "every PositionMethod needs a row in kPositionMethods");
+
+constexpr const PositionMethodInfo& position_method_info(PositionMethod method) {
+  return kPositionMethods[static_cast<std::size_t>(method)];
+}
+
+constexpr bool supports(PositionMethod method, unsigned where) {
+  return (position_method_info(method).support & where) == where;
+}
+
+// The name table of the methods `where` supports, in the table's order: what one context
+// parses, prints and lists (parse_name, name_of, name_list).
+template <unsigned Where>
+constexpr auto position_method_names() {
+  constexpr std::size_t n = [] {
+    std::size_t count = 0;
+    for (const PositionMethodInfo& m : kPositionMethods) count += (m.support & Where) == Where;
+    return count;
+  }();
+  std::array<Named<PositionMethod>, n> names{};
+  std::size_t k = 0;
+  for (const PositionMethodInfo& m : kPositionMethods) {
+    if ((m.support & Where) == Where) names[k++] = {m.method, m.name};
+  }
+  return names;
+}
+
+// A method's name or its alias, among those `where` supports; Error with `field`
+// listing that context's names otherwise.
+PositionMethod parse_position_method(const std::string& text, unsigned where, const char* what,
+                                     const char* field);
+
+const char* to_string(PositionMethod method);
+
+}  // namespace poslab

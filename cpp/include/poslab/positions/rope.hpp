@@ -1,0 +1,68 @@
+// Rotary position embedding (Su et al., RoFormer) and its long-context scalings, each as
+// in its paper and the Hugging Face `rope_type` code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "poslab/base/defaults.hpp"
+#include "poslab/base/names.hpp"
+#include "poslab/base/tensor.hpp"
+
+namespace poslab {
+
+enum class RopeStyle {
+  kNeox,  // pairs (x[i], x[i + R/2]): the common "rotate_half"
+  kGptj,  // pairs (x[2i], x[2i+1])
+};
+
+enum class RopeScaling {
+  kNone,
+  kLinear,   // position interpolation: θ_i / f
+  kNtk,      // base · f^(R/(R−2))
+  kDynamic,  // NTK with base · ((f·S/N) − (f−1))^(R/(R−2)) once S = offset + L exceeds N
+  kYarn,     // ramp between θ_i/f and θ_i over the correction range; cos/sin · (0.1 ln f + 1)
+  kLlama3,   // θ_i/f below the low-frequency band, θ_i above the high one, smooth between
+};
+
+inline constexpr Named<RopeStyle> kRopeStyleNames[] = {{RopeStyle::kNeox, "neox"},
+                                                       {RopeStyle::kGptj, "gptj"}};
+inline constexpr Named<RopeScaling> kRopeScalingNames[] = {
+    {RopeScaling::kNone, "none"}, {RopeScaling::kLinear, "linear"},
+    {RopeScaling::kNtk, "ntk"},   {RopeScaling::kDynamic, "dynamic"},
+    {RopeScaling::kYarn, "yarn"}, {RopeScaling::kLlama3, "llama3"}};
+
+RopeStyle parse_rope_style(const std::string& name);      // Error with field "style"
+RopeScaling parse_rope_scaling(const std::string& name);  // Error with field "scaling"
+std::string to_string(RopeScaling scaling);
+
+struct RopeOptions {
+  double base = defaults::kBase;
+  RopeStyle style = RopeStyle::kNeox;
+  double rotary_fraction = 1.0;  // rotate the first R = D·fraction dims (R even), pass the rest
+  RopeScaling scaling = RopeScaling::kNone;
+  double factor = 1.0;            // f >= 1
+  long long original_length = 0;  // N, the trained context; required by dynamic, yarn, llama3
+  double low_freq_factor = 1.0;   // llama3
+  double high_freq_factor = 4.0;  // llama3
+  double beta_fast = 32.0;        // yarn
+  double beta_slow = 1.0;         // yarn
+};
+
+// The effective rotation of one configuration: what the playground plots.
+struct RopeFrequencies {
+  long long rotary_dim = 0;       // R
+  std::vector<double> inv_freq;   // θ_i, (R/2,)
+  double attention_factor = 1.0;  // multiplies cos and sin (YaRN's mscale; 1 otherwise)
+};
+
+// θ_i for a head of width D. `total_length` is S = offset + L, which only `dynamic` reads.
+// Throws Error for an invalid configuration (odd R, f < 1, missing N, ...).
+RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& options,
+                                 long long total_length = 0);
+
+// Rotates x at positions offset..offset+L−1. x is (L, D) or (H, L, D); the result has x's
+// shape. Angles p·θ_i are computed in double.
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
+
+}  // namespace poslab

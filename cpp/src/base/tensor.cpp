@@ -1,0 +1,87 @@
+// Size checks that run before any allocation, and shape formatting for messages.
+#include "poslab/base/tensor.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace poslab {
+
+std::size_t checked_numel(const Shape& shape, const std::string& what) {
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    if (shape[axis] > kMaxElements) {
+      throw Error(what + " " + shape_string(shape) + ": axis " + std::to_string(axis) + " has " +
+                  std::to_string(shape[axis]) + " entries; the limit is " +
+                  std::to_string(kMaxElements));
+    }
+  }
+  std::size_t n = 1;
+  for (std::size_t d : shape) {
+    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d) {
+      throw Error(what + " " + shape_string(shape) + " is too large");
+    }
+    n *= d;
+  }
+  if (n > kMaxElements) {
+    std::ostringstream message;
+    message << what << " " << shape_string(shape) << " would have " << n
+            << " elements; the limit is " << kMaxElements;
+    throw Error(message.str());
+  }
+  return n;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::ostringstream out;
+  out << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  out << (shape.size() == 1 ? ",)" : ")");
+  return out.str();
+}
+
+std::string index_string(const Shape& shape, std::size_t flat) {
+  std::vector<std::size_t> index(shape.size());
+  for (std::size_t axis = shape.size(); axis-- > 0;) {
+    if (shape[axis] == 0) break;
+    index[axis] = flat % shape[axis];
+    flat /= shape[axis];
+  }
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t i = 0; i < index.size(); ++i) out << (i ? ", " : "") << index[i];
+  out << ']';
+  return out.str();
+}
+
+void require_finite(const std::vector<float>& data, const Shape& shape, const std::string& what,
+                    NonFinite rule) {
+  const bool allow_neg_inf = rule == NonFinite::kAllowNegativeInfinity;
+  // x − x is 0 exactly for finite x: one subtraction per element keeps this at memory speed.
+  for (std::size_t n = 0; n < data.size(); ++n) {
+    const float x = data[n];
+    if (x - x == 0.0f || (allow_neg_inf && x == -std::numeric_limits<float>::infinity())) continue;
+    const char* value = std::isnan(x) ? "NaN" : x > 0 ? "+inf" : "-inf";
+    throw Error(what + index_string(shape, n) + " is " + value + ": inputs must be finite" +
+                    (allow_neg_inf ? " (-inf is allowed: it hides a key)" : ""),
+                what);
+  }
+}
+
+std::size_t positive_size(long long value, const char* what, bool allow_zero, const char* field) {
+  const std::string about = field ? field : "";
+  if (value < 0 || (value == 0 && !allow_zero)) {
+    throw Error(std::string(what) + " must be " + (allow_zero ? "non-negative" : "positive") +
+                    " (got " + std::to_string(value) + ")",
+                about);
+  }
+  // Anything over the element cap can never be allocated; refusing here keeps later
+  // products of sizes far from overflow.
+  if (static_cast<unsigned long long>(value) > kMaxElements) {
+    throw Error(std::string(what) + " " + std::to_string(value) + " is too large (limit " +
+                    std::to_string(kMaxElements) + ")",
+                about);
+  }
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace poslab

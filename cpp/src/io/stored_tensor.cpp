@@ -1,0 +1,133 @@
+// StoredTensor and the half-precision conversions it widens with.
+#include "poslab/io/stored_tensor.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace poslab {
+
+const char* dtype_name(StoredDType dtype) { return dtype == StoredDType::kF16 ? "F16" : "F32"; }
+
+std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF16 ? 2 : 4; }
+
+float half_to_float(std::uint16_t bits) {
+  const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;
+  const std::uint32_t exponent = (bits >> 10) & 0x1fu;
+  std::uint32_t mantissa = bits & 0x3ffu;
+  std::uint32_t out;
+  if (exponent == 0x1f) {  // infinity or NaN (payload kept)
+    out = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {  // normal: rebias 15 → 127
+    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // ±0
+    out = sign;
+  } else {  // subnormal half m·2^-24 is a normal float: shift the leading 1 into place
+    int e = -1;
+    do {
+      ++e;
+      mantissa <<= 1;
+    } while ((mantissa & 0x400u) == 0);
+    out = sign | std::uint32_t(112 - e) << 23 | ((mantissa & 0x3ffu) << 13);
+  }
+  float value;
+  std::memcpy(&value, &out, sizeof value);
+  return value;
+}
+
+std::uint16_t float_to_half(float value) {
+  std::uint32_t x;
+  std::memcpy(&x, &value, sizeof x);
+  const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000u);
+  const std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // infinity, or NaN kept quiet
+    return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
+  }
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;    // rounds past 65504: infinity
+  if (abs < 0x38800000u) {                          // below 2^-14: subnormal half (or zero)
+    if (abs < 0x33000000u) return sign;             // under half the smallest subnormal
+    const std::uint32_t shift = 126 - (abs >> 23);  // 14..24 when the exponent is 102..112
+    const std::uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    std::uint32_t half = m >> shift;
+    const std::uint32_t rest = m & ((1u << shift) - 1);
+    const std::uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1u))) ++half;
+    return sign | std::uint16_t(half);
+  }
+  // Normal: rebias and round the 13 dropped bits to nearest even (a carry may bump the
+  // exponent, which is still right).
+  std::uint32_t half = ((abs >> 13) - (112u << 10));
+  const std::uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return sign | std::uint16_t(half);
+}
+
+StoredTensor::StoredTensor(Shape s, StoredDType d, const std::string& what)
+    : shape(std::move(s)), dtype(d) {
+  const std::size_t n = checked_numel(shape, what);
+  if (dtype == StoredDType::kF16) {
+    f16.resize(n);
+  } else {
+    f32.resize(n);
+  }
+}
+
+StoredTensor StoredTensor::from(const TensorF& values, StoredDType d) {
+  StoredTensor t;
+  t.shape = values.shape;
+  t.dtype = d;
+  if (d == StoredDType::kF32) {
+    t.f32 = values.data;
+  } else {
+    t.f16.resize(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) t.f16[i] = float_to_half(values.data[i]);
+  }
+  return t;
+}
+
+char* StoredTensor::raw() {
+  return dtype == StoredDType::kF16 ? reinterpret_cast<char*>(f16.data())
+                                    : reinterpret_cast<char*>(f32.data());
+}
+
+const char* StoredTensor::raw() const { return const_cast<StoredTensor*>(this)->raw(); }
+
+namespace {
+
+// Every forward pass widens every weight: one lookup per half instead of bit surgery.
+const std::vector<float>& half_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t bits = 0; bits < t.size(); ++bits) t[bits] = half_to_float(bits);
+    return t;
+  }();
+  return table;
+}
+
+template <class T>
+void widen_into(const StoredTensor& w, std::size_t begin, std::size_t n, T* out) {
+  if (w.dtype == StoredDType::kF16) {
+    const std::vector<float>& table = half_table();
+    for (std::size_t i = 0; i < n; ++i) out[i] = table[w.f16[begin + i]];
+  } else {
+    std::copy_n(w.f32.data() + begin, n, out);
+  }
+}
+
+}  // namespace
+
+void StoredTensor::widen(std::size_t begin, std::size_t n, double* out) const {
+  widen_into(*this, begin, n, out);
+}
+
+void StoredTensor::widen(std::size_t begin, std::size_t n, float* out) const {
+  widen_into(*this, begin, n, out);
+}
+
+TensorF StoredTensor::to_float() const {
+  TensorF t(shape, "stored tensor");
+  for (std::size_t i = 0; i < t.size(); ++i) t.data[i] = at(i);
+  return t;
+}
+
+}  // namespace poslab

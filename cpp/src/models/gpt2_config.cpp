@@ -1,0 +1,170 @@
+// GPT-2 configurations: the released presets, Hugging Face config.json, and the size checks
+// that run before any weight is allocated.
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
+
+#include "models/lm_config.hpp"
+#include "poslab/models/gpt2.hpp"
+
+namespace poslab {
+
+Gpt2Config Gpt2Config::small() { return Gpt2Config{50257, 1024, 768, 12, 12, 1e-5}; }
+
+Gpt2Config Gpt2Config::medium() { return Gpt2Config{50257, 1024, 1024, 24, 16, 1e-5}; }
+
+Gpt2Config Gpt2Config::preset(const std::string& name) {
+  if (name == "small") return small();
+  if (name == "medium") return medium();
+  throw Error("unknown GPT-2 preset '" + name + "' (expected small or medium)", "preset");
+}
+
+namespace {
+
+long long size_key(const nlohmann::json& json, const char* key, long long fallback,
+                   const std::string& name) {
+  if (!json.contains(key)) return fallback;
+  const nlohmann::json& value = json[key];
+  require(value.is_number_integer(),
+          name + ": \"" + key + "\" must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
+    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
+  }
+  return value.get<long long>();
+}
+
+}  // namespace
+
+Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& name) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(name + ": not valid JSON: " + e.what());
+  }
+  require(json.is_object(), name + ": a GPT-2 config must be a JSON object");
+  const Gpt2Config defaults = small();
+  Gpt2Config config;
+  config.vocab_size = size_key(json, "vocab_size", defaults.vocab_size, name);
+  config.n_positions = size_key(json, "n_positions", defaults.n_positions, name);
+  config.n_embd = size_key(json, "n_embd", defaults.n_embd, name);
+  config.n_layer = size_key(json, "n_layer", defaults.n_layer, name);
+  config.n_head = size_key(json, "n_head", defaults.n_head, name);
+  if (json.contains("layer_norm_epsilon")) {
+    const nlohmann::json& eps = json["layer_norm_epsilon"];
+    require(eps.is_number(), name + ": \"layer_norm_epsilon\" must be a number");
+    config.layer_norm_epsilon = eps.get<double>();
+  }
+  // Variants of the architecture this forward pass does not compute: refuse rather than
+  // silently give other numbers than the model would.
+  if (json.contains("activation_function")) {
+    const nlohmann::json& act = json["activation_function"];
+    require(act == "gelu_new" || act == "gelu_pytorch_tanh",
+            name + ": activation_function " + act.dump() +
+                " is not supported (GPT-2's gelu_new, the tanh approximation)");
+  }
+  for (const char* key : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"}) {
+    require(!json.contains(key) || json[key] == false,
+            name + ": \"" + key + "\": true is not supported");
+  }
+  require(!json.contains("scale_attn_weights") || json["scale_attn_weights"] == true,
+          name + ": \"scale_attn_weights\": false is not supported");
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+  return config;
+}
+
+Gpt2Config Gpt2Config::from_header(const SafetensorsHeader& header, const std::string& name) {
+  // One pass over the header (a crafted one may hold tens of thousands of entries), then
+  // lookups by name: scanning it once per layer was quadratic.
+  std::unordered_map<std::string_view, const SafetensorsEntry*> by_name;
+  by_name.reserve(header.entries.size());
+  for (const SafetensorsEntry& e : header.entries) {
+    std::string_view bare = e.name;
+    if (bare.substr(0, 12) == "transformer.") bare.remove_prefix(12);
+    by_name.emplace(bare, &e);  // the first of two spellings of one name wins, as before
+  }
+  const auto find = [&](const std::string& bare) -> const SafetensorsEntry* {
+    const auto it = by_name.find(bare);
+    return it == by_name.end() ? nullptr : it->second;
+  };
+  const auto matrix = [&](const std::string& bare) {
+    const SafetensorsEntry* e = find(bare);
+    require(e != nullptr, name + ": no tensor '" + bare + "' to read the config from");
+    require(e->shape.size() == 2, name + ": tensor '" + e->name + "' has shape " +
+                                      shape_string(e->shape) + ", expected a matrix");
+    return e->shape;
+  };
+  const Shape wte = matrix("wte.weight"), wpe = matrix("wpe.weight");
+  Gpt2Config config;
+  config.vocab_size = static_cast<long long>(wte[0]);
+  config.n_embd = static_cast<long long>(wte[1]);
+  config.n_positions = static_cast<long long>(wpe[0]);
+  long long layers = 0;
+  while (find("h." + std::to_string(layers) + ".ln_1.weight")) ++layers;
+  config.n_layer = layers;
+  require(layers > 0, name + ": no blocks (h.0.ln_1.weight) to count layers from");
+  require(config.n_embd % 64 == 0,
+          name + ": n_embd " + std::to_string(config.n_embd) +
+              " is not a multiple of GPT-2's head width 64, so the number of heads cannot be "
+              "inferred: give the config.json that came with the weights");
+  config.n_head = config.n_embd / 64;
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+  return config;
+}
+
+void Gpt2Config::validate() const {
+  positive_size(vocab_size, "vocab_size");
+  positive_size(n_positions, "n_positions");
+  positive_size(n_embd, "n_embd");
+  positive_size(n_layer, "n_layer");
+  positive_size(n_head, "n_head");
+  require(n_embd % n_head == 0, "n_embd " + std::to_string(n_embd) +
+                                    " is not divisible by n_head " + std::to_string(n_head));
+  lm_config::require_eps(layer_norm_epsilon, "layer_norm_epsilon");
+  lm_config::require_parameter_cap(parameter_count(), kMaxGpt2Parameters);
+}
+
+std::uint64_t Gpt2Config::parameter_count() const {
+  using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
+  const auto u = lm_config::count;
+  const std::uint64_t V = u(vocab_size), P = u(n_positions), E = u(n_embd), N = u(n_layer);
+  const std::uint64_t E2 = mul(E, E);
+  // ln_1, ln_2 (2E each), c_attn (3E² + 3E), attn c_proj (E² + E), c_fc (4E² + 4E),
+  // mlp c_proj (4E² + E): 12E² + 13E per block.
+  const std::uint64_t block = add(mul(12, E2), mul(13, E));
+  return add(add(mul(V, E), mul(P, E)), add(mul(N, block), mul(2, E)));
+}
+
+}  // namespace poslab
+
+namespace poslab {
+
+Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config) {
+  config.validate();  // so no product below can overflow
+  const std::uint64_t V = std::uint64_t(config.vocab_size), P = std::uint64_t(config.n_positions);
+  const std::uint64_t E = std::uint64_t(config.n_embd), N = std::uint64_t(config.n_layer);
+  Gpt2ParameterCounts c{};
+  c.wte = V * E;
+  c.wpe = P * E;
+  c.ln_1 = c.ln_2 = c.ln_f = 2 * E;
+  c.attn_c_attn = E * 3 * E + 3 * E;
+  c.attn_c_proj = E * E + E;
+  c.mlp_c_fc = E * 4 * E + 4 * E;
+  c.mlp_c_proj = 4 * E * E + E;
+  c.block = c.ln_1 + c.attn_c_attn + c.attn_c_proj + c.ln_2 + c.mlp_c_fc + c.mlp_c_proj;
+  c.blocks = N * c.block;
+  c.total = c.wte + c.wpe + c.blocks + c.ln_f;
+  return c;
+}
+
+}  // namespace poslab

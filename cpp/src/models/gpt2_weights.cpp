@@ -1,0 +1,114 @@
+// GPT-2 weights: the standard tensor names and shapes (the architecture's description for the
+// shared loader of lm_weights.hpp), seeded random init, and checkpoints checked name by name
+// against the config.
+#include <algorithm>
+
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/lm_weights.hpp"
+
+namespace poslab {
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Buffers some checkpoints carry that are not weights: the causal-mask buffers of older
+// transformers versions, and lm_head.weight (GPT-2 ties it to wte).
+bool ignored_name(const std::string& name) {
+  if (name == "lm_head.weight") return true;
+  const auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return starts_with(name, "h.") && (ends_with(".attn.bias") || ends_with(".attn.masked_bias"));
+}
+
+}  // namespace
+
+// Every tensor in checkpoint order. Sizes are validated by config.validate() first. Hugging
+// Face's GPT2LMHeadModel saves "transformer.wte.weight" (and a bare lm_head.weight);
+// GPT2Model saves "wte.weight".
+LmTensorLayout lm_tensor_layout(Gpt2Weights& w) {
+  const Gpt2Config& c = w.config;
+  const std::size_t V = std::size_t(c.vocab_size), P = std::size_t(c.n_positions);
+  const std::size_t E = std::size_t(c.n_embd);
+  LmTensorLayout layout;
+  layout.model = "GPT-2";
+  layout.layers_note = "a GPT-2 with n_layer " + std::to_string(c.n_layer);
+  layout.prefix = "transformer.";
+  layout.ignored = ignored_name;
+  std::vector<LmTensor>& out = layout.tensors;
+  out.push_back({"wte.weight", &w.wte, {V, E}, LmTensor::kNormal});
+  out.push_back({"wpe.weight", &w.wpe, {P, E}, LmTensor::kNormal});
+  w.blocks.resize(std::size_t(c.n_layer));
+  for (std::size_t i = 0; i < w.blocks.size(); ++i) {
+    Gpt2Block& b = w.blocks[i];
+    const std::string h = "h." + std::to_string(i) + ".";
+    out.push_back({h + "ln_1.weight", &b.ln_1_weight, {E}, LmTensor::kOne});
+    out.push_back({h + "ln_1.bias", &b.ln_1_bias, {E}, LmTensor::kZero});
+    out.push_back({h + "attn.c_attn.weight", &b.attn_c_attn_weight, {E, 3 * E}, LmTensor::kNormal});
+    out.push_back({h + "attn.c_attn.bias", &b.attn_c_attn_bias, {3 * E}, LmTensor::kZero});
+    out.push_back({h + "attn.c_proj.weight", &b.attn_c_proj_weight, {E, E}, LmTensor::kNormal});
+    out.push_back({h + "attn.c_proj.bias", &b.attn_c_proj_bias, {E}, LmTensor::kZero});
+    out.push_back({h + "ln_2.weight", &b.ln_2_weight, {E}, LmTensor::kOne});
+    out.push_back({h + "ln_2.bias", &b.ln_2_bias, {E}, LmTensor::kZero});
+    out.push_back({h + "mlp.c_fc.weight", &b.mlp_c_fc_weight, {E, 4 * E}, LmTensor::kNormal});
+    out.push_back({h + "mlp.c_fc.bias", &b.mlp_c_fc_bias, {4 * E}, LmTensor::kZero});
+    out.push_back({h + "mlp.c_proj.weight", &b.mlp_c_proj_weight, {4 * E, E}, LmTensor::kNormal});
+    out.push_back({h + "mlp.c_proj.bias", &b.mlp_c_proj_bias, {E}, LmTensor::kZero});
+  }
+  out.push_back({"ln_f.weight", &w.ln_f_weight, {E}, LmTensor::kOne});
+  out.push_back({"ln_f.bias", &w.ln_f_bias, {E}, LmTensor::kZero});
+  return layout;
+}
+
+std::uint64_t Gpt2Weights::bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& entry : gpt2_named_tensors(*this)) total += entry.second->bytes();
+  return total;
+}
+
+std::vector<std::pair<std::string, const StoredTensor*>> gpt2_named_tensors(
+    const Gpt2Weights& weights) {
+  check_gpt2_weights(weights);
+  // The layout only reads the config and takes addresses; the blocks already have their size.
+  return lm_named_tensors(lm_tensor_layout(const_cast<Gpt2Weights&>(weights)));
+}
+
+void check_gpt2_weights(const Gpt2Weights& weights) {
+  weights.config.validate();
+  require(weights.blocks.size() == std::size_t(weights.config.n_layer),
+          "GPT-2 weights have " + std::to_string(weights.blocks.size()) +
+              " blocks, the config says n_layer " + std::to_string(weights.config.n_layer));
+  // The layout resizes the blocks to the size they have.
+  check_lm_tensors(lm_tensor_layout(const_cast<Gpt2Weights&>(weights)));
+}
+
+Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed) {
+  config.validate();
+  Gpt2Weights w;
+  w.config = config;
+  lm_random_init(lm_tensor_layout(w), seed);
+  return w;
+}
+
+Gpt2Weights gpt2_weights_from_bytes(const std::string& bytes,
+                                    const std::optional<Gpt2Config>& config,
+                                    const std::string& name) {
+  return lm_weights_from_bytes<Gpt2Weights>(
+      bytes,
+      [&](const SafetensorsHeader& header) {
+        return config ? *config : Gpt2Config::from_header(header, name);
+      },
+      name);
+}
+
+Gpt2Weights load_gpt2_weights(const std::string& path, const std::optional<Gpt2Config>& config) {
+  if (config) config->validate();
+  return load_lm_weights<Gpt2Weights>(path, [&](const SafetensorsHeader& header) {
+    return config ? *config : Gpt2Config::from_header(header, path);
+  });
+}
+
+}  // namespace poslab

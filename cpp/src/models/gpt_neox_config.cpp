@@ -1,0 +1,261 @@
+// GPT-NeoX configurations: the Pythia presets, Hugging Face config.json (read and written),
+// and the size checks that run before any weight is allocated.
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "models/lm_config.hpp"
+#include "poslab/models/gpt_neox.hpp"
+
+namespace poslab {
+
+GptNeoxConfig GptNeoxConfig::pythia_70m() { return GptNeoxConfig{}; }
+
+GptNeoxConfig GptNeoxConfig::pythia_160m() {
+  GptNeoxConfig c;
+  c.hidden_size = 768;
+  c.num_hidden_layers = 12;
+  c.num_attention_heads = 12;
+  c.intermediate_size = 3072;
+  return c;
+}
+
+GptNeoxConfig GptNeoxConfig::preset(const std::string& name) {
+  if (name == "pythia-70m") return pythia_70m();
+  if (name == "pythia-160m") return pythia_160m();
+  throw Error("unknown GPT-NeoX preset '" + name + "' (expected pythia-70m or pythia-160m)",
+              "preset");
+}
+
+namespace {
+
+using Json = nlohmann::json;
+
+long long integer_key(const Json& json, const char* key, const std::string& name) {
+  const Json& value = json[key];
+  require(value.is_number_integer(),
+          name + ": \"" + key + "\" must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
+    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
+  }
+  return value.get<long long>();
+}
+
+long long required_size(const Json& json, const char* key, const std::string& name) {
+  require(json.contains(key), name + ": missing \"" + key + "\" (a GPT-NeoX config needs it)");
+  return integer_key(json, key, name);
+}
+
+double number_key(const Json& json, const char* key, const std::string& name) {
+  const Json& value = json[key];
+  require(value.is_number(), name + ": \"" + key + "\" must be a number, got " + value.dump());
+  return value.get<double>();
+}
+
+// A setting transformers spells two ways (rotary_pct / partial_rotary_factor): either, or
+// both when they agree.
+void optional_number(const Json& json, const char* key, const char* alias, double& out,
+                     const std::string& name) {
+  const bool has_key = json.contains(key), has_alias = json.contains(alias);
+  if (has_key) out = number_key(json, key, name);
+  if (has_alias) {
+    const double other = number_key(json, alias, name);
+    // The message is built only when they disagree: json.at(key) exists then (json[key] on a
+    // const object without the key is undefined behaviour).
+    if (has_key && other != out) {
+      throw Error(name + ": \"" + key + "\" and \"" + alias + "\" disagree (" +
+                  json.at(key).dump() + " vs " + json.at(alias).dump() + ")");
+    }
+    out = other;
+  }
+}
+
+// A boolean key that must hold `required` when present.
+void fixed_flag(const Json& json, const char* key, bool required, const std::string& why,
+                const std::string& name) {
+  if (!json.contains(key)) return;
+  require(json[key].is_boolean(), name + ": \"" + key + "\" must be true or false");
+  require(json[key].get<bool>() == required, name + ": \"" + key +
+                                                 "\": " + (required ? "false" : "true") +
+                                                 " is not supported (" + why + ")");
+}
+
+// rope_scaling: {"type" | "rope_type": ..., "factor": f, ...}, as transformers writes it.
+void read_rope_scaling(const Json& json, GptNeoxConfig& c, const std::string& name) {
+  if (!json.contains("rope_scaling") || json["rope_scaling"].is_null()) return;
+  const Json& s = json["rope_scaling"];
+  const std::string where = name + ": rope_scaling";
+  require(s.is_object(), where + " must be an object or null");
+  std::string type;
+  for (const char* key : {"rope_type", "type"}) {
+    if (!s.contains(key)) continue;
+    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
+    require(type.empty() || type == s[key].get<std::string>(),
+            where + ": \"rope_type\" and \"type\" disagree");
+    type = s[key].get<std::string>();
+  }
+  require(!type.empty(), where + " has no \"rope_type\" (or \"type\")");
+  if (type == "default") type = "none";
+  try {
+    c.rope_scaling = parse_rope_scaling(type);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+  for (const auto& [key, value] : s.items()) {
+    if (key == "rope_type" || key == "type") continue;
+    if (key == "factor") {
+      c.rope_factor = number_key(s, "factor", where);
+    } else if (key == "original_max_position_embeddings") {
+      c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
+      require(c.rope_original_length > 0,
+              where + ": \"original_max_position_embeddings\" must be positive, got " +
+                  std::to_string(c.rope_original_length));
+    } else if (key == "low_freq_factor") {
+      c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
+    } else if (key == "high_freq_factor") {
+      c.rope_high_freq_factor = number_key(s, "high_freq_factor", where);
+    } else if (key == "beta_fast") {
+      c.rope_beta_fast = number_key(s, "beta_fast", where);
+    } else if (key == "beta_slow") {
+      c.rope_beta_slow = number_key(s, "beta_slow", where);
+    } else {
+      // attention_factor, mscale, truncate, long_factor, ...: other numbers than ours.
+      throw Error(where + ": \"" + key + "\" is not supported");
+    }
+  }
+  // As transformers' rope validation: every scaling names its factor; none is implied.
+  require(c.rope_scaling == RopeScaling::kNone || s.contains("factor"),
+          where + ": \"factor\" is required for " + type + " scaling");
+}
+
+}  // namespace
+
+GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::string& name) {
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const Json::exception& e) {
+    throw Error(name + ": not valid JSON: " + e.what());
+  }
+  require(json.is_object(), name + ": a GPT-NeoX config must be a JSON object");
+  if (json.contains("model_type")) {
+    require(json["model_type"] == "gpt_neox",
+            name + ": \"model_type\" is " + json["model_type"].dump() + ", not \"gpt_neox\"");
+  }
+  GptNeoxConfig c;
+  c.vocab_size = required_size(json, "vocab_size", name);
+  c.hidden_size = required_size(json, "hidden_size", name);
+  c.num_hidden_layers = required_size(json, "num_hidden_layers", name);
+  c.num_attention_heads = required_size(json, "num_attention_heads", name);
+  c.intermediate_size = required_size(json, "intermediate_size", name);
+  if (json.contains("max_position_embeddings")) {
+    c.max_position_embeddings = integer_key(json, "max_position_embeddings", name);
+  }
+  optional_number(json, "rotary_pct", "partial_rotary_factor", c.rotary_pct, name);
+  optional_number(json, "rotary_emb_base", "rope_theta", c.rotary_emb_base, name);
+  if (json.contains("layer_norm_eps")) c.layer_norm_eps = number_key(json, "layer_norm_eps", name);
+  if (json.contains("use_parallel_residual")) {
+    require(json["use_parallel_residual"].is_boolean(),
+            name + ": \"use_parallel_residual\" must be true or false");
+    c.use_parallel_residual = json["use_parallel_residual"].get<bool>();
+  }
+  // Variants this forward pass does not compute: refused rather than silently computed wrong.
+  if (json.contains("hidden_act")) {
+    require(json["hidden_act"] == "gelu", name + ": \"hidden_act\" " + json["hidden_act"].dump() +
+                                              " is not supported (only \"gelu\", the exact erf "
+                                              "form Pythia uses)");
+  }
+  fixed_flag(json, "tie_word_embeddings", false, "GPT-NeoX's embed_out is its own matrix", name);
+  fixed_flag(json, "attention_bias", true, "query_key_value and dense carry biases", name);
+  read_rope_scaling(json, c, name);
+  try {
+    c.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what(), e.field());
+  }
+  return c;
+}
+
+std::string GptNeoxConfig::to_json() const {
+  Json json = {{"model_type", "gpt_neox"},
+               {"architectures", {"GPTNeoXForCausalLM"}},
+               {"vocab_size", vocab_size},
+               {"hidden_size", hidden_size},
+               {"num_hidden_layers", num_hidden_layers},
+               {"num_attention_heads", num_attention_heads},
+               {"intermediate_size", intermediate_size},
+               {"max_position_embeddings", max_position_embeddings},
+               {"rotary_pct", rotary_pct},
+               {"rotary_emb_base", rotary_emb_base},
+               {"layer_norm_eps", layer_norm_eps},
+               {"use_parallel_residual", use_parallel_residual},
+               {"hidden_act", "gelu"},
+               {"tie_word_embeddings", false},
+               {"attention_bias", true}};
+  if (rope_scaling != RopeScaling::kNone) {
+    Json s = {{"rope_type", to_string(rope_scaling)}, {"factor", rope_factor}};
+    if (rope_original_length > 0) s["original_max_position_embeddings"] = rope_original_length;
+    if (rope_scaling == RopeScaling::kLlama3) {
+      s["low_freq_factor"] = rope_low_freq_factor;
+      s["high_freq_factor"] = rope_high_freq_factor;
+    }
+    if (rope_scaling == RopeScaling::kYarn) {
+      s["beta_fast"] = rope_beta_fast;
+      s["beta_slow"] = rope_beta_slow;
+    }
+    json["rope_scaling"] = s;
+  }
+  return json.dump(2) + "\n";
+}
+
+RopeOptions GptNeoxConfig::rope() const {
+  RopeOptions o;
+  o.base = rotary_emb_base;
+  o.style = RopeStyle::kNeox;
+  o.rotary_fraction = rotary_pct;
+  o.scaling = rope_scaling;
+  o.factor = rope_factor;
+  o.original_length = rope_original_length > 0 ? rope_original_length : max_position_embeddings;
+  o.low_freq_factor = rope_low_freq_factor;
+  o.high_freq_factor = rope_high_freq_factor;
+  o.beta_fast = rope_beta_fast;
+  o.beta_slow = rope_beta_slow;
+  return o;
+}
+
+void GptNeoxConfig::validate() const {
+  positive_size(vocab_size, "vocab_size");
+  positive_size(hidden_size, "hidden_size");
+  positive_size(num_hidden_layers, "num_hidden_layers");
+  positive_size(num_attention_heads, "num_attention_heads");
+  positive_size(intermediate_size, "intermediate_size");
+  positive_size(max_position_embeddings, "max_position_embeddings");
+  require(hidden_size % num_attention_heads == 0,
+          "hidden_size " + std::to_string(hidden_size) + " is not divisible by " +
+              "num_attention_heads " + std::to_string(num_attention_heads));
+  lm_config::require_eps(layer_norm_eps, "layer_norm_eps");
+  require(rope_original_length >= 0, "rope_scaling original_max_position_embeddings must be > 0");
+  // The size first: RoPE's check below allocates head_dim / 2 frequencies.
+  lm_config::require_parameter_cap(parameter_count(), kMaxGptNeoxParameters);
+  // rotary_pct, rotary_emb_base and the scaling, by the one check RoPE itself applies.
+  try {
+    rope_frequencies(head_dim(), rope());
+  } catch (const Error& e) {
+    throw Error(
+        std::string("rotary settings (rotary_pct, rotary_emb_base, rope_scaling): ") + e.what(),
+        e.field());
+  }
+}
+
+std::uint64_t GptNeoxConfig::parameter_count() const {
+  using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
+  const auto u = lm_config::count;
+  const std::uint64_t V = u(vocab_size), E = u(hidden_size), N = u(num_hidden_layers),
+                      I = u(intermediate_size);
+  // Two LayerNorms (4E), query_key_value (3E² + 3E), dense (E² + E), dense_h_to_4h (IE + I),
+  // dense_4h_to_h (EI + E): 4E² + 2IE + 9E + I per layer.
+  const std::uint64_t layer = add(add(mul(4, mul(E, E)), mul(2, mul(I, E))), add(mul(9, E), I));
+  return add(add(mul(2, mul(V, E)), mul(N, layer)), mul(2, E));
+}
+
+}  // namespace poslab

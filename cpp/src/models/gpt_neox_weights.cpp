@@ -1,0 +1,122 @@
+// GPT-NeoX weights: Hugging Face's tensor names and shapes (the architecture's description for
+// the shared loader of lm_weights.hpp), seeded random init, and checkpoints checked name by
+// name against the config.
+#include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/lm_weights.hpp"
+
+namespace poslab {
+namespace {
+
+// Buffers older transformers versions saved with the weights: the rotary frequencies (the
+// config's rotary_emb_base and rotary_pct say them) and the causal-mask buffers. Only for a
+// layer the config has: a buffer of layer 7 in a 6-layer model is a wrong checkpoint.
+bool ignored_name(const std::string& name, long long layers) {
+  if (name == "gpt_neox.rotary_emb.inv_freq") return true;
+  const std::string prefix = "gpt_neox.layers.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  std::size_t end = prefix.size();
+  while (end < name.size() && end - prefix.size() < 9 && name[end] >= '0' && name[end] <= '9') {
+    ++end;
+  }
+  const std::string digits = name.substr(prefix.size(), end - prefix.size());
+  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return false;
+  if (std::stoll(digits) >= layers) return false;
+  const std::string rest = name.substr(end);
+  return rest == ".attention.rotary_emb.inv_freq" || rest == ".attention.bias" ||
+         rest == ".attention.masked_bias";
+}
+
+}  // namespace
+
+// Every tensor in checkpoint order. Sizes are validated by config.validate() first.
+LmTensorLayout lm_tensor_layout(GptNeoxWeights& w) {
+  const GptNeoxConfig& c = w.config;
+  const std::size_t V = std::size_t(c.vocab_size), E = std::size_t(c.hidden_size);
+  const std::size_t I = std::size_t(c.intermediate_size);
+  LmTensorLayout layout;
+  layout.model = "GPT-NeoX";
+  layout.layers_note = "a GPT-NeoX with num_hidden_layers " + std::to_string(c.num_hidden_layers);
+  const long long layers = c.num_hidden_layers;
+  layout.ignored = [layers](const std::string& name) { return ignored_name(name, layers); };
+  std::vector<LmTensor>& out = layout.tensors;
+  out.push_back({"gpt_neox.embed_in.weight", &w.embed_in, {V, E}, LmTensor::kNormal});
+  w.layers.resize(std::size_t(c.num_hidden_layers));
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    GptNeoxLayer& l = w.layers[i];
+    const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
+    out.push_back({p + "input_layernorm.weight", &l.input_layernorm_weight, {E}, LmTensor::kOne});
+    out.push_back({p + "input_layernorm.bias", &l.input_layernorm_bias, {E}, LmTensor::kZero});
+    out.push_back({p + "post_attention_layernorm.weight",
+                   &l.post_attention_layernorm_weight,
+                   {E},
+                   LmTensor::kOne});
+    out.push_back({p + "post_attention_layernorm.bias",
+                   &l.post_attention_layernorm_bias,
+                   {E},
+                   LmTensor::kZero});
+    out.push_back({p + "attention.query_key_value.weight",
+                   &l.query_key_value_weight,
+                   {3 * E, E},
+                   LmTensor::kNormal});
+    out.push_back(
+        {p + "attention.query_key_value.bias", &l.query_key_value_bias, {3 * E}, LmTensor::kZero});
+    out.push_back({p + "attention.dense.weight", &l.dense_weight, {E, E}, LmTensor::kNormal});
+    out.push_back({p + "attention.dense.bias", &l.dense_bias, {E}, LmTensor::kZero});
+    out.push_back(
+        {p + "mlp.dense_h_to_4h.weight", &l.dense_h_to_4h_weight, {I, E}, LmTensor::kNormal});
+    out.push_back({p + "mlp.dense_h_to_4h.bias", &l.dense_h_to_4h_bias, {I}, LmTensor::kZero});
+    out.push_back(
+        {p + "mlp.dense_4h_to_h.weight", &l.dense_4h_to_h_weight, {E, I}, LmTensor::kNormal});
+    out.push_back({p + "mlp.dense_4h_to_h.bias", &l.dense_4h_to_h_bias, {E}, LmTensor::kZero});
+  }
+  out.push_back(
+      {"gpt_neox.final_layer_norm.weight", &w.final_layer_norm_weight, {E}, LmTensor::kOne});
+  out.push_back({"gpt_neox.final_layer_norm.bias", &w.final_layer_norm_bias, {E}, LmTensor::kZero});
+  out.push_back({"embed_out.weight", &w.embed_out, {V, E}, LmTensor::kNormal});
+  return layout;
+}
+
+std::uint64_t GptNeoxWeights::bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& entry : gpt_neox_named_tensors(*this)) total += entry.second->bytes();
+  return total;
+}
+
+std::vector<std::pair<std::string, const StoredTensor*>> gpt_neox_named_tensors(
+    const GptNeoxWeights& weights) {
+  check_gpt_neox_weights(weights);
+  // The layout only reads the config and takes addresses; the layers already have their size.
+  return lm_named_tensors(lm_tensor_layout(const_cast<GptNeoxWeights&>(weights)));
+}
+
+void check_gpt_neox_weights(const GptNeoxWeights& weights) {
+  weights.config.validate();
+  require(weights.layers.size() == std::size_t(weights.config.num_hidden_layers),
+          "GPT-NeoX weights have " + std::to_string(weights.layers.size()) +
+              " layers, the config says num_hidden_layers " +
+              std::to_string(weights.config.num_hidden_layers));
+  // The layout resizes the layers to the size they have.
+  check_lm_tensors(lm_tensor_layout(const_cast<GptNeoxWeights&>(weights)));
+}
+
+GptNeoxWeights gpt_neox_random_weights(const GptNeoxConfig& config, std::uint64_t seed) {
+  config.validate();
+  GptNeoxWeights w;
+  w.config = config;
+  lm_random_init(lm_tensor_layout(w), seed);
+  return w;
+}
+
+GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
+                                           const std::string& name) {
+  config.validate();
+  return lm_weights_from_bytes<GptNeoxWeights>(
+      bytes, [&](const SafetensorsHeader&) { return config; }, name);
+}
+
+GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfig& config) {
+  config.validate();
+  return load_lm_weights<GptNeoxWeights>(path, [&](const SafetensorsHeader&) { return config; });
+}
+
+}  // namespace poslab

@@ -1,0 +1,186 @@
+// The one streamed .safetensors loader of the language models, over an architecture's
+// description of its checkpoint (lm_weights.hpp).
+#include "poslab/models/lm_weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "poslab/base/errors.hpp"
+#include "poslab/base/random.hpp"
+
+namespace poslab {
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool all_finite(const StoredTensor& t) {
+  if (t.dtype == StoredDType::kF16) {
+    // Exponent bits all ones: infinity or NaN.
+    return std::none_of(t.f16.begin(), t.f16.end(),
+                        [](std::uint16_t h) { return (h & 0x7c00u) == 0x7c00u; });
+  }
+  return std::all_of(t.f32.begin(), t.f32.end(), [](float v) { return std::isfinite(v); });
+}
+
+// Reads `n` bytes at the file's current position into dst, or throws naming the file.
+void read_exactly(std::ifstream& in, char* dst, std::size_t n, const std::string& path) {
+  in.read(dst, static_cast<std::streamsize>(n));
+  if (static_cast<std::size_t>(in.gcount()) != n) {
+    throw Error(path + ": file ended early (changed while reading?)");
+  }
+}
+
+}  // namespace
+
+void check_lm_tensors(const LmTensorLayout& layout) {
+  for (const LmTensor& t : layout.tensors) {
+    require(t.tensor->shape == t.shape && t.tensor->size() == checked_numel(t.shape, t.name),
+            layout.model + " tensor '" + t.name + "' has shape " + shape_string(t.tensor->shape) +
+                ", the config needs " + shape_string(t.shape));
+  }
+}
+
+std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
+    const LmTensorLayout& layout) {
+  std::vector<std::pair<std::string, const StoredTensor*>> out;
+  for (const LmTensor& t : layout.tensors) out.emplace_back(t.name, t.tensor);
+  return out;
+}
+
+void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed) {
+  Rng rng(seed);
+  for (const LmTensor& t : layout.tensors) {
+    *t.tensor = StoredTensor(t.shape, StoredDType::kF32, layout.model + " tensor '" + t.name + "'");
+    std::vector<float>& values = t.tensor->f32;
+    if (t.init == LmTensor::kOne) std::fill(values.begin(), values.end(), 1.0f);
+    if (t.init == LmTensor::kNormal) {
+      for (float& v : values) v = static_cast<float>(0.02 * rng.normal());
+    }
+  }
+}
+
+SafetensorsHeader read_safetensors_header(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) throw Error(path + ": cannot open: " + error.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open");
+  std::string prefix(std::size_t(std::min<std::uintmax_t>(8, size)), '\0');
+  read_exactly(in, &prefix[0], prefix.size(), path);
+  const std::uint64_t length = safetensors_header_length(prefix, size, path);
+  prefix.resize(std::size_t(8 + length));
+  read_exactly(in, &prefix[8], std::size_t(length), path);
+  return parse_safetensors_header(prefix, size, path);
+}
+
+void stream_safetensors_data(const std::string& path, const SafetensorsHeader& header,
+                             const std::function<void(const char*, std::size_t)>& append) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open");
+  in.seekg(std::streamoff(header.data_start));
+  std::vector<char> chunk(std::size_t{8} << 20);
+  for (std::uint64_t left = header.file_size - header.data_start; left > 0;) {
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(chunk.size(), left));
+    read_exactly(in, chunk.data(), n, path);
+    append(chunk.data(), n);
+    left -= n;
+  }
+}
+
+LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                               std::string name)
+    : name_(std::move(name)) {
+  const std::string& prefix = layout.prefix;
+  const bool prefixed =
+      !prefix.empty() && !layout.tensors.empty() &&
+      std::any_of(header.entries.begin(), header.entries.end(), [&](const SafetensorsEntry& e) {
+        return e.name == prefix + layout.tensors.front().name;
+      });
+  std::map<std::string, const LmTensor*> by_name;
+  for (const LmTensor& t : layout.tensors) by_name.emplace(t.name, &t);
+
+  // Everything is checked before the first weight is allocated.
+  std::vector<std::pair<const SafetensorsEntry*, const LmTensor*>> matched;
+  for (const SafetensorsEntry& e : header.entries) {
+    const bool has_prefix = !prefix.empty() && starts_with(e.name, prefix);
+    const std::string bare = has_prefix ? e.name.substr(prefix.size()) : e.name;
+    const auto slot = by_name.find(bare);
+    if (slot != by_name.end() && has_prefix == prefixed) {
+      require(e.shape == slot->second->shape, name_ + ": tensor '" + e.name + "' has shape " +
+                                                  shape_string(e.shape) + ", the config needs " +
+                                                  shape_string(slot->second->shape));
+      require(e.loadable, name_ + ": tensor '" + e.name + "': " + unsupported_dtype(e));
+      matched.emplace_back(&e, slot->second);
+      by_name.erase(slot);
+    } else {
+      require(
+          layout.ignored && layout.ignored(bare),
+          name_ + ": unexpected tensor '" + e.name + "' (not part of " + layout.layers_note + ")");
+      targets_.push_back({e.begin, e.end, nullptr, e.name});
+    }
+  }
+  for (const LmTensor& t : layout.tensors) {
+    require(!by_name.count(t.name), name_ + ": missing tensor '" + (prefixed ? prefix : "") +
+                                        t.name + "' (" + layout.layers_note + " needs it)");
+  }
+  require(header.untiled.empty(), name_ + ": " + header.untiled);
+  for (const auto& [entry, slot] : matched) {
+    *slot->tensor =
+        StoredTensor(entry->shape, entry->dtype, name_ + ": tensor '" + entry->name + "'");
+    targets_.push_back({entry->begin, entry->end, slot->tensor, entry->name});
+  }
+  std::sort(targets_.begin(), targets_.end(),
+            [](const Target& a, const Target& b) { return a.begin < b.begin; });
+  expected_ = header.file_size - header.data_start;
+}
+
+void LmWeightStream::append(const char* bytes, std::size_t n) {
+  require(!finished_, name_ + ": the checkpoint was already loaded");
+  require(n <= expected_ - received_, name_ + ": more bytes than the header's " +
+                                          std::to_string(expected_) + "-byte data buffer");
+  while (n > 0) {
+    while (next_ < targets_.size() && targets_[next_].end <= received_) ++next_;
+    std::uint64_t take;
+    if (next_ < targets_.size() && received_ >= targets_[next_].begin) {
+      const Target& t = targets_[next_];
+      take = std::min<std::uint64_t>(n, t.end - received_);
+      if (t.tensor) std::memcpy(t.tensor->raw() + (received_ - t.begin), bytes, take);
+    } else {  // padding between tensors, or a skipped buffer's bytes
+      const std::uint64_t until = next_ < targets_.size() ? targets_[next_].begin : expected_;
+      take = std::min<std::uint64_t>(n, until - received_);
+    }
+    bytes += take;
+    n -= static_cast<std::size_t>(take);
+    received_ += take;
+  }
+}
+
+void LmWeightStream::finish() {
+  require(!finished_, name_ + ": the checkpoint was already loaded");
+  if (received_ != expected_) {
+    // Name the first tensor the stream stopped short of.
+    std::string where;
+    for (const Target& t : targets_) {
+      if (t.end > received_) {
+        where = " in tensor '" + t.name + "'";
+        break;
+      }
+    }
+    throw Error(name_ + ": file ended early" + where + ": got " + std::to_string(received_) +
+                " of " + std::to_string(expected_) + " data bytes (truncated?)");
+  }
+  for (const Target& t : targets_) {
+    if (t.tensor) {
+      require(all_finite(*t.tensor), name_ + ": tensor '" + t.name + "' contains NaN or infinity");
+    }
+  }
+  finished_ = true;
+}
+
+}  // namespace poslab

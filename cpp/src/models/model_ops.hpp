@@ -1,0 +1,40 @@
+// The building blocks the language models (GPT-2, GPT-NeoX) share, each in two precisions:
+// Precision::kDouble is the readable reference (float32 storage, products accumulated in
+// double through Eigen), Precision::kFloat the fast path (poslab::fast::gemm, fast::attention,
+// vectorised activations). The models are written once over these calls.
+#pragma once
+
+#include <initializer_list>
+
+#include "poslab/base/precision.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/stored_tensor.hpp"
+#include "poslab/layers/attention.hpp"
+
+namespace poslab::model {
+
+// How a weight matrix is stored: Hugging Face's Conv1D (GPT-2) keeps (in, out) and computes
+// x·W; torch.nn.Linear (GPT-NeoX, and tied logits against an (V, E) embedding) keeps
+// (out, in) and computes x·Wᵀ.
+enum class Layout { kInOut, kOutIn };
+
+// y (T, out) = x (T, in) · W (+ b), W in `layout`; b (out,) or null. Half-precision weights
+// are widened a bounded slice at a time (never a float32 copy of the whole matrix).
+TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Layout layout,
+               Precision precision, const char* what);
+
+// In place, elementwise: GPT-2's tanh approximation / GPT-NeoX's exact erf GELU.
+void gelu_tanh(TensorF& x, Precision precision);
+void gelu_erf(TensorF& x, Precision precision);
+
+// softmax(QKᵀ·scale + bias + mask) V: poslab::attention or poslab::fast::attention.
+AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
+                          const AttentionOptions& options, Precision precision);
+
+// Σ of same-shaped tensors, elementwise in double (the residual additions).
+TensorF sum(std::initializer_list<const TensorF*> terms);
+
+// ‖x[t]‖₂ per row of x (T, E) → (T,): the residual stream's norms the traces report.
+TensorF row_norms(const TensorF& x);
+
+}  // namespace poslab::model
