@@ -4,8 +4,20 @@
 // beside its control with the last plot kept. Timings go to test-output/e2e/gpt2-timings.json.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canvasColours, canvasHash, drawCount, drawn, launch, openPage, outDir, urlWith } from './helpers/browser.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserForFile,
+  canvasColours,
+  canvasHash,
+  drawCount,
+  drawn,
+  openPage,
+  outDir,
+  PHONE,
+  sidewaysScroll,
+  unlabelledControls,
+  urlWith,
+} from './helpers/browser.js';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 
 const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
@@ -17,12 +29,9 @@ const TINY_PARAMETERS =
 const dir = path.join(outDir, 'gpt2-tiny');
 const files = {};
 const timings = {};
-let browser;
-let base;
+const session = browserForFile();
 
-beforeAll(async () => {
-  base = inject('baseUrl');
-  browser = await launch();
+beforeAll(() => {
   fs.mkdirSync(dir, { recursive: true });
   const bytes = encodeSafetensors(tinyGpt2Tensors(TINY, 7, 'F16'));
   files.model = path.join(dir, 'model.safetensors');
@@ -34,8 +43,7 @@ beforeAll(async () => {
   files.truncated = path.join(dir, 'truncated', 'model.safetensors');
   fs.writeFileSync(files.truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
 });
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   fs.writeFileSync(path.join(outDir, 'gpt2-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
   console.log('GPT-2 view timings (ms):', JSON.stringify(timings));
 });
@@ -54,7 +62,7 @@ async function typeText(page, text) {
 
 describe('GPT-2 view', () => {
   it('E2E.Gpt2RandomInitDrawsEveryHeadAndOpensOne', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=gpt2`);
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=gpt2`);
     await drawn(page, 'gpt');
     const first = await lastTiming(page);
     timings.randomInit = {
@@ -132,19 +140,10 @@ describe('GPT-2 view', () => {
   });
 
   it('E2E.Gpt2PhoneWidthDarkThemeAndLabels', async () => {
-    const { page, context, problems } = await openPage(browser, `${base}#view=gpt2&theme=dark`, {
-      width: 390,
-      height: 844,
-    });
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=gpt2&theme=dark`, PHONE);
     await drawn(page, 'gpt');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, 'page scrolls sideways on a phone').toBeLessThanOrEqual(1);
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('#view-gpt2 .controls input, #view-gpt2 .controls select')]
-        .filter((el) => !el.labels?.length && !el.getAttribute('aria-label'))
-        .map((el) => el.id || el.outerHTML.slice(0, 60)),
-    );
-    expect(unlabelled).toEqual([]);
+    expect(await sidewaysScroll(page), 'page scrolls sideways on a phone').toBeLessThanOrEqual(1);
+    expect(await unlabelledControls(page, '#view-gpt2')).toEqual([]);
     await page.screenshot({ path: path.join(outDir, 'gpt2-phone-dark.png'), fullPage: true });
     expect(problems).toEqual([]);
     await context.close();
@@ -152,8 +151,8 @@ describe('GPT-2 view', () => {
 
   it('E2E.Gpt2LoadsATinyCheckpointAndKeepsItWhenTheNextFileIsBroken', async () => {
     const { page, context, problems } = await openPage(
-      browser,
-      `${base}#view=gpt2&gpt.text=Hello%20world%2C%20hello%20cat`,
+      session.browser,
+      `${session.base}#view=gpt2&gpt.text=Hello%20world%2C%20hello%20cat`,
     );
     await drawn(page, 'gpt');
     const n = await drawCount(page, 'gpt');

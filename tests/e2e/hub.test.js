@@ -106,6 +106,15 @@ const cacheKeys = (page) =>
   page.evaluate(async () => (await (await caches.open('poslab-models-v1')).keys()).map((r) => r.url));
 const hubRequests = () => mock.requests.length;
 
+/** Clicks a model's button and waits for its redraw, which must ask the hub nothing (stored). */
+async function loadFromStorage(page, id) {
+  const asking = hubRequests();
+  const m = await drawCount(page, 'gpt');
+  await button(page, id).click();
+  await drawn(page, 'gpt', m + 1);
+  expect(hubRequests(), 'requests to the hub').toBe(asking);
+}
+
 async function waitForError(page) {
   await page.waitForFunction(() => document.getElementById('c-hub-error').textContent.length > 0);
   return hubError(page);
@@ -161,11 +170,7 @@ describe('Models view: one click to a hub model', () => {
     await p2.waitForFunction(() => document.querySelector('#c-hub-why').textContent.startsWith('Offline'));
     expect(await button(p2, 'gpt2').isDisabled()).toBe(false);
     for (const id of ['gpt2-medium', 'pythia-70m', 'pythia-160m']) expect(await button(p2, id).isDisabled()).toBe(true);
-    const asking = hubRequests();
-    const m = await drawCount(p2, 'gpt');
-    await button(p2, 'gpt2').click();
-    await drawn(p2, 'gpt', m + 1);
-    expect(hubRequests()).toBe(asking);
+    await loadFromStorage(p2, 'gpt2');
     expect(await label(p2)).toBe("Loaded: GPT-2 small (openai-community/gpt2), from this browser's storage");
     expect(await p2.textContent('#view-gpt2 .hub-progress-text')).toMatch(
       /^GPT-2 small: from this browser's storage; loaded in [\d.]+ s$/,
@@ -235,11 +240,7 @@ describe('Models view: one click to a hub model', () => {
     await page.press('#c-gpt-text', 'Tab');
     await drawn(page, 'gpt', k + 1);
     expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(3);
-    const asking = hubRequests();
-    const m = await drawCount(page, 'gpt');
-    await button(page, 'pythia-70m').click();
-    await drawn(page, 'gpt', m + 1);
-    expect(hubRequests()).toBe(asking);
+    await loadFromStorage(page, 'pythia-70m');
     expect(await label(page)).toBe("Loaded: Pythia-70m (EleutherAI/pythia-70m), from this browser's storage");
     await page.screenshot({ path: path.join(outDir, 'hub-pythia.png'), fullPage: true });
     // Back to random weights: GPT-2 again, with its position swap.

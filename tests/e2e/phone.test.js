@@ -5,10 +5,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VIEWS } from '../../web/src/state/registry.js';
-import { browserForFile, outDir } from './helpers/browser.js';
+import { browserForFile, outDir, PHONE, sidewaysScroll } from './helpers/browser.js';
 
 const session = browserForFile();
-const PHONE = { width: 390, height: 844 };
 
 // What counts as the view's figure: its first plot frame, or the gallery's / the lab's first
 // box (the lab draws plots only after training; its progress box is what shows first).
@@ -33,8 +32,7 @@ describe('phone layout', () => {
     await page.waitForTimeout(300); // let the view settle (fonts, first draw)
     const top = await first.evaluate((el) => el.getBoundingClientRect().top);
     expect(top, 'the first figure starts in the first screen').toBeLessThan(PHONE.height);
-    const sideways = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
-    expect(sideways, 'the page scrolls sideways').toBeLessThanOrEqual(1);
+    expect(await sidewaysScroll(page), 'the page scrolls sideways').toBeLessThanOrEqual(1);
     const fold = page.locator(`${section} .controls-fold`);
     if (await fold.count()) {
       expect(await fold.evaluate((d) => d.open), 'settings start folded on a phone').toBe(false);

@@ -12,6 +12,9 @@ import {
   drawn,
   openPage,
   outDir,
+  PHONE,
+  sidewaysScroll,
+  unlabelledControls,
   urlWith,
 } from './helpers/browser.js';
 
@@ -191,22 +194,17 @@ describe('whole page', () => {
   });
 
   it('E2E.PhoneWidthDarkThemeAndLabels', async () => {
-    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=attention&theme=dark`, {
-      width: 390,
-      height: 844,
-    });
+    const { page, context, problems } = await openPage(
+      session.browser,
+      `${session.base}#view=attention&theme=dark`,
+      PHONE,
+    );
     await drawn(page, 'att');
     expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, 'page scrolls sideways on a phone').toBeLessThanOrEqual(1);
+    expect(await sidewaysScroll(page), 'page scrolls sideways on a phone').toBeLessThanOrEqual(1);
     await page.screenshot({ path: path.join(outDir, 'attention-phone-dark.png'), fullPage: true });
     // Every form control of the view has a label.
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('#view-attention .controls input, #view-attention .controls select')]
-        .filter((el) => !el.labels?.length && !el.getAttribute('aria-label'))
-        .map((el) => el.id || el.outerHTML.slice(0, 60)),
-    );
-    expect(unlabelled).toEqual([]);
+    expect(await unlabelledControls(page, '#view-attention')).toEqual([]);
     // The theme button cycles auto → light → dark; the hash follows.
     await page.click('#theme');
     await page.waitForFunction(() => !decodeURIComponent(window.location.hash).includes('theme=dark'), null, {

@@ -120,3 +120,19 @@ export function canvasHash(page, selector) {
       return `${c.width}x${c.height}:${h >>> 0}`;
     });
 }
+
+/** A phone's viewport (an iPhone 12-class screen, CSS pixels). */
+export const PHONE = { width: 390, height: 844 };
+
+/** How far the page scrolls sideways, in CSS pixels (0 or 1 when it fits its viewport). */
+export const sidewaysScroll = (page) => page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
+
+/** The inputs and selects of a section's controls that have neither a label nor an aria-label. */
+export const unlabelledControls = (page, section) =>
+  page.evaluate(
+    (s) =>
+      [...document.querySelectorAll(`${s} .controls input, ${s} .controls select`)]
+        .filter((el) => !el.labels?.length && !el.getAttribute('aria-label'))
+        .map((el) => el.id || el.outerHTML.slice(0, 60)),
+    section,
+  );
