@@ -71,6 +71,31 @@ const ARITY = Object.entries(API_CALLS).flatMap(([fn, make]) => [
   [`${fn} with no arguments`, (lab) => callApi(lab, fn, []), /required|tensor/],
 ]);
 
+// multiHeadAttention's option objects, refused with the same message by the JS API and by the
+// raw binding, which takes the same arguments (raw_bad_inputs.js runs these too).
+export const MHA_OPTION_CASES = [
+  [
+    'multiHeadAttention t5 null',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, t5: null }),
+    /t5 options must be an object/,
+  ],
+  [
+    'multiHeadAttention rope a number',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: 5 }),
+    /rope options must be an object/,
+  ],
+  [
+    'multiHeadAttention rope unknown option',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { sytle: 'neox' } }),
+    /unknown option 'sytle'/,
+  ],
+  [
+    'multiHeadAttention t5 bidirectional a number',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, bias: 't5', t5: { bidirectional: 1 } }),
+    /bidirectional/,
+  ],
+];
+
 export const BAD_INPUTS = [
   ...badArgumentCases(API_CALLS, callApi),
   ...ARITY,
@@ -328,22 +353,7 @@ export const BAD_INPUTS = [
     (lab) => lab.layerNorm(ones(1, 2), { gamma: [1, -1e39] }),
     [/gamma/, /float32|inf|finite/i],
   ],
-  [
-    'multiHeadAttention t5 null',
-    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, t5: null }),
-    /t5 options must be an object/,
-  ],
-  ['multiHeadAttention rope a number', (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, rope: 5 }), /rope/],
-  [
-    'multiHeadAttention rope unknown option',
-    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, rope: { sytle: 'neox' } }),
-    /unknown option 'sytle'/,
-  ],
-  [
-    'multiHeadAttention t5 bidirectional a number',
-    (lab) => lab.multiHeadAttention(ones(4, 8), { heads: 2, bias: 't5', t5: { bidirectional: 1 } }),
-    /bidirectional/,
-  ],
+  ...MHA_OPTION_CASES,
 ];
 
 // GPT-2 (poslab-gpt2): calls on the API { lab, model } with `model` a live tiny random model.

@@ -2,7 +2,7 @@
 // come back as { error } naming the problem. RAW_CALLS holds one valid call per binding with
 // its C++ argument names; the generated cases (bad_values.js) break one argument at a time.
 import { badArgumentCases } from './bad_values.js';
-import { API_CALLS, TINY_CHECKPOINT, TINY_GPT2, TINY_HEADER_LENGTH } from './bad_inputs.js';
+import { API_CALLS, MHA_OPTION_CASES, TINY_CHECKPOINT, TINY_GPT2, TINY_HEADER_LENGTH } from './bad_inputs.js';
 import { TINY_NEOX } from '../helpers/gpt_neox.js';
 
 const f32 = (n) => new Float32Array(n);
@@ -197,26 +197,7 @@ export const RAW_BAD_INPUTS = [
     (m) => m.multiHeadAttention(tensor([2, 4], Float32Array.of(0, 0, 0, 0, NaN, 0, 0, 0)), { heads: 2 }),
     /x\[1, 0\] is NaN/,
   ],
-  [
-    'multiHeadAttention t5 null',
-    (m) => m.multiHeadAttention(ones(4, 8), { heads: 2, t5: null }),
-    /t5 options must be an object/,
-  ],
-  [
-    'multiHeadAttention rope a number',
-    (m) => m.multiHeadAttention(ones(4, 8), { heads: 2, rope: 5 }),
-    /rope options must be an object/,
-  ],
-  [
-    'multiHeadAttention rope unknown option',
-    (m) => m.multiHeadAttention(ones(4, 8), { heads: 2, rope: { sytle: 'neox' } }),
-    /unknown option 'sytle'/,
-  ],
-  [
-    'multiHeadAttention t5 bidirectional 1',
-    (m) => m.multiHeadAttention(ones(4, 8), { heads: 2, bias: 't5', t5: { bidirectional: 1 } }),
-    /bidirectional/,
-  ],
+  ...MHA_OPTION_CASES,
   ['attention keyPadding boolean[]', (m) => m.attention(...qkv(), { keyPadding: [true, false, false] }), /Uint8Array/],
   ['attention bias a string', (m) => m.attention(...qkv(), { bias: 'alibi' }), /bias/],
   ['rope number[] data', (m) => m.rope(tensor([1, 2], [1, 2]), 0, {}), /Float32Array/],
