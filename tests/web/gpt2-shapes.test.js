@@ -13,19 +13,23 @@ const shapeOf = (config, T, id, position) => {
 
 describe('GPT-2 shapes', () => {
   it('Shapes.Gpt2SmallAtTenTokens', () => {
-    const at = (id) => shapeOf(SMALL, 10, id);
-    expect(at('tokens')).toBe('(10)');
-    expect(at('x')).toBe('(10, 768)');
-    expect(at('c_attn')).toBe('(10, 2304)');
-    expect(at('qkv')).toBe('(12, 10, 64)');
-    expect(at('scores')).toBe('(12, 10, 10)');
-    expect(at('av')).toBe('(12, 10, 64)');
-    expect(at('merge')).toBe('(10, 768)');
-    expect(at('c_fc')).toBe('(10, 3072)');
-    expect(at('gelu')).toBe('(10, 3072)');
-    expect(at('mlp_proj')).toBe('(10, 768)');
-    expect(at('logits')).toBe('(10, 50257)');
-    expect(at('next')).toBe('(50257)');
+    // One comparison of every step's shape, so a failure lists all the steps that differ.
+    const want = {
+      tokens: '(10)',
+      x: '(10, 768)',
+      c_attn: '(10, 2304)',
+      qkv: '(12, 10, 64)',
+      scores: '(12, 10, 10)',
+      av: '(12, 10, 64)',
+      merge: '(10, 768)',
+      c_fc: '(10, 3072)',
+      gelu: '(10, 3072)',
+      mlp_proj: '(10, 768)',
+      logits: '(10, 50257)',
+      next: '(50257)',
+    };
+    const got = Object.fromEntries(Object.keys(want).map((id) => [id, shapeOf(SMALL, 10, id)]));
+    expect(got).toEqual(want);
   });
 
   it('Shapes.StepsFollowThePreLnOrderWithTiedLogits', () => {
