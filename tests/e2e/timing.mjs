@@ -105,6 +105,20 @@ function noProblems(name, problems) {
   if (problems.length) throw new Error(`${name}: the page reported ${problems.join('; ')}`);
 }
 
+/** Steps of the encodings view's L slider at L × D, timed after a warm-up, as a measure. */
+function sliderRun({ L, D, key, warmUp, steps }) {
+  const name = `L=${L} D=${D}`;
+  return async (browser, base) => {
+    const { page, context, problems } = await openPage(browser, `${base}#enc.L=${L}&enc.D=${D}`);
+    await drawn(page, 'enc');
+    await watchLongTasks(page);
+    await slide(page, key, warmUp);
+    report(name, await slide(page, key, steps));
+    noProblems(name, problems);
+    await context.close();
+  };
+}
+
 const MEASURES = {
   async firstLoad(browser, base) {
     const { page, context, problems } = await openPage(browser, base);
@@ -121,25 +135,8 @@ const MEASURES = {
     await context.close();
   },
 
-  async slider512(browser, base) {
-    const { page, context, problems } = await openPage(browser, `${base}#enc.L=512&enc.D=512`);
-    await drawn(page, 'enc');
-    await watchLongTasks(page);
-    await slide(page, 'ArrowRight', 3); // warm-up
-    report('L=512 D=512', await slide(page, 'ArrowRight', 30));
-    noProblems('L=512 D=512', problems);
-    await context.close();
-  },
-
-  async slider8192(browser, base) {
-    const { page, context, problems } = await openPage(browser, `${base}#enc.L=8192&enc.D=1024`);
-    await drawn(page, 'enc');
-    await watchLongTasks(page);
-    await slide(page, 'ArrowLeft', 1); // warm-up
-    report('L=8192 D=1024', await slide(page, 'ArrowLeft', 8));
-    noProblems('L=8192 D=1024', problems);
-    await context.close();
-  },
+  slider512: sliderRun({ L: 512, D: 512, key: 'ArrowRight', warmUp: 3, steps: 30 }),
+  slider8192: sliderRun({ L: 8192, D: 1024, key: 'ArrowLeft', warmUp: 1, steps: 8 }),
 };
 
 let base = null;
