@@ -33,6 +33,17 @@ async function native(args, tag) {
   return { logits: readNpy(out), index, trace };
 }
 
+// The CLI's arguments for TOKENS through the tiny checkpoint of `dtype`, then `more`.
+const onTiny = (dtype, ...more) => [
+  '--weights',
+  file(`tiny-${dtype}.safetensors`),
+  '--config',
+  file('tiny.json'),
+  '--tokens',
+  TOKENS.join(','),
+  ...more,
+];
+
 // Every traced tensor of a wasm forward pass against the CLI's files.
 function expectSameAsNative(got, want, label) {
   assertClose(got.logits, want.logits, `${label}: logits`);
@@ -70,18 +81,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
       expect(got.position).toBe(position);
       expect(got.precision).toBe('double');
       const want = await native(
-        [
-          '--weights',
-          file(`tiny-${dtype}.safetensors`),
-          '--config',
-          file('tiny.json'),
-          '--tokens',
-          TOKENS.join(','),
-          '--position',
-          position,
-          '--precision',
-          'double',
-        ],
+        onTiny(dtype, '--position', position, '--precision', 'double'),
         `${variant}-${dtype}-${position}`,
       );
       expect(want.index.position.method).toBe(position);
@@ -99,19 +99,7 @@ describe.each(VARIANTS)('GPT-2 in the %s build', (variant) => {
       try {
         const got = model.forward(TOKENS);
         expect(got.precision).toBe('float');
-        const want = await native(
-          [
-            '--weights',
-            file(`tiny-${dtype}.safetensors`),
-            '--config',
-            file('tiny.json'),
-            '--tokens',
-            TOKENS.join(','),
-            '--precision',
-            'double',
-          ],
-          `${variant}-${dtype}-float`,
-        );
+        const want = await native(onTiny(dtype, '--precision', 'double'), `${variant}-${dtype}-float`);
         const largest = want.logits.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
         expect(largest).toBeGreaterThan(0);
         const worst = (a, b) => a.data.reduce((m, x, i) => Math.max(m, Math.abs(x - b.data[i])), 0);
