@@ -59,40 +59,19 @@ describe('lab presets', () => {
   });
 });
 
-// A result over lengths 1..4 trained on 1..2.
-const result = (exact, tokens) => ({
+// A result over lengths 1..4 trained on 1..2: exact match by length, then each length's token
+// accuracy by answer position.
+const result = (exact, ...tokens) => ({
   accuracy_by_length: Object.fromEntries(exact.map((a, i) => [String(i + 1), a])),
   token_accuracy_by_position: Object.fromEntries(tokens.map((t, i) => [String(i + 1), t])),
 });
 
 describe('lab ranking', () => {
   it('Lab.UntrainedMethodsAreNeverRankedOnGeneralisation', () => {
-    const good = summarise(
-      result(
-        [1, 1, 0, 0],
-        [
-          [1, 1],
-          [1, 1, 1],
-          [1, 0.5, 0, 0],
-          [1, 0.5, 0.5, 0, 0],
-        ],
-      ),
-      2,
-    );
+    const good = summarise(result([1, 1, 0, 0], [1, 1], [1, 1, 1], [1, 0.5, 0, 0], [1, 0.5, 0.5, 0, 0]), 2);
     expect(good).toMatchObject({ inDistribution: 1, trained: true, exactBeyond: 0 });
     expect(good.tokenBeyond).toBeCloseTo((0.375 + 0.4) / 2, 12);
-    const poor = summarise(
-      result(
-        [0.2, 0.1, 0, 0],
-        [
-          [1, 1],
-          [1, 1, 1],
-          [1, 1, 1, 1],
-          [1, 1, 1, 1, 1],
-        ],
-      ),
-      2,
-    );
+    const poor = summarise(result([0.2, 0.1, 0, 0], [1, 1], [1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1, 1]), 2);
     expect(poor.trained).toBe(false);
     const better = { ...good, tokenBeyond: 0.9 };
     const order = rank([
@@ -104,15 +83,7 @@ describe('lab ranking', () => {
   });
 
   it('Lab.TokenAccuracyPastNAveragesTheLengthsThatHaveEachPosition', () => {
-    const r = result(
-      [1, 1, 0, 0],
-      [
-        [1, 1],
-        [1, 1, 1],
-        [1, 0.5, 0, 0],
-        [0, 0.5, 0.5, 1, 0],
-      ],
-    );
+    const r = result([1, 1, 0, 0], [1, 1], [1, 1, 1], [1, 0.5, 0, 0], [0, 0.5, 0.5, 1, 0]);
     expect(tokenAccuracyBeyond(r, 2)).toEqual([0.5, 0.5, 0.25, 0.5, 0]); // position 4: length 4 only
   });
 });
