@@ -17,12 +17,17 @@ function fakeWorker() {
   };
 }
 
+// A compute client whose only worker is one fake worker `w`: { w, client }.
+function fakeClient(options) {
+  const w = fakeWorker();
+  return { w, client: createComputeClient(() => w, options) };
+}
+
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('compute client', () => {
   it('Client.CoalescesRequestsWhileBusy', async () => {
-    const w = fakeWorker();
-    const client = createComputeClient(() => w);
+    const { w, client } = fakeClient();
     const a = client.request('enc', 'encodings', { L: 1 });
     const b = client.request('enc', 'encodings', { L: 2 });
     const c = client.request('enc', 'encodings', { L: 3 });
@@ -37,8 +42,7 @@ describe('compute client', () => {
   });
 
   it('Client.ChannelsAreIndependentAndErrorsReject', async () => {
-    const w = fakeWorker();
-    const client = createComputeClient(() => w);
+    const { w, client } = fakeClient();
     const a = client.request('enc', 'encodings', {});
     const b = client.request('att', 'attention', {});
     expect(w.sent).toHaveLength(2);
@@ -49,8 +53,7 @@ describe('compute client', () => {
   });
 
   it('Client.ErrorsKeepTheirField', async () => {
-    const w = fakeWorker();
-    const client = createComputeClient(() => w);
+    const { w, client } = fakeClient();
     const a = client.request('ext', 'extrapolation', {});
     const message = 'llama3 needs 0 < low_freq_factor < high_freq_factor';
     w.send({ type: 'error', id: w.sent[0].id, message, field: 'lowFreqFactor' });
@@ -61,9 +64,8 @@ describe('compute client', () => {
   });
 
   it('Client.FatalRejectsEverything', async () => {
-    const w = fakeWorker();
     let reported = null;
-    const client = createComputeClient(() => w, { onFatal: (m) => (reported = m) });
+    const { w, client } = fakeClient({ onFatal: (m) => (reported = m) });
     const a = client.request('enc', 'encodings', {});
     w.fatal('no wasm');
     await expect(a).rejects.toThrow('no wasm');
@@ -75,8 +77,7 @@ describe('compute client', () => {
 // Progress messages of a long job (reading a checkpoint) reach the request that asked.
 describe('compute client progress', () => {
   it('Client.ProgressGoesToItsRequestUntilTheResult', async () => {
-    const w = fakeWorker();
-    const client = createComputeClient(() => w);
+    const { w, client } = fakeClient();
     const seen = [];
     const other = [];
     const a = client.request('gpt-load', 'gpt2Load', { n: 1 }, { onProgress: (x) => seen.push(x) });
@@ -98,8 +99,7 @@ describe('compute client progress', () => {
   });
 
   it('Client.RequestWithoutProgressIgnoresIt', async () => {
-    const w = fakeWorker();
-    const client = createComputeClient(() => w);
+    const { w, client } = fakeClient();
     const a = client.request('enc', 'encodings', {});
     w.send({ type: 'progress', id: w.sent[0].id, data: 1 });
     w.send({ type: 'result', id: w.sent[0].id, result: 2 });

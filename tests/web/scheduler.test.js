@@ -26,6 +26,12 @@ function fakeWorkers() {
   return { made, makeWorker };
 }
 
+// A compute client over fake workers, with createComputeClient's options: { made, client }.
+function fakeClient(options) {
+  const { made, makeWorker } = fakeWorkers();
+  return { made, client: createComputeClient(makeWorker, options) };
+}
+
 const settled = async (promise) => {
   const marker = Symbol('pending');
   const value = await Promise.race([promise, new Promise((r) => setTimeout(() => r(marker), 20))]);
@@ -36,8 +42,7 @@ afterEach(() => vi.useRealTimers());
 
 describe('per-view scheduler', () => {
   it('Scheduler.MakesWorkersLazilyOnePerChannel', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker);
+    const { made, client } = fakeClient();
     expect(made).toHaveLength(0); // nothing starts before a view asks
     client.request('sim', 'similarity', { L: 1 });
     client.request('enc', 'encodings', { L: 2 });
@@ -47,8 +52,7 @@ describe('per-view scheduler', () => {
   });
 
   it('Scheduler.NewerRequestTerminatesTheRunningJobsWorker', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, { graceMs: 0 });
+    const { made, client } = fakeClient({ graceMs: 0 });
     const a = client.request('sim', 'similarity', { L: 4096 });
     const b = client.request('sim', 'similarity', { L: 64 });
     expect(made[0].terminated).toBe(true);
@@ -62,8 +66,7 @@ describe('per-view scheduler', () => {
 
   it('Scheduler.QueuedJobIsDroppedAndTheRunningOneCancelledAfterItsGrace', async () => {
     vi.useFakeTimers();
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, { graceMs: 1000 });
+    const { made, client } = fakeClient({ graceMs: 1000 });
     const a = client.request('sim', 'similarity', { L: 1 });
     const b = client.request('sim', 'similarity', { L: 2 });
     const c = client.request('sim', 'similarity', { L: 3 });
@@ -78,8 +81,7 @@ describe('per-view scheduler', () => {
   });
 
   it('Scheduler.CancelEndsTheChannelsJobsAtOnce', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, {
+    const { made, client } = fakeClient({
       graceMs: 60_000,
       sharedWorker: (ch) => (ch.startsWith('gpt') ? 'gpt2' : null),
     });
@@ -108,8 +110,7 @@ describe('per-view scheduler', () => {
 
   it('Scheduler.QuickJobFinishesAndTheQueuedOneFollowsOnTheSameWorker', async () => {
     vi.useFakeTimers();
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, { graceMs: 1000 });
+    const { made, client } = fakeClient({ graceMs: 1000 });
     const a = client.request('enc', 'encodings', { L: 1 });
     const b = client.request('enc', 'encodings', { L: 2 });
     made[0].reply(made[0].sent[0].id, 'one');
@@ -123,8 +124,7 @@ describe('per-view scheduler', () => {
   });
 
   it('Scheduler.OtherChannelsAreNeverBlockedOrCancelled', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, { graceMs: 0 });
+    const { made, client } = fakeClient({ graceMs: 0 });
     const big = client.request('sim', 'similarity', { L: 4096 });
     const enc = client.request('enc', 'encodings', { L: 50 });
     const encWorker = made.find((w) => w.name === 'enc');
@@ -137,8 +137,7 @@ describe('per-view scheduler', () => {
   });
 
   it('Scheduler.SameRequestAgainJoinsTheRunningJob', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, { graceMs: 0 });
+    const { made, client } = fakeClient({ graceMs: 0 });
     const a = client.request('sim', 'similarity', { L: 4096 });
     const again = client.request('sim', 'similarity', { L: 4096 }); // e.g. the tab shown again
     expect(made[0].terminated).toBe(false);
@@ -149,8 +148,7 @@ describe('per-view scheduler', () => {
 
   it('Scheduler.SharedWorkerChannelsKeepTheirWorker', async () => {
     vi.useFakeTimers();
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, {
+    const { made, client } = fakeClient({
       graceMs: 0,
       sharedWorker: (channel) => (channel.startsWith('gpt') ? 'gpt2' : null),
     });
@@ -173,9 +171,8 @@ describe('per-view scheduler', () => {
   });
 
   it('Scheduler.WorkerThatFailsToStartRejectsWithItsMessage', { timeout: 5000 }, async () => {
-    const { made, makeWorker } = fakeWorkers();
     let reported = null;
-    const client = createComputeClient(makeWorker, { onFatal: (m) => (reported = m) });
+    const { made, client } = fakeClient({ onFatal: (m) => (reported = m) });
     const a = client.request('enc', 'encodings', {});
     made[0].fail('no wasm');
     await expect(a).rejects.toThrow('no wasm');
@@ -206,9 +203,8 @@ describe('inline jobs', () => {
   const options = (inline) => ({ inline, graceMs: 1000, inlineBudgetMs: 6 });
   // A client whose worker has timed one sinusoidal table of L × D at `ms`: the rate is known.
   async function measured(L, D, ms) {
-    const { made, makeWorker } = fakeWorkers();
     const inline = fakeInline();
-    const client = createComputeClient(makeWorker, options(inline));
+    const { made, client } = fakeClient(options(inline));
     const first = client.request('enc', 'encodings', { method: 'sinusoidal', L, D });
     made[0].reply(made[0].sent[0].id, timed(ms));
     await first;
@@ -216,9 +212,8 @@ describe('inline jobs', () => {
   }
 
   it('Scheduler.SmallJobRunsInlineOnceItsRateIsMeasured', async () => {
-    const { made, makeWorker } = fakeWorkers();
     const inline = fakeInline();
-    const client = createComputeClient(makeWorker, options(inline));
+    const { made, client } = fakeClient(options(inline));
     const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 512, D: 512 });
     expect(made[0].sent).toHaveLength(1); // nothing measured yet: the worker runs it
     made[0].reply(made[0].sent[0].id, timed(3)); // 3 ms for 512 × 512 cells
@@ -264,8 +259,7 @@ describe('inline jobs', () => {
   });
 
   it('Scheduler.InlineErrorsKeepTheirField', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const client = createComputeClient(makeWorker, options(fakeInline()));
+    const { made, client } = fakeClient(options(fakeInline()));
     const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
     made[0].reply(made[0].sent[0].id, timed(0.1));
     await first;
@@ -274,9 +268,8 @@ describe('inline jobs', () => {
   });
 
   it('Scheduler.InlineCoreLoadsOnlyWhenAJobIsSmall', async () => {
-    const { made, makeWorker } = fakeWorkers();
     const inline = fakeInline({ ready: false });
-    const client = createComputeClient(makeWorker, options(inline));
+    const { made, client } = fakeClient(options(inline));
     const first = client.request('enc', 'encodings', { method: 'sinusoidal', L: 64, D: 64 });
     expect(inline.warmed).toBe(0); // the first request is never inline: nothing loads at start
     made[0].reply(made[0].sent[0].id, timed(0.1));
@@ -287,9 +280,8 @@ describe('inline jobs', () => {
   });
 
   it('Scheduler.SharedWorkerChannelsNeverRunInline', async () => {
-    const { made, makeWorker } = fakeWorkers();
     const inline = fakeInline();
-    const client = createComputeClient(makeWorker, {
+    const { made, client } = fakeClient({
       ...options(inline),
       sharedWorker: () => 'gpt2',
       workOf: () => 1,
