@@ -1,7 +1,8 @@
-// Every view at phone size (390 × 844, touch, device pixel ratio 2): a figure (a plot, or the
-// gallery's first card) starts inside the first screen, nothing makes the page scroll
-// sideways, and the settings fold under the figures; a screenshot of each view lands in
-// test-output/e2e/phone-<view>.png.
+// Every view at phone size (390 × 844 and a narrow 360 × 780, touch, device pixel ratio 2): the
+// view's title and its one-line lead come first, a figure (a plot, or the gallery's first card)
+// starts inside the first screen, nothing makes the page scroll sideways, the settings fold
+// under the figures and the longer prose comes after them; a screenshot of each view lands in
+// test-output/e2e/phone-<view>.png (390) and phone-360-<view>.png.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VIEWS } from '../../web/src/state/registry.js';
@@ -13,10 +14,13 @@ const session = browserForFile();
 // box (the lab draws plots only after training; its progress box is what shows first).
 const FIGURE = { gallery: '.card .thumb', 'length-generalisation': '.fig, .lg-progress', benchmarks: '.fig' };
 
+const NARROW = { width: 360, height: 780 };
+const CASES = [PHONE, NARROW].flatMap((size) => VIEWS.map((v) => [size.width, v.name, size]));
+
 describe('phone layout', () => {
-  it.each(VIEWS.map((v) => v.name))('Phone.%s', async (name) => {
+  it.each(CASES)('Phone.%i.%s', async (width, name, size) => {
     const context = await session.browser.newContext({
-      viewport: PHONE,
+      viewport: size,
       deviceScaleFactor: 2,
       isMobile: true,
       hasTouch: true,
@@ -31,7 +35,17 @@ describe('phone layout', () => {
     await first.waitFor({ timeout: 60_000 });
     await page.waitForTimeout(300); // let the view settle (fonts, first draw)
     const top = await first.evaluate((el) => el.getBoundingClientRect().top);
-    expect(top, 'the first figure starts in the first screen').toBeLessThan(PHONE.height);
+    expect(top, 'the first figure starts in the first screen').toBeLessThan(size.height);
+    const topOf = (selector) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((el) => el.getBoundingClientRect().top);
+    const lead = await topOf(`${section} .view-intro .lead`);
+    expect(await topOf(`${section} .view-intro h2`), 'the title comes first').toBeLessThan(lead);
+    expect(lead, 'the lead comes before the figure').toBeLessThan(top);
+    const prose = page.locator(`${section} .view-intro > .note >> visible=true`);
+    if (await prose.count()) expect(await topOf(`${section} .view-intro > .note >> visible=true`)).toBeGreaterThan(top);
     expect(await sidewaysScroll(page), 'the page scrolls sideways').toBeLessThanOrEqual(1);
     const fold = page.locator(`${section} .controls-fold`);
     if (await fold.count()) {
@@ -40,7 +54,8 @@ describe('phone layout', () => {
       const below = foldTop >= top;
       expect(below, 'the settings come after the figure').toBe(true);
     }
-    await page.screenshot({ path: path.join(outDir, `phone-${name}.png`) });
+    const shot = width === PHONE.width ? `phone-${name}.png` : `phone-${width}-${name}.png`;
+    await page.screenshot({ path: path.join(outDir, shot) });
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,6 +1,6 @@
 // Colour-map lookup tables and the matrix → pixels loop.
-import { interpolateBlues, interpolateRdBu, interpolateViridis, schemeTableau10 } from 'd3-scale-chromatic';
-import { TABLEAU10 } from '../../web/src/plots/palette.js';
+import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
+import { OKABE_ITO, seriesColor } from '../../web/src/plots/palette.js';
 import { describe, expect, it } from 'vitest';
 import {
   SPECIAL,
@@ -137,7 +137,22 @@ describe('colour maps', () => {
     );
   });
 
-  it('Palette.IsD3sTableau10', () => {
-    expect(TABLEAU10).toEqual(schemeTableau10);
+  it('Palette.IsOkabeItosColourBlindSafeSetWithoutBlack', () => {
+    // Okabe & Ito, "Color Universal Design" (2008), as RGB 0–255: orange 230,159,0; sky blue
+    // 86,180,233; bluish green 0,158,115; yellow 240,228,66; blue 0,114,178; vermillion
+    // 213,94,0; reddish purple 204,121,167.
+    const published = [
+      [230, 159, 0],
+      [86, 180, 233],
+      [0, 158, 115],
+      [240, 228, 66],
+      [0, 114, 178],
+      [213, 94, 0],
+      [204, 121, 167],
+    ].map((rgb) => `#${rgb.map((v) => v.toString(16).padStart(2, '0')).join('')}`);
+    expect(OKABE_ITO.slice(0, 7).sort()).toEqual(published.sort());
+    expect(OKABE_ITO[7]).toBe('#999999');
+    expect(seriesColor(0)).toBe('#0072b2');
+    expect(seriesColor(OKABE_ITO.length)).toBe(seriesColor(0));
   });
 });

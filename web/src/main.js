@@ -3,6 +3,8 @@
 // from the registry (state/registry.js): each one's code is loaded (views/loaders.js) and
 // built the first time it is shown, and only the visible one recomputes.
 import './styles/main.css';
+import './styles/page.css';
+import { VIEW_LEADS } from './content/leads.js';
 import { createComputeClient } from './worker/client.js';
 import { createInlineRunner } from './worker/inline.js';
 import { VIEWS, defaults, viewNamed } from './state/registry.js';
@@ -10,27 +12,33 @@ import { createStore } from './state/store.js';
 import { loadView } from './views/loaders.js';
 import { syncHash } from './state/url.js';
 import { addEmbedButtons } from './ui/embed-code.js';
+import { createCoreStatus } from './ui/core-status.js';
 import { createMessages } from './ui/messages.js';
 import { renderTabs } from './ui/tabs.js';
 import { applyTheme, nextTheme } from './ui/theme.js';
+import { addLead } from './ui/view-lead.js';
+import { renderViewMenu } from './ui/view-menu.js';
 
 const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
-const coreStatus = document.getElementById('core-status');
+const coreStatus = createCoreStatus(document.getElementById('core-status'));
 // One scheduler, one worker per view (started with the view): a slow figure holds no other.
 // The GPT-2 view's channels (its prefix, prefix-load, …) share one worker, where its model stays
 // loaded between jobs; its name tells the worker not to load the core module, which GPT-2 jobs
 // do not use.
 const gpt = viewNamed('gpt2').prefix;
 const compute = createComputeClient(
-  (name) => new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name }),
+  (name) => {
+    if (name !== 'gpt2') coreStatus.coreLoading(); // every other worker loads the core at start
+    return new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name });
+  },
   {
     onReady: ({ simd }) => {
-      if (simd) coreStatus.textContent = `core: WebAssembly (${simd === 'WASM' ? 'SIMD128' : simd})`;
+      if (simd) coreStatus.coreReady(simd); // the GPT-2 worker says ready without a core
       document.documentElement.dataset.ready = 'true';
     },
     onFatal: (message) => {
-      coreStatus.textContent = 'core: failed to load';
+      coreStatus.failed(message);
       messages.fatal(message);
     },
     sharedWorker: (channel) => (channel === gpt || channel.startsWith(`${gpt}-`) ? 'gpt2' : null),
@@ -41,6 +49,7 @@ const compute = createComputeClient(
 
 const main = document.getElementById('views');
 const tabs = renderTabs(document.getElementById('tabs'), VIEWS, store);
+const menu = renderViewMenu(document.getElementById('view-menu-slot'), VIEWS, store);
 const built = new Map();
 let shown = null;
 
@@ -49,6 +58,7 @@ const factories = new Map(); // name → the view's factory, loading or loaded
 function show(state) {
   const name = state.view;
   tabs.select(name);
+  menu.select(name);
   shown = name;
   if (built.has(name)) {
     for (const [n, v] of built) v.section.hidden = n !== name;
@@ -60,15 +70,19 @@ function show(state) {
   const decl = viewNamed(name);
   const loading = loadView(name);
   factories.set(name, loading);
+  coreStatus.viewLoading(decl.title);
   loading.then(
     (factory) => {
+      coreStatus.viewLoading(null);
       const view = factory({ root: main, store, compute });
+      addLead(view.section, decl, VIEW_LEADS[name]);
       if (decl.embed) addEmbedButtons(view.section, name, store);
       built.set(name, view);
       view.section.hidden = true;
       if (store.get().view === name) show(store.get());
     },
     (e) => {
+      coreStatus.viewLoading(null);
       factories.delete(name); // choosing the tab again tries again
       messages.fatal(`the ${name} view could not load: ${e.message}`);
     },

@@ -7,7 +7,7 @@
 import { encodeNpy } from '../export/npy.js';
 import { matrixCsv } from '../export/csv.js';
 import { FONT, SMALL_FONT, drawAxes, integerTicks, plotArea, thin } from './axes.js';
-import { SPECIAL, lut } from './colormap.js';
+import { SPECIAL, colorizeBinned, lut } from './colormap.js';
 import { createFigure } from './figure.js';
 import { formatExact, formatShort } from './format.js';
 import { createSurface } from './surface.js';
@@ -15,6 +15,9 @@ import { createSurface } from './surface.js';
 const BAR = { gap: 10, width: 12, room: 72 }; // colour bar geometry (px), right of the plot
 const COMPACT_BAR = { gap: 6, width: 8, room: 44 }; // small multiples: ticks and titles off
 const LABEL_HEIGHT = 14;
+// Matrices up to this many cells are averaged down to the plot's pixels here when they have
+// more cells than it has pixels; larger ones arrive already binned to 1024 by the worker.
+const BIN_HERE_MAX = 1 << 20;
 
 /**
  * @param {HTMLElement} parent
@@ -80,16 +83,38 @@ export function createHeatmap(parent, opts) {
     drawColorBar(ctx, a, m, bar, colours.fg);
   }
 
+  // The picture to draw in plot area `a`: one with more cells than the area has device pixels
+  // is binned to them from the values (each pixel the mean of its cells), so fine stripes (512
+  // columns on a phone) keep their mean colour instead of aliasing into the few cells a
+  // resampler happens to hit. Cached per matrix and size.
+  let binned = null; // { m, w, h, canvas }
+  function pictureFor(a, ratio) {
+    const w = Math.max(1, Math.round((a.right - a.left) * ratio));
+    const h = Math.max(1, Math.round((a.bottom - a.top) * ratio));
+    if ((image.width <= w && image.height <= h) || m.rows * m.cols > BIN_HERE_MAX) return image;
+    if (binned?.m !== m || binned.w !== w || binned.h !== h) {
+      const rows = Math.min(h, m.rows);
+      const cols = Math.min(w, m.cols);
+      const { rgba } = colorizeBinned(m.data, m.rows, m.cols, m.cmap, rows, cols, { range: m.range });
+      binned = { m, w, h, canvas: toCanvas({ rgba, rows, cols }, binned?.canvas) };
+    }
+    return binned.canvas;
+  }
+
   function drawTop(ctx) {
     if (!m || !area || !image) return;
     const a = area;
     const ratio = surface.size.ratio;
-    const shrink = Math.max(image.width / ((a.right - a.left) * ratio), image.height / ((a.bottom - a.top) * ratio));
+    const picture = pictureFor(a, ratio);
+    const shrink = Math.max(
+      picture.width / ((a.right - a.left) * ratio),
+      picture.height / ((a.bottom - a.top) * ratio),
+    );
     // Crisp cells when enlarging; when shrinking, bilinear up to 2 cells a pixel and the
     // costlier filter only past that (the worker already bins anything over 1024 cells).
     ctx.imageSmoothingEnabled = shrink > 1;
     ctx.imageSmoothingQuality = shrink > 2 ? 'high' : 'low';
-    ctx.drawImage(image, a.left, a.top, a.right - a.left, a.bottom - a.top);
+    ctx.drawImage(picture, a.left, a.top, a.right - a.left, a.bottom - a.top);
     if (m.rowMarks) drawRowMarks(ctx, a, m.rows, m.rowMarks);
     if (!hover) return;
     const cw = (a.right - a.left) / m.cols;
@@ -214,10 +239,18 @@ function drawRowMarks(ctx, a, rows, marks) {
     ctx.moveTo(a.left, y);
     ctx.lineTo(a.right, y);
     ctx.stroke();
-    ctx.fillStyle = '#ff2d55';
-    ctx.fillText(label, a.left + 4, y - 4);
+    labelInBox(ctx, label, a.left + 4, y - 4);
   }
   ctx.restore();
+}
+
+// A label drawn over the picture sits in a dark box with white text, legible on any colour map.
+function labelInBox(ctx, text, x, y) {
+  const w = ctx.measureText(text).width;
+  ctx.fillStyle = 'rgba(0, 0, 0, 0.72)';
+  ctx.fillRect(x - 3, y - 11, w + 6, 15);
+  ctx.fillStyle = '#fff';
+  ctx.fillText(text, x, y);
 }
 
 function drawColorBar(ctx, a, m, bar, text) {

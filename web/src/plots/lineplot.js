@@ -7,6 +7,7 @@ import { seriesCsv } from '../export/csv.js';
 import { FONT, SMALL_FONT, drawAxes, logTicks, makeScale, niceTicks, plotArea, thin } from './axes.js';
 import { createFigure } from './figure.js';
 import { formatExact, formatShort } from './format.js';
+import { createLinePicker } from './line-picker.js';
 import { seriesColor } from './palette.js';
 import { createSurface } from './surface.js';
 
@@ -14,7 +15,7 @@ import { createSurface } from './surface.js';
  * @typedef {{ label: string, x: ArrayLike<number>, y: ArrayLike<number>, dashed?: boolean, color?: string }} Series
  * @typedef {{ axis: 'x'|'y', value: number, label: string }} RefLine
  * @typedef {{ xTitle?: string, yTitle?: string, logX?: boolean, logY?: boolean, refLines?: RefLine[],
- *   bands?: { from: number, to: number }[], yMin?: number, yMax?: number }} LineOptions
+ *   bands?: { from: number, to: number }[], yMin?: number, yMax?: number, legend?: boolean }} LineOptions
  */
 
 const LEGEND_ROW = 16;
@@ -92,9 +93,10 @@ export function createLinePlot(parent, opts) {
   });
   const canvas = figure.canvas;
   const colourOf = (s, i) => s.color ?? seriesColor(i);
+  const picker = createLinePicker(figure.el, figure.box, () => surface.repaint());
 
   function drawLegend(ctx, width, colours) {
-    if (series.length < 2) return 0;
+    if (series.length < 2 || o.legend === false) return 0; // false: the page draws its own
     ctx.font = SMALL_FONT;
     ctx.textBaseline = 'middle';
     let x = 0;
@@ -188,8 +190,14 @@ export function createLinePlot(parent, opts) {
     ctx.rect(area.left, area.top - 1, area.right - area.left, area.bottom - area.top + 2);
     ctx.clip();
     // Dashed overlays (the other side of an equation) go on top.
-    const order = series.map((s, i) => i).sort((a, b) => Number(!!series[a].dashed) - Number(!!series[b].dashed));
-    for (const i of order) drawSeries(ctx, series[i], colourOf(series[i], i), x, y, o);
+    // A line brought forward by the picker goes on top of the faded rest.
+    const rank = (s) => Number(!!s.dashed) + 2 * Number(picker.forward === s.label);
+    const order = series.map((s, i) => i).sort((a, b) => rank(series[a]) - rank(series[b]));
+    for (const i of order) {
+      ctx.globalAlpha = picker.faded(series[i].label) ? 0.18 : 1;
+      drawSeries(ctx, series[i], colourOf(series[i], i), x, y, o);
+    }
+    ctx.globalAlpha = 1;
     if (hover) {
       const s = series[hover.s];
       ctx.fillStyle = colourOf(s, hover.s);
@@ -249,6 +257,7 @@ export function createLinePlot(parent, opts) {
     update(next, options = {}) {
       series = next;
       o = options;
+      picker.update(next.map((s) => s.label));
       if (options.xTitle) xTitle = options.xTitle;
       if (options.yTitle) yTitle = options.yTitle;
       hover = null;

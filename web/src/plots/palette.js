@@ -1,18 +1,16 @@
-// Series colours: Tableau 10 (categorical, tells apart up to ten lines), cycled beyond. The ten
-// values are d3-scale-chromatic's schemeTableau10 (tests/web/colormap.test.js checks them):
-// importing the scheme from d3 would bundle its colour interpolation with it, about 10 KB
-// gzipped on every page and embed.
-export const TABLEAU10 = [
-  '#4e79a7',
-  '#f28e2c',
-  '#e15759',
-  '#76b7b2',
-  '#59a14f',
-  '#edc949',
-  '#af7aa1',
-  '#ff9da7',
-  '#9c755f',
-  '#bab0ab',
+// Series colours: Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), told
+// apart under the common colour-vision deficiencies, cycled beyond its eight. Its black is
+// left out (it vanishes on the dark theme's panels) and grey takes its place last; yellow,
+// the weakest on a white panel, comes late. tests/web/colormap.test.js checks the values.
+export const OKABE_ITO = [
+  '#0072b2', // blue
+  '#e69f00', // orange
+  '#009e73', // bluish green
+  '#d55e00', // vermillion
+  '#56b4e9', // sky blue
+  '#cc79a7', // reddish purple
+  '#f0e442', // yellow
+  '#999999', // grey, for black
 ];
 
-export const seriesColor = (i) => TABLEAU10[i % TABLEAU10.length];
+export const seriesColor = (i) => OKABE_ITO[i % OKABE_ITO.length];

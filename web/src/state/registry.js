@@ -1,5 +1,5 @@
 // Every view of the playground, declared once (TensorFlow Playground's State.PROPS, per view):
-// its name, URL prefix, tab title, settings (the URL schema of its controls), figures by
+// its name, URL prefix, tab title, navigation group, settings (the URL schema of its controls), figures by
 // stable name (what embeds address), the worker job it runs, and which of its settings an error
 // field names. Tabs, routing, the URL state, the combination rules, embeds and the gallery read
 // this list, and so does SCHEMA. It imports no view: views/loaders.js loads their code (on
@@ -55,7 +55,7 @@ const cmap = (def) => oneOf(CMAPS, def);
 /**
  * @typedef {{ title: string, height?: number, aliases?: string[] }} FigureDecl a figure of a
  *   view; with `height` an embed may show it alone as `<view>.<name>` (aliases: older names).
- * @typedef {{ name: string, prefix?: string, title: string, settings?: Record<string, any>,
+ * @typedef {{ name: string, prefix?: string, title: string, group: string, settings?: Record<string, any>,
  *   figures?: Record<string, FigureDecl>, embed?: { height: number } | null, job?: string,
  *   fields?: Record<string, string | ((p: any) => string)> }} ViewDecl
  *   `fields`: an error's field (a core option's camelCase name, or a job's parameter) → the
@@ -63,12 +63,25 @@ const cmap = (def) => oneOf(CMAPS, def);
  *   needs no entry.
  */
 
-/** @type {ViewDecl[]} in tab order */
+/**
+ * What a person came to do, in the order the navigation shows them: each view names its group
+ * (`group`), and the tabs are these groups with their views in the registry's order.
+ * @type {{ name: string, title: string }[]}
+ */
+export const GROUPS = [
+  { name: 'learn', title: 'Learn' },
+  { name: 'experiment', title: 'Experiment' },
+  { name: 'models', title: 'Models' },
+  { name: 'benchmarks', title: 'Benchmarks' },
+];
+
+/** @type {ViewDecl[]} in tab order within each group */
 export const VIEWS = [
   {
     name: 'encodings',
     prefix: 'enc',
     title: 'Encodings',
+    group: 'learn',
     // The defaults reproduce seed 002's 50 × 512 viridis table (content/gallery.js).
     settings: {
       method: oneOf(METHODS, 'sinusoidal', METHOD_ALIASES),
@@ -110,6 +123,7 @@ export const VIEWS = [
     name: 'similarity',
     prefix: 'sim',
     title: 'Similarity',
+    group: 'learn',
     // Seed 001's 300 × 512 cosine similarity.
     settings: {
       method: oneOf(VECTOR_METHODS, 'sinusoidal', METHOD_ALIASES),
@@ -135,6 +149,7 @@ export const VIEWS = [
     name: 'extrapolation',
     prefix: 'ext',
     title: 'Out-of-scope lengths',
+    group: 'learn',
     // Seed 000's 50 vs 100 at D = 64.
     settings: {
       N: int(50, 1, 4096),
@@ -176,6 +191,7 @@ export const VIEWS = [
     name: 'offset',
     prefix: 'off',
     title: 'Offset matrix',
+    group: 'learn',
     settings: {
       D: int(16, 2, 1024),
       k: int(3, -65536, 65536),
@@ -195,6 +211,7 @@ export const VIEWS = [
     name: 'attention',
     prefix: 'att',
     title: 'Attention & masks',
+    group: 'learn',
     settings: {
       text: text('the quick brown fox jumps over the lazy dog [PAD] [PAD]', 400),
       input: oneOf(['tokens', 'position'], 'tokens'),
@@ -229,9 +246,11 @@ export const VIEWS = [
     name: 'long-context',
     prefix: 'lc',
     title: 'Long context',
+    group: 'experiment',
     // The text and a local checkpoint stay on the page; the model choice and scaling travel.
     settings: {
-      model: oneOf(['pythia-70m', 'tiny', 'file'], 'pythia-70m'),
+      // The tiny model by default: it runs at once, so the view opens with its curves.
+      model: oneOf(['tiny', 'pythia-70m', 'file'], 'tiny'),
       times: int(4, 1, 8),
       factor: num(4, 1, 64),
       smooth: int(64, 1, 4096),
@@ -245,6 +264,7 @@ export const VIEWS = [
     name: 'length-generalisation',
     prefix: 'lg',
     title: 'Length generalisation',
+    group: 'experiment',
     // Training runs only when asked (Train); finished runs are cached in IndexedDB.
     settings: {
       task: oneOf(['copy', 'reverse', 'sort', 'addition'], 'copy'),
@@ -267,15 +287,18 @@ export const VIEWS = [
   {
     name: 'gallery',
     title: 'Seed gallery',
+    group: 'learn',
   },
   {
     name: 'benchmarks',
     title: 'Benchmarks',
+    group: 'benchmarks',
   },
   {
     name: 'gpt2', // the name stays: #view=gpt2 links keep working
     prefix: 'gpt',
     title: 'Models',
+    group: 'models',
     // A loaded checkpoint is not part of the link: the file stays on the machine.
     settings: {
       text: text('The cat sat on the mat because it was warm', 2000),

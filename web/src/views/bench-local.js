@@ -13,6 +13,7 @@ import {
 } from '../bench/local-run.js';
 import { download } from '../export/download.js';
 import { createBarPlot } from '../plots/barplot.js';
+import { SIMD_WORDS } from '../ui/core-status.js';
 import { el } from '../ui/dom.js';
 
 const makeBenchWorker = () => new Worker(new URL('../worker/bench.worker.js', import.meta.url), { type: 'module' });
@@ -45,7 +46,7 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
     return b;
   };
   controls.append(sizeLabel);
-  const run = button('Run', 'bench-local-run');
+  const run = button('Run', 'bench-local-run button-primary');
   const cancel = button('Cancel', 'bench-local-cancel');
   const save = button('Download JSON', 'bench-local-download');
   cancel.hidden = true;
@@ -89,7 +90,10 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
       tr.dataset.kernel = r.kernel;
       for (const text of runCells(r)) tr.insertCell().textContent = text;
     }
-    device.textContent = `${f.device.name} · ${f.time_utc} · wasm targets: ${Object.values(f.device.wasm_targets).join(' / ')}`;
+    // The builds' instruction sets in words; their Highway target names in the tooltip.
+    const targets = Object.values(f.device.wasm_targets);
+    device.textContent = `${f.device.name} · ${f.time_utc} · builds: ${targets.map((t) => SIMD_WORDS[t] ?? t).join(' / ')}`;
+    device.title = `Highway targets: ${targets.join(' / ')}`;
     results.hidden = false;
     chart.update(runBars(rows));
     save.disabled = false;

@@ -3,6 +3,8 @@
 // beside the PyTorch peer. Failed rows are left out; rows never checked are marked as such.
 import { INDEX_FILE, STATUS, benchSeries, deviceLine, parseIndex, parseResults, shapeLabel } from '../bench/results.js';
 import { createLinePlot } from '../plots/lineplot.js';
+import { seriesColor } from '../plots/palette.js';
+import { benchLegend } from './bench-legend.js';
 import { createLocalRun } from './bench-local.js';
 import { createViewSection, textIntro } from './kit.js';
 
@@ -27,7 +29,7 @@ export default function createBenchmarksView({ root }) {
   textIntro(
     intro,
     'Benchmarks',
-    `GPU results committed in public/bench/: median time per call and % of the device peak (memory bandwidth, or tensor throughput for attention) against the work size. Solid lines: PosLab variants, each validated against the CPU core before it was timed; dashed: the peers a PyTorch user has (SDPA, FlexAttention, flash-attn), checked against the same core where their file says so and marked "${STATUS.unchecked}" where it predates those checks. Failed rows are not plotted.`,
+    `Each chart plots the time per call (or the share of the GPU's peak speed: memory bandwidth, or tensor throughput for attention) against the amount of work. Solid lines: PosLab's kernels, each checked against the CPU core before it was timed; dashed: what a PyTorch user has (SDPA, FlexAttention, flash-attn), checked against the same core where their file says so and marked "${STATUS.unchecked}" where it predates those checks. Failed rows are not plotted. Hover a legend entry for its variant's id in the results files (public/bench/).`,
   );
   const devices = document.createElement('ul');
   devices.className = 'bench-devices';
@@ -71,7 +73,8 @@ export default function createBenchmarksView({ root }) {
       block.dataset.params = k.params;
       const h3 = document.createElement('h3');
       h3.textContent = k.title;
-      block.append(h3);
+      const look = (s, i) => ({ colour: seriesColor(i), dashed: dashedIfPeer(s), label: seriesLabel(s) });
+      block.append(h3, benchLegend(k.series, look));
       plots.append(block);
       const time = createLinePlot(block, { title: `${k.title}: median time`, xTitle: 'elements', yTitle: 'ms' });
       const peak = createLinePlot(block, { title: `${k.title}: % of peak`, xTitle: 'elements', yTitle: '% of peak' });
@@ -79,20 +82,21 @@ export default function createBenchmarksView({ root }) {
       time.figure.el.dataset.figure = `${name}.time`;
       peak.figure.el.dataset.figure = `${name}.peak`;
       const lines = (y) =>
-        k.series.map((s) => ({
+        k.series.map((s, i) => ({
           label: seriesLabel(s),
+          color: look(s, i).colour,
           dashed: dashedIfPeer(s),
           x: s.points.map((q) => q.size),
           y: s.points.map(y),
         }));
       time.update(
         lines((q) => q.ms),
-        { logX: true, logY: true },
+        { logX: true, logY: true, legend: false },
       );
       const of = [...new Set(k.series.flatMap((s) => s.points.map((q) => q.of)).filter(Boolean))].join(' / ');
       peak.update(
         lines((q) => q.pct ?? NaN),
-        { logX: true, yTitle: `% of peak ${of}` },
+        { logX: true, yTitle: `% of peak ${of}`, legend: false },
       );
       block.append(rowsTable(k));
     }

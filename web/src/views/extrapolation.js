@@ -4,7 +4,7 @@
 import { formatExact } from '../plots/format.js';
 import { range } from '../plots/lineplot.js';
 import { CMAPS, SCALINGS } from '../state/registry.js';
-import { defineView } from './kit.js';
+import { createIntro, defineView } from './kit.js';
 
 const scaling =
   (...names) =>
@@ -25,9 +25,10 @@ const SPECS = [
   { key: 'ext.cmap', label: 'colour map', kind: 'select', options: CMAPS.map((c) => [c, c]) },
 ];
 
+const SOURCE =
+  'seed 000 (Seed gallery) claims periodicity lets a model handle lengths it never saw. Its code is also off: it applies sin to the even and cos to the odd columns of the (L, D/2) angle matrix, so its “64-dim” table has 32 columns and no sin/cos pairs.';
 const NOTE =
-  'Seed 000 claims periodicity lets a model handle lengths it never saw. Its code is also off: it applies sin to the even and cos to the odd columns of the (L, D/2) angle matrix, so its “64-dim” table has 32 columns and no sin/cos pairs. ' +
-  'Here is the correct table. The wavelengths run from 2π to 2π·b, so for any practical L no position repeats an earlier one: unseen positions are new vectors, close to their neighbours but not to any trained position far back. ' +
+  'The tables above are the correct ones. The wavelengths run from 2π to 2π·b, so for any practical L no position repeats an earlier one: unseen positions are new vectors, close to their neighbours but not to any trained position far back. ' +
   'Models trained with sinusoidal encodings do not extrapolate well in practice (Press et al. 2022); long-context models instead rescale RoPE, below.';
 
 // Reference wavelengths that define each scaling's bands (from its parameters, for labels).
@@ -50,12 +51,7 @@ function wavelengthMarks(p) {
 export default defineView('extrapolation', {
   controls: SPECS,
   build(shell) {
-    const title = document.createElement('h2');
-    title.textContent = 'Out-of-scope lengths';
-    const note = document.createElement('p');
-    note.className = 'note';
-    note.textContent = NOTE;
-    shell.intro.append(title, note);
+    createIntro(shell, { title: 'Out-of-scope lengths', note: NOTE, source: SOURCE });
 
     const pair = document.createElement('div');
     pair.className = 'grid-2';

@@ -11,6 +11,7 @@ import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
 import { el } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
+import { setProse } from '../ui/prose.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
 /** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
@@ -44,20 +45,36 @@ export function plainFigure(className) {
 }
 
 /**
- * The view's intro: an optional title, a KaTeX formula and a note (all text, never HTML).
- * Returns the three elements so a view whose method changes can update them.
+ * The view's intro: an optional title, a KaTeX formula, a note (`code` in backticks) and a
+ * Source note (where a claim the view checks comes from: a seed document of the gallery), all
+ * text, never HTML. Returns the elements so a view whose method changes can update them.
  */
-export function createIntro(shell, { title, tex, note } = {}) {
+export function createIntro(shell, { title, tex, note, source } = {}) {
   const heading = document.createElement('h2');
   const formula = document.createElement('div');
   formula.className = 'formula';
+  // A formula wider than a phone scrolls in its box: focusable, so a keyboard can scroll it too.
+  formula.tabIndex = 0;
+  formula.setAttribute('role', 'group');
+  formula.setAttribute('aria-label', 'formula');
   const paragraph = document.createElement('p');
   paragraph.className = 'note';
   if (title !== undefined) heading.textContent = title;
   if (tex !== undefined) renderMath(formula, tex);
-  if (note !== undefined) paragraph.textContent = note;
+  if (note !== undefined) setProse(paragraph, note);
   shell.intro.append(...(title === null ? [] : [heading]), formula, paragraph);
+  if (source !== undefined) shell.intro.append(sourceNote(source));
   return { title: heading, formula, note: paragraph };
+}
+
+/** "Source: …": where a claim comes from, after the note. */
+export function sourceNote(text) {
+  const p = el('p', 'note source');
+  p.append(el('strong', '', 'Source: '));
+  const rest = el('span');
+  setProse(rest, text);
+  p.append(rest);
+  return p;
 }
 
 /**

@@ -1,10 +1,12 @@
 // The Long context view: per-position next-token loss of a RoPE model (GPT-NeoX / Pythia) on
 // a long text out to times × its trained context, one curve per RoPE scaling — the classic
 // position-interpolation plot. Computed in the view's worker on the language-model module
-// (jobs/long-context.js) on demand (Run; the tiny model at once), with progress (method i of n,
+// (jobs/long-context.js) on demand (Run; the tiny model, the default, at once: the view never
+// opens blank), with progress (method i of n,
 // ETA) and Cancel; the text and a local checkpoint stay on the page (not in the link), the rest
 // is the URL state.
 import { range } from '../plots/lineplot.js';
+import { coincidingLines } from '../plots/overlap.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
 import { createIntro, defineView, el } from './kit.js';
 
@@ -14,8 +16,8 @@ const SPECS = [
     label: 'model',
     kind: 'select',
     options: [
-      ['pythia-70m', 'random weights, Pythia-70m shapes'],
       ['tiny', 'random weights, tiny (context 64)'],
+      ['pythia-70m', 'random weights, Pythia-70m shapes'],
       ['file', 'local checkpoint…'],
     ],
   },
@@ -25,12 +27,24 @@ const SPECS = [
 ];
 
 const NOTE =
-  'Next-token loss at every position of a long text, once per RoPE scaling. Past the trained context N (the dashed line) ' +
-  'an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK and YaRN stretch the rotation so longer ' +
+  'Past the trained context N (the dashed line) an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK and YaRN stretch the rotation so longer ' +
   'texts stay in the range the model was trained on. Only the losses are computed: the logits are reduced row by row and no ' +
-  'attention map is kept, so T = 8192 fits. Random weights give a flat curve near ln V ≈ 10.8: they show the cost, not a trained ' +
+  'attention map is kept, so T = 8192 fits. Random weights give a flat curve near ln V: they show the cost, not a trained ' +
   'model’s behaviour — load a Pythia checkpoint (config.json, tokenizer.json) for the real curves, or run natively: ' +
   '`poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`.';
+
+const labelOf = (m, p) => (m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`);
+
+/** The figure's note on curves drawn on top of each other (computed on the unsmoothed losses). */
+function overlapNote(r, p) {
+  const lines = r.methods.map((m) => ({ label: labelOf(m, p), y: r.losses[m] }));
+  const { whole, prefix } = coincidingLines(lines);
+  const said = [
+    ...whole.map((g) => `${g.join(', ')} coincide: one curve hides the other${g.length > 2 ? 's' : ''}.`),
+    ...prefix.map(({ labels, until }) => `${labels.join(' and ')} coincide up to position ${until}.`),
+  ];
+  return said.join(' ');
+}
 
 export default defineView('long-context', {
   controls: SPECS,
@@ -41,13 +55,17 @@ export default defineView('long-context', {
     // Page-local inputs: the user's text and a checkpoint (never in the link).
     const local = el('div', 'lc-local');
     const textArea = el('textarea');
+    textArea.id = 'lc-text';
     textArea.rows = 4;
     textArea.placeholder = 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)';
-    textArea.setAttribute('aria-label', 'text');
+    const textLabel = el('label', 'lc-text-label', 'text the model reads');
+    textLabel.htmlFor = textArea.id;
     const textFile = el('input');
     textFile.type = 'file';
     textFile.accept = '.txt,text/plain';
-    textFile.setAttribute('aria-label', 'text file');
+    textFile.id = 'lc-text-file';
+    const textFileLabel = el('label', 'lc-text-label', 'or a text file');
+    textFileLabel.htmlFor = textFile.id;
     const ckpt = el('input');
     ckpt.type = 'file';
     ckpt.multiple = true;
@@ -55,13 +73,15 @@ export default defineView('long-context', {
     ckpt.setAttribute('aria-label', 'checkpoint files');
     const ckptLabel = el('label', 'lc-files', 'checkpoint: model.safetensors + config.json (+ tokenizer.json) ');
     ckptLabel.append(ckpt);
-    const run = el('button', 'lc-run', 'Run');
+    const run = el('button', 'lc-run button-primary', 'Run');
     run.type = 'button';
-    const cancel = el('button', 'lc-cancel', 'Cancel');
+    const cancel = el('button', 'lc-cancel button', 'Cancel');
     cancel.type = 'button';
+    const buttons = el('div', 'button-row');
+    buttons.append(run, cancel);
     const progress = el('p', 'lc-progress');
     progress.setAttribute('aria-live', 'polite');
-    local.append(textArea, textFile, ckptLabel, run, cancel, progress);
+    local.append(textLabel, textArea, textFileLabel, textFile, ckptLabel, buttons, progress);
     shell.panel.append(local);
 
     const about = el('p', 'note lc-about');
@@ -93,7 +113,7 @@ export default defineView('long-context', {
 
     function draw(r, p) {
       const series = r.methods.map((m) => ({
-        label: m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`,
+        label: labelOf(m, p),
         x: range(r.losses[m].length, 1),
         y: movingAverage(r.losses[m], p.smooth),
       }));
@@ -101,6 +121,7 @@ export default defineView('long-context', {
         refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [],
       });
       const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
+      curves.figure.setNote(overlapNote(r, p));
       curves.figure.setTitle(
         `Next-token loss by position, T = ${r.T}${p.smooth > 1 ? ` (moving average of ${p.smooth})` : ''}`,
       );

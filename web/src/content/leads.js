@@ -1,0 +1,23 @@
+// Each view's first sentence: what it shows, in words a newcomer to transformers follows
+// (no symbols, no paper names). The page puts it under the view's title, before anything else;
+// tests/web/leads.test.js checks that every view of the registry has one.
+export const VIEW_LEADS = {
+  encodings:
+    'A transformer reads all the words of a text at once, so each position gets its own list of numbers that tells the model where a word sits: this is that list, one row per position.',
+  similarity:
+    'How alike the position codes of two positions are: a bright cell means the model sees those two positions as close.',
+  extrapolation:
+    'What a model meets when a text is longer than any it was trained on, and how the usual fixes stretch its positions to reach further.',
+  offset:
+    'Why a model can tell how far apart two words are: moving k positions along turns every position code by the same rotation, wherever you start.',
+  attention:
+    'How each word decides which other words to look at, and how masks and position signals change that choice.',
+  gallery:
+    'The documents this lab started from (the “seeds”), each of their figures rebuilt live here, with what each gets wrong: open one to explore it.',
+  'long-context':
+    'How well a language model predicts the next word at each position of a long text, past the length it was trained on, with each way of stretching its positions.',
+  'length-generalisation':
+    'Train tiny models in your browser on short sequences, then see which way of encoding positions still works on longer ones.',
+  gpt2: 'Run a real language model (GPT-2 or Pythia) on your own text and look inside it: its tokens, its attention and where position enters.',
+  benchmarks: 'How fast PosLab’s position code runs: on a data-centre GPU beside PyTorch, and in this browser.',
+};

@@ -1,0 +1,24 @@
+// Puts a view's lead sentence (content/leads.js) under its title, first thing in the view: the
+// title from the registry where the view draws none of its own (its formula comes first).
+// (No ui/dom.js helper: importing it here would split it out of the views' shared chunk.)
+
+/**
+ * @param {HTMLElement} section the view's <section>
+ * @param {{ title: string }} view its registry entry
+ * @param {string | undefined} lead
+ */
+export function addLead(section, view, lead) {
+  const intro = section.querySelector('.view-intro');
+  if (!intro || intro.querySelector('.lead')) return;
+  let heading = intro.querySelector('h2');
+  if (!heading) {
+    heading = document.createElement('h2');
+    heading.textContent = view.title;
+    intro.prepend(heading);
+  }
+  if (!lead) return;
+  const p = document.createElement('p');
+  p.className = 'lead';
+  p.textContent = lead;
+  heading.after(p);
+}
