@@ -1,5 +1,5 @@
-// RoPE subcommands: rotate an array (rope), and inspect a configuration's effective
-// frequencies (rope-freqs) and its relative-distance decay (rope-decay).
+// RoPE subcommands: rotate an array (rope, or xpos with its decay), and inspect a configuration's
+// effective frequencies (rope-freqs) and its relative-distance decay (rope-decay).
 #include <cstdio>
 #include <string>
 
@@ -28,6 +28,38 @@ void add_rope(Commands& commands) {
             ->check(integer_at_least(0));
       },
       [](const Args& a) { return rope_apply(read_input(a.in), a.rope.resolve(), a.offset); });
+}
+
+// xPos (torchscale's XPOS): queries by default, keys with --key (its downscale).
+void add_xpos(Commands& commands) {
+  struct Args {
+    std::string in;
+    XposOptions xpos;
+    bool key = false;
+    long long offset = 0;
+  };
+  add_tensor_command<Args>(
+      commands, "xpos",
+      "Rotate and scale X (L, D) or (H, L, D) by xPos at positions offset..offset+L-1",
+      [](CLI::App* cmd, Args& a) {
+        add_input(cmd, "--in", a.in, "array to rotate, (L, D) or (H, L, D), D even")->required();
+        cmd->add_option("--base", a.xpos.base, "frequency base b: theta_i = b^(-2i/D)")
+            ->capture_default_str()
+            ->check(finite_number());
+        cmd->add_option("--scale-base", a.xpos.scale_base,
+                        "s: queries times zeta_i^(e/s), keys zeta_i^(-e/s), e the centred position")
+            ->capture_default_str()
+            ->check(finite_number());
+        cmd->add_flag("--key", a.key, "scale as keys (zeta^-e) instead of queries (zeta^e)");
+        cmd->add_option("--offset", a.offset,
+                        "position of the first row; the sequence has offset + L positions")
+            ->capture_default_str()
+            ->check(integer_at_least(0));
+      },
+      [](const Args& a) {
+        return xpos_apply(read_input(a.in), a.xpos, a.key ? XposSide::kKey : XposSide::kQuery,
+                          a.offset);
+      });
 }
 
 // Writes θ_i, then prints the attention factor (after the file, so a failed write prints none).
@@ -80,6 +112,7 @@ void add_rope_decay(Commands& commands) {
 
 void add_rope_commands(Commands& commands) {
   add_rope(commands);
+  add_xpos(commands);
   add_rope_freqs(commands);
   add_rope_decay(commands);
 }

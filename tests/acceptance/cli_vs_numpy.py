@@ -103,6 +103,28 @@ def rope_ref(x, inv, attn, style, offset, rot):
     return out
 
 
+def xpos_ref(x, offset, scale_base=512.0, base=10000.0, downscale=False):
+    """torchscale's XPOS.forward (component/xpos_relative_position.py) in float64 NumPy."""
+    x = x.astype(np.float64)
+    length, head_dim = x.shape[-2], x.shape[-1]
+    scale = (np.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)
+    min_pos = -(length + offset) // 2
+    max_pos = length + offset + min_pos
+    scale = scale ** (np.arange(min_pos, max_pos, 1, dtype=np.float64) / scale_base)[:, None]
+    # fixed_pos_embedding(scale): seq_len = length + offset, dim = head_dim / 2
+    dim = head_dim // 2
+    inv_freq = 1.0 / (base ** (np.arange(0, dim) / dim))
+    sinusoid = np.arange(0, length + offset, dtype=np.float64)[:, None] * inv_freq
+    sin, cos = np.sin(sinusoid), np.cos(sinusoid)
+    scale, sin, cos = scale[-length:], sin[-length:], cos[-length:]
+    if downscale:
+        scale = 1 / scale
+    # apply_rotary_pos_emb: duplicate_interleave(t * scale); rotate_every_two
+    sin, cos = np.repeat(sin * scale, 2, axis=-1), np.repeat(cos * scale, 2, axis=-1)
+    rotated = np.stack((-x[..., 1::2], x[..., ::2]), axis=-1).reshape(x.shape)
+    return x * cos + rotated * sin
+
+
 def t5_ref(qlen, klen, bidirectional, num_buckets, max_distance):
     rel = np.arange(klen)[None, :] - np.arange(qlen)[:, None]
     ret = np.zeros_like(rel)
@@ -183,6 +205,15 @@ for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
                                           params.get("original-len", 0), offset + x.shape[-2])
                 check(f"rope {tag} {scaling} {style} offset={offset} fraction={fraction}",
                       np.load(path("xr.npy")), rope_ref(x, inv, attn, style, offset, rot))
+
+for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
+    save("x.npy", x)
+    for offset, scale_base, base in ((0, 512.0, 10000.0), (1000, 512.0, 10000.0), (3, 16.0, 500.0)):
+        for key in (False, True):
+            run("xpos", "--in", path("x.npy"), "--offset", offset, "--scale-base", scale_base,
+                "--base", base, *(["--key"] if key else []), "-o", path("xx.npy"))
+            check(f"xpos {tag} offset={offset} scale_base={scale_base} base={base} key={key}",
+                  np.load(path("xx.npy")), xpos_ref(x, offset, scale_base, base, key))
 
 for heads in (1, 3, 8, 12):
     run("alibi", "--heads", heads, "--len", 9, "-o", path("alibi.npy"))

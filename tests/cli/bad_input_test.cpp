@@ -115,8 +115,8 @@ std::vector<std::string> train(std::vector<std::string> more) {
 }
 
 std::string neox_checkpoint(const std::string& config) {
-  return encode_safetensors(gpt_neox_named_tensors(
-      gpt_neox_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
+  return encode_safetensors(
+      lm_named_tensors(lm_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
 }
 
 // T token ids (all 1) as an int64 .npy.
@@ -230,6 +230,31 @@ const std::vector<BadInput>& cases() {
        {"rope", "--in", "x.npy", "-o", "out.npy"},
        1,
        R"(x\.npy\[3, 7\] is -inf)"},
+      {"XposNaN",
+       {{"x.npy", f4_with(4, 8, 9, kNaN)}},
+       {"xpos", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(x\.npy\[1, 1\] is NaN)"},
+      {"XposOddWidth",
+       {{"x.npy", f4_with(3, 5, 0, 0.5f)}},
+       {"xpos", "--in", "x.npy", "-o", "out.npy"},
+       1,
+       R"(xPos rotates pairs: the width D = 5 must be even)"},
+      {"XposScaleBaseZero",
+       {{"x.npy", kQ}},
+       {"xpos", "--in", "x.npy", "--scale-base", "0", "-o", "out.npy"},
+       1,
+       R"(xPos scale base must be a positive finite number \(got 0\))"},
+      {"XposBaseOne",
+       {{"x.npy", kQ}},
+       {"xpos", "--in", "x.npy", "--base", "1", "-o", "out.npy"},
+       1,
+       R"(xPos base must be a positive finite number other than 1 \(got 1\))"},
+      {"XposKeyScaleOverflows",
+       {{"x.npy", kQ}},
+       {"xpos", "--in", "x.npy", "--key", "--scale-base", "0.001", "-o", "out.npy"},
+       1,
+       R"(xPos scale .* at position 3 of 4 overflows float32; use a larger scaleBase)"},
       {"AttentionQueryNaN",
        {{"q.npy", f4_with(4, 8, 2, kNaN)}, {"k.npy", kQ}},
        attention("q.npy", "k.npy", "k.npy"),
@@ -469,8 +494,8 @@ const std::vector<BadInput>& cases() {
        R"(m\.safetensors is a GPT-NeoX checkpoint: give its config\.json with --config)"},
       {"LmRopeScalingOnLearnedPositions",
        {{"tiny.json", kTiny},
-        {"g.safetensors", encode_safetensors(gpt2_named_tensors(
-                              gpt2_random_weights(Gpt2Config::from_json(kTiny, "tiny.json"), 1)))}},
+        {"g.safetensors", encode_safetensors(lm_named_tensors(
+                              lm_random_weights(Gpt2Config::from_json(kTiny, "tiny.json"), 1)))}},
        {"lm", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1",
         "--rope-scaling", "linear", "--rope-factor", "2", "-o", "out.npy"},
        2,

@@ -191,6 +191,23 @@ TEST_F(Cli, RopeRotatesPairsAndPreservesNorms) {
   EXPECT_NEAR(norm, 4.0f, 1e-5f);
 }
 
+// xPos on ones, L = 2, D = 4: positions centred at −1, 0 (total 2); ζ = (0.4·4, 2 + 0.4·4)/(1.4·4).
+TEST_F(Cli, XposRotatesGptjPairsAndScalesQueriesAndKeysApart) {
+  put("x.npy", npy_f4(2, 4, {1, 1, 1, 1, 1, 1, 1, 1}));
+  const TensorF q = run_npy({"xpos", "--in", "x.npy", "--scale-base", "2", "-o", "q.npy"}, "q.npy");
+  const TensorF k =
+      run_npy({"xpos", "--in", "x.npy", "--scale-base", "2", "--key", "-o", "k.npy"}, "k.npy");
+  const double z0 = 1.6 / 5.6, z1 = 3.6 / 5.6;
+  // Position 0 (exponent −1/2): no rotation, pair 0 times ζ0^(−1/2), pair 1 times ζ1^(−1/2).
+  EXPECT_FLOAT_EQ(at(q, 0, 0), float(std::pow(z0, -0.5)));
+  EXPECT_FLOAT_EQ(at(q, 0, 3), float(std::pow(z1, -0.5)));
+  EXPECT_FLOAT_EQ(at(k, 0, 0), float(std::pow(z0, 0.5)));
+  // Position 1 (exponent 0): plain gptj RoPE, θ0 = 1, θ1 = 10000^(-2/4) = 0.01.
+  EXPECT_FLOAT_EQ(at(q, 1, 0), std::cos(1.0f) - std::sin(1.0f));
+  EXPECT_FLOAT_EQ(at(q, 1, 1), std::sin(1.0f) + std::cos(1.0f));
+  EXPECT_FLOAT_EQ(at(k, 1, 2), std::cos(0.01f) - std::sin(0.01f));
+}
+
 TEST_F(Cli, RopeGptjStyleRotatesAdjacentPairs) {
   put("x.npy", npy_f4(2, 4, {1, 1, 1, 1, 1, 1, 1, 1}));
   const TensorF y = run_npy({"rope", "--in", "x.npy", "--style", "gptj", "-o", "y.npy"}, "y.npy");

@@ -48,7 +48,7 @@ void ExpectMatchesReference(const poslab::TensorF& x, const MultiHeadWeights& w,
                             const std::string& what) {
   const poslab::MultiHeadResult got = poslab::multihead_attention(x, w, o);
   const ref::MultiHeadOut want = ref::multihead(x, w, std::size_t(o.num_heads), Spec(o.mask),
-                                                o.key_padding, o.rope, bias, o.scale);
+                                                o.key_padding, o.rope, bias, o.scale, o.xpos);
   EXPECT_ALLCLOSE(got.q, want.q, ref::kAcceptance) << what << " (q)";
   EXPECT_ALLCLOSE(got.k, want.k, ref::kAcceptance) << what << " (k)";
   EXPECT_ALLCLOSE(got.v, want.v, ref::kAcceptance) << what << " (v)";
@@ -104,6 +104,17 @@ TEST(MultiHead, MatchesReferenceWithScaledRope) {
   rope.original_length = 4;
   o.rope = rope;
   ExpectMatchesReference(x, Weights(4), o, nullptr, "yarn");
+}
+
+TEST(MultiHead, MatchesReferenceWithXposAndCausalMask) {
+  const poslab::TensorF x = ref::random_tensor({L, D}, 109);
+  for (const double scale_base : {512.0, 2.0}) {  // torchscale's, and one that decays fast
+    MultiHeadOptions o;
+    o.num_heads = 2;
+    o.mask = Mask{MaskKind::kCausal, 0};
+    o.xpos = poslab::XposOptions{10000.0, scale_base};
+    ExpectMatchesReference(x, Weights(5), o, nullptr, "xpos causal");
+  }
 }
 
 TEST(MultiHead, MatchesReferenceWithAlibiAndCausalMask) {
@@ -263,6 +274,22 @@ TEST(MultiHead, RejectsRopeWithOddHeadWidth) {
   o.num_heads = 2;
   o.rope = poslab::RopeOptions{};
   EXPECT_THROW(poslab::multihead_attention(x, w, o), Error);
+  o.rope.reset();
+  o.xpos = poslab::XposOptions{};
+  EXPECT_THROW(poslab::multihead_attention(x, w, o), Error);
+}
+
+TEST(MultiHead, RefusesRopeAndXposTogether) {
+  MultiHeadOptions o;
+  o.num_heads = 2;
+  o.rope = poslab::RopeOptions{};
+  o.xpos = poslab::XposOptions{};
+  try {
+    poslab::multihead_attention(ref::random_tensor({L, D}, 111), Weights(6), o);
+    ADD_FAILURE() << "rope and xpos together were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "xpos");
+  }
 }
 
 }  // namespace

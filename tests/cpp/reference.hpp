@@ -421,6 +421,40 @@ inline Tensor rope_apply(const poslab::TensorF& x, const Freqs& fr, poslab::Rope
   return out;
 }
 
+// xPos (Sun et al. 2023), torchscale's XPOS.forward
+// (torchscale/component/xpos_relative_position.py) transcribed for x (L, D) or (H, L, D) at
+// `offset` (queries: offset = past length; keys: 0):
+//   scale = ((arange(0, D, 2) + 0.4·D) / (1.4·D)) ** (arange(min_pos, max_pos) / scale_base),
+//     min_pos = −(L + offset) // 2 (Python's floor division), max_pos = L + offset + min_pos;
+//   sin, cos = fixed_pos_embedding: angles p · 1/base^(arange(0, D/2) / (D/2)), p = 0..L+offset−1;
+//   the last L rows of each; keys (downscale) take 1/scale;
+//   out = x·cos·scale + rotate_every_two(x)·sin·scale, rotate_every_two(x) = (−x[2i+1], x[2i]).
+inline Tensor xpos_apply(const poslab::TensorF& x, double base, double scale_base, bool key,
+                         long long offset) {
+  Tensor out = widen(x);
+  const std::size_t D = x.shape.back();
+  const std::size_t L = x.shape[x.shape.size() - 2];
+  const std::size_t rows = x.data.size() / D;
+  const double total = double(L) + double(offset);
+  const double min_pos = std::floor(-total / 2.0);
+  const double half = double(D / 2);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double p = double(offset) + double(r % L);  // row of the (L + offset) tables
+    double* y = out.data.data() + r * D;
+    const float* in = x.data.data() + r * D;
+    for (std::size_t i = 0; i < D / 2; ++i) {
+      const double zeta = (2.0 * double(i) + 0.4 * double(D)) / (1.4 * double(D));
+      double scale = std::pow(zeta, (min_pos + p) / scale_base);
+      if (key) scale = 1.0 / scale;
+      const double a = p * (1.0 / std::pow(base, double(i) / half));
+      const double x0 = in[2 * i], x1 = in[2 * i + 1];
+      y[2 * i] = x0 * std::cos(a) * scale - x1 * std::sin(a) * scale;
+      y[2 * i + 1] = x1 * std::cos(a) * scale + x0 * std::sin(a) * scale;
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Attention: three nested loops and a stable softmax, in double.
 
@@ -558,7 +592,8 @@ inline MultiHeadOut multihead(const poslab::TensorF& x, const poslab::MultiHeadW
                               std::size_t H, MaskSpec mask,
                               const std::vector<std::uint8_t>& key_padding,
                               const std::optional<poslab::RopeOptions>& rope,
-                              const poslab::TensorF* bias, std::optional<double> scale) {
+                              const poslab::TensorF* bias, std::optional<double> scale,
+                              const std::optional<poslab::XposOptions>& xpos = std::nullopt) {
   const std::size_t L = x.dim(0), D = x.dim(1), d = D / H;
   const Tensor Q = linear(x, w.wq, w.bq), K = linear(x, w.wk, w.bk), V = linear(x, w.wv, w.bv);
   const auto split = [&](const Tensor& t) {
@@ -576,6 +611,12 @@ inline MultiHeadOut multihead(const poslab::TensorF& x, const poslab::MultiHeadW
     const Tensor qr = rope_apply(q, fr, rope->style, 0), kr = rope_apply(k, fr, rope->style, 0);
     for (std::size_t i = 0; i < q.data.size(); ++i) q.data[i] = static_cast<float>(qr[i]);
     for (std::size_t i = 0; i < k.data.size(); ++i) k.data[i] = static_cast<float>(kr[i]);
+  }
+  if (xpos) {
+    const Tensor qx = xpos_apply(q, xpos->base, xpos->scale_base, false, 0);
+    const Tensor kx = xpos_apply(k, xpos->base, xpos->scale_base, true, 0);
+    for (std::size_t i = 0; i < q.data.size(); ++i) q.data[i] = static_cast<float>(qx[i]);
+    for (std::size_t i = 0; i < k.data.size(); ++i) k.data[i] = static_cast<float>(kx[i]);
   }
   out.q = widen(q);
   out.k = widen(k);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "base/validation.hpp"
 #include "poslab/base/format.hpp"
@@ -26,6 +27,8 @@ namespace {
 // Positions beyond 2^40 lose the angle's integer part in double; refusing them also keeps
 // offset + L far from overflow.
 constexpr long long kMaxPosition = 1LL << 40;
+
+constexpr double kFloatMax = std::numeric_limits<float>::max();
 
 bool positive_finite(double x) { return std::isfinite(x) && x > 0.0; }
 
@@ -197,6 +200,51 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
         formulas::rotate_pair(u, v, cos_a[i], sin_a[i]);
         row[a] = static_cast<float>(u);
         row[b] = static_cast<float>(v);
+      }
+    }
+  }
+  return out;
+}
+
+// x (L, D) or (H, L, D) → same shape; gptj pair i at p = offset + l rotated by p·θ_i, then
+// both members times formulas::xpos_scale (ζ_i^e for queries, ζ_i^(−e) for keys).
+TensorF xpos_apply(const TensorF& x, const XposOptions& options, XposSide side, long long offset) {
+  const auto [H, L, D] = detail::check_rope_input(x, offset);
+  require(D % 2 == 0, "x",
+          "xPos rotates pairs: the width D = " + std::to_string(D) + " must be even");
+  require(positive_finite(options.base) && options.base != 1.0, "base",
+          "xPos base must be a positive finite number other than 1 (got " +
+              format_number(options.base) + ")");
+  require(positive_finite(options.scale_base), "scaleBase",
+          "xPos scale base must be a positive finite number (got " +
+              format_number(options.scale_base) + ")");
+  const std::size_t half = D / 2;
+  const long long total = offset + static_cast<long long>(L);
+  const bool key = side == XposSide::kKey;
+
+  TensorF out = x;
+  std::vector<double> cos_a(half), sin_a(half), scale(half);
+  for (std::size_t l = 0; l < L; ++l) {
+    const long long position = offset + static_cast<long long>(l);
+    for (std::size_t i = 0; i < half; ++i) {
+      const double a =
+          formulas::angle(double(position), formulas::inv_freq(int(i), int(D), options.base));
+      scale[i] = formulas::xpos_scale(int(i), int(D), position, total, options.scale_base, key);
+      cos_a[i] = std::cos(a) * scale[i];
+      sin_a[i] = std::sin(a) * scale[i];
+    }
+    for (std::size_t h = 0; h < H; ++h) {
+      float* row = out.ptr() + (h * L + l) * D;
+      for (std::size_t i = 0; i < half; ++i) {
+        double u = row[2 * i], v = row[2 * i + 1];
+        formulas::rotate_pair(u, v, cos_a[i], sin_a[i]);
+        // ζ^(±e) grows without bound in the sequence's length: refuse what float32 cannot hold.
+        require(std::fabs(u) <= kFloatMax && std::fabs(v) <= kFloatMax, "x",
+                "xPos scale " + format_number(scale[i]) + " at position " +
+                    std::to_string(position) + " of " + std::to_string(total) +
+                    " overflows float32; use a larger scaleBase or a shorter sequence");
+        row[2 * i] = static_cast<float>(u);
+        row[2 * i + 1] = static_cast<float>(v);
       }
     }
   }

@@ -10,18 +10,19 @@
 
 #include "poslab/base/defaults.hpp"
 #include "poslab/base/names.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab {
 
-enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kAlibi, kT5, kNone };
-inline constexpr std::size_t kPositionMethodCount = 7;
+enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kXpos, kAlibi, kT5, kNone };
+inline constexpr std::size_t kPositionMethodCount = 8;
 
 // How the method reaches attention.
 enum class PositionKind {
   kAddedTable,     // a fixed table added to the token embeddings (sinusoidal)
   kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
-  kRotation,       // q and k rotated by position (RoPE)
+  kRotation,       // q and k rotated by position (RoPE, xPos)
   kScoreBias,      // a bias added to the attention scores (ALiBi, T5)
   kNone,           // position only through the causal mask (NoPE)
 };
@@ -95,6 +96,16 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
        {"rotaryFraction", 1, 0, 1, "rotate the first R = D·fraction dims"}}},
      2,
      "q and k rotated pairwise by p·theta_i (Su et al. 2021)"},
+    {PositionMethod::kXpos,
+     "xpos",
+     "",
+     PositionKind::kRotation,
+     kSupportCore,
+     {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/D)"},
+       {"scaleBase", formulas::kXposScaleBase, 0, 1e300,
+        "q·zeta_i^(n/scaleBase), k·zeta_i^(-m/scaleBase)"}}},
+     2,
+     "RoPE times a decay zeta_i^((n-m)/scaleBase) per pair (Sun et al. 2023)"},
     {PositionMethod::kAlibi,
      "alibi",
      "",

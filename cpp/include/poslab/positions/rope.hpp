@@ -1,5 +1,5 @@
 // Rotary position embedding (Su et al., RoFormer) and its long-context scalings, each as
-// in its paper and the Hugging Face `rope_type` code.
+// in its paper and the Hugging Face `rope_type` code; xPos, RoPE with a per-pair decay.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 #include "poslab/base/defaults.hpp"
 #include "poslab/base/names.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab {
 
@@ -64,5 +65,21 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& options,
 // Rotates x at positions offset..offset+L−1. x is (L, D) or (H, L, D); the result has x's
 // shape. Angles p·θ_i are computed in double.
 TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
+
+// xPos (Sun et al. 2023), as torchscale's XPOS: RoPE's gptj pairs at θ_i = base^(−2i/D) over
+// the whole head, each rotated pair times ζ_i^(±e) (formulas::xpos_scale: ζ_i = (2i + 0.4·D) /
+// (1.4·D), e the position centred on the sequence, over scale_base).
+struct XposOptions {
+  double base = defaults::kBase;
+  double scale_base = formulas::kXposScaleBase;
+};
+
+enum class XposSide { kQuery, kKey };  // queries take ζ^e, keys ζ^(−e)
+
+// Rotates and scales x at positions offset..offset+L−1 of a sequence of offset + L positions
+// (torchscale's forward(x, offset, downscale)). x is (L, D) or (H, L, D), D even; the result
+// has x's shape. Refuses a result beyond float32 (a scale ζ^(−e) over a long sequence).
+TensorF xpos_apply(const TensorF& x, const XposOptions& options, XposSide side,
+                   long long offset = 0);
 
 }  // namespace poslab
