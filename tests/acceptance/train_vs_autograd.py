@@ -95,6 +95,21 @@ def log(x):
     return unary(x, np.log(x.value), 1 / x.value)
 
 
+def absolute(x):
+    return unary(x, np.abs(x.value), np.sign(x.value))
+
+
+def relu(x):
+    return unary(x, np.maximum(x.value, 0.0), (x.value > 0).astype(np.float64))
+
+
+def maximum_const(x, const):
+    """max(x, const) for a Var x broadcast against a constant array: x gets the gradient
+    where it is the larger."""
+    return Var(np.maximum(x.value, const), (x,),
+               lambda g: (unbroadcast(g * (x.value > const), x.value.shape),))
+
+
 def sum_(x, axis, keepdims=True):
     shape = x.value.shape
     return Var(x.value.sum(axis=axis, keepdims=keepdims), (x,),
@@ -193,6 +208,48 @@ def rope(x, pos, base):
     return concat_last([x1 * cos - x2 * sin, x2 * cos + x1 * sin])
 
 
+def xpos(x, pos, base, key):
+    """xPos as torchscale's XPOS.forward (xpos_relative_position.py): x·cos·scale +
+    rotate_every_two(x)·sin·scale, gptj pairs (x[2i], x[2i+1]), angles pos·base^(-2i/d), scale
+    ζ_i^e with ζ_i = (2i + 0.4·d)/(1.4·d) and e = (pos + (-total)//2)/512, keys 1/scale
+    (downscale). Each row indexes a sequence of total = its last position + 1. x (B, H, T, d)."""
+    d = x.value.shape[-1]
+    theta = base ** (-2.0 * np.arange(d // 2) / d)
+    angle = pos[:, None, :, None] * theta  # (B, 1, T, d/2)
+    total = pos[:, -1:] + 1  # (B, 1)
+    e = (pos + np.floor_divide(-total, 2)) / 512.0  # (B, T)
+    zeta = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)
+    scale = zeta ** e[:, None, :, None]
+    if key:
+        scale = 1.0 / scale
+    interleave = lambda t: np.repeat(t, 2, axis=-1)  # torchscale's duplicate_interleave
+    cos, sin = interleave(np.cos(angle) * scale), interleave(np.sin(angle) * scale)
+    rotate_every_two = np.zeros((d, d))  # x @ it = (-x[1], x[0], -x[3], x[2], ...)
+    for i in range(d // 2):
+        rotate_every_two[2 * i + 1, 2 * i] = -1.0
+        rotate_every_two[2 * i, 2 * i + 1] = 1.0
+    return x * cos + (x @ Var(rotate_every_two)) * sin
+
+
+def fire_bias(w, layer, positions):
+    """FIRE (Li et al. 2024) as the issue states it: bias(i, j) = f(ψ(i − j) / ψ(max(L, i + 1)))
+    with the paper's ψ(x) = log(|c|·x + 1), its 1e-6 added to the normaliser, and its threshold
+    L = |s|·512 (init_L 512 times a learned multiplier s); f = ReLU(u·fc1 + b1)·fc2, one output
+    per head (no output bias: the softmax ignores a per-head constant). Queries and keys at the
+    batch's positions. Returns (B, H, T, T)."""
+    p = lambda name: w[f"h.{layer}.attn.fire.{name}"]
+    B, T = positions.shape
+    pos = positions.astype(np.float64)
+    c = absolute(p("c"))
+    threshold = absolute(p("threshold_scale")) * 512.0
+    distance = np.abs(pos[:, :, None] - pos[:, None, :])  # (B, Tq, Tk)
+    num = log(c * distance + 1.0)
+    den = log(c * maximum_const(threshold, pos[:, :, None] + 1.0) + 1.0) + 1e-6  # (B, Tq, 1)
+    u = reshape(num * reciprocal(den), (B, T, T, 1))
+    out = relu(u @ p("fc1.weight") + p("fc1.bias")) @ p("fc2.weight")  # (B, Tq, Tk, H)
+    return transpose(out, (0, 3, 1, 2))
+
+
 def model_loss(cfg, w, tokens, targets, positions, mask):
     B, T = tokens.shape
     E, H = cfg["n_embd"], cfg["n_head"]
@@ -230,9 +287,13 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
         q, k, v = heads(0), heads(1), heads(2)
         if method == "rope":
             q, k = rope(q, positions, cfg["base"]), rope(k, positions, cfg["base"])
+        if method == "xpos":
+            q, k = xpos(q, positions, cfg["base"], False), xpos(k, positions, cfg["base"], True)
         scores = (q @ transpose(k, (0, 1, 3, 2))) * (1 / math.sqrt(d))
         if bias is not None:
             scores = scores + bias
+        if method == "fire":
+            scores = scores + fire_bias(w, layer, positions)
         scores = scores + hidden_mask
         shifted = scores - scores.value.max(axis=-1, keepdims=True)
         e = exp(shifted)
@@ -284,13 +345,18 @@ def expected_shapes(cfg):
                             ("mlp.c_fc.weight", (E, I)), ("mlp.c_fc.bias", (I,)),
                             ("mlp.c_proj.weight", (I, E)), ("mlp.c_proj.bias", (E,))]:
             shapes[f"h.{l}.{name}"] = shape
+        if cfg["position"] == "fire":
+            for name, shape in [("c", (1,)), ("threshold_scale", (1,)), ("fc1.weight", (1, 32)),
+                                ("fc1.bias", (32,)), ("fc2.weight", (32, H))]:
+                shapes[f"h.{l}.attn.fire.{name}"] = shape
     return shapes
 
 
 def loss_and_grads(cfg, weights, tokens, targets, positions, mask):
     w = {name: Var(value.astype(np.float64)) for name, value in weights.items()}
     loss = model_loss(cfg, w, tokens, targets, positions.astype(np.float64)
-                      if cfg["position"] in ("sinusoidal", "rope") else positions, mask)
+                      if cfg["position"] in ("sinusoidal", "rope", "xpos") else positions,
+                      mask)
     backward(loss)
     return float(loss.value), {name: (v.grad if v.grad is not None else np.zeros_like(v.value))
                                for name, v in w.items()}
@@ -301,7 +367,7 @@ def self_test():
     """The autograd against central finite differences on a tiny random model, every method."""
     rng = np.random.default_rng(0)
     failures = 0
-    for method in ["none", "learned", "sinusoidal", "rope", "alibi", "t5"]:
+    for method in ["none", "learned", "sinusoidal", "rope", "xpos", "alibi", "t5", "fire"]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
                    t5_num_buckets=32, t5_max_distance=128)
@@ -345,6 +411,12 @@ CASES = [
     ("t5, randomised", ["--position", "t5", "--randomized-positions", "200"]),
     ("sinusoidal, embed scale 8", ["--position", "sinusoidal", "--embed-scale", "8"]),
     ("rope, addition", ["--position", "rope", "--task", "addition"]),
+    ("xpos", ["--position", "xpos"]),
+    # Positions up to 2000: ζ^(±e) reaches e ≈ ±2, so a scale on the wrong side would show.
+    ("xpos, randomised", ["--position", "xpos", "--randomized-positions", "2000"]),
+    ("fire", ["--position", "fire"]),
+    # Positions up to 2000: past the threshold's 512, so both sides of max(L, i + 1) occur.
+    ("fire, randomised", ["--position", "fire", "--randomized-positions", "2000"]),
     ("t5, reverse, 3 heads", ["--position", "t5", "--task", "reverse", "--heads", "3",
                               "--width", "24"]),
 ]

@@ -93,6 +93,7 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
     rope.style = RopeStyle::kNeox;
     options.rope = rope;
   }
+  if (c.position == PositionMethod::kXpos) options.xpos = XposOptions{c.base, 512.0};
   if (c.position == PositionMethod::kAlibi) options.bias = PositionBias::kAlibi;
   if (c.position == PositionMethod::kT5) {
     options.bias = PositionBias::kT5;

@@ -162,7 +162,8 @@ const Case kCases[] = {{PositionMethod::kNone, false},       {PositionMethod::kL
                        {PositionMethod::kSinusoidal, false}, {PositionMethod::kRope, false},
                        {PositionMethod::kAlibi, false},      {PositionMethod::kT5, false},
                        {PositionMethod::kLearned, true},     {PositionMethod::kRope, true},
-                       {PositionMethod::kAlibi, true},       {PositionMethod::kT5, true}};
+                       {PositionMethod::kAlibi, true},       {PositionMethod::kT5, true},
+                       {PositionMethod::kXpos, false},       {PositionMethod::kXpos, true}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised

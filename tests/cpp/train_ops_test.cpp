@@ -133,17 +133,28 @@ TEST_P(TrainOpsAttention, Backward) {
   plan.heads = H;
   plan.head_dim = d;
   const std::int32_t pos[B * L] = {0, 3, 4, 9, 30, 1, 2, 6, 7, 8};
-  const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 2 alibi, 3 t5
-  plan.rope = kind == 1;
+  const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 2 alibi, 3 t5, 5 xpos
+  const bool xpos = kind == 5;               // gptj pairs, queries and keys scaled apart
+  plan.rope = kind == 1 || xpos;
+  plan.interleaved = xpos;
   if (plan.rope) {
     for (std::size_t r = 0; r < B * L; ++r) {
       for (std::size_t i = 0; i < d / 2; ++i) {
         const double a = pos[r] * std::pow(10000.0, -2.0 * i / d);
-        plan.cos.push_back(std::cos(a));
-        plan.sin.push_back(std::sin(a));
+        // scale base 4: ζ^(±e) far from 1 over these positions, so a wrong side shows.
+        const double q_scale =
+            xpos ? formulas::xpos_scale(int(i), int(d), pos[r], 31, 4.0, false) : 1.0;
+        const double k_scale =
+            xpos ? formulas::xpos_scale(int(i), int(d), pos[r], 31, 4.0, true) : 1.0;
+        plan.cos.push_back(std::cos(a) * q_scale);
+        plan.sin.push_back(std::sin(a) * q_scale);
+        if (!xpos) continue;
+        plan.key_cos.push_back(std::cos(a) * k_scale);
+        plan.key_sin.push_back(std::sin(a) * k_scale);
       }
     }
   }
+
   for (std::size_t b = 0; b < B && kind >= 2; ++b) {
     for (std::size_t i = 0; i < L; ++i) {
       for (std::size_t j = 0; j < L; ++j) {
@@ -186,7 +197,7 @@ TEST_P(TrainOpsAttention, Backward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, TrainOpsAttention,
-                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3, 5),
                                             ::testing::Values(std::size_t{4}, std::size_t{16})));
 
 TEST(TrainOps, MaskedCrossEntropyBackward) {

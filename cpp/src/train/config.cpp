@@ -85,8 +85,10 @@ void validate(const TrainConfig& c) {
           "the width (" + std::to_string(c.width) + ") must be divisible by the number of heads (" +
               std::to_string(c.heads) + ")");
   const std::size_t head_dim = c.width / c.heads;
-  require(c.position != PositionMethod::kRope || head_dim % 2 == 0, "heads",
-          "RoPE rotates pairs: the head width (width / heads = " + std::to_string(head_dim) +
+  const bool rotation = c.position == PositionMethod::kRope || c.position == PositionMethod::kXpos;
+  require(!rotation || head_dim % 2 == 0, "heads",
+          std::string(c.position == PositionMethod::kRope ? "RoPE" : "xPos") +
+              " rotates pairs: the head width (width / heads = " + std::to_string(head_dim) +
               ") must be even");
   require(c.position != PositionMethod::kSinusoidal || c.width % 2 == 0, "width",
           "the sinusoidal table needs an even width, got " + std::to_string(c.width));

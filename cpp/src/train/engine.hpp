@@ -191,14 +191,19 @@ class Engine {
     plan_.length = L_;
     plan_.heads = H;
     plan_.head_dim = d;
-    plan_.rope = c_.position == PositionMethod::kRope;
+    const bool xpos = c_.position == PositionMethod::kXpos;
+    plan_.rope = c_.position == PositionMethod::kRope || xpos;
+    plan_.interleaved = xpos;
     plan_.cos.clear();
     plan_.sin.clear();
+    plan_.key_cos.clear();
+    plan_.key_sin.clear();
     plan_.alibi_slopes.clear();
     plan_.alibi_distance.clear();
     plan_.t5_bucket.clear();
     if (plan_.rope) {
-      // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), neox pairs, no scaling.
+      // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), no scaling; neox pairs for RoPE,
+      // gptj pairs for xPos (as torchscale), whose q and k also take ζ_i^(±e).
       RopeOptions rope;
       rope.base = c_.base;
       rope.style = RopeStyle::kNeox;
@@ -206,12 +211,31 @@ class Engine {
       const std::size_t half = d / 2;
       plan_.cos.resize(n_ * half);
       plan_.sin.resize(n_ * half);
+      if (xpos) {
+        plan_.key_cos.resize(n_ * half);
+        plan_.key_sin.resize(n_ * half);
+      }
       for (std::size_t r = 0; r < n_; ++r) {
+        // xPos centres a row's positions on the sequence they index, [0, last + 1) (the row's
+        // positions rise; padding repeats the last), as torchscale centres [0, L).
+        const std::int64_t total =
+            static_cast<std::int64_t>(batch.positions[(r / L_) * L_ + L_ - 1]) + 1;
         for (std::size_t i = 0; i < half; ++i) {
           const double angle = formulas::angle(batch.positions[r], theta[i]);
           plan_.cos[r * half + i] = std::cos(angle);
           plan_.sin[r * half + i] = std::sin(angle);
+          if (!xpos) continue;
+          const auto scale = [&](bool key) {
+            return formulas::xpos_scale(static_cast<int>(i), static_cast<int>(d),
+                                        batch.positions[r], total, formulas::kXposScaleBase, key);
+          };
+          const double q_scale = scale(false), k_scale = scale(true);
+          plan_.key_cos[r * half + i] = plan_.cos[r * half + i] * k_scale;
+          plan_.key_sin[r * half + i] = plan_.sin[r * half + i] * k_scale;
+          plan_.cos[r * half + i] *= q_scale;
+          plan_.sin[r * half + i] *= q_scale;
         }
+      }
       }
     }
     if (c_.position == PositionMethod::kAlibi || c_.position == PositionMethod::kT5) {

@@ -150,25 +150,32 @@ inline std::size_t visible_keys(std::size_t i, std::size_t L) {
 // batch's positions, shared by every layer.
 struct AttentionPlan {
   std::size_t batch = 0, length = 0, heads = 0, head_dim = 0;
-  bool rope = false;
-  std::vector<double> cos, sin;              // (B·T, d/2): RoPE angles position·θ_i, in double
+  bool rope = false;         // q and k rotated (RoPE, xPos)
+  bool interleaved = false;  // pairs (x[2i], x[2i+1]) as torchscale's xPos; neox (x[i], x[i+d/2])
+  std::vector<double> cos,
+      sin;  // (B·T, d/2): cos and sin of position·θ_i, in double (xPos: ·ζ_i^e)
+  std::vector<double> key_cos, key_sin;  // xPos: the keys' (·ζ_i^(−e)); empty: keys use cos, sin
   std::vector<double> alibi_slopes;          // (H) or empty
   std::vector<std::int32_t> alibi_distance;  // (B, T, T): |pos_i − pos_j| (ALiBi only)
   std::vector<std::int32_t> t5_bucket;       // (B, T, T): bucket of pos_j − pos_i, or empty
 };
 
-// Rotates the neox pairs (x[i], x[i + d/2]) of one head vector by the angles of `row`
-// (inverse: by −angle, the transpose, which is what the backward pass needs).
+// Rotates the pairs of one head vector by the angles of `row`, a query's or a key's (xPos
+// scales them apart; cos and sin carry the scale). Inverse: by −angle, the transpose of the
+// scaled rotation, which is what the backward pass needs.
 template <class T>
-void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse) {
+void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse, bool key) {
   const std::size_t half = plan.head_dim / 2;
-  const double* cs = plan.cos.data() + row * half;
-  const double* sn = plan.sin.data() + row * half;
+  const bool own = key && !plan.key_cos.empty();
+  const double* cs = (own ? plan.key_cos : plan.cos).data() + row * half;
+  const double* sn = (own ? plan.key_sin : plan.sin).data() + row * half;
   for (std::size_t i = 0; i < half; ++i) {
-    double x1 = x[i], x2 = x[i + half];
+    const std::size_t a = plan.interleaved ? 2 * i : i;
+    const std::size_t b = plan.interleaved ? 2 * i + 1 : i + half;
+    double x1 = x[a], x2 = x[b];
     formulas::rotate_pair(x1, x2, cs[i], inverse ? -sn[i] : sn[i]);
-    x[i] = static_cast<T>(x1);
-    x[i + half] = static_cast<T>(x2);
+    x[a] = static_cast<T>(x1);
+    x[b] = static_cast<T>(x2);
   }
 }
 
@@ -221,7 +228,7 @@ void with_head_dim(std::size_t d, F&& f) {
 }
 
 // Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
-//   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE); att (B, H, T, T): the
+//   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE, xPos); att (B, H, T, T): the
 //   softmax weights (0 above the diagonal); out (B·T, E): merged heads.
 // rel_bias (num_buckets, H) is T5's table (null otherwise). D: the head width if fixed.
 template <std::size_t D = 0, class T>
@@ -250,8 +257,8 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
           v[(bh + t) * d + i] = src[2 * E + i];
         }
         if (plan.rope) {
-          rope_rotate(q + (bh + t) * d, plan, b * L + t, false);
-          rope_rotate(k + (bh + t) * d, plan, b * L + t, false);
+          rope_rotate(q + (bh + t) * d, plan, b * L + t, false, false);
+          rope_rotate(k + (bh + t) * d, plan, b * L + t, false, true);
         }
       }
       transpose_head(kt.data(), k + bh * d, L, d);
@@ -331,8 +338,8 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
       }
       for (std::size_t t = 0; t < L; ++t) {
         if (plan.rope) {
-          rope_rotate(dqh + t * d, plan, b * L + t, true);
-          rope_rotate(dkh + t * d, plan, b * L + t, true);
+          rope_rotate(dqh + t * d, plan, b * L + t, true, false);
+          rope_rotate(dkh + t * d, plan, b * L + t, true, true);
         }
         T* dst = dqkv + (b * L + t) * 3 * E + h * d;
         for (std::size_t c = 0; c < d; ++c) {
