@@ -16,7 +16,7 @@ import { createCoreStatus } from './ui/core-status.js';
 import { createMessages } from './ui/messages.js';
 import { renderTabs } from './ui/tabs.js';
 import { applyTheme, nextTheme } from './ui/theme.js';
-import { addLead } from './ui/view-lead.js';
+import { addLead, pendingHead } from './ui/view-lead.js';
 import { renderViewMenu } from './ui/view-menu.js';
 
 const store = createStore(defaults());
@@ -55,8 +55,17 @@ let shown = null;
 
 const factories = new Map(); // name → the view's factory, loading or loaded
 
+// The title and lead shown while a view's code loads (ui/view-lead.js): { name, el } or null.
+let pending = null;
+const dropPending = (name) => {
+  if (pending && pending.name !== name) return;
+  pending?.el.remove();
+  pending = null;
+};
+
 function show(state) {
   const name = state.view;
+  if (pending && pending.name !== name) dropPending(pending.name);
   tabs.select(name);
   menu.select(name);
   shown = name;
@@ -71,9 +80,11 @@ function show(state) {
   const loading = loadView(name);
   factories.set(name, loading);
   coreStatus.viewLoading(decl.title);
+  pending = { name, el: pendingHead(main, decl, VIEW_LEADS[name]) };
   loading.then(
     (factory) => {
       coreStatus.viewLoading(null);
+      dropPending(name);
       const view = factory({ root: main, store, compute });
       addLead(view.section, decl, VIEW_LEADS[name]);
       if (decl.embed) addEmbedButtons(view.section, name, store);
@@ -83,6 +94,7 @@ function show(state) {
     },
     (e) => {
       coreStatus.viewLoading(null);
+      dropPending(name);
       factories.delete(name); // choosing the tab again tries again
       messages.fatal(`the ${name} view could not load: ${e.message}`);
     },

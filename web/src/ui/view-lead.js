@@ -1,5 +1,7 @@
 // Puts a view's lead sentence (content/leads.js) under its title, first thing in the view: the
 // title from the registry where the view draws none of its own (its formula comes first).
+// While a view's code loads, the same title and lead stand in its place (pendingHead), so the
+// first thing a reader gets paints with the page, not after the view's chunk.
 // (No ui/dom.js helper: importing it here would split it out of the views' shared chunk.)
 
 /**
@@ -21,4 +23,21 @@ export function addLead(section, view, lead) {
   p.className = 'lead';
   p.textContent = lead;
   heading.after(p);
+}
+
+/** The title and lead of a view whose code is loading, at the top of `main`; remove() it once built. */
+export function pendingHead(main, view, lead) {
+  const head = document.createElement('div');
+  head.className = 'view-intro view-pending';
+  const heading = document.createElement('h2');
+  heading.textContent = view.title;
+  head.append(heading);
+  if (lead) {
+    const p = document.createElement('p');
+    p.className = 'lead';
+    p.textContent = lead;
+    head.append(p);
+  }
+  main.prepend(head);
+  return head;
 }
