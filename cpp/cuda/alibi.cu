@@ -10,7 +10,7 @@
 
 #include "common.cuh"
 #include "launch.hpp"
-#include "poslab/base/tensor.hpp"
+#include "poslab/base/errors.hpp"
 #include "poslab/cuda/alibi.hpp"
 #include "poslab/positions/formulas.hpp"
 
@@ -60,14 +60,9 @@ __global__ void alibi_kernel2(float* bias, int H, int Lq, long long Lk) {
 
 void alibi_bias(float* bias, long long num_heads, long long query_length, long long key_length,
                 int variant, cudaStream_t stream) {
-  require(num_heads >= 1 && num_heads <= 65536,
-          "heads must be in [1, 65536] (got " + std::to_string(num_heads) + ")");
-  require(query_length >= 0 && key_length >= 0, "lengths must be non-negative");
+  const long long n = detail::bias_elements(num_heads, query_length, key_length, "ALiBi bias");
   require(variant >= 1 && variant <= kAlibiVariants,
           "unknown ALiBi kernel variant " + std::to_string(variant));
-  const long long n = static_cast<long long>(
-      checked_numel({std::size_t(num_heads), std::size_t(query_length), std::size_t(key_length)},
-                    "ALiBi bias (H, Lq, Lk)"));
   if (n == 0) return;
   const int H = static_cast<int>(num_heads);
   if (variant == 1 || key_length % 4 != 0 || !detail::aligned16(bias)) {

@@ -12,35 +12,16 @@
 
 namespace poslab::cuda::detail {
 
-// Storage type ↔ float32. All arithmetic happens in float32 (or double) registers.
+// Storage type ↔ float32. All arithmetic happens in float32 (or double) registers. The
+// cuda_fp16 / cuda_bf16 conversion operators are __half2float / __float2half_rn and
+// __bfloat162float / __float2bfloat16_rn (round to nearest even, as to_half_bits on the host).
 template <class T>
-__device__ __forceinline__ float to_float(T x);
-template <>
-__device__ __forceinline__ float to_float<float>(float x) {
-  return x;
+__device__ __forceinline__ float to_float(T x) {
+  return static_cast<float>(x);
 }
-template <>
-__device__ __forceinline__ float to_float<__half>(__half x) {
-  return __half2float(x);
-}
-template <>
-__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-
 template <class T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) {
-  return x;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
+__device__ __forceinline__ T from_float(float x) {
+  return static_cast<T>(x);
 }
 
 // N elements of T moved as one 16-byte access (N = 16 / sizeof(T)).

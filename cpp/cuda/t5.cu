@@ -10,7 +10,7 @@
 
 #include "common.cuh"
 #include "launch.hpp"
-#include "poslab/base/tensor.hpp"
+#include "poslab/base/errors.hpp"
 #include "poslab/cuda/t5.hpp"
 #include "poslab/positions/formulas.hpp"
 
@@ -69,15 +69,10 @@ __global__ void t5_kernel2(float* bias, const float* table, int H, long long Lq,
 void t5_bias(float* bias, const float* table, long long num_heads, long long query_length,
              long long key_length, const T5BucketOptions& options, int variant,
              cudaStream_t stream) {
-  require(num_heads >= 1 && num_heads <= 65536,
-          "heads must be in [1, 65536] (got " + std::to_string(num_heads) + ")");
-  require(query_length >= 0 && key_length >= 0, "lengths must be non-negative");
+  const long long n = detail::bias_elements(num_heads, query_length, key_length, "T5 bias");
   check_t5_options(options);
   require(variant >= 1 && variant <= kT5Variants,
           "unknown T5 kernel variant " + std::to_string(variant));
-  const long long n = static_cast<long long>(
-      checked_numel({std::size_t(num_heads), std::size_t(query_length), std::size_t(key_length)},
-                    "T5 bias (H, Lq, Lk)"));
   if (n == 0) return;
   const int H = static_cast<int>(num_heads);
   const BucketArgs args{options.bidirectional, static_cast<int>(options.num_buckets),

@@ -11,17 +11,8 @@
 #include "gpu_test.hpp"
 #include "poslab/positions/rope.hpp"
 
+namespace poslab::cuda::testing {
 namespace {
-
-using poslab::RopeOptions;
-using poslab::RopeScaling;
-using poslab::RopeStyle;
-using poslab::TensorF;
-using poslab::cuda::DeviceBuffer;
-using poslab::cuda::DType;
-using poslab::cuda::tolerance_for;
-using poslab::cuda::testing::Close;
-using poslab::cuda::testing::Sync;
 
 std::vector<float> Values(std::size_t n) {
   std::vector<float> x(n);
@@ -108,3 +99,4 @@ TEST(Rope, PositionsNear65536StayWithinTolerance) {
 }
 
 }  // namespace
+}  // namespace poslab::cuda::testing

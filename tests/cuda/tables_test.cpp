@@ -13,14 +13,8 @@
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/sinusoidal.hpp"
 
+namespace poslab::cuda::testing {
 namespace {
-
-using poslab::SinusoidalLayout;
-using poslab::cuda::DeviceBuffer;
-using poslab::cuda::DType;
-using poslab::cuda::tolerance_for;
-using poslab::cuda::testing::Close;
-using poslab::cuda::testing::Sync;
 
 std::vector<float> Download(const DeviceBuffer& buffer, std::size_t n) {
   return poslab::cuda::download_as_float(buffer, n, DType::kF32);
@@ -110,3 +104,4 @@ TEST(T5, EveryVariantMatchesCoreExactly) {
 }
 
 }  // namespace
+}  // namespace poslab::cuda::testing

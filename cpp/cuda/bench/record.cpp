@@ -2,8 +2,24 @@
 #include "record.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace poslab::cuda::bench {
+namespace {
+
+// j[rate] and j[pct] (% of `peak`), and their "_batched" forms: `amount` moved per median and
+// per back-to-back launch, in `unit`s per second (1e9: GB/s, 1e12: TFLOP/s).
+void add_rates(nlohmann::json& j, double amount, double unit, const Timing& timing, double peak,
+               const std::string& rate, const std::string& pct) {
+  const double per_launch = amount / (timing.median_ms * 1e-3) / unit;
+  const double batched = amount / (timing.batched_ms * 1e-3) / unit;
+  j[rate] = per_launch;
+  j[pct] = 100.0 * per_launch / peak;
+  j[rate + "_batched"] = batched;
+  j[pct + "_batched"] = 100.0 * batched / peak;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
   nlohmann::json j = {{"kernel", r.kernel},
@@ -21,15 +37,9 @@ nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
                       {"tolerance", {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}}},
                       {"validated", r.check.ok()},
                       {"validated_on", r.validated_on}};
-  const double seconds = r.timing.median_ms * 1e-3;
   if (r.bytes > 0.0) {
-    const double gbs = r.bytes / seconds / 1e9;
     j["bytes"] = r.bytes;
-    j["gbs"] = gbs;
-    j["pct_peak_bandwidth"] = 100.0 * gbs / device.peak_bandwidth_gbs;
-    const double batched = r.bytes / (r.timing.batched_ms * 1e-3) / 1e9;
-    j["gbs_batched"] = batched;
-    j["pct_peak_bandwidth_batched"] = 100.0 * batched / device.peak_bandwidth_gbs;
+    add_rates(j, r.bytes, 1e9, r.timing, device.peak_bandwidth_gbs, "gbs", "pct_peak_bandwidth");
     if (r.copy.batched_ms > 0.0) {
       j["copy_median_ms"] = r.copy.median_ms;
       j["copy_batched_ms"] = r.copy.batched_ms;
@@ -37,13 +47,8 @@ nlohmann::json to_json(const Record& r, const DeviceInfo& device) {
     }
   }
   if (r.flops > 0.0) {
-    const double tflops = r.flops / seconds / 1e12;
     j["flops"] = r.flops;
-    j["tflops"] = tflops;
-    j["pct_peak_tensor"] = 100.0 * tflops / device.peak_tensor_tflops;
-    const double batched = r.flops / (r.timing.batched_ms * 1e-3) / 1e12;
-    j["tflops_batched"] = batched;
-    j["pct_peak_tensor_batched"] = 100.0 * batched / device.peak_tensor_tflops;
+    add_rates(j, r.flops, 1e12, r.timing, device.peak_tensor_tflops, "tflops", "pct_peak_tensor");
   }
   return j;
 }
