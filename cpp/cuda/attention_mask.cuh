@@ -36,6 +36,9 @@ inline MaskArgs mask_args(const AttentionConfig& config) {
   return {mask.rule<int>(), config.key_padding};
 }
 
+// log2(e): both kernels run the softmax in log2 units (exp2f), scores times scale·log2 e.
+inline constexpr float kLog2e = 1.4426950408889634f;
+
 // −m·|i − j| in double, stored as float32: poslab::alibi_bias's value.
 __device__ __forceinline__ float alibi_term(double slope, int i, int j) {
   const int distance = i > j ? i - j : j - i;

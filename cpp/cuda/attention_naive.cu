@@ -24,9 +24,7 @@ namespace poslab::cuda {
 namespace {
 
 using detail::from_float;
-using detail::to_float;
-
-constexpr float kLog2e = 1.4426950408889634f;
+using detail::kLog2e;
 
 struct SoftmaxArgs {
   int H, Lq, Lk;

@@ -1,7 +1,8 @@
 // Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
 // masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
-// on load (fused; the reference rotates with poslab::rope_apply), lengths that are not
-// multiples of the tiles, Lq != Lk, and rows that see no key.
+// on load (fused, one position method per call; the reference rotates with
+// poslab::rope_apply), lengths that are not multiples of the tiles, Lq != Lk, and rows that
+// see no key.
 #include "poslab/layers/attention.hpp"
 
 #include <gtest/gtest.h>
@@ -19,18 +20,8 @@
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
 
+namespace poslab::cuda::testing {
 namespace {
-
-using poslab::Mask;
-using poslab::MaskKind;
-using poslab::TensorF;
-using poslab::cuda::AttentionConfig;
-using poslab::cuda::AttentionDims;
-using poslab::cuda::DeviceBuffer;
-using poslab::cuda::DType;
-using poslab::cuda::tolerance_for;
-using poslab::cuda::testing::Close;
-using poslab::cuda::testing::Sync;
 
 enum class Path { kNaive, kFlash };
 
@@ -383,10 +374,21 @@ TEST(AttentionFlash, RopeOnLoadMatchesRotatedCore) {
     c.mask = {MaskKind::kNone, 0, 70000};
     c.rope = plain;
     c.padding.clear();
-    c.t5 = true;
-    c.alibi = true;
     ExpectMatchesCore(c, Path::kFlash);
   }
+}
+
+// The score modifiers at query positions far past the keys (70 000), where |p − j| and
+// j − p are large and the T5 buckets saturate.
+TEST(AttentionFlash, ScoreModifiersMatchCoreFarFromTheKeys) {
+  Case c;
+  c.dims = {1, 2, 64, 130, 128};
+  c.mask = {MaskKind::kNone, 0, 70000};
+  c.alibi = true;
+  ExpectMatchesCore(c, Path::kFlash);
+  c.alibi = false;
+  c.t5 = true;
+  ExpectMatchesCore(c, Path::kFlash);
 }
 
 TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
@@ -431,6 +433,10 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.t5.num_buckets = 1;
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
+  config.t5 = poslab::T5BucketOptions{};
+  config.alibi = true;
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
   config = AttentionConfig{};
   const poslab::cuda::DeviceRopeFrequencies wide(128, poslab::RopeOptions{}, 0);
   config.rope = &wide;  // frequencies for another head width
@@ -442,6 +448,10 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config.mask = Mask{};
+  config.alibi = true;  // two position methods: each is its own kernel, so one at a time
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config.alibi = false;
   poslab::RopeOptions two;
   two.rotary_fraction = 2.0 / 64;  // R = 2: one pair, not a whole step of two
   const poslab::cuda::DeviceRopeFrequencies narrow(64, two, 0);
@@ -451,3 +461,4 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
 }
 
 }  // namespace
+}  // namespace poslab::cuda::testing

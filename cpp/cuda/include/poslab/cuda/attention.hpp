@@ -50,7 +50,8 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
 // layout) queries of one head, online softmax over 64-key tiles in shared memory (variant 4 at
 // d = 128: 32), fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in float32; masks,
 // padding, ALiBi, T5 buckets and RoPE inside the kernel; tiles a causal or windowed block
-// cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor.
+// cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor, and one
+// position method per call (ALiBi, T5 or RoPE: each is its own instantiation of the kernel).
 inline constexpr int kAttentionVariants = 4;  // 1 is attention_naive
 void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
                      const AttentionDims& dims, const AttentionConfig& config, int variant = 2,
