@@ -9,10 +9,12 @@
 // models' attention, docs/ARCHITECTURE.md section 2).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "poslab/base/random.hpp"
+#include "poslab/layers/attention.hpp"
 #include "poslab/layers/multihead.hpp"
 #include "poslab/layers/norm.hpp"
 #include "poslab/positions/learned.hpp"
@@ -50,6 +52,33 @@ TensorF columns(const float* m, std::size_t rows, std::size_t cols, std::size_t 
 
 TensorF vector_of(const float* v, std::size_t n) {
   return TensorF({n}, std::vector<float>(v, v + n));
+}
+
+// FIRE's bias (H, T, T) of the first layer at positions 0..T−1, written from the paper's
+// formula in double (never through the trainer's ops): u = log(|c|·(i − j) + 1) /
+// (log(|c|·max(|s|·512, i + 1) + 1) + 1e-6), bias_h = (ReLU(fc1(u))·W2)_h; 0 above the diagonal.
+TensorF naive_fire_bias(const ModelConfig& c, const Parameters& p, std::size_t T) {
+  const double abs_c = std::fabs(double(p.at("h.0.attn.fire.c")[0]));
+  const double threshold = std::fabs(double(p.at("h.0.attn.fire.threshold_scale")[0])) * 512;
+  const float* w1 = p.at("h.0.attn.fire.fc1.weight");  // (1, 32)
+  const float* b1 = p.at("h.0.attn.fire.fc1.bias");
+  const float* w2 = p.at("h.0.attn.fire.fc2.weight");  // (32, H)
+  const std::size_t H = c.n_head, K = p.find("h.0.attn.fire.fc1.bias").numel;
+  TensorF bias({H, T, T});
+  for (std::size_t i = 0; i < T; ++i) {
+    const double norm = std::max(threshold, double(i) + 1);
+    for (std::size_t j = 0; j <= i; ++j) {
+      const double u = std::log(abs_c * double(i - j) + 1) / (std::log(abs_c * norm + 1) + 1e-6);
+      for (std::size_t h = 0; h < H; ++h) {
+        double value = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          value += std::max(0.0, double(w1[k]) * u + b1[k]) * double(w2[k * H + h]);
+        }
+        bias.data[(h * T + i) * T + j] = static_cast<float>(value);
+      }
+    }
+  }
+  return bias;
 }
 
 // The core's attention weights (H, T, T) for one sequence of the model's first layer.
@@ -101,7 +130,14 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
                   static_cast<long long>(c.t5_max_distance)};
     options.t5_seed = kT5Seed;
   }
-  return multihead_attention(normed, weights, options).weights;
+  const MultiHeadResult heads = multihead_attention(normed, weights, options);
+  if (c.position != PositionMethod::kFire) return heads.weights;
+  // FIRE: the core's attention over the same heads, the naive bias added to the scores.
+  const TensorF bias = naive_fire_bias(c, p, T);
+  AttentionOptions fire;
+  fire.mask = Mask{MaskKind::kCausal, 0};
+  fire.bias = &bias;
+  return attention(heads.q, heads.k, heads.v, fire).weights;
 }
 
 TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
@@ -122,6 +158,11 @@ TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
       const TensorF table = learned_table(static_cast<long long>(c.t5_num_buckets),
                                           static_cast<long long>(c.n_head), kT5Seed, 1.0);
       std::copy(table.data.begin(), table.data.end(), p.at("rel_bias.weight"));
+    }
+    if (method == PositionMethod::kFire) {
+      // c and L where both sides of max(L, i + 1) occur within the 11 positions (L = 6.1).
+      p.at("h.0.attn.fire.c")[0] = -0.7f;
+      p.at("h.0.attn.fire.threshold_scale")[0] = 0.012f;
     }
     Batch batch;
     batch.batch = 2;

@@ -163,7 +163,8 @@ const Case kCases[] = {{PositionMethod::kNone, false},       {PositionMethod::kL
                        {PositionMethod::kAlibi, false},      {PositionMethod::kT5, false},
                        {PositionMethod::kLearned, true},     {PositionMethod::kRope, true},
                        {PositionMethod::kAlibi, true},       {PositionMethod::kT5, true},
-                       {PositionMethod::kXpos, false},       {PositionMethod::kXpos, true}};
+                       {PositionMethod::kXpos, false},       {PositionMethod::kXpos, true},
+                       {PositionMethod::kFire, false},       {PositionMethod::kFire, true}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised
@@ -238,6 +239,66 @@ TEST(TrainModel, InitIsSeededWithUnitGainsAndZeroBiases) {
   const ParamInfo& w = a.find("h.0.mlp.c_fc.weight");
   for (std::size_t i = 0; i < w.numel; ++i) sq += a.data()[w.offset + i] * a.data()[w.offset + i];
   EXPECT_NEAR(std::sqrt(sq / w.numel), 0.02, 0.004);
+}
+
+// FIRE's parameters per layer, after the MLP's, and their start: c = 0.1, threshold scale 1,
+// the position MLP uniform within nn.Linear's bounds (1 for fc1, 1/√32 for fc2); fc2 has no
+// bias (the softmax ignores a constant per head).
+TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
+  const ModelConfig c = tiny_config(PositionMethod::kFire);
+  Parameters p(c);
+  init_parameters(p, 4);
+  const char* names[] = {"c", "threshold_scale", "fc1.weight", "fc1.bias", "fc2.weight"};
+  const Shape shapes[] = {{1}, {1}, {1, kFireHidden}, {kFireHidden}, {kFireHidden, c.n_head}};
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    std::size_t next = p.find(h + "mlp.c_proj.bias").offset + c.n_embd;
+    for (std::size_t k = 0; k < 5; ++k) {
+      const ParamInfo& info = p.find(h + "attn.fire." + names[k]);
+      EXPECT_EQ(info.offset, next) << info.name;
+      EXPECT_EQ(info.shape, shapes[k]) << info.name;
+      EXPECT_FALSE(info.decay) << info.name;
+      next += info.numel;
+    }
+    EXPECT_EQ(p.at(h + "attn.fire.c")[0], float(kFireInitC));
+    EXPECT_EQ(p.at(h + "attn.fire.threshold_scale")[0], 1.0f);
+    for (const char* mlp : {"fc1.weight", "fc1.bias", "fc2.weight"}) {
+      const ParamInfo& info = p.find(h + "attn.fire." + mlp);
+      const double bound = mlp[2] == '1' ? 1.0 : 1 / std::sqrt(double(kFireHidden));
+      double largest = 0;
+      for (std::size_t i = 0; i < info.numel; ++i) {
+        largest = std::max(largest, std::abs(double(p.data()[info.offset + i])));
+      }
+      EXPECT_LE(largest, bound) << info.name;
+      EXPECT_GT(largest, bound / 4) << info.name;  // spread over the range, not N(0, 0.02)
+    }
+  }
+}
+
+// fire_bias (what the view draws): zero above the diagonal; bad positions and other models
+// refused.
+TEST(TrainModel, FireBiasIsZeroAboveTheDiagonalAndRefusesOtherModels) {
+  const ModelConfig c = tiny_config(PositionMethod::kFire);
+  const Parameters p = random_parameters(c, 9);
+  const TensorF bias = fire_bias(c, p, {0, 1, 2, 5});
+  ASSERT_EQ(bias.shape, (Shape{c.n_layer, c.n_head, 4, 4}));
+  double below = 0;
+  for (std::size_t lh = 0; lh < c.n_layer * c.n_head; ++lh) {
+    for (std::size_t i = 0; i < 4; ++i) {
+      for (std::size_t j = 0; j < 4; ++j) {
+        const float b = bias.data[(lh * 4 + i) * 4 + j];
+        if (j > i)
+          EXPECT_EQ(b, 0.0f);
+        else
+          below = std::max(below, double(std::abs(b)));
+      }
+    }
+  }
+  EXPECT_GT(below, 0.0);
+  EXPECT_THROW(fire_bias(c, p, {}), Error);
+  EXPECT_THROW(fire_bias(c, p, {3, 2}), Error);
+  const ModelConfig t5 = tiny_config(PositionMethod::kT5);
+  EXPECT_THROW(fire_bias(t5, Parameters(t5), {0, 1}), Error);
 }
 
 TEST(TrainModel, RefusesTokensAndPositionsOutsideTheModel) {

@@ -4,6 +4,7 @@
 // Tolerance policy: double, h = 1e-6, O(1) values: |analytic − fd| ≤ 1e-7 + 1e-6·|fd|.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -154,7 +155,6 @@ TEST_P(TrainOpsAttention, Backward) {
       }
     }
   }
-
   for (std::size_t b = 0; b < B && kind >= 2; ++b) {
     for (std::size_t i = 0; i < L; ++i) {
       for (std::size_t j = 0; j < L; ++j) {
@@ -199,6 +199,79 @@ TEST_P(TrainOpsAttention, Backward) {
 INSTANTIATE_TEST_SUITE_P(Positions, TrainOpsAttention,
                          ::testing::Combine(::testing::Values(0, 1, 2, 3, 5),
                                             ::testing::Values(std::size_t{4}, std::size_t{16})));
+
+// FIRE's bias on its own: forward against the formula written out, backward against finite
+// differences for every packed parameter. unit = 2.75 puts the threshold L = |s|·2.75 between
+// the positions, so both sides of max(L, p_i + 1) are taken; c and s negative check the
+// absolute values.
+TEST(TrainOps, FireBiasBackward) {
+  const std::size_t B = 2, L = 5, H = 3, K = 4;
+  const double unit = 2.75, eps = 1e-6;
+  const std::int32_t pos[B * L] = {0, 1, 2, 3, 4, 1, 2, 6, 7, 11};
+  Vec fire = random_vec(2 + 2 * K + K * H, 1);
+  fire[0] = -0.3;  // c
+  fire[1] = 1.1;   // s: L = 3.025
+  const Vec r = random_vec(B * H * L * L, 2);
+  auto f = [&] {
+    Vec bias(B * H * L * L, 0.0);
+    fire_forward(bias.data(), fire.data(), pos, B, L, H, K, unit, eps);
+    return bias;
+  };
+  const Vec bias = f();
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t i = 0; i < L; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double pi = pos[b * L + i], pj = pos[b * L + j];
+        const double norm = std::max(std::abs(fire[1]) * unit, pi + 1);
+        const double u = std::log(0.3 * (pi - pj) + 1) / (std::log(0.3 * norm + 1) + eps);
+        for (std::size_t h = 0; h < H; ++h) {
+          double want = 0;
+          for (std::size_t k = 0; k < K; ++k) {
+            want += std::max(0.0, fire[2 + k] * u + fire[2 + K + k]) * fire[2 + 2 * K + k * H + h];
+          }
+          ASSERT_NEAR(bias[((b * H + h) * L + i) * L + j], want, 1e-12);
+        }
+      }
+    }
+  }
+  Vec dfire(fire.size(), 0.0);
+  fire_backward(dfire.data(), r.data(), fire.data(), pos, B, L, H, K, unit, eps);
+  expect_matches_fd({&fire}, f, {dfire}, r);
+  EXPECT_NE(dfire[1], 0.0);  // some query's normaliser was the threshold
+  // s = −1.1 gives the same L and the opposite gradient.
+  fire[1] = -1.1;
+  Vec flipped(fire.size(), 0.0);
+  fire_backward(flipped.data(), r.data(), fire.data(), pos, B, L, H, K, unit, eps);
+  EXPECT_NEAR(flipped[1], -dfire[1], 1e-12);
+}
+
+// Attention with FIRE's (B, H, T, T) bias added to the scores: the bias gets the scores'
+// gradient where j ≤ i.
+TEST(TrainOps, AttentionScoreBiasBackward) {
+  const std::size_t B = 2, L = 4, H = 2, d = 4, E = H * d;
+  AttentionPlan plan;
+  plan.batch = B;
+  plan.length = L;
+  plan.heads = H;
+  plan.head_dim = d;
+  Vec qkv = random_vec(B * L * 3 * E, 1), sb = random_vec(B * H * L * L, 2);
+  const Vec r = random_vec(B * L * E, 3);
+  Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
+  auto f = [&] {
+    Vec out(B * L * E);
+    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(),
+                      static_cast<const double*>(nullptr), plan, sb.data());
+    return out;
+  };
+  f();
+  Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L);
+  Vec dsb(sb.size(), 0.0);
+  attention_backward(dqkv.data(), static_cast<double*>(nullptr), dq.data(), dk.data(), dv.data(),
+                     datt.data(), r.data(), q.data(), k.data(), v.data(), att.data(), plan,
+                     dsb.data());
+  // Above the diagonal the bias is hidden: its gradient is 0 (dsb keeps its zeros there).
+  expect_matches_fd({&qkv, &sb}, f, {dqkv, dsb}, r);
+}
 
 TEST(TrainOps, MaskedCrossEntropyBackward) {
   const std::size_t n = 6, V = 5;

@@ -177,6 +177,8 @@ std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_
       N * (6 * E + 3 * E + 2 * I),           // backward buffers
       N * d * 2,                             // RoPE's cos and sin (double)
       rows * length * length,                // ALiBi distances or T5 buckets
+      // FIRE's bias of one layer at a time (in backward, its gradient)
+      m.position == PositionMethod::kFire ? rows * H * length * length : 0,
   };
 }
 

@@ -23,6 +23,7 @@ struct ParamOffsets {
   struct Layer {
     std::size_t ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fcproj_w,
         fcproj_b;
+    std::size_t fire = 0;  // FIRE's packed parameters (ops::fire_forward), from attn.fire.c
   };
   std::size_t wte = 0, wpe = 0, rel_bias = 0, lnf_w = 0, lnf_b = 0;
   std::vector<Layer> layers;
@@ -44,6 +45,13 @@ struct ParamOffsets {
                         at(h + "attn.c_proj.bias"), at(h + "ln_2.weight"), at(h + "ln_2.bias"),
                         at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
                         at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
+      if (config.position == PositionMethod::kFire) {
+        // The ops read c, s, fc1 and fc2 as one block: the layout must keep them adjacent.
+        const std::size_t first = at(h + "attn.fire.c"), K = kFireHidden;
+        require(at(h + "attn.fire.fc2.weight") == first + 2 + 2 * K,
+                "FIRE's parameters are not one block in the layout");
+        layers.back().fire = first;
+      }
     }
     lnf_w = at("ln_f.weight");
     lnf_b = at("ln_f.bias");
@@ -71,8 +79,13 @@ class Engine {
       ops::layernorm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p + o.ln1_w,
                              p + o.ln1_b, N, E, c_.layer_norm_epsilon);
       ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
+      if (fire()) {
+        ops::fire_forward(fire_bias_.data(), p + o.fire, positions_.data(), B_, L_, c_.n_head,
+                          kFireHidden, kFireThresholdUnit, kFireEps);
+      }
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
-                             a.qkv.data(), rel_bias(p), plan_);
+                             a.qkv.data(), rel_bias(p), plan_,
+                             fire() ? fire_bias_.data() : nullptr);
       // x_mid = x + atty·W_o + b
       ops::linear_forward(a.mid.data(), a.atty.data(), p + o.proj_w, p + o.proj_b, N, E, E);
       for (std::size_t n = 0; n < N * E; ++n) a.mid[n] += x[n];
@@ -125,7 +138,11 @@ class Engine {
                            p + o.proj_w, N, E, E, true);
       ops::attention_backward(dqkv_.data(), rel_bias_grad(g), dq_.data(), dk_.data(), dv_.data(),
                               datt_.data(), datty_.data(), a.q.data(), a.k.data(), a.v.data(),
-                              a.att.data(), plan_);
+                              a.att.data(), plan_, fire() ? fire_bias_.data() : nullptr);
+      if (fire()) {
+        ops::fire_backward(g + o.fire, fire_bias_.data(), p + o.fire, positions_.data(), B_, L_,
+                           c_.n_head, kFireHidden, kFireThresholdUnit, kFireEps);
+      }
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
                            p + o.attn_w, N, E, 3 * E, true);
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
@@ -175,9 +192,12 @@ class Engine {
     dfc_.resize(N * I);
     dfc2_.resize(N * I);
     datt_.resize(L_);
+    // FIRE's bias of the current layer; in backward, its gradient (the scores').
+    fire_bias_.resize(fire() ? B_ * H * L_ * L_ : 0);
   }
 
   T* residual(std::size_t l) { return residual_.data() + l * n_ * c_.n_embd; }
+  bool fire() const { return c_.position == PositionMethod::kFire; }
   const T* rel_bias(const T* p) const {
     return c_.position == PositionMethod::kT5 ? p + off_.rel_bias : nullptr;
   }
@@ -235,7 +255,6 @@ class Engine {
           plan_.cos[r * half + i] *= q_scale;
           plan_.sin[r * half + i] *= q_scale;
         }
-      }
       }
     }
     if (c_.position == PositionMethod::kAlibi || c_.position == PositionMethod::kT5) {
@@ -318,6 +337,7 @@ class Engine {
   std::vector<T> residual_, lnf_, lnf_mean_, lnf_rstd_, logits_;
   std::vector<Acts> layers_;
   std::vector<T> dx_, dbuf_, datty_, dqkv_, dq_, dk_, dv_, datt_, dfc_, dfc2_;
+  std::vector<T> fire_bias_;
 };
 
 }  // namespace poslab::train

@@ -2,6 +2,7 @@
 #include "poslab/train/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #ifndef __EMSCRIPTEN__
 #include <thread>
@@ -42,6 +43,13 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     add(h + "mlp.c_fc.bias", {I}, false);
     add(h + "mlp.c_proj.weight", {I, E}, true);
     add(h + "mlp.c_proj.bias", {E}, false);
+    if (c.position == PositionMethod::kFire) {
+      add(h + "attn.fire.c", {1}, false);
+      add(h + "attn.fire.threshold_scale", {1}, false);
+      add(h + "attn.fire.fc1.weight", {1, kFireHidden}, false);
+      add(h + "attn.fire.fc1.bias", {kFireHidden}, false);
+      add(h + "attn.fire.fc2.weight", {kFireHidden, c.n_head}, false);
+    }
   }
   add("ln_f.weight", {E}, false);
   add("ln_f.bias", {E}, false);
@@ -71,8 +79,20 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
   for (const ParamInfo& p : params.info()) {
     float* w = params.data() + p.offset;
     const bool norm = p.name.find(".ln_") != std::string::npos || p.name.rfind("ln_f.", 0) == 0;
+    const bool fire_mlp = p.name.find(".fire.fc") != std::string::npos;
     if (norm) {
       std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
+    } else if (ends_with(p.name, ".fire.c")) {
+      w[0] = static_cast<float>(kFireInitC);
+    } else if (ends_with(p.name, ".fire.threshold_scale")) {
+      w[0] = 1.0f;
+    } else if (fire_mlp) {
+      // nn.Linear's default for weights and biases alike: U(−1/√fan_in, 1/√fan_in).
+      const double bound = 1 / std::sqrt(p.name.find(".fc1.") != std::string::npos
+                                             ? 1.0
+                                             : static_cast<double>(kFireHidden));
+      for (std::size_t i = 0; i < p.numel; ++i)
+        w[i] = static_cast<float>(bound * (2 * rng.uniform() - 1));
     } else if (ends_with(p.name, ".bias")) {
       std::fill(w, w + p.numel, 0.0f);
     } else {
@@ -183,6 +203,25 @@ TensorF Model::logits(const Parameters& params, const Batch& batch) {
   Engine<float>& e = workspace_->engine;
   e.forward(params.data(), batch);
   return TensorF({batch.batch, batch.length, config_.vocab_size}, e.logits());
+}
+
+TensorF fire_bias(const ModelConfig& config, const Parameters& params,
+                  const std::vector<std::int32_t>& positions) {
+  require(config.position == PositionMethod::kFire, "position",
+          std::string("the model's positions are ") + to_string(config.position) + ", not fire");
+  require(!positions.empty(), "length", "the FIRE bias needs at least one position");
+  for (std::size_t t = 0; t < positions.size(); ++t) {
+    require(positions[t] >= 0 && (t == 0 || positions[t] >= positions[t - 1]), "positions",
+            "positions must be >= 0 and sorted");
+  }
+  const std::size_t H = config.n_head, T = positions.size();
+  TensorF bias({config.n_layer, H, T, T}, "FIRE bias");  // zeros above the diagonal
+  const ParamOffsets offsets(config, params.info());
+  for (std::size_t l = 0; l < config.n_layer; ++l) {
+    ops::fire_forward(bias.data.data() + l * H * T * T, params.data() + offsets.layers[l].fire,
+                      positions.data(), 1, T, H, kFireHidden, kFireThresholdUnit, kFireEps);
+  }
+  return bias;
 }
 
 TensorF Model::attention_maps(const Parameters& params, const Batch& batch, std::size_t b) {

@@ -14,8 +14,8 @@
 
 namespace poslab {
 
-enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kXpos, kAlibi, kT5, kNone };
-inline constexpr std::size_t kPositionMethodCount = 8;
+enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kXpos, kAlibi, kT5, kFire, kNone };
+inline constexpr std::size_t kPositionMethodCount = 9;
 
 // How the method reaches attention.
 enum class PositionKind {
@@ -23,7 +23,7 @@ enum class PositionKind {
   kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
   kRotation,       // q and k rotated by position (RoPE, xPos)
-  kScoreBias,      // a bias added to the attention scores (ALiBi, T5)
+  kScoreBias,      // a bias added to the attention scores (ALiBi, T5, FIRE)
   kNone,           // position only through the causal mask (NoPE)
 };
 inline constexpr Named<PositionKind> kPositionKindNames[] = {
@@ -123,6 +123,14 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
        {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
      2,
      "a trained bias per bucket of j - p_i and head (Raffel et al. 2020)"},
+    {PositionMethod::kFire,
+     "fire",
+     "",
+     PositionKind::kScoreBias,
+     kSupportTrainer,
+     {},
+     0,
+     "a per-layer MLP of log-scaled, interpolated p_i - p_j; one bias per head (Li et al. 2024)"},
     {PositionMethod::kNone,
      "none",
      "nope",
