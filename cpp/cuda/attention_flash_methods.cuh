@@ -38,5 +38,6 @@ void flash_without_position(const FlashLaunch& launch, const AttentionConfig& co
 void flash_alibi(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_t5(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_rope(const FlashLaunch& launch, const AttentionConfig& config);
+void flash_xpos(const FlashLaunch& launch, const AttentionConfig& config);
 
 }  // namespace poslab::cuda::detail

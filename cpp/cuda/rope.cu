@@ -10,11 +10,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "angles.cuh"
 #include "common.cuh"
+#include "poslab/base/format.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/cuda/rope.hpp"
 #include "poslab/positions/formulas.hpp"
@@ -145,6 +147,29 @@ DeviceRopeFrequencies::DeviceRopeFrequencies(long long head_dim, const RopeOptio
   attention_factor_ = static_cast<float>(f.attention_factor);
   style_ = options.style;
 }
+
+namespace {
+
+// Checked first, so a bad option is named as xPos's, not RoPE's.
+RopeOptions xpos_rotation(long long head_dim, const XposOptions& options) {
+  require(head_dim >= 2 && head_dim % 2 == 0,
+          "xPos rotates pairs: the head width must be even (got " + std::to_string(head_dim) + ")");
+  require(std::isfinite(options.base) && options.base > 0.0 && options.base != 1.0,
+          "xPos base must be a positive finite number other than 1 (got " +
+              format_number(options.base) + ")");
+  require(std::isfinite(options.scale_base) && options.scale_base > 0.0,
+          "xPos scale base must be a positive finite number (got " +
+              format_number(options.scale_base) + ")");
+  RopeOptions rotation;
+  rotation.style = RopeStyle::kGptj;
+  rotation.base = options.base;
+  return rotation;
+}
+
+}  // namespace
+
+DeviceXposFrequencies::DeviceXposFrequencies(long long head_dim, const XposOptions& options)
+    : rope_(head_dim, xpos_rotation(head_dim, options), 0), scale_base_(options.scale_base) {}
 
 void rope_apply(const void* x, void* out, DType dtype, long long rows, long long length,
                 const DeviceRopeFrequencies& freq, long long offset, int variant,

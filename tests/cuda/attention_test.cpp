@@ -1,8 +1,8 @@
 // Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
 // masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
-// on load (fused, one position method per call; the reference rotates with
-// poslab::rope_apply), lengths that are not multiples of the tiles, Lq != Lk, and rows that
-// see no key.
+// and xPos on load (fused, one position method per call; the reference rotates with
+// poslab::rope_apply and poslab::xpos_apply), lengths that are not multiples of the tiles, Lq !=
+// Lk, and rows that see no key.
 #include "poslab/layers/attention.hpp"
 
 #include <gtest/gtest.h>
@@ -42,6 +42,7 @@ struct Case {
   poslab::T5BucketOptions t5_options = T5Options();
   std::vector<std::uint8_t> padding;        // (B, Lk) or empty
   std::optional<poslab::RopeOptions> rope;  // flash only
+  std::optional<poslab::XposOptions> xpos;  // flash only
 };
 
 // The position bias the kernels must reproduce, from the core with the mask's offset: query i
@@ -67,6 +68,15 @@ std::vector<float> Rotated(const std::vector<float>& x, const poslab::Shape& sha
   return poslab::cuda::from_half_bits(poslab::cuda::to_half_bits(rotated.data, dtype), dtype);
 }
 
+// x (H, L, d) rotated and scaled by xPos at positions offset.. of offset + L, rounded to the
+// storage type.
+std::vector<float> XposRotated(const std::vector<float>& x, const poslab::Shape& shape,
+                               const poslab::XposOptions& options, poslab::XposSide side,
+                               long long offset, DType dtype) {
+  const TensorF rotated = poslab::xpos_apply(TensorF(shape, x), options, side, offset);
+  return poslab::cuda::from_half_bits(poslab::cuda::to_half_bits(rotated.data, dtype), dtype);
+}
+
 std::vector<float> Values(std::size_t n, double phase, double amplitude) {
   std::vector<float> x(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = float(amplitude * std::sin(0.731 * double(i) + phase));
@@ -88,6 +98,9 @@ std::string Describe(const Case& c, Path path) {
          (c.padding.empty() ? "" : " padding") +
          (c.rope ? std::string(" rope ") + poslab::name_of(poslab::kRopeStyleNames, c.rope->style) +
                        " " + poslab::to_string(c.rope->scaling)
+                 : "") +
+         (c.xpos ? " xpos base " + std::to_string(c.xpos->base) + " scale base " +
+                       std::to_string(c.xpos->scale_base)
                  : "");
 }
 
@@ -131,6 +144,11 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     freq.emplace(n.d, *c.rope, 0);
     config.rope = &*freq;
   }
+  std::optional<poslab::cuda::DeviceXposFrequencies> xpos;
+  if (c.xpos) {
+    xpos.emplace(n.d, *c.xpos);
+    config.xpos = &*xpos;
+  }
 
   if (path == Path::kFlash) {
     poslab::cuda::attention_flash(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config,
@@ -158,6 +176,10 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     if (c.rope) {
       qv = Rotated(qv, qs, *c.rope, c.mask.offset, c.dtype);
       kv = Rotated(kv, ks, *c.rope, 0, c.dtype);
+    }
+    if (c.xpos) {
+      qv = XposRotated(qv, qs, *c.xpos, poslab::XposSide::kQuery, c.mask.offset, c.dtype);
+      kv = XposRotated(kv, ks, *c.xpos, poslab::XposSide::kKey, 0, c.dtype);
     }
     const TensorF qb(qs, qv);
     const TensorF kb(ks, kv);
@@ -391,6 +413,41 @@ TEST(AttentionFlash, ScoreModifiersMatchCoreFarFromTheKeys) {
   ExpectMatchesCore(c, Path::kFlash);
 }
 
+// xPos on the Q and K tiles as they land, against poslab::xpos_apply (queries at offset.. of
+// offset + Lq, keys of Lk) then poslab::attention: both widths and types, every mask, an offset
+// with Lq != Lk and padding, another base and scale base, and a longer sequence whose scales
+// ζ^(±e) move well away from 1.
+TEST(AttentionFlash, XposOnLoadMatchesScaledRotatedCore) {
+  const poslab::XposOptions plain;
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (long long d : {64LL, 128LL}) {
+      for (const Mask mask :
+           {Mask{}, Mask{MaskKind::kCausal, 0}, Mask{MaskKind::kSlidingWindow, 40}}) {
+        Case c;
+        c.dims = {2, 3, 200, 200, d};
+        c.dtype = dtype;
+        c.mask = mask;
+        c.xpos = plain;
+        ExpectMatchesCore(c, Path::kFlash);
+      }
+    }
+  }
+  Case c;
+  c.dims = {1, 2, 100, 150, 64};
+  c.mask = {MaskKind::kCausal, 0, 50};
+  c.padding = PadTail(1, 150, 9);
+  c.xpos = poslab::XposOptions{500.0, 64.0};
+  ExpectMatchesCore(c, Path::kFlash);
+  c.dims = {1, 2, 70, 200, 128};
+  c.mask = {MaskKind::kNone, 0, 300};  // query totals (370) differ from the keys' (200)
+  c.padding.clear();
+  ExpectMatchesCore(c, Path::kFlash);
+  c.dims = {1, 2, 1024, 1024, 64};
+  c.mask = {MaskKind::kCausal, 0};
+  c.xpos = plain;
+  ExpectMatchesCore(c, Path::kFlash);
+}
+
 TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
   DeviceBuffer buffer(1 << 16);
   void* p = buffer.get();
@@ -403,6 +460,12 @@ TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
   config.t5_table = nullptr;
   const poslab::cuda::DeviceRopeFrequencies freq(64, poslab::RopeOptions{}, 0);
   config.rope = &freq;
+  EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
+                                             blas, p, 1 << 16),
+               poslab::Error);
+  config.rope = nullptr;
+  const poslab::cuda::DeviceXposFrequencies xpos(64, poslab::XposOptions{});
+  config.xpos = &xpos;
   EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
                                              blas, p, 1 << 16),
                poslab::Error);
@@ -458,6 +521,29 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.rope = &narrow;
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
+  config = AttentionConfig{};
+  const poslab::cuda::DeviceXposFrequencies xpos_wide(128, poslab::XposOptions{});
+  config.xpos = &xpos_wide;  // frequencies for another head width
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  const poslab::cuda::DeviceXposFrequencies xpos(64, poslab::XposOptions{});
+  config.xpos = &xpos;
+  config.mask = {MaskKind::kCausal, 0, -1};  // query 0 at position -1
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  // The last of 20 000 keys is scaled by ζ_0^(−e) = 3.5^(10 000/512) ≈ 4e10, past fp16's 65504
+  // (refused before anything is launched, so the small buffer is never read).
+  config.mask = Mask{};
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 20000, 64}, config),
+               poslab::Error);
+  config.alibi = true;  // xPos and ALiBi: two methods
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(64, poslab::XposOptions{1.0, 512.0}),
+               poslab::Error);
+  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(64, poslab::XposOptions{10000.0, 0.0}),
+               poslab::Error);
+  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(63, poslab::XposOptions{}), poslab::Error);
 }
 
 }  // namespace

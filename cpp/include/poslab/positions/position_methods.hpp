@@ -100,7 +100,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "xpos",
      "",
      PositionKind::kRotation,
-     kSupportCore | kSupportTrainer,
+     kSupportCore | kSupportTrainer | kSupportCuda,
      {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/D)"},
        {"scaleBase", formulas::kXposScaleBase, 0, 1e300,
         "q·zeta_i^(n/scaleBase), k·zeta_i^(-m/scaleBase)"}}},

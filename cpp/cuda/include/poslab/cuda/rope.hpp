@@ -37,6 +37,22 @@ class DeviceRopeFrequencies {
   RopeStyle style_ = RopeStyle::kNeox;
 };
 
+// xPos (Sun et al. 2023, poslab::xpos_apply) for the fused attention kernel: θ_i =
+// base^(−2i/D) on the device over the whole head (RoPE's gptj frequencies) and the scale base
+// of ζ_i^(±e) (formulas::xpos_scale). Options are checked as xpos_apply checks them.
+class DeviceXposFrequencies {
+ public:
+  DeviceXposFrequencies(long long head_dim, const XposOptions& options);
+
+  const double* inv_freq() const { return rope_.inv_freq(); }
+  int head_dim() const { return rope_.head_dim(); }
+  double scale_base() const { return scale_base_; }
+
+ private:
+  DeviceRopeFrequencies rope_;
+  double scale_base_;
+};
+
 // x, out: device (rows, L, D) in `dtype` (rows = B·H; out may equal x). Position of row
 // element l is offset + l; dims ≥ R pass through. Rotation in float32 with cos/sin from
 // double angles, times the attention factor (YaRN).
