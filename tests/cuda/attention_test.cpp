@@ -208,6 +208,22 @@ void ExpectMatchesCore(const Case& c, Path path) {
   }
 }
 
+// The fused kernels with c's position method on both storage types, both head widths and
+// every mask, B = 2, H = 3, L = 200 (three full 64-row tiles and a partial one).
+void ExpectFlashMatchesCoreForEveryTypeWidthAndMask(Case c) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (long long d : {64LL, 128LL}) {
+      for (const Mask mask :
+           {Mask{}, Mask{MaskKind::kCausal, 0}, Mask{MaskKind::kSlidingWindow, 40}}) {
+        c.dims = {2, 3, 200, 200, d};
+        c.dtype = dtype;
+        c.mask = mask;
+        ExpectMatchesCore(c, Path::kFlash);
+      }
+    }
+  }
+}
+
 std::vector<std::uint8_t> PadTail(long long B, long long Lk, long long hidden) {
   std::vector<std::uint8_t> p(std::size_t(B * Lk), 0);
   for (long long b = 0; b < B; ++b) {
@@ -330,19 +346,9 @@ TEST(AttentionMask, BothPathsMatchCoreWithAnOffset) {
 // T5's buckets computed in the kernel, from the (buckets, H) table: every mask, lengths past
 // max_distance (the logarithmic buckets saturate), and query positions moved by an offset.
 TEST(AttentionFlash, T5BucketsInsideTheKernelMatchCore) {
-  for (DType dtype : {DType::kF16, DType::kBF16}) {
-    for (long long d : {64LL, 128LL}) {
-      for (const Mask mask :
-           {Mask{}, Mask{MaskKind::kCausal, 0}, Mask{MaskKind::kSlidingWindow, 40}}) {
-        Case c;
-        c.dims = {2, 3, 200, 200, d};
-        c.dtype = dtype;
-        c.mask = mask;
-        c.t5 = true;
-        ExpectMatchesCore(c, Path::kFlash);
-      }
-    }
-  }
+  Case every;
+  every.t5 = true;
+  ExpectFlashMatchesCoreForEveryTypeWidthAndMask(every);
   Case far;
   far.dims = {1, 2, 600, 600, 64};
   far.t5 = true;
@@ -419,20 +425,9 @@ TEST(AttentionFlash, ScoreModifiersMatchCoreFarFromTheKeys) {
 // ζ^(±e) move well away from 1.
 TEST(AttentionFlash, XposOnLoadMatchesScaledRotatedCore) {
   const poslab::XposOptions plain;
-  for (DType dtype : {DType::kF16, DType::kBF16}) {
-    for (long long d : {64LL, 128LL}) {
-      for (const Mask mask :
-           {Mask{}, Mask{MaskKind::kCausal, 0}, Mask{MaskKind::kSlidingWindow, 40}}) {
-        Case c;
-        c.dims = {2, 3, 200, 200, d};
-        c.dtype = dtype;
-        c.mask = mask;
-        c.xpos = plain;
-        ExpectMatchesCore(c, Path::kFlash);
-      }
-    }
-  }
   Case c;
+  c.xpos = plain;
+  ExpectFlashMatchesCoreForEveryTypeWidthAndMask(c);
   c.dims = {1, 2, 100, 150, 64};
   c.mask = {MaskKind::kCausal, 0, 50};
   c.padding = PadTail(1, 150, 9);
