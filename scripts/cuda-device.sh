@@ -87,7 +87,7 @@ for step in "$@"; do
         --gtest_brief=1 --gtest_filter='-AttentionFlash.MatchesCoreAtLongerLength' 2>&1 |
         tail -n 30 || status=1
       timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" --gtest_brief=1 \
-        --gtest_filter='AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore' \
+        --gtest_filter='AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore:AttentionFlash.XposOnLoadMatchesScaledRotatedCore' \
         2>&1 | tail -n 30 || status=1
       ;;
     profile)
