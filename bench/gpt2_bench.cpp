@@ -21,7 +21,7 @@ namespace {
 
 const poslab::Gpt2Weights& weights() {
   static const poslab::Gpt2Weights w =
-      poslab::gpt2_random_weights(poslab::Gpt2Config::small(), /*seed=*/1);
+      poslab::lm_random_weights(poslab::Gpt2Config::small(), /*seed=*/1);
   return w;
 }
 

@@ -34,8 +34,8 @@ void run_gpt2(const Gpt2Args& a) {
   } else if (!a.preset.empty() || a.weights.empty()) {
     config = Gpt2Config::preset(a.preset.empty() ? "small" : a.preset);
   }
-  const Gpt2Weights weights = a.weights.empty() ? gpt2_random_weights(*config, a.seed)
-                                                : load_gpt2_weights(a.weights, config);
+  const Gpt2Weights weights =
+      a.weights.empty() ? lm_random_weights(*config, a.seed) : load_gpt2_weights(a.weights, config);
   Gpt2Options options;
   options.trace = !a.trace.empty();
   options.top_k = a.top_k;
@@ -45,17 +45,11 @@ void run_gpt2(const Gpt2Args& a) {
     std::fprintf(stderr, "poslab: note: %s\n", gpt2_position_note(options.position));
   }
   const Gpt2Result result = gpt2_forward(weights, tokens, options);
-  const Gpt2Config& model = weights.config;
 
   nlohmann::json index;
-  index["model"] = {
-      {"vocab_size", model.vocab_size},
-      {"n_positions", model.n_positions},
-      {"n_embd", model.n_embd},
-      {"n_layer", model.n_layer},
-      {"n_head", model.n_head},
-      {"layer_norm_epsilon", model.layer_norm_epsilon},
-      {"weights", a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights}};
+  index["model"] = nlohmann::json::parse(weights.config.to_json());
+  index["model"]["weights"] =
+      a.weights.empty() ? "random init, seed " + std::to_string(a.seed) : a.weights;
   index["position"] = {{"method", to_string(options.position)},
                        {"note", gpt2_position_note(options.position)}};
   index["precision"] = to_string(options.precision);
@@ -91,11 +85,7 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
                   "(the reference)")
       ->capture_default_str()
       ->check(one_of(kPrecisionNames, "precision"));
-  cmd->add_option("--top-k", a.top_k, "how many next tokens the trace lists")
-      ->capture_default_str()
-      ->check(integer_at_least(1));
-  cmd->add_option("--trace", a.trace, "directory for the trace: one .npy per tensor and index.json")
-      ->type_name("DIR");
+  add_lm_trace_options(cmd, a.top_k, a.trace);
   add_output(cmd, a.out);
 }
 

@@ -108,7 +108,7 @@ void run_lm(const LmArgs& a) {
     options.top_k = a.top_k;
     options.precision = precision;
     const Gpt2Result result = gpt2_forward(weights, tokens, options);
-    index["model"] = nlohmann::json::parse(gpt2_config_json(weights.config));
+    index["model"] = nlohmann::json::parse(weights.config.to_json());
     write_lm_outputs(a.out,
                      a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
                      a.trace, std::move(index), lm_trace(result));
@@ -163,11 +163,7 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
                   "float (SIMD float32 products) or double (the reference)")
       ->capture_default_str()
       ->check(parsed_by(parse_precision, choices(kPrecisionNames)));
-  cmd->add_option("--top-k", a.top_k, "how many next tokens the trace lists")
-      ->capture_default_str()
-      ->check(integer_at_least(1));
-  cmd->add_option("--trace", a.trace, "directory for the trace: one .npy per tensor and index.json")
-      ->type_name("DIR");
+  add_lm_trace_options(cmd, a.top_k, a.trace);
   add_rope_scaling_flags(cmd, a.rope);
   add_output(cmd, a.out);
 }

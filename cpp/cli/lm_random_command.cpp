@@ -35,6 +35,18 @@ std::string encode(const std::vector<std::pair<std::string, const StoredTensor*>
   return encode_safetensors(out);
 }
 
+// The architecture's config (--preset, or config.json's `text`), its seeded random weights and
+// their config.json, staged in `files` under `dir`.
+template <class Config>
+void add_random_checkpoint(OutputFiles& files, const std::filesystem::path& dir,
+                           const std::string& text, const LmRandomArgs& a, StoredDType dtype) {
+  const Config config =
+      a.config.empty() ? Config::preset(a.preset) : Config::from_json(text, a.config);
+  const typename Config::Weights weights = lm_random_weights(config, a.seed);
+  files.add((dir / "model.safetensors").string(), encode(lm_named_tensors(weights), dtype));
+  files.add((dir / "config.json").string(), config.to_json());
+}
+
 void run_lm_random(const LmRandomArgs& a) {
   const std::string text = a.config.empty() ? "" : read_model_config(a.config);
   std::optional<LmArchitecture> arch;
@@ -56,17 +68,9 @@ void run_lm_random(const LmRandomArgs& a) {
   files.add_directory(a.out);
   const std::filesystem::path dir(a.out);
   if (*arch == LmArchitecture::kGpt2) {
-    const Gpt2Config config =
-        a.config.empty() ? Gpt2Config::preset(a.preset) : Gpt2Config::from_json(text, a.config);
-    const Gpt2Weights weights = gpt2_random_weights(config, a.seed);
-    files.add((dir / "model.safetensors").string(), encode(gpt2_named_tensors(weights), dtype));
-    files.add((dir / "config.json").string(), gpt2_config_json(config));
+    add_random_checkpoint<Gpt2Config>(files, dir, text, a, dtype);
   } else {
-    const GptNeoxConfig config = a.config.empty() ? GptNeoxConfig::preset(a.preset)
-                                                  : GptNeoxConfig::from_json(text, a.config);
-    const GptNeoxWeights weights = gpt_neox_random_weights(config, a.seed);
-    files.add((dir / "model.safetensors").string(), encode(gpt_neox_named_tensors(weights), dtype));
-    files.add((dir / "config.json").string(), config.to_json());
+    add_random_checkpoint<GptNeoxConfig>(files, dir, text, a, dtype);
   }
   files.commit();
 }

@@ -11,6 +11,14 @@
 
 namespace poslab::cli {
 
+void add_lm_trace_options(CLI::App* cmd, long long& top_k, std::string& trace) {
+  cmd->add_option("--top-k", top_k, "how many next tokens the trace lists")
+      ->capture_default_str()
+      ->check(integer_at_least(1));
+  cmd->add_option("--trace", trace, "directory for the trace: one .npy per tensor and index.json")
+      ->type_name("DIR");
+}
+
 void check_lm_outputs(const std::string& out, const std::string& trace) {
   require_distinct_outputs({{"--trace", trace}, {"-o", out}});
   check_output_path(out);

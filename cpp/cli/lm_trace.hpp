@@ -5,6 +5,7 @@
 // fields: attention, the two LayerNorms' statistics and the residual norms).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -54,6 +55,9 @@ LmTrace lm_trace(const Result& result) {
   t.top_probs = result.top_probs;
   return t;
 }
+
+// The options that ask for the trace: --top-k (how many next tokens it lists) and --trace DIR.
+void add_lm_trace_options(CLI::App* cmd, long long& top_k, std::string& trace);
 
 // Before any work: -o and --trace name different paths, -o can be written, and --trace is a
 // directory or not there yet (it is created only when every output is written).

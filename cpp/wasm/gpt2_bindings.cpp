@@ -22,21 +22,11 @@ namespace {
 using Num = val;
 using Str = val;
 
-// undefined → none (read off the checkpoint); { preset } → a preset; a string is a Hugging
-// Face config.json's text, which the core checks as the CLI does. Anything else (null too, as
-// for every options argument: js_convert.hpp) is refused.
+// undefined → none (read off the checkpoint); else { preset } or config.json's text
+// (preset_or_json_config).
 std::optional<Gpt2Config> to_config(const val& js) {
   if (js.isUndefined()) return std::nullopt;
-  if (js.isString()) return Gpt2Config::from_json(js.as<std::string>(), "config");
-  require(!js.isNull() && js.typeOf().as<std::string>() == "object" && !js.isArray(), "config",
-          "config must be { preset } or config.json's text (got " +
-              std::string(js.isNull()    ? "null"
-                          : js.isArray() ? "an array"
-                                         : "a non-object") +
-              ")");
-  const val preset = field(to_options(js, "config", {"preset"}), "preset");
-  require(!preset.isUndefined(), "config", "config must be { preset } or config.json's text");
-  return Gpt2Config::preset(to_string(preset, "preset"));
+  return preset_or_json_config<Gpt2Config>(js);
 }
 
 val config_to_js(const Gpt2Config& c) {
@@ -73,23 +63,16 @@ struct Gpt2Arch {
   static val config_js(const Gpt2Config& c) { return config_to_js(c); }
   // options: { position, topK, trace, precision }
   static val forward(const Gpt2Weights& weights, const val& tokens, const val& forward_options) {
-    const val options =
-        to_options(forward_options, "forward", {"position", "topK", "trace", "precision"});
-    const std::vector<long long> ids = token_ids(tokens);
     Gpt2Options o;
+    const ForwardCall call =
+        forward_call(tokens, forward_options, {"position", "topK", "trace", "precision"}, o);
     o.position = parse_gpt2_position(
-        string_field(options, "position", name_of(kGpt2PositionNames, o.position)));
-    o.top_k = integer_field(options, "topK", o.top_k);
-    o.trace = bool_field(options, "trace", o.trace);
-    o.precision =
-        parse_precision(string_field(options, "precision", name_of(kPrecisionNames, o.precision)));
-    const Gpt2Result r = gpt2_forward(weights, ids, o);
-    val out = val::object();
+        string_field(call.options, "position", name_of(kGpt2PositionNames, o.position)));
+    const Gpt2Result r = gpt2_forward(weights, call.ids, o);
+    val out = forward_result_js(r, o.precision);
     out.set("logits", to_js(r.logits));
-    set_trace_js(out, r);
     out.set("position", std::string(to_string(o.position)));
     out.set("positionNote", std::string(gpt2_position_note(o.position)));
-    out.set("precision", std::string(to_string(o.precision)));
     return out;
   }
   // Without a config, read off the checkpoint.
@@ -110,7 +93,7 @@ val gpt2_config_js(val config) {
 val gpt2_random_js(val config, Num seed) {
   return guarded([&] {
     const std::optional<Gpt2Config> c = to_config(config);
-    return model_result<Gpt2Arch>(gpt2_random_weights(c ? *c : Gpt2Config::small(), to_seed(seed)));
+    return model_result<Gpt2Arch>(lm_random_weights(c ? *c : Gpt2Config::small(), to_seed(seed)));
   });
 }
 

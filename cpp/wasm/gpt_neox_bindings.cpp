@@ -24,18 +24,10 @@ namespace {
 using Num = val;
 using Str = val;
 
-// { preset } → a preset; a string is a Hugging Face config.json's text, which the core checks
-// as the CLI does. A GPT-NeoX checkpoint does not say its head count or rotary settings, so
-// there is no "read it off the checkpoint": the config is required.
-GptNeoxConfig to_config(const val& js) {
-  if (js.isString()) return GptNeoxConfig::from_json(js.as<std::string>(), "config");
-  require(!js.isUndefined() && !js.isNull() && js.typeOf().as<std::string>() == "object" &&
-              !js.isArray(),
-          "config", "config must be { preset } or config.json's text");
-  const val preset = field(to_options(js, "config", {"preset"}), "preset");
-  require(!preset.isUndefined(), "config", "config must be { preset } or config.json's text");
-  return GptNeoxConfig::preset(to_string(preset, "preset"));
-}
+// { preset } or config.json's text (preset_or_json_config). A GPT-NeoX checkpoint does not say
+// its head count or rotary settings, so there is no "read it off the checkpoint": the config
+// is required.
+GptNeoxConfig to_config(const val& js) { return preset_or_json_config<GptNeoxConfig>(js); }
 
 val config_to_js(const GptNeoxConfig& c) {
   val out = val::object();
@@ -90,25 +82,18 @@ struct GptNeoxArch {
   static val config_js(const GptNeoxConfig& c) { return config_to_js(c); }
   // options: { precision, trace, topK, logits, lossByPosition, rope }
   static val forward(const GptNeoxWeights& weights, const val& tokens, const val& forward_options) {
-    const val options =
-        to_options(forward_options, "forward",
-                   {"precision", "trace", "topK", "logits", "lossByPosition", "rope"});
-    const std::vector<long long> ids = token_ids(tokens);
     GptNeoxOptions o;
-    o.precision =
-        parse_precision(string_field(options, "precision", name_of(kPrecisionNames, o.precision)));
-    o.trace = bool_field(options, "trace", o.trace);
-    o.top_k = integer_field(options, "topK", o.top_k);
-    o.logits = bool_field(options, "logits", o.logits);
-    o.loss_by_position = bool_field(options, "lossByPosition", o.loss_by_position);
-    const val rope = field(options, "rope");
+    const ForwardCall call =
+        forward_call(tokens, forward_options,
+                     {"precision", "trace", "topK", "logits", "lossByPosition", "rope"}, o);
+    o.logits = bool_field(call.options, "logits", o.logits);
+    o.loss_by_position = bool_field(call.options, "lossByPosition", o.loss_by_position);
+    const val rope = field(call.options, "rope");
     if (!rope.isUndefined()) o.rope = to_scaled_rope(rope, weights.config);
-    const GptNeoxResult r = gpt_neox_forward(weights, ids, o);
-    val out = val::object();
+    const GptNeoxResult r = gpt_neox_forward(weights, call.ids, o);
+    val out = forward_result_js(r, o.precision);
     if (o.logits) out.set("logits", to_js(r.logits));
     if (o.loss_by_position) out.set("losses", to_js(r.losses));
-    set_trace_js(out, r);
-    out.set("precision", std::string(to_string(o.precision)));
     const RopeOptions used = o.rope ? *o.rope : weights.config.rope();
     val scaling = val::object();
     scaling.set("scaling", to_string(used.scaling));
@@ -138,9 +123,9 @@ val gpt_neox_random_js(val config, Num seed, Str dtype) {
   return guarded([&] {
     const std::string d = to_string(dtype, "dtype");
     require(d == "F32" || d == "F16", "dtype", "dtype must be F32 or F16 (got '" + d + "')");
-    GptNeoxWeights weights = gpt_neox_random_weights(to_config(config), to_seed(seed));
+    GptNeoxWeights weights = lm_random_weights(to_config(config), to_seed(seed));
     if (d == "F16") {
-      for (const auto& entry : gpt_neox_named_tensors(weights)) {
+      for (const auto& entry : lm_named_tensors(weights)) {
         // The pointers are into `weights`, which this function owns.
         auto* tensor = const_cast<StoredTensor*>(entry.second);
         *tensor = StoredTensor::from(tensor->to_float(), StoredDType::kF16);

@@ -2,7 +2,7 @@
 // parametrised by an architecture description `Arch`:
 //   using Weights = ...;                       the core's weights (an lm_tensor_layout overload)
 //   static val config_js(const Config&);       the config as JS
-//   static val forward(const Weights&, const val& tokens, const val& options);  (token_ids)
+//   static val forward(const Weights&, const val& tokens, const val& options);  (forward_call)
 //   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&);
 // From it: the model handle (config, bytes, dtype, forward), the streamed loader's handle
 // (received, expected, append, finish) and the loader function ({ loader, tensors, config }),
@@ -12,6 +12,7 @@
 
 #include <emscripten/bind.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
+#include "poslab/base/precision.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm_weights.hpp"
 
@@ -57,6 +59,26 @@ inline val tensors_js(const SafetensorsHeader& header) {
   return tensors;
 }
 
+// A config argument: { preset } → Config::preset; a string → a Hugging Face config.json's text,
+// which the core checks as the CLI does. Anything else (null too, as for every options
+// argument: js_convert.hpp) is refused, saying what came.
+template <class Config>
+Config preset_or_json_config(const val& js) {
+  if (js.isString()) return Config::from_json(js.as<std::string>(), "config");
+  const bool object = !js.isUndefined() && !js.isNull() &&
+                      js.typeOf().as<std::string>() == "object" && !js.isArray();
+  require(object, "config",
+          "config must be { preset } or config.json's text (got " +
+              std::string(js.isUndefined() ? "undefined"
+                          : js.isNull()    ? "null"
+                          : js.isArray()   ? "an array"
+                                           : "a non-object") +
+              ")");
+  const val preset = field(to_options(js, "config", {"preset"}), "preset");
+  require(!preset.isUndefined(), "config", "config must be { preset } or config.json's text");
+  return Config::preset(to_string(preset, "preset"));
+}
+
 // forward's tokens: an Int32Array (field "tokens").
 inline std::vector<long long> token_ids(const val& tokens) {
   require(tokens.instanceof (val::global("Int32Array")), "tokens", "tokens must be an Int32Array");
@@ -64,11 +86,30 @@ inline std::vector<long long> token_ids(const val& tokens) {
   return std::vector<long long>(ids.begin(), ids.end());
 }
 
-// A forward result's trace on `out`: layers [{ attention, ln1Mean, ln1Variance, ln2Mean,
-// ln2Variance, residAttnNorm, residMlpNorm }] (every architecture's layer trace has these
-// fields), topIds and topProbs.
+// forward's options object (its keys `allowed`) and tokens, with the options every
+// architecture takes (precision, trace, topK) read into `o`; the caller reads the others.
+struct ForwardCall {
+  val options;
+  std::vector<long long> ids;
+};
+template <class Options>
+ForwardCall forward_call(const val& tokens, const val& options,
+                         std::initializer_list<const char*> allowed, Options& o) {
+  ForwardCall call{to_options(options, "forward", allowed), {}};
+  call.ids = token_ids(tokens);
+  o.precision = parse_precision(
+      string_field(call.options, "precision", name_of(kPrecisionNames, o.precision)));
+  o.trace = bool_field(call.options, "trace", o.trace);
+  o.top_k = integer_field(call.options, "topK", o.top_k);
+  return call;
+}
+
+// What every forward result has: layers [{ attention, ln1Mean, ln1Variance, ln2Mean,
+// ln2Variance, residAttnNorm, residMlpNorm }] (empty unless traced), topIds, topProbs and the
+// precision it ran in; the caller adds its architecture's outputs.
 template <class Result>
-void set_trace_js(val& out, const Result& r) {
+val forward_result_js(const Result& r, Precision precision) {
+  val out = val::object();
   val layers = val::array();
   for (const auto& layer : r.layers) {
     val l = val::object();
@@ -85,6 +126,8 @@ void set_trace_js(val& out, const Result& r) {
   const std::size_t k = r.top_ids.size();
   out.set("topIds", to_js(TensorI({k}, r.top_ids))["data"]);
   out.set("topProbs", to_js(TensorF({k}, r.top_probs))["data"]);
+  out.set("precision", std::string(to_string(precision)));
+  return out;
 }
 
 // A model in the wasm heap. Copies share the weights (embind copies handles by value).
@@ -100,8 +143,7 @@ class LmModel {
   // 'F32' | 'F16' | 'mixed'
   std::string dtype() const {
     bool f16 = false, f32 = false;
-    // The layout only reads the config and takes addresses.
-    for (const auto& entry : lm_named_tensors(lm_tensor_layout(const_cast<Weights&>(*weights_)))) {
+    for (const auto& entry : lm_named_tensors(*weights_)) {
       (entry.second->dtype == StoredDType::kF16 ? f16 : f32) = true;
     }
     return f16 && f32 ? "mixed" : f16 ? "F16" : "F32";

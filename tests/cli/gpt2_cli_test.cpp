@@ -29,7 +29,7 @@ TEST_F(Gpt2Cli, RandomInitMatchesTheCoreAndIsSeeded) {
                                   "--seed", "5", "-o", "logits.npy"},
                                  "logits.npy");
   ASSERT_EQ(logits.shape, (Shape{4, 100}));
-  const Gpt2Result core = gpt2_forward(gpt2_random_weights(tiny(), 5), {3, 14, 15, 92});
+  const Gpt2Result core = gpt2_forward(lm_random_weights(tiny(), 5), {3, 14, 15, 92});
   EXPECT_EQ(logits.data, core.logits.data);
   const TensorF other = run_npy(
       {"gpt2", "--config", "tiny.json", "--tokens", "3,14,15,92", "--seed", "6", "-o", "b.npy"},
@@ -38,8 +38,8 @@ TEST_F(Gpt2Cli, RandomInitMatchesTheCoreAndIsSeeded) {
 }
 
 TEST_F(Gpt2Cli, CheckpointIsLoadedAndTraced) {
-  const Gpt2Weights weights = gpt2_random_weights(tiny(), 11);
-  put("model.safetensors", encode_safetensors(gpt2_named_tensors(weights)));
+  const Gpt2Weights weights = lm_random_weights(tiny(), 11);
+  put("model.safetensors", encode_safetensors(lm_named_tensors(weights)));
   const TensorF logits =
       run_npy({"gpt2", "--weights", "model.safetensors", "--config", "tiny.json", "--tokens",
                "1,2,3", "--trace", "trace", "--top-k", "5", "-o", "logits.npy"},
@@ -71,12 +71,12 @@ TEST_F(Gpt2Cli, CheckpointIsLoadedAndTraced) {
 }
 
 TEST_F(Gpt2Cli, Fp16CheckpointWithTransformerPrefixLoads) {
-  const Gpt2Weights weights = gpt2_random_weights(tiny(), 3);
+  const Gpt2Weights weights = lm_random_weights(tiny(), 3);
   std::vector<TensorF> values;
   std::vector<std::pair<std::string, const TensorF*>> named;
-  for (const auto& [name, tensor] : gpt2_named_tensors(weights))
+  for (const auto& [name, tensor] : lm_named_tensors(weights))
     values.push_back(tensor->to_float());
-  for (const auto& [name, tensor] : gpt2_named_tensors(weights)) {
+  for (const auto& [name, tensor] : lm_named_tensors(weights)) {
     named.emplace_back("transformer." + name, &values[named.size()]);
   }
   put("half.safetensors", encode_safetensors(named, StoredDType::kF16));
@@ -110,8 +110,8 @@ TEST_F(Gpt2Cli, MissingOrBadFilesAreRefused) {
   // A checkpoint of another size: the message names the tensor.
   Gpt2Config wider = tiny();
   wider.n_embd = 64;
-  const Gpt2Weights w = gpt2_random_weights(wider, 1);
-  put("wide.safetensors", encode_safetensors(gpt2_named_tensors(w)));
+  const Gpt2Weights w = lm_random_weights(wider, 1);
+  put("wide.safetensors", encode_safetensors(lm_named_tensors(w)));
   expect_refused_saying({"gpt2", "--weights", "wide.safetensors", "--config", "tiny.json",
                          "--tokens", "1", "-o", "l.npy"},
                         "tensor 'h.0.attn.c_attn.bias' has shape (192,)");
@@ -133,7 +133,7 @@ TEST_F(Gpt2Cli, ConflictingOptionsAreUsageErrors) {
 
 TEST_F(Gpt2Cli, PrecisionPicksTheForwardPath) {
   const std::vector<long long> tokens{3, 1, 4, 1, 5, 9, 2, 6};
-  const Gpt2Weights weights = gpt2_random_weights(tiny(), 0);
+  const Gpt2Weights weights = lm_random_weights(tiny(), 0);
   Gpt2Options options;
   for (const Precision precision : {Precision::kFloat, Precision::kDouble}) {
     options.precision = precision;
@@ -165,20 +165,20 @@ TEST_F(Gpt2Cli, SwappedPositionMethodIsLabelled) {
   Gpt2Options options;
   options.position = Gpt2Position::kRope;
   EXPECT_EQ(read_npy(path("logits.npy")).data,
-            gpt2_forward(gpt2_random_weights(tiny(), 0), {3, 1, 4, 1, 5}, options).logits.data);
+            gpt2_forward(lm_random_weights(tiny(), 0), {3, 1, 4, 1, 5}, options).logits.data);
 }
 
 TEST_F(Gpt2Cli, ConfigIsReadOffTheCheckpointWithoutConfigOrPreset) {
   Gpt2Config two_heads = tiny();
   two_heads.n_embd = 128;
   two_heads.n_head = 2;
-  const Gpt2Weights weights = gpt2_random_weights(two_heads, 4);
-  put("m.safetensors", encode_safetensors(gpt2_named_tensors(weights)));
+  const Gpt2Weights weights = lm_random_weights(two_heads, 4);
+  put("m.safetensors", encode_safetensors(lm_named_tensors(weights)));
   const TensorF logits =
       run_npy({"gpt2", "--weights", "m.safetensors", "--tokens", "5,6", "-o", "l.npy"}, "l.npy");
   EXPECT_EQ(logits.data, gpt2_forward(weights, {5, 6}).logits.data);
   // Width 32 does not say how many heads there are.
-  put("t.safetensors", encode_safetensors(gpt2_named_tensors(gpt2_random_weights(tiny(), 4))));
+  put("t.safetensors", encode_safetensors(lm_named_tensors(lm_random_weights(tiny(), 4))));
   expect_refused_saying({"gpt2", "--weights", "t.safetensors", "--tokens", "1", "-o", "l.npy"},
                         "config.json");
 }

@@ -41,9 +41,9 @@ class LmCli : public Cli {
     ASSERT_EQ(run({"lm-random", "--config", "gpt2.json", "--seed", "5", "-o", "gpt2"}).status, 0);
   }
   GptNeoxWeights neox() const {
-    return gpt_neox_random_weights(GptNeoxConfig::from_json(kNeox, "c"), 4);
+    return lm_random_weights(GptNeoxConfig::from_json(kNeox, "c"), 4);
   }
-  Gpt2Weights gpt2() const { return gpt2_random_weights(Gpt2Config::from_json(kGpt2, "c"), 5); }
+  Gpt2Weights gpt2() const { return lm_random_weights(Gpt2Config::from_json(kGpt2, "c"), 5); }
   std::vector<std::string> lm_neox(std::vector<std::string> more) const {
     std::vector<std::string> args{"lm", "--weights", "neox/model.safetensors", "--config",
                                   "neox/config.json"};
@@ -183,7 +183,7 @@ TEST_F(LmCli, BadInputsAreRefused) {
   GptNeoxConfig wider = GptNeoxConfig::from_json(kNeox, "c");
   wider.intermediate_size = 96;
   put("wide.safetensors",
-      encode_safetensors(gpt_neox_named_tensors(gpt_neox_random_weights(wider, 1))));
+      encode_safetensors(lm_named_tensors(lm_random_weights(wider, 1))));
   expect_refused_saying({"lm", "--weights", "wide.safetensors", "--config", "neox.json", "--tokens",
                          "1", "-o", "l.npy"},
                         "has shape (48, 96), the config needs (48, 80)");

@@ -144,13 +144,13 @@ Tensors copies(const Named& named) {
 
 Tensors neox_tensors() {
   const GptNeoxWeights w =
-      gpt_neox_random_weights(GptNeoxConfig::from_json(kNeoxConfig, "c.json"), 1);
-  return copies(gpt_neox_named_tensors(w));
+      lm_random_weights(GptNeoxConfig::from_json(kNeoxConfig, "c.json"), 1);
+  return copies(lm_named_tensors(w));
 }
 
 Tensors gpt2_tensors() {
-  const Gpt2Weights w = gpt2_random_weights(Gpt2Config::from_json(kGpt2Config, "c.json"), 1);
-  return copies(gpt2_named_tensors(w));
+  const Gpt2Weights w = lm_random_weights(Gpt2Config::from_json(kGpt2Config, "c.json"), 1);
+  return copies(lm_named_tensors(w));
 }
 
 const std::vector<std::string>& tensor_names(bool neox) {

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "lm_fixture.hpp"
+#include "lm_reference.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -28,14 +29,7 @@ constexpr std::size_t V = 100, P = 16, E = 32, N = 2, H = 4, d = E / H;
 constexpr double kEps = 1e-5;
 
 poslab::Gpt2Config tiny_config() {
-  poslab::Gpt2Config c;
-  c.vocab_size = V;
-  c.n_positions = P;
-  c.n_embd = E;
-  c.n_layer = N;
-  c.n_head = H;
-  c.layer_norm_epsilon = kEps;
-  return c;
+  return poslab::Gpt2Config{V, P, E, N, H, kEps};  // vocabulary, positions, width, layers, heads
 }
 
 // The checkpoint, written out name by name (not from the core's list), with nonzero biases
@@ -74,16 +68,11 @@ using lm_fixture::temp_file;
 // ---------------------------------------------------------------------------------------------
 // The reference model: plain loops over doubles.
 
-using Mat = std::vector<double>;  // row-major
-
-struct RefLayer {
-  ref::Tensor attention{{H, 0, 0}};
-  std::vector<double> ln1_mean, ln1_var, ln2_mean, ln2_var, resid_attn, resid_mlp;
-};
+using lm_ref::Mat;
 
 struct RefResult {
   ref::Tensor logits;
-  std::vector<RefLayer> layers;
+  std::vector<lm_ref::Layer> layers;
 };
 
 const TensorF& W(const std::map<std::string, TensorF>& w, const std::string& name) {
@@ -93,48 +82,16 @@ const TensorF& W(const std::map<std::string, TensorF>& w, const std::string& nam
 // (rows, E) → (rows, E), recording each row's mean and biased variance.
 Mat ref_layer_norm(const Mat& x, std::size_t rows, const TensorF& g, const TensorF& b,
                    std::vector<double>* means = nullptr, std::vector<double>* vars = nullptr) {
-  Mat y(x.size());
-  for (std::size_t r = 0; r < rows; ++r) {
-    double mean = 0;
-    for (std::size_t c = 0; c < E; ++c) mean += x[r * E + c];
-    mean /= E;
-    double var = 0;
-    for (std::size_t c = 0; c < E; ++c) var += (x[r * E + c] - mean) * (x[r * E + c] - mean);
-    var /= E;
-    for (std::size_t c = 0; c < E; ++c) {
-      y[r * E + c] = (x[r * E + c] - mean) / std::sqrt(var + kEps) * g.data[c] + b.data[c];
-    }
-    if (means) means->push_back(mean);
-    if (vars) vars->push_back(var);
-  }
-  return y;
+  return lm_ref::layer_norm(x, rows, E, g, b, kEps, means, vars);
 }
 
-// x (rows, in) · w (in, out) + b.
+// x (rows, in) · w (in, out) + b: Conv1D.
 Mat ref_conv1d(const Mat& x, std::size_t rows, const TensorF& w, const TensorF& b) {
-  const std::size_t in = w.shape[0], out = w.shape[1];
-  Mat y(rows * out);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t o = 0; o < out; ++o) {
-      double sum = b.data[o];
-      for (std::size_t i = 0; i < in; ++i) sum += x[r * in + i] * double(w.data[i * out + o]);
-      y[r * out + o] = sum;
-    }
-  return y;
+  return lm_ref::linear(x, rows, w, b, lm_ref::Stored::kInOut);
 }
 
 double ref_gelu_new(double x) {
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / ref::kPi) * (x + 0.044715 * std::pow(x, 3))));
-}
-
-std::vector<double> ref_norms(const Mat& x, std::size_t rows) {
-  std::vector<double> out;
-  for (std::size_t r = 0; r < rows; ++r) {
-    double s = 0;
-    for (std::size_t c = 0; c < E; ++c) s += x[r * E + c] * x[r * E + c];
-    out.push_back(std::sqrt(s));
-  }
-  return out;
 }
 
 using poslab::Gpt2Position;
@@ -166,7 +123,7 @@ RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector
     }
   for (std::size_t layer = 0; layer < N; ++layer) {
     const std::string p = "h." + std::to_string(layer) + ".";
-    RefLayer L;
+    lm_ref::Layer L;
     const Mat a = ref_layer_norm(x, T, W(w, p + "ln_1.weight"), W(w, p + "ln_1.bias"), &L.ln1_mean,
                                  &L.ln1_var);
     Mat qkv = ref_conv1d(a, T, W(w, p + "attn.c_attn.weight"), W(w, p + "attn.c_attn.bias"));
@@ -177,38 +134,22 @@ RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector
           ref_rotate(&qkv[t * 3 * E + E + h * d], t);  // k
         }
     }
-    L.attention = ref::Tensor({H, T, T});
-    Mat merged(T * E, 0.0);
-    for (std::size_t h = 0; h < H; ++h) {
-      for (std::size_t i = 0; i < T; ++i) {
-        // Scores of query i against keys 0..i (causal), scaled by 1/√d.
-        std::vector<double> s(i + 1);
-        for (std::size_t j = 0; j <= i; ++j) {
-          double dot = 0;
-          for (std::size_t c = 0; c < d; ++c) {
-            dot += qkv[i * 3 * E + h * d + c] * qkv[j * 3 * E + E + h * d + c];
-          }
-          s[j] = dot / std::sqrt(double(d));
-          // ALiBi, H = 4: slopes 2^(−8(h+1)/H) = 2^(−2(h+1)), penalty on the distance i − j.
-          if (position == Gpt2Position::kAlibi) s[j] -= std::pow(2.0, -2.0 * (h + 1.0)) * (i - j);
-        }
-        const double mx = *std::max_element(s.begin(), s.end());
-        double sum = 0;
-        for (double& v : s) sum += (v = std::exp(v - mx));
-        for (std::size_t j = 0; j <= i; ++j) {
-          const double p_ij = s[j] / sum;
-          L.attention[(h * T + i) * T + j] = p_ij;
-          for (std::size_t c = 0; c < d; ++c) {
-            merged[i * E + h * d + c] += p_ij * qkv[j * 3 * E + 2 * E + h * d + c];
-          }
-        }
-      }
-    }
+    // [q | k | v] side by side, head h at h·d within each.
+    const auto at = [&](std::size_t part) {
+      return
+          [&qkv, part](std::size_t t, std::size_t h) { return &qkv[t * 3 * E + part * E + h * d]; };
+    };
+    // ALiBi, H = 4: slopes 2^(−8(h+1)/H) = 2^(−2(h+1)), penalty on the distance i − j.
+    const auto alibi = [&](std::size_t h, std::size_t i, std::size_t j) {
+      return position == Gpt2Position::kAlibi ? -std::pow(2.0, -2.0 * (h + 1.0)) * double(i - j)
+                                              : 0.0;
+    };
+    const Mat merged = lm_ref::causal_attention(T, H, d, at(0), at(1), at(2), alibi, L.attention);
     const Mat proj =
         ref_conv1d(merged, T, W(w, p + "attn.c_proj.weight"), W(w, p + "attn.c_proj.bias"));
     Mat hres(T * E);
     for (std::size_t i = 0; i < T * E; ++i) hres[i] = x[i] + proj[i];
-    L.resid_attn = ref_norms(hres, T);
+    L.resid_attn = lm_ref::norms(hres, T, E);
     const Mat m = ref_layer_norm(hres, T, W(w, p + "ln_2.weight"), W(w, p + "ln_2.bias"),
                                  &L.ln2_mean, &L.ln2_var);
     Mat hidden = ref_conv1d(m, T, W(w, p + "mlp.c_fc.weight"), W(w, p + "mlp.c_fc.bias"));
@@ -216,18 +157,11 @@ RefResult ref_forward(const std::map<std::string, TensorF>& w, const std::vector
     const Mat out =
         ref_conv1d(hidden, T, W(w, p + "mlp.c_proj.weight"), W(w, p + "mlp.c_proj.bias"));
     for (std::size_t i = 0; i < T * E; ++i) x[i] = hres[i] + out[i];
-    L.resid_mlp = ref_norms(x, T);
+    L.resid_mlp = lm_ref::norms(x, T, E);
     result.layers.push_back(std::move(L));
   }
   const Mat f = ref_layer_norm(x, T, W(w, "ln_f.weight"), W(w, "ln_f.bias"));
-  result.logits = ref::Tensor({T, V});
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t v = 0; v < V; ++v) {
-      double s = 0;
-      for (std::size_t c = 0; c < E; ++c)
-        s += f[t * E + c] * double(W(w, "wte.weight").data[v * E + c]);
-      result.logits[t * V + v] = s;
-    }
+  result.logits = lm_ref::vocabulary_logits(f, T, E, W(w, "wte.weight"));  // tied to wte
   return result;
 }
 
@@ -247,7 +181,7 @@ class Gpt2Tiny : public ::testing::Test {
 
 TEST_F(Gpt2Tiny, LoadsEveryTensorBitIdentically) {
   const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
-  const auto named = poslab::gpt2_named_tensors(w);
+  const auto named = poslab::lm_named_tensors(w);
   ASSERT_EQ(named.size(), checkpoint_.size());
   for (const auto& [name, tensor] : named) {
     const TensorF& want = checkpoint_.at(name);
@@ -280,16 +214,8 @@ TEST_F(Gpt2Tiny, ForwardMatchesDoubleReference) {
       EXPECT_ALLCLOSE(got.logits, want.logits, logit_tol) << "logits, T=" << T;
       ASSERT_EQ(got.layers.size(), N);
       for (std::size_t i = 0; i < N; ++i) {
-        const poslab::Gpt2LayerTrace& g = got.layers[i];
-        const RefLayer& r = want.layers[i];
-        EXPECT_ALLCLOSE(g.attention, r.attention, map_tol) << "attention, layer " << i;
-        EXPECT_ALLCLOSE(g.ln_1_mean, r.ln1_mean, ref::kAcceptance) << "layer " << i;
-        EXPECT_ALLCLOSE(g.ln_1_variance, r.ln1_var, ref::kAcceptance) << "layer " << i;
-        EXPECT_ALLCLOSE(g.ln_2_mean, r.ln2_mean, ref::kAcceptance) << "layer " << i;
-        EXPECT_ALLCLOSE(g.ln_2_variance, r.ln2_var, ref::kAcceptance) << "layer " << i;
-        EXPECT_ALLCLOSE(g.resid_attn_norm, r.resid_attn, ref::kAcceptance) << "layer " << i;
-        EXPECT_ALLCLOSE(g.resid_mlp_norm, r.resid_mlp, ref::kAcceptance) << "layer " << i;
-        EXPECT_EQ(g.ln_1_mean.shape, (poslab::Shape{T}));
+        lm_ref::expect_layer_close(got.layers[i], want.layers[i], map_tol, i);
+        EXPECT_EQ(got.layers[i].ln_1_mean.shape, (poslab::Shape{T}));
       }
 
       // Top-k: the reference's own ranking of the last row, probabilities by its softmax.
@@ -357,7 +283,7 @@ TEST_F(Gpt2Tiny, Fp16CheckpointLoadsTheHalfRoundedValues) {
   std::map<std::string, TensorF> rounded = checkpoint_;
   for (auto& entry : rounded)
     for (float& v : entry.second.data) v = poslab::half_to_float(poslab::float_to_half(v));
-  for (const auto& [name, tensor] : poslab::gpt2_named_tensors(w)) {
+  for (const auto& [name, tensor] : poslab::lm_named_tensors(w)) {
     EXPECT_EQ(tensor->dtype, poslab::StoredDType::kF16) << name;  // kept as half in memory
     EXPECT_EQ(tensor->to_float().data, rounded.at(name).data) << name;
   }
@@ -454,7 +380,7 @@ TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
   c.n_head = 2;
   c.n_layer = 3;
   const std::string bytes =
-      poslab::encode_safetensors(poslab::gpt2_named_tensors(poslab::gpt2_random_weights(c, 2)));
+      poslab::encode_safetensors(poslab::lm_named_tensors(poslab::lm_random_weights(c, 2)));
   const poslab::Gpt2Weights w = poslab::gpt2_weights_from_bytes(bytes, std::nullopt, "m");
   EXPECT_EQ(w.config.vocab_size, c.vocab_size);
   EXPECT_EQ(w.config.n_positions, c.n_positions);
@@ -463,7 +389,7 @@ TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
   EXPECT_EQ(w.config.n_head, 2);
   // Width 32 cannot say how many heads it has.
   const std::string tiny = poslab::encode_safetensors(
-      poslab::gpt2_named_tensors(poslab::gpt2_random_weights(tiny_config(), 2)));
+      poslab::lm_named_tensors(poslab::lm_random_weights(tiny_config(), 2)));
   try {
     poslab::gpt2_weights_from_bytes(tiny, std::nullopt, "tiny.safetensors");
     ADD_FAILURE() << "heads were guessed";
@@ -554,9 +480,9 @@ TEST(Gpt2Config, BadConfigsAreRefused) {
 }
 
 TEST(Gpt2Random, IsSeededWithGpt2Init) {
-  const poslab::Gpt2Weights a = poslab::gpt2_random_weights(tiny_config(), 7);
-  const poslab::Gpt2Weights b = poslab::gpt2_random_weights(tiny_config(), 7);
-  const poslab::Gpt2Weights c = poslab::gpt2_random_weights(tiny_config(), 8);
+  const poslab::Gpt2Weights a = poslab::lm_random_weights(tiny_config(), 7);
+  const poslab::Gpt2Weights b = poslab::lm_random_weights(tiny_config(), 7);
+  const poslab::Gpt2Weights c = poslab::lm_random_weights(tiny_config(), 8);
   EXPECT_EQ(a.blocks[1].mlp_c_fc_weight.f32, b.blocks[1].mlp_c_fc_weight.f32);
   EXPECT_NE(a.wte.f32, c.wte.f32);
   EXPECT_TRUE(std::all_of(a.blocks[0].ln_1_weight.f32.begin(), a.blocks[0].ln_1_weight.f32.end(),
@@ -570,7 +496,7 @@ TEST(Gpt2Random, IsSeededWithGpt2Init) {
   EXPECT_NEAR(std::sqrt(sq / n), 0.02, 0.002);
   // Saved and loaded back, the random model is the same model.
   const poslab::Gpt2Weights loaded = poslab::gpt2_weights_from_bytes(
-      poslab::encode_safetensors(poslab::gpt2_named_tensors(a)), tiny_config(), "r");
+      poslab::encode_safetensors(poslab::lm_named_tensors(a)), tiny_config(), "r");
   EXPECT_EQ(poslab::gpt2_forward(loaded, {1, 2, 3}).logits.data,
             poslab::gpt2_forward(a, {1, 2, 3}).logits.data);
 }
@@ -578,17 +504,17 @@ TEST(Gpt2Random, IsSeededWithGpt2Init) {
 TEST(Gpt2Random, HugeConfigIsRefusedBeforeAllocating) {
   poslab::Gpt2Config c = poslab::Gpt2Config::small();
   c.n_layer = 100000;
-  EXPECT_THROW(poslab::gpt2_random_weights(c, 0), Error);
+  EXPECT_THROW(poslab::lm_random_weights(c, 0), Error);
   c = poslab::Gpt2Config::small();
   c.n_head = 7;
-  EXPECT_THROW(poslab::gpt2_random_weights(c, 0), Error);
+  EXPECT_THROW(poslab::lm_random_weights(c, 0), Error);
 }
 
 TEST(Gpt2Weights, MismatchedWeightsAreRefusedByForward) {
-  poslab::Gpt2Weights w = poslab::gpt2_random_weights(tiny_config(), 1);
+  poslab::Gpt2Weights w = poslab::lm_random_weights(tiny_config(), 1);
   w.blocks[0].mlp_c_proj_weight = poslab::StoredTensor({E, E}, poslab::StoredDType::kF32, "w");
   EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
-  w = poslab::gpt2_random_weights(tiny_config(), 1);
+  w = poslab::lm_random_weights(tiny_config(), 1);
   w.blocks.pop_back();
   EXPECT_THROW(poslab::gpt2_forward(w, {1}), Error);
 }
@@ -602,18 +528,13 @@ namespace {
 // weights, at the policy of precision.hpp: logits within 1e-4 of the largest |logit|,
 // attention maps within 1e-5.
 TEST(Gpt2Precision, FloatAgreesWithDoubleOnAWiderModel) {
-  poslab::Gpt2Config c;
-  c.vocab_size = 3000;
-  c.n_positions = 160;
-  c.n_embd = 256;
-  c.n_layer = 2;
-  c.n_head = 4;
+  const poslab::Gpt2Config c{3000, 160, 256, 2, 4};  // vocabulary, positions, width, layers, heads
   std::vector<long long> tokens(150);
   for (std::size_t t = 0; t < tokens.size(); ++t) tokens[t] = (t * 7919 + 13) % 3000;
-  poslab::Gpt2Weights w = poslab::gpt2_random_weights(c, 11);
+  poslab::Gpt2Weights w = poslab::lm_random_weights(c, 11);
   for (const poslab::StoredDType dtype : {poslab::StoredDType::kF32, poslab::StoredDType::kF16}) {
     if (dtype == poslab::StoredDType::kF16) {
-      for (auto& [name, tensor] : poslab::gpt2_named_tensors(w)) {
+      for (auto& [name, tensor] : poslab::lm_named_tensors(w)) {
         auto* stored = const_cast<poslab::StoredTensor*>(tensor);
         *stored = poslab::StoredTensor::from(stored->to_float(), dtype);
       }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lm_reference.hpp"
 #include "reference.hpp"
 
 namespace neox_ref {
@@ -21,10 +22,7 @@ struct Config {
   bool parallel;
 };
 
-struct Layer {
-  ref::Tensor attention;  // (H, T, T)
-  std::vector<double> ln1_mean, ln1_var, ln2_mean, ln2_var, resid_attn, resid_mlp;
-};
+using lm_ref::Layer;
 
 struct Result {
   ref::Tensor logits;  // (T, V)
@@ -32,53 +30,14 @@ struct Result {
 };
 
 using Weights = std::map<std::string, poslab::TensorF>;
-using Mat = std::vector<double>;  // row-major
+using lm_ref::Mat;
 
 inline const poslab::TensorF& at(const Weights& w, const std::string& name) { return w.at(name); }
-
-// LayerNorm over rows of width E, biased variance; records each row's mean and variance.
-inline Mat layer_norm(const Mat& x, std::size_t rows, std::size_t E, const poslab::TensorF& g,
-                      const poslab::TensorF& b, double eps, std::vector<double>* means = nullptr,
-                      std::vector<double>* vars = nullptr) {
-  Mat y(x.size());
-  for (std::size_t r = 0; r < rows; ++r) {
-    double mean = 0;
-    for (std::size_t c = 0; c < E; ++c) mean += x[r * E + c];
-    mean /= double(E);
-    double var = 0;
-    for (std::size_t c = 0; c < E; ++c) var += (x[r * E + c] - mean) * (x[r * E + c] - mean);
-    var /= double(E);
-    for (std::size_t c = 0; c < E; ++c) {
-      y[r * E + c] = (x[r * E + c] - mean) / std::sqrt(var + eps) * g.data[c] + b.data[c];
-    }
-    if (means) means->push_back(mean);
-    if (vars) vars->push_back(var);
-  }
-  return y;
-}
 
 // torch.nn.Linear: y = x · Wᵀ + b, W (out, in).
 inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
                   const poslab::TensorF& b) {
-  const std::size_t out = w.shape[0], in = w.shape[1];
-  Mat y(rows * out);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t o = 0; o < out; ++o) {
-      double s = b.data[o];
-      for (std::size_t i = 0; i < in; ++i) s += x[r * in + i] * double(w.data[o * in + i]);
-      y[r * out + o] = s;
-    }
-  return y;
-}
-
-inline std::vector<double> norms(const Mat& x, std::size_t rows, std::size_t E) {
-  std::vector<double> out;
-  for (std::size_t r = 0; r < rows; ++r) {
-    double s = 0;
-    for (std::size_t c = 0; c < E; ++c) s += x[r * E + c] * x[r * E + c];
-    out.push_back(std::sqrt(s));
-  }
-  return out;
+  return lm_ref::linear(x, rows, w, b, lm_ref::Stored::kOutIn);
 }
 
 // apply_rotary_pos_emb on the first R dims of one head's vector: x·cos + rotate_half(x)·sin,
@@ -107,8 +66,9 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
   for (std::size_t n = 0; n < c.N; ++n) {
     const std::string p = "gpt_neox.layers." + std::to_string(n) + ".";
     Layer L;
-    const Mat a = layer_norm(x, T, E, at(w, p + "input_layernorm.weight"),
-                             at(w, p + "input_layernorm.bias"), c.eps, &L.ln1_mean, &L.ln1_var);
+    const Mat a =
+        lm_ref::layer_norm(x, T, E, at(w, p + "input_layernorm.weight"),
+                           at(w, p + "input_layernorm.bias"), c.eps, &L.ln1_mean, &L.ln1_var);
     Mat qkv = linear(a, T, at(w, p + "attention.query_key_value.weight"),
                      at(w, p + "attention.query_key_value.bias"));
     // (T, 3E) viewed as (T, H, 3d): head h's q at h·3d, k at h·3d + d, v at h·3d + 2d.
@@ -118,25 +78,12 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
         rotate(q(t, h), positions[t], freqs);
         rotate(q(t, h) + d, positions[t], freqs);
       }
-    L.attention = ref::Tensor({H, T, T});
-    Mat merged(T * E, 0.0);
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t i = 0; i < T; ++i) {
-        std::vector<double> s(i + 1);
-        for (std::size_t j = 0; j <= i; ++j) {
-          double dot = 0;
-          for (std::size_t e = 0; e < d; ++e) dot += q(i, h)[e] * q(j, h)[d + e];
-          s[j] = dot / std::sqrt(double(d));  // norm_factor = √head_size
-        }
-        const double mx = *std::max_element(s.begin(), s.end());
-        double total = 0;
-        for (double& v : s) total += (v = std::exp(v - mx));
-        for (std::size_t j = 0; j <= i; ++j) {
-          const double pij = s[j] / total;
-          L.attention[(h * T + i) * T + j] = pij;
-          for (std::size_t e = 0; e < d; ++e) merged[i * E + h * d + e] += pij * q(j, h)[2 * d + e];
-        }
-      }
+    const auto part = [&](std::size_t k) {
+      return [&q, k, d](std::size_t t, std::size_t h) { return q(t, h) + k * d; };
+    };
+    const auto no_bias = [](std::size_t, std::size_t, std::size_t) { return 0.0; };
+    const Mat merged =  // scale 1/√d: norm_factor = √head_size
+        lm_ref::causal_attention(T, H, d, part(0), part(1), part(2), no_bias, L.attention);
     const Mat attn =
         linear(merged, T, at(w, p + "attention.dense.weight"), at(w, p + "attention.dense.bias"));
     const auto mlp = [&](const Mat& m) {
@@ -150,26 +97,19 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
     for (std::size_t i = 0; i < T * E; ++i) after_attention[i] = x[i] + attn[i];
     // Parallel: mlp reads ln2(x); sequential: ln2(x + attn).
     const Mat& mlp_input = c.parallel ? x : after_attention;
-    const Mat m =
-        layer_norm(mlp_input, T, E, at(w, p + "post_attention_layernorm.weight"),
-                   at(w, p + "post_attention_layernorm.bias"), c.eps, &L.ln2_mean, &L.ln2_var);
+    const Mat m = lm_ref::layer_norm(mlp_input, T, E, at(w, p + "post_attention_layernorm.weight"),
+                                     at(w, p + "post_attention_layernorm.bias"), c.eps, &L.ln2_mean,
+                                     &L.ln2_var);
     const Mat out = mlp(m);
     for (std::size_t i = 0; i < T * E; ++i) next[i] = after_attention[i] + out[i];
-    L.resid_attn = norms(after_attention, T, E);
-    L.resid_mlp = norms(next, T, E);
+    L.resid_attn = lm_ref::norms(after_attention, T, E);
+    L.resid_mlp = lm_ref::norms(next, T, E);
     x = next;
     result.layers.push_back(std::move(L));
   }
-  const Mat f = layer_norm(x, T, E, at(w, "gpt_neox.final_layer_norm.weight"),
-                           at(w, "gpt_neox.final_layer_norm.bias"), c.eps);
-  result.logits = ref::Tensor({T, c.V});
-  const poslab::TensorF& out = at(w, "embed_out.weight");
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t v = 0; v < c.V; ++v) {
-      double s = 0;
-      for (std::size_t e = 0; e < E; ++e) s += f[t * E + e] * double(out.data[v * E + e]);
-      result.logits[t * c.V + v] = s;
-    }
+  const Mat f = lm_ref::layer_norm(x, T, E, at(w, "gpt_neox.final_layer_norm.weight"),
+                                   at(w, "gpt_neox.final_layer_norm.bias"), c.eps);
+  result.logits = lm_ref::vocabulary_logits(f, T, E, at(w, "embed_out.weight"));
   return result;
 }
 

@@ -168,14 +168,7 @@ TEST_P(GptNeoxVariant, BothPrecisionsMatchTheDoubleReference) {
     ASSERT_EQ(fast.layers.size(), N);
     for (std::size_t i = 0; i < N; ++i) {
       const poslab::GptNeoxLayerTrace& g = exact.layers[i];
-      const neox_ref::Layer& r = want.layers[i];
-      EXPECT_ALLCLOSE(g.attention, r.attention, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_1_mean, r.ln1_mean, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_1_variance, r.ln1_var, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_2_mean, r.ln2_mean, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.ln_2_variance, r.ln2_var, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.resid_attn_norm, r.resid_attn, ref::kAcceptance) << "layer " << i;
-      EXPECT_ALLCLOSE(g.resid_mlp_norm, r.resid_mlp, ref::kAcceptance) << "layer " << i;
+      lm_ref::expect_layer_close(g, want.layers[i], ref::kAcceptance, i);
       // Float attention maps within 1e-5 of the double ones.
       EXPECT_ALLCLOSE(fast.layers[i].attention, g.attention, (ref::Tol{1e-5, 0})) << "layer " << i;
       EXPECT_EQ(g.attention.shape, (poslab::Shape{H, T, T}));
@@ -211,7 +204,7 @@ class GptNeoxTiny : public ::testing::Test {
 };
 
 TEST_F(GptNeoxTiny, LoadsEveryTensorBitIdentically) {
-  const auto named = poslab::gpt_neox_named_tensors(weights_);
+  const auto named = poslab::lm_named_tensors(weights_);
   ASSERT_EQ(named.size(), checkpoint_.size());
   for (const auto& [name, tensor] : named) {
     const TensorF& want = checkpoint_.at(name);
@@ -253,7 +246,7 @@ TEST(GptNeoxHead, LossIsTheSameWhenTheVocabularyComesInSeveralPanels) {
   // V = 5000 and T = 900: the head takes the vocabulary in panels of 4660 columns.
   GptNeoxConfig c = tiny_config();
   c.vocab_size = 5000;
-  const poslab::GptNeoxWeights w = poslab::gpt_neox_random_weights(c, 3);
+  const poslab::GptNeoxWeights w = poslab::lm_random_weights(c, 3);
   std::vector<long long> tokens(900);
   for (std::size_t t = 0; t < tokens.size(); ++t) tokens[t] = (long long)((t * 7919) % 5000);
   GptNeoxOptions options;
@@ -295,7 +288,7 @@ TEST(GptNeoxSizes, LogitsAndTracePastTheCapAreRefusedBeforeAnyWork) {
   c.hidden_size = 16;
   c.num_attention_heads = 1;
   c.intermediate_size = 16;
-  const poslab::GptNeoxWeights w = poslab::gpt_neox_random_weights(c, 1);
+  const poslab::GptNeoxWeights w = poslab::lm_random_weights(c, 1);
   const std::vector<long long> tokens(6000, 1);
   try {
     poslab::gpt_neox_forward(w, tokens);
@@ -511,9 +504,9 @@ TEST_F(GptNeoxTiny, StreamedLoadKeepsTheLoadersContract) {
 }
 
 TEST(GptNeoxRandom, IsSeededAndSurvivesASaveAndLoad) {
-  const poslab::GptNeoxWeights a = poslab::gpt_neox_random_weights(tiny_config(), 7);
-  const poslab::GptNeoxWeights b = poslab::gpt_neox_random_weights(tiny_config(), 7);
-  const poslab::GptNeoxWeights c = poslab::gpt_neox_random_weights(tiny_config(), 8);
+  const poslab::GptNeoxWeights a = poslab::lm_random_weights(tiny_config(), 7);
+  const poslab::GptNeoxWeights b = poslab::lm_random_weights(tiny_config(), 7);
+  const poslab::GptNeoxWeights c = poslab::lm_random_weights(tiny_config(), 8);
   EXPECT_EQ(a.embed_out.f32, b.embed_out.f32);
   EXPECT_NE(a.embed_in.f32, c.embed_in.f32);
   EXPECT_TRUE(std::all_of(a.layers[1].input_layernorm_weight.f32.begin(),
@@ -523,7 +516,7 @@ TEST(GptNeoxRandom, IsSeededAndSurvivesASaveAndLoad) {
   for (float v : a.embed_in.f32) sq += double(v) * v;
   EXPECT_NEAR(std::sqrt(sq / double(a.embed_in.size())), 0.02, 0.002);
   const poslab::GptNeoxWeights loaded = poslab::gpt_neox_weights_from_bytes(
-      poslab::encode_safetensors(poslab::gpt_neox_named_tensors(a)), tiny_config(), "r");
+      poslab::encode_safetensors(poslab::lm_named_tensors(a)), tiny_config(), "r");
   EXPECT_EQ(poslab::gpt_neox_forward(loaded, {1, 2, 3}).logits.data,
             poslab::gpt_neox_forward(a, {1, 2, 3}).logits.data);
   poslab::GptNeoxWeights broken = a;

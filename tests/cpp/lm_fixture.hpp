@@ -59,7 +59,7 @@ void expect_load_refused(const std::string& bytes, const std::string& fragment, 
 template <class Weights>
 std::vector<std::pair<std::vector<float>, std::vector<std::uint16_t>>> stored_values(Weights& w) {
   std::vector<std::pair<std::vector<float>, std::vector<std::uint16_t>>> out;
-  for (const auto& [name, tensor] : poslab::lm_named_tensors(lm_tensor_layout(w))) {
+  for (const auto& [name, tensor] : poslab::lm_named_tensors(w)) {
     out.emplace_back(tensor->f32, tensor->f16);
   }
   return out;

@@ -107,13 +107,8 @@ TEST(LmArchitecture, IsReadOffTheConfigOrTheTensorNames) {
 }
 
 TEST(LmArchitecture, Gpt2ConfigJsonReadsBack) {
-  poslab::Gpt2Config c;
-  c.vocab_size = 100;
-  c.n_positions = 16;
-  c.n_embd = 32;
-  c.n_layer = 2;
-  c.n_head = 4;
-  const std::string text = poslab::gpt2_config_json(c);
+  const poslab::Gpt2Config c{100, 16, 32, 2, 4};  // vocabulary, positions, width, layers, heads
+  const std::string text = c.to_json();
   const poslab::Gpt2Config back = poslab::Gpt2Config::from_json(text, "c");
   EXPECT_EQ(back.n_embd, 32);
   EXPECT_EQ(back.n_head, 4);

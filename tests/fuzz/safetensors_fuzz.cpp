@@ -15,13 +15,7 @@ namespace {
 
 // The model of corpus/gpt2_tiny.safetensors.
 poslab::Gpt2Config tiny_config() {
-  poslab::Gpt2Config c;
-  c.vocab_size = 4;
-  c.n_positions = 4;
-  c.n_embd = 4;
-  c.n_layer = 1;
-  c.n_head = 1;
-  return c;
+  return poslab::Gpt2Config{4, 4, 4, 1, 1};  // vocabulary, positions, width, layers, heads
 }
 
 void stream_gpt2(const std::string& bytes, bool infer_config) {

@@ -25,26 +25,13 @@ namespace {
 
 long long size_key(const nlohmann::json& json, const char* key, long long fallback,
                    const std::string& name) {
-  if (!json.contains(key)) return fallback;
-  const nlohmann::json& value = json[key];
-  require(value.is_number_integer(),
-          name + ": \"" + key + "\" must be an integer, got " + value.dump());
-  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
-    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
-  }
-  return value.get<long long>();
+  return json.contains(key) ? lm_config::integer_key(json, key, name) : fallback;
 }
 
 }  // namespace
 
 Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& name) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(name + ": not valid JSON: " + e.what());
-  }
-  require(json.is_object(), name + ": a GPT-2 config must be a JSON object");
+  const nlohmann::json json = lm_config::parse_object(text, name, "a GPT-2 config");
   const Gpt2Config defaults = small();
   Gpt2Config config;
   config.vocab_size = size_key(json, "vocab_size", defaults.vocab_size, name);
@@ -71,11 +58,7 @@ Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& nam
   }
   require(!json.contains("scale_attn_weights") || json["scale_attn_weights"] == true,
           name + ": \"scale_attn_weights\": false is not supported");
-  try {
-    config.validate();
-  } catch (const Error& e) {
-    throw Error(name + ": " + e.what());
-  }
+  lm_config::validate_named(config, name);
   return config;
 }
 
@@ -114,12 +97,23 @@ Gpt2Config Gpt2Config::from_header(const SafetensorsHeader& header, const std::s
               " is not a multiple of GPT-2's head width 64, so the number of heads cannot be "
               "inferred: give the config.json that came with the weights");
   config.n_head = config.n_embd / 64;
-  try {
-    config.validate();
-  } catch (const Error& e) {
-    throw Error(name + ": " + e.what());
-  }
+  lm_config::validate_named(config, name);
   return config;
+}
+
+std::string Gpt2Config::to_json() const {
+  validate();
+  const nlohmann::json json = {{"model_type", "gpt2"},
+                               {"architectures", {"GPT2LMHeadModel"}},
+                               {"vocab_size", vocab_size},
+                               {"n_positions", n_positions},
+                               {"n_ctx", n_positions},
+                               {"n_embd", n_embd},
+                               {"n_layer", n_layer},
+                               {"n_head", n_head},
+                               {"layer_norm_epsilon", layer_norm_epsilon},
+                               {"activation_function", "gelu_new"}};
+  return json.dump(2) + "\n";
 }
 
 void Gpt2Config::validate() const {

@@ -29,19 +29,15 @@ bool ignored_name(const std::string& name) {
 // Every tensor in checkpoint order. Sizes are validated by config.validate() first. Hugging
 // Face's GPT2LMHeadModel saves "transformer.wte.weight" (and a bare lm_head.weight);
 // GPT2Model saves "wte.weight".
-LmTensorLayout lm_tensor_layout(Gpt2Weights& w) {
+LmTensorLayout lm_tensor_layout(Gpt2Weights& w, LmLayers layers) {
   const Gpt2Config& c = w.config;
   const std::size_t V = std::size_t(c.vocab_size), P = std::size_t(c.n_positions);
   const std::size_t E = std::size_t(c.n_embd);
-  LmTensorLayout layout;
-  layout.model = "GPT-2";
-  layout.layers_note = "a GPT-2 with n_layer " + std::to_string(c.n_layer);
-  layout.prefix = "transformer.";
-  layout.ignored = ignored_name;
+  LmTensorLayout layout{"GPT-2", "n_layer", c.n_layer, "transformer.", {}, ignored_name};
+  lm_layer_list(w.blocks, layout, layers, "blocks");
   std::vector<LmTensor>& out = layout.tensors;
   out.push_back({"wte.weight", &w.wte, {V, E}, LmTensor::kNormal});
   out.push_back({"wpe.weight", &w.wpe, {P, E}, LmTensor::kNormal});
-  w.blocks.resize(std::size_t(c.n_layer));
   for (std::size_t i = 0; i < w.blocks.size(); ++i) {
     Gpt2Block& b = w.blocks[i];
     const std::string h = "h." + std::to_string(i) + ".";
@@ -63,36 +59,6 @@ LmTensorLayout lm_tensor_layout(Gpt2Weights& w) {
   return layout;
 }
 
-std::uint64_t Gpt2Weights::bytes() const {
-  std::uint64_t total = 0;
-  for (const auto& entry : gpt2_named_tensors(*this)) total += entry.second->bytes();
-  return total;
-}
-
-std::vector<std::pair<std::string, const StoredTensor*>> gpt2_named_tensors(
-    const Gpt2Weights& weights) {
-  check_gpt2_weights(weights);
-  // The layout only reads the config and takes addresses; the blocks already have their size.
-  return lm_named_tensors(lm_tensor_layout(const_cast<Gpt2Weights&>(weights)));
-}
-
-void check_gpt2_weights(const Gpt2Weights& weights) {
-  weights.config.validate();
-  require(weights.blocks.size() == std::size_t(weights.config.n_layer),
-          "GPT-2 weights have " + std::to_string(weights.blocks.size()) +
-              " blocks, the config says n_layer " + std::to_string(weights.config.n_layer));
-  // The layout resizes the blocks to the size they have.
-  check_lm_tensors(lm_tensor_layout(const_cast<Gpt2Weights&>(weights)));
-}
-
-Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed) {
-  config.validate();
-  Gpt2Weights w;
-  w.config = config;
-  lm_random_init(lm_tensor_layout(w), seed);
-  return w;
-}
-
 Gpt2Weights gpt2_weights_from_bytes(const std::string& bytes,
                                     const std::optional<Gpt2Config>& config,
                                     const std::string& name) {
@@ -103,6 +69,8 @@ Gpt2Weights gpt2_weights_from_bytes(const std::string& bytes,
       },
       name);
 }
+
+std::uint64_t Gpt2Weights::bytes() const { return lm_weight_bytes(*this); }
 
 Gpt2Weights load_gpt2_weights(const std::string& path, const std::optional<Gpt2Config>& config) {
   if (config) config->validate();

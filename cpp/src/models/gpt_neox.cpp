@@ -10,11 +10,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/decoder.hpp"
 #include "models/model_ops.hpp"
-#include "poslab/fast/fast.hpp"
 #include "poslab/fast/gemm.hpp"
-#include "poslab/layers/attention.hpp"
-#include "poslab/layers/norm.hpp"
 #include "poslab/models/lm.hpp"
 
 namespace poslab {
@@ -60,47 +58,15 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
   return model::linear(x, w, &b, model::Layout::kOutIn, precision, what);
 }
 
-TensorF norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias, double eps) {
-  const TensorF gamma = weight.to_float(), beta = bias.to_float();
-  return layer_norm(x, eps, &gamma, &beta);
-}
-
-// Causal self-attention of one layer: qkv (T, 3E) = query_key_value(a) viewed as (T, H, 3d),
-// head h's q, k, v its three d-wide thirds; q and k rotated; attention per head; heads merged
-// back to (T, E) (head h in columns h·d..) and projected by dense.
+// Causal self-attention of one layer: qkv (T, 3E) = query_key_value(a), per head [q | k | v];
+// q and k rotated; heads merged and projected by dense.
 TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t H,
-                       const RopeOptions& rope, Precision precision, bool trace, TensorF* weights) {
+                       const RopeOptions& rope, Precision precision, TensorF* weights) {
   const TensorF qkv = linear(a, layer.query_key_value_weight, layer.query_key_value_bias, precision,
                              "query_key_value output (T, 3E)");
-  const std::size_t T = a.dim(0), E = a.dim(1), d = E / H;
-  TensorF q({H, T, d}, "q (H, T, d)"), k({H, T, d}, "k (H, T, d)"), v({H, T, d}, "v (H, T, d)");
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t h = 0; h < H; ++h) {
-      const float* row = qkv.ptr() + t * 3 * E + h * 3 * d;
-      const std::size_t at = (h * T + t) * d;
-      std::copy_n(row, d, q.ptr() + at);
-      std::copy_n(row + d, d, k.ptr() + at);
-      std::copy_n(row + 2 * d, d, v.ptr() + at);
-    }
-  AttentionOptions options;
-  options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as GPT-NeoX's norm_factor
-  options.return_weights = trace;
-  // rope_apply at offset 0 over T positions passes total_length T to rope_frequencies: the
-  // dynamic scaling sees the whole sequence, as Hugging Face's does.
-  if (precision == Precision::kFloat) {
-    q = fast::rope_apply(std::move(q), rope);
-    k = fast::rope_apply(std::move(k), rope);
-  } else {
-    q = rope_apply(q, rope);
-    k = rope_apply(k, rope);
-  }
-  AttentionResult result = model::attention(q, k, v, options, precision);
-  TensorF merged({T, E}, "attention output (T, E)");
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t) {
-      std::copy_n(result.output.ptr() + (h * T + t) * d, d, merged.ptr() + t * E + h * d);
-    }
-  if (trace) *weights = std::move(result.weights);
+  model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kPerHead);
+  model::rotate(heads, rope, precision);
+  const TensorF merged = model::causal_attention(heads, nullptr, precision, weights);
   return linear(merged, layer.dense_weight, layer.dense_bias, precision, "attention (T, E)");
 }
 
@@ -171,17 +137,11 @@ void check_sizes(const GptNeoxConfig& c, std::size_t T, const GptNeoxOptions& op
 
 GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<long long>& tokens,
                                const GptNeoxOptions& options) {
-  check_gpt_neox_weights(weights);
+  check_lm_weights(weights);
   const GptNeoxConfig& c = weights.config;
-  require(!tokens.empty(), "tokens", "GPT-NeoX needs at least one token");
-  require(tokens.size() <= kMaxGptNeoxTokens, "tokens",
-          std::to_string(tokens.size()) + " tokens exceed the limit of " +
-              std::to_string(kMaxGptNeoxTokens) + " (RoPE angles are exact to 1e-5 up to there)");
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    require(tokens[t] >= 0 && tokens[t] < c.vocab_size, "tokens",
-            "token " + std::to_string(tokens[t]) + " at position " + std::to_string(t) +
-                " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
-  }
+  model::check_tokens(tokens, c.vocab_size, kMaxGptNeoxTokens, "GPT-NeoX",
+                      "the limit of " + std::to_string(kMaxGptNeoxTokens) +
+                          " (RoPE angles are exact to 1e-5 up to there)");
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
   require(options.logits || options.loss_by_position, "logits",
           "ask for the logits, the loss by position or both");
@@ -202,50 +162,23 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
     weights.embed_in.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
   }
 
-  for (const GptNeoxLayer& layer : weights.layers) {
-    GptNeoxLayerTrace trace;
-    const TensorF a = norm(x, layer.input_layernorm_weight, layer.input_layernorm_bias, eps);
-    const TensorF attn =
-        self_attention(a, layer, H, rope, precision, options.trace, &trace.attention);
-    TensorF next, after_attention;
-    if (c.use_parallel_residual) {
-      // x + attn(ln1(x)) + mlp(ln2(x)): both branches read the same x.
-      const TensorF m =
-          norm(x, layer.post_attention_layernorm_weight, layer.post_attention_layernorm_bias, eps);
-      const TensorF out = mlp(m, layer, precision);
-      next = model::sum({&x, &attn, &out});
-      if (options.trace) {
-        after_attention = model::sum({&x, &attn});
-        NormStats s2 = layer_norm_stats(x);
-        trace.ln_2_mean = std::move(s2.mean);
-        trace.ln_2_variance = std::move(s2.variance);
-      }
-    } else {
-      // h = x + attn(ln1(x)); x = h + mlp(ln2(h)).
-      after_attention = model::sum({&x, &attn});
-      const TensorF m = norm(after_attention, layer.post_attention_layernorm_weight,
-                             layer.post_attention_layernorm_bias, eps);
-      const TensorF out = mlp(m, layer, precision);
-      next = model::sum({&after_attention, &out});
-      if (options.trace) {
-        NormStats s2 = layer_norm_stats(after_attention);
-        trace.ln_2_mean = std::move(s2.mean);
-        trace.ln_2_variance = std::move(s2.variance);
-      }
-    }
-    if (options.trace) {
-      NormStats s1 = layer_norm_stats(x);
-      trace.ln_1_mean = std::move(s1.mean);
-      trace.ln_1_variance = std::move(s1.variance);
-      trace.resid_attn_norm = model::row_norms(after_attention);
-      trace.resid_mlp_norm = model::row_norms(next);
-      result.layers.push_back(std::move(trace));
-    }
-    x = std::move(next);
-  }
+  const auto layer_of = [&](std::size_t i) {
+    const GptNeoxLayer* layer = &weights.layers[i];
+    return model::DecoderLayer{
+        model::layer_norm_op(layer->input_layernorm_weight, layer->input_layernorm_bias, eps),
+        model::layer_norm_op(layer->post_attention_layernorm_weight,
+                             layer->post_attention_layernorm_bias, eps),
+        [layer, H, &rope, precision](const TensorF& a, TensorF* w) {
+          return self_attention(a, *layer, H, rope, precision, w);
+        },
+        [layer, precision](const TensorF& m) { return mlp(m, *layer, precision); },
+        c.use_parallel_residual ? model::Residual::kParallel : model::Residual::kSequential};
+  };
+  x = model::decoder_layers(std::move(x), weights.layers.size(), layer_of,
+                            options.trace ? &result.layers : nullptr);
 
   const TensorF final_x =
-      norm(x, weights.final_layer_norm_weight, weights.final_layer_norm_bias, eps);
+      model::layer_norm(x, weights.final_layer_norm_weight, weights.final_layer_norm_bias, eps);
   vocabulary_head(final_x, weights.embed_out, tokens, options, result);
   return result;
 }

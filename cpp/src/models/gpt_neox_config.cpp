@@ -31,15 +31,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-long long integer_key(const Json& json, const char* key, const std::string& name) {
-  const Json& value = json[key];
-  require(value.is_number_integer(),
-          name + ": \"" + key + "\" must be an integer, got " + value.dump());
-  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
-    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
-  }
-  return value.get<long long>();
-}
+using lm_config::integer_key;
 
 long long required_size(const Json& json, const char* key, const std::string& name) {
   require(json.contains(key), name + ": missing \"" + key + "\" (a GPT-NeoX config needs it)");
@@ -131,13 +123,7 @@ void read_rope_scaling(const Json& json, GptNeoxConfig& c, const std::string& na
 }  // namespace
 
 GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::string& name) {
-  Json json;
-  try {
-    json = Json::parse(text);
-  } catch (const Json::exception& e) {
-    throw Error(name + ": not valid JSON: " + e.what());
-  }
-  require(json.is_object(), name + ": a GPT-NeoX config must be a JSON object");
+  const Json json = lm_config::parse_object(text, name, "a GPT-NeoX config");
   if (json.contains("model_type")) {
     require(json["model_type"] == "gpt_neox",
             name + ": \"model_type\" is " + json["model_type"].dump() + ", not \"gpt_neox\"");
@@ -168,11 +154,7 @@ GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::strin
   fixed_flag(json, "tie_word_embeddings", false, "GPT-NeoX's embed_out is its own matrix", name);
   fixed_flag(json, "attention_bias", true, "query_key_value and dense carry biases", name);
   read_rope_scaling(json, c, name);
-  try {
-    c.validate();
-  } catch (const Error& e) {
-    throw Error(name + ": " + e.what(), e.field());
-  }
+  lm_config::validate_named(c, name);
   return c;
 }
 

@@ -29,18 +29,17 @@ bool ignored_name(const std::string& name, long long layers) {
 }  // namespace
 
 // Every tensor in checkpoint order. Sizes are validated by config.validate() first.
-LmTensorLayout lm_tensor_layout(GptNeoxWeights& w) {
+LmTensorLayout lm_tensor_layout(GptNeoxWeights& w, LmLayers layers) {
   const GptNeoxConfig& c = w.config;
   const std::size_t V = std::size_t(c.vocab_size), E = std::size_t(c.hidden_size);
   const std::size_t I = std::size_t(c.intermediate_size);
-  LmTensorLayout layout;
-  layout.model = "GPT-NeoX";
-  layout.layers_note = "a GPT-NeoX with num_hidden_layers " + std::to_string(c.num_hidden_layers);
-  const long long layers = c.num_hidden_layers;
-  layout.ignored = [layers](const std::string& name) { return ignored_name(name, layers); };
+  const long long n = c.num_hidden_layers;
+  LmTensorLayout layout{"GPT-NeoX", "num_hidden_layers",
+                        n,          "",
+                        {},         [n](const std::string& name) { return ignored_name(name, n); }};
+  lm_layer_list(w.layers, layout, layers, "layers");
   std::vector<LmTensor>& out = layout.tensors;
   out.push_back({"gpt_neox.embed_in.weight", &w.embed_in, {V, E}, LmTensor::kNormal});
-  w.layers.resize(std::size_t(c.num_hidden_layers));
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     GptNeoxLayer& l = w.layers[i];
     const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
@@ -76,36 +75,7 @@ LmTensorLayout lm_tensor_layout(GptNeoxWeights& w) {
   return layout;
 }
 
-std::uint64_t GptNeoxWeights::bytes() const {
-  std::uint64_t total = 0;
-  for (const auto& entry : gpt_neox_named_tensors(*this)) total += entry.second->bytes();
-  return total;
-}
-
-std::vector<std::pair<std::string, const StoredTensor*>> gpt_neox_named_tensors(
-    const GptNeoxWeights& weights) {
-  check_gpt_neox_weights(weights);
-  // The layout only reads the config and takes addresses; the layers already have their size.
-  return lm_named_tensors(lm_tensor_layout(const_cast<GptNeoxWeights&>(weights)));
-}
-
-void check_gpt_neox_weights(const GptNeoxWeights& weights) {
-  weights.config.validate();
-  require(weights.layers.size() == std::size_t(weights.config.num_hidden_layers),
-          "GPT-NeoX weights have " + std::to_string(weights.layers.size()) +
-              " layers, the config says num_hidden_layers " +
-              std::to_string(weights.config.num_hidden_layers));
-  // The layout resizes the layers to the size they have.
-  check_lm_tensors(lm_tensor_layout(const_cast<GptNeoxWeights&>(weights)));
-}
-
-GptNeoxWeights gpt_neox_random_weights(const GptNeoxConfig& config, std::uint64_t seed) {
-  config.validate();
-  GptNeoxWeights w;
-  w.config = config;
-  lm_random_init(lm_tensor_layout(w), seed);
-  return w;
-}
+std::uint64_t GptNeoxWeights::bytes() const { return lm_weight_bytes(*this); }
 
 GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
                                            const std::string& name) {

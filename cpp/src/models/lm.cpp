@@ -1,5 +1,5 @@
 // The pieces GPT-2 and GPT-NeoX share behind `poslab lm`: architecture detection, the
-// streaming next-token loss, top-k, GPT-2's config.json.
+// streaming next-token loss, top-k.
 #include "poslab/models/lm.hpp"
 
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
+
+#include "models/lm_config.hpp"
 
 namespace poslab {
 
@@ -20,13 +22,7 @@ const char* to_string(LmArchitecture architecture) {
 
 std::optional<LmArchitecture> lm_architecture_of_config(const std::string& text,
                                                         const std::string& name) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(name + ": not valid JSON: " + e.what());
-  }
-  require(json.is_object(), name + ": a model config must be a JSON object");
+  const nlohmann::json json = lm_config::parse_object(text, name, "a model config");
   if (!json.contains("model_type")) return std::nullopt;
   const nlohmann::json& type = json["model_type"];
   for (const Named<LmArchitecture>& entry : kLmArchitectureNames) {
@@ -126,21 +122,6 @@ TopK top_k(const float* logits, std::size_t vocab, std::size_t k) {
     out.probs.push_back(static_cast<float>(std::exp(double(logits[id]) - max) / sum));
   }
   return out;
-}
-
-std::string gpt2_config_json(const Gpt2Config& c) {
-  c.validate();
-  const nlohmann::json json = {{"model_type", "gpt2"},
-                               {"architectures", {"GPT2LMHeadModel"}},
-                               {"vocab_size", c.vocab_size},
-                               {"n_positions", c.n_positions},
-                               {"n_ctx", c.n_positions},
-                               {"n_embd", c.n_embd},
-                               {"n_layer", c.n_layer},
-                               {"n_head", c.n_head},
-                               {"layer_norm_epsilon", c.layer_norm_epsilon},
-                               {"activation_function", "gelu_new"}};
-  return json.dump(2) + "\n";
 }
 
 }  // namespace poslab

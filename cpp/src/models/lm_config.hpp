@@ -1,15 +1,54 @@
-// The checks every language-model config (GPT-2's, GPT-NeoX's) runs before any weight is
-// allocated: the norm epsilon, and the parameter count, counted with saturating arithmetic
-// (it is compared with a cap, so "huge" is all it must say) and held under the cap.
+// What every language-model config (GPT-2's, GPT-NeoX's) shares: reading config.json (the
+// object, its integer keys, the checks' messages prefixed by the file's name) and the checks
+// that run before any weight is allocated: the norm epsilon, and the parameter count, counted
+// with saturating arithmetic (it is compared with a cap, so "huge" is all it must say) and
+// held under the cap.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/base/tensor.hpp"
 
 namespace poslab::lm_config {
+
+// config.json's text as a JSON object; `what` ("a GPT-2 config") words the refusal. `name`
+// labels errors.
+inline nlohmann::json parse_object(const std::string& text, const std::string& name,
+                                   const std::string& what) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(name + ": not valid JSON: " + e.what());
+  }
+  require(json.is_object(), name + ": " + what + " must be a JSON object");
+  return json;
+}
+
+// An integer key that is there: refused when not an integer, or beyond the element cap.
+inline long long integer_key(const nlohmann::json& json, const char* key, const std::string& name) {
+  const nlohmann::json& value = json.at(key);
+  require(value.is_number_integer(),
+          name + ": \"" + key + "\" must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxElements)) {
+    throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
+  }
+  return value.get<long long>();
+}
+
+// config.validate(), its message prefixed by `name`, its field kept.
+template <class Config>
+void validate_named(const Config& config, const std::string& name) {
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what(), e.field());
+  }
+}
 
 inline std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r;

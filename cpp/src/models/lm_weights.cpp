@@ -38,6 +38,10 @@ void read_exactly(std::ifstream& in, char* dst, std::size_t n, const std::string
 
 }  // namespace
 
+std::string lm_layers_note(const LmTensorLayout& layout) {
+  return "a " + layout.model + " with " + layout.layers_key + " " + std::to_string(layout.layers);
+}
+
 void check_lm_tensors(const LmTensorLayout& layout) {
   for (const LmTensor& t : layout.tensors) {
     require(t.tensor->shape == t.shape && t.tensor->size() == checked_numel(t.shape, t.name),
@@ -119,15 +123,15 @@ LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLa
       matched.emplace_back(&e, slot->second);
       by_name.erase(slot);
     } else {
-      require(
-          layout.ignored && layout.ignored(bare),
-          name_ + ": unexpected tensor '" + e.name + "' (not part of " + layout.layers_note + ")");
+      require(layout.ignored && layout.ignored(bare), name_ + ": unexpected tensor '" + e.name +
+                                                          "' (not part of " +
+                                                          lm_layers_note(layout) + ")");
       targets_.push_back({e.begin, e.end, nullptr, e.name});
     }
   }
   for (const LmTensor& t : layout.tensors) {
     require(!by_name.count(t.name), name_ + ": missing tensor '" + (prefixed ? prefix : "") +
-                                        t.name + "' (" + layout.layers_note + " needs it)");
+                                        t.name + "' (" + lm_layers_note(layout) + " needs it)");
   }
   require(header.untiled.empty(), name_ + ": " + header.untiled);
   for (const auto& [entry, slot] : matched) {

@@ -24,7 +24,10 @@
 
 namespace poslab {
 
+struct Gpt2Weights;
+
 struct Gpt2Config {
+  using Weights = Gpt2Weights;  // for the shared templates of lm_weights.hpp
   long long vocab_size = 50257;
   long long n_positions = 1024;
   long long n_embd = 768;
@@ -45,6 +48,8 @@ struct Gpt2Config {
   // wpe, N from the highest h.N, n_head = E/64 (every released GPT-2 has 64-wide heads;
   // refused, asking for config.json, when E is not a multiple of 64), eps 1e-5.
   static Gpt2Config from_header(const SafetensorsHeader& header, const std::string& name);
+  // The config.json that from_json reads back to this config (model_type "gpt2").
+  std::string to_json() const;
 
   // Throws unless every size is positive, H divides E, eps is finite and >= 0, and the
   // parameter count is within kMaxGpt2Parameters.
@@ -90,20 +95,14 @@ struct Gpt2Weights {
   std::uint64_t bytes() const;
 };
 
-// Every tensor with its standard name ("wte.weight", "h.0.ln_1.weight", ...) and shape, in
-// the order the released checkpoints list them. Pointers into `weights`.
-std::vector<std::pair<std::string, const StoredTensor*>> gpt2_named_tensors(
-    const Gpt2Weights& weights);
-
-// Seeded random init: every matrix and embedding N(0, 0.02²) from poslab::Rng(seed),
-// biases 0, LayerNorm gains 1.
-Gpt2Weights gpt2_random_weights(const Gpt2Config& config, std::uint64_t seed = 0);
-
 // The architecture's description of its checkpoint for the shared loader (lm_weights.hpp):
-// every name (optionally prefixed "transformer."), shape and init. The attention-mask buffers
+// every name ("wte.weight", "h.0.ln_1.weight", ... in the order the released checkpoints list
+// them, optionally prefixed "transformer."), shape and init. The attention-mask buffers
 // (h.N.attn.bias, h.N.attn.masked_bias) and lm_head.weight (tied to wte) of some checkpoints
-// are skipped; any other name is refused. Sizes the blocks to the config's n_layer.
-LmTensorLayout lm_tensor_layout(Gpt2Weights& weights);
+// are skipped; any other name is refused. The blocks sized to n_layer or required to have it.
+// From it (lm_weights.hpp): lm_named_tensors, check_lm_weights, lm_random_weights (every
+// matrix and embedding N(0, 0.02²) from poslab::Rng(seed), biases 0, LayerNorm gains 1).
+LmTensorLayout lm_tensor_layout(Gpt2Weights& weights, LmLayers layers);
 
 // Builds weights from a .safetensors checkpoint delivered as a stream of bytes, checked
 // against `config` before the weights are allocated, each in its stored dtype (LmLoader).
@@ -116,9 +115,6 @@ Gpt2Weights gpt2_weights_from_bytes(const std::string& bytes,
                                     const std::string& name);
 Gpt2Weights load_gpt2_weights(const std::string& path,
                               const std::optional<Gpt2Config>& config = std::nullopt);
-
-// Throws unless every tensor of `weights` has the shape its config asks for.
-void check_gpt2_weights(const Gpt2Weights& weights);
 
 // Per layer: attention, ln_1's and ln_2's statistics, the residual norms (lm_layer_trace.hpp).
 using Gpt2LayerTrace = LmLayerTrace;

@@ -42,7 +42,10 @@ namespace poslab {
 // The longest sequence the forward pass takes (see the header comment).
 inline constexpr std::size_t kMaxGptNeoxTokens = 65536;
 
+struct GptNeoxWeights;
+
 struct GptNeoxConfig {
+  using Weights = GptNeoxWeights;  // for the shared templates of lm_weights.hpp
   long long vocab_size = 50304;
   long long hidden_size = 512;
   long long num_hidden_layers = 6;
@@ -111,22 +114,16 @@ struct GptNeoxWeights {
   std::uint64_t bytes() const;
 };
 
-// Every tensor with its Hugging Face name ("gpt_neox.embed_in.weight",
-// "gpt_neox.layers.0.attention.query_key_value.weight", ..., "embed_out.weight") in
-// checkpoint order. Pointers into `weights`.
-std::vector<std::pair<std::string, const StoredTensor*>> gpt_neox_named_tensors(
-    const GptNeoxWeights& weights);
-
-// Seeded random init: matrices and embeddings N(0, 0.02²) from poslab::Rng(seed), biases 0,
-// LayerNorm gains 1.
-GptNeoxWeights gpt_neox_random_weights(const GptNeoxConfig& config, std::uint64_t seed = 0);
-
 // The architecture's description of its checkpoint for the shared loader (lm_weights.hpp):
-// Hugging Face's names, shapes and inits. The buffers some checkpoints carry (gpt_neox.layers.
-// N.attention.rotary_emb.inv_freq, .attention.bias, .attention.masked_bias for a layer the
-// config has, gpt_neox.rotary_emb.inv_freq) are skipped; any other name is refused. Sizes the
-// layers to the config's num_hidden_layers.
-LmTensorLayout lm_tensor_layout(GptNeoxWeights& weights);
+// Hugging Face's names ("gpt_neox.embed_in.weight", "gpt_neox.layers.0.attention.
+// query_key_value.weight", ..., "embed_out.weight" in checkpoint order), shapes and inits. The
+// buffers some checkpoints carry (gpt_neox.layers.N.attention.rotary_emb.inv_freq,
+// .attention.bias, .attention.masked_bias for a layer the config has,
+// gpt_neox.rotary_emb.inv_freq) are skipped; any other name is refused. The layers sized to
+// num_hidden_layers or required to have it. From it (lm_weights.hpp): lm_named_tensors,
+// check_lm_weights, lm_random_weights (matrices and embeddings N(0, 0.02²) from
+// poslab::Rng(seed), biases 0, LayerNorm gains 1).
+LmTensorLayout lm_tensor_layout(GptNeoxWeights& weights, LmLayers layers);
 
 // A .safetensors checkpoint delivered as a stream of bytes, checked against `config` (every
 // name, shape and dtype) before the weights are allocated (LmLoader).
@@ -137,9 +134,6 @@ using GptNeoxLoader = LmLoader<GptNeoxWeights>;
 GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
                                            const std::string& name);
 GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfig& config);
-
-// Throws unless every tensor of `weights` has the shape its config asks for.
-void check_gpt_neox_weights(const GptNeoxWeights& weights);
 
 // Per layer: attention, input_layernorm's and post_attention_layernorm's statistics, the
 // residual norms (lm_layer_trace.hpp).

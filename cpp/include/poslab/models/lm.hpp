@@ -1,7 +1,6 @@
 // What the language models (GPT-2, GPT-NeoX) share: telling which architecture a checkpoint or
 // config.json holds, the next-token loss by position reduced from logits a block of the
-// vocabulary at a time (so (T, V) never has to exist), the top-k of a row of logits, and the
-// config.json of a GPT-2 config.
+// vocabulary at a time (so (T, V) never has to exist), and the top-k of a row of logits.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +11,6 @@
 #include "poslab/base/names.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
-#include "poslab/models/gpt2.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab {
@@ -64,8 +62,5 @@ struct TopK {
   std::vector<float> probs;
 };
 TopK top_k(const float* logits, std::size_t vocab, std::size_t k);
-
-// config.json for a GPT-2 config (model_type "gpt2"), which Gpt2Config::from_json reads back.
-std::string gpt2_config_json(const Gpt2Config& config);
 
 }  // namespace poslab

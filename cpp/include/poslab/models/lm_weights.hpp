@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/io/stored_tensor.hpp"
@@ -27,11 +28,17 @@ struct LmTensor {
   enum Init { kNormal, kZero, kOne } init;  // random init: N(0, 0.02²), 0, 1
 };
 
-// An architecture's checkpoint, made by its lm_tensor_layout(Weights&) overload (which sizes
-// the weights' layer list to the config's, which must have been validated).
+// How an lm_tensor_layout(Weights&, LmLayers) overload treats the weights' layer list: kSize
+// sizes it to the config's count (fresh weights); kRequire refuses a list of another size and
+// changes nothing (weights to read or check, reached through a const_cast).
+enum class LmLayers { kSize, kRequire };
+
+// An architecture's checkpoint, made by its lm_tensor_layout(Weights&, LmLayers) overload from
+// a validated config.
 struct LmTensorLayout {
-  std::string model;        // "GPT-2": labels the weight checks' messages
-  std::string layers_note;  // "a GPT-2 with n_layer 12": what an unexpected name is not part of
+  std::string model;       // "GPT-2": labels the weight checks' messages
+  std::string layers_key;  // the config's layer count ("n_layer") and its value
+  long long layers = 0;
   // A prefix the checkpoint may put on every name ("transformer."; empty for none): taken
   // when the checkpoint holds the first tensor under it, and then every tensor must carry it.
   std::string prefix;
@@ -39,6 +46,21 @@ struct LmTensorLayout {
   // Names (without the prefix) of buffers some checkpoints save that are not weights: skipped.
   std::function<bool(const std::string&)> ignored;
 };
+
+// "a GPT-2 with n_layer 12": what an unexpected name is not part of.
+std::string lm_layers_note(const LmTensorLayout& layout);
+
+// An architecture's layer list (`noun`: "blocks", "layers"), sized or checked against
+// layout.layers as `mode` says.
+template <class Layer>
+std::vector<Layer>& lm_layer_list(std::vector<Layer>& list, const LmTensorLayout& layout,
+                                  LmLayers mode, const char* noun) {
+  if (mode == LmLayers::kSize) list.resize(std::size_t(layout.layers));
+  require(list.size() == std::size_t(layout.layers),
+          layout.model + " weights have " + std::to_string(list.size()) + " " + noun +
+              ", the config says " + layout.layers_key + " " + std::to_string(layout.layers));
+  return list;
+}
 
 // Throws unless every tensor of the layout has the shape its config asks for.
 void check_lm_tensors(const LmTensorLayout& layout);
@@ -48,6 +70,51 @@ std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
 // Allocates every tensor as float32 and fills it: matrices and embeddings N(0, 0.02²) from
 // poslab::Rng(seed), biases 0, norm gains 1.
 void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed);
+
+// The same for an architecture's weights (Gpt2Weights, GptNeoxWeights: a struct with a
+// validated `config` and an lm_tensor_layout overload), by its layout.
+template <class Weights>
+LmTensorLayout lm_layout_of(const Weights& weights) {
+  weights.config.validate();
+  // kRequire only reads the config and takes addresses.
+  return lm_tensor_layout(const_cast<Weights&>(weights), LmLayers::kRequire);
+}
+// Throws unless the weights have the config's layers and every tensor its shape.
+template <class Weights>
+void check_lm_weights(const Weights& weights) {
+  check_lm_tensors(lm_layout_of(weights));
+}
+// Every tensor with its checkpoint name, in checkpoint order (checked first); pointers into
+// `weights`.
+template <class Weights>
+std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(const Weights& weights) {
+  const LmTensorLayout layout = lm_layout_of(weights);
+  check_lm_tensors(layout);
+  return lm_named_tensors(layout);
+}
+// Bytes the weights occupy in memory.
+template <class Weights>
+std::uint64_t lm_weight_bytes(const Weights& weights) {
+  std::uint64_t total = 0;
+  for (const auto& entry : lm_named_tensors(weights)) total += entry.second->bytes();
+  return total;
+}
+// Weights for a config (Config::Weights) with no tensor allocated, the layers sized.
+template <class Config>
+typename Config::Weights lm_empty_weights(const Config& config) {
+  config.validate();
+  typename Config::Weights weights;
+  weights.config = config;
+  lm_tensor_layout(weights, LmLayers::kSize);
+  return weights;
+}
+// Seeded random init (lm_random_init) of a config's weights.
+template <class Config>
+typename Config::Weights lm_random_weights(const Config& config, std::uint64_t seed = 0) {
+  typename Config::Weights weights = lm_empty_weights(config);
+  lm_random_init(lm_tensor_layout(weights, LmLayers::kRequire), seed);
+  return weights;
+}
 
 // The header of a .safetensors file (the first 8 + N bytes only), checked as
 // parse_safetensors_header checks it. Errors name `path`.
@@ -96,7 +163,8 @@ class LmLoader {
   using Config = decltype(Weights::config);
 
   LmLoader(const SafetensorsHeader& header, const Config& config, std::string name)
-      : weights_(empty(config)), stream_(header, lm_tensor_layout(weights_), std::move(name)) {}
+      : weights_(lm_empty_weights(config)),
+        stream_(header, lm_tensor_layout(weights_, LmLayers::kRequire), std::move(name)) {}
   LmLoader(const LmLoader&) = delete;
   LmLoader& operator=(const LmLoader&) = delete;
 
@@ -110,12 +178,6 @@ class LmLoader {
   }
 
  private:
-  static Weights empty(const Config& config) {
-    config.validate();
-    Weights w;
-    w.config = config;
-    return w;
-  }
   Weights weights_;
   LmWeightStream stream_;
 };

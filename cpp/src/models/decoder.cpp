@@ -1,0 +1,113 @@
+// The language models' decoder skeleton (decoder.hpp).
+#include "models/decoder.hpp"
+
+#include <algorithm>
+
+#include "poslab/base/errors.hpp"
+#include "poslab/fast/fast.hpp"
+#include "poslab/layers/attention.hpp"
+#include "poslab/layers/norm.hpp"
+
+namespace poslab::model {
+
+void check_tokens(const std::vector<long long>& tokens, long long vocab, std::size_t max_tokens,
+                  const std::string& model, const std::string& limit) {
+  require(!tokens.empty(), "tokens", model + " needs at least one token");
+  require(tokens.size() <= max_tokens, "tokens",
+          std::to_string(tokens.size()) + " tokens exceed " + limit);
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    require(tokens[t] >= 0 && tokens[t] < vocab, "tokens",
+            "token " + std::to_string(tokens[t]) + " at position " + std::to_string(t) +
+                " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+  }
+}
+
+Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout) {
+  const std::size_t T = qkv.dim(0), E = qkv.dim(1) / 3, d = E / H;
+  Heads heads{TensorF({H, T, d}, "q (H, T, d)"), TensorF({H, T, d}, "k (H, T, d)"),
+              TensorF({H, T, d}, "v (H, T, d)")};
+  // Where head h's q starts in a row, and how far its k and v lie beyond it.
+  const std::size_t head_stride = layout == QkvLayout::kSideBySide ? d : 3 * d;
+  const std::size_t part_stride = layout == QkvLayout::kSideBySide ? E : d;
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* row = qkv.ptr() + t * 3 * E + h * head_stride;
+      const std::size_t at = (h * T + t) * d;
+      std::copy_n(row, d, heads.q.ptr() + at);
+      std::copy_n(row + part_stride, d, heads.k.ptr() + at);
+      std::copy_n(row + 2 * part_stride, d, heads.v.ptr() + at);
+    }
+  return heads;
+}
+
+void rotate(Heads& heads, const RopeOptions& rope, Precision precision) {
+  if (precision == Precision::kFloat) {
+    heads.q = fast::rope_apply(std::move(heads.q), rope);
+    heads.k = fast::rope_apply(std::move(heads.k), rope);
+  } else {
+    heads.q = rope_apply(heads.q, rope);
+    heads.k = rope_apply(heads.k, rope);
+  }
+}
+
+TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
+                         TensorF* weights) {
+  AttentionOptions options;
+  options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as both models
+  options.bias = bias;
+  options.return_weights = weights != nullptr;
+  AttentionResult result = attention(heads.q, heads.k, heads.v, options, precision);
+  const std::size_t H = heads.q.dim(0), T = heads.q.dim(1), d = heads.q.dim(2), E = H * d;
+  TensorF merged({T, E}, "attention output (T, E)");
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t) {
+      std::copy_n(result.output.ptr() + (h * T + t) * d, d, merged.ptr() + t * E + h * d);
+    }
+  if (weights) *weights = std::move(result.weights);
+  return merged;
+}
+
+TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias,
+                   double eps) {
+  const TensorF gamma = weight.to_float(), beta = bias.to_float();
+  return poslab::layer_norm(x, eps, &gamma, &beta);
+}
+
+std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
+                                                     const StoredTensor& bias, double eps) {
+  return [&weight, &bias, eps](const TensorF& x) { return layer_norm(x, weight, bias, eps); };
+}
+
+TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace) {
+  const TensorF attn = layer.attention(layer.norm_1(x), trace ? &trace->attention : nullptr);
+  const bool parallel = layer.residual == Residual::kParallel;
+  // h = x + attn: the MLP's input in a sequential layer, only traced in a parallel one.
+  std::optional<TensorF> h;
+  if (!parallel || trace) h = sum({&x, &attn});
+  const TensorF& mlp_input = parallel ? x : *h;
+  const TensorF out = layer.mlp(layer.norm_2(mlp_input));
+  TensorF next = parallel ? sum({&x, &attn, &out}) : sum({&*h, &out});
+  if (trace) {
+    NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(mlp_input);
+    trace->ln_1_mean = std::move(s1.mean);
+    trace->ln_1_variance = std::move(s1.variance);
+    trace->ln_2_mean = std::move(s2.mean);
+    trace->ln_2_variance = std::move(s2.variance);
+    trace->resid_attn_norm = row_norms(*h);
+    trace->resid_mlp_norm = row_norms(next);
+  }
+  return next;
+}
+
+TensorF decoder_layers(TensorF x, std::size_t n,
+                       const std::function<DecoderLayer(std::size_t)>& layer_of,
+                       std::vector<LmLayerTrace>* traces) {
+  for (std::size_t i = 0; i < n; ++i) {
+    LmLayerTrace trace;
+    x = decoder_layer(x, layer_of(i), traces ? &trace : nullptr);
+    if (traces) traces->push_back(std::move(trace));
+  }
+  return x;
+}
+
+}  // namespace poslab::model

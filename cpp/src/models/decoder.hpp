@@ -1,0 +1,77 @@
+// The decoder-only skeleton every language model (GPT-2, GPT-NeoX) runs, written once: the
+// tokens' check, the fused qkv projection's split into heads, causal self-attention with the
+// heads merged back, and the pre-norm layer with its residual and trace. An architecture
+// brings its few distinct ops (its norms, how q and k are rotated or biased, its MLP) as
+// callables; the products are model_ops.hpp's, in either precision.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_ops.hpp"
+#include "poslab/base/precision.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/stored_tensor.hpp"
+#include "poslab/models/lm_layer_trace.hpp"
+#include "poslab/positions/rope.hpp"
+
+namespace poslab::model {
+
+// tokens: 1 <= T <= max_tokens ids, each in [0, vocab); Errors with field "tokens". `model`
+// ("GPT-2") and `limit` ("n_positions 1024") word the messages.
+void check_tokens(const std::vector<long long>& tokens, long long vocab, std::size_t max_tokens,
+                  const std::string& model, const std::string& limit);
+
+// How a fused qkv (T, 3E) holds the heads: kSideBySide is GPT-2's c_attn ([q | k | v], each E
+// wide, head h at columns h·d..), kPerHead GPT-NeoX's query_key_value (per head [q | k | v],
+// each d wide).
+enum class QkvLayout { kSideBySide, kPerHead };
+
+struct Heads {
+  TensorF q, k, v;  // (H, T, d) each
+};
+Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout);
+
+// q and k rotated in place by RoPE: the reference in kDouble, fast::rope_apply in kFloat.
+// rope_apply at offset 0 over T positions passes total_length T to rope_frequencies, so a
+// dynamic scaling sees the whole sequence, as Hugging Face's does.
+void rotate(Heads& heads, const RopeOptions& rope, Precision precision);
+
+// Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
+// heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
+TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
+                         TensorF* weights);
+
+// (x − mean)/√(var + eps)·γ + β with the stored gain and bias.
+TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias,
+                   double eps);
+// The same as a layer's norm op (the tensors must outlive it).
+std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
+                                                     const StoredTensor& bias, double eps);
+
+// Where the MLP reads from: kSequential h = x + attn, x' = h + mlp(norm_2(h)) (GPT-2,
+// GPT-NeoX's use_parallel_residual false); kParallel x' = x + attn + mlp(norm_2(x)).
+enum class Residual { kSequential, kParallel };
+
+// One pre-norm decoder layer: attention on norm_1(x) (handed where to put its (H, T, T)
+// weights when traced, else null), the MLP on norm_2 of its input as `residual` says.
+struct DecoderLayer {
+  std::function<TensorF(const TensorF&)> norm_1, norm_2;
+  std::function<TensorF(const TensorF&, TensorF* weights)> attention;
+  std::function<TensorF(const TensorF&)> mlp;
+  Residual residual = Residual::kSequential;
+};
+
+// x after the layer. When `trace` is not null it gets the attention weights, each norm's
+// input statistics and the residual norms (lm_layer_trace.hpp).
+TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace);
+
+// x (T, E) through n layers, layer i as layer_of(i) describes it; one trace per layer
+// appended to `traces` when it is not null.
+TensorF decoder_layers(TensorF x, std::size_t n,
+                       const std::function<DecoderLayer(std::size_t)>& layer_of,
+                       std::vector<LmLayerTrace>* traces);
+
+}  // namespace poslab::model

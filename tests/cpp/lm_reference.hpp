@@ -1,0 +1,132 @@
+// The naive double-precision pieces both language-model references are built from (GPT-2's in
+// gpt2_test.cpp, GPT-NeoX's in gpt_neox_reference.hpp): LayerNorm, a linear layer in either
+// stored orientation, causal softmax attention of every head, row norms and the vocabulary
+// head. Plain loops over doubles, written from the formulas (ARCHITECTURE.md §4) — never by
+// calling the core.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "reference.hpp"
+
+namespace lm_ref {
+
+using Mat = std::vector<double>;  // row-major
+
+// What a reference records per layer, as the core's LmLayerTrace does.
+struct Layer {
+  ref::Tensor attention;  // (H, T, T)
+  std::vector<double> ln1_mean, ln1_var, ln2_mean, ln2_var, resid_attn, resid_mlp;
+};
+
+// The core's trace of layer `i` against the reference's: the attention maps within
+// `attention_tol`, the statistics within kAcceptance.
+inline void expect_layer_close(const poslab::LmLayerTrace& got, const Layer& want,
+                               const ref::Tol& attention_tol, std::size_t i) {
+  EXPECT_ALLCLOSE(got.attention, want.attention, attention_tol) << "attention, layer " << i;
+  EXPECT_ALLCLOSE(got.ln_1_mean, want.ln1_mean, ref::kAcceptance) << "layer " << i;
+  EXPECT_ALLCLOSE(got.ln_1_variance, want.ln1_var, ref::kAcceptance) << "layer " << i;
+  EXPECT_ALLCLOSE(got.ln_2_mean, want.ln2_mean, ref::kAcceptance) << "layer " << i;
+  EXPECT_ALLCLOSE(got.ln_2_variance, want.ln2_var, ref::kAcceptance) << "layer " << i;
+  EXPECT_ALLCLOSE(got.resid_attn_norm, want.resid_attn, ref::kAcceptance) << "layer " << i;
+  EXPECT_ALLCLOSE(got.resid_mlp_norm, want.resid_mlp, ref::kAcceptance) << "layer " << i;
+}
+
+// LayerNorm over rows of width E, biased variance; records each row's mean and variance.
+inline Mat layer_norm(const Mat& x, std::size_t rows, std::size_t E, const poslab::TensorF& g,
+                      const poslab::TensorF& b, double eps, std::vector<double>* means = nullptr,
+                      std::vector<double>* vars = nullptr) {
+  Mat y(x.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    double mean = 0;
+    for (std::size_t c = 0; c < E; ++c) mean += x[r * E + c];
+    mean /= double(E);
+    double var = 0;
+    for (std::size_t c = 0; c < E; ++c) var += (x[r * E + c] - mean) * (x[r * E + c] - mean);
+    var /= double(E);
+    for (std::size_t c = 0; c < E; ++c) {
+      y[r * E + c] = (x[r * E + c] - mean) / std::sqrt(var + eps) * g.data[c] + b.data[c];
+    }
+    if (means) means->push_back(mean);
+    if (vars) vars->push_back(var);
+  }
+  return y;
+}
+
+// How a weight is stored: Hugging Face's Conv1D (in, out), y = x·W + b (GPT-2), or
+// torch.nn.Linear (out, in), y = x·Wᵀ + b (GPT-NeoX).
+enum class Stored { kInOut, kOutIn };
+
+inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
+                  const poslab::TensorF& b, Stored stored) {
+  const bool in_out = stored == Stored::kInOut;
+  const std::size_t in = in_out ? w.shape[0] : w.shape[1], out = in_out ? w.shape[1] : w.shape[0];
+  Mat y(rows * out);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t o = 0; o < out; ++o) {
+      double s = b.data[o];
+      for (std::size_t i = 0; i < in; ++i) {
+        s += x[r * in + i] * double(w.data[in_out ? i * out + o : o * in + i]);
+      }
+      y[r * out + o] = s;
+    }
+  return y;
+}
+
+// ‖x[r]‖₂ of every row of width E.
+inline std::vector<double> norms(const Mat& x, std::size_t rows, std::size_t E) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (std::size_t c = 0; c < E; ++c) s += x[r * E + c] * x[r * E + c];
+    out.push_back(std::sqrt(s));
+  }
+  return out;
+}
+
+// Causal softmax(q·kᵀ/√d + bias) v of H heads over T positions: q(t, h), k(t, h), v(t, h)
+// point at head h's d values at position t, bias(h, i, j) is added to each score. Fills
+// `attention` (H, T, T) and returns the heads merged to (T, H·d), head h in columns h·d...
+template <class Q, class K, class V, class Bias>
+Mat causal_attention(std::size_t T, std::size_t H, std::size_t d, const Q& q, const K& k,
+                     const V& v, const Bias& bias, ref::Tensor& attention) {
+  const std::size_t E = H * d;
+  attention = ref::Tensor({H, T, T});
+  Mat merged(T * E, 0.0);
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t i = 0; i < T; ++i) {
+      std::vector<double> s(i + 1);
+      for (std::size_t j = 0; j <= i; ++j) {
+        double dot = 0;
+        for (std::size_t c = 0; c < d; ++c) dot += q(i, h)[c] * k(j, h)[c];
+        s[j] = dot / std::sqrt(double(d)) + bias(h, i, j);
+      }
+      const double mx = *std::max_element(s.begin(), s.end());
+      double total = 0;
+      for (double& e : s) total += (e = std::exp(e - mx));
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double p = s[j] / total;
+        attention[(h * T + i) * T + j] = p;
+        for (std::size_t c = 0; c < d; ++c) merged[i * E + h * d + c] += p * v(j, h)[c];
+      }
+    }
+  return merged;
+}
+
+// x (T, E) · embeddingᵀ, embedding (V, E): the logits (T, V).
+inline ref::Tensor vocabulary_logits(const Mat& x, std::size_t T, std::size_t E,
+                                     const poslab::TensorF& embedding) {
+  const std::size_t V = embedding.shape[0];
+  ref::Tensor logits({T, V});
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t v = 0; v < V; ++v) {
+      double s = 0;
+      for (std::size_t c = 0; c < E; ++c) s += x[t * E + c] * double(embedding.data[v * E + c]);
+      logits[t * V + v] = s;
+    }
+  return logits;
+}
+
+}  // namespace lm_ref
