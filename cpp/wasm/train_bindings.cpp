@@ -168,6 +168,11 @@ class TrainRun {
       const val maps = to_js(ex.maps);
       o.set("maps", maps["data"]);
       o.set("shape", maps["shape"]);
+      // FIRE: the bias the model added to this example's scores, shaped like the maps.
+      const ModelConfig& m = trainer_.model_config();
+      if (m.position == PositionMethod::kFire) {
+        o.set("fireBias", to_js(fire_bias(m, trainer_.parameters(), ex.positions))["data"]);
+      }
       return o;
     });
   }

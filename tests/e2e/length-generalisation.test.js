@@ -19,6 +19,24 @@ const settled = (page) =>
   );
 
 describe('view length-generalisation', () => {
+  it('E2E.LengthGeneralisationDrawsAFireModelsBias', async () => {
+    const url = `${session.base}#view=length-generalisation&lg.methods=fire&lg.size=small&lg.N=3&lg.steps=30&lg.seed=9`;
+    const { page, context, problems } = await openPage(session.browser, url);
+    await settled(page);
+    await page.click(`${section} .lg-train`);
+    await page.waitForFunction(
+      (s) => document.querySelector(s)?.textContent.startsWith('Done'),
+      `${section} .lg-progress`,
+      { timeout: 120_000 },
+    );
+    // The small model's 2 heads: their attention maps, and FIRE's bias beside them.
+    expect(await page.locator(`${section} .lg-attention canvas`).count()).toBe(2);
+    expect(await page.locator(`${section} .lg-fire canvas`).count()).toBe(2);
+    expect(await page.textContent(`${section} .lg-fire-about`)).toMatch(/FIRE's learned bias/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('E2E.LengthGeneralisationTrainsStopsAndRestores', async () => {
     const url = `${session.base}#view=length-generalisation&lg.methods=alibi,none&lg.size=small&lg.N=4&lg.steps=60&lg.seed=7`;
     const { page, context, problems } = await openPage(session.browser, url);

@@ -26,6 +26,8 @@ const CASES = [
   { position: 't5' },
   { position: 'rope', randomizedPositions: 64 },
   { position: 't5', task: 'addition' },
+  { position: 'fire' },
+  { position: 'fire', randomizedPositions: 2000 },
 ];
 
 const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
@@ -108,7 +110,7 @@ describe.each(VARIANTS)('training module, %s build', (variant) => {
 describe('training API', () => {
   test('defaults and names come from the core', async () => {
     const lab = await loadLab('simd');
-    expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']);
+    expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'alibi', 't5', 'fire', 'none']);
     expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition']);
     expect(lab.defaults).toMatchObject({ layers: 2, width: 64, heads: 4, batch: 32, trainLen: 8 });
   });

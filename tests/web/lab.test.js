@@ -21,9 +21,18 @@ const setting = (over = {}) => ({
 });
 
 describe('lab presets', () => {
-  it('Lab.QuickPresetIsTheSixMethodsOnTheTasksBudget', () => {
+  it('Lab.QuickPresetIsEveryTrainerMethodOnTheTasksBudget', () => {
     const plan = runPlan(setting());
-    expect(plan.map((r) => r.config.position)).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']);
+    expect(plan.map((r) => r.config.position)).toEqual([
+      'learned',
+      'sinusoidal',
+      'rope',
+      'xpos',
+      'alibi',
+      't5',
+      'fire',
+      'none',
+    ]);
     for (const r of plan) {
       expect(r.config).toMatchObject({
         task: 'copy',

@@ -2,7 +2,7 @@
 
 export interface TrainConfig {
   task?: 'copy' | 'reverse' | 'sort' | 'addition';
-  position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'none';
+  position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'fire' | 'none';
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
   trainLen?: number;
@@ -38,6 +38,11 @@ export interface AttentionExample {
   /** (nLayer, nHead, T, T), row-major. */
   maps: Float32Array;
   shape: [number, number, number, number];
+  /**
+   * FIRE models only: the bias FIRE added to this example's scores, (nLayer, nHead, T, T) like
+   * maps: bias(i, j) = f(ψ(p_i − p_j) / ψ(max(L, p_i + 1))) for keys j ≤ i, 0 above the diagonal.
+   */
+  fireBias?: Float32Array;
 }
 
 export interface TrainRun {

@@ -9,12 +9,16 @@ const kind =
   (m) =>
     kinds.includes(m.kind);
 
-/** Every method, in the table's order (the Encodings view). */
-export const METHODS = names(() => true);
+// What the core draws without a trained model: its own tables and multi-head's biases, not a
+// method only the trainer has (FIRE's bias is a trained function; the lab's view draws it).
+const drawn = (m) => m.support.core || m.support.bias;
+
+/** Every method the core draws, in the table's order (the Encodings view). */
+export const METHODS = names(drawn);
 /** Methods that give each position its own vector (Similarity, Vectors of chosen positions). */
 export const VECTOR_METHODS = names(kind('added table', 'learned table', 'rotation', 'none'));
 /** Methods whose figure is an L × L matrix of query–key pairs: one rule for views, jobs and caps. */
-export const PAIR_METHODS = names(kind('relative table', 'score bias'));
+export const PAIR_METHODS = names((m) => drawn(m) && kind('relative table', 'score bias')(m));
 export const isPairMethod = (method) => PAIR_METHODS.includes(method);
 /** Methods whose table pairs dimensions (sin/cos, or the rotated pairs): D must be even. */
 export const needsEvenWidth = (method) => names(kind('added table', 'rotation')).includes(method);

@@ -9,7 +9,7 @@ import { poolSize } from '../lab/pool.js';
 import { EMBED_SCALE, FULL, METHODS, QUICK, runPlan } from '../lab/presets.js';
 import { PAPERS, rank, summarise, tokenAccuracyBeyond } from '../lab/ranking.js';
 import { createTrainingExecutor, restoreRuns } from '../lab/runs.js';
-import { colorize } from '../plots/colormap.js';
+import { colorize, valueRange } from '../plots/colormap.js';
 import { range } from '../plots/lineplot.js';
 import { createIntro, defineView, el } from './kit.js';
 
@@ -133,8 +133,12 @@ export default defineView('length-generalisation', {
     );
     const attnAbout = el('p', 'note lg-attention-about');
     const attnGrid = el('div', 'lg-attention');
-    shell.plots.append(attnControls, attnAbout, attnGrid);
+    // A FIRE model's bias on the same example: what its position MLP added to the scores.
+    const fireAbout = el('p', 'note lg-fire-about');
+    const fireGrid = el('div', 'lg-fire');
+    shell.plots.append(attnControls, attnAbout, attnGrid, fireAbout, fireGrid);
     let attnPlots = [];
+    let firePlots = [];
 
     // What the figures show: the runs of the settings p, those finished (or restored) and the
     // loss curves so far.
@@ -281,6 +285,7 @@ export default defineView('length-generalisation', {
         attnGrid.replaceChildren();
         attnPlots = [];
         attnAbout.textContent = '';
+        drawFireBias(null, 0, []);
         return;
       }
       const lengths = d.attention.map((a) => String(a.length));
@@ -318,6 +323,45 @@ export default defineView('length-generalisation', {
         const offset = (layer * nHead + h) * T * T;
         plot.figure.setTitle(`layer ${layer}, head ${h}`);
         plot.update(painted(a.maps.subarray(offset, offset + T * T), T, T, { xLabels: labels, yLabels: labels }));
+      });
+      drawFireBias(a, layer, labels);
+    }
+
+    // FIRE's bias bias(i, j) = f(ψ(i − j) / ψ(max(L, i + 1))) of the example's layer, a heatmap per
+    // head on a scale symmetric about 0 (above the diagonal the mask hides the key: 0). Other
+    // methods' examples carry no fireBias: the grid empties.
+    function drawFireBias(a, layer, labels) {
+      const [, nHead, T] = a?.shape ?? [];
+      const heads = a?.fireBias ? nHead : 0;
+      while (firePlots.length < heads) {
+        firePlots.push(
+          shell.heatmap(
+            'attention',
+            { title: '', xTitle: 'key', yTitle: 'query', height: 300, compact: false },
+            fireGrid,
+          ),
+        );
+      }
+      while (firePlots.length > heads) firePlots.pop().destroy();
+      fireAbout.textContent = heads
+        ? `FIRE's learned bias added to these scores, layer ${layer}: its MLP of ψ(i − j) / ψ(max(L, i + 1)), ` +
+          `ψ(x) = log(c·x + 1), with c and the threshold L trained. Blue raises a key's score, red lowers it.`
+        : '';
+      firePlots.forEach((plot, h) => {
+        const offset = (layer * nHead + h) * T * T;
+        const data = a.fireBias.subarray(offset, offset + T * T);
+        const range = valueRange(data, true);
+        plot.figure.setTitle(`FIRE bias, layer ${layer}, head ${h}`);
+        plot.update({
+          data,
+          rows: T,
+          cols: T,
+          range,
+          cmap: 'RdBu',
+          ...colorize(data, 'RdBu', range),
+          xLabels: labels,
+          yLabels: labels,
+        });
       });
     }
     for (const s of [attnMethod, attnLength, attnLayer]) s.addEventListener('change', drawAttention);
