@@ -105,6 +105,15 @@ val rope_js(val x, Num offset, val rope) {
   });
 }
 
+// xPos of x as queries (ζ^e) or, with key, as keys (ζ^−e); xpos: { base?, scaleBase? }.
+val xpos_js(val x, Num offset, val key, val xpos) {
+  return guarded([&] {
+    const XposSide side = to_bool(key, "key") ? XposSide::kKey : XposSide::kQuery;
+    return to_js(
+        xpos_apply(to_tensor(x, "x"), to_xpos_options(xpos), side, to_integer(offset, "offset")));
+  });
+}
+
 val rope_decay_js(Num head_dim, Num max_distance, val rope) {
   return guarded([&] {
     return to_js(rope_decay(to_integer(head_dim, "headDim"),
@@ -177,12 +186,12 @@ val attention_js(val q, val k, val v, val attention_options) {
 }
 
 // options: { heads, seed, mask, keyPadding?, customMask?: Uint8Array (L·L), rope?: object,
-// bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
+// xpos?: object (not with rope), bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
 val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
     const val options = to_options(mha_options, "multiHeadAttention",
                                    {"heads", "seed", "mask", "keyPadding", "customMask", "rope",
-                                    "bias", "t5", "t5Seed", "scale"});
+                                    "xpos", "bias", "t5", "t5Seed", "scale"});
     const TensorF input = to_tensor(x, "x");
     require(input.ndim() == 2, "x", "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
@@ -195,6 +204,7 @@ val multi_head_attention_js(val x, val mha_options) {
       o.custom_mask = to_bytes(field(options, "customMask"), "customMask");
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
+    if (!field(options, "xpos").isUndefined()) o.xpos = to_xpos_options(field(options, "xpos"));
     o.bias = parse_position_bias(string_field(options, "bias", "none"));
     o.t5 = to_t5_options(field(options, "t5"));
     o.t5_seed = seed_field(options, "t5Seed");
@@ -366,6 +376,7 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("alibi", &alibi_js);
   function("ropeFrequencies", &rope_frequencies_js);
   function("rope", &rope_js);
+  function("xpos", &xpos_js);
   function("ropeDecay", &rope_decay_js);
   function("ropeWavelengths", &rope_wavelengths_js);
   function("wavelengths", &wavelengths_js);

@@ -170,12 +170,15 @@ std::uint64_t seed_field(const val& object, const char* name) {
   return value.isUndefined() ? 0 : to_seed(value, name);
 }
 
+bool to_bool(const val& js, const char* what) {
+  require(js.isTrue() || js.isFalse(), what,
+          std::string(what) + " must be true or false (got " + describe(js) + ")");
+  return js.isTrue();
+}
+
 bool bool_field(const val& object, const char* name, bool fallback) {
   const val value = field(object, name);
-  if (value.isUndefined()) return fallback;
-  require(value.isTrue() || value.isFalse(), name,
-          std::string(name) + " must be true or false (got " + describe(value) + ")");
-  return value.isTrue();
+  return value.isUndefined() ? fallback : to_bool(value, name);
 }
 
 std::string string_field(const val& object, const char* name, const std::string& fallback) {
@@ -201,6 +204,14 @@ RopeOptions to_rope_options(const val& options) {
   o.high_freq_factor = number_field(js, "highFreqFactor", o.high_freq_factor);
   o.beta_fast = number_field(js, "betaFast", o.beta_fast);
   o.beta_slow = number_field(js, "betaSlow", o.beta_slow);
+  return o;
+}
+
+XposOptions to_xpos_options(const val& options) {
+  const val js = to_options(options, "xpos", {"base", "scaleBase"});
+  XposOptions o;
+  o.base = number_field(js, "base", o.base);
+  o.scale_base = number_field(js, "scaleBase", o.scale_base);
   return o;
 }
 

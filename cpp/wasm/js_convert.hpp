@@ -35,6 +35,9 @@ long long to_integer(const val& js, const char* what);
 // A seed: an integer in [0, 2^53).
 std::uint64_t to_seed(const val& js, const char* what = "seed");
 
+// true or false (never 0, 1, a string or null), else Error naming `what`.
+bool to_bool(const val& js, const char* what);
+
 // A JS string, else Error naming `what`.
 std::string to_string(const val& js, const char* what);
 
@@ -65,6 +68,9 @@ std::string string_field(const val& object, const char* name, const std::string&
 // { style, base, rotaryFraction, scaling, factor, originalLength, lowFreqFactor,
 //   highFreqFactor, betaFast, betaSlow }, each optional: absent fields keep the core's defaults.
 RopeOptions to_rope_options(const val& js);
+
+// { base, scaleBase }, each optional: absent fields keep XposOptions' defaults.
+XposOptions to_xpos_options(const val& js);
 
 // { bidirectional, numBuckets, maxDistance }, each optional.
 T5BucketOptions to_t5_options(const val& js);

@@ -102,8 +102,10 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       'sinusoidal',
       'shaw',
       'rope',
+      'xpos',
       'alibi',
       't5',
+      'fire',
       'none',
     ]);
     for (const m of positionMethods) {
@@ -114,6 +116,10 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
     expect(positionMethods.find((m) => m.name === 't5').options.map((o) => [o.name, o.default])).toEqual([
       ['numBuckets', 32],
       ['maxDistance', 128],
+    ]);
+    expect(positionMethods.find((m) => m.name === 'xpos').options.map((o) => [o.name, o.default])).toEqual([
+      ['base', 10000],
+      ['scaleBase', 512],
     ]);
     expect(Object.isFrozen(lab.names.masks)).toBe(true);
     // Every name is accepted where it belongs.

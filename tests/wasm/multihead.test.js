@@ -23,6 +23,8 @@ const CONFIGS = [
     64,
     { heads: 8, mask: 'causal', rope: { style: 'gptj', scaling: 'yarn', factor: 4, originalLength: 8 } },
   ],
+  ['4 heads, causal, xPos', 32, { heads: 4, mask: 'causal', xpos: { scaleBase: 8 } }],
+  ['2 heads, xPos (defaults) + ALiBi', 16, { heads: 2, xpos: true, bias: 'alibi' }],
   ['4 heads, causal, ALiBi', 32, { heads: 4, mask: 'causal', bias: 'alibi' }],
   [
     '4 heads, T5 bias',
@@ -121,6 +123,16 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
         const plain = lab.multiHeadAttention(x, { seed: 7, ...o, rope: false });
         assertClose(r.q, lab.rope(plain.q, o.rope), `${name}: q`);
         assertClose(r.k, lab.rope(plain.k, o.rope), `${name}: k`);
+        expect(r.v.data).toEqual(plain.v.data);
+      });
+    }
+
+    if (o.xpos) {
+      test('q and k are the projections through lab.xpos as queries and as keys; v is untouched', () => {
+        const plain = lab.multiHeadAttention(x, { seed: 7, ...o, xpos: false });
+        const xo = o.xpos === true ? {} : o.xpos;
+        assertClose(r.q, lab.xpos(plain.q, xo), `${name}: q`);
+        assertClose(r.k, lab.xpos(plain.k, { ...xo, key: true }), `${name}: k`);
         expect(r.v.data).toEqual(plain.v.data);
       });
     }

@@ -26,6 +26,10 @@ export const API_CALLS = {
     ['x', ones(2, 4)],
     ['options', { offset: 1, style: 'neox' }],
   ],
+  xpos: () => [
+    ['x', ones(2, 4)],
+    ['options', { offset: 1, key: true, base: 100, scaleBase: 64 }],
+  ],
   ropeDecay: () => [['options', { headDim: 8, maxDistance: 4 }]],
   ropeWavelengths: () => [['options', { headDim: 8, totalLength: 4 }]],
   wavelengths: () => [['options', { dim: 8, base: 100 }]],
@@ -88,6 +92,26 @@ export const MHA_OPTION_CASES = [
     'multiHeadAttention rope unknown option',
     (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { sytle: 'neox' } }),
     /unknown option 'sytle'/,
+  ],
+  [
+    'multiHeadAttention xpos a number',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: 5 }),
+    /xpos options must be an object/,
+  ],
+  [
+    'multiHeadAttention xpos unknown option',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: { scalebase: 64 } }),
+    /unknown option 'scalebase'/,
+  ],
+  [
+    'multiHeadAttention xpos scaleBase 0',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: { scaleBase: 0 } }),
+    /scale base/,
+  ],
+  [
+    'multiHeadAttention rope and xpos together',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: {}, xpos: {} }),
+    /rope or xpos, not both/,
   ],
   [
     'multiHeadAttention t5 bidirectional a number',

@@ -67,6 +67,12 @@ export const RAW_CALLS = {
     ['offset', 1],
     ['rope', { style: 'neox' }],
   ],
+  xpos: () => [
+    ['x', ones(2, 4)],
+    ['offset', 1],
+    ['key', true],
+    ['xpos', { base: 100, scaleBase: 64 }],
+  ],
   ropeDecay: () => [
     ['headDim', 8],
     ['maxDistance', 4],

@@ -1,6 +1,7 @@
 // Native-vs-wasm cases for RoPE: rotation (2-D and 3-D inputs, both pairings, partial
 // rotation, every long-context scaling, offsets), its effective frequencies with the
-// attention factor, its decay curve, and the wavelengths derived from the frequencies.
+// attention factor, its decay curve, and the wavelengths derived from the frequencies; and
+// xPos (queries and keys, offsets, bases and scale bases) against `poslab xpos`.
 import { label, ROPE_FLAGS, toFlags } from './flags.js';
 
 const rope = (shape, o) => ({
@@ -8,6 +9,18 @@ const rope = (shape, o) => ({
   inputs: { x: shape },
   cli: (f) => ['rope', '--in', f.x, ...toFlags(o, { ...ROPE_FLAGS, offset: '--offset' })],
   run: (lab, { x }) => ({ out: lab.rope(x, o) }),
+});
+
+const xpos = (shape, o) => ({
+  name: `xpos x=(${shape}) ${label(o)}`,
+  inputs: { x: shape },
+  cli: (f) => [
+    'xpos',
+    '--in',
+    f.x,
+    ...toFlags(o, { base: '--base', scaleBase: '--scale-base', key: '--key', offset: '--offset' }),
+  ],
+  run: (lab, { x }) => ({ out: lab.xpos(x, o) }),
 });
 
 // The CLI prints `attention_factor <value>` beside the frequencies.
@@ -96,4 +109,14 @@ export const ROPE_CASES = [
   ropeWavelengths({ headDim: 64 }),
   ropeWavelengths({ headDim: 64, scaling: 'llama3', factor: 8, originalLength: 8192 }),
   ropeWavelengths({ headDim: 32, rotaryFraction: 0.5, base: 500 }),
+  xpos([17, 32], {}),
+  xpos([17, 32], { key: true }),
+  xpos([4, 9, 16], { offset: 5 }),
+  xpos([3, 5, 24], { key: true, offset: 100, scaleBase: 64 }),
+  xpos([10, 16], { base: 500000, scaleBase: 2048 }),
+  // A long sequence: |e| near 2000, ζ^(±e/512) far from 1 on both sides.
+  xpos([16, 64], { offset: 4000 }),
+  xpos([16, 64], { offset: 4000, key: true }),
+  xpos([1, 8], { offset: 3 }),
+  xpos([7, 2], { key: true }),
 ];

@@ -96,6 +96,18 @@ export interface RopeOptions {
   betaSlow?: number;
 }
 
+/**
+ * xPos (Sun et al. 2023; rope.hpp, as torchscale's XPOS): gptj pairs rotated by p·θ_i,
+ * θ_i = base^(-2i/D), times ζ_i^(e/scaleBase), ζ_i = (2i + 0.4·D)/(1.4·D), e the position
+ * centred on its sequence; keys take ζ_i^(−e/scaleBase). All optional; defaults are the core's.
+ */
+export interface XposOptions {
+  /** θ_i = base^(-2i/D). Default 10000. */
+  base?: number;
+  /** Positions per unit of the decay's exponent. Default 512 (torchscale's). */
+  scaleBase?: number;
+}
+
 /** T5 relative-position buckets (relative.hpp). */
 export interface T5Options {
   /** Separate buckets for keys before and after the query (encoder). Default false (decoder). */
@@ -146,6 +158,8 @@ export interface MultiHeadOptions {
   customMask?: Uint8Array | boolean[] | number[];
   /** Rotate Q and K per head at positions 0..L−1. Default false. */
   rope?: false | true | RopeOptions;
+  /** Or rotate and scale them by xPos (queries ζ^e, keys ζ^−e); not with rope. Default false. */
+  xpos?: false | true | XposOptions;
   /** Position bias added to the scores. Default 'none'. */
   bias?: 'none' | 'alibi' | 't5';
   /** Bucket options when bias is 't5' (core defaults: unidirectional, 32 buckets, 128). */
@@ -293,6 +307,11 @@ export interface PosLab {
   ropeFrequencies(options: { headDim: number; totalLength?: number } & RopeOptions): RopeFrequencies;
   /** Rotates x (L, D) or (H, L, D) at positions offset..offset+L−1 [SIMD fast path]. */
   rope(x: TensorInput, options?: { offset?: number } & RopeOptions): Tensor;
+  /**
+   * xPos of x (L, D) or (H, L, D), D even, at positions offset..offset+L−1 of a sequence of
+   * offset + L: as queries (default) or, with key, as keys.
+   */
+  xpos(x: TensorInput, options?: { offset?: number; key?: boolean } & XposOptions): Tensor;
   /** RoFormer's upper bound of |q·k| vs relative distance 0..maxDistance, (M+1,). */
   ropeDecay(options: { headDim: number; maxDistance: number } & RopeOptions): Tensor;
   /** Wavelength 2π/θ_i of each rotated pair, (R/2,). */
