@@ -139,6 +139,46 @@ describe('whole page', () => {
     await context.close();
   });
 
+  it('E2E.XposDrawnInEncodingsWithItsScaleBaseAndAsAttentionsRotation', async () => {
+    const { page, context, problems } = await openPage(
+      session.browser,
+      `${session.base}#view=encodings&enc.method=xpos&enc.L=64&enc.D=32`,
+    );
+    await drawn(page, 'enc');
+    const table = '#view-encodings .fig canvas';
+    for (const n of await canvasColours(page, '#view-encodings')) expect(n, 'a canvas is blank').toBeGreaterThan(2);
+    expect(await page.textContent('#view-encodings .fig .fig-title >> nth=0')).toContain(
+      'xPos (queries, scale base 512)',
+    );
+    expect(await page.isVisible('#c-enc-base')).toBe(true);
+    expect(await page.isVisible('#c-enc-style')).toBe(false); // xPos pairs gptj only
+    // A smaller scale base is a stronger decay: another picture, and in the link.
+    const before = await canvasHash(page, table);
+    const count = await drawCount(page, 'enc');
+    await type('#c-enc-scalebase', '8')(page);
+    await drawn(page, 'enc', count + 1);
+    expect(await canvasHash(page, table)).not.toBe(before);
+    await urlWith(page, 'enc.scalebase=8');
+    // One too small for L (3.5^(⌈L/2⌉/s) past float32) is refused beside its control.
+    await page.fill('#c-enc-L', '8192');
+    await page.press('#c-enc-L', 'Tab');
+    await page.waitForFunction(() => document.getElementById('c-enc-scalebase-error').textContent.length > 0);
+    expect(await page.textContent('#c-enc-scalebase-error')).toMatch(/scale base must be at least 59/);
+
+    // The Attention view's rotation of q and k: xPos changes the raw scores.
+    await page.click('#tab-attention');
+    await drawn(page, 'att');
+    const scores = '#view-attention .fig:has-text("Raw scores") canvas';
+    const plain = await canvasHash(page, scores);
+    const n = await drawCount(page, 'att');
+    await page.selectOption('#c-att-rope', 'xpos');
+    await drawn(page, 'att', n + 1);
+    expect(await canvasHash(page, scores)).not.toBe(plain);
+    await urlWith(page, 'att.rope=xpos');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('E2E.MaskCellToggleMakesACustomMask', async () => {
     const { page, context, problems } = await openPage(session.browser, `${session.base}#view=attention`);
     await drawn(page, 'att');

@@ -63,6 +63,25 @@ describe('compute glue', () => {
     expect(Array.from(ropeUnitInput(1, 6, 'neox').data)).toEqual([1, 1, 1, 0, 0, 0]);
   });
 
+  it('Encodings.XposRowsAreCosSinPairsTimesZetaToTheCentredPosition', () => {
+    // torchscale's XPOS on the unit vector, in double: pair i of row p is
+    // ζᵢ^e·(cos pθᵢ, sin pθᵢ), ζᵢ = (2i + 0.4·D)/(1.4·D), e = (p − ⌈L/2⌉)/s, θᵢ = b^(−2i/D).
+    const [L, D, base, scalebase] = [9, 8, 100, 4];
+    const m = encodings(lab, params('enc', { method: 'xpos', L, D, base, scalebase })).heatmaps.main;
+    expect([m.rows, m.cols]).toEqual([L, D]);
+    const ref = (p, d) => {
+      const i = Math.floor(d / 2);
+      const zeta = (2 * i + 0.4 * D) / (1.4 * D);
+      const angle = p * base ** ((-2 * i) / D);
+      return zeta ** ((p - Math.ceil(L / 2)) / scalebase) * (d % 2 ? Math.sin : Math.cos)(angle);
+    };
+    for (let p = 0; p < L; p++)
+      for (let d = 0; d < D; d++)
+        expect(close(m.data[p * D + d], ref(p, d), 1e-6 + 1e-6 * Math.abs(ref(p, d)))).toBe(true);
+    // Position 0 of pair 0 is ζ₀^(−⌈L/2⌉/s) = 3.5^(5/4): the decay is in the table, not only the turn.
+    expect(m.data[0]).toBeCloseTo(3.5 ** (5 / 4), 5);
+  });
+
   it('Encodings.NopeIsZeroAndBiasMethodsAreSquare', () => {
     expect(encodings(lab, params('enc', { method: 'none' })).heatmaps.main.data.every((v) => v === 0)).toBe(true);
     const alibi = encodings(lab, params('enc', { method: 'alibi', L: 6, heads: 4, head: 1 }));
@@ -158,7 +177,8 @@ describe('compute glue', () => {
       {},
       { bias: 'alibi' },
       { bias: 't5', mask: 'none' },
-      { rope: true, mask: 'window', window: 2 },
+      { rope: 'rope', mask: 'window', window: 2 },
+      { rope: 'xpos', bias: 'alibi' },
       { input: 'position', pe: 'learned' },
     ]) {
       const p = params('att', patch);
@@ -210,7 +230,8 @@ describe('compute glue', () => {
   it('Attention.RefusesBadShapes', () => {
     expect(() => attention(lab, params('att', { D: 64, H: 3 }))).toThrow(/divisible/);
     expect(() => attention(lab, params('att', { text: '   ' }))).toThrow(/at least one word/);
-    expect(() => attention(lab, params('att', { rope: true, D: 12, H: 4 }))).toThrow(/even/);
+    expect(() => attention(lab, params('att', { rope: 'rope', D: 12, H: 4 }))).toThrow(/RoPE.*even/);
+    expect(() => attention(lab, params('att', { rope: 'xpos', D: 12, H: 4 }))).toThrow(/xPos.*even/);
     expect(() => attention(lab, params('att', { mask: 'custom', custom: '9.!' }))).toThrow(/malformed/);
   });
 
@@ -250,6 +271,39 @@ describe('compute glue', () => {
     expect(Array.from(r.heatmaps.mask.data, (v) => (v === -Infinity ? 1 : 0))).toEqual(hidden);
     // What a click starts from: the window alone, without the padding (query 4 sees key 4).
     expect(Array.from(r.baseHidden)).toEqual([...hidden.slice(0, 24), 0]);
+  });
+
+  it('Attention.XposScoresAreTheUnrotatedProjectionsThroughXpos', () => {
+    // The job with the xPos rotation against torchscale's XPOS written here (gptj pairs, queries
+    // ζ^e, keys ζ^−e, e = position − ⌈L/2⌉ over 512) on the q, k of the job without a rotation.
+    let mh = null;
+    const spy = { ...lab, multiHeadAttention: (...a) => (mh = lab.multiHeadAttention(...a)) };
+    const text = 'a b c d e f g';
+    attention(spy, params('att', { text, rope: 'none', mask: 'none', pad: false }));
+    const plain = mh;
+    const r = attention(spy, params('att', { text, rope: 'xpos', mask: 'none', pad: false }));
+    const [, L, d] = plain.q.shape;
+    const xpos = (t, h, pos, key) => {
+      const row = t.data.subarray((h * L + pos) * d, (h * L + pos + 1) * d);
+      const out = [];
+      for (let i = 0; i < d / 2; i++) {
+        const angle = pos * 10000 ** ((-2 * i) / d);
+        const e = (pos - Math.ceil(L / 2)) / 512;
+        const s = ((2 * i + 0.4 * d) / (1.4 * d)) ** (key ? -e : e);
+        const [u, v] = [row[2 * i], row[2 * i + 1]];
+        out.push(s * (u * Math.cos(angle) - v * Math.sin(angle)), s * (u * Math.sin(angle) + v * Math.cos(angle)));
+      }
+      return out;
+    };
+    const head = params('att').head;
+    for (let i = 0; i < L; i++) {
+      const q = xpos(plain.q, head, i, false);
+      for (let j = 0; j < L; j++) {
+        const k = xpos(plain.k, head, j, true);
+        const score = q.reduce((acc, qc, c) => acc + qc * k[c], 0) / Math.sqrt(d);
+        expect(Math.abs(r.heatmaps.scores.data[i * L + j] - score), `${i},${j}`).toBeLessThan(1e-4);
+      }
+    }
   });
 
   it('Attention.HelpersComputeWhatTheySay', () => {

@@ -33,6 +33,22 @@ describe('link fall-back', () => {
     expect(problems[0]).toMatch(/clamped/);
   });
 
+  it('LinkFallback.XposScaleBaseRaisedToKeepItsTableInFloat32', () => {
+    // L = 8192: position 0 is 3.5^(4096/s), past float32 below s ≈ 57.9; the rule asks ≥ 59.
+    const { state, problems } = readLink('#enc.method=xpos&enc.L=8192&enc.D=2&enc.scalebase=10');
+    expect(state['enc.scalebase']).toBe(Math.ceil((4096 * Math.log(3.5)) / 88));
+    expect((4096 * Math.log(3.5)) / state['enc.scalebase']).toBeLessThan(Math.log(3.4028234663852886e38));
+    expect(problems[0]).toMatch(/enc\.scalebase.*clamped/);
+    expect(refusal('enc', { method: 'xpos', L: 8192, D: 2, scalebase: 58 })?.key).toBe('enc.scalebase');
+    expect(refusal('enc', { method: 'xpos', L: 50, D: 8, scalebase: 1 })).toBeNull();
+  });
+
+  it('LinkFallback.OldRopeCheckboxLinksOpenAsTheRopeRotation', () => {
+    expect(readLink('#view=attention&att.rope=1').state['att.rope']).toBe('rope');
+    expect(readLink('#view=attention&att.rope=0').state['att.rope']).toBe('none');
+    expect(readLink('#view=attention&att.rope=xpos').state['att.rope']).toBe('xpos');
+  });
+
   it('LinkFallback.MalformedCustomMaskUsesTheViewDefaults', () => {
     // Passes the pattern (CUSTOM_MASK_RE) but holds too few bits for 8 × 8 cells.
     const { state, problems } = readLink('#view=attention&att.mask=custom&att.custom=8.AA&att.H=2');

@@ -11,9 +11,12 @@ import {
   METHOD_ALIASES,
   METHODS,
   PAIR_METHODS,
+  ROTATIONS,
   TRAINER_METHODS,
   VECTOR_METHODS,
+  hasOption,
   isPairMethod,
+  methodOption,
   needsEvenWidth,
 } from '../../web/src/state/methods.js';
 import { METHODS as LAB_METHODS, QUICK } from '../../web/src/lab/presets.js';
@@ -44,10 +47,17 @@ describe('position methods', () => {
 
   it('PositionMethods.KindsDecideTheViewsRules', () => {
     expect(PAIR_METHODS).toEqual(['shaw', 'alibi', 't5']);
-    expect(VECTOR_METHODS).toEqual(['learned', 'sinusoidal', 'rope', 'none']);
+    expect(VECTOR_METHODS).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'none']);
     expect(['alibi', 't5', 'shaw'].every(isPairMethod)).toBe(true);
     expect(isPairMethod('rope')).toBe(false);
-    expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope']);
+    expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope', 'xpos']);
+    expect(ROTATIONS).toEqual(['rope', 'xpos']);
+  });
+
+  it('PositionMethods.OptionsAreReadFromTheTable', () => {
+    expect(METHODS.filter((m) => hasOption(m, 'base'))).toEqual(['sinusoidal', 'rope', 'xpos']);
+    expect(methodOption('xpos', 'scaleBase').default).toBe(512); // torchscale's XPOS
+    expect(() => methodOption('alibi', 'scaleBase')).toThrow(/no option 'scaleBase' for 'alibi'/);
   });
 
   it('PositionMethods.EveryMethodHasItsExplanation', () => {

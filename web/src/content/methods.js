@@ -24,6 +24,13 @@ export const METHOD_INFO = {
       'Rotates q and k (not added to x), so q_m·k_n depends only on m − n. The default of most current LLMs (LLaMA, Mistral, Qwen, GPT-NeoX); longer contexts through scaling (linear, NTK, YaRN, llama3: see “Out-of-scope lengths”). ' +
       'Shown here: RoPE applied to the unit vector with 1 at the first member of every pair, so each pair reads (cos pθᵢ, sin pθᵢ). Seed 004’s apply_rope multiplies x elementwise by [sin, cos]: not a rotation, it changes norms and loses the relative property.',
   },
+  xpos: {
+    name: 'xPos (Sun et al. 2023)',
+    tex: String.raw`q'_{n} = \zeta_i^{\,e_n/s}\,R_{n\theta_i}\,q_{n},\quad k'_{m} = \zeta_i^{-e_m/s}\,R_{m\theta_i}\,k_{m},\quad \zeta_i = \frac{2i + 0.4D}{1.4D},\quad s = 512,\quad e_p = p - \lceil L/2 \rceil`,
+    use:
+      'RoPE (gptj pairs) times a per-pair decay, as torchscale’s XPOS: q_n·k_m carries ζᵢ^((n−m)/s), so far keys weigh less and long inputs extrapolate better. Positions are centred on the sequence so that ζ^e neither underflows nor overflows early. ' +
+      'Shown here: the queries’ side on the unit vector, each pair (cos pθᵢ, sin pθᵢ)·ζᵢ^(e/s).',
+  },
   alibi: {
     name: 'ALiBi (Press et al. 2022)',
     tex: String.raw`\text{score}_{h,i,j} = \frac{q_i \cdot k_j}{\sqrt{d}} - m_h\,|i-j|,\qquad m_h = 2^{-8h/H},\ h = 1..H`,

@@ -17,6 +17,12 @@ export const MAX_TOKENS = 64; // words of the attention view's text
 
 const NTK_LIKE = ['ntk', 'dynamic']; // scale the base by factor^(R / (R − 2)), R the rotary width
 
+// xPos's table (its queries) is largest at position 0: ζ₀^(−⌈L/2⌉/s) with ζ₀ = 2/7, the smallest
+// ζᵢ, i.e. 3.5^(⌈L/2⌉/s). The core refuses it beyond float32 (ln FLT_MAX ≈ 88.72, rope.cpp);
+// 88 keeps the rule on the safe side of rounding.
+const XPOS_MAX_EXPONENT = 88;
+const xposMinScaleBase = (L) => Math.ceil((Math.ceil(L / 2) * Math.log(3.5)) / XPOS_MAX_EXPONENT);
+
 /** The attention view's tokens: one per whitespace-separated word of its text. */
 export const words = (text) => String(text).trim().split(/\s+/).filter(Boolean);
 
@@ -70,6 +76,14 @@ export const RULES = {
       fit: (p) => ({ L: maxPairLength(p) }),
     },
     evenWidth('enc.D', (p) => needsEvenWidth(p.method)),
+    {
+      key: 'enc.scalebase',
+      refused: (p) => p.method === 'xpos' && p.scalebase < xposMinScaleBase(p.L),
+      message: (p) =>
+        `xPos scales position 0 by 3.5^(⌈L/2⌉/s) = 3.5^(${Math.ceil(p.L / 2)}/${p.scalebase}), beyond float32; ` +
+        `with L = ${p.L} the scale base must be at least ${xposMinScaleBase(p.L)}`,
+      fit: (p) => ({ scalebase: xposMinScaleBase(p.L) }),
+    },
     {
       key: 'enc.head',
       refused: (p) => p.method === 'alibi' && p.head >= p.heads,
@@ -143,8 +157,9 @@ export const RULES = {
     evenWidth('att.D', (p) => p.pe === 'sinusoidal'),
     {
       key: 'att.rope',
-      refused: (p) => p.rope && (p.D / p.H) % 2 !== 0,
-      message: (p) => `RoPE rotates pairs: the head width D/H = ${p.D / p.H} must be even`,
+      refused: (p) => p.rope !== 'none' && (p.D / p.H) % 2 !== 0,
+      message: (p) =>
+        `${p.rope === 'xpos' ? 'xPos' : 'RoPE'} rotates pairs: the head width D/H = ${p.D / p.H} must be even`,
     },
     {
       key: 'att.head',

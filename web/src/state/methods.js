@@ -22,6 +22,8 @@ export const PAIR_METHODS = names((m) => drawn(m) && kind('relative table', 'sco
 export const isPairMethod = (method) => PAIR_METHODS.includes(method);
 /** Methods whose table pairs dimensions (sin/cos, or the rotated pairs): D must be even. */
 export const needsEvenWidth = (method) => names(kind('added table', 'rotation')).includes(method);
+/** Methods that rotate q and k inside attention (RoPE, xPos): the Attention view's rotations. */
+export const ROTATIONS = names((m) => drawn(m) && kind('rotation')(m));
 /** Methods added to the embeddings, as the Attention view's input encodings. */
 export const EMBEDDING_METHODS = names(kind('added table', 'learned table', 'none'));
 /** multiHeadAttention's position bias. */
@@ -30,6 +32,16 @@ export const BIASES = names((m) => m.support.bias);
 export const GPT2_POSITIONS = names((m) => m.support.gpt2);
 /** Methods the trainer has (the Length generalisation view). */
 export const TRAINER_METHODS = names((m) => m.support.trainer);
+const optionOf = (method, option) =>
+  POSITION_METHODS.find((m) => m.name === method)?.options.find((o) => o.name === option);
+/** Whether the core's table gives `method` the option `option` (a base: sinusoidal, RoPE, xPos). */
+export const hasOption = (method, option) => optionOf(method, option) !== undefined;
+/** Option `option` of `method` as the core's table gives it: { name, default, min, max, about }. */
+export function methodOption(method, option) {
+  const found = optionOf(method, option);
+  if (!found) throw new Error(`the core's table has no option '${option}' for '${method}'`);
+  return found;
+}
 /** Other names links may use for a method ('nope' for 'none'): read as the method's own name. */
 export const METHOD_ALIASES = Object.fromEntries(
   POSITION_METHODS.flatMap((m) => m.aliases.map((alias) => [alias, m.name])),

@@ -10,6 +10,8 @@ import {
   GPT2_POSITIONS,
   METHOD_ALIASES,
   METHODS,
+  methodOption,
+  ROTATIONS,
   TRAINER_METHODS,
   VECTOR_METHODS,
 } from './methods.js';
@@ -95,6 +97,8 @@ export const VIEWS = [
       buckets: int(t5.numBuckets, 2, 1024),
       maxdist: int(t5.maxDistance, 1, 65536),
       bidir: bool(true),
+      // xPos's scale base s (the core's default, 512); combinations.js keeps ζ^(e/s) within float32.
+      scalebase: num(methodOption('xpos', 'scaleBase').default, 1, 1e6),
       clip: int(4, 0, 8192),
       seed,
       pos: intList([0, 1, 2, 10, 25, 49], 0, 65535, 16),
@@ -117,6 +121,7 @@ export const VIEWS = [
       numBuckets: 'buckets',
       maxDistance: (p) => (p.method === 'shaw' ? 'clip' : 'maxdist'),
       bidirectional: 'bidir',
+      scaleBase: 'scalebase',
     },
   },
   {
@@ -216,7 +221,9 @@ export const VIEWS = [
       text: text('the quick brown fox jumps over the lazy dog [PAD] [PAD]', 400),
       input: oneOf(['tokens', 'position'], 'tokens'),
       pe: oneOf(EMBEDDING_METHODS, 'sinusoidal'),
-      rope: bool(false),
+      // The rotation of q and k: 'none' or a rotation method. Links from when this was RoPE's
+      // checkbox (att.rope=1 / 0) still open.
+      rope: oneOf(['none', ...ROTATIONS], 'none', { 1: 'rope', true: 'rope', 0: 'none', false: 'none' }),
       bias: oneOf(BIASES, 'none'),
       mask: oneOf(MASKS, 'causal'),
       window: int(3, 1, 64),

@@ -2,6 +2,8 @@
 // stage by stage (scores → + bias → mask → softmax → output), every head's weights, and the
 // entropy per head. Clicking (or Enter on) a mask cell toggles it into a custom mask.
 import { decodeMask, encodeMask } from '../state/mask-bits.js';
+import { METHOD_INFO } from '../content/methods.js';
+import { ROTATIONS } from '../state/methods.js';
 import { CMAPS } from '../state/registry.js';
 import { createIntro, defineView } from './kit.js';
 
@@ -26,7 +28,12 @@ const SPECS = [
       ['none', 'none (NoPE)'],
     ],
   },
-  { key: 'att.rope', label: 'RoPE on q, k', kind: 'checkbox' },
+  {
+    key: 'att.rope',
+    label: 'rotation of q, k',
+    kind: 'select',
+    options: [['none', 'none'], ...ROTATIONS.map((m) => [m, METHOD_INFO[m].name])],
+  },
   {
     key: 'att.bias',
     label: 'score bias',
@@ -71,7 +78,7 @@ const TEX = String.raw`\text{out}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h
 const NOTE =
   'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H (seed 003’s module instead shares one d×d projection across heads and divides by √embed_size: both wrong). ' +
   'A mask entry is 0 where a key is visible and −∞ where it is hidden (seed 003’s look-ahead prose has 0 and 1 the wrong way round). A query that sees no key gets zero weights, never NaN. ' +
-  'One call of the wasm core gives the projections, RoPE, the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
+  'One call of the wasm core gives the projections, the rotation (RoPE, or xPos: RoPE on gptj pairs with queries times ζᵢ^(e/512) and keys ζᵢ^(−e/512)), the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
 
 export default defineView('attention', {
   controls: SPECS,

@@ -2,7 +2,7 @@
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
-import { isPairMethod } from '../state/methods.js';
+import { hasOption, isPairMethod } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
 import { createIntro, defineView } from './kit.js';
@@ -16,7 +16,7 @@ const SPECS = [
   { key: 'enc.method', label: 'method', kind: 'select', options: METHODS.map((m) => [m, METHOD_INFO[m].name]) },
   { key: 'enc.L', label: 'positions L', kind: 'slider' },
   { key: 'enc.D', label: 'width D', kind: 'slider', step: 2, show: (s) => !isPairMethod(s['enc.method']) },
-  { key: 'enc.base', label: 'base b', kind: 'number', show: is('sinusoidal', 'rope') },
+  { key: 'enc.base', label: 'base b', kind: 'number', show: (s) => hasOption(s['enc.method'], 'base') },
   {
     key: 'enc.layout',
     label: 'layout',
@@ -37,6 +37,7 @@ const SPECS = [
       ['gptj', 'gptj (2i, 2i + 1)'],
     ],
   },
+  { key: 'enc.scalebase', label: 'scale base s', kind: 'number', show: is('xpos') },
   { key: 'enc.heads', label: 'heads H', kind: 'number', show: is('alibi') },
   { key: 'enc.head', label: 'head shown', kind: 'number', show: is('alibi') },
   { key: 'enc.buckets', label: 'buckets', kind: 'number', show: is('t5') },
@@ -137,6 +138,8 @@ function headingFor(p) {
       return `Shaw index clip(j − i, −${p.clip}, ${p.clip}) + ${p.clip}, ${p.L} × ${p.L}`;
     case 'rope':
       return `RoPE (${p.style}) of the unit vector, ${p.L} × ${p.D}`;
+    case 'xpos':
+      return `xPos (queries, scale base ${p.scalebase}) of the unit vector, ${p.L} × ${p.D}`;
     case 'none':
       return `NoPE: zeros, ${p.L} × ${p.D}`;
     default:

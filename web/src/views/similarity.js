@@ -2,6 +2,7 @@
 // (seed 001's matshow), its mean by offset |i − j|, and for RoPE the q·k decay bound.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
+import { hasOption } from '../state/methods.js';
 import { CMAPS, VECTOR_METHODS } from '../state/registry.js';
 import { defineView } from './kit.js';
 
@@ -14,7 +15,7 @@ const SPECS = [
   { key: 'sim.method', label: 'method', kind: 'select', options: VECTOR_METHODS.map((m) => [m, METHOD_INFO[m].name]) },
   { key: 'sim.L', label: 'positions L', kind: 'slider' },
   { key: 'sim.D', label: 'width D', kind: 'slider', step: 2 },
-  { key: 'sim.base', label: 'base b', kind: 'number', show: is('sinusoidal', 'rope') },
+  { key: 'sim.base', label: 'base b', kind: 'number', show: (s) => hasOption(s['sim.method'], 'base') },
   { key: 'sim.layout', label: 'layout', kind: 'select', show: is('sinusoidal') },
   { key: 'sim.style', label: 'pairing', kind: 'select', show: is('rope') },
   { key: 'sim.seed', label: 'seed', kind: 'number', show: is('learned') },

@@ -1,6 +1,7 @@
 // The (L, D) table of a vector-valued encoding, computed by the wasm core. RoPE has no table
 // of its own (it rotates q and k), so its "table" is RoPE applied to the unit vector e that
-// has 1 in the first member of every rotated pair: row p is then (cos pθᵢ, sin pθᵢ) per pair.
+// has 1 in the first member of every rotated pair: row p is then (cos pθᵢ, sin pθᵢ) per pair;
+// xPos's is the same as its queries take it (gptj pairs), each pair also times ζᵢ^e.
 
 import { fieldError } from '../../state/combinations.js';
 
@@ -18,10 +19,11 @@ export function ropeUnitInput(L, D, style) {
 
 /**
  * @param {any} lab the PosLab API (createPosLab)
- * @param {{ method: string, L: number, D: number, base?: number, layout?: string, style?: string, seed?: number }} p
+ * @param {{ method: string, L: number, D: number, base?: number, layout?: string, style?: string, seed?: number,
+ *   scalebase?: number }} p
  * @returns {Tensor} (L, D); absent options are the core's defaults
  */
-export function encodingTable(lab, { method, L, D, base, layout, style, seed }) {
+export function encodingTable(lab, { method, L, D, base, layout, style, seed, scalebase }) {
   switch (method) {
     case 'sinusoidal':
       return lab.sinusoidal({ length: L, dim: D, base, layout });
@@ -30,6 +32,10 @@ export function encodingTable(lab, { method, L, D, base, layout, style, seed }) 
     case 'rope':
       if (D % 2) throw fieldError('D', `RoPE rotates pairs: D must be even, got ${D}`);
       return lab.rope(ropeUnitInput(L, D, style), { style, base });
+    case 'xpos':
+      // As queries (ζ^e, e = p − ⌈L/2⌉): each pair reads ζᵢ^(e/s)·(cos pθᵢ, sin pθᵢ).
+      if (D % 2) throw fieldError('D', `xPos rotates pairs: D must be even, got ${D}`);
+      return lab.xpos(ropeUnitInput(L, D, 'gptj'), { base, scaleBase: scalebase });
     case 'none':
       // No positional signal: the table NoPE adds is zero everywhere.
       return { data: new Float32Array(L * D), shape: [L, D] };
