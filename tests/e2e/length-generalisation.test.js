@@ -1,7 +1,9 @@
 // The Length generalisation view in Chromium on the real training module, kept to seconds: two
-// methods of the small model for a few dozen steps. Train moves the loss curves and renders
-// the results (plots, table, attention maps); Stop ends a long run and keeps what finished; a
-// reload of the same setting restores the finished runs from IndexedDB.
+// methods of the small model for a few dozen steps. Opening shows the bundled example, labelled;
+// Train moves the loss curves and renders the results (plots, table, attention maps); a reload
+// of the same setting restores the finished runs from IndexedDB; after the methods change, the
+// runs of methods no longer selected leave every figure and those of other settings are marked;
+// Stop ends a long run and keeps what finished.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserForFile, canvasHash, openPage, outDir } from './helpers/browser.js';
@@ -18,7 +20,42 @@ const settled = (page) =>
     `${section} .lg-progress`,
   );
 
+const tableMethods = (page) =>
+  page.$$eval(`${section} .lg-table tr td:nth-child(2)`, (cells) => cells.map((c) => c.textContent));
+const heatmapRows = (page) =>
+  page.$eval(`${section} [data-figure="heatmap"] canvas`, (c) => c.getAttribute('aria-label'));
+
 describe('view length-generalisation', () => {
+  it('E2E.LengthGeneralisationOpensOnTheLabelledExample', async () => {
+    const url = `${session.base}#view=length-generalisation&lg.seed=11`;
+    const { page, context, problems } = await openPage(session.browser, url);
+    await settled(page);
+    expect(await page.textContent(`${section} .lg-source`)).toMatch(/^Example, not your settings/);
+    expect(await page.getAttribute(`${section} .lg-source`, 'title')).toMatch(
+      /poslab train --task copy --position rope/,
+    );
+    // Every result figure is drawn and says it is the example; the table ranks the example's methods.
+    for (const name of ['loss', 'accuracy', 'heatmap', 'tokens']) {
+      const fig = page.locator(`${section} [data-figure="${name}"]`);
+      expect(await fig.isVisible(), name).toBe(true);
+      expect(await fig.locator('.fig-note').textContent(), name).toMatch(/^Example/);
+    }
+    expect((await tableMethods(page)).sort()).toEqual(['ALiBi', 'NoPE', 'RoPE', 'learned absolute']);
+    expect(await page.textContent(`${section} .lg-ours`)).toMatch(/^In the example/);
+    await page.screenshot({ path: path.join(outDir, 'length-generalisation-example.png'), fullPage: true });
+    // Quick preset: the settings move to the example's, and the progress line says so.
+    await page.click(`${section} .lg-quick`);
+    await page.waitForFunction(
+      (s) => /^Quick preset set/.test(document.querySelector(s)?.textContent ?? ''),
+      `${section} .lg-progress`,
+    );
+    const checked = await page.$$eval(`${section} .lg-methods input:checked`, (boxes) => boxes.map((b) => b.value));
+    expect(checked).toEqual(['learned', 'rope', 'alibi', 'none']);
+    expect(await page.inputValue(`${section} #c-lg-N`)).toBe('5');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('E2E.LengthGeneralisationDrawsAFireModelsBias', async () => {
     const url = `${session.base}#view=length-generalisation&lg.methods=fire&lg.size=small&lg.N=3&lg.steps=30&lg.seed=9`;
     const { page, context, problems } = await openPage(session.browser, url);
@@ -71,6 +108,24 @@ describe('view length-generalisation', () => {
     );
     expect(await page.locator(`${section} .lg-table tr`).count()).toBe(3);
     expect(await canvasHash(page, `${section} [data-figure="accuracy"] canvas`)).toBe(drawnHash);
+    expect(await page.textContent(`${section} .lg-source`)).toBe('');
+
+    // NoPE unticked: its run leaves the table and the heatmap, ALiBi's stays as these settings' own.
+    await page.uncheck(`${section} .lg-methods input[value="none"]`);
+    await page.waitForFunction((s) => document.querySelectorAll(s).length === 2, `${section} .lg-table tr`);
+    expect(await tableMethods(page)).toEqual(['ALiBi']);
+    expect(await page.locator(`${section} .fig.lg-previous`).count()).toBe(0);
+    // Another N (nothing of it trained): ALiBi's run of N = 4 stays, greyed and marked as the
+    // previous run's; NoPE does not come back.
+    await page.fill(`${section} #c-lg-N`, '5');
+    await page.press(`${section} #c-lg-N`, 'Enter');
+    await page.waitForFunction(
+      (s) => /^From the previous run/.test(document.querySelector(s)?.textContent ?? ''),
+      `${section} .lg-source`,
+    );
+    expect(await tableMethods(page)).toEqual(['ALiBi']);
+    expect(await page.locator(`${section} .fig.lg-previous`).count()).toBe(4); // loss, accuracy, heatmap, tokens
+    expect(await page.textContent(`${section} [data-figure="heatmap"] .fig-note`)).toMatch(/^From the previous run/);
 
     // Stop: a long budget, stopped while it runs; nothing finished, nothing kept, Train again enabled.
     await page.goto(

@@ -13,9 +13,6 @@ const session = browserForFile();
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
-// The training lab opens empty until Train by design (its own helper owns that state).
-const OPENS_DRAWN = VIEWS.map((v) => v.name).filter((n) => n !== 'length-generalisation');
-
 /**
  * Visible figure canvases of a view that show no colour yet. Axes, text and grid lines are
  * grey in both themes; data (colour maps, the series palette) is saturated, so a canvas with
@@ -59,9 +56,7 @@ describe('a newcomer', () => {
   it.each(VIEWS.map((v) => v.name))('Newcomer.%s: drawn on opening, no axe violation at 1280 px', async (name) => {
     const { page, context, problems } = await openPage(session.browser, `${session.base}#view=${name}&theme=light`);
     await page.locator(`#view-${name} .view-intro h2`).waitFor();
-    if (OPENS_DRAWN.includes(name)) {
-      await expect.poll(() => notYetDrawn(page, name), { timeout: 90_000, interval: 500 }).toEqual([]);
-    }
+    await expect.poll(() => notYetDrawn(page, name), { timeout: 90_000, interval: 500 }).toEqual([]);
     expect(await page.textContent(`#view-${name} .lead`)).toMatch(/\w/);
     expect(await axeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);

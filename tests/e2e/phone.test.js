@@ -10,9 +10,10 @@ import { browserForFile, outDir, PHONE, sidewaysScroll } from './helpers/browser
 
 const session = browserForFile();
 
-// What counts as the view's figure: its first plot frame, or the gallery's / the lab's first
-// box (the lab draws plots only after training; its progress box is what shows first).
-const FIGURE = { gallery: '.card .thumb', 'length-generalisation': '.fig, .lg-progress', benchmarks: '.fig' };
+// What counts as the view's figure: its first plot frame, or the gallery's first card.
+const FIGURE = { gallery: '.card .thumb', benchmarks: '.fig' };
+// A view's primary action, which must be on the first screen too (the lab's Train).
+const ACTION = { 'length-generalisation': '.lg-train' };
 
 const NARROW = { width: 360, height: 780 };
 const CASES = [PHONE, NARROW].flatMap((size) => VIEWS.map((v) => [size.width, v.name, size]));
@@ -36,6 +37,10 @@ describe('phone layout', () => {
     await page.waitForTimeout(300); // let the view settle (fonts, first draw)
     const top = await first.evaluate((el) => el.getBoundingClientRect().top);
     expect(top, 'the first figure starts in the first screen').toBeLessThan(size.height);
+    if (ACTION[name]) {
+      const action = await page.locator(`${section} ${ACTION[name]}`).evaluate((el) => el.getBoundingClientRect());
+      expect(action.bottom, 'the primary action is in the first screen').toBeLessThan(size.height);
+    }
     const topOf = (selector) =>
       page
         .locator(selector)

@@ -3,7 +3,16 @@
 // scheduling (at most `size` at once, the rest queued in order, Stop drops them).
 import { describe, expect, it } from 'vitest';
 import { createPool, poolSize } from '../../web/src/lab/pool.js';
-import { BUDGETS, FULL, QUICK, randomMax, runPlan, sequenceLength } from '../../web/src/lab/presets.js';
+import {
+  BUDGETS,
+  EVERY_METHOD,
+  FULL,
+  FULL_SETTINGS,
+  QUICK_SETTINGS,
+  randomMax,
+  runPlan,
+  sequenceLength,
+} from '../../web/src/lab/presets.js';
 import { rank, summarise, tokenAccuracyBeyond } from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
@@ -13,7 +22,7 @@ const setting = (over = {}) => ({
   task: 'copy',
   N: 8,
   size: 'default',
-  methods: QUICK,
+  methods: EVERY_METHOD,
   steps: 0,
   seed: 3,
   embedScale: 4,
@@ -21,7 +30,7 @@ const setting = (over = {}) => ({
 });
 
 describe('lab presets', () => {
-  it('Lab.QuickPresetIsEveryTrainerMethodOnTheTasksBudget', () => {
+  it('Lab.EveryTrainerMethodOnTheTasksBudget', () => {
     const plan = runPlan(setting());
     expect(plan.map((r) => r.config.position)).toEqual([
       'learned',
@@ -57,6 +66,25 @@ describe('lab presets', () => {
     expect(randomMax('copy', 32)).toBe(256); // 2 × 67 → the next power of two from 128
     expect(runPlan(setting({ steps: 50 }))[0].config.steps).toBe(50);
     expect(runPlan(setting({ size: 'small' }))[0].config).toMatchObject({ layers: 1, width: 32, heads: 2 });
+  });
+
+  it('Lab.PresetsAreValidSettingsAndTheQuickOneMovesTheDefaults', () => {
+    for (const preset of [QUICK_SETTINGS, FULL_SETTINGS]) {
+      for (const [key, value] of Object.entries(preset)) {
+        const text = Array.isArray(value) ? value.join(',') : String(value);
+        expect(SCHEMA[`lg.${key}`].parse(text), key).toMatchObject({ ok: true, value });
+      }
+    }
+    // Pressing Quick visibly changes the settings that open by default.
+    const moved = Object.keys(QUICK_SETTINGS).filter(
+      (k) => JSON.stringify(defaults()[`lg.${k}`]) !== JSON.stringify(QUICK_SETTINGS[k]),
+    );
+    expect(moved).toEqual(expect.arrayContaining(['N', 'methods', 'steps']));
+    // Quick: four methods, 800 steps each, at most a quarter of the default's steps.
+    const quick = runPlan(QUICK_SETTINGS);
+    const steps = (plan) => plan.reduce((sum, r) => sum + r.config.steps, 0);
+    expect(quick.map((r) => r.config.steps)).toEqual([800, 800, 800, 800]);
+    expect(steps(quick)).toBeLessThanOrEqual(steps(runPlan({ ...setting(), seed: 0 })) / 4);
   });
 
   it('Lab.MethodsTravelInTheLink', () => {

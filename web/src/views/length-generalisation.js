@@ -3,15 +3,27 @@
 // claim made testable. Training runs on demand (Train), each method in its own worker
 // (lab/runs.js on lab/pool.js), as many at once as the machine has cores but one; curves update
 // live; Stop keeps what finished; a finished run is cached in IndexedDB under its whole
-// configuration, so a reload shows it again.
+// configuration, so a reload shows it again. Until one's own runs exist the figures show the
+// bundled example, labelled, and never runs of other settings unmarked (lab/shown.js).
+import '../styles/lab.css';
 import { download } from '../export/download.js';
+import { exampleCommand, loadExample } from '../lab/example.js';
+import { methodStyle } from '../lab/method-styles.js';
 import { poolSize } from '../lab/pool.js';
-import { EMBED_SCALE, FULL, METHODS, QUICK, runPlan } from '../lab/presets.js';
+import { FULL_SETTINGS, METHODS, QUICK_SETTINGS, runPlan } from '../lab/presets.js';
 import { PAPERS, rank, summarise, tokenAccuracyBeyond } from '../lab/ranking.js';
 import { createTrainingExecutor, restoreRuns } from '../lab/runs.js';
+import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
+import { smoothLoss } from '../lab/smoothing.js';
 import { colorize, valueRange } from '../plots/colormap.js';
+import { MAX_TANGLED } from '../plots/line-picker.js';
 import { range } from '../plots/lineplot.js';
 import { createIntro, defineView, el } from './kit.js';
+
+// Every step's loss, one faint grey line behind the smoothed ones: how noisy training was. Drawn
+// only while it keeps the plot under the line picker's count (more lines get a picker that fades
+// all but one, which would hide the comparison the plot is for).
+const RAW_LOSS = { label: 'every step (raw)', color: 'rgba(128, 128, 128, 0.35)' };
 
 const SPECS = [
   {
@@ -53,7 +65,8 @@ export default defineView('length-generalisation', {
   build(shell, { store }) {
     createIntro(shell, { title: 'Length generalisation', note: NOTE });
 
-    // Methods (checkboxes over lg.methods), presets, Train / Stop, exports.
+    // Methods (checkboxes over lg.methods, each box beside its name) in the settings; presets,
+    // Train / Stop and the progress line above the figures, so Train is on a phone's first screen.
     const methodsBox = el('fieldset', 'lg-methods');
     methodsBox.append(el('legend', '', 'methods'));
     const boxes = new Map();
@@ -68,27 +81,46 @@ export default defineView('length-generalisation', {
         else input.checked = true; // at least one method
       });
       boxes.set(m.id, input);
-      label.append(input, ` ${m.label}`);
+      label.append(input, m.label);
       methodsBox.append(label);
     }
-    const buttons = el('div', 'lg-buttons');
-    const button = (text, cls) => {
+    shell.panel.append(methodsBox);
+    const actions = el('div', 'lg-actions');
+    const buttons = el('div', 'button-row lg-buttons');
+    const button = (text, cls, title) => {
       const b = el('button', cls, text);
       b.type = 'button';
+      if (title) b.title = title;
       buttons.append(b);
       return b;
     };
-    const quick = button('Quick preset', 'lg-quick');
-    const full = button('Full preset', 'lg-full');
-    const train = button('Train', 'lg-train');
+    const train = button('Train', 'lg-train button-primary');
     const stop = button('Stop', 'lg-stop');
+    const quick = button(
+      'Quick preset',
+      'lg-quick',
+      'copy, N = 5, learned, RoPE, ALiBi and NoPE, 800 steps each: the example shown before you train',
+    );
+    const full = button(
+      'Full preset',
+      'lg-full',
+      'every method and RoPE on randomised positions, N = 8, the task’s budget',
+    );
     const progress = el('p', 'lg-progress');
     progress.setAttribute('aria-live', 'polite');
-    shell.panel.append(methodsBox, buttons, progress);
+    // Whose runs the figures show when they are not the settings' own (example, previous run).
+    const source = el('p', 'lg-source');
+    actions.append(buttons, progress, source);
+    shell.plots.append(actions);
 
-    const preset = (ids) => ({ 'lg.methods': ids, 'lg.steps': 0, 'lg.embedScale': EMBED_SCALE });
-    quick.addEventListener('click', () => store.set(preset(QUICK), { source: 'preset' }));
-    full.addEventListener('click', () => store.set(preset(FULL), { source: 'preset' }));
+    const toSettings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`lg.${k}`, v]));
+    let presetSaid = ''; // said once on the progress line after a preset moved the settings
+    const usePreset = (name, settings) => {
+      presetSaid = `${name} preset set (see the settings). `;
+      store.set(toSettings(settings), { source: 'preset' });
+    };
+    quick.addEventListener('click', () => usePreset('Quick', QUICK_SETTINGS));
+    full.addEventListener('click', () => usePreset('Full', FULL_SETTINGS));
 
     // Figures.
     const loss = shell.lines('loss', { title: 'Training loss', xTitle: 'step', yTitle: 'loss (nats)', height: 260 });
@@ -110,10 +142,13 @@ export default defineView('length-generalisation', {
       yTitle: 'accuracy',
       height: 280,
     });
+    const results = [loss, accuracy, heatmap, tokens];
     const table = el('table', 'lg-table');
+    const tableBox = el('div', 'lg-table-box'); // a wide table scrolls in its box on a phone
+    tableBox.append(table);
     const papers = el('div', 'lg-papers');
-    const exports = el('div', 'lg-exports');
-    shell.plots.append(table, papers, exports);
+    const exports = el('div', 'button-row lg-exports');
+    shell.plots.append(tableBox, papers, exports);
 
     // Attention maps of a test example past N, for a chosen method and layer.
     const attnControls = el('div', 'lg-attention-controls');
@@ -140,14 +175,18 @@ export default defineView('length-generalisation', {
     let attnPlots = [];
     let firePlots = [];
 
-    // What the figures show: the runs of the settings p, those finished (or restored) and the
-    // loss curves so far.
+    // The runs of the settings p: those finished (or restored) and the loss curves so far; what
+    // the figures show (lab/shown.js: these, else the previous run's or the example).
     let plan = [];
     let p = null;
     const done = new Map(); // id → { result, attention, checkpoint, workerSeconds }
     const curves = new Map(); // id → [[step, loss], …]
     const planKey = (runs) => JSON.stringify(runs.map((r) => r.config));
     let failures = []; // '<method>: <message>' of runs that failed since Train
+    let example = null; // lab/example.js, once loaded
+    let previous = null; // the last Shown of the settings' own runs, kept when the settings move
+    /** @type {import('../lab/shown.js').Shown} */
+    let shown = { source: 'none', N: 0, rows: [] };
 
     function setPlan(next, settings, runs = new Map()) {
       plan = next;
@@ -172,70 +211,115 @@ export default defineView('length-generalisation', {
       ...labels,
     });
 
+    // Re-reads what to show: the settings' own runs, else the previous run's or the example.
+    function choose() {
+      shown = shownRuns({ plan, done, N: p?.N ?? 0, previous, example });
+      if (shown.source === 'current') previous = shown;
+      const note = sourceNote(shown.source);
+      source.textContent = note;
+      source.dataset.source = shown.source;
+      source.title = shown.source === 'example' ? shown.rows.map((r) => exampleCommand(r.config)).join('\n') : '';
+      for (const plot of [accuracy, heatmap, tokens]) {
+        plot.figure.el.classList.toggle('lg-previous', shown.source === 'previous');
+        plot.figure.setNote(note);
+      }
+    }
+
     function drawLoss() {
-      const series = plan
-        .filter((r) => curves.has(r.id))
-        .map((r) => {
-          const c = curves.get(r.id);
-          return { label: r.label, x: c.map((s) => s[0]), y: c.map((s) => s[1]) };
-        });
+      const { own, runs } = shownCurves(plan, curves, shown);
+      const series = runs.map((r) => ({ label: r.label, ...methodStyle(r.id), ...smoothLoss(r.curve, r.steps) }));
+      const withRaw = runs.length && runs.length < MAX_TANGLED;
+      if (withRaw) {
+        const raw = runs.flatMap((r) => [...r.curve, [NaN, NaN]]); // NaN: a break between runs
+        series.push({ ...RAW_LOSS, x: raw.map((s) => s[0]), y: raw.map((s) => s[1]) });
+      }
+      const smoothing =
+        'Smoothed: an exponential moving average over a fiftieth of each run’s steps' +
+        (withRaw ? '; grey: every step.' : ' (every step’s loss is in the Results JSON).');
+      loss.figure.el.hidden = !runs.length;
+      loss.figure.el.classList.toggle('lg-previous', !own && shown.source === 'previous');
+      loss.figure.setNote(own ? smoothing : `${sourceNote(shown.source)} ${smoothing}`);
       loss.update(series, { logY: true });
     }
 
     function drawResults() {
-      const finished = plan.filter((r) => done.has(r.id));
-      const N = p.N;
+      const rows = shown.rows;
+      const N = shown.N;
       const M = 4 * N;
+      // Nothing to show yet (the example still loading): no empty axes.
+      for (const plot of [accuracy, heatmap, tokens]) plot.figure.el.hidden = !rows.length;
       const shade = [{ axis: 'x', value: N + 0.5, label: `trained 1..${N}` }];
       accuracy.update(
-        finished.map((r) => {
-          const acc = done.get(r.id).result.accuracy_by_length;
-          return { label: r.label, x: range(M, 1), y: Float64Array.from({ length: M }, (_, i) => acc[i + 1]) };
+        rows.map((r) => {
+          const acc = r.run.result.accuracy_by_length;
+          return {
+            label: r.label,
+            ...methodStyle(r.id),
+            x: range(M, 1),
+            y: Float64Array.from({ length: M }, (_, i) => acc[i + 1]),
+          };
         }),
         { refLines: shade, bands: [{ from: 0.5, to: N + 0.5 }], yMin: 0, yMax: 1 },
       );
       tokens.update(
-        finished.map((r) => {
-          const y = tokenAccuracyBeyond(done.get(r.id).result, N);
-          return { label: r.label, x: range(y.length), y: Float64Array.from(y) };
+        rows.map((r) => {
+          const y = tokenAccuracyBeyond(r.run.result, N);
+          return { label: r.label, ...methodStyle(r.id), x: range(y.length), y: Float64Array.from(y) };
         }),
         { yMin: 0, yMax: 1 },
       );
-      if (finished.length) {
-        const data = new Float32Array(finished.length * M);
-        finished.forEach((r, i) => {
-          const acc = done.get(r.id).result.accuracy_by_length;
+      if (rows.length) {
+        const data = new Float32Array(rows.length * M);
+        rows.forEach((r, i) => {
+          const acc = r.run.result.accuracy_by_length;
           for (let L = 1; L <= M; L++) data[i * M + L - 1] = acc[L];
         });
         heatmap.update(
-          painted(data, finished.length, M, {
-            yLabels: finished.map((r) => r.label),
+          painted(data, rows.length, M, {
+            yLabels: rows.map((r) => r.label),
             xLabels: Array.from({ length: M }, (_, i) => String(i + 1)),
           }),
         );
       }
-      drawTable(finished);
-      drawAttentionChoices(finished);
+      drawTable(rows, N);
+      drawAttentionChoices(rows);
     }
 
-    function drawTable(finished) {
-      const rows = rank(finished.map((r) => ({ ...r, summary: summarise(done.get(r.id).result, p.N) })));
+    function render() {
+      choose();
+      drawLoss();
+      drawResults();
+    }
+
+    // How long a run took: trained now (its worker's seconds), restored, or the example's CLI run.
+    const runTime = (d) =>
+      d.workerSeconds
+        ? d.workerSeconds.toFixed(1)
+        : d.nativeSeconds
+          ? `${d.nativeSeconds.toFixed(1)} (native)`
+          : 'cached';
+
+    function drawTable(finished, N) {
+      const rows = rank(finished.map((r) => ({ ...r, summary: summarise(r.run.result, N) })));
       table.replaceChildren();
+      table.hidden = !rows.length;
+      table.classList.toggle('lg-previous', shown.source === 'previous');
       const head = el('tr');
       for (const h of [
         'rank',
         'method',
-        `exact match 1..${p.N}`,
-        `exact match past ${p.N}`,
-        `token accuracy ${p.N + 1}..${4 * p.N}`,
+        `exact match 1..${N}`,
+        `exact match past ${N}`,
+        `token accuracy ${N + 1}..${4 * N}`,
         'steps',
-        'worker s',
+        'time (s)',
       ])
         head.append(el('th', '', h));
+      head.lastChild.title = 'worker-seconds: the time the run’s training worker spent on it';
       table.append(head);
       rows.forEach((r, i) => {
         const tr = el('tr', r.summary.trained ? '' : 'lg-untrained');
-        const d = done.get(r.id);
+        const d = r.run;
         tr.append(
           el('td', '', r.summary.trained ? String(i + 1) : '—'),
           el('td', '', r.label),
@@ -243,7 +327,7 @@ export default defineView('length-generalisation', {
           el('td', '', r.summary.trained ? fmt(r.summary.exactBeyond) : 'did not train'),
           el('td', '', r.summary.trained ? fmt(r.summary.tokenBeyond) : 'did not train'),
           el('td', '', String(d.result.config.steps)),
-          el('td', '', d.workerSeconds ? d.workerSeconds.toFixed(1) : 'cached'),
+          el('td', '', runTime(d)),
         );
         table.append(tr);
       });
@@ -256,11 +340,12 @@ export default defineView('length-generalisation', {
         papers.append(para);
       }
       const ours = el('p', 'note lg-ours');
+      const whose = { example: 'In the example', previous: 'In the previous run' }[shown.source] ?? 'Measured here';
       const kaz = PAPERS[0].order.filter((id) => measured.includes(id));
       const ourOrder = measured.filter((id) => kaz.includes(id));
       const agree = kaz.length > 1 && kaz.every((id, i) => ourOrder[i] === id);
       ours.textContent = measured.length
-        ? `Measured here (by mean per-token accuracy on lengths ${p.N + 1}..${4 * p.N}, a model of ~0.1M parameters, ` +
+        ? `${whose} (by mean per-token accuracy on lengths ${N + 1}..${4 * N}, a model of ~0.1M parameters, ` +
           `${finished[0]?.config.steps ?? '?'} steps): ${ourOrder.join(' > ') || '—'}. ` +
           (kaz.length > 1
             ? agree
@@ -272,15 +357,22 @@ export default defineView('length-generalisation', {
       papers.append(ours);
     }
 
-    function drawAttentionChoices(finished) {
+    // Runs with attention maps (the example's, written by the CLI, have none).
+    function drawAttentionChoices(rows) {
       const keep = attnMethod.value;
-      attnMethod.replaceChildren(...finished.map((r) => new Option(r.label, r.id)));
-      if (finished.some((r) => r.id === keep)) attnMethod.value = keep;
+      const withMaps = rows.filter((r) => r.run.attention?.length);
+      attnMethod.replaceChildren(...withMaps.map((r) => new Option(r.label, r.id)));
+      if (withMaps.some((r) => r.id === keep)) attnMethod.value = keep;
+      attnControls.hidden = !withMaps.length;
       drawAttention();
     }
 
+    const shownRun = (id) => shown.rows.find((r) => r.id === id)?.run;
+
     function drawAttention() {
-      const d = done.get(attnMethod.value);
+      const d = shownRun(attnMethod.value);
+      // Weights exist for runs trained in this browser (the example's CLI runs kept none).
+      modelExport.disabled = !d?.checkpoint;
       if (!d || !d.attention?.length) {
         attnGrid.replaceChildren();
         attnPlots = [];
@@ -307,7 +399,7 @@ export default defineView('length-generalisation', {
       const right = [];
       for (let t = a.answerStart; t < T; t++) right.push(a.predictions[t - 1] === a.tokens[t]);
       attnAbout.textContent =
-        `Length ${a.length} (trained up to ${p.N}): ${right.filter(Boolean).length} of ${right.length} answer tokens right ` +
+        `Length ${a.length} (trained up to ${shown.N}): ${right.filter(Boolean).length} of ${right.length} answer tokens right ` +
         `given the true prefix; the first wrong one at answer position ${right.indexOf(false) === -1 ? '—' : right.indexOf(false)}. ` +
         `Rows: queries, columns: keys.`;
       while (attnPlots.length < nHead) {
@@ -372,20 +464,21 @@ export default defineView('length-generalisation', {
       b.type = 'button';
       b.addEventListener('click', fn);
       exports.append(b);
+      return b;
     };
+    // The exports are of what the figures show (the example's too: its files are the CLI's).
     exportButton('Results JSON', () => {
-      const out = Object.fromEntries(plan.filter((r) => done.has(r.id)).map((r) => [r.id, done.get(r.id).result]));
+      const out = Object.fromEntries(shown.rows.map((r) => [r.id, r.run.result]));
       download('length-generalisation.json', new Blob([JSON.stringify(out, null, 1)], { type: 'application/json' }));
     });
     exportButton('Accuracy CSV', () => {
-      const finished = plan.filter((r) => done.has(r.id));
-      const lines = [['length', ...finished.map((r) => r.id)].join(',')];
-      for (let L = 1; L <= 4 * p.N; L++)
-        lines.push([L, ...finished.map((r) => done.get(r.id).result.accuracy_by_length[L])].join(','));
+      const lines = [['length', ...shown.rows.map((r) => r.id)].join(',')];
+      for (let L = 1; L <= 4 * shown.N; L++)
+        lines.push([L, ...shown.rows.map((r) => r.run.result.accuracy_by_length[L])].join(','));
       download('length-generalisation.csv', new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
     });
-    exportButton('Model .safetensors', () => {
-      const d = done.get(attnMethod.value);
+    const modelExport = exportButton('Model .safetensors', () => {
+      const d = shownRun(attnMethod.value);
       if (d?.checkpoint) download(`lab-${attnMethod.value}.safetensors`, new Blob([d.checkpoint]));
     });
 
@@ -419,12 +512,16 @@ export default defineView('length-generalisation', {
       demand: () => '',
       async cached(settings) {
         const next = runPlan(settings);
-        const runs = await restoreRuns(next);
+        const [runs, loaded] = await Promise.all([restoreRuns(next), example ?? loadExample().catch(() => null)]);
+        example = loaded;
         return { plan: next, runs, settings, partial: runs.size < next.length };
       },
       start(settings) {
         const next = runPlan(settings);
-        if (planKey(next) !== planKey(plan)) setPlan(next, settings); // Train before its runs were restored
+        if (planKey(next) !== planKey(plan)) {
+          setPlan(next, settings); // Train before its runs were restored
+          render();
+        }
         failures = [];
       },
       params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p.N }),
@@ -438,8 +535,7 @@ export default defineView('length-generalisation', {
         } else if (m.phase === 'finished') {
           done.set(m.id, m.run);
           curves.set(m.id, m.run.result.loss_curve);
-          drawLoss();
-          drawResults();
+          render();
         } else if (m.phase === 'failed') {
           failures.push(`${r?.label ?? m.id}: ${m.message}`);
           shell.status.textContent = failures.join(' ');
@@ -450,13 +546,16 @@ export default defineView('length-generalisation', {
         if (result.plan) {
           // Restored: this setting's runs kept in this browser.
           setPlan(result.plan, result.settings, result.runs);
-          drawLoss();
-          drawResults();
+          render();
           const missing = plan.length - done.size;
-          progress.textContent = missing
-            ? `${done.size} of ${plan.length} runs cached; press Train for the other ${missing} ` +
-              `(${plan.map((r) => r.config.steps).reduce((a, b) => a + b, 0)} steps in all, ${poolSize()} at a time).`
-            : `All ${plan.length} runs restored from this browser's cache.`;
+          const toTrain = plan.filter((r) => !done.has(r.id));
+          progress.textContent =
+            presetSaid +
+            (missing
+              ? `${done.size} of ${plan.length} runs cached; press Train for the other ${missing} ` +
+                `(${toTrain.map((r) => r.config.steps).reduce((a, b) => a + b, 0)} steps in all, ${poolSize()} at a time).`
+              : `All ${plan.length} runs restored from this browser's cache.`);
+          presetSaid = '';
           return;
         }
         shell.status.textContent = failures.join(' ');
