@@ -34,7 +34,7 @@ std::vector<long long> tokens(std::int64_t T) {
 
 double forward_flops(std::int64_t T) {
   const poslab::Gpt2Config& c = weights().config;
-  const double E = double(c.n_embd), N = double(c.n_layer), V = double(c.vocab_size);
+  const double E = double(c.dims.width), N = double(c.dims.layers), V = double(c.dims.vocab_size);
   return 2.0 * double(T) * (12.0 * N * E * E + V * E) + 2.0 * N * E * double(T) * double(T + 1);
 }
 

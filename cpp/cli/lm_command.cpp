@@ -37,8 +37,7 @@ struct RopeScalingFlags {
     RopeOptions o = config.rope();
     o.scaling = parse_rope_scaling(scaling);
     o.factor = scaled.factor;
-    o.original_length =
-        scaled.original_length > 0 ? scaled.original_length : config.max_position_embeddings;
+    o.original_length = scaled.original_length > 0 ? scaled.original_length : config.dims.context;
     o.low_freq_factor = scaled.low_freq_factor;
     o.high_freq_factor = scaled.high_freq_factor;
     o.beta_fast = scaled.beta_fast;

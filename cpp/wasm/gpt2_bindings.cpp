@@ -12,6 +12,7 @@
 #include "guard.hpp"
 #include "heap.hpp"
 #include "js_convert.hpp"
+#include "js_object.hpp"
 #include "lm_bindings.hpp"
 #include "poslab/models/gpt2.hpp"
 
@@ -29,38 +30,29 @@ std::optional<Gpt2Config> to_config(const val& js) {
   return preset_or_json_config<Gpt2Config>(js);
 }
 
-val config_to_js(const Gpt2Config& c) {
-  const Gpt2ParameterCounts n = gpt2_parameter_counts(c);
-  val out = val::object();
-  out.set("vocab_size", double(c.vocab_size));
-  out.set("n_positions", double(c.n_positions));
-  out.set("n_embd", double(c.n_embd));
-  out.set("n_layer", double(c.n_layer));
-  out.set("n_head", double(c.n_head));
-  out.set("layer_norm_epsilon", c.layer_norm_epsilon);
-  val block = val::object();
-  block.set("ln_1", double(n.ln_1));
-  block.set("attn_c_attn", double(n.attn_c_attn));
-  block.set("attn_c_proj", double(n.attn_c_proj));
-  block.set("ln_2", double(n.ln_2));
-  block.set("mlp_c_fc", double(n.mlp_c_fc));
-  block.set("mlp_c_proj", double(n.mlp_c_proj));
-  val parameters = val::object();
-  parameters.set("wte", double(n.wte));
-  parameters.set("wpe", double(n.wpe));
-  parameters.set("perBlock", block);
-  parameters.set("block", double(n.block));
-  parameters.set("blocks", double(n.blocks));
-  parameters.set("ln_f", double(n.ln_f));
-  parameters.set("total", double(n.total));
-  out.set("parameters", parameters);
-  return out;
-}
-
 // GPT-2 for lm_bindings.hpp's handles.
 struct Gpt2Arch {
   using Weights = Gpt2Weights;
-  static val config_js(const Gpt2Config& c) { return config_to_js(c); }
+  // The config object the JS side reads: its config.json keys, and what is derived from them.
+  static val config_js(const Gpt2Config& c) {
+    const Gpt2ParameterCounts n = gpt2_parameter_counts(c);
+    const val per_block = js_object({{"ln_1", double(n.ln_1)},
+                                     {"attn_c_attn", double(n.attn_c_attn)},
+                                     {"attn_c_proj", double(n.attn_c_proj)},
+                                     {"ln_2", double(n.ln_2)},
+                                     {"mlp_c_fc", double(n.mlp_c_fc)},
+                                     {"mlp_c_proj", double(n.mlp_c_proj)}});
+    val out = dims_js(c.dims, Gpt2Config::kDimKeys);
+    js_set(out, {{"layer_norm_epsilon", c.layer_norm_epsilon},
+                 {"parameters", js_object({{"wte", double(n.wte)},
+                                           {"wpe", double(n.wpe)},
+                                           {"perBlock", per_block},
+                                           {"block", double(n.block)},
+                                           {"blocks", double(n.blocks)},
+                                           {"ln_f", double(n.ln_f)},
+                                           {"total", double(n.total)}})}});
+    return out;
+  }
   // options: { position, topK, trace, precision }
   static val forward(const Gpt2Weights& weights, const val& tokens, const val& forward_options) {
     Gpt2Options o;
@@ -70,9 +62,9 @@ struct Gpt2Arch {
         string_field(call.options, "position", name_of(kGpt2PositionNames, o.position)));
     const Gpt2Result r = gpt2_forward(weights, call.ids, o);
     val out = forward_result_js(r, o.precision);
-    out.set("logits", to_js(r.logits));
-    out.set("position", std::string(to_string(o.position)));
-    out.set("positionNote", std::string(gpt2_position_note(o.position)));
+    js_set(out, {{"logits", to_js(r.logits)},
+                 {"position", std::string(to_string(o.position))},
+                 {"positionNote", std::string(gpt2_position_note(o.position))}});
     return out;
   }
   // Without a config, read off the checkpoint.
@@ -86,7 +78,7 @@ struct Gpt2Arch {
 val gpt2_config_js(val config) {
   return guarded([&] {
     const std::optional<Gpt2Config> c = to_config(config);
-    return config_to_js(c ? *c : Gpt2Config::small());
+    return Gpt2Arch::config_js(c ? *c : Gpt2Config::small());
   });
 }
 
@@ -115,11 +107,10 @@ val gpt2_positions_js() { return names_js(kGpt2PositionNames); }
 EMSCRIPTEN_BINDINGS(poslab_gpt2) {
   using namespace emscripten;
   using namespace poslab::wasm;
-  register_lm_handles<Gpt2Arch>("Gpt2Model", "Gpt2Loading");
+  register_lm_handles<Gpt2Arch>("Gpt2Model", "Gpt2Loading", "gpt2Loader");
   function("gpt2Config", &gpt2_config_js);
   function("gpt2Positions", &gpt2_positions_js);
   function("liveHeapBytes", &live_heap_bytes);
   function("gpt2Random", &gpt2_random_js);
   function("safetensorsHeaderLength", &safetensors_header_length_js);
-  function("gpt2Loader", &loader_js<Gpt2Arch>);
 }

@@ -14,6 +14,7 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
+#include "js_object.hpp"
 #include "lm_bindings.hpp"
 #include "poslab/models/gpt_neox.hpp"
 #include "poslab/models/lm.hpp"
@@ -29,29 +30,12 @@ using Str = val;
 // is required.
 GptNeoxConfig to_config(const val& js) { return preset_or_json_config<GptNeoxConfig>(js); }
 
-val config_to_js(const GptNeoxConfig& c) {
-  val out = val::object();
-  out.set("vocab_size", double(c.vocab_size));
-  out.set("hidden_size", double(c.hidden_size));
-  out.set("num_hidden_layers", double(c.num_hidden_layers));
-  out.set("num_attention_heads", double(c.num_attention_heads));
-  out.set("intermediate_size", double(c.intermediate_size));
-  out.set("max_position_embeddings", double(c.max_position_embeddings));
-  out.set("rotary_pct", c.rotary_pct);
-  out.set("rotary_emb_base", c.rotary_emb_base);
-  out.set("layer_norm_eps", c.layer_norm_eps);
-  out.set("use_parallel_residual", c.use_parallel_residual);
-  const RopeOptions rope = c.rope();
-  val r = val::object();
-  r.set("scaling", to_string(rope.scaling));
-  r.set("factor", rope.factor);
-  r.set("originalLength", double(rope.original_length));
-  r.set("rotaryDim", double(rope_frequencies(c.head_dim(), rope).rotary_dim));
-  r.set("base", rope.base);
-  out.set("rope", r);
-  out.set("parameters", double(c.parameter_count()));
-  out.set("json", c.to_json());
-  return out;
+// The rope's scaling, factor and original length: in the config object and in a forward
+// result (the rotation it ran with).
+val rope_scaling_js(const RopeOptions& rope) {
+  return js_object({{"scaling", to_string(rope.scaling)},
+                    {"factor", rope.factor},
+                    {"originalLength", double(rope.original_length)}});
 }
 
 // forward's rope: { scaling, factor, originalLength, lowFreqFactor, highFreqFactor, betaFast,
@@ -68,7 +52,7 @@ RopeOptions to_scaled_rope(const val& options, const GptNeoxConfig& config) {
   RopeOptions o = config.rope();
   o.scaling = parse_rope_scaling(string_field(js, "scaling", ""));
   o.factor = number_field(js, "factor", defaults.factor);
-  o.original_length = integer_field(js, "originalLength", config.max_position_embeddings);
+  o.original_length = integer_field(js, "originalLength", config.dims.context);
   o.low_freq_factor = number_field(js, "lowFreqFactor", defaults.low_freq_factor);
   o.high_freq_factor = number_field(js, "highFreqFactor", defaults.high_freq_factor);
   o.beta_fast = number_field(js, "betaFast", defaults.beta_fast);
@@ -79,7 +63,23 @@ RopeOptions to_scaled_rope(const val& options, const GptNeoxConfig& config) {
 // GPT-NeoX for lm_bindings.hpp's handles.
 struct GptNeoxArch {
   using Weights = GptNeoxWeights;
-  static val config_js(const GptNeoxConfig& c) { return config_to_js(c); }
+  // The config object the JS side reads: its config.json keys, and what is derived from them.
+  static val config_js(const GptNeoxConfig& c) {
+    const RopeOptions rope = c.rope();
+    val rope_js = rope_scaling_js(rope);
+    rope_js.set("rotaryDim", double(rope_frequencies(c.head_dim(), rope).rotary_dim));
+    rope_js.set("base", rope.base);
+    val out = dims_js(c.dims, GptNeoxConfig::kDimKeys);
+    js_set(out, {{"intermediate_size", double(c.intermediate_size)},
+                 {"rotary_pct", c.rotary_pct},
+                 {"rotary_emb_base", c.rotary_emb_base},
+                 {"layer_norm_eps", c.layer_norm_eps},
+                 {"use_parallel_residual", c.use_parallel_residual},
+                 {"rope", rope_js},
+                 {"parameters", double(c.parameter_count())},
+                 {"json", c.to_json()}});
+    return out;
+  }
   // options: { precision, trace, topK, logits, lossByPosition, rope }
   static val forward(const GptNeoxWeights& weights, const val& tokens, const val& forward_options) {
     GptNeoxOptions o;
@@ -94,12 +94,7 @@ struct GptNeoxArch {
     val out = forward_result_js(r, o.precision);
     if (o.logits) out.set("logits", to_js(r.logits));
     if (o.loss_by_position) out.set("losses", to_js(r.losses));
-    const RopeOptions used = o.rope ? *o.rope : weights.config.rope();
-    val scaling = val::object();
-    scaling.set("scaling", to_string(used.scaling));
-    scaling.set("factor", used.factor);
-    scaling.set("originalLength", double(used.original_length));
-    out.set("rope", scaling);
+    out.set("rope", rope_scaling_js(o.rope ? *o.rope : weights.config.rope()));
     return out;
   }
   // Required: the checkpoint does not say the head count or rotary settings.
@@ -113,7 +108,7 @@ val gpt_neox_config_js(val config) {
   return guarded([&] {
     const GptNeoxConfig c = to_config(config);
     c.validate();
-    return config_to_js(c);
+    return GptNeoxArch::config_js(c);
   });
 }
 
@@ -165,10 +160,9 @@ double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
 EMSCRIPTEN_BINDINGS(poslab_gpt_neox) {
   using namespace emscripten;
   using namespace poslab::wasm;
-  register_lm_handles<GptNeoxArch>("GptNeoxModel", "GptNeoxLoading");
+  register_lm_handles<GptNeoxArch>("GptNeoxModel", "GptNeoxLoading", "gptNeoxLoader");
   function("gptNeoxConfig", &gpt_neox_config_js);
   function("gptNeoxRandom", &gpt_neox_random_js);
-  function("gptNeoxLoader", &loader_js<GptNeoxArch>);
   function("lmArchitectureOfCheckpoint", &lm_architecture_of_checkpoint_js);
   function("lmArchitectureOfConfig", &lm_architecture_of_config_js);
   function("ropeScalings", &rope_scalings_js);

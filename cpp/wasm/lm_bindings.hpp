@@ -20,8 +20,10 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
+#include "js_object.hpp"
 #include "poslab/base/precision.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab::wasm {
@@ -46,15 +48,13 @@ inline SafetensorsHeader header_of(const val& header_bytes, const val& file_size
 inline val tensors_js(const SafetensorsHeader& header) {
   val tensors = val::array();
   for (const SafetensorsEntry& e : header.entries) {
-    val t = val::object();
-    t.set("name", e.name);
-    t.set("dtype", e.dtype_text);
     val shape = val::array();
     for (std::size_t dim : e.shape) shape.call<void>("push", double(dim));
-    t.set("shape", shape);
-    t.set("begin", double(e.begin));
-    t.set("end", double(e.end));
-    tensors.call<void>("push", t);
+    tensors.call<void>("push", js_object({{"name", e.name},
+                                          {"dtype", e.dtype_text},
+                                          {"shape", shape},
+                                          {"begin", double(e.begin)},
+                                          {"end", double(e.end)}}));
   }
   return tensors;
 }
@@ -104,30 +104,36 @@ ForwardCall forward_call(const val& tokens, const val& options,
   return call;
 }
 
+// The config's sizes under its architecture's config.json keys (LmDimKeys), which the JS side
+// reads.
+inline val dims_js(const LmDims& dims, const LmDimKeys& keys) {
+  return js_object({{keys.vocab_size, double(dims.vocab_size)},
+                    {keys.context, double(dims.context)},
+                    {keys.width, double(dims.width)},
+                    {keys.layers, double(dims.layers)},
+                    {keys.heads, double(dims.heads)}});
+}
+
 // What every forward result has: layers [{ attention, ln1Mean, ln1Variance, ln2Mean,
 // ln2Variance, residAttnNorm, residMlpNorm }] (empty unless traced), topIds, topProbs and the
 // precision it ran in; the caller adds its architecture's outputs.
 template <class Result>
 val forward_result_js(const Result& r, Precision precision) {
-  val out = val::object();
   val layers = val::array();
   for (const auto& layer : r.layers) {
-    val l = val::object();
-    l.set("attention", to_js(layer.attention));
-    l.set("ln1Mean", to_js(layer.ln_1_mean));
-    l.set("ln1Variance", to_js(layer.ln_1_variance));
-    l.set("ln2Mean", to_js(layer.ln_2_mean));
-    l.set("ln2Variance", to_js(layer.ln_2_variance));
-    l.set("residAttnNorm", to_js(layer.resid_attn_norm));
-    l.set("residMlpNorm", to_js(layer.resid_mlp_norm));
-    layers.call<void>("push", l);
+    layers.call<void>("push", js_object({{"attention", to_js(layer.attention)},
+                                         {"ln1Mean", to_js(layer.ln_1_mean)},
+                                         {"ln1Variance", to_js(layer.ln_1_variance)},
+                                         {"ln2Mean", to_js(layer.ln_2_mean)},
+                                         {"ln2Variance", to_js(layer.ln_2_variance)},
+                                         {"residAttnNorm", to_js(layer.resid_attn_norm)},
+                                         {"residMlpNorm", to_js(layer.resid_mlp_norm)}}));
   }
-  out.set("layers", layers);
   const std::size_t k = r.top_ids.size();
-  out.set("topIds", to_js(TensorI({k}, r.top_ids))["data"]);
-  out.set("topProbs", to_js(TensorF({k}, r.top_probs))["data"]);
-  out.set("precision", std::string(to_string(precision)));
-  return out;
+  return js_object({{"layers", layers},
+                    {"topIds", to_js(TensorI({k}, r.top_ids))["data"]},
+                    {"topProbs", to_js(TensorF({k}, r.top_probs))["data"]},
+                    {"precision", std::string(to_string(precision))}});
 }
 
 // A model in the wasm heap. Copies share the weights (embind copies handles by value).
@@ -160,9 +166,7 @@ class LmModel {
 // { model } for a model's weights.
 template <class Arch>
 val model_result(typename Arch::Weights weights) {
-  val out = val::object();
-  out.set("model", val(LmModel<Arch>(std::move(weights))));
-  return out;
+  return js_object({{"model", LmModel<Arch>(std::move(weights))}});
 }
 
 // A checkpoint arriving in chunks: the header was checked against the config (and the weights
@@ -203,17 +207,16 @@ val loader_js(val header_bytes, val file_size, val file_name, val config) {
     const std::string name = to_string(file_name, "name");
     const SafetensorsHeader header = header_of(header_bytes, file_size, name);
     const auto c = Arch::loader_config(config, header, name);
-    val out = val::object();
-    out.set("loader", val(LmLoading<Arch>(header, c, name)));
-    out.set("tensors", tensors_js(header));
-    out.set("config", Arch::config_js(c));
-    return out;
+    return js_object({{"loader", LmLoading<Arch>(header, c, name)},
+                      {"tensors", tensors_js(header)},
+                      {"config", Arch::config_js(c)}});
   });
 }
 
-// The model and loading handles under the architecture's JS names.
+// The model and loading handles, and the function that starts a loading (loader_js), under
+// the architecture's JS names.
 template <class Arch>
-void register_lm_handles(const char* model, const char* loading) {
+void register_lm_handles(const char* model, const char* loading, const char* loader) {
   emscripten::class_<LmModel<Arch>>(model)
       .function("config", &LmModel<Arch>::config)
       .function("bytes", &LmModel<Arch>::bytes)
@@ -224,6 +227,7 @@ void register_lm_handles(const char* model, const char* loading) {
       .function("expected", &LmLoading<Arch>::expected)
       .function("append", &LmLoading<Arch>::append)
       .function("finish", &LmLoading<Arch>::finish);
+  emscripten::function(loader, &loader_js<Arch>);
 }
 
 }  // namespace poslab::wasm

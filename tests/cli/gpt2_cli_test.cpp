@@ -74,8 +74,7 @@ TEST_F(Gpt2Cli, Fp16CheckpointWithTransformerPrefixLoads) {
   const Gpt2Weights weights = lm_random_weights(tiny(), 3);
   std::vector<TensorF> values;
   std::vector<std::pair<std::string, const TensorF*>> named;
-  for (const auto& [name, tensor] : lm_named_tensors(weights))
-    values.push_back(tensor->to_float());
+  for (const auto& [name, tensor] : lm_named_tensors(weights)) values.push_back(tensor->to_float());
   for (const auto& [name, tensor] : lm_named_tensors(weights)) {
     named.emplace_back("transformer." + name, &values[named.size()]);
   }
@@ -109,7 +108,7 @@ TEST_F(Gpt2Cli, MissingOrBadFilesAreRefused) {
                         "junk.safetensors");
   // A checkpoint of another size: the message names the tensor.
   Gpt2Config wider = tiny();
-  wider.n_embd = 64;
+  wider.dims.width = 64;
   const Gpt2Weights w = lm_random_weights(wider, 1);
   put("wide.safetensors", encode_safetensors(lm_named_tensors(w)));
   expect_refused_saying({"gpt2", "--weights", "wide.safetensors", "--config", "tiny.json",
@@ -170,8 +169,8 @@ TEST_F(Gpt2Cli, SwappedPositionMethodIsLabelled) {
 
 TEST_F(Gpt2Cli, ConfigIsReadOffTheCheckpointWithoutConfigOrPreset) {
   Gpt2Config two_heads = tiny();
-  two_heads.n_embd = 128;
-  two_heads.n_head = 2;
+  two_heads.dims.width = 128;
+  two_heads.dims.heads = 2;
   const Gpt2Weights weights = lm_random_weights(two_heads, 4);
   put("m.safetensors", encode_safetensors(lm_named_tensors(weights)));
   const TensorF logits =

@@ -376,17 +376,17 @@ TEST(Gpt2Config, ParameterCountsAddUpToTheReleasedModels) {
 
 TEST(Gpt2Config, IsReadOffTheCheckpointWhenNotGiven) {
   poslab::Gpt2Config c = tiny_config();
-  c.n_embd = 128;  // two 64-wide heads
-  c.n_head = 2;
-  c.n_layer = 3;
+  c.dims.width = 128;  // two 64-wide heads
+  c.dims.heads = 2;
+  c.dims.layers = 3;
   const std::string bytes =
       poslab::encode_safetensors(poslab::lm_named_tensors(poslab::lm_random_weights(c, 2)));
   const poslab::Gpt2Weights w = poslab::gpt2_weights_from_bytes(bytes, std::nullopt, "m");
-  EXPECT_EQ(w.config.vocab_size, c.vocab_size);
-  EXPECT_EQ(w.config.n_positions, c.n_positions);
-  EXPECT_EQ(w.config.n_embd, 128);
-  EXPECT_EQ(w.config.n_layer, 3);
-  EXPECT_EQ(w.config.n_head, 2);
+  EXPECT_EQ(w.config.dims.vocab_size, c.dims.vocab_size);
+  EXPECT_EQ(w.config.dims.context, c.dims.context);
+  EXPECT_EQ(w.config.dims.width, 128);
+  EXPECT_EQ(w.config.dims.layers, 3);
+  EXPECT_EQ(w.config.dims.heads, 2);
   // Width 32 cannot say how many heads it has.
   const std::string tiny = poslab::encode_safetensors(
       poslab::lm_named_tensors(poslab::lm_random_weights(tiny_config(), 2)));
@@ -444,13 +444,13 @@ TEST_F(Gpt2Tiny, BadTokensAreRefused) {
 
 TEST(Gpt2Config, PresetsAndParameterCounts) {
   const poslab::Gpt2Config small = poslab::Gpt2Config::preset("small");
-  EXPECT_EQ(small.n_embd, 768);
-  EXPECT_EQ(small.n_layer, 12);
+  EXPECT_EQ(small.dims.width, 768);
+  EXPECT_EQ(small.dims.layers, 12);
   EXPECT_EQ(small.parameter_count(), 124439808u);  // GPT-2 124M as transformers counts it
   const poslab::Gpt2Config medium = poslab::Gpt2Config::preset("medium");
-  EXPECT_EQ(medium.n_embd, 1024);
-  EXPECT_EQ(medium.n_layer, 24);
-  EXPECT_EQ(medium.n_head, 16);
+  EXPECT_EQ(medium.dims.width, 1024);
+  EXPECT_EQ(medium.dims.layers, 24);
+  EXPECT_EQ(medium.dims.heads, 16);
   EXPECT_EQ(medium.parameter_count(), 354823168u);
   EXPECT_THROW(poslab::Gpt2Config::preset("xl"), Error);
 }
@@ -461,11 +461,11 @@ TEST(Gpt2Config, FromHuggingFaceJson) {
           "vocab_size": 100, "n_positions": 16, "n_embd": 32, "n_layer": 2, "n_head": 4,
           "layer_norm_epsilon": 1e-6, "n_ctx": 16})",
       "config.json");
-  EXPECT_EQ(c.vocab_size, 100);
-  EXPECT_EQ(c.n_positions, 16);
-  EXPECT_EQ(c.n_head, 4);
+  EXPECT_EQ(c.dims.vocab_size, 100);
+  EXPECT_EQ(c.dims.context, 16);
+  EXPECT_EQ(c.dims.heads, 4);
   EXPECT_EQ(c.layer_norm_epsilon, 1e-6);
-  EXPECT_EQ(poslab::Gpt2Config::from_json("{}", "c").n_embd, 768);  // transformers' defaults
+  EXPECT_EQ(poslab::Gpt2Config::from_json("{}", "c").dims.width, 768);  // transformers' defaults
 }
 
 TEST(Gpt2Config, BadConfigsAreRefused) {
@@ -503,10 +503,10 @@ TEST(Gpt2Random, IsSeededWithGpt2Init) {
 
 TEST(Gpt2Random, HugeConfigIsRefusedBeforeAllocating) {
   poslab::Gpt2Config c = poslab::Gpt2Config::small();
-  c.n_layer = 100000;
+  c.dims.layers = 100000;
   EXPECT_THROW(poslab::lm_random_weights(c, 0), Error);
   c = poslab::Gpt2Config::small();
-  c.n_head = 7;
+  c.dims.heads = 7;
   EXPECT_THROW(poslab::lm_random_weights(c, 0), Error);
 }
 
@@ -552,7 +552,7 @@ TEST(Gpt2Precision, FloatAgreesWithDoubleOnAWiderModel) {
     }
     EXPECT_LE(worst, 1e-4 * largest) << "largest |logit| " << largest;
     EXPECT_GT(largest, 0.1);  // a model whose logits are not all ~0
-    for (std::size_t l = 0; l < c.n_layer; ++l) {
+    for (std::size_t l = 0; l < c.dims.layers; ++l) {
       double map_error = 0.0;
       for (std::size_t i = 0; i < want.layers[l].attention.size(); ++i) {
         map_error = std::max(map_error, double(std::abs(got.layers[l].attention.data[i] -

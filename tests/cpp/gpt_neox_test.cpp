@@ -33,22 +33,22 @@ constexpr std::size_t V = 97, P = 16, E = 48, N = 2, H = 3, d = E / H, I = 80;
 
 GptNeoxConfig tiny_config(bool parallel = true, double rotary_pct = 0.25) {
   GptNeoxConfig c;
-  c.vocab_size = V;
-  c.hidden_size = E;
-  c.num_hidden_layers = N;
-  c.num_attention_heads = H;
+  c.dims.vocab_size = V;
+  c.dims.width = E;
+  c.dims.layers = N;
+  c.dims.heads = H;
   c.intermediate_size = I;
-  c.max_position_embeddings = P;
+  c.dims.context = P;
   c.rotary_pct = rotary_pct;
   c.use_parallel_residual = parallel;
   return c;
 }
 
 neox_ref::Config ref_config(const GptNeoxConfig& c) {
-  return {std::size_t(c.vocab_size),
-          std::size_t(c.hidden_size),
-          std::size_t(c.num_hidden_layers),
-          std::size_t(c.num_attention_heads),
+  return {std::size_t(c.dims.vocab_size),
+          std::size_t(c.dims.width),
+          std::size_t(c.dims.layers),
+          std::size_t(c.dims.heads),
           std::size_t(c.intermediate_size),
           c.rotary_pct,
           c.layer_norm_eps,
@@ -245,7 +245,7 @@ TEST_F(GptNeoxTiny, LossByPositionIsMinusLogSoftmaxOfTheLogits) {
 TEST(GptNeoxHead, LossIsTheSameWhenTheVocabularyComesInSeveralPanels) {
   // V = 5000 and T = 900: the head takes the vocabulary in panels of 4660 columns.
   GptNeoxConfig c = tiny_config();
-  c.vocab_size = 5000;
+  c.dims.vocab_size = 5000;
   const poslab::GptNeoxWeights w = poslab::lm_random_weights(c, 3);
   std::vector<long long> tokens(900);
   for (std::size_t t = 0; t < tokens.size(); ++t) tokens[t] = (long long)((t * 7919) % 5000);
@@ -283,10 +283,10 @@ TEST_F(GptNeoxTiny, BadTokensAreRefused) {
 TEST(GptNeoxSizes, LogitsAndTracePastTheCapAreRefusedBeforeAnyWork) {
   // Pythia's vocabulary: (6000, 50304) logits pass the element cap; the losses do not.
   GptNeoxConfig c = tiny_config();
-  c.vocab_size = 50304;
-  c.num_hidden_layers = 1;
-  c.hidden_size = 16;
-  c.num_attention_heads = 1;
+  c.dims.vocab_size = 50304;
+  c.dims.layers = 1;
+  c.dims.width = 16;
+  c.dims.heads = 1;
   c.intermediate_size = 16;
   const poslab::GptNeoxWeights w = poslab::lm_random_weights(c, 1);
   const std::vector<long long> tokens(6000, 1);
@@ -478,7 +478,7 @@ TEST_F(GptNeoxTiny, EveryBadCheckpointIsRefusedNamingTheTensor) {
   expect_load_refused(encode(tiny_checkpoint(1)), "has shape (97, 48), the config needs (97, 24)",
                       [] {
                         GptNeoxConfig c = tiny_config();
-                        c.hidden_size = 24;
+                        c.dims.width = 24;
                         return c;
                       }());
 }

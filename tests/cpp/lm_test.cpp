@@ -110,9 +110,9 @@ TEST(LmArchitecture, Gpt2ConfigJsonReadsBack) {
   const poslab::Gpt2Config c{100, 16, 32, 2, 4};  // vocabulary, positions, width, layers, heads
   const std::string text = c.to_json();
   const poslab::Gpt2Config back = poslab::Gpt2Config::from_json(text, "c");
-  EXPECT_EQ(back.n_embd, 32);
-  EXPECT_EQ(back.n_head, 4);
-  EXPECT_EQ(back.n_positions, 16);
+  EXPECT_EQ(back.dims.width, 32);
+  EXPECT_EQ(back.dims.heads, 4);
+  EXPECT_EQ(back.dims.context, 16);
   EXPECT_EQ(poslab::lm_architecture_of_config(text, "c"), LmArchitecture::kGpt2);
 }
 

@@ -54,10 +54,10 @@ void check_gpt2(const poslab::Gpt2Config& c, const Json& json) {
   } catch (const poslab::Error&) {
     check(false, "GPT-2: an accepted config fails validate()");
   }
-  check(size_ok(c.vocab_size) && size_ok(c.n_positions) && size_ok(c.n_embd) &&
-            size_ok(c.n_layer) && size_ok(c.n_head),
+  check(size_ok(c.dims.vocab_size) && size_ok(c.dims.context) && size_ok(c.dims.width) &&
+            size_ok(c.dims.layers) && size_ok(c.dims.heads),
         "GPT-2: a size is not positive or past the element cap");
-  check(c.n_embd % c.n_head == 0, "GPT-2: n_head does not divide n_embd");
+  check(c.dims.width % c.dims.heads == 0, "GPT-2: n_head does not divide n_embd");
   check(std::isfinite(c.layer_norm_epsilon) && c.layer_norm_epsilon >= 0.0,
         "GPT-2: layer_norm_epsilon is not finite and >= 0");
   check(c.parameter_count() <= poslab::kMaxGpt2Parameters, "GPT-2: parameters past the cap");
@@ -66,11 +66,11 @@ void check_gpt2(const poslab::Gpt2Config& c, const Json& json) {
 
   // Missing keys take GPT-2 small's values, as transformers does.
   const poslab::Gpt2Config small = poslab::Gpt2Config::small();
-  check(c.vocab_size == value_or(json, "vocab_size", small.vocab_size) &&
-            c.n_positions == value_or(json, "n_positions", small.n_positions) &&
-            c.n_embd == value_or(json, "n_embd", small.n_embd) &&
-            c.n_layer == value_or(json, "n_layer", small.n_layer) &&
-            c.n_head == value_or(json, "n_head", small.n_head) &&
+  check(c.dims.vocab_size == value_or(json, "vocab_size", small.dims.vocab_size) &&
+            c.dims.context == value_or(json, "n_positions", small.dims.context) &&
+            c.dims.width == value_or(json, "n_embd", small.dims.width) &&
+            c.dims.layers == value_or(json, "n_layer", small.dims.layers) &&
+            c.dims.heads == value_or(json, "n_head", small.dims.heads) &&
             c.layer_norm_epsilon == value_or(json, "layer_norm_epsilon", small.layer_norm_epsilon),
         "GPT-2: the config differs from the text");
   // Settings the forward pass does not compute were refused, not ignored.
@@ -90,11 +90,10 @@ void check_gpt_neox(const poslab::GptNeoxConfig& c, const Json& json) {
   } catch (const poslab::Error&) {
     check(false, "GPT-NeoX: an accepted config fails validate()");
   }
-  check(size_ok(c.vocab_size) && size_ok(c.hidden_size) && size_ok(c.num_hidden_layers) &&
-            size_ok(c.num_attention_heads) && size_ok(c.intermediate_size) &&
-            size_ok(c.max_position_embeddings),
+  check(size_ok(c.dims.vocab_size) && size_ok(c.dims.width) && size_ok(c.dims.layers) &&
+            size_ok(c.dims.heads) && size_ok(c.intermediate_size) && size_ok(c.dims.context),
         "GPT-NeoX: a size is not positive or past the element cap");
-  check(c.hidden_size % c.num_attention_heads == 0,
+  check(c.dims.width % c.dims.heads == 0,
         "GPT-NeoX: num_attention_heads does not divide hidden_size");
   check(std::isfinite(c.layer_norm_eps) && c.layer_norm_eps >= 0.0,
         "GPT-NeoX: layer_norm_eps is not finite and >= 0");
@@ -102,8 +101,7 @@ void check_gpt_neox(const poslab::GptNeoxConfig& c, const Json& json) {
 
   // The rotation must hold at every length the forward pass takes (dynamic reads S), not only
   // at the length validate() tries.
-  for (const long long total :
-       {0LL, c.max_position_embeddings, (long long)poslab::kMaxGptNeoxTokens}) {
+  for (const long long total : {0LL, c.dims.context, (long long)poslab::kMaxGptNeoxTokens}) {
     poslab::RopeFrequencies f;
     try {
       f = poslab::rope_frequencies(c.head_dim(), c.rope(), total);
@@ -120,12 +118,12 @@ void check_gpt_neox(const poslab::GptNeoxConfig& c, const Json& json) {
           "GPT-NeoX: the RoPE attention factor is not finite and positive");
   }
 
-  check(c.vocab_size == json.at("vocab_size").get<long long>() &&
-            c.hidden_size == json.at("hidden_size").get<long long>() &&
-            c.num_hidden_layers == json.at("num_hidden_layers").get<long long>() &&
-            c.num_attention_heads == json.at("num_attention_heads").get<long long>() &&
+  check(c.dims.vocab_size == json.at("vocab_size").get<long long>() &&
+            c.dims.width == json.at("hidden_size").get<long long>() &&
+            c.dims.layers == json.at("num_hidden_layers").get<long long>() &&
+            c.dims.heads == json.at("num_attention_heads").get<long long>() &&
             c.intermediate_size == json.at("intermediate_size").get<long long>() &&
-            c.max_position_embeddings == value_or(json, "max_position_embeddings", 2048LL) &&
+            c.dims.context == value_or(json, "max_position_embeddings", 2048LL) &&
             c.layer_norm_eps == value_or(json, "layer_norm_eps", 1e-5) &&
             c.use_parallel_residual == value_or(json, "use_parallel_residual", true),
         "GPT-NeoX: the config differs from the text");

@@ -15,7 +15,7 @@ namespace {
 
 // The model of corpus/gpt2_tiny.safetensors.
 poslab::Gpt2Config tiny_config() {
-  return poslab::Gpt2Config{4, 4, 4, 1, 1};  // vocabulary, positions, width, layers, heads
+  return poslab::Gpt2Config{{4, 4, 4, 1, 1}};  // vocabulary, positions, width, layers, heads
 }
 
 void stream_gpt2(const std::string& bytes, bool infer_config) {

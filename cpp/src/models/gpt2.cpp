@@ -73,13 +73,13 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
                         const Gpt2Options& options) {
   check_lm_weights(weights);
   const Gpt2Config& c = weights.config;
-  model::check_tokens(tokens, c.vocab_size, std::size_t(c.n_positions), "GPT-2",
-                      "n_positions " + std::to_string(c.n_positions));
+  model::check_tokens(tokens, c.dims.vocab_size, std::size_t(c.dims.context), "GPT-2",
+                      "n_positions " + std::to_string(c.dims.context));
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
   require(supports(options.position, kSupportGpt2Swap), "position",
           std::string("GPT-2 cannot take ") + to_string(options.position) + " positions");
 
-  const std::size_t T = tokens.size(), E = std::size_t(c.n_embd), H = std::size_t(c.n_head);
+  const std::size_t T = tokens.size(), E = std::size_t(c.dims.width), H = std::size_t(c.dims.heads);
   const double eps = c.layer_norm_epsilon;
   Gpt2Result result;
 
@@ -100,7 +100,7 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(te[j] + pe[j]);
   }
   const TensorF alibi = options.position == Gpt2Position::kAlibi
-                            ? alibi_bias(c.n_head, (long long)T, (long long)T)
+                            ? alibi_bias(c.dims.heads, (long long)T, (long long)T)
                             : TensorF();
 
   const TensorF* alibi_bias = alibi.size() ? &alibi : nullptr;

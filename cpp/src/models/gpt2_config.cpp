@@ -11,9 +11,9 @@
 
 namespace poslab {
 
-Gpt2Config Gpt2Config::small() { return Gpt2Config{50257, 1024, 768, 12, 12, 1e-5}; }
+Gpt2Config Gpt2Config::small() { return Gpt2Config{{50257, 1024, 768, 12, 12}, 1e-5}; }
 
-Gpt2Config Gpt2Config::medium() { return Gpt2Config{50257, 1024, 1024, 24, 16, 1e-5}; }
+Gpt2Config Gpt2Config::medium() { return Gpt2Config{{50257, 1024, 1024, 24, 16}, 1e-5}; }
 
 Gpt2Config Gpt2Config::preset(const std::string& name) {
   if (name == "small") return small();
@@ -34,11 +34,11 @@ Gpt2Config Gpt2Config::from_json(const std::string& text, const std::string& nam
   const nlohmann::json json = lm_config::parse_object(text, name, "a GPT-2 config");
   const Gpt2Config defaults = small();
   Gpt2Config config;
-  config.vocab_size = size_key(json, "vocab_size", defaults.vocab_size, name);
-  config.n_positions = size_key(json, "n_positions", defaults.n_positions, name);
-  config.n_embd = size_key(json, "n_embd", defaults.n_embd, name);
-  config.n_layer = size_key(json, "n_layer", defaults.n_layer, name);
-  config.n_head = size_key(json, "n_head", defaults.n_head, name);
+  config.dims.vocab_size = size_key(json, "vocab_size", defaults.dims.vocab_size, name);
+  config.dims.context = size_key(json, "n_positions", defaults.dims.context, name);
+  config.dims.width = size_key(json, "n_embd", defaults.dims.width, name);
+  config.dims.layers = size_key(json, "n_layer", defaults.dims.layers, name);
+  config.dims.heads = size_key(json, "n_head", defaults.dims.heads, name);
   if (json.contains("layer_norm_epsilon")) {
     const nlohmann::json& eps = json["layer_norm_epsilon"];
     require(eps.is_number(), name + ": \"layer_norm_epsilon\" must be a number");
@@ -85,45 +85,35 @@ Gpt2Config Gpt2Config::from_header(const SafetensorsHeader& header, const std::s
   };
   const Shape wte = matrix("wte.weight"), wpe = matrix("wpe.weight");
   Gpt2Config config;
-  config.vocab_size = static_cast<long long>(wte[0]);
-  config.n_embd = static_cast<long long>(wte[1]);
-  config.n_positions = static_cast<long long>(wpe[0]);
+  config.dims.vocab_size = static_cast<long long>(wte[0]);
+  config.dims.width = static_cast<long long>(wte[1]);
+  config.dims.context = static_cast<long long>(wpe[0]);
   long long layers = 0;
   while (find("h." + std::to_string(layers) + ".ln_1.weight")) ++layers;
-  config.n_layer = layers;
+  config.dims.layers = layers;
   require(layers > 0, name + ": no blocks (h.0.ln_1.weight) to count layers from");
-  require(config.n_embd % 64 == 0,
-          name + ": n_embd " + std::to_string(config.n_embd) +
+  require(config.dims.width % 64 == 0,
+          name + ": n_embd " + std::to_string(config.dims.width) +
               " is not a multiple of GPT-2's head width 64, so the number of heads cannot be "
               "inferred: give the config.json that came with the weights");
-  config.n_head = config.n_embd / 64;
+  config.dims.heads = config.dims.width / 64;
   lm_config::validate_named(config, name);
   return config;
 }
 
 std::string Gpt2Config::to_json() const {
   validate();
-  const nlohmann::json json = {{"model_type", "gpt2"},
-                               {"architectures", {"GPT2LMHeadModel"}},
-                               {"vocab_size", vocab_size},
-                               {"n_positions", n_positions},
-                               {"n_ctx", n_positions},
-                               {"n_embd", n_embd},
-                               {"n_layer", n_layer},
-                               {"n_head", n_head},
-                               {"layer_norm_epsilon", layer_norm_epsilon},
-                               {"activation_function", "gelu_new"}};
+  nlohmann::json json = lm_config::dims_json(dims, kDimKeys);
+  json.update({{"model_type", "gpt2"},
+               {"architectures", {"GPT2LMHeadModel"}},
+               {"n_ctx", dims.context},
+               {"layer_norm_epsilon", layer_norm_epsilon},
+               {"activation_function", "gelu_new"}});
   return json.dump(2) + "\n";
 }
 
 void Gpt2Config::validate() const {
-  positive_size(vocab_size, "vocab_size");
-  positive_size(n_positions, "n_positions");
-  positive_size(n_embd, "n_embd");
-  positive_size(n_layer, "n_layer");
-  positive_size(n_head, "n_head");
-  require(n_embd % n_head == 0, "n_embd " + std::to_string(n_embd) +
-                                    " is not divisible by n_head " + std::to_string(n_head));
+  lm_config::require_dims(dims, kDimKeys);
   lm_config::require_eps(layer_norm_epsilon, "layer_norm_epsilon");
   lm_config::require_parameter_cap(parameter_count(), kMaxGpt2Parameters);
 }
@@ -131,7 +121,8 @@ void Gpt2Config::validate() const {
 std::uint64_t Gpt2Config::parameter_count() const {
   using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
   const auto u = lm_config::count;
-  const std::uint64_t V = u(vocab_size), P = u(n_positions), E = u(n_embd), N = u(n_layer);
+  const std::uint64_t V = u(dims.vocab_size), P = u(dims.context), E = u(dims.width),
+                      N = u(dims.layers);
   const std::uint64_t E2 = mul(E, E);
   // ln_1, ln_2 (2E each), c_attn (3E² + 3E), attn c_proj (E² + E), c_fc (4E² + 4E),
   // mlp c_proj (4E² + E): 12E² + 13E per block.
@@ -145,8 +136,9 @@ namespace poslab {
 
 Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config) {
   config.validate();  // so no product below can overflow
-  const std::uint64_t V = std::uint64_t(config.vocab_size), P = std::uint64_t(config.n_positions);
-  const std::uint64_t E = std::uint64_t(config.n_embd), N = std::uint64_t(config.n_layer);
+  const std::uint64_t V = std::uint64_t(config.dims.vocab_size),
+                      P = std::uint64_t(config.dims.context);
+  const std::uint64_t E = std::uint64_t(config.dims.width), N = std::uint64_t(config.dims.layers);
   Gpt2ParameterCounts c{};
   c.wte = V * E;
   c.wpe = P * E;

@@ -31,31 +31,24 @@ bool ignored_name(const std::string& name) {
 // GPT2Model saves "wte.weight".
 LmTensorLayout lm_tensor_layout(Gpt2Weights& w, LmLayers layers) {
   const Gpt2Config& c = w.config;
-  const std::size_t V = std::size_t(c.vocab_size), P = std::size_t(c.n_positions);
-  const std::size_t E = std::size_t(c.n_embd);
-  LmTensorLayout layout{"GPT-2", "n_layer", c.n_layer, "transformer.", {}, ignored_name};
+  const std::size_t V = std::size_t(c.dims.vocab_size), P = std::size_t(c.dims.context);
+  const std::size_t E = std::size_t(c.dims.width);
+  LmTensorLayout layout{"GPT-2", "n_layer", c.dims.layers, "transformer.", {}, ignored_name};
+  layout.linear = LmTensorLayout::kInOut;  // Hugging Face's Conv1D
   lm_layer_list(w.blocks, layout, layers, "blocks");
-  std::vector<LmTensor>& out = layout.tensors;
-  out.push_back({"wte.weight", &w.wte, {V, E}, LmTensor::kNormal});
-  out.push_back({"wpe.weight", &w.wpe, {P, E}, LmTensor::kNormal});
+  add_matrix(layout, "wte.weight", w.wte, {V, E});
+  add_matrix(layout, "wpe.weight", w.wpe, {P, E});
   for (std::size_t i = 0; i < w.blocks.size(); ++i) {
     Gpt2Block& b = w.blocks[i];
     const std::string h = "h." + std::to_string(i) + ".";
-    out.push_back({h + "ln_1.weight", &b.ln_1_weight, {E}, LmTensor::kOne});
-    out.push_back({h + "ln_1.bias", &b.ln_1_bias, {E}, LmTensor::kZero});
-    out.push_back({h + "attn.c_attn.weight", &b.attn_c_attn_weight, {E, 3 * E}, LmTensor::kNormal});
-    out.push_back({h + "attn.c_attn.bias", &b.attn_c_attn_bias, {3 * E}, LmTensor::kZero});
-    out.push_back({h + "attn.c_proj.weight", &b.attn_c_proj_weight, {E, E}, LmTensor::kNormal});
-    out.push_back({h + "attn.c_proj.bias", &b.attn_c_proj_bias, {E}, LmTensor::kZero});
-    out.push_back({h + "ln_2.weight", &b.ln_2_weight, {E}, LmTensor::kOne});
-    out.push_back({h + "ln_2.bias", &b.ln_2_bias, {E}, LmTensor::kZero});
-    out.push_back({h + "mlp.c_fc.weight", &b.mlp_c_fc_weight, {E, 4 * E}, LmTensor::kNormal});
-    out.push_back({h + "mlp.c_fc.bias", &b.mlp_c_fc_bias, {4 * E}, LmTensor::kZero});
-    out.push_back({h + "mlp.c_proj.weight", &b.mlp_c_proj_weight, {4 * E, E}, LmTensor::kNormal});
-    out.push_back({h + "mlp.c_proj.bias", &b.mlp_c_proj_bias, {E}, LmTensor::kZero});
+    add_norm(layout, h + "ln_1", b.ln_1_weight, b.ln_1_bias, E);
+    add_linear(layout, h + "attn.c_attn", b.attn_c_attn_weight, b.attn_c_attn_bias, E, 3 * E);
+    add_linear(layout, h + "attn.c_proj", b.attn_c_proj_weight, b.attn_c_proj_bias, E, E);
+    add_norm(layout, h + "ln_2", b.ln_2_weight, b.ln_2_bias, E);
+    add_linear(layout, h + "mlp.c_fc", b.mlp_c_fc_weight, b.mlp_c_fc_bias, E, 4 * E);
+    add_linear(layout, h + "mlp.c_proj", b.mlp_c_proj_weight, b.mlp_c_proj_bias, 4 * E, E);
   }
-  out.push_back({"ln_f.weight", &w.ln_f_weight, {E}, LmTensor::kOne});
-  out.push_back({"ln_f.bias", &w.ln_f_bias, {E}, LmTensor::kZero});
+  add_norm(layout, "ln_f", w.ln_f_weight, w.ln_f_bias, E);
   return layout;
 }
 

@@ -116,9 +116,9 @@ void vocabulary_head(const TensorF& final_x, const StoredTensor& embed_out,
 
 // Every large tensor the pass will allocate, against the element cap, before any work.
 void check_sizes(const GptNeoxConfig& c, std::size_t T, const GptNeoxOptions& options) {
-  const std::size_t E = std::size_t(c.hidden_size), I = std::size_t(c.intermediate_size);
-  const std::size_t V = std::size_t(c.vocab_size), H = std::size_t(c.num_attention_heads);
-  const std::size_t N = std::size_t(c.num_hidden_layers);
+  const std::size_t E = std::size_t(c.dims.width), I = std::size_t(c.intermediate_size);
+  const std::size_t V = std::size_t(c.dims.vocab_size), H = std::size_t(c.dims.heads);
+  const std::size_t N = std::size_t(c.dims.layers);
   checked_numel({T, 3 * E}, "query_key_value output (T, 3E)");
   checked_numel({T, I}, "MLP hidden (T, I)");
   try {
@@ -139,18 +139,18 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
                                const GptNeoxOptions& options) {
   check_lm_weights(weights);
   const GptNeoxConfig& c = weights.config;
-  model::check_tokens(tokens, c.vocab_size, kMaxGptNeoxTokens, "GPT-NeoX",
+  model::check_tokens(tokens, c.dims.vocab_size, kMaxGptNeoxTokens, "GPT-NeoX",
                       "the limit of " + std::to_string(kMaxGptNeoxTokens) +
                           " (RoPE angles are exact to 1e-5 up to there)");
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
   require(options.logits || options.loss_by_position, "logits",
           "ask for the logits, the loss by position or both");
-  const std::size_t T = tokens.size(), E = std::size_t(c.hidden_size);
-  const std::size_t H = std::size_t(c.num_attention_heads);
+  const std::size_t T = tokens.size(), E = std::size_t(c.dims.width);
+  const std::size_t H = std::size_t(c.dims.heads);
   const RopeOptions rope = options.rope ? *options.rope : c.rope();
   // A bad rotation fails here, before any work, with its field.
   rope_frequencies(c.head_dim(), rope, static_cast<long long>(T));
-  if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(c.vocab_size));
+  if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(c.dims.vocab_size));
   check_sizes(c, T, options);
   const double eps = c.layer_norm_eps;
   const Precision precision = options.precision;

@@ -13,9 +13,9 @@ GptNeoxConfig GptNeoxConfig::pythia_70m() { return GptNeoxConfig{}; }
 
 GptNeoxConfig GptNeoxConfig::pythia_160m() {
   GptNeoxConfig c;
-  c.hidden_size = 768;
-  c.num_hidden_layers = 12;
-  c.num_attention_heads = 12;
+  c.dims.width = 768;
+  c.dims.layers = 12;
+  c.dims.heads = 12;
   c.intermediate_size = 3072;
   return c;
 }
@@ -129,13 +129,13 @@ GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::strin
             name + ": \"model_type\" is " + json["model_type"].dump() + ", not \"gpt_neox\"");
   }
   GptNeoxConfig c;
-  c.vocab_size = required_size(json, "vocab_size", name);
-  c.hidden_size = required_size(json, "hidden_size", name);
-  c.num_hidden_layers = required_size(json, "num_hidden_layers", name);
-  c.num_attention_heads = required_size(json, "num_attention_heads", name);
+  c.dims.vocab_size = required_size(json, "vocab_size", name);
+  c.dims.width = required_size(json, "hidden_size", name);
+  c.dims.layers = required_size(json, "num_hidden_layers", name);
+  c.dims.heads = required_size(json, "num_attention_heads", name);
   c.intermediate_size = required_size(json, "intermediate_size", name);
   if (json.contains("max_position_embeddings")) {
-    c.max_position_embeddings = integer_key(json, "max_position_embeddings", name);
+    c.dims.context = integer_key(json, "max_position_embeddings", name);
   }
   optional_number(json, "rotary_pct", "partial_rotary_factor", c.rotary_pct, name);
   optional_number(json, "rotary_emb_base", "rope_theta", c.rotary_emb_base, name);
@@ -159,21 +159,17 @@ GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::strin
 }
 
 std::string GptNeoxConfig::to_json() const {
-  Json json = {{"model_type", "gpt_neox"},
+  Json json = lm_config::dims_json(dims, kDimKeys);
+  json.update({{"model_type", "gpt_neox"},
                {"architectures", {"GPTNeoXForCausalLM"}},
-               {"vocab_size", vocab_size},
-               {"hidden_size", hidden_size},
-               {"num_hidden_layers", num_hidden_layers},
-               {"num_attention_heads", num_attention_heads},
                {"intermediate_size", intermediate_size},
-               {"max_position_embeddings", max_position_embeddings},
                {"rotary_pct", rotary_pct},
                {"rotary_emb_base", rotary_emb_base},
                {"layer_norm_eps", layer_norm_eps},
                {"use_parallel_residual", use_parallel_residual},
                {"hidden_act", "gelu"},
                {"tie_word_embeddings", false},
-               {"attention_bias", true}};
+               {"attention_bias", true}});
   if (rope_scaling != RopeScaling::kNone) {
     Json s = {{"rope_type", to_string(rope_scaling)}, {"factor", rope_factor}};
     if (rope_original_length > 0) s["original_max_position_embeddings"] = rope_original_length;
@@ -197,7 +193,7 @@ RopeOptions GptNeoxConfig::rope() const {
   o.rotary_fraction = rotary_pct;
   o.scaling = rope_scaling;
   o.factor = rope_factor;
-  o.original_length = rope_original_length > 0 ? rope_original_length : max_position_embeddings;
+  o.original_length = rope_original_length > 0 ? rope_original_length : dims.context;
   o.low_freq_factor = rope_low_freq_factor;
   o.high_freq_factor = rope_high_freq_factor;
   o.beta_fast = rope_beta_fast;
@@ -206,15 +202,8 @@ RopeOptions GptNeoxConfig::rope() const {
 }
 
 void GptNeoxConfig::validate() const {
-  positive_size(vocab_size, "vocab_size");
-  positive_size(hidden_size, "hidden_size");
-  positive_size(num_hidden_layers, "num_hidden_layers");
-  positive_size(num_attention_heads, "num_attention_heads");
+  lm_config::require_dims(dims, kDimKeys);
   positive_size(intermediate_size, "intermediate_size");
-  positive_size(max_position_embeddings, "max_position_embeddings");
-  require(hidden_size % num_attention_heads == 0,
-          "hidden_size " + std::to_string(hidden_size) + " is not divisible by " +
-              "num_attention_heads " + std::to_string(num_attention_heads));
   lm_config::require_eps(layer_norm_eps, "layer_norm_eps");
   require(rope_original_length >= 0, "rope_scaling original_max_position_embeddings must be > 0");
   // The size first: RoPE's check below allocates head_dim / 2 frequencies.
@@ -232,7 +221,7 @@ void GptNeoxConfig::validate() const {
 std::uint64_t GptNeoxConfig::parameter_count() const {
   using lm_config::add, lm_config::mul;  // saturating (lm_config.hpp)
   const auto u = lm_config::count;
-  const std::uint64_t V = u(vocab_size), E = u(hidden_size), N = u(num_hidden_layers),
+  const std::uint64_t V = u(dims.vocab_size), E = u(dims.width), N = u(dims.layers),
                       I = u(intermediate_size);
   // Two LayerNorms (4E), query_key_value (3E² + 3E), dense (E² + E), dense_h_to_4h (IE + I),
   // dense_4h_to_h (EI + E): 4E² + 2IE + 9E + I per layer.

@@ -31,47 +31,30 @@ bool ignored_name(const std::string& name, long long layers) {
 // Every tensor in checkpoint order. Sizes are validated by config.validate() first.
 LmTensorLayout lm_tensor_layout(GptNeoxWeights& w, LmLayers layers) {
   const GptNeoxConfig& c = w.config;
-  const std::size_t V = std::size_t(c.vocab_size), E = std::size_t(c.hidden_size);
+  const std::size_t V = std::size_t(c.dims.vocab_size), E = std::size_t(c.dims.width);
   const std::size_t I = std::size_t(c.intermediate_size);
-  const long long n = c.num_hidden_layers;
+  const long long n = c.dims.layers;
   LmTensorLayout layout{"GPT-NeoX", "num_hidden_layers",
                         n,          "",
                         {},         [n](const std::string& name) { return ignored_name(name, n); }};
+  layout.linear = LmTensorLayout::kOutIn;  // torch's Linear
   lm_layer_list(w.layers, layout, layers, "layers");
-  std::vector<LmTensor>& out = layout.tensors;
-  out.push_back({"gpt_neox.embed_in.weight", &w.embed_in, {V, E}, LmTensor::kNormal});
+  add_matrix(layout, "gpt_neox.embed_in.weight", w.embed_in, {V, E});
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     GptNeoxLayer& l = w.layers[i];
     const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
-    out.push_back({p + "input_layernorm.weight", &l.input_layernorm_weight, {E}, LmTensor::kOne});
-    out.push_back({p + "input_layernorm.bias", &l.input_layernorm_bias, {E}, LmTensor::kZero});
-    out.push_back({p + "post_attention_layernorm.weight",
-                   &l.post_attention_layernorm_weight,
-                   {E},
-                   LmTensor::kOne});
-    out.push_back({p + "post_attention_layernorm.bias",
-                   &l.post_attention_layernorm_bias,
-                   {E},
-                   LmTensor::kZero});
-    out.push_back({p + "attention.query_key_value.weight",
-                   &l.query_key_value_weight,
-                   {3 * E, E},
-                   LmTensor::kNormal});
-    out.push_back(
-        {p + "attention.query_key_value.bias", &l.query_key_value_bias, {3 * E}, LmTensor::kZero});
-    out.push_back({p + "attention.dense.weight", &l.dense_weight, {E, E}, LmTensor::kNormal});
-    out.push_back({p + "attention.dense.bias", &l.dense_bias, {E}, LmTensor::kZero});
-    out.push_back(
-        {p + "mlp.dense_h_to_4h.weight", &l.dense_h_to_4h_weight, {I, E}, LmTensor::kNormal});
-    out.push_back({p + "mlp.dense_h_to_4h.bias", &l.dense_h_to_4h_bias, {I}, LmTensor::kZero});
-    out.push_back(
-        {p + "mlp.dense_4h_to_h.weight", &l.dense_4h_to_h_weight, {E, I}, LmTensor::kNormal});
-    out.push_back({p + "mlp.dense_4h_to_h.bias", &l.dense_4h_to_h_bias, {E}, LmTensor::kZero});
+    add_norm(layout, p + "input_layernorm", l.input_layernorm_weight, l.input_layernorm_bias, E);
+    add_norm(layout, p + "post_attention_layernorm", l.post_attention_layernorm_weight,
+             l.post_attention_layernorm_bias, E);
+    add_linear(layout, p + "attention.query_key_value", l.query_key_value_weight,
+               l.query_key_value_bias, E, 3 * E);
+    add_linear(layout, p + "attention.dense", l.dense_weight, l.dense_bias, E, E);
+    add_linear(layout, p + "mlp.dense_h_to_4h", l.dense_h_to_4h_weight, l.dense_h_to_4h_bias, E, I);
+    add_linear(layout, p + "mlp.dense_4h_to_h", l.dense_4h_to_h_weight, l.dense_4h_to_h_bias, I, E);
   }
-  out.push_back(
-      {"gpt_neox.final_layer_norm.weight", &w.final_layer_norm_weight, {E}, LmTensor::kOne});
-  out.push_back({"gpt_neox.final_layer_norm.bias", &w.final_layer_norm_bias, {E}, LmTensor::kZero});
-  out.push_back({"embed_out.weight", &w.embed_out, {V, E}, LmTensor::kNormal});
+  add_norm(layout, "gpt_neox.final_layer_norm", w.final_layer_norm_weight, w.final_layer_norm_bias,
+           E);
+  add_matrix(layout, "embed_out.weight", w.embed_out, {V, E});
   return layout;
 }
 

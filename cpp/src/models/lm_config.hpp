@@ -1,6 +1,7 @@
 // What every language-model config (GPT-2's, GPT-NeoX's) shares: reading config.json (the
-// object, its integer keys, the checks' messages prefixed by the file's name) and the checks
-// that run before any weight is allocated: the norm epsilon, and the parameter count, counted
+// object, its integer keys, the checks' messages prefixed by the file's name), writing its
+// sizes (LmDims) under the architecture's keys, and the checks that run before any weight is
+// allocated: the sizes, the norm epsilon, and the parameter count, counted
 // with saturating arithmetic (it is compared with a cap, so "huge" is all it must say) and
 // held under the cap.
 #pragma once
@@ -12,6 +13,7 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/models/lm_dims.hpp"
 
 namespace poslab::lm_config {
 
@@ -60,6 +62,27 @@ inline std::uint64_t add(std::uint64_t a, std::uint64_t b) {
 }
 // A config's size as a count: 0 for a size validate() refuses.
 inline std::uint64_t count(long long v) { return v > 0 ? std::uint64_t(v) : 0; }
+
+// Every size positive and H dividing E, the messages naming the architecture's keys.
+inline void require_dims(const LmDims& dims, const LmDimKeys& keys) {
+  positive_size(dims.vocab_size, keys.vocab_size);
+  positive_size(dims.context, keys.context);
+  positive_size(dims.width, keys.width);
+  positive_size(dims.layers, keys.layers);
+  positive_size(dims.heads, keys.heads);
+  require(dims.width % dims.heads == 0, std::string(keys.width) + " " + std::to_string(dims.width) +
+                                            " is not divisible by " + keys.heads + " " +
+                                            std::to_string(dims.heads));
+}
+
+// The sizes under the architecture's keys, for its to_json.
+inline nlohmann::json dims_json(const LmDims& dims, const LmDimKeys& keys) {
+  return {{keys.vocab_size, dims.vocab_size},
+          {keys.context, dims.context},
+          {keys.width, dims.width},
+          {keys.layers, dims.layers},
+          {keys.heads, dims.heads}};
+}
 
 // `key` (layer_norm_epsilon, layer_norm_eps) must be finite and >= 0.
 inline void require_eps(double eps, const char* key) {

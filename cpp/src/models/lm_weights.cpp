@@ -38,6 +38,24 @@ void read_exactly(std::ifstream& in, char* dst, std::size_t n, const std::string
 
 }  // namespace
 
+void add_matrix(LmTensorLayout& layout, const std::string& name, StoredTensor& tensor,
+                Shape shape) {
+  layout.tensors.push_back({name, &tensor, std::move(shape), LmTensor::kNormal});
+}
+
+void add_norm(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+              StoredTensor& bias, std::size_t width) {
+  layout.tensors.push_back({name + ".weight", &weight, {width}, LmTensor::kOne});
+  layout.tensors.push_back({name + ".bias", &bias, {width}, LmTensor::kZero});
+}
+
+void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+                StoredTensor& bias, std::size_t in, std::size_t out) {
+  const Shape shape = layout.linear == LmTensorLayout::kInOut ? Shape{in, out} : Shape{out, in};
+  add_matrix(layout, name + ".weight", weight, shape);
+  layout.tensors.push_back({name + ".bias", &bias, {out}, LmTensor::kZero});
+}
+
 std::string lm_layers_note(const LmTensorLayout& layout) {
   return "a " + layout.model + " with " + layout.layers_key + " " + std::to_string(layout.layers);
 }

@@ -18,6 +18,7 @@
 #include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
 #include "poslab/positions/position_methods.hpp"
@@ -28,12 +29,10 @@ struct Gpt2Weights;
 
 struct Gpt2Config {
   using Weights = Gpt2Weights;  // for the shared templates of lm_weights.hpp
-  long long vocab_size = 50257;
-  long long n_positions = 1024;
-  long long n_embd = 768;
-  long long n_layer = 12;
-  long long n_head = 12;
+  // vocab_size, n_positions, n_embd, n_layer, n_head (kDimKeys): GPT-2 small's by default.
+  LmDims dims{50257, 1024, 768, 12, 12};
   double layer_norm_epsilon = 1e-5;
+  static constexpr LmDimKeys kDimKeys{"vocab_size", "n_positions", "n_embd", "n_layer", "n_head"};
 
   static Gpt2Config small();   // GPT-2 124M: 50257, 1024, 768, 12 layers, 12 heads
   static Gpt2Config medium();  // GPT-2 355M: 50257, 1024, 1024, 24 layers, 16 heads

@@ -33,6 +33,7 @@
 #include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
 #include "poslab/positions/rope.hpp"
@@ -46,12 +47,12 @@ struct GptNeoxWeights;
 
 struct GptNeoxConfig {
   using Weights = GptNeoxWeights;  // for the shared templates of lm_weights.hpp
-  long long vocab_size = 50304;
-  long long hidden_size = 512;
-  long long num_hidden_layers = 6;
-  long long num_attention_heads = 8;
+  // vocab_size, max_position_embeddings (the trained context: RoPE scalings' N), hidden_size,
+  // num_hidden_layers, num_attention_heads (kDimKeys): Pythia-70m's by default.
+  LmDims dims{50304, 2048, 512, 6, 8};
+  static constexpr LmDimKeys kDimKeys{"vocab_size", "max_position_embeddings", "hidden_size",
+                                      "num_hidden_layers", "num_attention_heads"};
   long long intermediate_size = 2048;
-  long long max_position_embeddings = 2048;  // the trained context: RoPE scalings' N
   double rotary_pct = 0.25;
   double rotary_emb_base = 10000.0;
   double layer_norm_eps = 1e-5;
@@ -84,7 +85,7 @@ struct GptNeoxConfig {
   void validate() const;
   // embed_in + N layers + final_layer_norm + embed_out.
   std::uint64_t parameter_count() const;
-  long long head_dim() const { return hidden_size / num_attention_heads; }
+  long long head_dim() const { return dims.head_dim(); }
   // The rotation of q and k as the config describes it: neox pairs, base, fraction, scaling
   // (original length defaulting to max_position_embeddings).
   RopeOptions rope() const;

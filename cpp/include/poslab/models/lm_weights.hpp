@@ -45,7 +45,20 @@ struct LmTensorLayout {
   std::vector<LmTensor> tensors;  // in checkpoint order
   // Names (without the prefix) of buffers some checkpoints save that are not weights: skipped.
   std::function<bool(const std::string&)> ignored;
+  // How the checkpoint stores a linear layer's weight: Hugging Face's Conv1D (GPT-2) as
+  // (in, out), torch's Linear as (out, in).
+  enum Linear { kInOut, kOutIn } linear = kOutIn;
 };
+
+// The pieces every layout repeats, appended to layout.tensors in checkpoint order (as
+// web/src/gpt2/shapes.js's LAYER_NORM and linear(in, out)): a matrix or embedding (N(0, 0.02²)
+// at init); a norm's "<name>.weight" gain (1) and "<name>.bias" (0), both (width,); a linear
+// layer's "<name>.weight", stored as layout.linear says, and "<name>.bias" (out,).
+void add_matrix(LmTensorLayout& layout, const std::string& name, StoredTensor& tensor, Shape shape);
+void add_norm(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+              StoredTensor& bias, std::size_t width);
+void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+                StoredTensor& bias, std::size_t in, std::size_t out);
 
 // "a GPT-2 with n_layer 12": what an unexpected name is not part of.
 std::string lm_layers_note(const LmTensorLayout& layout);
