@@ -73,25 +73,23 @@ TEST(Attention, MatchesReferenceWithKeyPadding) {
   }
 }
 
-TEST(Attention, MatchesReferenceWithPerHeadBias) {
+// Both bias shapes the core takes: per head (H, Lq, Lk) and shared by the heads (Lq, Lk).
+TEST(Attention, MatchesReferenceWithPerHeadAndSharedBias) {
   const Inputs in;
-  const poslab::TensorF bias = ref::random_tensor({H, Lq, Lk}, 4, -3, 3);
-  for (const Mask& m : AllMasks()) {
-    AttentionOptions o;
-    o.mask = m;
-    o.bias = &bias;
-    ExpectMatchesReference(in.q, in.k, in.v, o, Describe(m) + " + bias (H,Lq,Lk)");
-  }
-}
-
-TEST(Attention, MatchesReferenceWithSharedBias) {
-  const Inputs in;
-  const poslab::TensorF bias = ref::random_tensor({Lq, Lk}, 5, -3, 3);
-  for (const Mask& m : AllMasks()) {
-    AttentionOptions o;
-    o.mask = m;
-    o.bias = &bias;
-    ExpectMatchesReference(in.q, in.k, in.v, o, Describe(m) + " + bias (Lq,Lk)");
+  struct BiasCase {
+    poslab::Shape shape;
+    std::uint64_t seed;
+    const char* label;
+  };
+  for (const BiasCase& c :
+       {BiasCase{{H, Lq, Lk}, 4, "(H,Lq,Lk)"}, BiasCase{{Lq, Lk}, 5, "(Lq,Lk)"}}) {
+    const poslab::TensorF bias = ref::random_tensor(c.shape, c.seed, -3, 3);
+    for (const Mask& m : AllMasks()) {
+      AttentionOptions o;
+      o.mask = m;
+      o.bias = &bias;
+      ExpectMatchesReference(in.q, in.k, in.v, o, Describe(m) + " + bias " + c.label);
+    }
   }
 }
 
