@@ -1,12 +1,13 @@
-// `npm run timing:lab`: a report, not a test. Trains the Length generalisation view's quick
-// preset (copy, N = 8, the six methods, embed scale 8, default model and budget) in Chromium
-// with ONE worker at a time, and prints each method's worker-seconds, the total, the wall
-// time, and exact match on lengths 1–N / N+1–2N / 2N+1–4N with the mean per-token accuracy
+// `npm run timing:lab`: a report, not a test. Trains the Length generalisation view's default
+// settings (copy, N = 8, every method, embed scale 4, default model and the task's budget) in
+// Chromium with ONE worker at a time, and prints each method's worker-seconds, the total, the
+// wall time, and exact match on lengths 1–N / N+1–2N / 2N+1–4N with the mean per-token accuracy
 // past N; writes test-output/e2e/lab-timing.json. Builds and serves dist/ as the e2e run does
-// (POSLAB_E2E_NO_BUILD=1 reuses dist/). `-- --methods none,alibi --steps 300` for a shorter run.
+// (POSLAB_E2E_NO_BUILD=1 reuses dist/). `-- --preset quick` times the Quick preset instead;
+// `-- --methods none,alibi --steps 300` for a shorter run.
 import fs from 'node:fs';
 import path from 'node:path';
-import { methodById } from '../../web/src/lab/presets.js';
+import { methodById, QUICK_SETTINGS } from '../../web/src/lab/presets.js';
 import serve from './global-setup.js';
 import { launch, openPage, outDir } from './helpers/browser.js';
 
@@ -19,6 +20,9 @@ const stopServer = await serve({ provide: (_k, v) => (baseUrl = v) });
 const browser = await launch();
 try {
   const params = new URLSearchParams({ view: 'length-generalisation' });
+  if (arg('preset') === 'quick')
+    for (const [k, v] of Object.entries(QUICK_SETTINGS))
+      params.set(`lg.${k}`, Array.isArray(v) ? v.join(',') : String(v));
   if (arg('methods')) params.set('lg.methods', arg('methods'));
   if (arg('steps')) params.set('lg.steps', arg('steps'));
   const { page, problems } = await openPage(browser, `${baseUrl}#${params}`);
@@ -66,7 +70,7 @@ try {
   }
   const workerSeconds = Object.values(seconds).reduce((a, b) => a + b, 0);
   console.log(
-    `Length generalisation quick preset in Chromium, one worker: ${wall.toFixed(0)} s wall, ${workerSeconds.toFixed(0)} worker-seconds`,
+    `Length generalisation (${arg('preset') ?? 'default settings'}) in Chromium, one worker: ${wall.toFixed(0)} s wall, ${workerSeconds.toFixed(0)} worker-seconds`,
   );
   console.log('method        steps  worker s   exact 1–N / N+1–2N / 2N+1–4N   token acc past N');
   for (const r of rows) {
