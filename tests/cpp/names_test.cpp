@@ -46,7 +46,7 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kPositionKindNames, 6);
   ExpectComplete(poslab::kPositionBiasNames, 3, false);
   ExpectComplete(poslab::kGpt2PositionNames, 5, false);
-  ExpectComplete(poslab::train::kPositionMethodNames, 7, false);
+  ExpectComplete(poslab::train::kPositionMethodNames, 8, false);
 }
 
 TEST(Names, NoPositionIsNamedNoneEverywhere) {
