@@ -34,19 +34,19 @@ export function shownRuns({ plan, done, N, previous = null, example = null }) {
  * @param {{ id: string, label: string, config: any }[]} plan
  * @param {Map<string, [number, number][]>} curves
  * @param {Shown} shown
- * @returns {{ own: boolean, runs: { id: string, label: string, steps: number, curve: [number, number][] }[] }}
+ * @returns {{ own: boolean, runs: { id: string, label: string, curve: [number, number][] }[] }}
  */
 export function shownCurves(plan, curves, shown) {
   const own = plan.filter((r) => curves.get(r.id)?.length);
   if (own.length) {
     return {
       own: true,
-      runs: own.map((r) => ({ id: r.id, label: r.label, steps: r.config.steps, curve: curves.get(r.id) })),
+      runs: own.map((r) => ({ id: r.id, label: r.label, curve: curves.get(r.id) })),
     };
   }
   return {
     own: shown.source === 'current',
-    runs: shown.rows.map((r) => ({ id: r.id, label: r.label, steps: r.config.steps, curve: r.run.result.loss_curve })),
+    runs: shown.rows.map((r) => ({ id: r.id, label: r.label, curve: r.run.result.loss_curve })),
   };
 }
 

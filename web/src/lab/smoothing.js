@@ -23,16 +23,16 @@ export function ema(y, tau) {
 }
 
 /**
- * A run's loss curve ([[step, loss], …]) smoothed over a fiftieth of its planned steps (at least
- * 5), then every k-th point kept so at most `points` remain (the last always).
+ * A run's loss curve ([[step, loss], …]) smoothed over a fiftieth of the steps it has run (at
+ * least 5; not of those planned, which would lag far behind a long run stopped early), then
+ * every k-th point kept so at most `points` remain (the last always).
  * @param {[number, number][]} curve
- * @param {number} plannedSteps
  * @returns {{ x: Float64Array, y: Float64Array }}
  */
-export function smoothLoss(curve, plannedSteps, points = 250) {
+export function smoothLoss(curve, points = 250) {
   const y = ema(
     curve.map((s) => s[1]),
-    Math.max(5, plannedSteps / 50),
+    Math.max(5, curve.length / 50),
   );
   const every = Math.max(1, Math.ceil(curve.length / points));
   const keep = [];

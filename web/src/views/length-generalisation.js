@@ -227,14 +227,14 @@ export default defineView('length-generalisation', {
 
     function drawLoss() {
       const { own, runs } = shownCurves(plan, curves, shown);
-      const series = runs.map((r) => ({ label: r.label, ...methodStyle(r.id), ...smoothLoss(r.curve, r.steps) }));
+      const series = runs.map((r) => ({ label: r.label, ...methodStyle(r.id), ...smoothLoss(r.curve) }));
       const withRaw = runs.length && runs.length < MAX_TANGLED;
       if (withRaw) {
         const raw = runs.flatMap((r) => [...r.curve, [NaN, NaN]]); // NaN: a break between runs
         series.push({ ...RAW_LOSS, x: raw.map((s) => s[0]), y: raw.map((s) => s[1]) });
       }
       const smoothing =
-        'Smoothed: an exponential moving average over a fiftieth of each run’s steps' +
+        'Smoothed: an exponential moving average over a fiftieth of the steps each run has made' +
         (withRaw ? '; grey: every step.' : ' (every step’s loss is in the Results JSON).');
       loss.figure.el.hidden = !runs.length;
       loss.figure.el.classList.toggle('lg-previous', !own && shown.source === 'previous');
