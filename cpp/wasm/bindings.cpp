@@ -10,6 +10,7 @@
 #include "guard.hpp"
 #include "heap.hpp"
 #include "js_convert.hpp"
+#include "js_object.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/positions/position_methods.hpp"
 #include "poslab/poslab.hpp"
@@ -90,11 +91,9 @@ val rope_frequencies_js(Num head_dim, Num total_length, val rope) {
     const RopeFrequencies f =
         rope_frequencies(to_integer(head_dim, "headDim"), to_rope_options(rope),
                          to_integer(total_length, "totalLength"));
-    val out = val::object();
-    out.set("invFreq", to_js(f.inv_freq));
-    out.set("attentionFactor", f.attention_factor);
-    out.set("rotaryDim", double(f.rotary_dim));
-    return out;
+    return js_object({{"invFreq", to_js(f.inv_freq)},
+                      {"attentionFactor", f.attention_factor},
+                      {"rotaryDim", double(f.rotary_dim)}});
   });
 }
 
@@ -178,8 +177,7 @@ val attention_js(val q, val k, val v, val attention_options) {
     o.return_weights = bool_field(options, "returnWeights", true);
     const AttentionResult r =
         fast::attention(to_tensor(q, "q"), to_tensor(k, "k"), to_tensor(v, "v"), o);
-    val out = val::object();
-    out.set("output", to_js(r.output));
+    val out = js_object({{"output", to_js(r.output)}});
     if (o.return_weights) out.set("weights", to_js(r.weights));
     return out;
   });
@@ -212,14 +210,13 @@ val multi_head_attention_js(val x, val mha_options) {
     const MultiHeadWeights w =
         random_multihead_weights(static_cast<long long>(input.dim(1)), seed_field(options, "seed"));
     const MultiHeadResult r = multihead_attention(input, w, o);
-    val out = val::object();
-    out.set("output", to_js(r.output));
-    out.set("weights", to_js(r.weights));
-    out.set("scores", to_js(r.scores));
-    out.set("q", to_js(r.q));
-    out.set("k", to_js(r.k));
-    out.set("v", to_js(r.v));
-    out.set("heads", to_js(r.heads));
+    val out = js_object({{"output", to_js(r.output)},
+                         {"weights", to_js(r.weights)},
+                         {"scores", to_js(r.scores)},
+                         {"q", to_js(r.q)},
+                         {"k", to_js(r.k)},
+                         {"v", to_js(r.v)},
+                         {"heads", to_js(r.heads)}});
     if (o.bias != PositionBias::kNone) out.set("bias", to_js(r.bias));
     return out;
   });
@@ -273,85 +270,73 @@ val offset_matrix_js(Num dim, Num k, Num base) {
 val position_methods_js() {
   val out = val::array();
   for (const PositionMethodInfo& m : kPositionMethods) {
-    val row = val::object();
-    row.set("name", std::string(m.name));
     val aliases = val::array();
     if (*m.alias != '\0') aliases.call<void>("push", std::string(m.alias));
-    row.set("aliases", aliases);
-    row.set("kind", std::string(name_of(kPositionKindNames, m.kind)));
-    val support = val::object();
-    support.set("core", (m.support & kSupportCore) != 0);
-    support.set("bias", (m.support & kSupportBias) != 0);
-    support.set("trainer", (m.support & kSupportTrainer) != 0);
-    support.set("cuda", (m.support & kSupportCuda) != 0);
-    support.set("gpt2", (m.support & kSupportGpt2Swap) != 0);
-    row.set("support", support);
+    const val support = js_object({{"core", (m.support & kSupportCore) != 0},
+                                   {"bias", (m.support & kSupportBias) != 0},
+                                   {"trainer", (m.support & kSupportTrainer) != 0},
+                                   {"cuda", (m.support & kSupportCuda) != 0},
+                                   {"gpt2", (m.support & kSupportGpt2Swap) != 0}});
     val options = val::array();
     for (std::size_t k = 0; k < m.option_count; ++k) {
       const PositionOption& o = m.options[k];
-      val option = val::object();
-      option.set("name", std::string(o.name));
-      option.set("default", o.default_value);
-      option.set("min", o.min);
-      option.set("max", o.max);
-      option.set("about", std::string(o.about));
-      options.call<void>("push", option);
+      options.call<void>("push", js_object({{"name", std::string(o.name)},
+                                            {"default", o.default_value},
+                                            {"min", o.min},
+                                            {"max", o.max},
+                                            {"about", std::string(o.about)}}));
     }
-    row.set("options", options);
-    row.set("summary", std::string(m.summary));
-    out.call<void>("push", row);
+    out.call<void>("push", js_object({{"name", std::string(m.name)},
+                                      {"aliases", aliases},
+                                      {"kind", std::string(name_of(kPositionKindNames, m.kind))},
+                                      {"support", support},
+                                      {"options", options},
+                                      {"summary", std::string(m.summary)}}));
   }
   return out;
 }
 
 // Every name list of the core (names.hpp tables), by the JS option it fills.
 val names_all_js() {
-  val out = val::object();
-  out.set("ropeStyles", names_js(kRopeStyleNames));
-  out.set("ropeScalings", names_js(kRopeScalingNames));
-  out.set("masks", names_js(kMaskNames));
-  out.set("metrics", names_js(kSimilarityMetricNames));
-  out.set("layouts", names_js(kSinusoidalLayoutNames));
-  out.set("positionBiases", names_js(kPositionBiasNames));
-  out.set("gpt2Positions", names_js(kGpt2PositionNames));
-  out.set("positionMethods", position_methods_js());
-  return out;
+  return js_object({{"ropeStyles", names_js(kRopeStyleNames)},
+                    {"ropeScalings", names_js(kRopeScalingNames)},
+                    {"masks", names_js(kMaskNames)},
+                    {"metrics", names_js(kSimilarityMetricNames)},
+                    {"layouts", names_js(kSinusoidalLayoutNames)},
+                    {"positionBiases", names_js(kPositionBiasNames)},
+                    {"gpt2Positions", names_js(kGpt2PositionNames)},
+                    {"positionMethods", position_methods_js()}});
 }
 
 // The core's defaults, under the JS option names they fill.
 val defaults_js() {
   const RopeOptions rope;
-  val r = val::object();
-  r.set("style", std::string(name_of(kRopeStyleNames, rope.style)));
-  r.set("scaling", std::string(name_of(kRopeScalingNames, rope.scaling)));
-  r.set("base", rope.base);
-  r.set("rotaryFraction", rope.rotary_fraction);
-  r.set("factor", rope.factor);
-  r.set("originalLength", double(rope.original_length));
-  r.set("lowFreqFactor", rope.low_freq_factor);
-  r.set("highFreqFactor", rope.high_freq_factor);
-  r.set("betaFast", rope.beta_fast);
-  r.set("betaSlow", rope.beta_slow);
-  const T5BucketOptions t5_options;
-  val t5 = val::object();
-  t5.set("bidirectional", t5_options.bidirectional);
-  t5.set("numBuckets", double(t5_options.num_buckets));
-  t5.set("maxDistance", double(t5_options.max_distance));
+  const T5BucketOptions t5;
   const MultiHeadOptions mha;
-  val out = val::object();
-  out.set("base", defaults::kBase);
-  out.set("layout", std::string(name_of(kSinusoidalLayoutNames, SinusoidalLayout::kInterleaved)));
-  out.set("std", defaults::kLearnedStd);
-  out.set("eps", defaults::kNormEps);
-  out.set("metric", std::string(name_of(kSimilarityMetricNames, SimilarityMetric::kCosine)));
-  out.set("mask", format_mask(Mask{}));
-  out.set("offset", double(Mask{}.offset));
-  out.set("heads", double(mha.num_heads));
-  out.set("bias", std::string(name_of(kPositionBiasNames, mha.bias)));
-  out.set("seed", 0.0);
-  out.set("rope", r);
-  out.set("t5", t5);
-  return out;
+  return js_object(
+      {{"base", defaults::kBase},
+       {"layout", std::string(name_of(kSinusoidalLayoutNames, SinusoidalLayout::kInterleaved))},
+       {"std", defaults::kLearnedStd},
+       {"eps", defaults::kNormEps},
+       {"metric", std::string(name_of(kSimilarityMetricNames, SimilarityMetric::kCosine))},
+       {"mask", format_mask(Mask{})},
+       {"offset", double(Mask{}.offset)},
+       {"heads", double(mha.num_heads)},
+       {"bias", std::string(name_of(kPositionBiasNames, mha.bias))},
+       {"seed", 0.0},
+       {"rope", js_object({{"style", std::string(name_of(kRopeStyleNames, rope.style))},
+                           {"scaling", std::string(name_of(kRopeScalingNames, rope.scaling))},
+                           {"base", rope.base},
+                           {"rotaryFraction", rope.rotary_fraction},
+                           {"factor", rope.factor},
+                           {"originalLength", double(rope.original_length)},
+                           {"lowFreqFactor", rope.low_freq_factor},
+                           {"highFreqFactor", rope.high_freq_factor},
+                           {"betaFast", rope.beta_fast},
+                           {"betaSlow", rope.beta_slow}})},
+       {"t5", js_object({{"bidirectional", t5.bidirectional},
+                         {"numBuckets", double(t5.num_buckets)},
+                         {"maxDistance", double(t5.max_distance)}})}});
 }
 
 // ---- About this build ----

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "guard.hpp"
-#include "heap.hpp"
 #include "js_convert.hpp"
 #include "js_object.hpp"
 #include "lm_bindings.hpp"
@@ -21,7 +20,6 @@ namespace {
 
 // Every argument arrives as a val and is type-checked by js_convert (the rule is there).
 using Num = val;
-using Str = val;
 
 // undefined → none (read off the checkpoint); else { preset } or config.json's text
 // (preset_or_json_config).
@@ -30,9 +28,13 @@ std::optional<Gpt2Config> to_config(const val& js) {
   return preset_or_json_config<Gpt2Config>(js);
 }
 
-// GPT-2 for lm_bindings.hpp's handles.
+// GPT-2 for lm_bindings.hpp's handles and module functions.
 struct Gpt2Arch {
   using Weights = Gpt2Weights;
+  static constexpr LmJsNames kJsNames{"Gpt2Model",  "Gpt2Loading", "gpt2Loader",
+                                      "gpt2Config", "gpt2Random",  "gpt2Positions"};
+  // The position methods forward() accepts.
+  static constexpr const auto& kForwardChoices = kGpt2PositionNames;
   // The config object the JS side reads: its config.json keys, and what is derived from them.
   static val config_js(const Gpt2Config& c) {
     const Gpt2ParameterCounts n = gpt2_parameter_counts(c);
@@ -73,44 +75,19 @@ struct Gpt2Arch {
     const std::optional<Gpt2Config> given = to_config(config);
     return given ? *given : Gpt2Config::from_header(header, name);
   }
+  // Without a config, GPT-2 small.
+  static Gpt2Config config_argument(const val& config) {
+    const std::optional<Gpt2Config> given = to_config(config);
+    return given ? *given : Gpt2Config::small();
+  }
+  static val random_js(val config, Num seed) {
+    return guarded([&] {
+      return model_result<Gpt2Arch>(lm_random_weights(config_argument(config), to_seed(seed)));
+    });
+  }
 };
-
-val gpt2_config_js(val config) {
-  return guarded([&] {
-    const std::optional<Gpt2Config> c = to_config(config);
-    return Gpt2Arch::config_js(c ? *c : Gpt2Config::small());
-  });
-}
-
-val gpt2_random_js(val config, Num seed) {
-  return guarded([&] {
-    const std::optional<Gpt2Config> c = to_config(config);
-    return model_result<Gpt2Arch>(lm_random_weights(c ? *c : Gpt2Config::small(), to_seed(seed)));
-  });
-}
-
-val safetensors_header_length_js(val first_8_bytes, Num file_size, Str name) {
-  return guarded([&] {
-    std::string bytes;
-    copy_bytes(first_8_bytes, "first8", bytes);
-    return val(
-        double(safetensors_header_length(bytes, file_size_of(file_size), to_string(name, "name"))));
-  });
-}
-
-// The position methods forward() accepts (kGpt2PositionNames).
-val gpt2_positions_js() { return names_js(kGpt2PositionNames); }
 
 }  // namespace
 }  // namespace poslab::wasm
 
-EMSCRIPTEN_BINDINGS(poslab_gpt2) {
-  using namespace emscripten;
-  using namespace poslab::wasm;
-  register_lm_handles<Gpt2Arch>("Gpt2Model", "Gpt2Loading", "gpt2Loader");
-  function("gpt2Config", &gpt2_config_js);
-  function("gpt2Positions", &gpt2_positions_js);
-  function("liveHeapBytes", &live_heap_bytes);
-  function("gpt2Random", &gpt2_random_js);
-  function("safetensorsHeaderLength", &safetensors_header_length_js);
-}
+EMSCRIPTEN_BINDINGS(poslab_gpt2) { poslab::wasm::register_lm_module<poslab::wasm::Gpt2Arch>(); }

@@ -1,13 +1,12 @@
 // The embind surface of GPT-NeoX (Pythia) in the language-model module, beside GPT-2's: a
 // config with its parameter count, a model handle (random init or a checkpoint streamed in
 // chunks by a loader handle) and its forward pass (logits and/or next-token losses, trace,
-// top-k, a RoPE scaling in place of the config's), and which architecture a checkpoint's
-// header holds. No math: JS types checked, the core called, owned typed arrays returned. The
-// handles are lm_bindings.hpp's, over GPT-NeoX's description (GptNeoxArch).
+// top-k, a RoPE scaling in place of the config's). No math: JS types checked, the core
+// called, owned typed arrays returned. The handles are lm_bindings.hpp's, over GPT-NeoX's
+// description (GptNeoxArch).
 // Every exception becomes { error, field } (guard.hpp); the idiomatic API is
 // web/src/core/gpt-neox.js.
 #include <emscripten/bind.h>
-#include <emscripten/heap.h>
 
 #include <memory>
 #include <string>
@@ -17,7 +16,6 @@
 #include "js_object.hpp"
 #include "lm_bindings.hpp"
 #include "poslab/models/gpt_neox.hpp"
-#include "poslab/models/lm.hpp"
 
 namespace poslab::wasm {
 namespace {
@@ -60,9 +58,13 @@ RopeOptions to_scaled_rope(const val& options, const GptNeoxConfig& config) {
   return o;
 }
 
-// GPT-NeoX for lm_bindings.hpp's handles.
+// GPT-NeoX for lm_bindings.hpp's handles and module functions.
 struct GptNeoxArch {
   using Weights = GptNeoxWeights;
+  static constexpr LmJsNames kJsNames{"GptNeoxModel",  "GptNeoxLoading", "gptNeoxLoader",
+                                      "gptNeoxConfig", "gptNeoxRandom",  "ropeScalings"};
+  // The RoPE scalings forward's rope.scaling accepts, 'none' first.
+  static constexpr const auto& kForwardChoices = kRopeScalingNames;
   // The config object the JS side reads: its config.json keys, and what is derived from them.
   static val config_js(const GptNeoxConfig& c) {
     const RopeOptions rope = c.rope();
@@ -102,69 +104,29 @@ struct GptNeoxArch {
                                      const std::string&) {
     return to_config(config);
   }
-};
-
-val gpt_neox_config_js(val config) {
-  return guarded([&] {
-    const GptNeoxConfig c = to_config(config);
-    c.validate();
-    return GptNeoxArch::config_js(c);
-  });
-}
-
-// dtype 'F16' re-stores every weight as half (rounded to nearest even), as
-// `poslab lm-random --dtype F16` writes it.
-val gpt_neox_random_js(val config, Num seed, Str dtype) {
-  return guarded([&] {
-    const std::string d = to_string(dtype, "dtype");
-    require(d == "F32" || d == "F16", "dtype", "dtype must be F32 or F16 (got '" + d + "')");
-    GptNeoxWeights weights = lm_random_weights(to_config(config), to_seed(seed));
-    if (d == "F16") {
-      for (const auto& entry : lm_named_tensors(weights)) {
-        // The pointers are into `weights`, which this function owns.
-        auto* tensor = const_cast<StoredTensor*>(entry.second);
-        *tensor = StoredTensor::from(tensor->to_float(), StoredDType::kF16);
+  static GptNeoxConfig config_argument(const val& config) { return to_config(config); }
+  // dtype 'F16' re-stores every weight as half (rounded to nearest even), as
+  // `poslab lm-random --dtype F16` writes it.
+  static val random_js(val config, Num seed, Str dtype) {
+    return guarded([&] {
+      const std::string d = to_string(dtype, "dtype");
+      require(d == "F32" || d == "F16", "dtype", "dtype must be F32 or F16 (got '" + d + "')");
+      GptNeoxWeights weights = lm_random_weights(to_config(config), to_seed(seed));
+      if (d == "F16") {
+        for (const auto& entry : lm_named_tensors(weights)) {
+          // The pointers are into `weights`, which this function owns.
+          auto* tensor = const_cast<StoredTensor*>(entry.second);
+          *tensor = StoredTensor::from(tensor->to_float(), StoredDType::kF16);
+        }
       }
-    }
-    return model_result<GptNeoxArch>(std::move(weights));
-  });
-}
-
-// 'gpt2' | 'gpt_neox' from a checkpoint's first 8 + N bytes (its tensor names).
-val lm_architecture_of_checkpoint_js(val header_bytes, Num file_size, Str file_name) {
-  return guarded([&] {
-    const std::string name = to_string(file_name, "name");
-    const SafetensorsHeader header = header_of(header_bytes, file_size, name);
-    return val(std::string(to_string(lm_architecture_of_checkpoint(header, name))));
-  });
-}
-
-// config.json's model_type: 'gpt2' | 'gpt_neox', or null when the key is absent.
-val lm_architecture_of_config_js(Str text, Str file_name) {
-  return guarded([&] {
-    const auto arch =
-        lm_architecture_of_config(to_string(text, "config"), to_string(file_name, "name"));
-    return arch ? val(std::string(to_string(*arch))) : val::null();
-  });
-}
-
-// The RoPE scalings forward's rope.scaling accepts (kRopeScalingNames), 'none' first.
-val rope_scalings_js() { return names_js(kRopeScalingNames); }
-
-// The size of the wasm heap (it only grows): the high-water mark a benchmark reports.
-double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
+      return model_result<GptNeoxArch>(std::move(weights));
+    });
+  }
+};
 
 }  // namespace
 }  // namespace poslab::wasm
 
 EMSCRIPTEN_BINDINGS(poslab_gpt_neox) {
-  using namespace emscripten;
-  using namespace poslab::wasm;
-  register_lm_handles<GptNeoxArch>("GptNeoxModel", "GptNeoxLoading", "gptNeoxLoader");
-  function("gptNeoxConfig", &gpt_neox_config_js);
-  function("gptNeoxRandom", &gpt_neox_random_js);
-  function("lmArchitectureOfCheckpoint", &lm_architecture_of_checkpoint_js);
-  function("lmArchitectureOfConfig", &lm_architecture_of_config_js);
-  function("ropeScalings", &rope_scalings_js);
-  function("wasmHeapBytes", &wasm_heap_bytes);
+  poslab::wasm::register_lm_module<poslab::wasm::GptNeoxArch>();
 }

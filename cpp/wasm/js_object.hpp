@@ -3,9 +3,8 @@
 //   return js_object({{"name", e.name}, {"begin", double(e.begin)}, {"shape", shape}});
 // A value is anything embind's val is built from (numbers, strings, bools, a val, a bound
 // class); sizes go in as double(x), since JS numbers are doubles. The keys keep the order
-// given. The language-model module's bindings (gpt2_bindings.cpp, gpt_neox_bindings.cpp,
-// lm_bindings.hpp) build their objects with it; bindings.cpp and train_bindings.cpp are to
-// move to it too.
+// given. The core's, the language models' and the trainer's bindings build their objects with
+// it.
 #pragma once
 
 #include <emscripten/val.h>

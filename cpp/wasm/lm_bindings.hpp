@@ -4,10 +4,15 @@
 //   static val config_js(const Config&);       the config as JS
 //   static val forward(const Weights&, const val& tokens, const val& options);  (forward_call)
 //   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&);
+//   static Config config_argument(const val& config);  a config function's argument
+//   static val random_js(...);                  a model with random weights
+//   static constexpr ... kForwardChoices;       names table: forward's one named choice
+//   static constexpr LmJsNames kJsNames;        the JS names of all of these
 // From it: the model handle (config, bytes, dtype, forward), the streamed loader's handle
-// (received, expected, append, finish) and the loader function ({ loader, tensors, config }),
-// registered under the architecture's JS names. Handles own the weights in the wasm heap until
-// JS calls .delete(); every exception becomes { error, field } at the boundary (guard.hpp).
+// (received, expected, append, finish), the loader function ({ loader, tensors, config }), the
+// config, random and forward-choices functions, registered by register_lm_module. Handles own the
+// weights in the wasm heap until JS calls .delete(); every exception becomes { error, field } at
+// the boundary (guard.hpp).
 #pragma once
 
 #include <emscripten/bind.h>
@@ -213,21 +218,51 @@ val loader_js(val header_bytes, val file_size, val file_name, val config) {
   });
 }
 
-// The model and loading handles, and the function that starts a loading (loader_js), under
-// the architecture's JS names.
+// { ...config } for a config argument: Arch::config_argument's (its default, when the
+// architecture has one), checked.
 template <class Arch>
-void register_lm_handles(const char* model, const char* loading, const char* loader) {
-  emscripten::class_<LmModel<Arch>>(model)
+val lm_config_js(val config) {
+  return guarded([&] {
+    const auto c = Arch::config_argument(config);
+    c.validate();
+    return Arch::config_js(c);
+  });
+}
+
+// The names forward's one named choice accepts (GPT-2's position, GPT-NeoX's rope.scaling).
+template <class Arch>
+val forward_choices_js() {
+  return names_js(Arch::kForwardChoices);
+}
+
+// An architecture's JS names: its handles' classes and its module functions.
+struct LmJsNames {
+  const char* model;            // class of LmModel
+  const char* loading;          // class of LmLoading
+  const char* loader;           // loader_js: starts a loading
+  const char* config;           // lm_config_js
+  const char* random;           // Arch::random_js: a model with random weights
+  const char* forward_choices;  // forward_choices_js
+};
+
+// Everything an architecture adds to the language-model module, under Arch::kJsNames.
+template <class Arch>
+void register_lm_module() {
+  constexpr LmJsNames names = Arch::kJsNames;
+  emscripten::class_<LmModel<Arch>>(names.model)
       .function("config", &LmModel<Arch>::config)
       .function("bytes", &LmModel<Arch>::bytes)
       .function("dtype", &LmModel<Arch>::dtype)
       .function("forward", &LmModel<Arch>::forward);
-  emscripten::class_<LmLoading<Arch>>(loading)
+  emscripten::class_<LmLoading<Arch>>(names.loading)
       .function("received", &LmLoading<Arch>::received)
       .function("expected", &LmLoading<Arch>::expected)
       .function("append", &LmLoading<Arch>::append)
       .function("finish", &LmLoading<Arch>::finish);
-  emscripten::function(loader, &loader_js<Arch>);
+  emscripten::function(names.loader, &loader_js<Arch>);
+  emscripten::function(names.config, &lm_config_js<Arch>);
+  emscripten::function(names.random, &Arch::random_js);
+  emscripten::function(names.forward_choices, &forward_choices_js<Arch>);
 }
 
 }  // namespace poslab::wasm

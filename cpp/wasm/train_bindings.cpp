@@ -8,6 +8,7 @@
 
 #include "guard.hpp"
 #include "js_convert.hpp"
+#include "js_object.hpp"
 #include "poslab/train/trainer.hpp"
 
 namespace poslab::wasm {
@@ -66,24 +67,23 @@ TrainConfig to_train_config(const val& js) {
 }
 
 val config_js(const TrainConfig& c) {
-  val o = val::object();
-  o.set("task", std::string(name_of(kTaskNames, c.task)));
-  o.set("position", std::string(name_of(kPositionMethodNames, c.position)));
-  o.set("randomizedPositions", double(c.randomized_positions));
-  o.set("trainLen", double(c.train_len));
-  o.set("testLen", double(test_len_of(c)));
-  o.set("layers", double(c.layers));
-  o.set("width", double(c.width));
-  o.set("heads", double(c.heads));
-  o.set("batch", double(c.batch));
-  o.set("steps", double(c.steps));
-  o.set("lr", c.lr);
-  o.set("warmupSteps", double(c.warmup_steps));
-  o.set("seed", double(c.seed));
-  o.set("embedScale", c.embed_scale);
-  o.set("evalPositions", std::string(name_of(kEvalPositionsNames, eval_positions_of(c))));
-  o.set("evalExamples", double(c.eval_examples));
-  return o;
+  return js_object(
+      {{"task", std::string(name_of(kTaskNames, c.task))},
+       {"position", std::string(name_of(kPositionMethodNames, c.position))},
+       {"randomizedPositions", double(c.randomized_positions)},
+       {"trainLen", double(c.train_len)},
+       {"testLen", double(test_len_of(c))},
+       {"layers", double(c.layers)},
+       {"width", double(c.width)},
+       {"heads", double(c.heads)},
+       {"batch", double(c.batch)},
+       {"steps", double(c.steps)},
+       {"lr", c.lr},
+       {"warmupSteps", double(c.warmup_steps)},
+       {"seed", double(c.seed)},
+       {"embedScale", c.embed_scale},
+       {"evalPositions", std::string(name_of(kEvalPositionsNames, eval_positions_of(c)))},
+       {"evalExamples", double(c.eval_examples)}});
 }
 
 class TrainRun {
@@ -95,24 +95,20 @@ class TrainRun {
   val model_config() const {
     const ModelConfig& m = trainer_.model_config();
     const Vocabulary v = vocabulary(trainer_.config().task);
-    val o = val::object();
-    o.set("nLayer", double(m.n_layer));
-    o.set("nEmbd", double(m.n_embd));
-    o.set("nHead", double(m.n_head));
-    o.set("nInner", double(m.n_inner));
-    o.set("vocabSize", double(m.vocab_size));
-    o.set("nPositions", double(m.n_positions));
-    o.set("position", std::string(name_of(kPositionMethodNames, m.position)));
-    o.set("embedScale", m.embed_scale);
-    val voc = val::object();
-    voc.set("symbols", double(v.symbols));
-    voc.set("bos", v.bos);
-    voc.set("sep", v.sep);
-    voc.set("eos", v.eos);
-    voc.set("pad", v.pad);
-    voc.set("size", double(v.size()));
-    o.set("vocabulary", voc);
-    return o;
+    return js_object({{"nLayer", double(m.n_layer)},
+                      {"nEmbd", double(m.n_embd)},
+                      {"nHead", double(m.n_head)},
+                      {"nInner", double(m.n_inner)},
+                      {"vocabSize", double(m.vocab_size)},
+                      {"nPositions", double(m.n_positions)},
+                      {"position", std::string(name_of(kPositionMethodNames, m.position))},
+                      {"embedScale", m.embed_scale},
+                      {"vocabulary", js_object({{"symbols", double(v.symbols)},
+                                                {"bos", v.bos},
+                                                {"sep", v.sep},
+                                                {"eos", v.eos},
+                                                {"pad", v.pad},
+                                                {"size", double(v.size())}})}});
   }
 
   // Up to `count` more steps (never past the budget): their losses.
@@ -130,11 +126,9 @@ class TrainRun {
   }
 
   val progress() const {
-    val o = val::object();
-    o.set("stepsDone", double(trainer_.steps_done()));
-    o.set("tokensSeen", trainer_.tokens_seen());
-    o.set("flopsSpent", trainer_.flops_spent());
-    return o;
+    return js_object({{"stepsDone", double(trainer_.steps_done())},
+                      {"tokensSeen", trainer_.tokens_seen()},
+                      {"flopsSpent", trainer_.flops_spent()}});
   }
 
   val evaluate() {
@@ -145,11 +139,9 @@ class TrainRun {
         acc.set(std::to_string(L), r.accuracy_by_length[L - 1]);
         tokens.set(std::to_string(L), to_js(r.token_accuracy_by_position[L - 1])["data"]);
       }
-      val o = val::object();
-      o.set("accuracyByLength", acc);
-      o.set("tokenAccuracyByPosition", tokens);
-      o.set("evalPositions", std::string(name_of(kEvalPositionsNames, r.positions)));
-      return o;
+      return js_object({{"accuracyByLength", acc},
+                        {"tokenAccuracyByPosition", tokens},
+                        {"evalPositions", std::string(name_of(kEvalPositionsNames, r.positions))}});
     });
   }
 
@@ -160,14 +152,13 @@ class TrainRun {
       require(i >= 0, "index", "index must be >= 0");
       const AttentionExample ex =
           trainer_.attention_example(static_cast<std::size_t>(L), static_cast<std::size_t>(i));
-      val o = val::object();
-      o.set("tokens", ints_js(ex.tokens));
-      o.set("positions", ints_js(ex.positions));
-      o.set("predictions", ints_js(ex.predictions));
-      o.set("answerStart", double(ex.answer_start));
       const val maps = to_js(ex.maps);
-      o.set("maps", maps["data"]);
-      o.set("shape", maps["shape"]);
+      val o = js_object({{"tokens", ints_js(ex.tokens)},
+                         {"positions", ints_js(ex.positions)},
+                         {"predictions", ints_js(ex.predictions)},
+                         {"answerStart", double(ex.answer_start)},
+                         {"maps", maps["data"]},
+                         {"shape", maps["shape"]}});
       // FIRE: the bias the model added to this example's scores, shaped like the maps.
       const ModelConfig& m = trainer_.model_config();
       if (m.position == PositionMethod::kFire) {
@@ -209,11 +200,9 @@ val train_create_js(val config) {
 val train_defaults_js() { return config_js(TrainConfig{}); }
 
 val train_names_js() {
-  val o = val::object();
-  o.set("tasks", names_js(kTaskNames));
-  o.set("positions", names_js(kPositionMethodNames));
-  o.set("evalPositions", names_js(kEvalPositionsNames));
-  return o;
+  return js_object({{"tasks", names_js(kTaskNames)},
+                    {"positions", names_js(kPositionMethodNames)},
+                    {"evalPositions", names_js(kEvalPositionsNames)}});
 }
 
 }  // namespace

@@ -1,0 +1,65 @@
+// The language-model module's functions that belong to no one architecture: which
+// architecture a checkpoint or config.json holds, a checkpoint header's length (read before the
+// architecture is known) and the heap measurements its tests and benchmark read. Each
+// architecture registers its own surface (gpt2_bindings.cpp, gpt_neox_bindings.cpp through
+// lm_bindings.hpp's register_lm_module). Every exception becomes { error, field } (guard.hpp).
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+
+#include <string>
+
+#include "guard.hpp"
+#include "heap.hpp"
+#include "js_convert.hpp"
+#include "lm_bindings.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm.hpp"
+
+namespace poslab::wasm {
+namespace {
+
+using Num = val;
+using Str = val;
+
+val safetensors_header_length_js(val first_8_bytes, Num file_size, Str name) {
+  return guarded([&] {
+    std::string bytes;
+    copy_bytes(first_8_bytes, "first8", bytes);
+    return val(
+        double(safetensors_header_length(bytes, file_size_of(file_size), to_string(name, "name"))));
+  });
+}
+
+// 'gpt2' | 'gpt_neox' from a checkpoint's first 8 + N bytes (its tensor names).
+val lm_architecture_of_checkpoint_js(val header_bytes, Num file_size, Str file_name) {
+  return guarded([&] {
+    const std::string name = to_string(file_name, "name");
+    const SafetensorsHeader header = header_of(header_bytes, file_size, name);
+    return val(std::string(to_string(lm_architecture_of_checkpoint(header, name))));
+  });
+}
+
+// config.json's model_type: 'gpt2' | 'gpt_neox', or null when the key is absent.
+val lm_architecture_of_config_js(Str text, Str file_name) {
+  return guarded([&] {
+    const auto arch =
+        lm_architecture_of_config(to_string(text, "config"), to_string(file_name, "name"));
+    return arch ? val(std::string(to_string(*arch))) : val::null();
+  });
+}
+
+// The size of the wasm heap (it only grows): the high-water mark a benchmark reports.
+double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
+
+}  // namespace
+}  // namespace poslab::wasm
+
+EMSCRIPTEN_BINDINGS(poslab_lm) {
+  using emscripten::function;
+  using namespace poslab::wasm;
+  function("safetensorsHeaderLength", &safetensors_header_length_js);
+  function("lmArchitectureOfCheckpoint", &lm_architecture_of_checkpoint_js);
+  function("lmArchitectureOfConfig", &lm_architecture_of_config_js);
+  function("liveHeapBytes", &live_heap_bytes);
+  function("wasmHeapBytes", &wasm_heap_bytes);
+}
