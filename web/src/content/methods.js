@@ -1,14 +1,13 @@
-// Per method: a name, the formula (KaTeX, as PosLab computes it) and a short "when to use"
-// note after seed 004's documentation, corrected where that seed is wrong.
+// Per method: a name, the formula (KaTeX, as PosLab computes it), a short "when to use" note
+// after seed 004's documentation, and where a seed gets the method wrong, the "Source" note.
 
 export const METHOD_INFO = {
   sinusoidal: {
     name: 'Sinusoidal (Vaswani et al. 2017)',
     tex: String.raw`PE_{p,2i} = \sin(p\,\omega_i),\quad PE_{p,2i+1} = \cos(p\,\omega_i),\quad \omega_i = b^{-2i/D},\ i \in [0, D/2)`,
     texConcat: String.raw`PE_{p,i} = \sin(p\,\omega_i),\quad PE_{p,i+D/2} = \cos(p\,\omega_i),\quad \omega_i = b^{-2i/D},\ i \in [0, D/2)`,
-    use:
-      'Fixed, no parameters, added to the token embeddings. Any position can be computed, but a model trained on short inputs does not become good at longer ones: unseen positions are new vectors (see “Out-of-scope lengths”). ' +
-      'Seed 004’s loop gives the cosine its own exponent (i+1)/d: wrong. Both members of a pair share one frequency, which is what makes PE(p+k) a rotation of PE(p) (see “Offset matrix”).',
+    use: 'Fixed, no parameters, added to the token embeddings. Any position can be computed, but a model trained on short inputs does not become good at longer ones: unseen positions are new vectors (see “Out-of-scope lengths”). Both members of a pair share one frequency, which is what makes PE(p+k) a rotation of PE(p) (see “Offset matrix”).',
+    source: 'seed 004’s loop gives the cosine its own exponent (i+1)/d: wrong.',
   },
   learned: {
     name: 'Learned absolute (GPT-2, BERT)',
@@ -22,7 +21,9 @@ export const METHOD_INFO = {
     tex: String.raw`\begin{pmatrix} x'_{a} \\ x'_{b} \end{pmatrix} = \begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix} \begin{pmatrix} x_{a} \\ x_{b} \end{pmatrix},\quad \theta_i = b^{-2i/D},\quad (a,b) = \begin{cases} (i,\ i+D/2) & \text{neox} \\ (2i,\ 2i+1) & \text{gptj} \end{cases}`,
     use:
       'Rotates q and k (not added to x), so q_m·k_n depends only on m − n. The default of most current LLMs (LLaMA, Mistral, Qwen, GPT-NeoX); longer contexts through scaling (linear, NTK, YaRN, llama3: see “Out-of-scope lengths”). ' +
-      'Shown here: RoPE applied to the unit vector with 1 at the first member of every pair, so each pair reads (cos pθᵢ, sin pθᵢ). Seed 004’s apply_rope multiplies x elementwise by [sin, cos]: not a rotation, it changes norms and loses the relative property.',
+      'Shown here: RoPE applied to the unit vector with 1 at the first member of every pair, so each pair reads (cos pθᵢ, sin pθᵢ).',
+    source:
+      'seed 004’s apply_rope multiplies x elementwise by [sin, cos]: not a rotation, it changes norms and loses the relative property.',
   },
   xpos: {
     name: 'xPos (Sun et al. 2023)',
@@ -41,16 +42,16 @@ export const METHOD_INFO = {
   t5: {
     name: 'T5 relative buckets (Raffel et al. 2020)',
     tex: String.raw`\text{score}_{h,i,j} = q_i \cdot k_j + b_{h}\big[\operatorname{bucket}(j - i)\big],\quad \operatorname{bucket}(r) = \begin{cases} |r| & |r| < n_e \\ \min\!\Big(n_b - 1,\ n_e + \Big\lfloor \dfrac{\ln(|r|/n_e)}{\ln(\text{max\_dist}/n_e)}\,(n_b - n_e) \Big\rfloor\Big) & \text{else} \end{cases}`,
-    use:
-      'A learned scalar per head and bucket of relative distance; exact buckets for short distances, logarithmic ones up to max_distance, one bucket beyond. Bidirectional (encoder) splits the buckets by sign. ' +
-      'Seed 001 says T5 uses sinusoidal encodings: it does not, it uses these buckets (its embedding has no position table at all).',
+    use: 'A learned scalar per head and bucket of relative distance; exact buckets for short distances, logarithmic ones up to max_distance, one bucket beyond. Bidirectional (encoder) splits the buckets by sign.',
+    source:
+      'seed 001 says T5 uses sinusoidal encodings: it does not, it uses these buckets (its embedding has no position table at all).',
   },
   shaw: {
     name: 'Shaw relative (Shaw et al. 2018)',
     tex: String.raw`e_{ij} = \frac{x_i W^Q\,\big(x_j W^K + a^K_{ij}\big)^{\!\top}}{\sqrt{d}},\qquad a^K_{ij} = w^K_{\operatorname{clip}(j-i,\,-K,\,K)}`,
-    use:
-      'Learned vectors for relative distances clipped to ±K, added to keys (and values). Drawn: the clipped index clip(j − i, −K, K) + K into the table. ' +
-      'Seed 004’s version indexes a random table of size 2L − 1 without clipping, which ties the model to one length; clipping is what lets it run longer.',
+    use: 'Learned vectors for relative distances clipped to ±K, added to keys (and values). Drawn: the clipped index clip(j − i, −K, K) + K into the table. Clipping is what lets it run longer than it was trained.',
+    source:
+      'seed 004’s version indexes a random table of size 2L − 1 without clipping, which ties the model to one length.',
   },
   none: {
     name: 'NoPE (no positional encoding)',

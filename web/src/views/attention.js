@@ -76,14 +76,17 @@ const STAGES = [
 const TEX = String.raw`\text{out}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d}} + B_h + M\Big) V_h,\qquad M_{ij} = \begin{cases} 0 & \text{key } j \text{ visible to query } i \\ -\infty & \text{hidden} \end{cases}`;
 
 const NOTE =
-  'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H (seed 003’s module instead shares one d×d projection across heads and divides by √embed_size: both wrong). ' +
-  'A mask entry is 0 where a key is visible and −∞ where it is hidden (seed 003’s look-ahead prose has 0 and 1 the wrong way round). A query that sees no key gets zero weights, never NaN. ' +
+  'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H. ' +
+  'A mask entry is 0 where a key is visible and −∞ where it is hidden. A query that sees no key gets zero weights, never NaN. ' +
   'One call of the wasm core gives the projections, the rotation (RoPE, or xPos: RoPE on gptj pairs with queries times ζᵢ^(e/512) and keys ζᵢ^(−e/512)), the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
+
+const SOURCE =
+  'seed 003’s module shares one d×d projection across heads and divides by √embed_size (both wrong), and its look-ahead prose has the mask’s 0 and 1 the wrong way round.';
 
 export default defineView('attention', {
   controls: SPECS,
   build(shell, { store }) {
-    createIntro(shell, { title: null, tex: TEX, note: NOTE });
+    createIntro(shell, { title: null, tex: TEX, note: NOTE, source: SOURCE });
 
     let last = null; // the last drawn result, for mask clicks
     const onMaskClick = (row, col) => {

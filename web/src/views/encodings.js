@@ -5,7 +5,7 @@ import { range } from '../plots/lineplot.js';
 import { hasOption, isPairMethod } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
-import { createIntro, defineView } from './kit.js';
+import { createIntro, defineView, sourceNote } from './kit.js';
 
 const is =
   (...methods) =>
@@ -74,6 +74,7 @@ export default defineView('encodings', {
     const cols = shell.lines('waves', { title: 'Waves of chosen dimensions', xTitle: 'position', yTitle: 'value' });
     const bars = shell.bars('slopes', { title: 'ALiBi slopes', yTitle: 'slope m_h' });
     let shownTex = null;
+    let source = null; // the method's "Source" note, where a seed gets it wrong
 
     function drawLines(p, m, axes) {
       const pair = isPairMethod(p.method);
@@ -115,6 +116,9 @@ export default defineView('encodings', {
         title.textContent = info.name;
         renderMath(formula, tex);
         note.textContent = info.use;
+        source?.remove();
+        source = info.source ? sourceNote(info.source) : null;
+        if (source) note.after(source);
         shownTex = tex;
       },
       draw(r, p) {

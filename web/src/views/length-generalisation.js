@@ -53,7 +53,7 @@ const SPECS = [
 ];
 
 const NOTE =
-  'Seed 000 says sinusoidal encodings let a model handle lengths it never saw. Here the same tiny transformer ' +
+  'The same tiny transformer ' +
   '(pre-LayerNorm GPT-2 blocks, tied head) is trained once per position method on sequences of length 1..N and tested ' +
   'on every length up to 4N: exact match of the whole answer (greedy), and per-token accuracy by answer position, ' +
   'where the differences between methods show. In-distribution accuracy comes first: a method that did not train is ' +
@@ -63,7 +63,12 @@ export default defineView('length-generalisation', {
   controls: SPECS,
   executor: () => createTrainingExecutor(),
   build(shell, { store }) {
-    createIntro(shell, { title: 'Length generalisation', note: NOTE });
+    createIntro(shell, {
+      title: 'Length generalisation',
+      note: NOTE,
+      source:
+        'seed 000 says sinusoidal encodings let a model handle lengths it never saw; this view trains and tests that claim.',
+    });
 
     // Methods (checkboxes over lg.methods, each box beside its name) in the settings; presets,
     // Train / Stop and the progress line above the figures, so Train is on a phone's first screen.
