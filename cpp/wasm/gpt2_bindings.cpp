@@ -28,14 +28,9 @@ std::optional<Gpt2Config> to_config(const val& js) {
   return preset_or_json_config<Gpt2Config>(js);
 }
 
-// GPT-2 for lm_bindings.hpp's handles and module functions.
+// GPT-2 for lm_bindings.hpp's handles and module functions (register_lm_module).
 struct Gpt2Arch {
   using Weights = Gpt2Weights;
-  static constexpr LmJsNames kJsNames{"Gpt2Model",  "Gpt2Loading", "gpt2Loader",
-                                      "gpt2Config", "gpt2Random",  "gpt2Positions"};
-  // The position methods forward() accepts.
-  static constexpr const auto& kForwardChoices = kGpt2PositionNames;
-  // The config object the JS side reads: its config.json keys, and what is derived from them.
   static val config_js(const Gpt2Config& c) {
     const Gpt2ParameterCounts n = gpt2_parameter_counts(c);
     const val per_block = js_object({{"ln_1", double(n.ln_1)},
@@ -90,4 +85,8 @@ struct Gpt2Arch {
 }  // namespace
 }  // namespace poslab::wasm
 
-EMSCRIPTEN_BINDINGS(poslab_gpt2) { poslab::wasm::register_lm_module<poslab::wasm::Gpt2Arch>(); }
+// forward()'s position methods: gpt2Positions.
+EMSCRIPTEN_BINDINGS(poslab_gpt2) {
+  using namespace poslab::wasm;
+  register_lm_module<Gpt2Arch, poslab::kGpt2PositionNames>("Gpt2", "gpt2Positions");
+}

@@ -61,11 +61,6 @@ RopeOptions to_scaled_rope(const val& options, const GptNeoxConfig& config) {
 // GPT-NeoX for lm_bindings.hpp's handles and module functions.
 struct GptNeoxArch {
   using Weights = GptNeoxWeights;
-  static constexpr LmJsNames kJsNames{"GptNeoxModel",  "GptNeoxLoading", "gptNeoxLoader",
-                                      "gptNeoxConfig", "gptNeoxRandom",  "ropeScalings"};
-  // The RoPE scalings forward's rope.scaling accepts, 'none' first.
-  static constexpr const auto& kForwardChoices = kRopeScalingNames;
-  // The config object the JS side reads: its config.json keys, and what is derived from them.
   static val config_js(const GptNeoxConfig& c) {
     const RopeOptions rope = c.rope();
     val rope_js = rope_scaling_js(rope);
@@ -127,6 +122,8 @@ struct GptNeoxArch {
 }  // namespace
 }  // namespace poslab::wasm
 
+// The RoPE scalings forward's rope.scaling accepts ('none' first): ropeScalings.
 EMSCRIPTEN_BINDINGS(poslab_gpt_neox) {
-  poslab::wasm::register_lm_module<poslab::wasm::GptNeoxArch>();
+  using namespace poslab::wasm;
+  register_lm_module<GptNeoxArch, poslab::kRopeScalingNames>("GptNeox", "ropeScalings");
 }

@@ -1,13 +1,12 @@
 // What the language models' embind surfaces share (gpt2_bindings.cpp, gpt_neox_bindings.cpp),
 // parametrised by an architecture description `Arch`:
 //   using Weights = ...;                       the core's weights (an lm_tensor_layout overload)
-//   static val config_js(const Config&);       the config as JS
+//   static val config_js(const Config&);       the config as JS: its config.json keys, and what
+//                                              is derived from them
 //   static val forward(const Weights&, const val& tokens, const val& options);  (forward_call)
 //   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&);
 //   static Config config_argument(const val& config);  a config function's argument
 //   static val random_js(...);                  a model with random weights
-//   static constexpr ... kForwardChoices;       names table: forward's one named choice
-//   static constexpr LmJsNames kJsNames;        the JS names of all of these
 // From it: the model handle (config, bytes, dtype, forward), the streamed loader's handle
 // (received, expected, append, finish), the loader function ({ loader, tensors, config }), the
 // config, random and forward-choices functions, registered by register_lm_module. Handles own the
@@ -17,6 +16,7 @@
 
 #include <emscripten/bind.h>
 
+#include <cctype>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -230,39 +230,33 @@ val lm_config_js(val config) {
 }
 
 // The names forward's one named choice accepts (GPT-2's position, GPT-NeoX's rope.scaling).
-template <class Arch>
+template <const auto& kChoices>
 val forward_choices_js() {
-  return names_js(Arch::kForwardChoices);
+  return names_js(kChoices);
 }
 
-// An architecture's JS names: its handles' classes and its module functions.
-struct LmJsNames {
-  const char* model;            // class of LmModel
-  const char* loading;          // class of LmLoading
-  const char* loader;           // loader_js: starts a loading
-  const char* config;           // lm_config_js
-  const char* random;           // Arch::random_js: a model with random weights
-  const char* forward_choices;  // forward_choices_js
-};
-
-// Everything an architecture adds to the language-model module, under Arch::kJsNames.
-template <class Arch>
-void register_lm_module() {
-  constexpr LmJsNames names = Arch::kJsNames;
-  emscripten::class_<LmModel<Arch>>(names.model)
+// Everything an architecture adds to the language-model module, its JS names from one prefix:
+// classes <Prefix>Model and <Prefix>Loading, functions <prefix>Loader, <prefix>Config and
+// <prefix>Random (the prefix's first letter in lower case), and forward's choices under
+// `choices_name`.
+template <class Arch, const auto& kForwardChoices>
+void register_lm_module(const std::string& prefix, const char* choices_name) {
+  const std::string function_prefix = char(std::tolower(prefix[0])) + prefix.substr(1);
+  // embind copies each name when it registers it.
+  emscripten::class_<LmModel<Arch>>((prefix + "Model").c_str())
       .function("config", &LmModel<Arch>::config)
       .function("bytes", &LmModel<Arch>::bytes)
       .function("dtype", &LmModel<Arch>::dtype)
       .function("forward", &LmModel<Arch>::forward);
-  emscripten::class_<LmLoading<Arch>>(names.loading)
+  emscripten::class_<LmLoading<Arch>>((prefix + "Loading").c_str())
       .function("received", &LmLoading<Arch>::received)
       .function("expected", &LmLoading<Arch>::expected)
       .function("append", &LmLoading<Arch>::append)
       .function("finish", &LmLoading<Arch>::finish);
-  emscripten::function(names.loader, &loader_js<Arch>);
-  emscripten::function(names.config, &lm_config_js<Arch>);
-  emscripten::function(names.random, &Arch::random_js);
-  emscripten::function(names.forward_choices, &forward_choices_js<Arch>);
+  emscripten::function((function_prefix + "Loader").c_str(), &loader_js<Arch>);
+  emscripten::function((function_prefix + "Config").c_str(), &lm_config_js<Arch>);
+  emscripten::function((function_prefix + "Random").c_str(), &Arch::random_js);
+  emscripten::function(choices_name, &forward_choices_js<kForwardChoices>);
 }
 
 }  // namespace poslab::wasm
