@@ -30,4 +30,9 @@ struct AttentionDims {
 AttentionDims check_attention(const TensorF& q, const TensorF& k, const TensorF& v,
                               const AttentionOptions& options);
 
+// attention's result before it is filled: the output, and the weights when asked, shaped as q
+// is ((Lq, dv) and (Lq, Lk) for a 2-D q, with H in front for a 3-D one).
+AttentionResult attention_result_shapes(const AttentionDims& n, bool two_d,
+                                        const AttentionOptions& options);
+
 }  // namespace poslab::detail

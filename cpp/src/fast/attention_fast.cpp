@@ -187,13 +187,7 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
   n.k_panels = (n.Lk + n.W - 1) / n.W;
   n.v_panels = (n.dv + n.W - 1) / n.W;
 
-  const bool two_d = q.ndim() == 2;
-  AttentionResult result;
-  result.output = TensorF(two_d ? Shape{n.Lq, n.dv} : Shape{n.H, n.Lq, n.dv}, "attention output");
-  if (options.return_weights) {
-    result.weights = TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk},
-                             "attention weights (H, Lq, Lk)");
-  }
+  AttentionResult result = poslab::detail::attention_result_shapes(dims, q.ndim() == 2, options);
   if (n.H == 0 || n.Lq == 0) return result;
 
   const bool bias_per_head = options.bias && options.bias->ndim() == 3;

@@ -145,6 +145,17 @@ AttentionDims check_attention(const TensorF& q, const TensorF& k, const TensorF&
   return {n.H, n.Lq, n.Lk, n.d, n.dv, scale};
 }
 
+AttentionResult attention_result_shapes(const AttentionDims& n, bool two_d,
+                                        const AttentionOptions& options) {
+  AttentionResult result;
+  result.output = TensorF(two_d ? Shape{n.Lq, n.dv} : Shape{n.H, n.Lq, n.dv}, "attention output");
+  if (options.return_weights) {
+    result.weights = TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk},
+                             "attention weights (H, Lq, Lk)");
+  }
+  return result;
+}
+
 }  // namespace detail
 
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
@@ -153,12 +164,7 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
   const double scale = n.scale;
 
   const bool two_d = q.ndim() == 2;
-  AttentionResult result;
-  result.output = TensorF(two_d ? Shape{n.Lq, n.dv} : Shape{n.H, n.Lq, n.dv}, "attention output");
-  if (options.return_weights) {
-    result.weights = TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk},
-                             "attention weights (H, Lq, Lk)");
-  }
+  AttentionResult result = detail::attention_result_shapes(n, two_d, options);
   if (options.return_scores) {
     result.scores =
         TensorF(two_d ? Shape{n.Lq, n.Lk} : Shape{n.H, n.Lq, n.Lk}, "attention scores (H, Lq, Lk)");
