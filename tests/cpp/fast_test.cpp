@@ -193,9 +193,7 @@ TEST(FastAttention, MatchesReferenceForEveryMaskAndShape) {
 
 TEST(FastAttention, AppliesPaddingBiasAndScale) {
   const std::size_t H = 2, Lq = 11, Lk = 10, d = 8, dv = 6;
-  const TensorF q = ref::random_tensor({H, Lq, d}, 21, -2, 2);
-  const TensorF k = ref::random_tensor({H, Lk, d}, 22, -2, 2);
-  const TensorF v = ref::random_tensor({H, Lk, dv}, 23);
+  const auto [q, k, v] = ref::random_attention_inputs(H, Lq, Lk, d, dv, 21);
   TensorF bias = ref::random_tensor({H, Lq, Lk}, 24, -3, 3);
   bias.data[5] = -std::numeric_limits<float>::infinity();  // a −∞ bias hides one key
   const TensorF shared_bias = ref::random_tensor({Lq, Lk}, 25, -3, 3);

@@ -156,9 +156,7 @@ TEST(MaskRule, ReferenceAndFastAttentionMatchTheNaiveLoop) {
 // dot products computed here, and against the weights: softmax(scores) = weights.
 TEST(AttentionScores, AreScaledBiasedScoresWithHiddenKeysAtMinusInfinity) {
   const std::size_t H = 2, Lq = 6, Lk = 8, d = 4, dv = 3;
-  const TensorF q = ref::random_tensor({H, Lq, d}, 41, -2, 2);
-  const TensorF k = ref::random_tensor({H, Lk, d}, 42, -2, 2);
-  const TensorF v = ref::random_tensor({H, Lk, dv}, 43);
+  const auto [q, k, v] = ref::random_attention_inputs(H, Lq, Lk, d, dv, 41);
   TensorF bias = ref::random_tensor({H, Lq, Lk}, 44, -1, 1);
   bias.data[3] = -std::numeric_limits<float>::infinity();
   AttentionOptions o;

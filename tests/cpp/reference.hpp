@@ -198,6 +198,17 @@ inline poslab::TensorF random_tensor(Shape shape, std::uint64_t seed, double lo 
   return poslab::TensorF(std::move(shape), std::move(values));
 }
 
+// Attention inputs: q (H, Lq, d) and k (H, Lk, d) in [−2, 2), v (H, Lk, dv) in [−1, 1), from
+// seeds seed, seed + 1 and seed + 2.
+struct AttentionInputs {
+  poslab::TensorF q, k, v;
+};
+inline AttentionInputs random_attention_inputs(std::size_t H, std::size_t Lq, std::size_t Lk,
+                                               std::size_t d, std::size_t dv, std::uint64_t seed) {
+  return {random_tensor({H, Lq, d}, seed, -2, 2), random_tensor({H, Lk, d}, seed + 1, -2, 2),
+          random_tensor({H, Lk, dv}, seed + 2)};
+}
+
 inline Tensor widen(const poslab::TensorF& t) {
   Tensor out(t.shape);
   for (std::size_t i = 0; i < t.data.size(); ++i) out.data[i] = t.data[i];
