@@ -1,8 +1,8 @@
-// `poslab lm`: one command for both language-model architectures. config.json's model_type
-// picks GPT-2 or GPT-NeoX (without --config the tensor names do; GPT-NeoX then needs the
-// config for its heads and rotary settings). Writes the logits (T, V), or with
+// `poslab lm`: one command for every language-model architecture. config.json's model_type
+// picks GPT-2, GPT-NeoX or Llama (without --config the tensor names do; GPT-NeoX and Llama
+// then need the config for their heads and rotary settings). Writes the logits (T, V), or with
 // --loss-by-position the next-token losses (T−1,), and with --trace DIR one .npy per traced
-// tensor plus index.json. RoPE scaling (--rope-*) applies to GPT-NeoX only.
+// tensor plus index.json. RoPE scaling (--rope-*) applies to the RoPE models.
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -14,12 +14,13 @@
 #include "options.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/llama.hpp"
 #include "poslab/models/lm.hpp"
 
 namespace poslab::cli {
 namespace {
 
-// The --rope-* options as they arrive: RoPE scaling of a GPT-NeoX model, replacing the
+// The --rope-* options as they arrive: RoPE scaling of a RoPE model, replacing the
 // config's rope_scaling when --rope-scaling is given.
 struct RopeScalingFlags {
   std::string scaling;
@@ -32,8 +33,9 @@ struct RopeScalingFlags {
     }
     return false;
   }
-  // The config's rotation with this scaling in place of its own.
-  RopeOptions apply(const GptNeoxConfig& config) const {
+  // A config's rotation with this scaling in place of its own.
+  template <class Config>
+  RopeOptions apply(const Config& config) const {
     RopeOptions o = config.rope();
     o.scaling = parse_rope_scaling(scaling);
     o.factor = scaled.factor;
@@ -49,10 +51,11 @@ struct RopeScalingFlags {
 // The scaling options of the RoPE commands (options.hpp's helper) under a --rope- prefix; each
 // parameter needs --rope-scaling, and --rope-original-len defaults to max_position_embeddings.
 void add_rope_scaling_flags(CLI::App* cmd, RopeScalingFlags& f) {
-  f.given = add_rope_scaling_options(cmd, "rope-", f.scaling, f.scaled,
-                                     "GPT-NeoX only: long-context RoPE scaling, replacing "
-                                     "config.json's rope_scaling (dynamic scales by the whole "
-                                     "sequence length)");
+  f.given =
+      add_rope_scaling_options(cmd, "rope-", f.scaling, f.scaled,
+                               "RoPE models (GPT-NeoX, Llama): long-context scaling, replacing "
+                               "config.json's rope_scaling (dynamic scales by the whole "
+                               "sequence length)");
   for (std::size_t i = 1; i < f.given.size(); ++i) f.given[i]->needs(f.given[0]);
 }
 
@@ -63,6 +66,38 @@ struct LmArgs {
   long long top_k = 10;
   RopeScalingFlags rope;
 };
+
+// A RoPE model (GPT-NeoX, Llama): its config.json is required (the head counts and rotary
+// settings are not in the tensors); --rope-* replaces its scaling.
+template <class Config, class Options, class Load, class Forward>
+void run_rope_model(const LmArgs& a, const std::string& config_text,
+                    const std::vector<long long>& tokens, Precision precision, nlohmann::json index,
+                    const char* model, const Load& load, const Forward& forward) {
+  require(!a.config.empty(), a.weights + " is a " + model +
+                                 " checkpoint: give its config.json with --config (the head "
+                                 "counts and rotary settings are not in the tensors)");
+  const Config config = Config::from_json(config_text, a.config);
+  Options options;
+  options.precision = precision;
+  options.trace = !a.trace.empty();
+  options.top_k = a.top_k;
+  options.logits = !a.loss_by_position;
+  options.loss_by_position = a.loss_by_position;
+  if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
+  const auto weights = load(a.weights, config);
+  const auto result = forward(weights, tokens, options);
+  if (!a.trace.empty()) {
+    index["model"] = nlohmann::json::parse(config.to_json());
+    const RopeOptions rope = options.rope ? *options.rope : config.rope();
+    index["rope"] = {{"scaling", to_string(rope.scaling)},
+                     {"factor", rope.factor},
+                     {"original_length", rope.original_length},
+                     {"rotary_dim", rope_frequencies(config.head_dim(), rope).rotary_dim},
+                     {"base", rope.base}};
+  }
+  write_lm_outputs(a.out, a.loss_by_position ? result.losses : result.logits, a.trace,
+                   std::move(index), lm_trace(result));
+}
 
 void run_lm(const LmArgs& a) {
   check_lm_outputs(a.out, a.trace);
@@ -95,7 +130,7 @@ void run_lm(const LmArgs& a) {
   if (stored == LmArchitecture::kGpt2) {
     if (a.rope.any()) {
       throw UsageError(
-          "--rope-* options apply to RoPE models (GPT-NeoX); " + a.weights +
+          "--rope-* options apply to RoPE models (GPT-NeoX, Llama); " + a.weights +
           " is a GPT-2, whose positions are learned (wpe): there is no rotation to scale");
     }
     const std::optional<Gpt2Config> config =
@@ -111,43 +146,25 @@ void run_lm(const LmArgs& a) {
     write_lm_outputs(a.out,
                      a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
                      a.trace, std::move(index), lm_trace(result));
+  } else if (stored == LmArchitecture::kGptNeox) {
+    run_rope_model<GptNeoxConfig, GptNeoxOptions>(a, config_text, tokens, precision,
+                                                  std::move(index), "GPT-NeoX",
+                                                  load_gpt_neox_weights, gpt_neox_forward);
   } else {
-    require(!a.config.empty(),
-            a.weights +
-                " is a GPT-NeoX checkpoint: give its config.json with --config (the head "
-                "count, rotary_pct and rotary_emb_base are not in the tensors)");
-    const GptNeoxConfig config = GptNeoxConfig::from_json(config_text, a.config);
-    GptNeoxOptions options;
-    options.precision = precision;
-    options.trace = !a.trace.empty();
-    options.top_k = a.top_k;
-    options.logits = !a.loss_by_position;
-    options.loss_by_position = a.loss_by_position;
-    if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
-    const GptNeoxWeights weights = load_gpt_neox_weights(a.weights, config);
-    const GptNeoxResult result = gpt_neox_forward(weights, tokens, options);
-    if (!a.trace.empty()) {
-      index["model"] = nlohmann::json::parse(config.to_json());
-      const RopeOptions rope = options.rope ? *options.rope : config.rope();
-      index["rope"] = {{"scaling", to_string(rope.scaling)},
-                       {"factor", rope.factor},
-                       {"original_length", rope.original_length},
-                       {"rotary_dim", rope_frequencies(config.head_dim(), rope).rotary_dim},
-                       {"base", rope.base}};
-    }
-    write_lm_outputs(a.out, a.loss_by_position ? result.losses : result.logits, a.trace,
-                     std::move(index), lm_trace(result));
+    run_rope_model<LlamaConfig, LlamaOptions>(a, config_text, tokens, precision, std::move(index),
+                                              "Llama", load_llama_weights, llama_forward);
   }
 }
 
 void declare_lm(CLI::App* cmd, LmArgs& a) {
   cmd->add_option("--weights", a.weights,
-                  "checkpoint (.safetensors, F32 or F16, Hugging Face names): GPT-2 or GPT-NeoX")
+                  "checkpoint (.safetensors, F32 or F16, Hugging Face names): GPT-2, GPT-NeoX "
+                  "or Llama")
       ->required()
       ->type_name("FILE");
   cmd->add_option("--config", a.config,
-                  "Hugging Face config.json; its model_type (gpt2 | gpt_neox) picks the "
-                  "architecture (required for GPT-NeoX)")
+                  "Hugging Face config.json; its model_type (gpt2 | gpt_neox | llama) picks the "
+                  "architecture (required for GPT-NeoX and Llama)")
       ->type_name("FILE");
   auto* tokens =
       cmd->add_option("--tokens", a.tokens, "token ids, comma-separated")->type_name("IDS");
@@ -171,7 +188,8 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
 
 void add_lm_commands(Commands& commands) {
   add_command<LmArgs>(commands, "lm",
-                      "language model (GPT-2 or GPT-NeoX/Pythia) on token ids: logits (T, vocab) "
+                      "language model (GPT-2, GPT-NeoX/Pythia or Llama) on token ids: logits "
+                      "(T, vocab) "
                       "or next-token losses, optional trace of every layer",
                       declare_lm, run_lm);
   add_lm_random_command(commands);

@@ -1,4 +1,4 @@
-// `poslab lm-random`: a seeded random-weight checkpoint of either architecture — DIR/
+// `poslab lm-random`: a seeded random-weight checkpoint of any architecture — DIR/
 // model.safetensors (F32 or F16) and DIR/config.json — for benchmarks and tests at real
 // models' shapes without downloading weights. `poslab lm --weights DIR/model.safetensors
 // --config DIR/config.json` runs it.
@@ -11,6 +11,7 @@
 #include "output_files.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/llama.hpp"
 #include "poslab/models/lm.hpp"
 
 namespace poslab::cli {
@@ -69,8 +70,10 @@ void run_lm_random(const LmRandomArgs& a) {
   const std::filesystem::path dir(a.out);
   if (*arch == LmArchitecture::kGpt2) {
     add_random_checkpoint<Gpt2Config>(files, dir, text, a, dtype);
-  } else {
+  } else if (*arch == LmArchitecture::kGptNeox) {
     add_random_checkpoint<GptNeoxConfig>(files, dir, text, a, dtype);
+  } else {
+    add_random_checkpoint<LlamaConfig>(files, dir, text, a, dtype);
   }
   files.commit();
 }
@@ -78,10 +81,12 @@ void run_lm_random(const LmRandomArgs& a) {
 void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
   cmd->add_option("--arch", a.arch, "architecture (default: config.json's model_type)")
       ->check(one_of(kLmArchitectureNames, "architecture"));
-  auto* preset = cmd->add_option("--preset", a.preset,
-                                 "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
-                                 "(gpt_neox)")
-                     ->check(one_of({"small", "medium", "pythia-70m", "pythia-160m"}, "preset"));
+  auto* preset =
+      cmd->add_option("--preset", a.preset,
+                      "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
+                      "(gpt_neox); smollm2-135m (llama)")
+          ->check(
+              one_of({"small", "medium", "pythia-70m", "pythia-160m", "smollm2-135m"}, "preset"));
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
       ->excludes(preset);
@@ -102,7 +107,7 @@ void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
 void add_lm_random_command(Commands& commands) {
   add_command<LmRandomArgs>(commands, "lm-random",
                             "seeded random-weight checkpoint (model.safetensors + config.json) "
-                            "of a GPT-2 or GPT-NeoX shape",
+                            "of a GPT-2, GPT-NeoX or Llama shape",
                             declare_lm_random, run_lm_random);
 }
 

@@ -15,6 +15,7 @@
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/llama.hpp"
 
 namespace poslab::test {
 namespace {
@@ -117,6 +118,21 @@ std::vector<std::string> train(std::vector<std::string> more) {
 std::string neox_checkpoint(const std::string& config) {
   return encode_safetensors(
       lm_named_tensors(lm_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
+}
+
+const std::string kLlamaTiny =
+    R"({"model_type": "llama", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "intermediate_size": 8})";
+
+// kLlamaTiny with `entry` in place of its last key (intermediate_size).
+std::string llama_config_with(const std::string& entry) {
+  return kLlamaTiny.substr(0, kLlamaTiny.rfind(", \"intermediate_size\"")) +
+         (entry.empty() ? "" : ", " + entry) + "}";
+}
+
+std::string llama_checkpoint(const std::string& config) {
+  return encode_safetensors(
+      lm_named_tensors(lm_random_weights(LlamaConfig::from_json(config, "config.json"), 1)));
 }
 
 // T token ids (all 1) as an int64 .npy.
@@ -624,6 +640,41 @@ const std::vector<BadInput>& cases() {
         "out.npy"},
        1,
        R"(c\.json: rope_scaling: "original_max_position_embeddings" must be positive, got 0)"},
+      {"LlamaConfigMissingIntermediateSize",
+       {{"c.json", llama_config_with("")}, {"m.safetensors", llama_checkpoint(kLlamaTiny)}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,2", "-o",
+        "out.npy"},
+       1,
+       R"(c\.json: missing "intermediate_size" \(a Llama config needs it\))"},
+      {"LlamaHeadsNotDividedByKvHeads",
+       {{"c.json", llama_config_with(R"("num_key_value_heads": 3, "intermediate_size": 8)")},
+        {"m.safetensors", llama_checkpoint(kLlamaTiny)}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,2", "-o",
+        "out.npy"},
+       1,
+       R"(c\.json: num_attention_heads 2 is not divisible by num_key_value_heads 3)"},
+      {"LlamaRopeScalingWithoutFactor",
+       {{"c.json",
+         llama_config_with(R"("intermediate_size": 8, "rope_scaling": {"type": "linear"})")},
+        {"m.safetensors", llama_checkpoint(kLlamaTiny)}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,2", "-o",
+        "out.npy"},
+       1,
+       R"(c\.json: rope_scaling: "factor" is required for linear scaling)"},
+      {"LlamaTensorOfTheWrongShape",
+       {{"c.json", kLlamaTiny},
+        {"m.safetensors", llama_checkpoint(llama_config_with(
+                              R"("num_key_value_heads": 1, "intermediate_size": 8)"))}},
+       {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,2", "-o",
+        "out.npy"},
+       1,
+       R"(tensor 'model\.layers\.0\.self_attn\.k_proj\.weight' has shape \(4, 8\), )"
+       R"(the config needs \(8, 8\))"},
+      {"LlamaCheckpointWithoutConfig",
+       {{"m.safetensors", llama_checkpoint(kLlamaTiny)}},
+       {"lm", "--weights", "m.safetensors", "--tokens", "1,2", "-o", "out.npy"},
+       1,
+       R"(m\.safetensors is a Llama checkpoint: give its config\.json with --config)"},
       {"LmTraceAndOutputNameOneFile",
        {{"c.json", kNeoxTiny}, {"m.safetensors", neox_checkpoint(kNeoxTiny)}},
        {"lm", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,2", "--trace",

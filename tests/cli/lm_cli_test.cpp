@@ -40,9 +40,7 @@ class LmCli : public Cli {
     ASSERT_EQ(run({"lm-random", "--config", "neox.json", "--seed", "4", "-o", "neox"}).status, 0);
     ASSERT_EQ(run({"lm-random", "--config", "gpt2.json", "--seed", "5", "-o", "gpt2"}).status, 0);
   }
-  GptNeoxWeights neox() const {
-    return lm_random_weights(GptNeoxConfig::from_json(kNeox, "c"), 4);
-  }
+  GptNeoxWeights neox() const { return lm_random_weights(GptNeoxConfig::from_json(kNeox, "c"), 4); }
   Gpt2Weights gpt2() const { return lm_random_weights(Gpt2Config::from_json(kGpt2, "c"), 5); }
   std::vector<std::string> lm_neox(std::vector<std::string> more) const {
     std::vector<std::string> args{"lm", "--weights", "neox/model.safetensors", "--config",
@@ -175,15 +173,19 @@ TEST_F(LmCli, BadInputsAreRefused) {
   put("junk.safetensors", "not a checkpoint");
   expect_refused_saying({"lm", "--weights", "junk.safetensors", "--tokens", "1", "-o", "l.npy"},
                         "junk.safetensors");
+  put("t5.json", R"({"model_type": "t5"})");
+  expect_refused_saying({"lm", "--weights", "neox/model.safetensors", "--config", "t5.json",
+                         "--tokens", "1", "-o", "l.npy"},
+                        "\"model_type\" \"t5\" is not supported");
   put("llama.json", R"({"model_type": "llama"})");
   expect_refused_saying({"lm", "--weights", "neox/model.safetensors", "--config", "llama.json",
                          "--tokens", "1", "-o", "l.npy"},
-                        "\"model_type\" \"llama\" is not supported");
+                        "llama.json describes a llama model, but neox/model.safetensors holds "
+                        "gpt_neox tensors");
   // A checkpoint of another shape: the message names the tensor.
   GptNeoxConfig wider = GptNeoxConfig::from_json(kNeox, "c");
   wider.intermediate_size = 96;
-  put("wide.safetensors",
-      encode_safetensors(lm_named_tensors(lm_random_weights(wider, 1))));
+  put("wide.safetensors", encode_safetensors(lm_named_tensors(lm_random_weights(wider, 1))));
   expect_refused_saying({"lm", "--weights", "wide.safetensors", "--config", "neox.json", "--tokens",
                          "1", "-o", "l.npy"},
                         "has shape (48, 96), the config needs (48, 80)");

@@ -40,18 +40,7 @@ inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
   return lm_ref::linear(x, rows, w, b, lm_ref::Stored::kOutIn);
 }
 
-// apply_rotary_pos_emb on the first R dims of one head's vector: x·cos + rotate_half(x)·sin,
-// rotate_half(x) = (−x[R/2:], x[:R/2]), cos and sin carrying the attention factor.
-inline void rotate(double* x, double position, const ref::Freqs& f) {
-  const std::size_t half = f.rotary_dim / 2;
-  for (std::size_t i = 0; i < half; ++i) {
-    const double angle = position * f.inv_freq[i];
-    const double c = std::cos(angle) * f.attention_factor, s = std::sin(angle) * f.attention_factor;
-    const double a = x[i], b = x[i + half];
-    x[i] = a * c - b * s;
-    x[i + half] = b * c + a * s;
-  }
-}
+using lm_ref::rotate_half;
 
 // tokens (T,), positions (T,): logits (T, V) and each layer's attention and statistics.
 inline Result forward(const Weights& w, const Config& c, const std::vector<long long>& tokens,
@@ -75,8 +64,8 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
     const auto q = [&](std::size_t t, std::size_t h) { return &qkv[t * 3 * E + h * 3 * d]; };
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t h = 0; h < H; ++h) {
-        rotate(q(t, h), positions[t], freqs);
-        rotate(q(t, h) + d, positions[t], freqs);
+        rotate_half(q(t, h), positions[t], freqs);
+        rotate_half(q(t, h) + d, positions[t], freqs);
       }
     const auto part = [&](std::size_t k) {
       return [&q, k, d](std::size_t t, std::size_t h) { return q(t, h) + k * d; };

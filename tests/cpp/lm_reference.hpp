@@ -1,8 +1,8 @@
-// The naive double-precision pieces both language-model references are built from (GPT-2's in
-// gpt2_test.cpp, GPT-NeoX's in gpt_neox_reference.hpp): LayerNorm, a linear layer in either
-// stored orientation, causal softmax attention of every head, row norms and the vocabulary
-// head. Plain loops over doubles, written from the formulas (ARCHITECTURE.md §4) — never by
-// calling the core.
+// The naive double-precision pieces the language-model references are built from (GPT-2's in
+// gpt2_test.cpp, GPT-NeoX's in gpt_neox_reference.hpp, Llama's in llama_reference.hpp):
+// LayerNorm, RMSNorm, SwiGLU, rotate_half RoPE, a linear layer in either stored orientation,
+// causal softmax attention of every head, row norms and the vocabulary head. Plain loops over
+// doubles, written from the formulas (ARCHITECTURE.md §4) — never by calling the core.
 #pragma once
 
 #include <algorithm>
@@ -73,6 +73,41 @@ inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
       y[r * out + o] = s;
     }
   return y;
+}
+
+// RMSNorm over rows of width E: x/√(mean(x²) + eps)·g (Llama's LlamaRMSNorm).
+inline Mat rms_norm(const Mat& x, std::size_t rows, std::size_t E, const poslab::TensorF& g,
+                    double eps) {
+  Mat y(x.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    double mean_square = 0;
+    for (std::size_t c = 0; c < E; ++c) mean_square += x[r * E + c] * x[r * E + c];
+    mean_square /= double(E);
+    for (std::size_t c = 0; c < E; ++c) {
+      y[r * E + c] = x[r * E + c] / std::sqrt(mean_square + eps) * g.data[c];
+    }
+  }
+  return y;
+}
+
+// silu(gate)·up elementwise, silu(x) = x/(1 + e^(−x)): the Llama family's SwiGLU.
+inline Mat swiglu(const Mat& gate, const Mat& up) {
+  Mat y(gate.size());
+  for (std::size_t i = 0; i < gate.size(); ++i) y[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+  return y;
+}
+
+// apply_rotary_pos_emb on the first R dims of one head's vector: x·cos + rotate_half(x)·sin,
+// rotate_half(x) = (−x[R/2:], x[:R/2]), cos and sin carrying the attention factor.
+inline void rotate_half(double* x, double position, const ref::Freqs& f) {
+  const std::size_t half = f.rotary_dim / 2;
+  for (std::size_t i = 0; i < half; ++i) {
+    const double angle = position * f.inv_freq[i];
+    const double c = std::cos(angle) * f.attention_factor, s = std::sin(angle) * f.attention_factor;
+    const double a = x[i], b = x[i + half];
+    x[i] = a * c - b * s;
+    x[i + half] = b * c + a * s;
+  }
 }
 
 // ‖x[r]‖₂ of every row of width E.

@@ -83,12 +83,14 @@ TEST(LmArchitecture, IsReadOffTheConfigOrTheTensorNames) {
             LmArchitecture::kGptNeox);
   EXPECT_EQ(poslab::lm_architecture_of_config(R"({"model_type": "gpt2"})", "c"),
             LmArchitecture::kGpt2);
+  EXPECT_EQ(poslab::lm_architecture_of_config(R"({"model_type": "llama"})", "c"),
+            LmArchitecture::kLlama);
   EXPECT_EQ(poslab::lm_architecture_of_config(R"({"n_embd": 8})", "c"), std::nullopt);
   try {
-    poslab::lm_architecture_of_config(R"({"model_type": "llama"})", "c.json");
+    poslab::lm_architecture_of_config(R"({"model_type": "t5"})", "c.json");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("c.json: \"model_type\" \"llama\" is not supported"),
+    EXPECT_NE(std::string(e.what()).find("c.json: \"model_type\" \"t5\" is not supported"),
               std::string::npos)
         << e.what();
   }
@@ -100,10 +102,14 @@ TEST(LmArchitecture, IsReadOffTheConfigOrTheTensorNames) {
             LmArchitecture::kGpt2);
   EXPECT_EQ(poslab::lm_architecture_of_checkpoint(header_with({"wte.weight"}), "m"),
             LmArchitecture::kGpt2);
+  EXPECT_EQ(poslab::lm_architecture_of_checkpoint(
+                header_with({"lm_head.weight", "model.embed_tokens.weight"}), "m"),
+            LmArchitecture::kLlama);
   EXPECT_THROW(poslab::lm_architecture_of_checkpoint(header_with({"model.embed_tokens"}), "m"),
                Error);
   EXPECT_EQ(poslab::parse_lm_architecture("gpt_neox"), LmArchitecture::kGptNeox);
-  EXPECT_THROW(poslab::parse_lm_architecture("llama"), Error);
+  EXPECT_EQ(poslab::parse_lm_architecture("llama"), LmArchitecture::kLlama);
+  EXPECT_THROW(poslab::parse_lm_architecture("t5"), Error);
 }
 
 TEST(LmArchitecture, Gpt2ConfigJsonReadsBack) {

@@ -40,6 +40,26 @@ Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout) {
   return heads;
 }
 
+TensorF heads_of(const TensorF& x, std::size_t n, const char* what) {
+  const std::size_t T = x.dim(0), d = x.dim(1) / n;
+  TensorF heads({n, T, d}, what);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t h = 0; h < n; ++h) {
+      std::copy_n(x.ptr() + t * n * d + h * d, d, heads.ptr() + (h * T + t) * d);
+    }
+  return heads;
+}
+
+TensorF repeat_heads(const TensorF& x, std::size_t g) {
+  if (g == 1) return x;
+  const std::size_t K = x.dim(0), per_head = x.dim(1) * x.dim(2);
+  TensorF out({K * g, x.dim(1), x.dim(2)}, "repeated kv heads (H, T, d)");
+  for (std::size_t h = 0; h < K * g; ++h) {
+    std::copy_n(x.ptr() + (h / g) * per_head, per_head, out.ptr() + h * per_head);
+  }
+  return out;
+}
+
 void rotate(Heads& heads, const RopeOptions& rope, Precision precision) {
   if (precision == Precision::kFloat) {
     heads.q = fast::rope_apply(std::move(heads.q), rope);
@@ -76,6 +96,15 @@ TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTen
 std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
                                                      const StoredTensor& bias, double eps) {
   return [&weight, &bias, eps](const TensorF& x) { return layer_norm(x, weight, bias, eps); };
+}
+
+TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps) {
+  const TensorF gamma = weight.to_float();
+  return poslab::rms_norm(x, eps, &gamma);
+}
+
+std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps) {
+  return [&weight, eps](const TensorF& x) { return rms_norm(x, weight, eps); };
 }
 
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace) {

@@ -1,4 +1,4 @@
-// The decoder-only skeleton every language model (GPT-2, GPT-NeoX) runs, written once: the
+// The decoder-only skeleton every language model (GPT-2, GPT-NeoX, Llama) runs, written once: the
 // tokens' check, the fused qkv projection's split into heads, causal self-attention with the
 // heads merged back, and the pre-norm layer with its residual and trace. An architecture
 // brings its few distinct ops (its norms, how q and k are rotated or biased, its MLP) as
@@ -34,6 +34,13 @@ struct Heads {
 };
 Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout);
 
+// One projection's output (T, n·d) as n heads (n, T, d), head h from columns h·d.. (the
+// Llama family's separate q, k and v projections).
+TensorF heads_of(const TensorF& x, std::size_t n, const char* what);
+// (K, T, d) → (K·g, T, d), kv head j serving query heads j·g .. j·g + g − 1: transformers'
+// repeat_kv for grouped-query attention.
+TensorF repeat_heads(const TensorF& x, std::size_t g);
+
 // q and k rotated in place by RoPE: the reference in kDouble, fast::rope_apply in kFloat.
 // rope_apply at offset 0 over T positions passes total_length T to rope_frequencies, so a
 // dynamic scaling sees the whole sequence, as Hugging Face's does.
@@ -50,6 +57,10 @@ TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTen
 // The same as a layer's norm op (the tensors must outlive it).
 std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
                                                      const StoredTensor& bias, double eps);
+
+// x/√(mean(x²) + eps)·γ over each row, γ the stored gain (RMSNorm), and as a layer's op.
+TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps);
+std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps);
 
 // Where the MLP reads from: kSequential h = x + attn, x' = h + mlp(norm_2(h)) (GPT-2,
 // GPT-NeoX's use_parallel_residual false); kParallel x' = x + attn + mlp(norm_2(x)).

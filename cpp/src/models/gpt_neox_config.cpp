@@ -32,16 +32,11 @@ namespace {
 using Json = nlohmann::json;
 
 using lm_config::integer_key;
+using lm_config::number_key;
 
 long long required_size(const Json& json, const char* key, const std::string& name) {
   require(json.contains(key), name + ": missing \"" + key + "\" (a GPT-NeoX config needs it)");
   return integer_key(json, key, name);
-}
-
-double number_key(const Json& json, const char* key, const std::string& name) {
-  const Json& value = json[key];
-  require(value.is_number(), name + ": \"" + key + "\" must be a number, got " + value.dump());
-  return value.get<double>();
 }
 
 // A setting transformers spells two ways (rotary_pct / partial_rotary_factor): either, or
@@ -70,54 +65,6 @@ void fixed_flag(const Json& json, const char* key, bool required, const std::str
   require(json[key].get<bool>() == required, name + ": \"" + key +
                                                  "\": " + (required ? "false" : "true") +
                                                  " is not supported (" + why + ")");
-}
-
-// rope_scaling: {"type" | "rope_type": ..., "factor": f, ...}, as transformers writes it.
-void read_rope_scaling(const Json& json, GptNeoxConfig& c, const std::string& name) {
-  if (!json.contains("rope_scaling") || json["rope_scaling"].is_null()) return;
-  const Json& s = json["rope_scaling"];
-  const std::string where = name + ": rope_scaling";
-  require(s.is_object(), where + " must be an object or null");
-  std::string type;
-  for (const char* key : {"rope_type", "type"}) {
-    if (!s.contains(key)) continue;
-    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
-    require(type.empty() || type == s[key].get<std::string>(),
-            where + ": \"rope_type\" and \"type\" disagree");
-    type = s[key].get<std::string>();
-  }
-  require(!type.empty(), where + " has no \"rope_type\" (or \"type\")");
-  if (type == "default") type = "none";
-  try {
-    c.rope_scaling = parse_rope_scaling(type);
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
-  }
-  for (const auto& [key, value] : s.items()) {
-    if (key == "rope_type" || key == "type") continue;
-    if (key == "factor") {
-      c.rope_factor = number_key(s, "factor", where);
-    } else if (key == "original_max_position_embeddings") {
-      c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
-      require(c.rope_original_length > 0,
-              where + ": \"original_max_position_embeddings\" must be positive, got " +
-                  std::to_string(c.rope_original_length));
-    } else if (key == "low_freq_factor") {
-      c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
-    } else if (key == "high_freq_factor") {
-      c.rope_high_freq_factor = number_key(s, "high_freq_factor", where);
-    } else if (key == "beta_fast") {
-      c.rope_beta_fast = number_key(s, "beta_fast", where);
-    } else if (key == "beta_slow") {
-      c.rope_beta_slow = number_key(s, "beta_slow", where);
-    } else {
-      // attention_factor, mscale, truncate, long_factor, ...: other numbers than ours.
-      throw Error(where + ": \"" + key + "\" is not supported");
-    }
-  }
-  // As transformers' rope validation: every scaling names its factor; none is implied.
-  require(c.rope_scaling == RopeScaling::kNone || s.contains("factor"),
-          where + ": \"factor\" is required for " + type + " scaling");
 }
 
 }  // namespace
@@ -153,7 +100,7 @@ GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::strin
   }
   fixed_flag(json, "tie_word_embeddings", false, "GPT-NeoX's embed_out is its own matrix", name);
   fixed_flag(json, "attention_bias", true, "query_key_value and dense carry biases", name);
-  read_rope_scaling(json, c, name);
+  lm_config::read_rope_scaling(json, c, name);
   lm_config::validate_named(c, name);
   return c;
 }
@@ -170,19 +117,7 @@ std::string GptNeoxConfig::to_json() const {
                {"hidden_act", "gelu"},
                {"tie_word_embeddings", false},
                {"attention_bias", true}});
-  if (rope_scaling != RopeScaling::kNone) {
-    Json s = {{"rope_type", to_string(rope_scaling)}, {"factor", rope_factor}};
-    if (rope_original_length > 0) s["original_max_position_embeddings"] = rope_original_length;
-    if (rope_scaling == RopeScaling::kLlama3) {
-      s["low_freq_factor"] = rope_low_freq_factor;
-      s["high_freq_factor"] = rope_high_freq_factor;
-    }
-    if (rope_scaling == RopeScaling::kYarn) {
-      s["beta_fast"] = rope_beta_fast;
-      s["beta_slow"] = rope_beta_slow;
-    }
-    json["rope_scaling"] = s;
-  }
+  lm_config::write_rope_scaling(*this, json);
   return json.dump(2) + "\n";
 }
 

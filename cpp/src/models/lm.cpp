@@ -37,10 +37,11 @@ LmArchitecture lm_architecture_of_checkpoint(const SafetensorsHeader& header,
   for (const SafetensorsEntry& e : header.entries) {
     if (e.name == "gpt_neox.embed_in.weight") return LmArchitecture::kGptNeox;
     if (e.name == "wte.weight" || e.name == "transformer.wte.weight") return LmArchitecture::kGpt2;
+    if (e.name == "model.embed_tokens.weight") return LmArchitecture::kLlama;
   }
   throw Error(name +
-              ": cannot tell the architecture: no gpt_neox.embed_in.weight (GPT-NeoX) "
-              "and no wte.weight (GPT-2)");
+              ": cannot tell the architecture: no gpt_neox.embed_in.weight (GPT-NeoX), "
+              "no wte.weight (GPT-2) and no model.embed_tokens.weight (Llama)");
 }
 
 NextTokenLoss::NextTokenLoss(const std::vector<long long>& tokens, std::size_t vocab)

@@ -14,6 +14,7 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/models/lm_dims.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab::lm_config {
 
@@ -40,6 +41,89 @@ inline long long integer_key(const nlohmann::json& json, const char* key, const 
     throw Error(name + ": \"" + key + "\" " + value.dump() + " is too large");
   }
   return value.get<long long>();
+}
+
+// A number key that is there: refused when not a number.
+inline double number_key(const nlohmann::json& json, const char* key, const std::string& name) {
+  const nlohmann::json& value = json.at(key);
+  require(value.is_number(), name + ": \"" + key + "\" must be a number, got " + value.dump());
+  return value.get<double>();
+}
+
+// config.json's rope_scaling ({"type" | "rope_type": ..., "factor": f, ...}, as transformers
+// writes it; null or absent: none) into a RoPE config's fields (GptNeoxConfig's, LlamaConfig's:
+// rope_scaling, rope_factor, rope_original_length, rope_low/high_freq_factor,
+// rope_beta_fast/slow). As transformers' rope validation: every scaling names its factor, and
+// llama3 its original_max_position_embeddings, low_freq_factor and high_freq_factor; keys of
+// other scalings (attention_factor, mscale, truncate, long_factor, ...) are refused.
+template <class Config>
+void read_rope_scaling(const nlohmann::json& json, Config& c, const std::string& name) {
+  if (!json.contains("rope_scaling") || json["rope_scaling"].is_null()) return;
+  const nlohmann::json& s = json["rope_scaling"];
+  const std::string where = name + ": rope_scaling";
+  require(s.is_object(), where + " must be an object or null");
+  std::string type;
+  for (const char* key : {"rope_type", "type"}) {
+    if (!s.contains(key)) continue;
+    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
+    require(type.empty() || type == s[key].get<std::string>(),
+            where + ": \"rope_type\" and \"type\" disagree");
+    type = s[key].get<std::string>();
+  }
+  require(!type.empty(), where + " has no \"rope_type\" (or \"type\")");
+  if (type == "default") type = "none";
+  try {
+    c.rope_scaling = parse_rope_scaling(type);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+  for (const auto& [key, value] : s.items()) {
+    if (key == "rope_type" || key == "type") continue;
+    if (key == "factor") {
+      c.rope_factor = number_key(s, "factor", where);
+    } else if (key == "original_max_position_embeddings") {
+      c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
+      require(c.rope_original_length > 0,
+              where + ": \"original_max_position_embeddings\" must be positive, got " +
+                  std::to_string(c.rope_original_length));
+    } else if (key == "low_freq_factor") {
+      c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
+    } else if (key == "high_freq_factor") {
+      c.rope_high_freq_factor = number_key(s, "high_freq_factor", where);
+    } else if (key == "beta_fast") {
+      c.rope_beta_fast = number_key(s, "beta_fast", where);
+    } else if (key == "beta_slow") {
+      c.rope_beta_slow = number_key(s, "beta_slow", where);
+    } else {
+      throw Error(where + ": \"" + key + "\" is not supported");
+    }
+  }
+  require(c.rope_scaling == RopeScaling::kNone || s.contains("factor"),
+          where + ": \"factor\" is required for " + type + " scaling");
+  if (c.rope_scaling == RopeScaling::kLlama3) {
+    for (const char* key :
+         {"original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}) {
+      require(s.contains(key), where + ": \"" + key + "\" is required for llama3 scaling");
+    }
+  }
+}
+
+// The rope_scaling object read_rope_scaling reads back to the same fields, into `json`
+// (nothing when there is no scaling).
+template <class Config>
+void write_rope_scaling(const Config& c, nlohmann::json& json) {
+  if (c.rope_scaling == RopeScaling::kNone) return;
+  nlohmann::json s = {{"rope_type", to_string(c.rope_scaling)}, {"factor", c.rope_factor}};
+  if (c.rope_original_length > 0) s["original_max_position_embeddings"] = c.rope_original_length;
+  if (c.rope_scaling == RopeScaling::kLlama3) {
+    s["low_freq_factor"] = c.rope_low_freq_factor;
+    s["high_freq_factor"] = c.rope_high_freq_factor;
+  }
+  if (c.rope_scaling == RopeScaling::kYarn) {
+    s["beta_fast"] = c.rope_beta_fast;
+    s["beta_slow"] = c.rope_beta_slow;
+  }
+  json["rope_scaling"] = s;
 }
 
 // config.validate(), its message prefixed by `name`, its field kept.

@@ -56,6 +56,17 @@ void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& w
   layout.tensors.push_back({name + ".bias", &bias, {out}, LmTensor::kZero});
 }
 
+void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+                std::size_t in, std::size_t out) {
+  const Shape shape = layout.linear == LmTensorLayout::kInOut ? Shape{in, out} : Shape{out, in};
+  add_matrix(layout, name + ".weight", weight, shape);
+}
+
+void add_gain(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+              std::size_t width) {
+  layout.tensors.push_back({name + ".weight", &weight, {width}, LmTensor::kOne});
+}
+
 std::string lm_layers_note(const LmTensorLayout& layout) {
   return "a " + layout.model + " with " + layout.layers_key + " " + std::to_string(layout.layers);
 }

@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
 
 #include "poslab/fast/fast.hpp"
 #include "poslab/fast/gemm.hpp"
@@ -117,6 +118,21 @@ void gelu_tanh(TensorF& x, Precision precision) {
 void gelu_erf(TensorF& x, Precision precision) {
   if (precision == Precision::kFloat) return fast::gelu_erf(x.ptr(), x.size());
   for (float& value : x.data) value = static_cast<float>(formulas::gelu_erf(value));
+}
+
+void swiglu(TensorF& gate, const TensorF& up, Precision precision) {
+  require(gate.shape == up.shape, "swiglu: gate " + shape_string(gate.shape) + " and up " +
+                                      shape_string(up.shape) + " differ");
+  float* g = gate.ptr();
+  const float* u = up.ptr();
+  if (precision == Precision::kFloat) {
+    for (std::size_t i = 0; i < gate.size(); ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+    return;
+  }
+  for (std::size_t i = 0; i < gate.size(); ++i) {
+    const double x = g[i];
+    g[i] = static_cast<float>(x / (1.0 + std::exp(-x)) * double(u[i]));
+  }
 }
 
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,

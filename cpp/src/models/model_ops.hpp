@@ -1,4 +1,4 @@
-// The building blocks the language models (GPT-2, GPT-NeoX) share, each in two precisions:
+// The building blocks the language models (GPT-2, GPT-NeoX, Llama) share, each in two precisions:
 // Precision::kDouble is the readable reference (float32 storage, products accumulated in
 // double through Eigen), Precision::kFloat the fast path (poslab::fast::gemm, fast::attention,
 // vectorised activations). The models are written once over these calls.
@@ -26,6 +26,10 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, L
 // In place, elementwise: GPT-2's tanh approximation / GPT-NeoX's exact erf GELU.
 void gelu_tanh(TensorF& x, Precision precision);
 void gelu_erf(TensorF& x, Precision precision);
+
+// gate = silu(gate)·up, in place, silu(x) = x/(1 + e^(−x)): the SwiGLU of the Llama family's
+// MLP (float: in float32; double: each product in double, stored as float32).
+void swiglu(TensorF& gate, const TensorF& up, Precision precision);
 
 // softmax(QKᵀ·scale + bias + mask) V: poslab::attention or poslab::fast::attention.
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,

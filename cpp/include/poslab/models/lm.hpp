@@ -16,9 +16,11 @@
 namespace poslab {
 
 // Named as Hugging Face's model_type.
-enum class LmArchitecture { kGpt2, kGptNeox };
+enum class LmArchitecture { kGpt2, kGptNeox, kLlama };
 inline constexpr Named<LmArchitecture> kLmArchitectureNames[] = {
-    {LmArchitecture::kGpt2, "gpt2"}, {LmArchitecture::kGptNeox, "gpt_neox"}};
+    {LmArchitecture::kGpt2, "gpt2"},
+    {LmArchitecture::kGptNeox, "gpt_neox"},
+    {LmArchitecture::kLlama, "llama"}};
 LmArchitecture parse_lm_architecture(const std::string& name);  // Error with field "arch"
 const char* to_string(LmArchitecture architecture);
 
@@ -27,7 +29,8 @@ const char* to_string(LmArchitecture architecture);
 std::optional<LmArchitecture> lm_architecture_of_config(const std::string& text,
                                                         const std::string& name);
 // Read off the tensor names: gpt_neox.embed_in.weight → GPT-NeoX, wte.weight (optionally
-// "transformer."-prefixed) → GPT-2; Error when neither is there.
+// "transformer."-prefixed) → GPT-2, model.embed_tokens.weight → Llama; Error when none is
+// there.
 LmArchitecture lm_architecture_of_checkpoint(const SafetensorsHeader& header,
                                              const std::string& name);
 

@@ -1,5 +1,5 @@
 // The sizes every decoder-only language model of the family has, one struct that each
-// architecture's config holds (GPT-2's, GPT-NeoX's; the Llama family's to come) so the code
+// architecture's config holds (GPT-2's, GPT-NeoX's, Llama's) so the code
 // that reads, checks and shows them is written once. config.json spells them the
 // architecture's own way (GPT-2's n_embd is GPT-NeoX's hidden_size): LmDimKeys carries those
 // spellings, which the config's reading and writing, its error messages and the wasm config

@@ -59,6 +59,12 @@ void add_norm(LmTensorLayout& layout, const std::string& name, StoredTensor& wei
               StoredTensor& bias, std::size_t width);
 void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
                 StoredTensor& bias, std::size_t in, std::size_t out);
+// The same without a bias (Llama's projections), and an RMSNorm's lone "<name>.weight" gain
+// (width,), 1 at init.
+void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+                std::size_t in, std::size_t out);
+void add_gain(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
+              std::size_t width);
 
 // "a GPT-2 with n_layer 12": what an unexpected name is not part of.
 std::string lm_layers_note(const LmTensorLayout& layout);

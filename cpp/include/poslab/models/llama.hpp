@@ -1,0 +1,151 @@
+// The Llama family (Llama 2 / 3.x, SmolLM2, TinyLlama) as Hugging Face's `llama`
+// (modeling_llama.py) computes it, on the family's decoder skeleton. Shapes: T tokens,
+// E = hidden_size, H = num_attention_heads, K = num_key_value_heads (H/K query heads share one
+// key/value head: GQA, MQA at K = 1), d = head_dim (config's, else E/H), I = intermediate_size,
+// V = vocab_size, N = num_hidden_layers.
+//   x = embed_tokens[tok]                                                   (T, E)
+//   per layer: a = input_layernorm(x)                       RMSNorm: a/√(mean(a²) + eps)·γ
+//              q = q_proj(a) (T, H·d), k = k_proj(a), v = v_proj(a) (T, K·d)
+//              RoPE on q and k over the whole head (rotate_half pairs = RopeStyle::kNeox,
+//              θ_i = rope_theta^(−2i/d), the config's rope_scaling if any); k and v repeated
+//              to H heads (repeat_kv: query head h reads kv head h / (H/K)); causal, scale 1/√d
+//              h = x + o_proj(attention)                                   (T, E)
+//              x = h + down_proj(silu(gate_proj(m)) · up_proj(m)),  m = post_attention_layernorm(h)
+//   logits = norm(x) · lm_headᵀ                  lm_head = embed_tokens when tie_word_embeddings
+// Weights are torch Linear (out, in), no biases unless attention_bias (q, k, v and o_proj).
+//
+// Length and memory as GPT-NeoX's (gpt_neox.hpp): up to kMaxLlamaTokens, the losses reduced a
+// panel of the vocabulary at a time, every large tensor checked against the element cap first.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poslab/base/precision.hpp"
+#include "poslab/base/tensor.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_dims.hpp"
+#include "poslab/models/lm_layer_trace.hpp"
+#include "poslab/models/lm_weights.hpp"
+#include "poslab/positions/rope.hpp"
+
+namespace poslab {
+
+// The longest sequence the forward pass takes: where the core's RoPE angles stay within 1e-5
+// (ARCHITECTURE.md §4), as GPT-NeoX's.
+inline constexpr std::size_t kMaxLlamaTokens = 65536;
+
+struct LlamaWeights;
+
+struct LlamaConfig {
+  using Weights = LlamaWeights;  // for the shared templates of lm_weights.hpp
+  // vocab_size, max_position_embeddings (the trained context), hidden_size, num_hidden_layers,
+  // num_attention_heads (kDimKeys): SmolLM2-135M's by default.
+  LmDims dims{49152, 8192, 576, 30, 9};
+  static constexpr LmDimKeys kDimKeys{"vocab_size", "max_position_embeddings", "hidden_size",
+                                      "num_hidden_layers", "num_attention_heads"};
+  long long num_key_value_heads = 3;  // K, which divides H
+  long long explicit_head_dim = 0;    // config.json's head_dim; 0: E/H
+  long long intermediate_size = 1536;
+  double rope_theta = 100000.0;
+  double rms_norm_eps = 1e-5;
+  bool tie_word_embeddings = true;
+  bool attention_bias = false;
+  // config.json's rope_scaling, read as GPT-NeoX's (lm_config.hpp's read_rope_scaling).
+  RopeScaling rope_scaling = RopeScaling::kNone;
+  double rope_factor = 1.0;
+  long long rope_original_length = 0;  // 0: the top-level original_max_position_embeddings's
+  long long original_max_position_embeddings = 0;                  // top level (legacy); 0: absent
+  double rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;  // llama3
+  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
+
+  // "smollm2-135m": 49152, 576, 30 layers, 9 heads, 3 kv heads, I 1536, tied.
+  static LlamaConfig smollm2_135m();
+  static LlamaConfig preset(const std::string& name);
+  // Hugging Face config.json text (model_type "llama" when present). Required: vocab_size,
+  // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size. Optional with
+  // transformers' defaults: num_key_value_heads (H), head_dim (E/H), max_position_embeddings
+  // 2048, rope_theta 10000, rms_norm_eps 1e-6, tie_word_embeddings false, attention_bias false,
+  // rope_scaling (linear, dynamic, yarn, llama3; "type" or "rope_type"),
+  // original_max_position_embeddings. Refused, naming the key: hidden_act other than "silu",
+  // mlp_bias true, pretraining_tp other than 1, partial_rotary_factor other than 1, a
+  // rope_scaling this core does not compute. Other keys (dropout, token ids, ...) do not
+  // change the forward pass and are ignored. `name` labels errors.
+  static LlamaConfig from_json(const std::string& text, const std::string& name);
+  // The config.json that from_json reads back to this config (model_type "llama").
+  std::string to_json() const;
+
+  // Throws unless every size is positive, H divides E, K divides H, d is even, eps, θ and the
+  // scaling are valid and the parameter count is within kMaxLlamaParameters.
+  void validate() const;
+  std::uint64_t parameter_count() const;
+  long long head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : dims.head_dim(); }
+  // The rotation of q and k: neox pairs over the whole head, rope_theta, the scaling. Its
+  // original length N: max_position_embeddings for dynamic (transformers' dynamic NTK divides
+  // by it), else rope_scaling's original_max_position_embeddings, the top-level one, or
+  // max_position_embeddings, in that order.
+  RopeOptions rope() const;
+};
+
+inline constexpr std::uint64_t kMaxLlamaParameters = std::uint64_t{8} * kMaxElements;
+
+// Every weight keeps the dtype its checkpoint stored (random init is F32). The biases exist
+// only with attention_bias.
+struct LlamaLayer {
+  StoredTensor input_layernorm_weight, post_attention_layernorm_weight;  // (E,)
+  StoredTensor q_proj_weight, q_proj_bias;                               // (H·d, E), (H·d,)
+  StoredTensor k_proj_weight, k_proj_bias;                               // (K·d, E), (K·d,)
+  StoredTensor v_proj_weight, v_proj_bias;                               // (K·d, E), (K·d,)
+  StoredTensor o_proj_weight, o_proj_bias;                               // (E, H·d), (E,)
+  StoredTensor gate_proj_weight, up_proj_weight;                         // (I, E)
+  StoredTensor down_proj_weight;                                         // (E, I)
+};
+
+struct LlamaWeights {
+  LlamaConfig config;
+  StoredTensor embed_tokens;  // (V, E)
+  std::vector<LlamaLayer> layers;
+  StoredTensor norm_weight;  // (E,)
+  StoredTensor lm_head;      // (V, E); empty when tied
+  // The vocabulary matrix of the head: lm_head, or embed_tokens when tied.
+  const StoredTensor& head() const { return config.tie_word_embeddings ? embed_tokens : lm_head; }
+  std::uint64_t bytes() const;
+};
+
+// Hugging Face's names ("model.embed_tokens.weight", "model.layers.0.self_attn.q_proj.weight",
+// ..., "model.norm.weight", "lm_head.weight" unless tied), shapes and inits for the shared
+// loader. Skipped: the rotary buffers older checkpoints saved
+// (model.layers.N.self_attn.rotary_emb.inv_freq for a layer the config has) and, when tied,
+// an lm_head.weight the file carries anyway (transformers ties it to embed_tokens).
+LmTensorLayout lm_tensor_layout(LlamaWeights& weights, LmLayers layers);
+
+using LlamaLoader = LmLoader<LlamaWeights>;
+
+LlamaWeights llama_weights_from_bytes(const std::string& bytes, const LlamaConfig& config,
+                                      const std::string& name);
+LlamaWeights load_llama_weights(const std::string& path, const LlamaConfig& config);
+
+struct LlamaResult {
+  TensorF logits;                    // (T, V) when options.logits
+  TensorF losses;                    // (T−1,) when options.loss_by_position
+  std::vector<LmLayerTrace> layers;  // N entries when traced (norm statistics of the inputs)
+  std::vector<std::int32_t> top_ids;
+  std::vector<float> top_probs;
+};
+
+struct LlamaOptions {
+  Precision precision = Precision::kFloat;
+  bool trace = false;
+  bool logits = true;
+  bool loss_by_position = false;
+  long long top_k = 10;
+  std::optional<RopeOptions> rope;  // the config's (config.rope()) when empty
+};
+
+// tokens: 1 <= T <= kMaxLlamaTokens ids, each in [0, V); sizes checked before any work.
+LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long long>& tokens,
+                          const LlamaOptions& options = {});
+
+}  // namespace poslab

@@ -1,0 +1,113 @@
+// The Llama forward pass over one sequence, on the family's decoder skeleton (decoder.hpp) with
+// the Llama family's own ops: RMSNorm, separate q/k/v projections with grouped-query heads,
+// and the SwiGLU MLP; the products in either precision (model_ops.hpp). Tensors between steps
+// are float32 in both.
+// Shapes: T tokens, E width, H query heads, K kv heads, d head width, I MLP width, V vocabulary.
+#include "poslab/models/llama.hpp"
+
+#include "models/decoder.hpp"
+#include "models/model_ops.hpp"
+#include "models/vocabulary_head.hpp"
+#include "poslab/models/lm.hpp"
+
+namespace poslab {
+namespace {
+
+// torch's Linear, its bias when the checkpoint has one (attention_bias).
+TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, Precision precision,
+               const char* what) {
+  return model::linear(x, w, b.size() > 0 ? &b : nullptr, model::Layout::kOutIn, precision, what);
+}
+
+// Causal self-attention of one layer: q (H heads), k and v (K heads) projected separately,
+// q and k rotated, k and v repeated to H heads, heads merged (T, H·d) and projected by o_proj.
+TensorF self_attention(const TensorF& a, const LlamaLayer& layer, std::size_t H, std::size_t K,
+                       const RopeOptions& rope, Precision precision, TensorF* weights) {
+  const TensorF q = linear(a, layer.q_proj_weight, layer.q_proj_bias, precision, "q (T, H·d)");
+  const TensorF k = linear(a, layer.k_proj_weight, layer.k_proj_bias, precision, "k (T, K·d)");
+  const TensorF v = linear(a, layer.v_proj_weight, layer.v_proj_bias, precision, "v (T, K·d)");
+  model::Heads heads{model::heads_of(q, H, "q (H, T, d)"), model::heads_of(k, K, "k (K, T, d)"),
+                     model::heads_of(v, K, "v (K, T, d)")};
+  model::rotate(heads, rope, precision);  // k rotated before it is repeated: K heads of work
+  heads.k = model::repeat_heads(heads.k, H / K);
+  heads.v = model::repeat_heads(heads.v, H / K);
+  const TensorF merged = model::causal_attention(heads, nullptr, precision, weights);
+  return linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
+}
+
+// down_proj(silu(gate_proj(m)) · up_proj(m)): (T, E) → (T, I) → (T, E).
+TensorF mlp(const TensorF& m, const LlamaLayer& layer, Precision precision) {
+  TensorF gate = model::linear(m, layer.gate_proj_weight, nullptr, model::Layout::kOutIn, precision,
+                               "MLP gate (T, I)");
+  const TensorF up = model::linear(m, layer.up_proj_weight, nullptr, model::Layout::kOutIn,
+                                   precision, "MLP up (T, I)");
+  model::swiglu(gate, up, precision);
+  return model::linear(gate, layer.down_proj_weight, nullptr, model::Layout::kOutIn, precision,
+                       "MLP output (T, E)");
+}
+
+// Every large tensor the pass will allocate, against the element cap, before any work.
+void check_sizes(const LlamaConfig& c, std::size_t T, const LlamaOptions& options) {
+  const std::size_t H = std::size_t(c.dims.heads), d = std::size_t(c.head_dim());
+  checked_numel({T, H * d}, "q (T, H·d)");
+  checked_numel({H, T, d}, "repeated kv heads (H, T, d)");
+  checked_numel({T, std::size_t(c.intermediate_size)}, "MLP hidden (T, I)");
+  model::check_output_sizes(T, std::size_t(c.dims.vocab_size), std::size_t(c.dims.layers), H,
+                            options.logits, options.trace);
+}
+
+}  // namespace
+
+LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long long>& tokens,
+                          const LlamaOptions& options) {
+  check_lm_weights(weights);
+  const LlamaConfig& c = weights.config;
+  model::check_tokens(tokens, c.dims.vocab_size, kMaxLlamaTokens, "Llama",
+                      "the limit of " + std::to_string(kMaxLlamaTokens) +
+                          " (RoPE angles are exact to 1e-5 up to there)");
+  require(options.top_k >= 0, "topK", "top_k must be non-negative");
+  require(options.logits || options.loss_by_position, "logits",
+          "ask for the logits, the loss by position or both");
+  const std::size_t T = tokens.size(), E = std::size_t(c.dims.width);
+  const std::size_t H = std::size_t(c.dims.heads), K = std::size_t(c.num_key_value_heads);
+  const RopeOptions rope = options.rope ? *options.rope : c.rope();
+  // A bad rotation fails here, before any work, with its field.
+  rope_frequencies(c.head_dim(), rope, static_cast<long long>(T));
+  if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(c.dims.vocab_size));
+  check_sizes(c, T, options);
+  const double eps = c.rms_norm_eps;
+  const Precision precision = options.precision;
+  LlamaResult result;
+
+  // x[t] = embed_tokens[token t]                                             (T, E)
+  TensorF x({T, E}, "residual stream (T, E)");
+  for (std::size_t t = 0; t < T; ++t) {
+    weights.embed_tokens.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
+  }
+
+  const auto layer_of = [&](std::size_t i) {
+    const LlamaLayer* layer = &weights.layers[i];
+    return model::DecoderLayer{
+        model::rms_norm_op(layer->input_layernorm_weight, eps),
+        model::rms_norm_op(layer->post_attention_layernorm_weight, eps),
+        [layer, H, K, &rope, precision](const TensorF& a, TensorF* w) {
+          return self_attention(a, *layer, H, K, rope, precision, w);
+        },
+        [layer, precision](const TensorF& m) { return mlp(m, *layer, precision); },
+        model::Residual::kSequential};
+  };
+  x = model::decoder_layers(std::move(x), weights.layers.size(), layer_of,
+                            options.trace ? &result.layers : nullptr);
+
+  const TensorF final_x = model::rms_norm(x, weights.norm_weight, eps);
+  model::VocabularyOutputs head =
+      model::vocabulary_head(final_x, weights.head(), tokens, precision, options.logits,
+                             options.loss_by_position, options.top_k);
+  result.logits = std::move(head.logits);
+  result.losses = std::move(head.losses);
+  result.top_ids = std::move(head.top.ids);
+  result.top_probs = std::move(head.top.probs);
+  return result;
+}
+
+}  // namespace poslab

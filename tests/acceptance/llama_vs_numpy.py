@@ -1,0 +1,235 @@
+"""Acceptance check: `poslab lm` on Llama checkpoints against an independent float64 NumPy
+forward pass.
+
+Usage: python3 llama_vs_numpy.py PATH/TO/poslab
+The model below is written from Hugging Face's modeling_llama.py (LlamaRMSNorm, LlamaMLP with
+silu, LlamaAttention with repeat_kv for grouped-query heads and rotate_half over the whole
+head, q/k/v/o biases when attention_bias, lm_head tied to embed_tokens when
+tie_word_embeddings) and the RoPE scalings from modeling_rope_utils.py (linear, dynamic NTK,
+YaRN, llama3), not from the C++ core. The checkpoint is a tiny random one written here byte
+by byte (safetensors: an 8-byte little-endian header length, the JSON header, the raw
+little-endian tensors), with its config.json.
+Tolerance: |got - ref| <= 1e-4 * max |ref| for the float path's logits (it accumulates in
+float32) and for the losses by position; 1e-5 * max |ref| for `--precision double`.
+"""
+
+import json
+import math
+import struct
+import sys
+
+import numpy as np
+
+from cli_runner import ScratchCli
+
+CLI = ScratchCli(sys.argv[1], "poslab-llama-")
+path, run = CLI.path, CLI.run
+TOL = {"float": 1e-4, "double": 1e-5}
+results = {"passed": 0, "failed": 0}
+
+
+def check(label, got, ref, tol):
+    bound = tol * np.max(np.abs(ref))
+    worst = float(np.max(np.abs(got.astype(np.float64) - ref))) if got.shape == ref.shape else None
+    if worst is not None and worst <= bound:
+        results["passed"] += 1
+        print(f"ok    {label}: max |diff| {worst:.2e} <= {bound:.2e}")
+    else:
+        results["failed"] += 1
+        print(f"FAIL  {label}: shape {got.shape} vs {ref.shape}, max |diff| {worst} > {bound:.2e}")
+
+
+def write_safetensors(name, tensors, dtype):
+    header, blobs, offset = {}, [], 0
+    for key, value in tensors.items():
+        data = np.ascontiguousarray(value, dtype=np.float16 if dtype == "F16" else "<f4").tobytes()
+        header[key] = {"dtype": dtype, "shape": list(value.shape),
+                       "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    with open(path(name), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    return path(name)
+
+
+def head_dim(config):
+    return config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+
+
+def random_model(config, rng):
+    V, E, I = config["vocab_size"], config["hidden_size"], config["intermediate_size"]
+    H, K, d = config["num_attention_heads"], config["num_key_value_heads"], head_dim(config)
+    bias = config.get("attention_bias", False)
+    w = {"model.embed_tokens.weight": rng.uniform(-1, 1, (V, E))}
+    for n in range(config["num_hidden_layers"]):
+        p = f"model.layers.{n}."
+        w[p + "input_layernorm.weight"] = rng.uniform(0.5, 1.5, E)
+        for name, rows in (("q_proj", H * d), ("k_proj", K * d), ("v_proj", K * d)):
+            w[p + f"self_attn.{name}.weight"] = rng.uniform(-0.3, 0.3, (rows, E))
+            if bias:
+                w[p + f"self_attn.{name}.bias"] = rng.uniform(-0.2, 0.2, rows)
+        w[p + "self_attn.o_proj.weight"] = rng.uniform(-0.2, 0.2, (E, H * d))
+        if bias:
+            w[p + "self_attn.o_proj.bias"] = rng.uniform(-0.1, 0.1, E)
+        w[p + "mlp.gate_proj.weight"] = rng.uniform(-0.3, 0.3, (I, E))
+        w[p + "mlp.up_proj.weight"] = rng.uniform(-0.3, 0.3, (I, E))
+        w[p + "mlp.down_proj.weight"] = rng.uniform(-0.2, 0.2, (E, I))
+        w[p + "post_attention_layernorm.weight"] = rng.uniform(0.5, 1.5, E)
+        # A buffer older checkpoints carry: ignored by the loader.
+        w[p + "self_attn.rotary_emb.inv_freq"] = np.zeros(d // 2)
+    w["model.norm.weight"] = rng.uniform(0.5, 1.5, E)
+    if not config["tie_word_embeddings"]:
+        w["lm_head.weight"] = rng.uniform(-0.5, 0.5, (V, E))
+    return w
+
+
+def rms_norm(x, g, eps):  # LlamaRMSNorm
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g
+
+
+def silu(x):
+    return x / (1.0 + np.exp(-x))
+
+
+def rope_parameters(config, T):
+    """inv_freq and attention_factor as modeling_rope_utils' ROPE_INIT_FUNCTIONS compute them
+    for a sequence of T positions (dynamic NTK reads T)."""
+    d, base = head_dim(config), config.get("rope_theta", 10000.0)
+    inv_freq = 1.0 / base ** (np.arange(0, d, 2) / d)
+    s = config.get("rope_scaling")
+    if not s:
+        return inv_freq, 1.0
+    kind, f = s.get("rope_type", s.get("type")), s["factor"]
+    P = config["max_position_embeddings"]
+    original = s.get("original_max_position_embeddings") or \
+        config.get("original_max_position_embeddings") or P
+    if kind == "linear":
+        return inv_freq / f, 1.0
+    if kind == "dynamic":  # the base grows once the sequence passes max_position_embeddings
+        S = max(T, P)
+        base = base * ((f * S / P) - (f - 1)) ** (d / (d - 2))
+        return 1.0 / base ** (np.arange(0, d, 2) / d), 1.0
+    if kind == "yarn":
+        beta_fast, beta_slow = s.get("beta_fast", 32), s.get("beta_slow", 1)
+
+        def correction_dim(rotations):
+            return d * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+        low = max(math.floor(correction_dim(beta_fast)), 0)
+        high = min(math.ceil(correction_dim(beta_slow)), d - 1)
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+        extrapolation = 1 - ramp
+        inv = inv_freq / f * (1 - extrapolation) + inv_freq * extrapolation
+        return inv, 0.1 * math.log(f) + 1.0
+    if kind == "llama3":
+        low_ff, high_ff = s["low_freq_factor"], s["high_freq_factor"]
+        low_wavelen, high_wavelen = original / low_ff, original / high_ff
+        wavelen = 2 * math.pi / inv_freq
+        inv = np.where(wavelen > low_wavelen, inv_freq / f, inv_freq)
+        smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
+        smoothed = (1 - smooth) * inv / f + smooth * inv
+        medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+        return np.where(medium, smoothed, inv), 1.0
+    raise ValueError(kind)
+
+
+def forward(w, config, tokens):
+    E, H, K = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
+    d, eps, T = head_dim(config), config["rms_norm_eps"], len(tokens)
+    inv_freq, attention_factor = rope_parameters(config, T)
+    angles = np.arange(T)[:, None] * inv_freq[None, :]                    # (T, d/2)
+    cos = np.concatenate([np.cos(angles)] * 2, -1) * attention_factor     # (T, d)
+    sin = np.concatenate([np.sin(angles)] * 2, -1) * attention_factor
+
+    def rope(x):  # (heads, T, d): x*cos + rotate_half(x)*sin
+        return x * cos + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * sin
+
+    def proj(x, name):
+        y = x @ w[name + ".weight"].T
+        return y + w[name + ".bias"] if name + ".bias" in w else y
+
+    x = w["model.embed_tokens.weight"][tokens]
+    causal = np.triu(np.ones((T, T), bool), 1)
+    for n in range(config["num_hidden_layers"]):
+        p = f"model.layers.{n}."
+        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q = proj(a, p + "self_attn.q_proj").reshape(T, H, d).transpose(1, 0, 2)
+        k = proj(a, p + "self_attn.k_proj").reshape(T, K, d).transpose(1, 0, 2)
+        v = proj(a, p + "self_attn.v_proj").reshape(T, K, d).transpose(1, 0, 2)
+        q, k = rope(q), rope(k)
+        k, v = np.repeat(k, H // K, axis=0), np.repeat(v, H // K, axis=0)  # repeat_kv
+        scores = q @ k.transpose(0, 2, 1) * d ** -0.5
+        scores[:, causal] = -np.inf
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        weights /= weights.sum(-1, keepdims=True)
+        merged = (weights @ v).transpose(1, 0, 2).reshape(T, H * d)
+        h = x + proj(merged, p + "self_attn.o_proj")
+        m = rms_norm(h, w[p + "post_attention_layernorm.weight"], eps)
+        gate, up = m @ w[p + "mlp.gate_proj.weight"].T, m @ w[p + "mlp.up_proj.weight"].T
+        x = h + (silu(gate) * up) @ w[p + "mlp.down_proj.weight"].T
+    head = w["model.embed_tokens.weight" if config["tie_word_embeddings"] else "lm_head.weight"]
+    return rms_norm(x, w["model.norm.weight"], eps) @ head.T
+
+
+def losses(logits, tokens):
+    m = logits.max(-1, keepdims=True)
+    logp = logits - m - np.log(np.exp(logits - m).sum(-1, keepdims=True))
+    return -logp[np.arange(len(tokens) - 1), tokens[1:]]
+
+
+def case(label, config, dtype, tokens, rng, flags=(), ref_config=None):
+    """`flags` are extra `poslab lm` options; `ref_config` the config the reference computes
+    when they change it (--rope-scaling replacing the file's rope_scaling)."""
+    w = random_model(config, rng)
+    if dtype == "F16":  # the checkpoint holds the half-rounded values
+        w = {k: v.astype(np.float16).astype(np.float64) for k, v in w.items()}
+    weights = write_safetensors(label + ".safetensors", w, dtype)
+    with open(path(label + ".json"), "w") as f:
+        json.dump(config, f)
+    np.save(path(label + "-ids.npy"), np.array(tokens, np.int64))
+    ref = forward(w, ref_config or config, np.array(tokens))
+    for precision in ("float", "double"):
+        out = path(f"{label}-{precision}.npy")
+        run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens",
+            ",".join(map(str, tokens)), "--precision", precision, *flags, "-o", out)
+        check(f"{label} logits ({precision})", np.load(out), ref, TOL[precision])
+    out = path(label + "-loss.npy")
+    run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens-file",
+        path(label + "-ids.npy"), "--loss-by-position", *flags, "-o", out)
+    check(f"{label} loss by position", np.load(out), losses(ref, np.array(tokens)), TOL["float"])
+
+
+def main():
+    rng = np.random.default_rng(29)
+    base = {"model_type": "llama", "vocab_size": 97, "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 96,
+            "max_position_embeddings": 16, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
+            "hidden_act": "silu", "tie_word_embeddings": False}
+    tokens = [int(t) for t in rng.integers(0, 97, 12)]
+    long_tokens = [int(t) for t in rng.integers(0, 97, 40)]  # past max_position_embeddings
+    case("gqa-untied-f32", base, "F32", tokens, rng)
+    case("mqa-tied-f16", {**base, "num_key_value_heads": 1, "tie_word_embeddings": True},
+         "F16", tokens, rng)
+    case("mha-head-dim-bias", {**base, "num_key_value_heads": 4, "head_dim": 8,
+                               "attention_bias": True}, "F32", tokens, rng)
+    case("linear-legacy-type", {**base, "rope_scaling": {"type": "linear", "factor": 2.0}},
+         "F32", tokens, rng)
+    case("dynamic-long", {**base, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}},
+         "F32", long_tokens, rng)
+    case("yarn-long", {**base, "max_position_embeddings": 32, "rope_scaling": {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8}},
+         "F32", long_tokens, rng)
+    case("llama3-long", {**base, "rope_theta": 500000.0, "rope_scaling": {
+        "rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8,
+        "low_freq_factor": 1.0, "high_freq_factor": 4.0}}, "F32", long_tokens, rng)
+    case("cli-linear-flag", base, "F32", tokens, rng,
+         flags=("--rope-scaling", "linear", "--rope-factor", "2"),
+         ref_config={**base, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
+
+
+main()

@@ -1,0 +1,456 @@
+// Llama forward pass of tiny random models (2 layers, vocabulary 97, 16 trained positions;
+// grouped-query heads (4 query heads over 2 kv heads), multi-query (1 kv head) and multi-head
+// with an explicit head_dim and attention biases; tied and untied heads; F32 and F16 weights)
+// saved to .safetensors and loaded back, against the naive double reference of
+// llama_reference.hpp; float against double; every RoPE scaling the config can name; the loss
+// by position; bad checkpoints and configs refused naming their tensor or key.
+#include "poslab/models/llama.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "llama_reference.hpp"
+#include "lm_fixture.hpp"
+#include "poslab/models/lm.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using poslab::Error;
+using poslab::LlamaConfig;
+using poslab::LlamaOptions;
+using poslab::Precision;
+using poslab::TensorF;
+
+constexpr std::size_t V = 97, P = 16, E = 48, N = 2, I = 80;
+
+// Grouped-query heads by default: H = 4 query heads of width 12 over K = 2 kv heads.
+LlamaConfig tiny_config(long long heads = 4, long long kv_heads = 2, bool tied = false,
+                        long long head_dim = 0, bool bias = false) {
+  LlamaConfig c;
+  c.dims = {(long long)V, (long long)P, (long long)E, (long long)N, heads};
+  c.num_key_value_heads = kv_heads;
+  c.explicit_head_dim = head_dim;
+  c.intermediate_size = I;
+  c.rope_theta = 10000.0;
+  c.rms_norm_eps = 1e-5;
+  c.tie_word_embeddings = tied;
+  c.attention_bias = bias;
+  return c;
+}
+
+llama_ref::Config ref_config(const LlamaConfig& c) {
+  return {std::size_t(c.dims.vocab_size),
+          std::size_t(c.dims.width),
+          std::size_t(c.dims.layers),
+          std::size_t(c.dims.heads),
+          std::size_t(c.num_key_value_heads),
+          std::size_t(c.head_dim()),
+          std::size_t(c.intermediate_size),
+          c.rms_norm_eps,
+          c.tie_word_embeddings};
+}
+
+// The checkpoint written out name by name (not from the core's list), with gains away from 1
+// so that every parameter moves the result.
+llama_ref::Weights tiny_checkpoint(const LlamaConfig& c, std::uint64_t seed) {
+  llama_ref::Weights t;
+  std::uint64_t s = seed * 1000;
+  const auto put = [&](const std::string& name, ref::Shape shape, double lo, double hi) {
+    t[name] = ref::random_tensor(std::move(shape), ++s, lo, hi);
+  };
+  const std::size_t d = std::size_t(c.head_dim()), Q = std::size_t(c.dims.heads) * d;
+  const std::size_t KV = std::size_t(c.num_key_value_heads) * d;
+  put("model.embed_tokens.weight", {V, E}, -1.0, 1.0);
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    put(p + "input_layernorm.weight", {E}, 0.5, 1.5);
+    put(p + "self_attn.q_proj.weight", {Q, E}, -0.3, 0.3);
+    put(p + "self_attn.k_proj.weight", {KV, E}, -0.3, 0.3);
+    put(p + "self_attn.v_proj.weight", {KV, E}, -0.3, 0.3);
+    put(p + "self_attn.o_proj.weight", {E, Q}, -0.2, 0.2);
+    if (c.attention_bias) {
+      put(p + "self_attn.q_proj.bias", {Q}, -0.2, 0.2);
+      put(p + "self_attn.k_proj.bias", {KV}, -0.2, 0.2);
+      put(p + "self_attn.v_proj.bias", {KV}, -0.2, 0.2);
+      put(p + "self_attn.o_proj.bias", {E}, -0.1, 0.1);
+    }
+    put(p + "mlp.gate_proj.weight", {I, E}, -0.3, 0.3);
+    put(p + "mlp.up_proj.weight", {I, E}, -0.3, 0.3);
+    put(p + "mlp.down_proj.weight", {E, I}, -0.2, 0.2);
+    put(p + "post_attention_layernorm.weight", {E}, 0.5, 1.5);
+  }
+  put("model.norm.weight", {E}, 0.5, 1.5);
+  if (!c.tie_word_embeddings) put("lm_head.weight", {V, E}, -0.5, 0.5);
+  return t;
+}
+
+std::string encode(const llama_ref::Weights& tensors,
+                   poslab::StoredDType dtype = poslab::StoredDType::kF32) {
+  return lm_fixture::encode(tensors, "", dtype);
+}
+
+// The weights as the checkpoint stores them (F16 rounds), for the reference.
+llama_ref::Weights as_stored(llama_ref::Weights t, poslab::StoredDType dtype) {
+  if (dtype == poslab::StoredDType::kF16) {
+    for (auto& [name, tensor] : t) {
+      for (float& v : tensor.data) v = poslab::half_to_float(poslab::float_to_half(v));
+    }
+  }
+  return t;
+}
+
+std::vector<double> iota_positions(std::size_t T) {
+  std::vector<double> p(T);
+  for (std::size_t t = 0; t < T; ++t) p[t] = double(t);
+  return p;
+}
+
+llama_ref::Result reference(const llama_ref::Weights& w, const LlamaConfig& c,
+                            const std::vector<long long>& tokens) {
+  return llama_ref::forward(
+      w, ref_config(c), tokens,
+      ref::rope_freqs(std::size_t(c.head_dim()), c.rope(), (long long)tokens.size()),
+      iota_positions(tokens.size()));
+}
+
+double max_abs(const TensorF& t) {
+  double m = 0;
+  for (float v : t.data) m = std::max(m, double(std::fabs(v)));
+  return m;
+}
+
+// |got − want| <= tol·max|want| everywhere: the float path's acceptance measure.
+::testing::AssertionResult WithinOfLargest(const TensorF& got, const TensorF& want, double tol) {
+  if (got.shape != want.shape) return ::testing::AssertionFailure() << "shapes differ";
+  const double bound = tol * max_abs(want);
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    worst = std::max(worst, std::fabs(double(got.data[i]) - want.data[i]));
+  }
+  if (worst <= bound) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "worst |diff| " << worst << " > " << bound;
+}
+
+const std::vector<long long> kTokens{3, 96, 0, 42, 42, 17, 5, 61, 2, 2, 9, 30, 77, 8};
+
+std::vector<long long> long_tokens(std::size_t T) {
+  std::vector<long long> tokens(T);
+  for (std::size_t t = 0; t < T; ++t) tokens[t] = (long long)((t * 13 + 5) % V);
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Architectures: both precisions against the reference, with the trace.
+
+struct Variant {
+  const char* name;
+  LlamaConfig config;
+  poslab::StoredDType dtype;
+};
+
+// gtest prints a failing parameter with this: the variant's name, not its bytes.
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
+
+class LlamaVariant : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(LlamaVariant, BothPrecisionsMatchTheDoubleReference) {
+  const Variant& v = GetParam();
+  const llama_ref::Weights checkpoint = tiny_checkpoint(v.config, 3);
+  const poslab::LlamaWeights w =
+      poslab::llama_weights_from_bytes(encode(checkpoint, v.dtype), v.config, "m");
+  const llama_ref::Result want = reference(as_stored(checkpoint, v.dtype), v.config, kTokens);
+  LlamaOptions options;
+  options.precision = Precision::kDouble;
+  options.trace = true;
+  const poslab::LlamaResult got = poslab::llama_forward(w, kTokens, options);
+  EXPECT_ALLCLOSE(got.logits, want.logits, ref::kAcceptance);
+  ASSERT_EQ(got.layers.size(), N);
+  for (std::size_t i = 0; i < N; ++i) {
+    lm_ref::expect_layer_close(got.layers[i], want.layers[i], ref::kAcceptance, i);
+  }
+  options.precision = Precision::kFloat;
+  const poslab::LlamaResult fast = poslab::llama_forward(w, kTokens, options);
+  EXPECT_TRUE(WithinOfLargest(fast.logits, got.logits, 1e-4));
+  for (std::size_t i = 0; i < N; ++i) {
+    EXPECT_ALLCLOSE(fast.layers[i].attention, got.layers[i].attention, (ref::Tol{1e-5, 0}));
+  }
+  // The top-k of the last row, from the logits.
+  const float* last = got.logits.ptr() + (kTokens.size() - 1) * V;
+  EXPECT_EQ(got.top_ids.front(), std::max_element(last, last + V) - last);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Llama, LlamaVariant,
+    ::testing::Values(
+        Variant{"GqaUntiedF32", tiny_config(4, 2), poslab::StoredDType::kF32},
+        Variant{"MqaTiedF16", tiny_config(4, 1, true), poslab::StoredDType::kF16},
+        Variant{"MhaHeadDimBias", tiny_config(4, 4, false, 8, true), poslab::StoredDType::kF32},
+        Variant{"GqaTiedHeadDimF32", tiny_config(6, 3, true, 10), poslab::StoredDType::kF32}),
+    [](const ::testing::TestParamInfo<Variant>& info) { return std::string(info.param.name); });
+
+TEST(LlamaHeads, GroupedQueriesShareTheirKvHead) {
+  // With every kv head's weights equal, K = 2 and K = 1 are the same model: what repeat_kv
+  // means. Which kv head a query head reads (h / g) is the reference's to check, in
+  // LlamaVariant, where the kv heads differ.
+  LlamaConfig gqa = tiny_config(4, 2), mqa = tiny_config(4, 1);
+  llama_ref::Weights t = tiny_checkpoint(gqa, 5);
+  llama_ref::Weights one = t;
+  for (std::size_t i = 0; i < N; ++i) {
+    for (const char* part : {".self_attn.k_proj.weight", ".self_attn.v_proj.weight"}) {
+      const std::string name = "model.layers." + std::to_string(i) + part;
+      TensorF& w = t[name];
+      const std::size_t half = w.size() / 2;
+      std::copy_n(w.ptr(), half, w.ptr() + half);  // kv head 1 = kv head 0
+      one[name] = TensorF({half / E, E});
+      std::copy_n(w.ptr(), half, one[name].ptr());
+    }
+  }
+  const auto run = [](const llama_ref::Weights& w, const LlamaConfig& c) {
+    LlamaOptions o;
+    o.precision = Precision::kDouble;
+    return poslab::llama_forward(poslab::llama_weights_from_bytes(encode(w), c, "m"), kTokens, o)
+        .logits;
+  };
+  EXPECT_ALLCLOSE(run(t, gqa), run(one, mqa), ref::kAcceptance);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RoPE scalings named by config.json, against the reference's own frequencies.
+
+TEST(LlamaRope, EveryScalingMatchesTheReferenceInBothPrecisions) {
+  struct Scaling {
+    poslab::RopeScaling kind;
+    double factor;
+    long long original;  // rope_scaling's original_max_position_embeddings, 0: none
+  };
+  const std::vector<long long> tokens = long_tokens(40);  // past the trained 16
+  for (const Scaling s :
+       {Scaling{poslab::RopeScaling::kLinear, 2.0, 0},
+        Scaling{poslab::RopeScaling::kDynamic, 2.0, 0}, Scaling{poslab::RopeScaling::kYarn, 4.0, 8},
+        Scaling{poslab::RopeScaling::kLlama3, 8.0, 8}}) {
+    LlamaConfig c = tiny_config(4, 2);
+    c.rope_theta = 500000.0;
+    c.rope_scaling = s.kind;
+    c.rope_factor = s.factor;
+    c.rope_original_length = s.original;
+    const llama_ref::Weights checkpoint = tiny_checkpoint(c, 7);
+    const poslab::LlamaWeights w = poslab::llama_weights_from_bytes(encode(checkpoint), c, "m");
+    LlamaOptions options;
+    options.precision = Precision::kDouble;
+    const TensorF got = poslab::llama_forward(w, tokens, options).logits;
+    const llama_ref::Result want = reference(checkpoint, c, tokens);
+    EXPECT_ALLCLOSE(got, want.logits, ref::kAcceptance) << poslab::to_string(s.kind);
+    // The scaling changes the model: the unscaled reference is far off.
+    EXPECT_FALSE(ref::AllClose(got, reference(checkpoint, tiny_config(4, 2), tokens).logits,
+                               ref::kAcceptance))
+        << poslab::to_string(s.kind);
+    options.precision = Precision::kFloat;
+    EXPECT_TRUE(WithinOfLargest(poslab::llama_forward(w, tokens, options).logits, got, 1e-4))
+        << poslab::to_string(s.kind);
+  }
+}
+
+TEST(LlamaRope, OriginalLengthFollowsTransformers) {
+  LlamaConfig c = tiny_config();
+  c.rope_scaling = poslab::RopeScaling::kYarn;
+  c.rope_factor = 4.0;
+  EXPECT_EQ(c.rope().original_length, (long long)P);  // max_position_embeddings
+  c.original_max_position_embeddings = 4;             // the top-level key
+  EXPECT_EQ(c.rope().original_length, 4);
+  c.rope_original_length = 8;  // rope_scaling's own wins
+  EXPECT_EQ(c.rope().original_length, 8);
+  c.rope_scaling = poslab::RopeScaling::kDynamic;  // dynamic NTK divides by max_position
+  EXPECT_EQ(c.rope().original_length, (long long)P);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loss, the checkpoint's names.
+
+TEST(LlamaLoss, IsMinusLogSoftmaxOfTheLogits) {
+  const LlamaConfig c = tiny_config();
+  const poslab::LlamaWeights w =
+      poslab::llama_weights_from_bytes(encode(tiny_checkpoint(c, 9)), c, "m");
+  LlamaOptions options;
+  options.logits = false;
+  options.loss_by_position = true;
+  const TensorF losses = poslab::llama_forward(w, kTokens, options).losses;
+  const TensorF want = poslab::next_token_losses(poslab::llama_forward(w, kTokens).logits, kTokens);
+  EXPECT_ALLCLOSE(losses, want, ref::kAcceptance);
+}
+
+void expect_load_refused(const std::string& bytes, const std::string& fragment,
+                         const LlamaConfig& config) {
+  lm_fixture::expect_load_refused(
+      bytes, fragment, [&](const std::string& path) { poslab::load_llama_weights(path, config); });
+}
+
+TEST(LlamaCheckpoint, NamesAsTransformersShipsThem) {
+  const LlamaConfig untied = tiny_config(), tied = tiny_config(4, 2, true);
+  const llama_ref::Weights checkpoint = tiny_checkpoint(untied, 11);
+  const poslab::LlamaWeights w = poslab::llama_weights_from_bytes(encode(checkpoint), untied, "m");
+  const auto named = poslab::lm_named_tensors(w);
+  ASSERT_EQ(named.size(), checkpoint.size());
+  for (const auto& [name, tensor] : named) {
+    EXPECT_EQ(0, std::memcmp(tensor->raw(), checkpoint.at(name).ptr(), tensor->bytes())) << name;
+  }
+  EXPECT_EQ(named.front().first, "model.embed_tokens.weight");
+  EXPECT_EQ(named.back().first, "lm_head.weight");
+  EXPECT_EQ(
+      poslab::lm_architecture_of_checkpoint(
+          poslab::parse_safetensors_header(encode(checkpoint), encode(checkpoint).size(), "m"),
+          "m"),
+      poslab::LmArchitecture::kLlama);
+
+  // Tied: an lm_head.weight in the file is skipped (transformers ties it), as are the rotary
+  // buffers of older checkpoints for a layer the model has.
+  llama_ref::Weights t = checkpoint;
+  t["model.layers.1.self_attn.rotary_emb.inv_freq"] = TensorF({6});
+  const poslab::LlamaWeights tied_w = poslab::llama_weights_from_bytes(encode(t), tied, "m");
+  EXPECT_TRUE(tied_w.lm_head.f32.empty());
+  t.erase("lm_head.weight");
+  EXPECT_EQ(poslab::llama_forward(poslab::llama_weights_from_bytes(encode(t), tied, "m"), kTokens)
+                .logits.data,
+            poslab::llama_forward(tied_w, kTokens).logits.data);
+
+  t = checkpoint;
+  t.erase("lm_head.weight");
+  expect_load_refused(encode(t), "missing tensor 'lm_head.weight'", untied);
+  t = checkpoint;
+  t["model.layers.0.self_attn.k_proj.weight"] = TensorF({E, E});  // a kv head per query head
+  expect_load_refused(encode(t),
+                      "tensor 'model.layers.0.self_attn.k_proj.weight' has shape (48, 48), the "
+                      "config needs (24, 48)",
+                      untied);
+  t = checkpoint;
+  t["model.layers.0.self_attn.q_proj.bias"] = TensorF({E});  // no attention_bias
+  expect_load_refused(encode(t), "unexpected tensor 'model.layers.0.self_attn.q_proj.bias'",
+                      untied);
+  t = checkpoint;
+  t["model.layers.2.self_attn.rotary_emb.inv_freq"] = TensorF({6});  // a layer it lacks
+  expect_load_refused(encode(t), "unexpected tensor 'model.layers.2.self_attn.rotary_emb", untied);
+  t = checkpoint;
+  t["model.norm.weight"].data[3] = NAN;
+  expect_load_refused(encode(t), "tensor 'model.norm.weight' contains NaN", untied);
+  lm_fixture::expect_streamed_load_contract<poslab::LlamaWeights>(
+      encode(checkpoint, poslab::StoredDType::kF16), untied);
+}
+
+TEST(LlamaRandom, IsSeededAndSurvivesASaveAndLoad) {
+  const LlamaConfig c = tiny_config(4, 2, true);
+  const poslab::LlamaWeights a = poslab::lm_random_weights(c, 7);
+  const poslab::LlamaWeights b = poslab::lm_random_weights(c, 7);
+  EXPECT_EQ(a.embed_tokens.f32, b.embed_tokens.f32);
+  EXPECT_NE(a.embed_tokens.f32, poslab::lm_random_weights(c, 8).embed_tokens.f32);
+  const poslab::LlamaWeights loaded = poslab::llama_weights_from_bytes(
+      poslab::encode_safetensors(poslab::lm_named_tensors(a)), c, "r");
+  EXPECT_EQ(poslab::llama_forward(loaded, {1, 2, 3}).logits.data,
+            poslab::llama_forward(a, {1, 2, 3}).logits.data);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configs
+
+// HuggingFaceTB/SmolLM2-135M's config.json as released.
+constexpr const char* kSmolLm2 = R"({
+  "architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+  "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+  "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 9,
+  "num_hidden_layers": 30, "num_key_value_heads": 3, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+  "rope_interleaved": false, "rope_scaling": null, "rope_theta": 100000,
+  "tie_word_embeddings": true, "torch_dtype": "bfloat16", "transformers_version": "4.42.3",
+  "use_cache": true, "vocab_size": 49152})";
+
+TEST(LlamaConfig, SmolLm2FromHuggingFaceJsonAndParameterCounts) {
+  const LlamaConfig c = LlamaConfig::from_json(kSmolLm2, "config.json");
+  EXPECT_EQ(c.to_json(), LlamaConfig::preset("smollm2-135m").to_json());
+  EXPECT_EQ(c.head_dim(), 64);
+  EXPECT_EQ(c.parameter_count(), 134515008u);  // SmolLM2-135M in transformers
+  // TinyLlama-1.1B: 22 layers, 32 heads over 4 kv heads, untied.
+  const LlamaConfig tiny = LlamaConfig::from_json(
+      R"({"vocab_size": 32000, "hidden_size": 2048, "num_hidden_layers": 22,
+          "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 5632})",
+      "c");
+  EXPECT_EQ(tiny.parameter_count(), 1100048384u);
+  EXPECT_EQ(tiny.rope().base, 10000.0);  // transformers' defaults
+  EXPECT_EQ(tiny.rms_norm_eps, 1e-6);
+  EXPECT_EQ(tiny.dims.context, 2048);
+  EXPECT_THROW(LlamaConfig::preset("llama-7b"), Error);
+}
+
+TEST(LlamaConfig, RoundTripsThroughJsonWithItsRopeScaling) {
+  LlamaConfig c = tiny_config(4, 1, true, 8, true);
+  c.rope_scaling = poslab::RopeScaling::kLlama3;
+  c.rope_factor = 8.0;
+  c.rope_original_length = 8;
+  c.rope_high_freq_factor = 2.0;
+  const LlamaConfig back = LlamaConfig::from_json(c.to_json(), "c");
+  EXPECT_EQ(back.to_json(), c.to_json());
+  EXPECT_EQ(back.rope().high_freq_factor, 2.0);
+  EXPECT_EQ(back.head_dim(), 8);
+  // The legacy "type" key and a top-level original_max_position_embeddings.
+  const LlamaConfig legacy = LlamaConfig::from_json(
+      R"({"vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "intermediate_size": 80, "original_max_position_embeddings": 4,
+          "rope_scaling": {"type": "yarn", "factor": 2.0}})",
+      "c");
+  EXPECT_EQ(legacy.rope().scaling, poslab::RopeScaling::kYarn);
+  EXPECT_EQ(legacy.rope().original_length, 4);
+  EXPECT_EQ(legacy.num_key_value_heads, 4);  // absent: one kv head per query head
+}
+
+TEST(LlamaConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
+  const std::string sizes =
+      R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "intermediate_size": 80)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"not json", "not valid JSON"},
+      {R"({"vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2,
+           "num_attention_heads": 4})",
+       "\"intermediate_size\""},
+      {"{" + sizes + R"(, "model_type": "gpt_neox"})", "model_type"},
+      {"{" + sizes + R"(, "num_attention_heads": 5})", "num_attention_heads"},
+      {"{" + sizes + R"(, "num_key_value_heads": 3})", "num_key_value_heads"},
+      {"{" + sizes + R"(, "num_key_value_heads": 0})", "num_key_value_heads"},
+      {"{" + sizes + R"(, "head_dim": 7})", "head_dim"},
+      {"{" + sizes + R"(, "hidden_act": "gelu"})", "hidden_act"},
+      {"{" + sizes + R"(, "mlp_bias": true})", "mlp_bias"},
+      {"{" + sizes + R"(, "pretraining_tp": 2})", "pretraining_tp"},
+      {"{" + sizes + R"(, "partial_rotary_factor": 0.5})", "partial_rotary_factor"},
+      {"{" + sizes + R"(, "rms_norm_eps": -1})", "rms_norm_eps"},
+      {"{" + sizes + R"(, "rope_scaling": {"rope_type": "linear"}})", "\"factor\" is required"},
+      {"{" + sizes + R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8}})",
+       "\"original_max_position_embeddings\" is required for llama3"},
+      {"{" + sizes + R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "longrope"},
+      {"{" + sizes + R"(, "rope_scaling": {"type": "yarn", "rope_type": "linear"}})", "disagree"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    try {
+      LlamaConfig::from_json(text, "config.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(LlamaForward, BadTokensAndOutputsAreRefused) {
+  const LlamaConfig c = tiny_config();
+  const poslab::LlamaWeights w = poslab::lm_random_weights(c, 1);
+  EXPECT_THROW(poslab::llama_forward(w, {}), Error);
+  EXPECT_THROW(poslab::llama_forward(w, {1, (long long)V}), Error);
+  LlamaOptions none;
+  none.logits = false;
+  EXPECT_THROW(poslab::llama_forward(w, {1, 2}, none), Error);
+  poslab::LlamaWeights broken = w;
+  broken.layers.pop_back();
+  EXPECT_THROW(poslab::llama_forward(broken, {1}), Error);
+}
+
+}  // namespace
