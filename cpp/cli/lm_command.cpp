@@ -117,17 +117,19 @@ void run_lm(const LmArgs& a) {
   const LmArchitecture stored = lm_architecture_of_checkpoint(header, a.weights);
   std::optional<LmArchitecture> declared;
   if (!a.config.empty()) declared = lm_architecture_of_config(config_text, a.config);
-  require(!declared || *declared == stored, a.config + " describes a " + to_string(*declared) +
-                                                " model, but " + a.weights + " holds " +
-                                                to_string(stored) + " tensors");
+  require(!declared || lm_checkpoint_family(*declared) == stored,
+          a.config + " describes a " + to_string(*declared) + " model, but " + a.weights +
+              " holds " + to_string(stored) + " tensors");
   const Precision precision = parse_precision(a.precision);
 
   nlohmann::json index;
-  index["architecture"] = to_string(stored);
+  // The Llama family's members share their tensor names: the config tells them apart.
+  const LmArchitecture arch = declared ? *declared : stored;
+  index["architecture"] = to_string(arch);
   index["weights"] = a.weights;
   index["precision"] = to_string(precision);
   index["tokens"] = tokens;
-  if (stored == LmArchitecture::kGpt2) {
+  if (arch == LmArchitecture::kGpt2) {
     if (a.rope.any()) {
       throw UsageError(
           "--rope-* options apply to RoPE models (GPT-NeoX, Llama); " + a.weights +
@@ -146,7 +148,7 @@ void run_lm(const LmArgs& a) {
     write_lm_outputs(a.out,
                      a.loss_by_position ? next_token_losses(result.logits, tokens) : result.logits,
                      a.trace, std::move(index), lm_trace(result));
-  } else if (stored == LmArchitecture::kGptNeox) {
+  } else if (arch == LmArchitecture::kGptNeox) {
     run_rope_model<GptNeoxConfig, GptNeoxOptions>(a, config_text, tokens, precision,
                                                   std::move(index), "GPT-NeoX",
                                                   load_gpt_neox_weights, gpt_neox_forward);
@@ -163,8 +165,8 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
       ->required()
       ->type_name("FILE");
   cmd->add_option("--config", a.config,
-                  "Hugging Face config.json; its model_type (gpt2 | gpt_neox | llama) picks the "
-                  "architecture (required for GPT-NeoX and Llama)")
+                  "Hugging Face config.json; its model_type (gpt2 | gpt_neox | llama | mistral | "
+                  "qwen2 | qwen3) picks the architecture (required but for GPT-2)")
       ->type_name("FILE");
   auto* tokens =
       cmd->add_option("--tokens", a.tokens, "token ids, comma-separated")->type_name("IDS");

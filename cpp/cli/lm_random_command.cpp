@@ -73,7 +73,7 @@ void run_lm_random(const LmRandomArgs& a) {
   } else if (*arch == LmArchitecture::kGptNeox) {
     add_random_checkpoint<GptNeoxConfig>(files, dir, text, a, dtype);
   } else {
-    add_random_checkpoint<LlamaConfig>(files, dir, text, a, dtype);
+    add_random_checkpoint<LlamaConfig>(files, dir, text, a, dtype);  // the Llama family
   }
   files.commit();
 }
@@ -81,12 +81,12 @@ void run_lm_random(const LmRandomArgs& a) {
 void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
   cmd->add_option("--arch", a.arch, "architecture (default: config.json's model_type)")
       ->check(one_of(kLmArchitectureNames, "architecture"));
-  auto* preset =
-      cmd->add_option("--preset", a.preset,
-                      "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
-                      "(gpt_neox); smollm2-135m (llama)")
-          ->check(
-              one_of({"small", "medium", "pythia-70m", "pythia-160m", "smollm2-135m"}, "preset"));
+  auto* preset = cmd->add_option("--preset", a.preset,
+                                 "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
+                                 "(gpt_neox); smollm2-135m (llama); qwen2.5-0.5b (qwen2)")
+                     ->check(one_of({"small", "medium", "pythia-70m", "pythia-160m", "smollm2-135m",
+                                     "qwen2.5-0.5b"},
+                                    "preset"));
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
       ->excludes(preset);

@@ -1,12 +1,15 @@
-"""Acceptance check: `poslab lm` on Llama checkpoints against an independent float64 NumPy
-forward pass.
+"""Acceptance check: `poslab lm` on Llama-family checkpoints (llama, mistral, qwen2, qwen3)
+against an independent float64 NumPy forward pass.
 
 Usage: python3 llama_vs_numpy.py PATH/TO/poslab
 The model below is written from Hugging Face's modeling_llama.py (LlamaRMSNorm, LlamaMLP with
 silu, LlamaAttention with repeat_kv for grouped-query heads and rotate_half over the whole
 head, q/k/v/o biases when attention_bias, lm_head tied to embed_tokens when
-tie_word_embeddings) and the RoPE scalings from modeling_rope_utils.py (linear, dynamic NTK,
-YaRN, llama3), not from the C++ core. The checkpoint is a tiny random one written here byte
+tie_word_embeddings), the members' differences from modeling_qwen2.py (q/k/v biases, no o
+bias), modeling_qwen3.py (q_norm and k_norm over each head before RoPE) and modeling_mistral.py
+with masking_utils.py's sliding window (key j visible to query i when i - W < j <= i; Qwen's
+on the layers its layer_types or max_window_layers make sliding), and the RoPE scalings from
+modeling_rope_utils.py (linear, dynamic NTK, YaRN, llama3), not from the C++ core. The checkpoint is a tiny random one written here byte
 by byte (safetensors: an 8-byte little-endian header length, the JSON header, the raw
 little-endian tensors), with its config.json.
 Tolerance: |got - ref| <= 1e-4 * max |ref| for the float path's logits (it accumulates in
@@ -57,21 +60,46 @@ def head_dim(config):
     return config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
 
 
+def biases(config):
+    """(q/k/v biased, o biased) as each member's attention builds its projections."""
+    if config["model_type"] == "qwen2":
+        return True, False
+    if config["model_type"] == "mistral":
+        return False, False
+    bias = config.get("attention_bias", False)
+    return bias, bias
+
+
+def window_of(config, layer):
+    """The sliding window of a layer, 0 for full causal attention."""
+    if config["model_type"] == "mistral":
+        return config.get("sliding_window") or 0
+    if config["model_type"] in ("qwen2", "qwen3") and config.get("use_sliding_window"):
+        types = config.get("layer_types") or [
+            "sliding_attention" if i >= config.get("max_window_layers", 28) else "full_attention"
+            for i in range(config["num_hidden_layers"])]
+        return config.get("sliding_window", 4096) if types[layer] == "sliding_attention" else 0
+    return 0
+
+
 def random_model(config, rng):
     V, E, I = config["vocab_size"], config["hidden_size"], config["intermediate_size"]
     H, K, d = config["num_attention_heads"], config["num_key_value_heads"], head_dim(config)
-    bias = config.get("attention_bias", False)
+    qkv_bias, o_bias = biases(config)
     w = {"model.embed_tokens.weight": rng.uniform(-1, 1, (V, E))}
     for n in range(config["num_hidden_layers"]):
         p = f"model.layers.{n}."
         w[p + "input_layernorm.weight"] = rng.uniform(0.5, 1.5, E)
         for name, rows in (("q_proj", H * d), ("k_proj", K * d), ("v_proj", K * d)):
             w[p + f"self_attn.{name}.weight"] = rng.uniform(-0.3, 0.3, (rows, E))
-            if bias:
+            if qkv_bias:
                 w[p + f"self_attn.{name}.bias"] = rng.uniform(-0.2, 0.2, rows)
         w[p + "self_attn.o_proj.weight"] = rng.uniform(-0.2, 0.2, (E, H * d))
-        if bias:
+        if o_bias:
             w[p + "self_attn.o_proj.bias"] = rng.uniform(-0.1, 0.1, E)
+        if config["model_type"] == "qwen3":
+            w[p + "self_attn.q_norm.weight"] = rng.uniform(0.5, 1.5, d)
+            w[p + "self_attn.k_norm.weight"] = rng.uniform(0.5, 1.5, d)
         w[p + "mlp.gate_proj.weight"] = rng.uniform(-0.3, 0.3, (I, E))
         w[p + "mlp.up_proj.weight"] = rng.uniform(-0.3, 0.3, (I, E))
         w[p + "mlp.down_proj.weight"] = rng.uniform(-0.2, 0.2, (E, I))
@@ -152,17 +180,22 @@ def forward(w, config, tokens):
         return y + w[name + ".bias"] if name + ".bias" in w else y
 
     x = w["model.embed_tokens.weight"][tokens]
-    causal = np.triu(np.ones((T, T), bool), 1)
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
     for n in range(config["num_hidden_layers"]):
+        W = window_of(config, n)
+        hidden = (j > i) | ((j <= i - W) if W else False)  # causal, and outside the window
         p = f"model.layers.{n}."
         a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
         q = proj(a, p + "self_attn.q_proj").reshape(T, H, d).transpose(1, 0, 2)
         k = proj(a, p + "self_attn.k_proj").reshape(T, K, d).transpose(1, 0, 2)
         v = proj(a, p + "self_attn.v_proj").reshape(T, K, d).transpose(1, 0, 2)
+        if config["model_type"] == "qwen3":  # q_norm, k_norm over each head's d values
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
         q, k = rope(q), rope(k)
         k, v = np.repeat(k, H // K, axis=0), np.repeat(v, H // K, axis=0)  # repeat_kv
         scores = q @ k.transpose(0, 2, 1) * d ** -0.5
-        scores[:, causal] = -np.inf
+        scores[:, hidden] = -np.inf
         weights = np.exp(scores - scores.max(-1, keepdims=True))
         weights /= weights.sum(-1, keepdims=True)
         merged = (weights @ v).transpose(1, 0, 2).reshape(T, H * d)
@@ -225,6 +258,19 @@ def main():
     case("llama3-long", {**base, "rope_theta": 500000.0, "rope_scaling": {
         "rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8,
         "low_freq_factor": 1.0, "high_freq_factor": 4.0}}, "F32", long_tokens, rng)
+    case("qwen2-qkv-bias", {**base, "model_type": "qwen2"}, "F32", tokens, rng)
+    case("qwen2-sliding-layer-1", {**base, "model_type": "qwen2", "use_sliding_window": True,
+                                   "sliding_window": 5, "max_window_layers": 1},
+         "F32", tokens, rng)
+    case("mistral-window-4-f16", {**base, "model_type": "mistral", "sliding_window": 4},
+         "F16", tokens, rng)
+    case("mistral-no-window", {**base, "model_type": "mistral", "sliding_window": None},
+         "F32", tokens, rng)
+    case("qwen3-qk-norm", {**base, "model_type": "qwen3", "head_dim": 24,
+                           "num_key_value_heads": 1, "tie_word_embeddings": True,
+                           "use_sliding_window": True, "sliding_window": 3,
+                           "layer_types": ["sliding_attention", "full_attention"]},
+         "F32", long_tokens, rng)
     case("cli-linear-flag", base, "F32", tokens, rng,
          flags=("--rope-scaling", "linear", "--rope-factor", "2"),
          ref_config={**base, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})

@@ -1,6 +1,7 @@
-// A naive double-precision Llama forward pass for the tests, written from Hugging Face's
+// A naive double-precision Llama-family forward pass for the tests, written from Hugging Face's
 // modeling_llama.py (LlamaRMSNorm, LlamaAttention with repeat_kv, LlamaMLP, LlamaDecoderLayer,
-// LlamaForCausalLM) with plain loops over a name → tensor map — never by calling the core's
+// LlamaForCausalLM), modeling_qwen3.py (q_norm, k_norm before RoPE) and masking_utils.py's
+// sliding window, with plain loops over a name → tensor map — never by calling the core's
 // model code. The rotary frequencies come in from the caller (ref::rope_freqs, written from
 // Hugging Face's rope_type functions), and so do the positions.
 #pragma once
@@ -18,6 +19,7 @@ struct Config {
   std::size_t V, E, N, H, K, d, I;  // K kv heads, d the head width
   double eps;
   bool tied;
+  std::vector<std::size_t> windows;  // per layer, 0: full causal; empty: none slide
 };
 
 struct Result {
@@ -67,6 +69,11 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
     Mat q = linear(a, T, w, p + "self_attn.q_proj");  // (T, H·d)
     Mat k = linear(a, T, w, p + "self_attn.k_proj");  // (T, K·d)
     const Mat v = linear(a, T, w, p + "self_attn.v_proj");
+    // qwen3: RMSNorm over each head's d values (q_norm, k_norm) when the checkpoint has them.
+    if (w.count(p + "self_attn.q_norm.weight")) {
+      q = lm_ref::rms_norm(q, T * H, d, w.at(p + "self_attn.q_norm.weight"), c.eps);
+      k = lm_ref::rms_norm(k, T * K, d, w.at(p + "self_attn.k_norm.weight"), c.eps);
+    }
     for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t h = 0; h < H; ++h)
         lm_ref::rotate_half(&q[(t * H + h) * d], positions[t], freqs);
@@ -78,7 +85,8 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
     const auto kh = [&](std::size_t t, std::size_t h) { return &k[(t * K + h / g) * d]; };
     const auto vh = [&](std::size_t t, std::size_t h) { return &v[(t * K + h / g) * d]; };
     const auto no_bias = [](std::size_t, std::size_t, std::size_t) { return 0.0; };
-    const Mat merged = lm_ref::causal_attention(T, H, d, qh, kh, vh, no_bias, L.attention);
+    const std::size_t window = n < c.windows.size() ? c.windows[n] : 0;
+    const Mat merged = lm_ref::causal_attention(T, H, d, qh, kh, vh, no_bias, L.attention, window);
     const Mat attn = linear(merged, T, w, p + "self_attn.o_proj");
     Mat h(T * E), next(T * E);
     for (std::size_t i = 0; i < T * E; ++i) h[i] = x[i] + attn[i];

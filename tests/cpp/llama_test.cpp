@@ -1,6 +1,7 @@
-// Llama forward pass of tiny random models (2 layers, vocabulary 97, 16 trained positions;
-// grouped-query heads (4 query heads over 2 kv heads), multi-query (1 kv head) and multi-head
-// with an explicit head_dim and attention biases; tied and untied heads; F32 and F16 weights)
+// Llama-family forward pass of tiny random models (2 layers, vocabulary 97, 16 trained
+// positions; grouped-query heads (4 query heads over 2 kv heads), multi-query (1 kv head) and
+// multi-head with an explicit head_dim and attention biases; tied and untied heads; F32 and F16
+// weights; qwen2's q/k/v biases, mistral's sliding window, qwen3's q/k norms with a sliding layer)
 // saved to .safetensors and loaded back, against the naive double reference of
 // llama_reference.hpp; float against double; every RoPE scaling the config can name; the loss
 // by position; bad checkpoints and configs refused naming their tensor or key.
@@ -44,6 +45,15 @@ LlamaConfig tiny_config(long long heads = 4, long long kv_heads = 2, bool tied =
   return c;
 }
 
+// A member of the family: its model_type, and a sliding window W on the layers `sliding` marks.
+LlamaConfig member(LlamaConfig c, poslab::LmArchitecture type, long long window = 0,
+                   std::vector<bool> sliding = {}) {
+  c.model_type = type;
+  c.sliding_window = window;
+  c.sliding_layers = std::move(sliding);
+  return c;
+}
+
 llama_ref::Config ref_config(const LlamaConfig& c) {
   return {std::size_t(c.dims.vocab_size),
           std::size_t(c.dims.width),
@@ -53,7 +63,14 @@ llama_ref::Config ref_config(const LlamaConfig& c) {
           std::size_t(c.head_dim()),
           std::size_t(c.intermediate_size),
           c.rms_norm_eps,
-          c.tie_word_embeddings};
+          c.tie_word_embeddings,
+          [&c] {
+            std::vector<std::size_t> windows;
+            for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
+              windows.push_back(std::size_t(c.window_of(i)));
+            }
+            return windows;
+          }()};
 }
 
 // The checkpoint written out name by name (not from the core's list), with gains away from 1
@@ -74,11 +91,15 @@ llama_ref::Weights tiny_checkpoint(const LlamaConfig& c, std::uint64_t seed) {
     put(p + "self_attn.k_proj.weight", {KV, E}, -0.3, 0.3);
     put(p + "self_attn.v_proj.weight", {KV, E}, -0.3, 0.3);
     put(p + "self_attn.o_proj.weight", {E, Q}, -0.2, 0.2);
-    if (c.attention_bias) {
+    if (c.qkv_bias()) {
       put(p + "self_attn.q_proj.bias", {Q}, -0.2, 0.2);
       put(p + "self_attn.k_proj.bias", {KV}, -0.2, 0.2);
       put(p + "self_attn.v_proj.bias", {KV}, -0.2, 0.2);
-      put(p + "self_attn.o_proj.bias", {E}, -0.1, 0.1);
+    }
+    if (c.o_bias()) put(p + "self_attn.o_proj.bias", {E}, -0.1, 0.1);
+    if (c.qk_norm()) {
+      put(p + "self_attn.q_norm.weight", {d}, 0.5, 1.5);
+      put(p + "self_attn.k_norm.weight", {d}, 0.5, 1.5);
     }
     put(p + "mlp.gate_proj.weight", {I, E}, -0.3, 0.3);
     put(p + "mlp.up_proj.weight", {I, E}, -0.3, 0.3);
@@ -191,8 +212,33 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{"GqaUntiedF32", tiny_config(4, 2), poslab::StoredDType::kF32},
         Variant{"MqaTiedF16", tiny_config(4, 1, true), poslab::StoredDType::kF16},
         Variant{"MhaHeadDimBias", tiny_config(4, 4, false, 8, true), poslab::StoredDType::kF32},
-        Variant{"GqaTiedHeadDimF32", tiny_config(6, 3, true, 10), poslab::StoredDType::kF32}),
+        Variant{"GqaTiedHeadDimF32", tiny_config(6, 3, true, 10), poslab::StoredDType::kF32},
+        Variant{"Qwen2QkvBias", member(tiny_config(4, 2), poslab::LmArchitecture::kQwen2),
+                poslab::StoredDType::kF32},
+        Variant{"MistralWindow4F16",
+                member(tiny_config(4, 1), poslab::LmArchitecture::kMistral, 4, {true, true}),
+                poslab::StoredDType::kF16},
+        Variant{
+            "Qwen3QkNormSlidingLayer",
+            member(tiny_config(6, 3, true, 10), poslab::LmArchitecture::kQwen3, 3, {false, true}),
+            poslab::StoredDType::kF32}),
     [](const ::testing::TestParamInfo<Variant>& info) { return std::string(info.param.name); });
+
+TEST(LlamaWindow, AWindowAsLongAsTheSequenceIsFullAttention) {
+  const LlamaConfig full = member(tiny_config(), poslab::LmArchitecture::kMistral);
+  const llama_ref::Weights t = tiny_checkpoint(full, 13);
+  const auto logits = [&](long long window) {
+    const LlamaConfig c = member(full, poslab::LmArchitecture::kMistral, window,
+                                 window > 0 ? std::vector<bool>(N, true) : std::vector<bool>{});
+    LlamaOptions o;
+    o.precision = Precision::kDouble;
+    return poslab::llama_forward(poslab::llama_weights_from_bytes(encode(t), c, "m"), kTokens, o)
+        .logits;
+  };
+  const long long T = (long long)kTokens.size();
+  EXPECT_EQ(logits(T).data, logits(0).data);
+  EXPECT_FALSE(ref::AllClose(logits(T - 1), logits(0), ref::kAcceptance));
+}
 
 TEST(LlamaHeads, GroupedQueriesShareTheirKvHead) {
   // With every kv head's weights equal, K = 2 and K = 1 are the same model: what repeat_kv
@@ -384,6 +430,55 @@ TEST(LlamaConfig, SmolLm2FromHuggingFaceJsonAndParameterCounts) {
   EXPECT_THROW(LlamaConfig::preset("llama-7b"), Error);
 }
 
+TEST(LlamaConfig, FamilyMembersFromHuggingFaceJson) {
+  // Qwen/Qwen2.5-0.5B's config.json as released (the keys that count).
+  const LlamaConfig qwen = LlamaConfig::from_json(
+      R"({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 896,
+          "intermediate_size": 4864, "max_position_embeddings": 32768, "max_window_layers": 24,
+          "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24,
+          "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+          "sliding_window": 32768, "tie_word_embeddings": true, "use_sliding_window": false,
+          "vocab_size": 151936})",
+      "config.json");
+  EXPECT_EQ(qwen.to_json(), LlamaConfig::preset("qwen2.5-0.5b").to_json());
+  EXPECT_EQ(qwen.parameter_count(), 494032768u);  // Qwen2.5-0.5B in transformers
+  EXPECT_TRUE(qwen.qkv_bias());
+  EXPECT_FALSE(qwen.o_bias());
+  EXPECT_TRUE(qwen.sliding_layers.empty());
+  const std::string sizes =
+      R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "intermediate_size": 80)";
+  // Mistral: 8 kv heads and a 4096 window when the keys are absent; null: none.
+  const LlamaConfig mistral = LlamaConfig::from_json(
+      R"({"model_type": "mistral", "vocab_size": 97, "hidden_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 8, "intermediate_size": 80})",
+      "c");
+  EXPECT_EQ(mistral.num_key_value_heads, 8);
+  EXPECT_EQ(mistral.window_of(1), 4096);
+  EXPECT_EQ(
+      LlamaConfig::from_json("{" + sizes + R"(, "model_type": "mistral", "num_key_value_heads": 2,
+                                    "sliding_window": null})",
+                             "c")
+          .window_of(0),
+      0);
+  // Qwen3: head_dim 128 when absent, q_norm and k_norm; windows from max_window_layers.
+  const LlamaConfig qwen3 = LlamaConfig::from_json(
+      "{" + sizes +
+          R"(, "model_type": "qwen3", "num_key_value_heads": 2, "use_sliding_window": true,
+              "sliding_window": 6, "max_window_layers": 1})",
+      "c");
+  EXPECT_EQ(qwen3.head_dim(), 128);
+  EXPECT_TRUE(qwen3.qk_norm());
+  EXPECT_EQ(qwen3.window_of(0), 0);
+  EXPECT_EQ(qwen3.window_of(1), 6);
+  // Every member reads back what it writes.
+  for (const LlamaConfig& c :
+       {qwen, mistral, qwen3,
+        member(tiny_config(), poslab::LmArchitecture::kQwen2, 5, {true, false})}) {
+    EXPECT_EQ(LlamaConfig::from_json(c.to_json(), "c").to_json(), c.to_json());
+  }
+}
+
 TEST(LlamaConfig, RoundTripsThroughJsonWithItsRopeScaling) {
   LlamaConfig c = tiny_config(4, 1, true, 8, true);
   c.rope_scaling = poslab::RopeScaling::kLlama3;
@@ -429,6 +524,15 @@ TEST(LlamaConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
        "\"original_max_position_embeddings\" is required for llama3"},
       {"{" + sizes + R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "longrope"},
       {"{" + sizes + R"(, "rope_scaling": {"type": "yarn", "rope_type": "linear"}})", "disagree"},
+      {"{" + sizes + R"(, "model_type": "gemma"})", "model_type"},
+      {"{" + sizes + R"(, "model_type": "mistral", "sliding_window": 0})", "sliding_window"},
+      {"{" + sizes + R"(, "model_type": "qwen2", "num_key_value_heads": 2,
+                         "use_sliding_window": true, "layer_types": ["full_attention"]})",
+       "layer_types"},
+      {"{" + sizes + R"(, "model_type": "qwen2", "num_key_value_heads": 2,
+                         "use_sliding_window": true,
+                         "layer_types": ["full_attention", "local"]})",
+       "layer_types"},
   };
   for (const auto& [text, fragment] : cases) {
     try {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "reference.hpp"
@@ -124,9 +125,10 @@ inline std::vector<double> norms(const Mat& x, std::size_t rows, std::size_t E) 
 // Causal softmax(q·kᵀ/√d + bias) v of H heads over T positions: q(t, h), k(t, h), v(t, h)
 // point at head h's d values at position t, bias(h, i, j) is added to each score. Fills
 // `attention` (H, T, T) and returns the heads merged to (T, H·d), head h in columns h·d...
+// window W > 0 also hides key j from query i unless j > i − W (masking_utils' sliding window).
 template <class Q, class K, class V, class Bias>
 Mat causal_attention(std::size_t T, std::size_t H, std::size_t d, const Q& q, const K& k,
-                     const V& v, const Bias& bias, ref::Tensor& attention) {
+                     const V& v, const Bias& bias, ref::Tensor& attention, std::size_t window = 0) {
   const std::size_t E = H * d;
   attention = ref::Tensor({H, T, T});
   Mat merged(T * E, 0.0);
@@ -137,6 +139,7 @@ Mat causal_attention(std::size_t T, std::size_t H, std::size_t d, const Q& q, co
         double dot = 0;
         for (std::size_t c = 0; c < d; ++c) dot += q(i, h)[c] * k(j, h)[c];
         s[j] = dot / std::sqrt(double(d)) + bias(h, i, j);
+        if (window > 0 && j + window <= i) s[j] = -std::numeric_limits<double>::infinity();
       }
       const double mx = *std::max_element(s.begin(), s.end());
       double total = 0;

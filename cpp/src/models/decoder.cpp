@@ -71,9 +71,9 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision) {
 }
 
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
-                         TensorF* weights) {
-  AttentionOptions options;
-  options.mask = Mask{MaskKind::kCausal, 0};  // default scale 1/√d, as both models
+                         TensorF* weights, long long window) {
+  AttentionOptions options;  // default scale 1/√d, as every model
+  options.mask = window > 0 ? Mask{MaskKind::kSlidingWindow, window} : Mask{MaskKind::kCausal, 0};
   options.bias = bias;
   options.return_weights = weights != nullptr;
   AttentionResult result = attention(heads.q, heads.k, heads.v, options, precision);

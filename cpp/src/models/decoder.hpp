@@ -48,8 +48,10 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
+// window W > 0: a sliding window as well, key j visible to query i when i − W < j <= i
+// (MaskKind::kSlidingWindow, transformers' sliding_window_overlay).
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
-                         TensorF* weights);
+                         TensorF* weights, long long window = 0);
 
 // (x − mean)/√(var + eps)·γ + β with the stored gain and bias.
 TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias,

@@ -19,19 +19,36 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
   return model::linear(x, w, b.size() > 0 ? &b : nullptr, model::Layout::kOutIn, precision, what);
 }
 
-// Causal self-attention of one layer: q (H heads), k and v (K heads) projected separately,
-// q and k rotated, k and v repeated to H heads, heads merged (T, H·d) and projected by o_proj.
-TensorF self_attention(const TensorF& a, const LlamaLayer& layer, std::size_t H, std::size_t K,
-                       const RopeOptions& rope, Precision precision, TensorF* weights) {
+// RMSNorm of every head's vector: x (n, T, d) as (n·T, d) rows.
+TensorF per_head_rms_norm(TensorF x, const StoredTensor& weight, double eps) {
+  const Shape shape = x.shape;
+  x.shape = {shape[0] * shape[1], shape[2]};
+  TensorF y = model::rms_norm(x, weight, eps);
+  y.shape = shape;
+  return y;
+}
+
+// Causal (or sliding-window) self-attention of layer i: q (H heads), k and v (K heads) projected
+// separately, q and k rotated, k and v repeated to H heads, heads merged (T, H·d) and projected by
+// o_proj.
+TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaConfig& c,
+                       std::size_t i, const RopeOptions& rope, Precision precision,
+                       TensorF* weights) {
+  const std::size_t H = std::size_t(c.dims.heads), K = std::size_t(c.num_key_value_heads);
   const TensorF q = linear(a, layer.q_proj_weight, layer.q_proj_bias, precision, "q (T, H·d)");
   const TensorF k = linear(a, layer.k_proj_weight, layer.k_proj_bias, precision, "k (T, K·d)");
   const TensorF v = linear(a, layer.v_proj_weight, layer.v_proj_bias, precision, "v (T, K·d)");
   model::Heads heads{model::heads_of(q, H, "q (H, T, d)"), model::heads_of(k, K, "k (K, T, d)"),
                      model::heads_of(v, K, "v (K, T, d)")};
+  if (c.qk_norm()) {  // qwen3: q_norm and k_norm over each head's d values, before RoPE
+    heads.q = per_head_rms_norm(std::move(heads.q), layer.q_norm_weight, c.rms_norm_eps);
+    heads.k = per_head_rms_norm(std::move(heads.k), layer.k_norm_weight, c.rms_norm_eps);
+  }
   model::rotate(heads, rope, precision);  // k rotated before it is repeated: K heads of work
   heads.k = model::repeat_heads(heads.k, H / K);
   heads.v = model::repeat_heads(heads.v, H / K);
-  const TensorF merged = model::causal_attention(heads, nullptr, precision, weights);
+  const TensorF merged =
+      model::causal_attention(heads, nullptr, precision, weights, c.window_of(i));
   return linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
 }
 
@@ -69,7 +86,6 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
   require(options.logits || options.loss_by_position, "logits",
           "ask for the logits, the loss by position or both");
   const std::size_t T = tokens.size(), E = std::size_t(c.dims.width);
-  const std::size_t H = std::size_t(c.dims.heads), K = std::size_t(c.num_key_value_heads);
   const RopeOptions rope = options.rope ? *options.rope : c.rope();
   // A bad rotation fails here, before any work, with its field.
   rope_frequencies(c.head_dim(), rope, static_cast<long long>(T));
@@ -90,8 +106,8 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
     return model::DecoderLayer{
         model::rms_norm_op(layer->input_layernorm_weight, eps),
         model::rms_norm_op(layer->post_attention_layernorm_weight, eps),
-        [layer, H, K, &rope, precision](const TensorF& a, TensorF* w) {
-          return self_attention(a, *layer, H, K, rope, precision, w);
+        [layer, &c, i, &rope, precision](const TensorF& a, TensorF* w) {
+          return self_attention(a, *layer, c, i, rope, precision, w);
         },
         [layer, precision](const TensorF& m) { return mlp(m, *layer, precision); },
         model::Residual::kSequential};

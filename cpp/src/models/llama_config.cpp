@@ -1,5 +1,7 @@
-// Llama configurations: the SmolLM2 preset, Hugging Face config.json (read and written), and
-// the size checks that run before any weight is allocated.
+// Llama-family configurations (llama, mistral, qwen2, qwen3): the SmolLM2 and Qwen2.5 presets,
+// Hugging Face config.json (read and written), and the size checks that run before any weight
+// is allocated.
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -10,9 +12,23 @@ namespace poslab {
 
 LlamaConfig LlamaConfig::smollm2_135m() { return LlamaConfig{}; }
 
+LlamaConfig LlamaConfig::qwen2_5_0_5b() {
+  LlamaConfig c;
+  c.model_type = LmArchitecture::kQwen2;
+  c.dims = {151936, 32768, 896, 24, 14};
+  c.num_key_value_heads = 2;
+  c.intermediate_size = 4864;
+  c.rope_theta = 1000000.0;
+  c.rms_norm_eps = 1e-6;
+  c.tie_word_embeddings = true;
+  return c;
+}
+
 LlamaConfig LlamaConfig::preset(const std::string& name) {
   if (name == "smollm2-135m") return smollm2_135m();
-  throw Error("unknown Llama preset '" + name + "' (expected smollm2-135m)", "preset");
+  if (name == "qwen2.5-0.5b") return qwen2_5_0_5b();
+  throw Error("unknown Llama preset '" + name + "' (expected smollm2-135m or qwen2.5-0.5b)",
+              "preset");
 }
 
 namespace {
@@ -32,17 +48,68 @@ bool flag(const Json& json, const char* key, bool value, const std::string& name
   return json[key].get<bool>();
 }
 
+bool is_qwen(LmArchitecture type) {
+  return type == LmArchitecture::kQwen2 || type == LmArchitecture::kQwen3;
+}
+
+// sliding_window: an integer, or null for none (`fallback` when absent).
+long long window_key(const Json& json, long long fallback, const std::string& name) {
+  if (!json.contains("sliding_window")) return fallback;
+  if (json["sliding_window"].is_null()) return 0;
+  const long long w = integer_key(json, "sliding_window", name);
+  require(w > 0, name + ": \"sliding_window\" must be positive or null, got " + std::to_string(w));
+  return w;
+}
+
+// Which layers attend in a window, as transformers' Mistral / Qwen2 / Qwen3 configs say.
+void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& name) {
+  const std::size_t n = std::size_t(std::max(0LL, c.dims.layers));
+  if (c.model_type == LmArchitecture::kMistral) {
+    c.sliding_window = window_key(json, 4096, name);
+    if (c.sliding_window > 0) c.sliding_layers.assign(n, true);
+    return;
+  }
+  if (!is_qwen(c.model_type)) return;
+  // sliding_window counts only with use_sliding_window; layer_types, when given, names each
+  // layer's kind, else the layers from max_window_layers on slide.
+  const long long window = window_key(json, 4096, name);
+  if (!flag(json, "use_sliding_window", false, name) || window == 0) return;
+  long long from = 28;
+  if (json.contains("max_window_layers")) from = integer_key(json, "max_window_layers", name);
+  std::vector<bool> layers(n);
+  for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)i >= from;
+  if (json.contains("layer_types") && !json["layer_types"].is_null()) {
+    const Json& types = json["layer_types"];
+    require(
+        types.is_array() && types.size() == n,
+        name + ": \"layer_types\" must list num_hidden_layers " + std::to_string(n) + " entries");
+    for (std::size_t i = 0; i < n; ++i) {
+      require(types[i] == "full_attention" || types[i] == "sliding_attention",
+              name + ": \"layer_types\"[" + std::to_string(i) + "] " + types[i].dump() +
+                  " is not \"full_attention\" or \"sliding_attention\"");
+      layers[i] = types[i] == "sliding_attention";
+    }
+  }
+  if (std::find(layers.begin(), layers.end(), true) == layers.end()) return;
+  c.sliding_window = window;
+  c.sliding_layers = std::move(layers);
+}
+
 }  // namespace
 
 LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& name) {
   const Json json = lm_config::parse_object(text, name, "a Llama config");
-  if (json.contains("model_type")) {
-    require(json["model_type"] == "llama",
-            name + ": \"model_type\" is " + json["model_type"].dump() + ", not \"llama\"");
-  }
-  // transformers' LlamaConfig defaults, which differ from the SmolLM2 preset's.
   LlamaConfig c;
-  c.dims.context = 2048;
+  if (json.contains("model_type")) {
+    const Json& type = json["model_type"];
+    const bool known = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
+    require(known, name + ": \"model_type\" is " + type.dump() +
+                       ", not one of \"llama\", \"mistral\", \"qwen2\", \"qwen3\"");
+    c.model_type = parse_lm_architecture(type.get<std::string>());
+  }
+  // The member's transformers defaults, which differ from the SmolLM2 preset's.
+  const bool qwen = is_qwen(c.model_type), mistral = c.model_type == LmArchitecture::kMistral;
+  c.dims.context = qwen ? 32768 : mistral ? 131072 : 2048;
   c.rope_theta = 10000.0;
   c.rms_norm_eps = 1e-6;
   c.tie_word_embeddings = false;
@@ -51,11 +118,15 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   c.dims.layers = required_size(json, "num_hidden_layers", name);
   c.dims.heads = required_size(json, "num_attention_heads", name);
   c.intermediate_size = required_size(json, "intermediate_size", name);
-  c.num_key_value_heads = c.dims.heads;
-  // null is transformers' "absent" for these two.
-  if (json.contains("num_key_value_heads") && !json["num_key_value_heads"].is_null()) {
-    c.num_key_value_heads = integer_key(json, "num_key_value_heads", name);
+  // Absent, the member's default; null, one kv head per query head.
+  c.num_key_value_heads = qwen ? 32 : mistral ? 8 : c.dims.heads;
+  if (json.contains("num_key_value_heads")) {
+    c.num_key_value_heads = json["num_key_value_heads"].is_null()
+                                ? c.dims.heads
+                                : integer_key(json, "num_key_value_heads", name);
   }
+  if (c.model_type == LmArchitecture::kQwen3) c.explicit_head_dim = 128;
+  if (json.contains("head_dim") && json["head_dim"].is_null()) c.explicit_head_dim = 0;
   if (json.contains("head_dim") && !json["head_dim"].is_null()) {
     c.explicit_head_dim = integer_key(json, "head_dim", name);
     positive_size(c.explicit_head_dim, "head_dim");
@@ -72,7 +143,10 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   if (json.contains("rope_theta")) c.rope_theta = number_key(json, "rope_theta", name);
   if (json.contains("rms_norm_eps")) c.rms_norm_eps = number_key(json, "rms_norm_eps", name);
   c.tie_word_embeddings = flag(json, "tie_word_embeddings", false, name);
-  c.attention_bias = flag(json, "attention_bias", false, name);
+  // Mistral and Qwen2 read no attention_bias: their biases are fixed (none; q, k and v).
+  if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3) {
+    c.attention_bias = flag(json, "attention_bias", false, name);
+  }
   // Variants this forward pass does not compute: refused rather than silently computed wrong.
   if (json.contains("hidden_act")) {
     require(json["hidden_act"] == "silu", name + ": \"hidden_act\" " + json["hidden_act"].dump() +
@@ -90,14 +164,18 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
             name + ": \"partial_rotary_factor\" other than 1 is not supported");
   }
   lm_config::read_rope_scaling(json, c, name);
+  read_sliding_window(json, c, name);
   lm_config::validate_named(c, name);
   return c;
 }
 
 std::string LlamaConfig::to_json() const {
   Json json = lm_config::dims_json(dims, kDimKeys);
-  json.update({{"model_type", "llama"},
-               {"architectures", {"LlamaForCausalLM"}},
+  const char* architectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
+                                 "Qwen3ForCausalLM"};
+  const std::size_t member = std::size_t(model_type) - std::size_t(LmArchitecture::kLlama);
+  json.update({{"model_type", to_string(model_type)},
+               {"architectures", {architectures[member]}},
                {"num_key_value_heads", num_key_value_heads},
                {"intermediate_size", intermediate_size},
                {"rope_theta", rope_theta},
@@ -105,7 +183,21 @@ std::string LlamaConfig::to_json() const {
                {"hidden_act", "silu"},
                {"tie_word_embeddings", tie_word_embeddings},
                {"attention_bias", attention_bias}});
-  if (explicit_head_dim > 0) json["head_dim"] = explicit_head_dim;
+  json["head_dim"] = explicit_head_dim > 0 ? Json(explicit_head_dim) : Json(nullptr);
+  if (model_type == LmArchitecture::kMistral) {
+    json["sliding_window"] = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
+  }
+  if (is_qwen(model_type)) {
+    json["use_sliding_window"] = !sliding_layers.empty();
+    if (!sliding_layers.empty()) {
+      json["sliding_window"] = sliding_window;
+      Json types = Json::array();
+      for (const bool sliding : sliding_layers) {
+        types.push_back(sliding ? "sliding_attention" : "full_attention");
+      }
+      json["layer_types"] = types;
+    }
+  }
   if (original_max_position_embeddings > 0) {
     json["original_max_position_embeddings"] = original_max_position_embeddings;
   }
@@ -140,6 +232,11 @@ void LlamaConfig::validate() const {
   require(explicit_head_dim >= 0, "head_dim must be positive");
   positive_size(intermediate_size, "intermediate_size");
   lm_config::require_eps(rms_norm_eps, "rms_norm_eps");
+  require(lm_checkpoint_family(model_type) == LmArchitecture::kLlama,
+          "model_type must be llama, mistral, qwen2 or qwen3");
+  require(sliding_layers.empty() ||
+              (sliding_layers.size() == std::size_t(dims.layers) && sliding_window > 0),
+          "sliding_window must be positive, with one layer type per layer");
   require(rope_original_length >= 0 && original_max_position_embeddings >= 0,
           "original_max_position_embeddings must be > 0");
   lm_config::require_parameter_cap(parameter_count(), kMaxLlamaParameters);
@@ -159,10 +256,13 @@ std::uint64_t LlamaConfig::parameter_count() const {
                       I = u(intermediate_size), H = u(dims.heads), K = u(num_key_value_heads);
   const std::uint64_t d = u(head_dim());
   // q_proj and o_proj (2·E·H·d), k_proj and v_proj (2·E·K·d), gate, up and down (3·E·I), two
-  // RMSNorm gains (2E); with attention_bias H·d + 2·K·d + E more.
+  // RMSNorm gains (2E).
   std::uint64_t layer = add(add(mul(2, mul(E, mul(H, d))), mul(2, mul(E, mul(K, d)))),
                             add(mul(3, mul(E, I)), mul(2, E)));
-  if (attention_bias) layer = add(layer, add(add(mul(H, d), mul(2, mul(K, d))), E));
+  // Biases: q, k and v (H·d + 2·K·d), o (E); qwen3's q_norm and k_norm gains (2d).
+  if (qkv_bias()) layer = add(layer, add(mul(H, d), mul(2, mul(K, d))));
+  if (o_bias()) layer = add(layer, E);
+  if (qk_norm()) layer = add(layer, mul(2, d));
   const std::uint64_t embeddings = mul(tie_word_embeddings ? 1 : 2, mul(V, E));
   return add(add(embeddings, mul(N, layer)), E);
 }

@@ -1,4 +1,4 @@
-// Llama weights: Hugging Face's tensor names and shapes (the architecture's description for
+// Llama-family weights: Hugging Face's tensor names and shapes (the architecture's description for
 // the shared loader of lm_weights.hpp), seeded random init, and checkpoints checked name by
 // name against the config.
 #include "poslab/models/llama.hpp"
@@ -49,17 +49,21 @@ LmTensorLayout lm_tensor_layout(LlamaWeights& w, LmLayers layers) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
     add_gain(layout, p + "input_layernorm", l.input_layernorm_weight, E);
     const auto projection = [&](const char* name, StoredTensor& weight, StoredTensor& bias,
-                                std::size_t in, std::size_t out) {
-      if (c.attention_bias) {
+                                std::size_t in, std::size_t out, bool biased) {
+      if (biased) {
         add_linear(layout, p + "self_attn." + name, weight, bias, in, out);
       } else {
         add_linear(layout, p + "self_attn." + name, weight, in, out);
       }
     };
-    projection("q_proj", l.q_proj_weight, l.q_proj_bias, E, Q);
-    projection("k_proj", l.k_proj_weight, l.k_proj_bias, E, KV);
-    projection("v_proj", l.v_proj_weight, l.v_proj_bias, E, KV);
-    projection("o_proj", l.o_proj_weight, l.o_proj_bias, Q, E);
+    projection("q_proj", l.q_proj_weight, l.q_proj_bias, E, Q, c.qkv_bias());
+    projection("k_proj", l.k_proj_weight, l.k_proj_bias, E, KV, c.qkv_bias());
+    projection("v_proj", l.v_proj_weight, l.v_proj_bias, E, KV, c.qkv_bias());
+    projection("o_proj", l.o_proj_weight, l.o_proj_bias, Q, E, c.o_bias());
+    if (c.qk_norm()) {
+      add_gain(layout, p + "self_attn.q_norm", l.q_norm_weight, d);
+      add_gain(layout, p + "self_attn.k_norm", l.k_norm_weight, d);
+    }
     add_linear(layout, p + "mlp.gate_proj", l.gate_proj_weight, E, I);
     add_linear(layout, p + "mlp.up_proj", l.up_proj_weight, E, I);
     add_linear(layout, p + "mlp.down_proj", l.down_proj_weight, I, E);

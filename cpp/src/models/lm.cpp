@@ -20,6 +20,13 @@ const char* to_string(LmArchitecture architecture) {
   return name_of(kLmArchitectureNames, architecture);
 }
 
+LmArchitecture lm_checkpoint_family(LmArchitecture architecture) {
+  const bool llama_family = architecture == LmArchitecture::kMistral ||
+                            architecture == LmArchitecture::kQwen2 ||
+                            architecture == LmArchitecture::kQwen3;
+  return llama_family ? LmArchitecture::kLlama : architecture;
+}
+
 std::optional<LmArchitecture> lm_architecture_of_config(const std::string& text,
                                                         const std::string& name) {
   const nlohmann::json json = lm_config::parse_object(text, name, "a model config");

@@ -1,5 +1,10 @@
-// The Llama family (Llama 2 / 3.x, SmolLM2, TinyLlama) as Hugging Face's `llama`
-// (modeling_llama.py) computes it, on the family's decoder skeleton. Shapes: T tokens,
+// The Llama family — Llama 2 / 3.x, SmolLM2, TinyLlama (`llama`), Mistral (`mistral`), Qwen2 /
+// Qwen2.5 (`qwen2`), Qwen3 (`qwen3`) — as Hugging Face's modeling_llama.py,
+// modeling_mistral.py, modeling_qwen2.py and modeling_qwen3.py compute it, on the family's
+// decoder skeleton. What tells the members apart: qwen2 biases q, k and v (never o); qwen3
+// RMS-normalises every head of q and k (q_norm, k_norm over d) before RoPE; mistral, qwen2 and
+// qwen3 may attend in a sliding window (masking_utils: key j visible to query i when
+// i − W < j <= i). Shapes: T tokens,
 // E = hidden_size, H = num_attention_heads, K = num_key_value_heads (H/K query heads share one
 // key/value head: GQA, MQA at K = 1), d = head_dim (config's, else E/H), I = intermediate_size,
 // V = vocab_size, N = num_hidden_layers.
@@ -12,7 +17,8 @@
 //              h = x + o_proj(attention)                                   (T, E)
 //              x = h + down_proj(silu(gate_proj(m)) · up_proj(m)),  m = post_attention_layernorm(h)
 //   logits = norm(x) · lm_headᵀ                  lm_head = embed_tokens when tie_word_embeddings
-// Weights are torch Linear (out, in), no biases unless attention_bias (q, k, v and o_proj).
+// Weights are torch Linear (out, in), no biases unless attention_bias (llama, qwen3: q, k, v
+// and o_proj) or qwen2 (q, k and v).
 //
 // Length and memory as GPT-NeoX's (gpt_neox.hpp): up to kMaxLlamaTokens, the losses reduced a
 // panel of the vocabulary at a time, every large tensor checked against the element cap first.
@@ -26,6 +32,7 @@
 #include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
@@ -41,6 +48,8 @@ struct LlamaWeights;
 
 struct LlamaConfig {
   using Weights = LlamaWeights;  // for the shared templates of lm_weights.hpp
+  // config.json's model_type: kLlama, kMistral, kQwen2 or kQwen3.
+  LmArchitecture model_type = LmArchitecture::kLlama;
   // vocab_size, max_position_embeddings (the trained context), hidden_size, num_hidden_layers,
   // num_attention_heads (kDimKeys): SmolLM2-135M's by default.
   LmDims dims{49152, 8192, 576, 30, 9};
@@ -60,21 +69,40 @@ struct LlamaConfig {
   long long original_max_position_embeddings = 0;                  // top level (legacy); 0: absent
   double rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;  // llama3
   double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
+  // Sliding-window attention of width W = sliding_window on the layers sliding_layers marks
+  // (empty: none): mistral's every layer once sliding_window is set; qwen2's and qwen3's
+  // layer_types, or with use_sliding_window the layers from max_window_layers on.
+  long long sliding_window = 0;
+  std::vector<bool> sliding_layers;
+
+  bool qkv_bias() const { return attention_bias || model_type == LmArchitecture::kQwen2; }
+  bool o_bias() const { return attention_bias && model_type != LmArchitecture::kQwen2; }
+  bool qk_norm() const { return model_type == LmArchitecture::kQwen3; }
+  // The window of layer i's attention, 0 for a full causal one.
+  long long window_of(std::size_t layer) const {
+    return layer < sliding_layers.size() && sliding_layers[layer] ? sliding_window : 0;
+  }
 
   // "smollm2-135m": 49152, 576, 30 layers, 9 heads, 3 kv heads, I 1536, tied.
   static LlamaConfig smollm2_135m();
+  // "qwen2.5-0.5b": qwen2, 151936, 896, 24 layers, 14 heads, 2 kv heads, I 4864, θ 1e6, tied.
+  static LlamaConfig qwen2_5_0_5b();
   static LlamaConfig preset(const std::string& name);
-  // Hugging Face config.json text (model_type "llama" when present). Required: vocab_size,
-  // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size. Optional with
-  // transformers' defaults: num_key_value_heads (H), head_dim (E/H), max_position_embeddings
-  // 2048, rope_theta 10000, rms_norm_eps 1e-6, tie_word_embeddings false, attention_bias false,
+  // Hugging Face config.json text (model_type llama, mistral, qwen2 or qwen3; llama when
+  // absent). Required: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
+  // intermediate_size. Optional with the member's transformers defaults: num_key_value_heads
+  // (absent: llama H, mistral 8, qwen 32; null: H), head_dim (E/H; qwen3 128),
+  // max_position_embeddings (llama 2048, mistral 131072, qwen 32768), rope_theta 10000,
+  // rms_norm_eps 1e-6, tie_word_embeddings false, attention_bias false (llama, qwen3),
+  // sliding_window (mistral: 4096, null for none), use_sliding_window false, sliding_window
+  // 4096, max_window_layers 28 and layer_types (qwen2, qwen3),
   // rope_scaling (linear, dynamic, yarn, llama3; "type" or "rope_type"),
   // original_max_position_embeddings. Refused, naming the key: hidden_act other than "silu",
   // mlp_bias true, pretraining_tp other than 1, partial_rotary_factor other than 1, a
   // rope_scaling this core does not compute. Other keys (dropout, token ids, ...) do not
   // change the forward pass and are ignored. `name` labels errors.
   static LlamaConfig from_json(const std::string& text, const std::string& name);
-  // The config.json that from_json reads back to this config (model_type "llama").
+  // The config.json that from_json reads back to this config.
   std::string to_json() const;
 
   // Throws unless every size is positive, H divides E, K divides H, d is even, eps, θ and the
@@ -99,8 +127,9 @@ struct LlamaLayer {
   StoredTensor k_proj_weight, k_proj_bias;                               // (K·d, E), (K·d,)
   StoredTensor v_proj_weight, v_proj_bias;                               // (K·d, E), (K·d,)
   StoredTensor o_proj_weight, o_proj_bias;                               // (E, H·d), (E,)
-  StoredTensor gate_proj_weight, up_proj_weight;                         // (I, E)
-  StoredTensor down_proj_weight;                                         // (E, I)
+  StoredTensor q_norm_weight, k_norm_weight;      // (d,): qwen3's per-head RMSNorm gains
+  StoredTensor gate_proj_weight, up_proj_weight;  // (I, E)
+  StoredTensor down_proj_weight;                  // (E, I)
 };
 
 struct LlamaWeights {
