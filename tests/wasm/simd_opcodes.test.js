@@ -11,11 +11,12 @@ const missing = (variant) => `${wasmPath(variant)} is missing: build the wasm mo
 // Each fast path: the functions that hold its loops, matched on mangled or demangled names
 // (poslab::fast::attention ↔ _ZN6poslab4fast9attention…), and opcodes its loops need. The
 // optimiser may inline a fast path into the binding that calls it (RoPE's into rope_js since
-// the build uses WebAssembly exceptions), so that binding counts as holding the loops.
+// the build uses WebAssembly exceptions; attention's into attention_js's guarded call since its
+// result's shapes are made out of line), so that binding counts as holding the loops.
 const HOT_PATHS = [
   {
     op: 'attention',
-    name: /fast.{0,30}(attention|softmax_row|scores_block|output_block)/,
+    name: /fast.{0,30}(attention|softmax_row|scores_block|output_block)|wasm.{0,60}::attention_js\(/,
     needs: ['f32x4.mul', 'f32x4.add'],
   },
   { op: 'rope', name: /fast.{0,30}(rope_apply|RotatePairs)|wasm.{0,40}::rope_js\(/, needs: ['f32x4.mul'] },
