@@ -22,6 +22,29 @@ void check_tokens(const std::vector<long long>& tokens, long long vocab, std::si
   }
 }
 
+TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
+                           const RopeOptions& rope, const LmDims& dims, long long head_dim,
+                           std::size_t max_tokens, const std::string& model,
+                           const StoredTensor& embedding,
+                           const std::function<void(std::size_t)>& check_sizes) {
+  check_tokens(tokens, dims.vocab_size, max_tokens, model,
+               "the limit of " + std::to_string(max_tokens) +
+                   " (RoPE angles are exact to 1e-5 up to there)");
+  require(options.top_k >= 0, "topK", "top_k must be non-negative");
+  require(options.logits || options.loss_by_position, "logits",
+          "ask for the logits, the loss by position or both");
+  const std::size_t T = tokens.size(), E = std::size_t(dims.width);
+  // A bad rotation fails here, before any work, with its field.
+  rope_frequencies(head_dim, rope, static_cast<long long>(T));
+  if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(dims.vocab_size));
+  check_sizes(T);
+  TensorF x({T, E}, "residual stream (T, E)");
+  for (std::size_t t = 0; t < T; ++t) {
+    embedding.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
+  }
+  return x;
+}
+
 Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout) {
   const std::size_t T = qkv.dim(0), E = qkv.dim(1) / 3, d = E / H;
   Heads heads{TensorF({H, T, d}, "q (H, T, d)"), TensorF({H, T, d}, "k (H, T, d)"),

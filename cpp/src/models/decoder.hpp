@@ -14,6 +14,8 @@
 #include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/stored_tensor.hpp"
+#include "poslab/models/lm.hpp"
+#include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -23,6 +25,18 @@ namespace poslab::model {
 // ("GPT-2") and `limit` ("n_positions 1024") word the messages.
 void check_tokens(const std::vector<long long>& tokens, long long vocab, std::size_t max_tokens,
                   const std::string& model, const std::string& limit);
+
+// What a RoPE model's forward pass (GPT-NeoX, Llama) does before its layers, in an order that
+// refuses a bad request before any work: the tokens (check_tokens, up to `max_tokens`,
+// `model` wording the messages), top_k and the outputs asked for, the rotation `rope` at
+// head_dim (its own field), the loss's tokens, then `check_sizes(T)`, the architecture's
+// tensors against the element cap. Returns the residual stream x[t] = embedding[token t]
+// (T, E).
+TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
+                           const RopeOptions& rope, const LmDims& dims, long long head_dim,
+                           std::size_t max_tokens, const std::string& model,
+                           const StoredTensor& embedding,
+                           const std::function<void(std::size_t)>& check_sizes);
 
 // How a fused qkv (T, 3E) holds the heads: kSideBySide is GPT-2's c_attn ([q | k | v], each E
 // wide, head h at columns h·d..), kPerHead GPT-NeoX's query_key_value (per head [q | k | v],

@@ -79,27 +79,14 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
                           const LlamaOptions& options) {
   check_lm_weights(weights);
   const LlamaConfig& c = weights.config;
-  model::check_tokens(tokens, c.dims.vocab_size, kMaxLlamaTokens, "Llama",
-                      "the limit of " + std::to_string(kMaxLlamaTokens) +
-                          " (RoPE angles are exact to 1e-5 up to there)");
-  require(options.top_k >= 0, "topK", "top_k must be non-negative");
-  require(options.logits || options.loss_by_position, "logits",
-          "ask for the logits, the loss by position or both");
-  const std::size_t T = tokens.size(), E = std::size_t(c.dims.width);
   const RopeOptions rope = options.rope ? *options.rope : c.rope();
-  // A bad rotation fails here, before any work, with its field.
-  rope_frequencies(c.head_dim(), rope, static_cast<long long>(T));
-  if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(c.dims.vocab_size));
-  check_sizes(c, T, options);
+  // The request checked; x[t] = embed_tokens[token t] (T, E).
+  TensorF x = model::start_rope_forward(tokens, options, rope, c.dims, c.head_dim(),
+                                        kMaxLlamaTokens, "Llama", weights.embed_tokens,
+                                        [&](std::size_t T) { check_sizes(c, T, options); });
   const double eps = c.rms_norm_eps;
   const Precision precision = options.precision;
   LlamaResult result;
-
-  // x[t] = embed_tokens[token t]                                             (T, E)
-  TensorF x({T, E}, "residual stream (T, E)");
-  for (std::size_t t = 0; t < T; ++t) {
-    weights.embed_tokens.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
-  }
 
   const auto layer_of = [&](std::size_t i) {
     const LlamaLayer* layer = &weights.layers[i];
@@ -116,13 +103,7 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
                             options.trace ? &result.layers : nullptr);
 
   const TensorF final_x = model::rms_norm(x, weights.norm_weight, eps);
-  model::VocabularyOutputs head =
-      model::vocabulary_head(final_x, weights.head(), tokens, precision, options.logits,
-                             options.loss_by_position, options.top_k);
-  result.logits = std::move(head.logits);
-  result.losses = std::move(head.losses);
-  result.top_ids = std::move(head.top.ids);
-  result.top_probs = std::move(head.top.probs);
+  model::vocabulary_head_into(result, final_x, weights.head(), tokens, options);
   return result;
 }
 

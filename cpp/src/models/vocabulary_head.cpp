@@ -77,6 +77,16 @@ VocabularyOutputs vocabulary_head(const TensorF& final_x, const StoredTensor& ma
   return result;
 }
 
+void vocabulary_head_into(RopeLmResult& result, const TensorF& final_x, const StoredTensor& matrix,
+                          const std::vector<long long>& tokens, const RopeLmOptions& options) {
+  VocabularyOutputs head = vocabulary_head(final_x, matrix, tokens, options.precision,
+                                           options.logits, options.loss_by_position, options.top_k);
+  result.logits = std::move(head.logits);
+  result.losses = std::move(head.losses);
+  result.top_ids = std::move(head.top.ids);
+  result.top_probs = std::move(head.top.probs);
+}
+
 void check_output_sizes(std::size_t T, std::size_t V, std::size_t N, std::size_t H, bool logits,
                         bool trace) {
   try {

@@ -26,6 +26,10 @@ VocabularyOutputs vocabulary_head(const TensorF& final_x, const StoredTensor& ma
                                   const std::vector<long long>& tokens, Precision precision,
                                   bool logits, bool loss_by_position, long long top_k);
 
+// The same into a RoPE model's result, as `options` asks (logits, losses, top_k).
+void vocabulary_head_into(RopeLmResult& result, const TensorF& final_x, const StoredTensor& matrix,
+                          const std::vector<long long>& tokens, const RopeLmOptions& options);
+
 // The (T, V) logits and the (N, H, T, T) trace against the element cap, before any work, the
 // refusals saying what to ask for instead (fields "tokens" and "trace").
 void check_output_sizes(std::size_t T, std::size_t V, std::size_t N, std::size_t H, bool logits,

@@ -33,6 +33,7 @@
 #include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
@@ -140,24 +141,9 @@ GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfi
 // residual norms (lm_layer_trace.hpp).
 using GptNeoxLayerTrace = LmLayerTrace;
 
-struct GptNeoxResult {
-  TensorF logits;                         // (T, V) when options.logits
-  TensorF losses;                         // (T−1,) when options.loss_by_position
-  std::vector<GptNeoxLayerTrace> layers;  // N entries when traced
-  std::vector<std::int32_t> top_ids;      // (k,) most likely next tokens after the last position
-  std::vector<float> top_probs;           // (k,) their softmax probabilities, descending
-};
-
-struct GptNeoxOptions {
-  Precision precision = Precision::kFloat;
-  bool trace = false;             // per-layer attention maps and statistics
-  bool logits = true;             // the (T, V) logits
-  bool loss_by_position = false;  // −log softmax(logits[t])[token t+1], t in [0, T−1)
-  long long top_k = 10;           // clipped to V
-  // The rotation of q and k; the config's (config.rope()) when empty. For exploring the
-  // scaling curves on a trained model.
-  std::optional<RopeOptions> rope;
-};
+// The logits, losses, trace and top-k asked for, and the rotation to explore (lm.hpp).
+using GptNeoxResult = RopeLmResult;
+using GptNeoxOptions = RopeLmOptions;
 
 // tokens: 1 <= T <= kMaxGptNeoxTokens ids, each in [0, V). Every tensor the pass will
 // allocate ((T, V) logits, the (N, H, T, T) trace, activations) is checked against the

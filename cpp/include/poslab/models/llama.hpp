@@ -156,22 +156,10 @@ LlamaWeights llama_weights_from_bytes(const std::string& bytes, const LlamaConfi
                                       const std::string& name);
 LlamaWeights load_llama_weights(const std::string& path, const LlamaConfig& config);
 
-struct LlamaResult {
-  TensorF logits;                    // (T, V) when options.logits
-  TensorF losses;                    // (T−1,) when options.loss_by_position
-  std::vector<LmLayerTrace> layers;  // N entries when traced (norm statistics of the inputs)
-  std::vector<std::int32_t> top_ids;
-  std::vector<float> top_probs;
-};
-
-struct LlamaOptions {
-  Precision precision = Precision::kFloat;
-  bool trace = false;
-  bool logits = true;
-  bool loss_by_position = false;
-  long long top_k = 10;
-  std::optional<RopeOptions> rope;  // the config's (config.rope()) when empty
-};
+// The logits, losses, trace (norm statistics of the inputs) and top-k asked for, and the
+// rotation to explore (lm.hpp).
+using LlamaResult = RopeLmResult;
+using LlamaOptions = RopeLmOptions;
 
 // tokens: 1 <= T <= kMaxLlamaTokens ids, each in [0, V); sizes checked before any work.
 LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long long>& tokens,

@@ -1,6 +1,7 @@
-// What the language models (GPT-2, GPT-NeoX) share: telling which architecture a checkpoint or
-// config.json holds, the next-token loss by position reduced from logits a block of the
-// vocabulary at a time (so (T, V) never has to exist), and the top-k of a row of logits.
+// What the language models (GPT-2, GPT-NeoX, Llama) share: telling which architecture a
+// checkpoint or config.json holds, the next-token loss by position reduced from logits a block
+// of the vocabulary at a time (so (T, V) never has to exist), the top-k of a row of logits, and
+// what a RoPE model's forward pass is asked for and gives.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,12 @@
 #include <vector>
 
 #include "poslab/base/names.hpp"
+#include "poslab/base/precision.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab {
 
@@ -68,5 +72,27 @@ struct TopK {
   std::vector<float> probs;
 };
 TopK top_k(const float* logits, std::size_t vocab, std::size_t k);
+
+// What a RoPE model's forward pass (GPT-NeoX, the Llama family) is asked for; each architecture
+// names it its own way (GptNeoxOptions, LlamaOptions).
+struct RopeLmOptions {
+  Precision precision = Precision::kFloat;
+  bool trace = false;             // per-layer attention maps and statistics
+  bool logits = true;             // the (T, V) logits
+  bool loss_by_position = false;  // −log softmax(logits[t])[token t+1], t in [0, T−1)
+  long long top_k = 10;           // clipped to V
+  // The rotation of q and k; the config's (config.rope()) when empty. For exploring the
+  // scaling curves on a trained model.
+  std::optional<RopeOptions> rope;
+};
+
+// What it gives (GptNeoxResult, LlamaResult).
+struct RopeLmResult {
+  TensorF logits;                     // (T, V) when options.logits
+  TensorF losses;                     // (T−1,) when options.loss_by_position
+  std::vector<LmLayerTrace> layers;   // N entries when traced (lm_layer_trace.hpp)
+  std::vector<std::int32_t> top_ids;  // (k,) most likely next tokens after the last position
+  std::vector<float> top_probs;       // (k,) their softmax probabilities, descending
+};
 
 }  // namespace poslab
