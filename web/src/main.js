@@ -84,9 +84,10 @@ function show(state) {
   loading.then(
     (factory) => {
       coreStatus.viewLoading(null);
+      const shownLead = pending?.name === name ? pending.el.querySelector('.lead') : null;
       dropPending(name);
       const view = factory({ root: main, store, compute });
-      addLead(view.section, decl, VIEW_LEADS[name]);
+      addLead(view.section, decl, VIEW_LEADS[name], shownLead);
       if (decl.embed) addEmbedButtons(view.section, name, store);
       built.set(name, view);
       view.section.hidden = true;

@@ -8,8 +8,10 @@
  * @param {HTMLElement} section the view's <section>
  * @param {{ title: string }} view its registry entry
  * @param {string | undefined} lead
+ * @param {HTMLElement | null} [shownLead] the lead pendingHead painted: moved in rather than
+ *   painted again, so the page's largest early paint stays its first one (LCP).
  */
-export function addLead(section, view, lead) {
+export function addLead(section, view, lead, shownLead = null) {
   const intro = section.querySelector('.view-intro');
   if (!intro || intro.querySelector('.lead')) return;
   let heading = intro.querySelector('h2');
@@ -19,7 +21,7 @@ export function addLead(section, view, lead) {
     intro.prepend(heading);
   }
   if (!lead) return;
-  const p = document.createElement('p');
+  const p = shownLead ?? document.createElement('p');
   p.className = 'lead';
   p.textContent = lead;
   heading.after(p);
