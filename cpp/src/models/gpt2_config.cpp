@@ -16,9 +16,7 @@ Gpt2Config Gpt2Config::small() { return Gpt2Config{{50257, 1024, 768, 12, 12}, 1
 Gpt2Config Gpt2Config::medium() { return Gpt2Config{{50257, 1024, 1024, 24, 16}, 1e-5}; }
 
 Gpt2Config Gpt2Config::preset(const std::string& name) {
-  if (name == "small") return small();
-  if (name == "medium") return medium();
-  throw Error("unknown GPT-2 preset '" + name + "' (expected small or medium)", "preset");
+  return lm_config::preset_named<Gpt2Config>(name, {{"small", small}, {"medium", medium}}, "GPT-2");
 }
 
 namespace {

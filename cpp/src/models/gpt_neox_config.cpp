@@ -21,23 +21,15 @@ GptNeoxConfig GptNeoxConfig::pythia_160m() {
 }
 
 GptNeoxConfig GptNeoxConfig::preset(const std::string& name) {
-  if (name == "pythia-70m") return pythia_70m();
-  if (name == "pythia-160m") return pythia_160m();
-  throw Error("unknown GPT-NeoX preset '" + name + "' (expected pythia-70m or pythia-160m)",
-              "preset");
+  return lm_config::preset_named<GptNeoxConfig>(
+      name, {{"pythia-70m", pythia_70m}, {"pythia-160m", pythia_160m}}, "GPT-NeoX");
 }
 
 namespace {
 
 using Json = nlohmann::json;
 
-using lm_config::integer_key;
 using lm_config::number_key;
-
-long long required_size(const Json& json, const char* key, const std::string& name) {
-  require(json.contains(key), name + ": missing \"" + key + "\" (a GPT-NeoX config needs it)");
-  return integer_key(json, key, name);
-}
 
 // A setting transformers spells two ways (rotary_pct / partial_rotary_factor): either, or
 // both when they agree.
@@ -60,38 +52,27 @@ void optional_number(const Json& json, const char* key, const char* alias, doubl
 // A boolean key that must hold `required` when present.
 void fixed_flag(const Json& json, const char* key, bool required, const std::string& why,
                 const std::string& name) {
-  if (!json.contains(key)) return;
-  require(json[key].is_boolean(), name + ": \"" + key + "\" must be true or false");
-  require(json[key].get<bool>() == required, name + ": \"" + key +
-                                                 "\": " + (required ? "false" : "true") +
-                                                 " is not supported (" + why + ")");
+  require(lm_config::flag(json, key, required, name) == required,
+          name + ": \"" + key + "\": " + (required ? "false" : "true") + " is not supported (" +
+              why + ")");
 }
 
 }  // namespace
 
 GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::string& name) {
-  const Json json = lm_config::parse_object(text, name, "a GPT-NeoX config");
+  const std::string what = "a GPT-NeoX config";
+  const Json json = lm_config::parse_object(text, name, what);
   if (json.contains("model_type")) {
     require(json["model_type"] == "gpt_neox",
             name + ": \"model_type\" is " + json["model_type"].dump() + ", not \"gpt_neox\"");
   }
   GptNeoxConfig c;
-  c.dims.vocab_size = required_size(json, "vocab_size", name);
-  c.dims.width = required_size(json, "hidden_size", name);
-  c.dims.layers = required_size(json, "num_hidden_layers", name);
-  c.dims.heads = required_size(json, "num_attention_heads", name);
-  c.intermediate_size = required_size(json, "intermediate_size", name);
-  if (json.contains("max_position_embeddings")) {
-    c.dims.context = integer_key(json, "max_position_embeddings", name);
-  }
+  lm_config::read_required_dims(json, c.dims, name, what);
+  c.intermediate_size = lm_config::required_size(json, "intermediate_size", name, what);
   optional_number(json, "rotary_pct", "partial_rotary_factor", c.rotary_pct, name);
   optional_number(json, "rotary_emb_base", "rope_theta", c.rotary_emb_base, name);
   if (json.contains("layer_norm_eps")) c.layer_norm_eps = number_key(json, "layer_norm_eps", name);
-  if (json.contains("use_parallel_residual")) {
-    require(json["use_parallel_residual"].is_boolean(),
-            name + ": \"use_parallel_residual\" must be true or false");
-    c.use_parallel_residual = json["use_parallel_residual"].get<bool>();
-  }
+  c.use_parallel_residual = lm_config::flag(json, "use_parallel_residual", true, name);
   // Variants this forward pass does not compute: refused rather than silently computed wrong.
   if (json.contains("hidden_act")) {
     require(json["hidden_act"] == "gelu", name + ": \"hidden_act\" " + json["hidden_act"].dump() +
@@ -122,18 +103,8 @@ std::string GptNeoxConfig::to_json() const {
 }
 
 RopeOptions GptNeoxConfig::rope() const {
-  RopeOptions o;
-  o.base = rotary_emb_base;
-  o.style = RopeStyle::kNeox;
-  o.rotary_fraction = rotary_pct;
-  o.scaling = rope_scaling;
-  o.factor = rope_factor;
-  o.original_length = rope_original_length > 0 ? rope_original_length : dims.context;
-  o.low_freq_factor = rope_low_freq_factor;
-  o.high_freq_factor = rope_high_freq_factor;
-  o.beta_fast = rope_beta_fast;
-  o.beta_slow = rope_beta_slow;
-  return o;
+  return rope_options(rotary_emb_base, rotary_pct,
+                      rope_original_length > 0 ? rope_original_length : dims.context);
 }
 
 void GptNeoxConfig::validate() const {

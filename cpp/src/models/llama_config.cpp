@@ -25,28 +25,16 @@ LlamaConfig LlamaConfig::qwen2_5_0_5b() {
 }
 
 LlamaConfig LlamaConfig::preset(const std::string& name) {
-  if (name == "smollm2-135m") return smollm2_135m();
-  if (name == "qwen2.5-0.5b") return qwen2_5_0_5b();
-  throw Error("unknown Llama preset '" + name + "' (expected smollm2-135m or qwen2.5-0.5b)",
-              "preset");
+  return lm_config::preset_named<LlamaConfig>(
+      name, {{"smollm2-135m", smollm2_135m}, {"qwen2.5-0.5b", qwen2_5_0_5b}}, "Llama");
 }
 
 namespace {
 
 using Json = nlohmann::json;
+using lm_config::flag;
 using lm_config::integer_key;
 using lm_config::number_key;
-
-long long required_size(const Json& json, const char* key, const std::string& name) {
-  require(json.contains(key), name + ": missing \"" + key + "\" (a Llama config needs it)");
-  return integer_key(json, key, name);
-}
-
-bool flag(const Json& json, const char* key, bool value, const std::string& name) {
-  if (!json.contains(key)) return value;
-  require(json[key].is_boolean(), name + ": \"" + key + "\" must be true or false");
-  return json[key].get<bool>();
-}
 
 bool is_qwen(LmArchitecture type) {
   return type == LmArchitecture::kQwen2 || type == LmArchitecture::kQwen3;
@@ -98,7 +86,8 @@ void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& na
 }  // namespace
 
 LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& name) {
-  const Json json = lm_config::parse_object(text, name, "a Llama config");
+  const std::string what = "a Llama config";
+  const Json json = lm_config::parse_object(text, name, what);
   LlamaConfig c;
   if (json.contains("model_type")) {
     const Json& type = json["model_type"];
@@ -113,11 +102,8 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   c.rope_theta = 10000.0;
   c.rms_norm_eps = 1e-6;
   c.tie_word_embeddings = false;
-  c.dims.vocab_size = required_size(json, "vocab_size", name);
-  c.dims.width = required_size(json, "hidden_size", name);
-  c.dims.layers = required_size(json, "num_hidden_layers", name);
-  c.dims.heads = required_size(json, "num_attention_heads", name);
-  c.intermediate_size = required_size(json, "intermediate_size", name);
+  lm_config::read_required_dims(json, c.dims, name, what);
+  c.intermediate_size = lm_config::required_size(json, "intermediate_size", name, what);
   // Absent, the member's default; null, one kv head per query head.
   c.num_key_value_heads = qwen ? 32 : mistral ? 8 : c.dims.heads;
   if (json.contains("num_key_value_heads")) {
@@ -130,9 +116,6 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   if (json.contains("head_dim") && !json["head_dim"].is_null()) {
     c.explicit_head_dim = integer_key(json, "head_dim", name);
     positive_size(c.explicit_head_dim, "head_dim");
-  }
-  if (json.contains("max_position_embeddings")) {
-    c.dims.context = integer_key(json, "max_position_embeddings", name);
   }
   if (json.contains("original_max_position_embeddings")) {
     c.original_max_position_embeddings =
@@ -206,21 +189,11 @@ std::string LlamaConfig::to_json() const {
 }
 
 RopeOptions LlamaConfig::rope() const {
-  RopeOptions o;
-  o.base = rope_theta;
-  o.style = RopeStyle::kNeox;
-  o.rotary_fraction = 1.0;
-  o.scaling = rope_scaling;
-  o.factor = rope_factor;
-  o.original_length = rope_scaling == RopeScaling::kDynamic  ? dims.context
+  return rope_options(rope_theta, 1.0,
+                      rope_scaling == RopeScaling::kDynamic  ? dims.context
                       : rope_original_length > 0             ? rope_original_length
                       : original_max_position_embeddings > 0 ? original_max_position_embeddings
-                                                             : dims.context;
-  o.low_freq_factor = rope_low_freq_factor;
-  o.high_freq_factor = rope_high_freq_factor;
-  o.beta_fast = rope_beta_fast;
-  o.beta_slow = rope_beta_slow;
-  return o;
+                                                             : dims.context);
 }
 
 void LlamaConfig::validate() const {

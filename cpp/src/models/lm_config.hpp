@@ -1,5 +1,6 @@
-// What every language-model config (GPT-2's, GPT-NeoX's) shares: reading config.json (the
-// object, its integer keys, the checks' messages prefixed by the file's name), writing its
+// What every language-model config (GPT-2's, GPT-NeoX's, Llama's) shares: the preset lookup,
+// reading config.json (the object, its integer, number and boolean keys, the required sizes,
+// the checks' messages prefixed by the file's name), writing its
 // sizes (LmDims) under the architecture's keys, and the checks that run before any weight is
 // allocated: the sizes, the norm epsilon, and the parameter count, counted
 // with saturating arithmetic (it is compared with a cap, so "huge" is all it must say) and
@@ -8,8 +9,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
@@ -17,6 +20,23 @@
 #include "poslab/positions/rope.hpp"
 
 namespace poslab::lm_config {
+
+// The preset called `name` among `presets` (name, maker); else Error with field "preset",
+// "unknown GPT-2 preset 'x' (expected small or medium)", `model` naming the architecture.
+template <class Config>
+Config preset_named(const std::string& name,
+                    std::initializer_list<std::pair<const char*, Config (*)()>> presets,
+                    const std::string& model) {
+  std::string expected;
+  std::size_t i = 0;
+  for (const auto& [preset, make] : presets) {
+    if (name == preset) return make();
+    if (i > 0) expected += i + 1 == presets.size() ? " or " : ", ";
+    expected += preset;
+    ++i;
+  }
+  throw Error("unknown " + model + " preset '" + name + "' (expected " + expected + ")", "preset");
+}
 
 // config.json's text as a JSON object; `what` ("a GPT-2 config") words the refusal. `name`
 // labels errors.
@@ -48,6 +68,33 @@ inline double number_key(const nlohmann::json& json, const char* key, const std:
   const nlohmann::json& value = json.at(key);
   require(value.is_number(), name + ": \"" + key + "\" must be a number, got " + value.dump());
   return value.get<double>();
+}
+
+// An integer key the config cannot do without; `what` ("a Llama config") words the refusal.
+inline long long required_size(const nlohmann::json& json, const char* key, const std::string& name,
+                               const std::string& what) {
+  require(json.contains(key), name + ": missing \"" + key + "\" (" + what + " needs it)");
+  return integer_key(json, key, name);
+}
+
+// A boolean key, `fallback` when absent.
+inline bool flag(const nlohmann::json& json, const char* key, bool fallback,
+                 const std::string& name) {
+  if (!json.contains(key)) return fallback;
+  require(json[key].is_boolean(), name + ": \"" + key + "\" must be true or false");
+  return json[key].get<bool>();
+}
+
+// The sizes transformers' GPT-NeoX and Llama configs require (vocabulary, width, layers,
+// heads: kHiddenSizeDimKeys) and the trained context when given (else `dims` keeps its own).
+inline void read_required_dims(const nlohmann::json& json, LmDims& dims, const std::string& name,
+                               const std::string& what) {
+  const LmDimKeys& keys = kHiddenSizeDimKeys;
+  dims.vocab_size = required_size(json, keys.vocab_size, name, what);
+  dims.width = required_size(json, keys.width, name, what);
+  dims.layers = required_size(json, keys.layers, name, what);
+  dims.heads = required_size(json, keys.heads, name, what);
+  if (json.contains(keys.context)) dims.context = integer_key(json, keys.context, name);
 }
 
 // config.json's rope_scaling ({"type" | "rope_type": ..., "factor": f, ...}, as transformers

@@ -36,6 +36,7 @@
 #include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
+#include "poslab/models/lm_rope_scaling.hpp"
 #include "poslab/models/lm_weights.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -46,24 +47,19 @@ inline constexpr std::size_t kMaxGptNeoxTokens = 65536;
 
 struct GptNeoxWeights;
 
-struct GptNeoxConfig {
+// config.json's rope_scaling ({"type" | "rope_type", "factor", ...}) in LmRopeScaling's
+// fields; none when absent.
+struct GptNeoxConfig : LmRopeScaling {
   using Weights = GptNeoxWeights;  // for the shared templates of lm_weights.hpp
   // vocab_size, max_position_embeddings (the trained context: RoPE scalings' N), hidden_size,
   // num_hidden_layers, num_attention_heads (kDimKeys): Pythia-70m's by default.
   LmDims dims{50304, 2048, 512, 6, 8};
-  static constexpr LmDimKeys kDimKeys{"vocab_size", "max_position_embeddings", "hidden_size",
-                                      "num_hidden_layers", "num_attention_heads"};
+  static constexpr LmDimKeys kDimKeys = kHiddenSizeDimKeys;
   long long intermediate_size = 2048;
   double rotary_pct = 0.25;
   double rotary_emb_base = 10000.0;
   double layer_norm_eps = 1e-5;
   bool use_parallel_residual = true;
-  // config.json's rope_scaling ({"type" | "rope_type", "factor", ...}); none when absent.
-  RopeScaling rope_scaling = RopeScaling::kNone;
-  double rope_factor = 1.0;
-  long long rope_original_length = 0;                              // 0: max_position_embeddings
-  double rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;  // llama3
-  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
 
   static GptNeoxConfig pythia_70m();   // 50304, 512, 6 layers, 8 heads, I 2048
   static GptNeoxConfig pythia_160m();  // 50304, 768, 12 layers, 12 heads, I 3072

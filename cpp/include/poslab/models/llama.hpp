@@ -35,6 +35,7 @@
 #include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
+#include "poslab/models/lm_rope_scaling.hpp"
 #include "poslab/models/lm_weights.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -46,15 +47,15 @@ inline constexpr std::size_t kMaxLlamaTokens = 65536;
 
 struct LlamaWeights;
 
-struct LlamaConfig {
+// config.json's rope_scaling in LmRopeScaling's fields, read as GPT-NeoX's.
+struct LlamaConfig : LmRopeScaling {
   using Weights = LlamaWeights;  // for the shared templates of lm_weights.hpp
   // config.json's model_type: kLlama, kMistral, kQwen2 or kQwen3.
   LmArchitecture model_type = LmArchitecture::kLlama;
   // vocab_size, max_position_embeddings (the trained context), hidden_size, num_hidden_layers,
   // num_attention_heads (kDimKeys): SmolLM2-135M's by default.
   LmDims dims{49152, 8192, 576, 30, 9};
-  static constexpr LmDimKeys kDimKeys{"vocab_size", "max_position_embeddings", "hidden_size",
-                                      "num_hidden_layers", "num_attention_heads"};
+  static constexpr LmDimKeys kDimKeys = kHiddenSizeDimKeys;
   long long num_key_value_heads = 3;  // K, which divides H
   long long explicit_head_dim = 0;    // config.json's head_dim; 0: E/H
   long long intermediate_size = 1536;
@@ -62,13 +63,9 @@ struct LlamaConfig {
   double rms_norm_eps = 1e-5;
   bool tie_word_embeddings = true;
   bool attention_bias = false;
-  // config.json's rope_scaling, read as GPT-NeoX's (lm_config.hpp's read_rope_scaling).
-  RopeScaling rope_scaling = RopeScaling::kNone;
-  double rope_factor = 1.0;
-  long long rope_original_length = 0;  // 0: the top-level original_max_position_embeddings's
-  long long original_max_position_embeddings = 0;                  // top level (legacy); 0: absent
-  double rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;  // llama3
-  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
+  // The top-level (legacy) original_max_position_embeddings, when rope_scaling has none; 0:
+  // absent.
+  long long original_max_position_embeddings = 0;
   // Sliding-window attention of width W = sliding_window on the layers sliding_layers marks
   // (empty: none): mistral's every layer once sliding_window is set; qwen2's and qwen3's
   // layer_types, or with use_sliding_window the layers from max_window_layers on.

@@ -26,4 +26,9 @@ struct LmDimKeys {
   const char* heads;
 };
 
+// The keys transformers' newer configs share (GPT-NeoX, the Llama family).
+inline constexpr LmDimKeys kHiddenSizeDimKeys{"vocab_size", "max_position_embeddings",
+                                              "hidden_size", "num_hidden_layers",
+                                              "num_attention_heads"};
+
 }  // namespace poslab
