@@ -18,6 +18,7 @@
 
 #include "gpt_neox_reference.hpp"
 #include "lm_fixture.hpp"
+#include "lm_reference.hpp"
 #include "poslab/models/lm.hpp"
 #include "reference.hpp"
 
@@ -91,12 +92,9 @@ std::string encode(const neox_ref::Weights& tensors,
 }
 
 using lm_fixture::temp_file;
-
-std::vector<double> iota_positions(std::size_t T, double scale = 1.0) {
-  std::vector<double> p(T);
-  for (std::size_t t = 0; t < T; ++t) p[t] = double(t) * scale;
-  return p;
-}
+using lm_ref::iota_positions;
+using lm_ref::max_abs;
+using lm_ref::WithinOfLargest;
 
 neox_ref::Result reference(const neox_ref::Weights& w, const GptNeoxConfig& c,
                            const std::vector<long long>& tokens,
@@ -105,27 +103,6 @@ neox_ref::Result reference(const neox_ref::Weights& w, const GptNeoxConfig& c,
   return neox_ref::forward(w, ref_config(c), tokens,
                            ref::rope_freqs(std::size_t(c.head_dim()), o, (long long)tokens.size()),
                            iota_positions(tokens.size()));
-}
-
-double max_abs(const TensorF& t) {
-  double m = 0;
-  for (float v : t.data) m = std::max(m, double(std::fabs(v)));
-  return m;
-}
-
-// |got − want| <= tol·max|want| everywhere: the float path's acceptance measure.
-::testing::AssertionResult WithinOfLargest(const TensorF& got, const TensorF& want, double tol) {
-  if (got.shape != want.shape) return ::testing::AssertionFailure() << "shapes differ";
-  const double bound = tol * max_abs(want);
-  double worst = 0;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double diff = std::fabs(double(got.data[i]) - want.data[i]);
-    if (!(diff <= worst)) worst = diff, at = i;
-  }
-  if (worst <= bound) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "worst |diff| " << worst << " at " << at << " > " << bound
-                                       << " (" << tol << " of the largest |value|)";
 }
 
 const std::vector<long long> kTokens{3, 96, 0, 42, 42, 17, 5, 61, 2, 2, 9, 30, 77, 8};

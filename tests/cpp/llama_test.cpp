@@ -17,11 +17,15 @@
 
 #include "llama_reference.hpp"
 #include "lm_fixture.hpp"
+#include "lm_reference.hpp"
 #include "poslab/models/lm.hpp"
 #include "reference.hpp"
 
 namespace {
 
+using lm_ref::iota_positions;
+using lm_ref::max_abs;
+using lm_ref::WithinOfLargest;
 using poslab::Error;
 using poslab::LlamaConfig;
 using poslab::LlamaOptions;
@@ -126,36 +130,12 @@ llama_ref::Weights as_stored(llama_ref::Weights t, poslab::StoredDType dtype) {
   return t;
 }
 
-std::vector<double> iota_positions(std::size_t T) {
-  std::vector<double> p(T);
-  for (std::size_t t = 0; t < T; ++t) p[t] = double(t);
-  return p;
-}
-
 llama_ref::Result reference(const llama_ref::Weights& w, const LlamaConfig& c,
                             const std::vector<long long>& tokens) {
   return llama_ref::forward(
       w, ref_config(c), tokens,
       ref::rope_freqs(std::size_t(c.head_dim()), c.rope(), (long long)tokens.size()),
       iota_positions(tokens.size()));
-}
-
-double max_abs(const TensorF& t) {
-  double m = 0;
-  for (float v : t.data) m = std::max(m, double(std::fabs(v)));
-  return m;
-}
-
-// |got − want| <= tol·max|want| everywhere: the float path's acceptance measure.
-::testing::AssertionResult WithinOfLargest(const TensorF& got, const TensorF& want, double tol) {
-  if (got.shape != want.shape) return ::testing::AssertionFailure() << "shapes differ";
-  const double bound = tol * max_abs(want);
-  double worst = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    worst = std::max(worst, std::fabs(double(got.data[i]) - want.data[i]));
-  }
-  if (worst <= bound) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "worst |diff| " << worst << " > " << bound;
 }
 
 const std::vector<long long> kTokens{3, 96, 0, 42, 42, 17, 5, 61, 2, 2, 9, 30, 77, 8};

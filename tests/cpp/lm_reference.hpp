@@ -1,9 +1,12 @@
 // The naive double-precision pieces the language-model references are built from (GPT-2's in
 // gpt2_test.cpp, GPT-NeoX's in gpt_neox_reference.hpp, Llama's in llama_reference.hpp):
 // LayerNorm, RMSNorm, SwiGLU, rotate_half RoPE, a linear layer in either stored orientation,
-// causal softmax attention of every head, row norms and the vocabulary head. Plain loops over
-// doubles, written from the formulas (ARCHITECTURE.md §4) — never by calling the core.
+// causal softmax attention of every head, row norms and the vocabulary head; and the measures the
+// model tests compare the core with (positions 0..T−1, the float path's tolerance). Plain loops
+// over doubles, written from the formulas (ARCHITECTURE.md §4) — never by calling the core.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +18,35 @@
 namespace lm_ref {
 
 using Mat = std::vector<double>;  // row-major
+
+// Positions 0, scale, 2·scale, ... for T tokens.
+inline std::vector<double> iota_positions(std::size_t T, double scale = 1.0) {
+  std::vector<double> p(T);
+  for (std::size_t t = 0; t < T; ++t) p[t] = double(t) * scale;
+  return p;
+}
+
+inline double max_abs(const poslab::TensorF& t) {
+  double m = 0;
+  for (float v : t.data) m = std::max(m, double(std::fabs(v)));
+  return m;
+}
+
+// |got − want| <= tol·max|want| everywhere: the float path's acceptance measure.
+inline ::testing::AssertionResult WithinOfLargest(const poslab::TensorF& got,
+                                                  const poslab::TensorF& want, double tol) {
+  if (got.shape != want.shape) return ::testing::AssertionFailure() << "shapes differ";
+  const double bound = tol * max_abs(want);
+  double worst = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double diff = std::fabs(double(got.data[i]) - want.data[i]);
+    if (!(diff <= worst)) worst = diff, at = i;
+  }
+  if (worst <= bound) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "worst |diff| " << worst << " at " << at << " > " << bound
+                                       << " (" << tol << " of the largest |value|)";
+}
 
 // What a reference records per layer, as the core's LmLayerTrace does.
 struct Layer {
