@@ -16,44 +16,20 @@ Tolerance: |got - ref| <= 1e-4 * max |ref| for the float path's logits (it accum
 float32) and for the losses by position; 1e-5 * max |ref| for `--precision double`.
 """
 
-import json
 import math
-import struct
 import sys
 
 import numpy as np
 
 from cli_runner import ScratchCli
+from lm_acceptance import Tally, check_lm, write_case
 
 CLI = ScratchCli(sys.argv[1], "poslab-llama-")
-path, run = CLI.path, CLI.run
+path = CLI.path
 TOL = {"float": 1e-4, "double": 1e-5}
-results = {"passed": 0, "failed": 0}
+TALLY = Tally()
 
 
-def check(label, got, ref, tol):
-    bound = tol * np.max(np.abs(ref))
-    worst = float(np.max(np.abs(got.astype(np.float64) - ref))) if got.shape == ref.shape else None
-    if worst is not None and worst <= bound:
-        results["passed"] += 1
-        print(f"ok    {label}: max |diff| {worst:.2e} <= {bound:.2e}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL  {label}: shape {got.shape} vs {ref.shape}, max |diff| {worst} > {bound:.2e}")
-
-
-def write_safetensors(name, tensors, dtype):
-    header, blobs, offset = {}, [], 0
-    for key, value in tensors.items():
-        data = np.ascontiguousarray(value, dtype=np.float16 if dtype == "F16" else "<f4").tobytes()
-        header[key] = {"dtype": dtype, "shape": list(value.shape),
-                       "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    with open(path(name), "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-    return path(name)
 
 
 def head_dim(config):
@@ -207,32 +183,12 @@ def forward(w, config, tokens):
     return rms_norm(x, w["model.norm.weight"], eps) @ head.T
 
 
-def losses(logits, tokens):
-    m = logits.max(-1, keepdims=True)
-    logp = logits - m - np.log(np.exp(logits - m).sum(-1, keepdims=True))
-    return -logp[np.arange(len(tokens) - 1), tokens[1:]]
-
-
 def case(label, config, dtype, tokens, rng, flags=(), ref_config=None):
     """`flags` are extra `poslab lm` options; `ref_config` the config the reference computes
     when they change it (--rope-scaling replacing the file's rope_scaling)."""
-    w = random_model(config, rng)
-    if dtype == "F16":  # the checkpoint holds the half-rounded values
-        w = {k: v.astype(np.float16).astype(np.float64) for k, v in w.items()}
-    weights = write_safetensors(label + ".safetensors", w, dtype)
-    with open(path(label + ".json"), "w") as f:
-        json.dump(config, f)
-    np.save(path(label + "-ids.npy"), np.array(tokens, np.int64))
+    w = write_case(path, label, random_model(config, rng), dtype, config, tokens)
     ref = forward(w, ref_config or config, np.array(tokens))
-    for precision in ("float", "double"):
-        out = path(f"{label}-{precision}.npy")
-        run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens",
-            ",".join(map(str, tokens)), "--precision", precision, *flags, "-o", out)
-        check(f"{label} logits ({precision})", np.load(out), ref, TOL[precision])
-    out = path(label + "-loss.npy")
-    run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens-file",
-        path(label + "-ids.npy"), "--loss-by-position", *flags, "-o", out)
-    check(f"{label} loss by position", np.load(out), losses(ref, np.array(tokens)), TOL["float"])
+    check_lm(CLI, TALLY, label, tokens, ref, flags, TOL)
 
 
 def main():
@@ -274,8 +230,7 @@ def main():
     case("cli-linear-flag", base, "F32", tokens, rng,
          flags=("--rope-scaling", "linear", "--rope-factor", "2"),
          ref_config={**base, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    TALLY.finish()
 
 
 main()

@@ -11,45 +11,21 @@ Tolerance: |got - ref| <= 1e-4 * max |ref| for the logits, in both precisions (t
 accumulates in float32), and the same for the losses by position.
 """
 
-import json
 import math
-import struct
 import sys
 
 import numpy as np
 
 from cli_runner import ScratchCli
+from lm_acceptance import Tally, check_lm, write_case
 
 CLI = ScratchCli(sys.argv[1], "poslab-neox-")
-path, run = CLI.path, CLI.run
+path = CLI.path
 TOL = 1e-4
-results = {"passed": 0, "failed": 0}
+TALLY = Tally()
 erf = np.vectorize(math.erf)
 
 
-def check(label, got, ref):
-    bound = TOL * np.max(np.abs(ref))
-    worst = float(np.max(np.abs(got.astype(np.float64) - ref))) if got.shape == ref.shape else None
-    if worst is not None and worst <= bound:
-        results["passed"] += 1
-        print(f"ok    {label}: max |diff| {worst:.2e} <= {bound:.2e}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL  {label}: shape {got.shape} vs {ref.shape}, max |diff| {worst} > {bound:.2e}")
-
-
-def write_safetensors(name, tensors, dtype):
-    header, blobs, offset = {}, [], 0
-    for key, value in tensors.items():
-        data = np.ascontiguousarray(value, dtype=np.float16 if dtype == "F16" else "<f4").tobytes()
-        header[key] = {"dtype": dtype, "shape": list(value.shape),
-                       "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    with open(path(name), "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-    return path(name)
 
 
 def random_model(config, rng):
@@ -128,24 +104,12 @@ def forward(w, config, tokens, inv_freq, attention_factor=1.0):
     return f @ w["embed_out.weight"].T
 
 
-def losses(logits, tokens):
-    m = logits.max(-1, keepdims=True)
-    logp = logits - m - np.log(np.exp(logits - m).sum(-1, keepdims=True))
-    return -logp[np.arange(len(tokens) - 1), tokens[1:]]
-
-
 def default_inv_freq(R, base):
     return 1.0 / base ** (np.arange(0, R, 2) / R)
 
 
 def case(label, config, dtype, tokens, rng, scaling=None):
-    w = random_model(config, rng)
-    if dtype == "F16":  # the checkpoint holds the half-rounded values
-        w = {k: v.astype(np.float16).astype(np.float64) for k, v in w.items()}
-    weights = write_safetensors(label + ".safetensors", w, dtype)
-    with open(path(label + ".json"), "w") as f:
-        json.dump(config, f)
-    np.save(path(label + "-ids.npy"), np.array(tokens, np.int64))
+    w = write_case(path, label, random_model(config, rng), dtype, config, tokens)
     d = config["hidden_size"] // config["num_attention_heads"]
     R = int(d * config["rotary_pct"])
     inv_freq = default_inv_freq(R, config["rotary_emb_base"])
@@ -159,15 +123,7 @@ def case(label, config, dtype, tokens, rng, scaling=None):
         inv_freq = default_inv_freq(R, base)
         extra = ["--rope-scaling", "dynamic", "--rope-factor", "2"]
     ref = forward(w, config, np.array(tokens), inv_freq)
-    for precision in ("float", "double"):
-        out = path(f"{label}-{precision}.npy")
-        run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens",
-            ",".join(map(str, tokens)), "--precision", precision, *extra, "-o", out)
-        check(f"{label} logits ({precision})", np.load(out), ref)
-    out = path(label + "-loss.npy")
-    run("lm", "--weights", weights, "--config", path(label + ".json"), "--tokens-file",
-        path(label + "-ids.npy"), "--loss-by-position", *extra, "-o", out)
-    check(f"{label} loss by position", np.load(out), losses(ref, np.array(tokens)))
+    check_lm(CLI, TALLY, label, tokens, ref, extra, {"float": TOL, "double": TOL})
 
 
 def main():
@@ -184,8 +140,7 @@ def main():
     case("parallel-long", base, "F32", long_tokens, rng)
     case("linear-scaling", base, "F32", tokens, rng, scaling="linear")
     case("dynamic-scaling-long", base, "F32", long_tokens, rng, scaling="dynamic")
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    TALLY.finish()
 
 
 main()
