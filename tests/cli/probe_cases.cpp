@@ -143,8 +143,7 @@ Tensors copies(const Named& named) {
 }
 
 Tensors neox_tensors() {
-  const GptNeoxWeights w =
-      lm_random_weights(GptNeoxConfig::from_json(kNeoxConfig, "c.json"), 1);
+  const GptNeoxWeights w = lm_random_weights(GptNeoxConfig::from_json(kNeoxConfig, "c.json"), 1);
   return copies(lm_named_tensors(w));
 }
 
@@ -1152,16 +1151,20 @@ void add_config_cases(std::vector<ProbeCase>& cases) {
   refuse("RopeScalingUnsupportedKey", scaling(R"({"type": "linear", "factor": 2, "mscale": 1})"),
          {"mscale"});
   for (const char* type : {"linear", "ntk", "dynamic", "yarn", "llama3"}) {
-    const std::string t = std::string(R"({"rope_type": ")") + type + "\"";
+    // llama3 also needs its frequency factors and original length, as transformers does.
+    const bool llama3 = std::string(type) == "llama3";
+    const std::string t = std::string(R"({"rope_type": ")") + type + "\"" +
+                          (llama3 ? R"(, "low_freq_factor": 1, "high_freq_factor": 4)" : "");
+    const std::string f = t + (llama3 ? R"(, "original_max_position_embeddings": 8)" : "");
     const std::string name = "RopeScaling" + label(type);
-    refuse(name + "_NoFactor", scaling(t + "}"), {R"("factor")"});
-    refuse(name + "_FactorBelowOne", scaling(t + R"(, "factor": 0.5})"), {R"(factor)", R"(0\.5)"});
-    refuse(name + "_FactorNearlyOne", scaling(t + R"(, "factor": 0.9999999})"),
+    refuse(name + "_NoFactor", scaling(f + "}"), {R"("factor")"});
+    refuse(name + "_FactorBelowOne", scaling(f + R"(, "factor": 0.5})"), {R"(factor)", R"(0\.5)"});
+    refuse(name + "_FactorNearlyOne", scaling(f + R"(, "factor": 0.9999999})"),
            {R"(factor)", R"(0\.9999999\b)"});
-    refuse(name + "_FactorString", scaling(t + R"(, "factor": "2"})"), {R"(factor)"});
-    refuse(name + "_FactorNull", scaling(t + R"(, "factor": null})"), {R"(factor)"});
-    accept(name + "_FactorTwo", scaling(t + R"(, "factor": 2})"));
-    accept(name + "_FactorOne", scaling(t + R"(, "factor": 1})"));
+    refuse(name + "_FactorString", scaling(f + R"(, "factor": "2"})"), {R"(factor)"});
+    refuse(name + "_FactorNull", scaling(f + R"(, "factor": null})"), {R"(factor)"});
+    accept(name + "_FactorTwo", scaling(f + R"(, "factor": 2})"));
+    accept(name + "_FactorOne", scaling(f + R"(, "factor": 1})"));
     for (const auto& [what, value] : std::vector<std::pair<const char*, const char*>>{
              {"Zero", "0"}, {"Negative", "-1"}, {"Fraction", "2.5"}, {"String", R"("16")"}}) {
       refuse(name + "_OriginalLength" + what,
@@ -1182,19 +1185,21 @@ void add_config_cases(std::vector<ProbeCase>& cases) {
          scaling(R"({"rope_type": "yarn", "factor": 2, "beta_fast": "32"})"), {"beta_fast"});
   accept("RopeScalingYarnFastEqualsSlow",
          scaling(R"({"rope_type": "yarn", "factor": 2, "beta_fast": 4, "beta_slow": 4})"));
-  refuse(
-      "RopeScalingLlama3LowAboveHigh",
-      scaling(
-          R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 4, "high_freq_factor": 1})"),
-      {"low_freq_factor"});
-  refuse(
-      "RopeScalingLlama3LowEqualsHigh",
-      scaling(
-          R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 2, "high_freq_factor": 2})"),
-      {"low_freq_factor"});
-  refuse("RopeScalingLlama3LowZero",
-         scaling(R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 0})"),
+  refuse("RopeScalingLlama3LowAboveHigh",
+         scaling(
+             R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 4, "high_freq_factor": 1,
+                 "original_max_position_embeddings": 8})"),
          {"low_freq_factor"});
+  refuse("RopeScalingLlama3LowEqualsHigh",
+         scaling(
+             R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 2, "high_freq_factor": 2,
+                 "original_max_position_embeddings": 8})"),
+         {"low_freq_factor"});
+  refuse(
+      "RopeScalingLlama3LowZero",
+      scaling(R"({"rope_type": "llama3", "factor": 2, "low_freq_factor": 0, "high_freq_factor": 4,
+                     "original_max_position_embeddings": 8})"),
+      {"low_freq_factor"});
   accept("RopeScalingLlama3",
          scaling(
              R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
