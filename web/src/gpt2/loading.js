@@ -30,6 +30,12 @@ export async function loadCheckpoint(lab, file, opts = {}) {
   const start = 8 + n;
   const header = await bytes(file, 0, start);
   const architecture = opts.architecture ?? lab.architectureOf?.(header, size, name) ?? 'gpt2';
+  // The core also reads the Llama family (poslab lm); the page's loaders are GPT-2's and GPT-NeoX's.
+  if (architecture !== 'gpt2' && architecture !== 'gpt_neox') {
+    throw new Error(
+      `${name}: a ${architecture} checkpoint: the page runs GPT-2 and GPT-NeoX models (the CLI's poslab lm runs it)`,
+    );
+  }
   opts.onArchitecture?.(architecture);
   const make = architecture === 'gpt_neox' ? lab.gptNeoxLoader : lab.gpt2Loader;
   const loader = make({ header, fileSize: size, name, ...(opts.config ? { config: opts.config } : {}) });
