@@ -55,6 +55,15 @@ let shown = null;
 
 const factories = new Map(); // name → the view's factory, loading or loaded
 
+// A view's code starts loading once the page has painted its title and lead: loaded at once,
+// its chunk and KaTeX's stylesheet would hold the first paint back (the first screen's largest
+// paint, LCP, would wait for them). A hidden tab gets no frames: 100 ms at most.
+const afterNextPaint = () =>
+  new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100);
+  });
+
 // The title and lead shown while a view's code loads (ui/view-lead.js): { name, el } or null.
 let pending = null;
 const dropPending = (name) => {
@@ -77,7 +86,7 @@ function show(state) {
   for (const v of built.values()) v.section.hidden = true;
   if (factories.has(name)) return; // loading: shown when it arrives
   const decl = viewNamed(name);
-  const loading = loadView(name);
+  const loading = afterNextPaint().then(() => loadView(name));
   factories.set(name, loading);
   coreStatus.viewLoading(decl.title);
   pending = { name, el: pendingHead(main, decl, VIEW_LEADS[name]) };
