@@ -141,7 +141,7 @@ def rope_parameters(config, T):
 
 
 def forward(w, config, tokens):
-    E, H, K = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
+    H, K = config["num_attention_heads"], config["num_key_value_heads"]
     d, eps, T = head_dim(config), config["rms_norm_eps"], len(tokens)
     inv_freq, attention_factor = rope_parameters(config, T)
     angles = np.arange(T)[:, None] * inv_freq[None, :]                    # (T, d/2)
