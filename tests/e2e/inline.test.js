@@ -17,6 +17,21 @@ async function step(page, key) {
   return page.evaluate(() => globalThis.__poslabTimings.at(-1));
 }
 
+/**
+ * Steps right and back until the step back lands inline (the last timing says so). A step is
+ * inline only while the measured time per unit predicts under 6 ms, so one slow step on a busy
+ * machine (a GC pause, a neighbour's burst) sends the next to the worker until a worker run
+ * measures the rate again; the behaviour under test is what an inline step draws, not how
+ * often the machine is quiet.
+ */
+async function inlineAtSameL(page, t) {
+  for (let tries = 0; !t.inline && tries < 10; tries++) {
+    await step(page, 'ArrowRight');
+    t = await step(page, 'ArrowLeft');
+  }
+  return t;
+}
+
 describe('inline jobs', () => {
   it('E2E.SmallStepsRunOnTheMainThreadAndDrawTheWorkersPixels', async () => {
     const { page, context, problems } = await openPage(session.browser, `${session.base}#enc.L=64&enc.D=64`);
@@ -34,6 +49,7 @@ describe('inline jobs', () => {
     } while (!t.inline && right < 40);
     expect(t.inline, 'no step ran on the main thread').toBe(true);
     for (let i = 0; i < right; i++) t = await step(page, 'ArrowLeft');
+    t = await inlineAtSameL(page, t);
     expect(t.inline).toBe(true);
     expect(await page.inputValue('#c-enc-L')).toBe('64');
     expect(await canvasHash(page, heatmap)).toBe(fromWorker);
@@ -44,7 +60,9 @@ describe('inline jobs', () => {
     const before = await page.evaluate(() => globalThis.__poslabTimings.length);
     await page.selectOption('#c-enc-method', 't5');
     await page.waitForFunction((b) => globalThis.__poslabTimings.length > b, before);
-    expect((await page.evaluate(() => globalThis.__poslabTimings.at(-1))).inline).toBe(true);
+    t = await inlineAtSameL(page, await page.evaluate(() => globalThis.__poslabTimings.at(-1)));
+    expect(t.inline).toBe(true);
+    expect(await page.inputValue('#c-enc-L')).toBe('64');
     const t5 = await canvasHash(page, heatmap);
     await page.fill('#c-enc-maxdist', '4');
     await page.press('#c-enc-maxdist', 'Tab');
