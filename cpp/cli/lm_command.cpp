@@ -69,10 +69,10 @@ struct LmArgs {
 
 // A RoPE model (GPT-NeoX, Llama): its config.json is required (the head counts and rotary
 // settings are not in the tensors); --rope-* replaces its scaling.
-template <class Config, class Options, class Load, class Forward>
+template <class Config, class Options, class Forward>
 void run_rope_model(const LmArgs& a, const std::string& config_text,
                     const std::vector<long long>& tokens, Precision precision, nlohmann::json index,
-                    const char* model, const Load& load, const Forward& forward) {
+                    const char* model, const Forward& forward) {
   require(!a.config.empty(), a.weights + " is a " + model +
                                  " checkpoint: give its config.json with --config (the head "
                                  "counts and rotary settings are not in the tensors)");
@@ -84,7 +84,7 @@ void run_rope_model(const LmArgs& a, const std::string& config_text,
   options.logits = !a.loss_by_position;
   options.loss_by_position = a.loss_by_position;
   if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
-  const auto weights = load(a.weights, config);
+  const auto weights = load_lm_weights(a.weights, config);
   const auto result = forward(weights, tokens, options);
   if (!a.trace.empty()) {
     index["model"] = nlohmann::json::parse(config.to_json());
@@ -150,11 +150,10 @@ void run_lm(const LmArgs& a) {
                      a.trace, std::move(index), lm_trace(result));
   } else if (arch == LmArchitecture::kGptNeox) {
     run_rope_model<GptNeoxConfig, GptNeoxOptions>(a, config_text, tokens, precision,
-                                                  std::move(index), "GPT-NeoX",
-                                                  load_gpt_neox_weights, gpt_neox_forward);
+                                                  std::move(index), "GPT-NeoX", gpt_neox_forward);
   } else {
     run_rope_model<LlamaConfig, LlamaOptions>(a, config_text, tokens, precision, std::move(index),
-                                              "Llama", load_llama_weights, llama_forward);
+                                              "Llama", llama_forward);
   }
 }
 

@@ -552,7 +552,7 @@ TEST(Gpt2Precision, FloatAgreesWithDoubleOnAWiderModel) {
     }
     EXPECT_LE(worst, 1e-4 * largest) << "largest |logit| " << largest;
     EXPECT_GT(largest, 0.1);  // a model whose logits are not all ~0
-    for (std::size_t l = 0; l < c.dims.layers; ++l) {
+    for (std::size_t l = 0; l < std::size_t(c.dims.layers); ++l) {
       double map_error = 0.0;
       for (std::size_t i = 0; i < want.layers[l].attention.size(); ++i) {
         map_error = std::max(map_error, double(std::abs(got.layers[l].attention.data[i] -

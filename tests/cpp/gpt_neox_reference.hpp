@@ -15,8 +15,8 @@
 
 namespace neox_ref {
 
-struct Config {
-  std::size_t V, E, N, H, I;
+struct Config : lm_ref::Dims {
+  std::size_t I;
   double rotary_pct;
   double eps;
   bool parallel;

@@ -46,13 +46,7 @@ GptNeoxConfig tiny_config(bool parallel = true, double rotary_pct = 0.25) {
 }
 
 neox_ref::Config ref_config(const GptNeoxConfig& c) {
-  return {std::size_t(c.dims.vocab_size),
-          std::size_t(c.dims.width),
-          std::size_t(c.dims.layers),
-          std::size_t(c.dims.heads),
-          std::size_t(c.intermediate_size),
-          c.rotary_pct,
-          c.layer_norm_eps,
+  return {lm_ref::dims_of(c.dims), std::size_t(c.intermediate_size), c.rotary_pct, c.layer_norm_eps,
           c.use_parallel_residual};
 }
 
@@ -122,7 +116,7 @@ TEST_P(GptNeoxVariant, BothPrecisionsMatchTheDoubleReference) {
   const GptNeoxConfig config = tiny_config(v.parallel, v.rotary_pct);
   neox_ref::Weights checkpoint = tiny_checkpoint(v.parallel ? 1 : 2);
   const std::string path = temp_file(encode(checkpoint, v.dtype));
-  const poslab::GptNeoxWeights w = poslab::load_gpt_neox_weights(path, config);
+  const poslab::GptNeoxWeights w = poslab::load_lm_weights(path, config);
   std::remove(path.c_str());
   // A half checkpoint holds the half-rounded values, and keeps them half in memory.
   if (v.dtype == poslab::StoredDType::kF16) {
@@ -174,7 +168,7 @@ class GptNeoxTiny : public ::testing::Test {
  protected:
   void SetUp() override {
     checkpoint_ = tiny_checkpoint(1);
-    weights_ = poslab::gpt_neox_weights_from_bytes(encode(checkpoint_), tiny_config(), "m");
+    weights_ = poslab::lm_weights_from_bytes(encode(checkpoint_), tiny_config(), "m");
   }
   neox_ref::Weights checkpoint_;
   poslab::GptNeoxWeights weights_;
@@ -249,7 +243,7 @@ TEST_F(GptNeoxTiny, BadTokensAreRefused) {
   EXPECT_THROW(poslab::gpt_neox_forward(weights_, {1, 97}), Error);
   EXPECT_THROW(poslab::gpt_neox_forward(weights_, {-1}), Error);
   try {
-    poslab::gpt_neox_forward(weights_, std::vector<long long>(poslab::kMaxGptNeoxTokens + 1, 0));
+    poslab::gpt_neox_forward(weights_, std::vector<long long>(poslab::kMaxRopeLmTokens + 1, 0));
     ADD_FAILURE() << "accepted 65537 tokens";
   } catch (const Error& e) {
     EXPECT_EQ(e.field(), "tokens");
@@ -343,7 +337,7 @@ TEST_F(GptNeoxTiny, OtherScalingsMatchTheReferenceFrequencies) {
   for (const poslab::RopeScaling s :
        {poslab::RopeScaling::kNtk, poslab::RopeScaling::kYarn, poslab::RopeScaling::kLlama3}) {
     GptNeoxConfig c = tiny_config(true, 1.0);  // R = 16: room for the yarn ramp
-    poslab::GptNeoxWeights w = poslab::gpt_neox_weights_from_bytes(encode(checkpoint_), c, "m");
+    poslab::GptNeoxWeights w = poslab::lm_weights_from_bytes(encode(checkpoint_), c, "m");
     GptNeoxOptions options;
     options.precision = Precision::kDouble;
     options.rope = c.rope();
@@ -376,7 +370,7 @@ TEST_F(GptNeoxTiny, BadRotationIsRefusedWithItsField) {
 void expect_load_refused(const std::string& bytes, const std::string& fragment,
                          const GptNeoxConfig& config = tiny_config()) {
   lm_fixture::expect_load_refused(bytes, fragment, [&](const std::string& path) {
-    return poslab::load_gpt_neox_weights(path, config);
+    return poslab::load_lm_weights(path, config);
   });
 }
 
@@ -436,7 +430,7 @@ TEST_F(GptNeoxTiny, EveryBadCheckpointIsRefusedNamingTheTensor) {
       "tensor 'gpt_neox.layers.0.attention.dense.bias': dtype \"F64\" is not supported");
   // A BOOL causal-mask buffer (older Pythia checkpoints keep attention.bias as BOOL) is
   // skipped and the weights load as without it; a BOOL weight is refused naming it.
-  const poslab::GptNeoxWeights masked = poslab::gpt_neox_weights_from_bytes(
+  const poslab::GptNeoxWeights masked = poslab::lm_weights_from_bytes(
       with_raw_entry(checkpoint_, "gpt_neox.layers.0.attention.bias", "BOOL", {1, 1, P, P}, P * P),
       tiny_config(), "mask.safetensors");
   EXPECT_EQ(masked.embed_out.f32, checkpoint_.at("embed_out.weight").data);
@@ -466,8 +460,7 @@ TEST_F(GptNeoxTiny, BuffersOfOlderCheckpointsAreSkipped) {
   t["gpt_neox.layers.1.attention.bias"] = TensorF({1, 1, P, P});
   t["gpt_neox.layers.1.attention.masked_bias"] = TensorF({1});
   t["gpt_neox.rotary_emb.inv_freq"] = TensorF({2});
-  const poslab::GptNeoxWeights w =
-      poslab::gpt_neox_weights_from_bytes(encode(t), tiny_config(), "m");
+  const poslab::GptNeoxWeights w = poslab::lm_weights_from_bytes(encode(t), tiny_config(), "m");
   EXPECT_EQ(poslab::gpt_neox_forward(w, kTokens).logits.data,
             poslab::gpt_neox_forward(weights_, kTokens).logits.data);
 }
@@ -492,7 +485,7 @@ TEST(GptNeoxRandom, IsSeededAndSurvivesASaveAndLoad) {
   double sq = 0;
   for (float v : a.embed_in.f32) sq += double(v) * v;
   EXPECT_NEAR(std::sqrt(sq / double(a.embed_in.size())), 0.02, 0.002);
-  const poslab::GptNeoxWeights loaded = poslab::gpt_neox_weights_from_bytes(
+  const poslab::GptNeoxWeights loaded = poslab::lm_weights_from_bytes(
       poslab::encode_safetensors(poslab::lm_named_tensors(a)), tiny_config(), "r");
   EXPECT_EQ(poslab::gpt_neox_forward(loaded, {1, 2, 3}).logits.data,
             poslab::gpt_neox_forward(a, {1, 2, 3}).logits.data);
@@ -553,8 +546,6 @@ TEST(GptNeoxConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
       R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 3,
          "intermediate_size": 80)";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"not json", "not valid JSON"},
-      {"[]", "JSON object"},
       {R"({"hidden_size": 48})", "\"vocab_size\""},
       {"{" + sizes + R"(, "hidden_act": "gelu_new"})", "hidden_act"},
       {"{" + sizes + R"(, "tie_word_embeddings": true})", "tie_word_embeddings"},
@@ -572,14 +563,7 @@ TEST(GptNeoxConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
            "num_attention_heads": 64, "intermediate_size": 4})",
        "parameters"},
   };
-  for (const auto& [text, fragment] : cases) {
-    try {
-      GptNeoxConfig::from_json(text, "config.json");
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-  }
+  lm_fixture::expect_configs_refused<GptNeoxConfig>(cases);
 }
 
 }  // namespace

@@ -15,8 +15,8 @@
 
 namespace llama_ref {
 
-struct Config {
-  std::size_t V, E, N, H, K, d, I;  // K kv heads, d the head width
+struct Config : lm_ref::Dims {
+  std::size_t K, d, I;  // K kv heads, d the head width
   double eps;
   bool tied;
   std::vector<std::size_t> windows;  // per layer, 0: full causal; empty: none slide

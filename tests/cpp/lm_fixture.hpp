@@ -55,6 +55,21 @@ void expect_load_refused(const std::string& bytes, const std::string& fragment, 
   std::remove(path.c_str());
 }
 
+// Each (config.json text, fragment), and text that is not JSON or not an object:
+// Config::from_json must throw a poslab::Error whose message contains the fragment.
+template <class Config>
+void expect_configs_refused(std::vector<std::pair<std::string, std::string>> cases) {
+  cases.insert(cases.begin(), {{"not json", "not valid JSON"}, {"[]", "JSON object"}});
+  for (const auto& [text, fragment] : cases) {
+    try {
+      Config::from_json(text, "config.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const poslab::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Every tensor's stored values, in checkpoint order.
 template <class Weights>
 std::vector<std::pair<std::vector<float>, std::vector<std::uint16_t>>> stored_values(Weights& w) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "poslab/models/lm_dims.hpp"
 #include "reference.hpp"
 
 namespace lm_ref {
@@ -46,6 +47,15 @@ inline ::testing::AssertionResult WithinOfLargest(const poslab::TensorF& got,
   if (worst <= bound) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "worst |diff| " << worst << " at " << at << " > " << bound
                                        << " (" << tol << " of the largest |value|)";
+}
+
+// The sizes every architecture's reference config starts with (V, E, N, H), from the core's.
+struct Dims {
+  std::size_t V, E, N, H;
+};
+inline Dims dims_of(const poslab::LmDims& d) {
+  return {std::size_t(d.vocab_size), std::size_t(d.width), std::size_t(d.layers),
+          std::size_t(d.heads)};
 }
 
 // What a reference records per layer, as the core's LmLayerTrace does.

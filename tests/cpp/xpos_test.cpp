@@ -61,7 +61,7 @@ TEST(Xpos, ScoresAreRopeScoresDecayedByZetaToTheDistance) {
   poslab::RopeOptions rope;
   rope.style = poslab::RopeStyle::kGptj;
   const TensorF qr = poslab::rope_apply(q, rope), kr = poslab::rope_apply(k, rope);
-  for (const auto [n, m] :
+  for (const auto& [n, m] :
        {std::pair{0, 0}, std::pair{39, 0}, std::pair{20, 31}, std::pair{7, 6}}) {
     double want = 0;
     for (std::size_t i = 0; i < D / 2; ++i) {

@@ -101,7 +101,7 @@ void check_gpt_neox(const poslab::GptNeoxConfig& c, const Json& json) {
 
   // The rotation must hold at every length the forward pass takes (dynamic reads S), not only
   // at the length validate() tries.
-  for (const long long total : {0LL, c.dims.context, (long long)poslab::kMaxGptNeoxTokens}) {
+  for (const long long total : {0LL, c.dims.context, (long long)poslab::kMaxRopeLmTokens}) {
     poslab::RopeFrequencies f;
     try {
       f = poslab::rope_frequencies(c.head_dim(), c.rope(), total);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/vocabulary_head.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/layers/attention.hpp"
@@ -22,12 +23,14 @@ void check_tokens(const std::vector<long long>& tokens, long long vocab, std::si
   }
 }
 
+namespace {
+
+// rope_lm_forward's checks, then x[t] = embedding[token t] (T, E).
 TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
                            const RopeOptions& rope, const LmDims& dims, long long head_dim,
-                           std::size_t max_tokens, const std::string& model,
-                           const StoredTensor& embedding,
-                           const std::function<void(std::size_t)>& check_sizes) {
-  check_tokens(tokens, dims.vocab_size, max_tokens, model,
+                           const RopeLmParts& parts) {
+  constexpr std::size_t max_tokens = kMaxRopeLmTokens;
+  check_tokens(tokens, dims.vocab_size, max_tokens, parts.model,
                "the limit of " + std::to_string(max_tokens) +
                    " (RoPE angles are exact to 1e-5 up to there)");
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
@@ -37,12 +40,27 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
   // A bad rotation fails here, before any work, with its field.
   rope_frequencies(head_dim, rope, static_cast<long long>(T));
   if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(dims.vocab_size));
-  check_sizes(T);
+  parts.check_sizes(T);
   TensorF x({T, E}, "residual stream (T, E)");
   for (std::size_t t = 0; t < T; ++t) {
-    embedding.widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
+    parts.embedding->widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
   }
   return x;
+}
+
+}  // namespace
+
+RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
+                             const RopeOptions& trained, const LmDims& dims, long long head_dim,
+                             const RopeLmParts& parts) {
+  const RopeOptions rope = options.rope ? *options.rope : trained;
+  TensorF x = start_rope_forward(tokens, options, rope, dims, head_dim, parts);
+  RopeLmResult result;
+  x = decoder_layers(
+      std::move(x), parts.layers, [&](std::size_t i) { return parts.layer(i, rope); },
+      options.trace ? &result.layers : nullptr);
+  vocabulary_head_into(result, parts.final_norm(x), *parts.head, tokens, options);
+  return result;
 }
 
 Heads split_heads(const TensorF& qkv, std::size_t H, QkvLayout layout) {

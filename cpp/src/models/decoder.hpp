@@ -26,18 +26,6 @@ namespace poslab::model {
 void check_tokens(const std::vector<long long>& tokens, long long vocab, std::size_t max_tokens,
                   const std::string& model, const std::string& limit);
 
-// What a RoPE model's forward pass (GPT-NeoX, Llama) does before its layers, in an order that
-// refuses a bad request before any work: the tokens (check_tokens, up to `max_tokens`,
-// `model` wording the messages), top_k and the outputs asked for, the rotation `rope` at
-// head_dim (its own field), the loss's tokens, then `check_sizes(T)`, the architecture's
-// tensors against the element cap. Returns the residual stream x[t] = embedding[token t]
-// (T, E).
-TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
-                           const RopeOptions& rope, const LmDims& dims, long long head_dim,
-                           std::size_t max_tokens, const std::string& model,
-                           const StoredTensor& embedding,
-                           const std::function<void(std::size_t)>& check_sizes);
-
 // How a fused qkv (T, 3E) holds the heads: kSideBySide is GPT-2's c_attn ([q | k | v], each E
 // wide, head h at columns h·d..), kPerHead GPT-NeoX's query_key_value (per head [q | k | v],
 // each d wide).
@@ -100,5 +88,26 @@ TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace*
 TensorF decoder_layers(TensorF x, std::size_t n,
                        const std::function<DecoderLayer(std::size_t)>& layer_of,
                        std::vector<LmLayerTrace>* traces);
+
+// What a RoPE model (GPT-NeoX, the Llama family) brings to rope_lm_forward.
+struct RopeLmParts {
+  const char* model;                               // "GPT-NeoX": words the messages
+  const StoredTensor* embedding;                   // (V, E)
+  const StoredTensor* head;                        // (V, E): the vocabulary matrix
+  std::size_t layers;                              // N
+  std::function<void(std::size_t T)> check_sizes;  // its tensors against the element cap
+  // Layer i, rotating q and k by `rope` (the config's, or the options' to explore).
+  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope)> layer;
+  std::function<TensorF(const TensorF&)> final_norm;
+};
+
+// A RoPE model's forward pass, written once. Before any work it refuses a bad request: the
+// tokens (check_tokens, up to kMaxRopeLmTokens), top_k and the outputs asked for, the rotation
+// (options.rope, else `trained`) at head_dim, the loss's tokens, then parts.check_sizes(T).
+// Then x[t] = embedding[token t], the layers, the final norm and the vocabulary head, as
+// `options` asks (logits, losses, top_k, trace).
+RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
+                             const RopeOptions& trained, const LmDims& dims, long long head_dim,
+                             const RopeLmParts& parts);
 
 }  // namespace poslab::model

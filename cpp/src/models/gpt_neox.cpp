@@ -60,35 +60,29 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
                                const GptNeoxOptions& options) {
   check_lm_weights(weights);
   const GptNeoxConfig& c = weights.config;
-  const RopeOptions rope = options.rope ? *options.rope : c.rope();
-  // The request checked; x[t] = embed_in[token t] (T, E).
-  TensorF x = model::start_rope_forward(tokens, options, rope, c.dims, c.head_dim(),
-                                        kMaxGptNeoxTokens, "GPT-NeoX", weights.embed_in,
-                                        [&](std::size_t T) { check_sizes(c, T, options); });
   const std::size_t H = std::size_t(c.dims.heads);
   const double eps = c.layer_norm_eps;
   const Precision precision = options.precision;
-  GptNeoxResult result;
-
-  const auto layer_of = [&](std::size_t i) {
-    const GptNeoxLayer* layer = &weights.layers[i];
+  const auto layer = [&](std::size_t i, const RopeOptions& rope) {
+    const GptNeoxLayer* l = &weights.layers[i];
     return model::DecoderLayer{
-        model::layer_norm_op(layer->input_layernorm_weight, layer->input_layernorm_bias, eps),
-        model::layer_norm_op(layer->post_attention_layernorm_weight,
-                             layer->post_attention_layernorm_bias, eps),
-        [layer, H, &rope, precision](const TensorF& a, TensorF* w) {
-          return self_attention(a, *layer, H, rope, precision, w);
+        model::layer_norm_op(l->input_layernorm_weight, l->input_layernorm_bias, eps),
+        model::layer_norm_op(l->post_attention_layernorm_weight, l->post_attention_layernorm_bias,
+                             eps),
+        [l, H, &rope, precision](const TensorF& a, TensorF* w) {
+          return self_attention(a, *l, H, rope, precision, w);
         },
-        [layer, precision](const TensorF& m) { return mlp(m, *layer, precision); },
+        [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
         c.use_parallel_residual ? model::Residual::kParallel : model::Residual::kSequential};
   };
-  x = model::decoder_layers(std::move(x), weights.layers.size(), layer_of,
-                            options.trace ? &result.layers : nullptr);
-
-  const TensorF final_x =
-      model::layer_norm(x, weights.final_layer_norm_weight, weights.final_layer_norm_bias, eps);
-  model::vocabulary_head_into(result, final_x, weights.embed_out, tokens, options);
-  return result;
+  return model::rope_lm_forward(
+      tokens, options, c.rope(), c.dims, c.head_dim(),
+      {"GPT-NeoX", &weights.embed_in, &weights.embed_out, weights.layers.size(),
+       [&](std::size_t T) { check_sizes(c, T, options); }, layer,
+       [&](const TensorF& x) {
+         return model::layer_norm(x, weights.final_layer_norm_weight, weights.final_layer_norm_bias,
+                                  eps);
+       }});
 }
 
 }  // namespace poslab

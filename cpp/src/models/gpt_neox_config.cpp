@@ -9,22 +9,6 @@
 
 namespace poslab {
 
-GptNeoxConfig GptNeoxConfig::pythia_70m() { return GptNeoxConfig{}; }
-
-GptNeoxConfig GptNeoxConfig::pythia_160m() {
-  GptNeoxConfig c;
-  c.dims.width = 768;
-  c.dims.layers = 12;
-  c.dims.heads = 12;
-  c.intermediate_size = 3072;
-  return c;
-}
-
-GptNeoxConfig GptNeoxConfig::preset(const std::string& name) {
-  return lm_config::preset_named<GptNeoxConfig>(
-      name, {{"pythia-70m", pythia_70m}, {"pythia-160m", pythia_160m}}, "GPT-NeoX");
-}
-
 namespace {
 
 using Json = nlohmann::json;
@@ -133,6 +117,20 @@ std::uint64_t GptNeoxConfig::parameter_count() const {
   // dense_4h_to_h (EI + E): 4E² + 2IE + 9E + I per layer.
   const std::uint64_t layer = add(add(mul(4, mul(E, E)), mul(2, mul(I, E))), add(mul(9, E), I));
   return add(add(mul(2, mul(V, E)), mul(N, layer)), mul(2, E));
+}
+
+GptNeoxConfig GptNeoxConfig::pythia_70m() { return GptNeoxConfig{}; }
+
+GptNeoxConfig GptNeoxConfig::pythia_160m() {
+  GptNeoxConfig c;
+  c.dims = {50304, 2048, 768, 12, 12};
+  c.intermediate_size = 3072;
+  return c;
+}
+
+GptNeoxConfig GptNeoxConfig::preset(const std::string& name) {
+  return lm_config::preset_named<GptNeoxConfig>(
+      name, {{"pythia-70m", pythia_70m}, {"pythia-160m", pythia_160m}}, "GPT-NeoX");
 }
 
 }  // namespace poslab

@@ -37,7 +37,6 @@ LmTensorLayout lm_tensor_layout(GptNeoxWeights& w, LmLayers layers) {
   LmTensorLayout layout{"GPT-NeoX", "num_hidden_layers",
                         n,          "",
                         {},         [n](const std::string& name) { return ignored_name(name, n); }};
-  layout.linear = LmTensorLayout::kOutIn;  // torch's Linear
   lm_layer_list(w.layers, layout, layers, "layers");
   add_matrix(layout, "gpt_neox.embed_in.weight", w.embed_in, {V, E});
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
@@ -59,17 +58,5 @@ LmTensorLayout lm_tensor_layout(GptNeoxWeights& w, LmLayers layers) {
 }
 
 std::uint64_t GptNeoxWeights::bytes() const { return lm_weight_bytes(*this); }
-
-GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
-                                           const std::string& name) {
-  config.validate();
-  return lm_weights_from_bytes<GptNeoxWeights>(
-      bytes, [&](const SafetensorsHeader&) { return config; }, name);
-}
-
-GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfig& config) {
-  config.validate();
-  return load_lm_weights<GptNeoxWeights>(path, [&](const SafetensorsHeader&) { return config; });
-}
 
 }  // namespace poslab

@@ -79,32 +79,23 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
                           const LlamaOptions& options) {
   check_lm_weights(weights);
   const LlamaConfig& c = weights.config;
-  const RopeOptions rope = options.rope ? *options.rope : c.rope();
-  // The request checked; x[t] = embed_tokens[token t] (T, E).
-  TensorF x = model::start_rope_forward(tokens, options, rope, c.dims, c.head_dim(),
-                                        kMaxLlamaTokens, "Llama", weights.embed_tokens,
-                                        [&](std::size_t T) { check_sizes(c, T, options); });
   const double eps = c.rms_norm_eps;
   const Precision precision = options.precision;
-  LlamaResult result;
-
-  const auto layer_of = [&](std::size_t i) {
-    const LlamaLayer* layer = &weights.layers[i];
-    return model::DecoderLayer{
-        model::rms_norm_op(layer->input_layernorm_weight, eps),
-        model::rms_norm_op(layer->post_attention_layernorm_weight, eps),
-        [layer, &c, i, &rope, precision](const TensorF& a, TensorF* w) {
-          return self_attention(a, *layer, c, i, rope, precision, w);
-        },
-        [layer, precision](const TensorF& m) { return mlp(m, *layer, precision); },
-        model::Residual::kSequential};
+  const auto layer = [&](std::size_t i, const RopeOptions& rope) {
+    const LlamaLayer* l = &weights.layers[i];
+    return model::DecoderLayer{model::rms_norm_op(l->input_layernorm_weight, eps),
+                               model::rms_norm_op(l->post_attention_layernorm_weight, eps),
+                               [l, &c, i, &rope, precision](const TensorF& a, TensorF* w) {
+                                 return self_attention(a, *l, c, i, rope, precision, w);
+                               },
+                               [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
+                               model::Residual::kSequential};
   };
-  x = model::decoder_layers(std::move(x), weights.layers.size(), layer_of,
-                            options.trace ? &result.layers : nullptr);
-
-  const TensorF final_x = model::rms_norm(x, weights.norm_weight, eps);
-  model::vocabulary_head_into(result, final_x, weights.head(), tokens, options);
-  return result;
+  return model::rope_lm_forward(
+      tokens, options, c.rope(), c.dims, c.head_dim(),
+      {"Llama", &weights.embed_tokens, &weights.head(), weights.layers.size(),
+       [&](std::size_t T) { check_sizes(c, T, options); }, layer,
+       [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps); }});
 }
 
 }  // namespace poslab

@@ -41,7 +41,6 @@ LmTensorLayout lm_tensor_layout(LlamaWeights& w, LmLayers layers) {
       "Llama", "num_hidden_layers",
       n,       "",
       {},      [n, tied](const std::string& name) { return ignored_name(name, n, tied); }};
-  layout.linear = LmTensorLayout::kOutIn;  // torch's Linear
   lm_layer_list(w.layers, layout, layers, "layers");
   add_matrix(layout, "model.embed_tokens.weight", w.embed_tokens, {V, E});
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
@@ -75,17 +74,5 @@ LmTensorLayout lm_tensor_layout(LlamaWeights& w, LmLayers layers) {
 }
 
 std::uint64_t LlamaWeights::bytes() const { return lm_weight_bytes(*this); }
-
-LlamaWeights llama_weights_from_bytes(const std::string& bytes, const LlamaConfig& config,
-                                      const std::string& name) {
-  config.validate();
-  return lm_weights_from_bytes<LlamaWeights>(
-      bytes, [&](const SafetensorsHeader&) { return config; }, name);
-}
-
-LlamaWeights load_llama_weights(const std::string& path, const LlamaConfig& config) {
-  config.validate();
-  return load_lm_weights<LlamaWeights>(path, [&](const SafetensorsHeader&) { return config; });
-}
 
 }  // namespace poslab

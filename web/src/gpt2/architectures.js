@@ -9,54 +9,63 @@
  * @typedef {{ key: string, label: string, value: number | string | boolean }} ConfigRow
  */
 
-const gpt2 = {
+// An architecture from config.json's keys for its five sizes (as the core's LmDimKeys), the
+// rows of its config table only it has, and what the position-method swap means for it.
+function describe({ name, tokenizer, keys, extraRows, positionSwap }) {
+  const { vocab, context, width, layers, heads } = keys;
+  return {
+    name,
+    tokenizer,
+    layers: (c) => c[layers],
+    heads: (c) => c[heads],
+    contextKey: context,
+    context: (c) => c[context],
+    /** @returns {ConfigRow[]} */
+    configRows: (c) => [
+      { key: vocab, label: `${vocab} (V)`, value: c[vocab] },
+      { key: context, label: `${context} (P)`, value: c[context] },
+      { key: width, label: `${width} (E)`, value: c[width] },
+      { key: layers, label: `${layers} (N)`, value: c[layers] },
+      { key: heads, label: `${heads} (H)`, value: c[heads] },
+      { key: 'head', label: 'head width d = E/H', value: c[width] / c[heads] },
+      ...extraRows(c),
+    ],
+    positionSwap,
+  };
+}
+
+const row = (c, key, label = key) => ({ key, label, value: c[key] });
+
+const gpt2 = describe({
   name: 'GPT-2',
   tokenizer: 'tiktoken-gpt2',
-  layers: (c) => c.n_layer,
-  heads: (c) => c.n_head,
-  contextKey: 'n_positions',
-  context: (c) => c.n_positions,
-  /** @returns {ConfigRow[]} */
-  configRows: (c) => [
-    { key: 'vocab_size', label: 'vocab_size (V)', value: c.vocab_size },
-    { key: 'n_positions', label: 'n_positions (P)', value: c.n_positions },
-    { key: 'n_embd', label: 'n_embd (E)', value: c.n_embd },
-    { key: 'n_layer', label: 'n_layer (N)', value: c.n_layer },
-    { key: 'n_head', label: 'n_head (H)', value: c.n_head },
-    { key: 'head', label: 'head width d = E/H', value: c.n_embd / c.n_head },
-    { key: 'layer_norm_epsilon', label: 'layer_norm_epsilon', value: c.layer_norm_epsilon },
-  ],
+  keys: { vocab: 'vocab_size', context: 'n_positions', width: 'n_embd', layers: 'n_layer', heads: 'n_head' },
+  extraRows: (c) => [row(c, 'layer_norm_epsilon')],
   positionSwap: null, // the view's position-method swap applies
-};
+});
 
-const gptNeox = {
+const gptNeox = describe({
   name: 'GPT-NeoX',
   tokenizer: 'tokenizer-json',
-  layers: (c) => c.num_hidden_layers,
-  heads: (c) => c.num_attention_heads,
-  contextKey: 'max_position_embeddings',
-  context: (c) => c.max_position_embeddings,
-  configRows: (c) => {
-    const d = c.hidden_size / c.num_attention_heads;
-    return [
-      { key: 'vocab_size', label: 'vocab_size (V)', value: c.vocab_size },
-      { key: 'max_position_embeddings', label: 'max_position_embeddings (P)', value: c.max_position_embeddings },
-      { key: 'hidden_size', label: 'hidden_size (E)', value: c.hidden_size },
-      { key: 'num_hidden_layers', label: 'num_hidden_layers (N)', value: c.num_hidden_layers },
-      { key: 'num_attention_heads', label: 'num_attention_heads (H)', value: c.num_attention_heads },
-      { key: 'head', label: 'head width d = E/H', value: d },
-      { key: 'intermediate_size', label: 'intermediate_size (MLP width)', value: c.intermediate_size },
-      { key: 'rotary_pct', label: 'rotary_pct', value: c.rotary_pct },
-      { key: 'rotary_dim', label: 'rotated dims per head', value: rotaryDim(c) },
-      { key: 'rotary_emb_base', label: 'rotary_emb_base', value: c.rotary_emb_base },
-      { key: 'use_parallel_residual', label: 'use_parallel_residual', value: c.use_parallel_residual },
-      { key: 'layer_norm_eps', label: 'layer_norm_eps', value: c.layer_norm_eps },
-    ];
+  keys: {
+    vocab: 'vocab_size',
+    context: 'max_position_embeddings',
+    width: 'hidden_size',
+    layers: 'num_hidden_layers',
+    heads: 'num_attention_heads',
   },
+  extraRows: (c) => [
+    row(c, 'intermediate_size', 'intermediate_size (MLP width)'),
+    row(c, 'rotary_pct'),
+    { key: 'rotary_dim', label: 'rotated dims per head', value: rotaryDim(c) },
+    row(c, 'rotary_emb_base'),
+    row(c, 'use_parallel_residual'),
+    row(c, 'layer_norm_eps'),
+  ],
   positionSwap:
     'GPT-NeoX rotates q and k by their positions (RoPE) inside every attention layer, as it was trained; ' +
     'the position-method swap is GPT-2’s (it replaces GPT-2’s learned position embedding) and does not apply.',
-};
+});
 
 const TABLE = Object.freeze({ gpt2, gpt_neox: gptNeox });
 

@@ -14,7 +14,7 @@
 // Weights are torch Linear (out, in): y = x·Wᵀ + b.
 //
 // Length: RoPE has no position table, so T may exceed max_position_embeddings (what the
-// scaling curves are for) up to kMaxGptNeoxTokens = 65 536, the range over which the core's
+// scaling curves are for) up to kMaxRopeLmTokens = 65 536, the range over which the core's
 // angles stay within 1e-5 (ARCHITECTURE.md §4). Long sequences ask for the losses instead of
 // the logits: (T, V) would pass the element cap (Pythia's V = 50 304: T > 5 336), and the
 // losses are reduced a block of the vocabulary at a time, never holding (T, V). Attention
@@ -25,25 +25,15 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "poslab/base/precision.hpp"
-#include "poslab/base/tensor.hpp"
-#include "poslab/io/safetensors.hpp"
+// The shared pieces: the loader, options and result, trace, dims, rope_scaling (lm.hpp et al.).
 #include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
-#include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_rope_scaling.hpp"
-#include "poslab/models/lm_weights.hpp"
-#include "poslab/positions/rope.hpp"
 
 namespace poslab {
-
-// The longest sequence the forward pass takes (see the header comment).
-inline constexpr std::size_t kMaxGptNeoxTokens = 65536;
 
 struct GptNeoxWeights;
 
@@ -127,11 +117,8 @@ LmTensorLayout lm_tensor_layout(GptNeoxWeights& weights, LmLayers layers);
 // name, shape and dtype) before the weights are allocated (LmLoader).
 using GptNeoxLoader = LmLoader<GptNeoxWeights>;
 
-// The whole checkpoint from bytes in memory / a file read in 8 MiB chunks. A GPT-NeoX
-// checkpoint does not say its head count or rotary settings, so the config is required.
-GptNeoxWeights gpt_neox_weights_from_bytes(const std::string& bytes, const GptNeoxConfig& config,
-                                           const std::string& name);
-GptNeoxWeights load_gpt_neox_weights(const std::string& path, const GptNeoxConfig& config);
+// The whole checkpoint: lm_weights_from_bytes / load_lm_weights with the config
+// (lm_weights.hpp); the file does not say its head count or rotary settings.
 
 // Per layer: attention, input_layernorm's and post_attention_layernorm's statistics, the
 // residual norms (lm_layer_trace.hpp).
@@ -141,7 +128,7 @@ using GptNeoxLayerTrace = LmLayerTrace;
 using GptNeoxResult = RopeLmResult;
 using GptNeoxOptions = RopeLmOptions;
 
-// tokens: 1 <= T <= kMaxGptNeoxTokens ids, each in [0, V). Every tensor the pass will
+// tokens: 1 <= T <= kMaxRopeLmTokens ids, each in [0, V). Every tensor the pass will
 // allocate ((T, V) logits, the (N, H, T, T) trace, activations) is checked against the
 // element cap before any work.
 GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<long long>& tokens,

@@ -20,30 +20,20 @@
 // Weights are torch Linear (out, in), no biases unless attention_bias (llama, qwen3: q, k, v
 // and o_proj) or qwen2 (q, k and v).
 //
-// Length and memory as GPT-NeoX's (gpt_neox.hpp): up to kMaxLlamaTokens, the losses reduced a
+// Length and memory as GPT-NeoX's (gpt_neox.hpp): up to kMaxRopeLmTokens, the losses reduced a
 // panel of the vocabulary at a time, every large tensor checked against the element cap first.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "poslab/base/precision.hpp"
-#include "poslab/base/tensor.hpp"
-#include "poslab/io/safetensors.hpp"
+// The shared pieces: the loader, options and result, trace, dims, rope_scaling (lm.hpp et al.).
 #include "poslab/models/lm.hpp"
 #include "poslab/models/lm_dims.hpp"
-#include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_rope_scaling.hpp"
-#include "poslab/models/lm_weights.hpp"
-#include "poslab/positions/rope.hpp"
 
 namespace poslab {
-
-// The longest sequence the forward pass takes: where the core's RoPE angles stay within 1e-5
-// (ARCHITECTURE.md §4), as GPT-NeoX's.
-inline constexpr std::size_t kMaxLlamaTokens = 65536;
 
 struct LlamaWeights;
 
@@ -147,18 +137,16 @@ struct LlamaWeights {
 // an lm_head.weight the file carries anyway (transformers ties it to embed_tokens).
 LmTensorLayout lm_tensor_layout(LlamaWeights& weights, LmLayers layers);
 
+// Streamed: LlamaLoader; whole: lm_weights_from_bytes / load_lm_weights with the config
+// (lm_weights.hpp).
 using LlamaLoader = LmLoader<LlamaWeights>;
-
-LlamaWeights llama_weights_from_bytes(const std::string& bytes, const LlamaConfig& config,
-                                      const std::string& name);
-LlamaWeights load_llama_weights(const std::string& path, const LlamaConfig& config);
 
 // The logits, losses, trace (norm statistics of the inputs) and top-k asked for, and the
 // rotation to explore (lm.hpp).
 using LlamaResult = RopeLmResult;
 using LlamaOptions = RopeLmOptions;
 
-// tokens: 1 <= T <= kMaxLlamaTokens ids, each in [0, V); sizes checked before any work.
+// tokens: 1 <= T <= kMaxRopeLmTokens ids, each in [0, V); sizes checked before any work.
 LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long long>& tokens,
                           const LlamaOptions& options = {});
 

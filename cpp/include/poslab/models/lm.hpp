@@ -73,6 +73,10 @@ struct TopK {
 };
 TopK top_k(const float* logits, std::size_t vocab, std::size_t k);
 
+// The longest sequence a RoPE model's forward pass takes: where the core's RoPE angles stay
+// within 1e-5 (ARCHITECTURE.md §4).
+inline constexpr std::size_t kMaxRopeLmTokens = 65536;
+
 // What a RoPE model's forward pass (GPT-NeoX, the Llama family) is asked for; each architecture
 // names it its own way (GptNeoxOptions, LlamaOptions).
 struct RopeLmOptions {

@@ -220,4 +220,21 @@ Weights load_lm_weights(const std::string& path, const ConfigOf& config_of) {
   return loader.finish();
 }
 
+// The same for an architecture whose checkpoint does not say its config (GPT-NeoX has no head
+// count or rotary settings in the file, Llama no norm epsilon or rope_theta): the config is
+// given and validated before the file is read.
+template <class Config>
+typename Config::Weights lm_weights_from_bytes(const std::string& bytes, const Config& config,
+                                               const std::string& name) {
+  config.validate();
+  return lm_weights_from_bytes<typename Config::Weights>(
+      bytes, [&](const SafetensorsHeader&) { return config; }, name);
+}
+template <class Config>
+typename Config::Weights load_lm_weights(const std::string& path, const Config& config) {
+  config.validate();
+  return load_lm_weights<typename Config::Weights>(
+      path, [&](const SafetensorsHeader&) { return config; });
+}
+
 }  // namespace poslab
