@@ -1,6 +1,7 @@
 // `poslab train`: trains the length-generalisation lab's model on one task with one position
-// method and writes result.json (loss curve, accuracy by length, throughput), optionally the
-// checkpoint; `--steps 0 --dump DIR` writes the files an independent autograd checks
+// method, for one seed or several, and writes result.json (loss curve, accuracy by length,
+// throughput, the lab's metrics and their summary over seeds), optionally the checkpoints; `--steps
+// 0 --dump DIR` writes the files an independent autograd checks
 // (tests/acceptance/train_vs_autograd.py).
 #include <cerrno>
 #include <chrono>
@@ -8,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "commands.hpp"
 #include "options.hpp"
 #include "output_files.hpp"
+#include "poslab/train/metrics.hpp"
 #include "poslab/train/trainer.hpp"
 
 namespace poslab::cli {
@@ -21,6 +24,7 @@ struct TrainArgs {
   train::TrainConfig config;
   std::string task, position, eval_positions, out, checkpoint, dump;
   std::size_t test_len = 0;
+  std::size_t seeds = 1;
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -56,6 +60,24 @@ std::uint64_t memory_limit_from_environment() {
   return static_cast<std::uint64_t>(value * scale);
 }
 
+// "m.safetensors" → "m-seed3.safetensors": one checkpoint per seed.
+std::string seed_path(const std::string& path, std::uint64_t seed) {
+  std::filesystem::path p(path);
+  const std::string stem = p.stem().string() + "-seed" + std::to_string(seed);
+  return (p.parent_path() / (stem + p.extension().string())).string();
+}
+
+// The --steps 0 --dump set of `trainer` into the directory `dir`.
+void dump_into(OutputFiles& files, const std::string& dir, train::Trainer& trainer) {
+  std::error_code error;
+  require(!std::filesystem::exists(dir, error) || std::filesystem::is_directory(dir, error),
+          dir + ": --dump must name a directory");
+  files.add_directory(dir);
+  for (const auto& [name, bytes] : trainer.dump()) {
+    files.add((std::filesystem::path(dir) / name).string(), bytes);
+  }
+}
+
 void run_train(TrainArgs& a) {
   train::TrainConfig& c = a.config;
   c.task = parse_name(train::kTaskNames, a.task, "task", "task");
@@ -66,42 +88,50 @@ void run_train(TrainArgs& a) {
   }
   if (a.test_len_option->count() > 0) c.test_len = a.test_len;
   if (!a.dump.empty() && c.steps != 0) throw UsageError("--dump needs --steps 0");
+  if (!a.dump.empty() && a.seeds != 1) throw UsageError("--dump takes one seed: drop --seeds");
+  if (c.seed > std::numeric_limits<std::uint64_t>::max() - (a.seeds - 1)) {
+    throw UsageError("--seed + --seeds - 1 must fit in 64 bits");
+  }
   if (a.dump.empty() && a.out.empty())
     throw UsageError("give -o result.json (or --steps 0 --dump DIR)");
   require_extension(a.out, "-o", ".json", "the result as JSON");
   require_extension(a.checkpoint, "--checkpoint", ".safetensors", "the weights as safetensors");
   require_distinct_outputs({{"-o", a.out}, {"--checkpoint", a.checkpoint}, {"--dump", a.dump}});
   if (!a.out.empty()) check_output_target(a.out);
-  if (!a.checkpoint.empty()) check_output_target(a.checkpoint);
+  for (std::size_t k = 0; k < a.seeds && !a.checkpoint.empty(); ++k) {
+    check_output_target(a.seeds > 1 ? seed_path(a.checkpoint, c.seed + k) : a.checkpoint);
+  }
   c.memory_limit = memory_limit_from_environment();
   train::validate(c);
   train::check_memory(c,
                       "--layers, --width, --batch, --eval-examples, --train-len or --test-len (or "
                       "raise the limit with POSLAB_TRAIN_MEMORY_LIMIT, e.g. 8GiB)");
 
-  train::Trainer trainer(c);
   OutputFiles files;
-  if (!a.dump.empty()) {
-    std::error_code error;
-    require(!std::filesystem::exists(a.dump, error) || std::filesystem::is_directory(a.dump, error),
-            a.dump + ": --dump must name a directory");
-    files.add_directory(a.dump);
-    for (const auto& [name, bytes] : trainer.dump()) {
-      files.add((std::filesystem::path(a.dump) / name).string(), bytes);
+  std::vector<std::string> runs;
+  for (std::size_t k = 0; k < a.seeds; ++k) {
+    train::TrainConfig run = c;
+    run.seed = c.seed + k;
+    const std::string label = a.seeds > 1 ? "seed " + std::to_string(run.seed) + "  " : "";
+    train::Trainer trainer(run);
+    if (!a.dump.empty()) dump_into(files, a.dump, trainer);
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t every = std::max<std::size_t>(1, run.steps / 20);
+    for (std::size_t s = 0; s < run.steps; ++s) {
+      const double loss = trainer.step();
+      if (!a.quiet && ((s + 1) % every == 0 || s + 1 == run.steps)) {
+        std::fprintf(stderr, "%sstep %zu/%zu  loss %.4f\n", label.c_str(), s + 1, run.steps, loss);
+      }
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!a.out.empty()) runs.push_back(trainer.result_json(trainer.evaluate(), wall));
+    if (!a.checkpoint.empty()) {
+      files.add(a.seeds > 1 ? seed_path(a.checkpoint, run.seed) : a.checkpoint,
+                trainer.checkpoint());
     }
   }
-  const auto start = std::chrono::steady_clock::now();
-  const std::size_t every = std::max<std::size_t>(1, c.steps / 20);
-  for (std::size_t s = 0; s < c.steps; ++s) {
-    const double loss = trainer.step();
-    if (!a.quiet && ((s + 1) % every == 0 || s + 1 == c.steps)) {
-      std::fprintf(stderr, "step %zu/%zu  loss %.4f\n", s + 1, c.steps, loss);
-    }
-  }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!a.out.empty()) files.add(a.out, trainer.result_json(trainer.evaluate(), wall) + "\n");
-  if (!a.checkpoint.empty()) files.add(a.checkpoint, trainer.checkpoint());
+  if (!a.out.empty()) files.add(a.out, train::seeds_result_json(runs) + "\n");
   files.commit();
 }
 
@@ -148,6 +178,12 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--seed", c.seed, "seed of the weights, data and evaluation set")
       ->capture_default_str()
       ->check(unsigned_integer());
+  cmd->add_option("--seeds", a.seeds,
+                  "S: train seeds --seed .. --seed+S-1 and summarise each metric over them "
+                  "(mean, sample sd, values); --checkpoint then writes one file per seed "
+                  "(name-seedK.safetensors)")
+      ->capture_default_str()
+      ->check(integer_in(1, 100));
   cmd->add_option("--threads", c.threads, "threads (native only)")
       ->capture_default_str()
       ->check(integer_in(1, 4096));

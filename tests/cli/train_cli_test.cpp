@@ -3,6 +3,7 @@
 // option refused with `poslab: error:` and no file left behind.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,46 @@ TEST_F(TrainCli, SameSeedSameLossCurve) {
   EXPECT_EQ(a["accuracy_by_length"], b["accuracy_by_length"]);
 }
 
+// --seeds S trains seeds --seed .. --seed+S−1: result.json keeps the first run's fields, adds
+// every run under `runs` and each metric's mean, sample sd and values under `summary`; one
+// checkpoint per seed. The first run is the run --seeds 1 makes from that seed.
+TEST_F(TrainCli, SeedsAreSummarisedMetricByMetric) {
+  const RunResult r = run(with(kSmall, {"--position", "alibi", "--seed", "4", "--seeds", "3", "-o",
+                                        "r.json", "--checkpoint", "m.safetensors"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  ASSERT_EQ(j["runs"].size(), 3u);
+  std::vector<std::string> checkpoints;
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(j["runs"][k]["config"]["seed"], 4 + k);
+    checkpoints.push_back(read_file(path("m-seed" + std::to_string(4 + k) + ".safetensors")));
+  }
+  EXPECT_NE(checkpoints[0], checkpoints[1]);
+  EXPECT_FALSE(std::filesystem::exists(path("m.safetensors")));
+  EXPECT_EQ(j["loss_curve"], j["runs"][0]["loss_curve"]);
+  EXPECT_NE(j["runs"][0]["loss_curve"], j["runs"][1]["loss_curve"]);
+  for (const char* metric : {"exact_match_in_distribution", "exact_match_n_to_2n",
+                             "answer_accuracy_n_to_2n", "exact_match_2n_to_4n"}) {
+    SCOPED_TRACE(metric);
+    const auto& s = j["summary"][metric];
+    std::vector<double> values;
+    for (const auto& run : j["runs"]) values.push_back(run["metrics"][metric].get<double>());
+    EXPECT_EQ(s["values"], nlohmann::json(values));
+    const double mean = (values[0] + values[1] + values[2]) / 3;
+    double squares = 0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    EXPECT_NEAR(s["mean"].get<double>(), mean, 1e-15);
+    EXPECT_NEAR(s["sd"].get<double>(), std::sqrt(squares / 2), 1e-15);
+  }
+
+  ASSERT_EQ(run(with(kSmall, {"--position", "alibi", "--seed", "4", "-o", "one.json"})).status, 0);
+  const auto one = nlohmann::json::parse(read_file(path("one.json")));
+  EXPECT_EQ(one["loss_curve"], j["loss_curve"]);
+  EXPECT_EQ(one["metrics"], j["metrics"]);
+  EXPECT_EQ(one["summary"]["exact_match_n_to_2n"]["sd"], 0.0);  // one seed: written, sd 0
+  EXPECT_EQ(one["runs"].size(), 1u);
+}
+
 TEST_F(TrainCli, DumpWritesTheCheckedFiles) {
   const RunResult r =
       run({"train", "--task", "addition", "--position", "learned", "--train-len", "3", "--width",
@@ -106,6 +147,14 @@ TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
       with(kSmall, {"--position", "none", "--dump", "d"}),  // --dump needs --steps 0
       with(kSmall, {"--position", "none"}),                 // no -o
       with(kSmall, {"--position", "none", "-o", "missing/r.json"}),
+      with(kSmall, {"--position", "none", "--seeds", "0", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--seeds", "101", "-o", "r.json"}),
+      with(kSmall, {"--position", "none", "--seed", "18446744073709551615", "--seeds", "2", "-o",
+                    "r.json"}),
+      {"train", "--task", "copy", "--position", "none", "--train-len", "3", "--steps", "0",
+       "--seeds", "2", "--dump", "d"},  // --dump takes one seed
+      with(kSmall, {"--position", "none", "--seeds", "2", "-o", "r.json", "--checkpoint",
+                    "missing/m.safetensors"}),
   };
   for (const auto& args : bad) {
     SCOPED_TRACE(testing::PrintToString(args));

@@ -10,6 +10,7 @@
 #include "poslab/base/format.hpp"
 #include "poslab/io/npy.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/train/metrics.hpp"
 #include "train/tasks.hpp"
 
 namespace poslab::train {
@@ -266,6 +267,11 @@ std::string Trainer::result_json(const EvalResult& eval, double wall_time_s) con
   j["wall_time_s"] = wall_time_s;
   j["tokens_per_s"] = wall_time_s > 0 ? tokens_seen_ / wall_time_s : 0.0;
   j["flops"] = flops_spent_;
+  nlohmann::ordered_json metrics;
+  for (const auto& [name, value] : lab_metrics(eval, config_.train_len)) {
+    metrics[name] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+  }
+  j["metrics"] = metrics;
   return j.dump(1);
 }
 

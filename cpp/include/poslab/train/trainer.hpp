@@ -56,7 +56,7 @@ class Trainer {
   AttentionExample attention_example(std::size_t length, std::size_t index);
 
   // result.json: config, loss_curve, accuracy_by_length, token_accuracy_by_position,
-  // wall_time_s, tokens_per_s, flops (and eval_positions, the vocabulary's special ids).
+  // eval_positions, steps_done, wall_time_s, tokens_per_s, flops and metrics (metrics.hpp).
   std::string result_json(const EvalResult& eval, double wall_time_s) const;
   // config.json of a dump: the model's shape, the task and its special token ids.
   std::string config_json() const;
