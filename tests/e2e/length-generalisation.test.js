@@ -57,7 +57,7 @@ describe('view length-generalisation', () => {
   });
 
   it('E2E.LengthGeneralisationDrawsAFireModelsBias', async () => {
-    const url = `${session.base}#view=length-generalisation&lg.methods=fire&lg.size=small&lg.N=3&lg.steps=30&lg.seed=9`;
+    const url = `${session.base}#view=length-generalisation&lg.methods=fire&lg.size=small&lg.N=3&lg.steps=30&lg.seed=9&lg.seeds=1`;
     const { page, context, problems } = await openPage(session.browser, url);
     await settled(page);
     await page.click(`${section} .lg-train`);
@@ -75,10 +75,10 @@ describe('view length-generalisation', () => {
   });
 
   it('E2E.LengthGeneralisationTrainsStopsAndRestores', async () => {
-    const url = `${session.base}#view=length-generalisation&lg.methods=alibi,none&lg.size=small&lg.N=4&lg.steps=60&lg.seed=7`;
+    const url = `${session.base}#view=length-generalisation&lg.methods=alibi,none&lg.size=small&lg.N=4&lg.steps=60&lg.seed=7&lg.seeds=2`;
     const { page, context, problems } = await openPage(session.browser, url);
     await settled(page);
-    expect(await progressText(page)).toMatch(/0 of 2 runs cached/);
+    expect(await progressText(page)).toMatch(/0 of 4 runs cached/); // two methods × two seeds
     const loss = `${section} [data-figure="loss"] canvas`;
     const before = await canvasHash(page, loss);
     await page.click(`${section} .lg-train`);
@@ -94,6 +94,15 @@ describe('view length-generalisation', () => {
     const accuracy = await page.textContent(`${section} .lg-table`);
     expect(accuracy).toMatch(/ALiBi/);
     expect(accuracy).toMatch(/NoPE/);
+    // Each method's row: its 2 seeds, in-distribution exact match as mean ± sd and a dot a seed.
+    expect(await page.$$eval(`${section} .lg-table tr td:nth-child(3)`, (c) => c.map((x) => x.textContent))).toEqual([
+      '2',
+      '2',
+    ]);
+    expect(await page.textContent(`${section} .lg-table tr:nth-child(2) td:nth-child(4)`)).toMatch(
+      /^\d\.\d\d ± \d\.\d\d/,
+    );
+    expect(await page.locator(`${section} .lg-table td:nth-child(4) .lg-dot`).count()).toBe(4);
     expect(await page.locator(`${section} .lg-attention canvas`).count()).toBe(2); // 2 heads
     expect(await page.textContent(`${section} .lg-attention-about`)).toMatch(/answer tokens right/);
     await page.screenshot({ path: path.join(outDir, 'length-generalisation.png'), fullPage: true });
@@ -129,7 +138,7 @@ describe('view length-generalisation', () => {
 
     // Stop: a long budget, stopped while it runs; nothing finished, nothing kept, Train again enabled.
     await page.goto(
-      `${session.base}#view=length-generalisation&lg.methods=rope&lg.size=small&lg.N=4&lg.steps=20000&lg.seed=8`,
+      `${session.base}#view=length-generalisation&lg.methods=rope&lg.size=small&lg.N=4&lg.steps=20000&lg.seed=8&lg.seeds=1`,
     );
     await settled(page);
     await page.click(`${section} .lg-train`);

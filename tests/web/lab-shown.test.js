@@ -16,13 +16,17 @@ const example = () => {
   return { plan, settings: QUICK_SETTINGS, runs: new Map(plan.map((r) => [r.id, run(`example ${r.id}`)])) };
 };
 const ids = (shown) => shown.rows.map((r) => r.id);
+// The methods of rows, once each, in order (a method has a row per seed).
+const methods = (rows) => [...new Set(rows.map((r) => r.method ?? r.id))];
 
 describe('lab: what the figures show', () => {
   it('LabShown.BeforeAnyRunTheExampleLabelledAsSuch', () => {
     const plan = runPlan(settings({ methods: ['fire'] }));
     const shown = shownRuns({ plan, done: new Map(), N: 5, example: example() });
     expect(shown.source).toBe('example');
-    expect(ids(shown)).toEqual(['learned', 'rope', 'alibi', 'none']);
+    expect(methods(shown.rows)).toEqual(['learned', 'rope', 'alibi', 'none']);
+    expect(ids(shown).slice(0, 3)).toEqual(['learned', 'learned#1', 'learned#2']); // a row per seed
+    expect(shown.rows.map((r) => r.seed).slice(0, 4)).toEqual([0, 1, 2, 0]);
     expect(shown.N).toBe(QUICK_SETTINGS.N);
     expect(sourceNote('example')).toMatch(/^Example, not your settings/);
     // Nothing at all (the example not loaded): no rows, so no figure is drawn.
@@ -70,10 +74,20 @@ describe('lab: what the figures show', () => {
     const plan = runPlan(settings({ methods: ['rope', 'alibi'] }));
     const fallback = shownRuns({ plan, done: new Map(), N: 5, example: example() });
     expect(shownCurves(plan, new Map(), fallback)).toMatchObject({ own: false });
-    expect(shownCurves(plan, new Map(), fallback).runs.map((r) => r.id)).toEqual(['learned', 'rope', 'alibi', 'none']);
-    const live = shownCurves(plan, new Map([['alibi', [[0, 2.5]]]]), fallback);
+    expect(methods(shownCurves(plan, new Map(), fallback).runs)).toEqual(['learned', 'rope', 'alibi', 'none']);
+    const live = shownCurves(
+      plan,
+      new Map([
+        ['alibi', [[0, 2.5]]],
+        ['alibi#2', [[0, 2.7]]],
+      ]),
+      fallback,
+    );
     expect(live.own).toBe(true);
-    expect(live.runs).toEqual([{ id: 'alibi', label: 'ALiBi', curve: [[0, 2.5]] }]);
+    expect(live.runs).toEqual([
+      { id: 'alibi', method: 'alibi', label: 'ALiBi', curve: [[0, 2.5]] },
+      { id: 'alibi#2', method: 'alibi', label: 'ALiBi', curve: [[0, 2.7]] },
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import { createPool, poolSize } from '../../web/src/lab/pool.js';
 import {
   BUDGETS,
   EVERY_METHOD,
+  SEEDS,
   FULL,
   FULL_SETTINGS,
   QUICK_SETTINGS,
@@ -13,7 +14,16 @@ import {
   runPlan,
   sequenceLength,
 } from '../../web/src/lab/presets.js';
-import { rank, summarise, tokenAccuracyBeyond } from '../../web/src/lab/ranking.js';
+import {
+  byMethod,
+  meanLossCurve,
+  orderText,
+  rank,
+  ranksAbove,
+  summary,
+  TRAINED,
+  tokenAccuracyBeyond,
+} from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
@@ -80,11 +90,28 @@ describe('lab presets', () => {
       (k) => JSON.stringify(defaults()[`lg.${k}`]) !== JSON.stringify(QUICK_SETTINGS[k]),
     );
     expect(moved).toEqual(expect.arrayContaining(['N', 'methods', 'steps']));
-    // Quick: four methods, 800 steps each, at most a quarter of the default's steps.
+    // Quick: four methods × three seeds, 1000 steps each, at most a quarter of the default's steps.
     const quick = runPlan(QUICK_SETTINGS);
     const steps = (plan) => plan.reduce((sum, r) => sum + r.config.steps, 0);
-    expect(quick.map((r) => r.config.steps)).toEqual([800, 800, 800, 800]);
-    expect(steps(quick)).toBeLessThanOrEqual(steps(runPlan({ ...setting(), seed: 0 })) / 4);
+    expect(quick.map((r) => r.config.steps)).toEqual(Array(12).fill(1000));
+    expect(steps(quick)).toBeLessThanOrEqual(steps(runPlan({ ...setting(), seed: 0, seeds: 3 })) / 4);
+    expect(defaults()['lg.seeds']).toBe(SEEDS);
+  });
+
+  it('Lab.EachMethodTrainsOncePerSeed', () => {
+    const plan = runPlan(setting({ methods: ['rope', 'alibi'], seed: 7, seeds: 3 }));
+    expect(plan.map((r) => [r.id, r.method, r.seed, r.config.seed])).toEqual([
+      ['rope', 'rope', 7, 7],
+      ['rope#1', 'rope', 8, 8],
+      ['rope#2', 'rope', 9, 9],
+      ['alibi', 'alibi', 7, 7],
+      ['alibi#1', 'alibi', 8, 8],
+      ['alibi#2', 'alibi', 9, 9],
+    ]);
+    // Without `seeds`: one run per method, its id the method's.
+    expect(runPlan(setting({ methods: ['rope'] })).map((r) => r.id)).toEqual(['rope']);
+    expect(SCHEMA['lg.seeds'].parse('0').ok).toBe(false);
+    expect(SCHEMA['lg.seeds'].parse('11').ok).toBe(false);
   });
 
   it('Lab.MethodsTravelInTheLink', () => {
@@ -96,32 +123,96 @@ describe('lab presets', () => {
   });
 });
 
-// A result over lengths 1..4 trained on 1..2: exact match by length, then each length's token
-// accuracy by answer position.
-const result = (exact, ...tokens) => ({
-  accuracy_by_length: Object.fromEntries(exact.map((a, i) => [String(i + 1), a])),
-  token_accuracy_by_position: Object.fromEntries(tokens.map((t, i) => [String(i + 1), t])),
+// A finished run of `method` whose result carries the core's metrics (in distribution, then
+// the primary metric).
+const row = (method, inside, primary, extra = {}) => ({
+  id: method,
+  method,
+  label: method,
+  run: { result: { metrics: { exact_match_in_distribution: inside, exact_match_n_to_2n: primary, ...extra } } },
 });
 
 describe('lab ranking', () => {
-  it('Lab.UntrainedMethodsAreNeverRankedOnGeneralisation', () => {
-    const good = summarise(result([1, 1, 0, 0], [1, 1], [1, 1, 1], [1, 0.5, 0, 0], [1, 0.5, 0.5, 0, 0]), 2);
-    expect(good).toMatchObject({ inDistribution: 1, trained: true, exactBeyond: 0 });
-    expect(good.tokenBeyond).toBeCloseTo((0.375 + 0.4) / 2, 12);
-    const poor = summarise(result([0.2, 0.1, 0, 0], [1, 1], [1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1, 1]), 2);
-    expect(poor.trained).toBe(false);
-    const better = { ...good, tokenBeyond: 0.9 };
-    const order = rank([
-      { id: 'a', summary: poor },
-      { id: 'b', summary: good },
-      { id: 'c', summary: better },
-    ]);
-    expect(order.map((r) => r.id)).toEqual(['c', 'b', 'a']); // the untrained one last, whatever its tokens
+  it('Lab.SummaryIsMeanSampleSdAndEverySeed', () => {
+    const s = summary([0.2, 0.4, 0.9]);
+    expect(s.mean).toBeCloseTo(0.5, 15);
+    expect(s.sd).toBeCloseTo(Math.sqrt((0.09 + 0.01 + 0.16) / 2), 15);
+    expect(s.values).toEqual([0.2, 0.4, 0.9]);
+    expect(summary([0.7])).toEqual({ mean: 0.7, sd: 0, values: [0.7] });
+    expect(summary([0.7, null])).toMatchObject({ mean: null, sd: null }); // a length not tested
+    // The core's rule: apart only when |Δmean| > sd₁ + sd₂.
+    expect(ranksAbove(summary([0.3, 0.4]), summary([0.2, 0.25]))).toBe(true);
+    expect(ranksAbove(summary([0.3, 0.4]), summary([0.1, 0.5]))).toBe(false);
+    expect(ranksAbove(summary([0.1, 0.5]), summary([0.3, 0.4]))).toBe(false);
   });
 
-  it('Lab.TokenAccuracyPastNAveragesTheLengthsThatHaveEachPosition', () => {
-    const r = result([1, 1, 0, 0], [1, 1], [1, 1, 1], [1, 0.5, 0, 0], [0, 0.5, 0.5, 1, 0]);
+  it('Lab.UntrainedMethodsAreNeverRankedOnGeneralisation', () => {
+    const groups = byMethod([
+      row('a', 0.5, 0.9), // did not train: never ranked, whatever its primary metric
+      row('b', 1, 0.2),
+      row('b', 0.95, 0.22),
+      row('c', 1, 0.6),
+      row('c', 0.98, 0.62),
+    ]);
+    expect(groups.map((g) => [g.id, g.runs.length, g.trained])).toEqual([
+      ['a', 1, false],
+      ['b', 2, true],
+      ['c', 2, true],
+    ]);
+    expect(groups[1].metrics.exact_match_n_to_2n.mean).toBeCloseTo(0.21, 15);
+    expect(TRAINED).toBe(0.9);
+    const order = rank(groups);
+    expect(order.map((g) => [g.id, g.rank, g.tie])).toEqual([
+      ['c', 1, false],
+      ['b', 2, false],
+      ['a', null, false],
+    ]);
+    expect(orderText(order)).toBe('c > b');
+  });
+
+  it('Lab.CloseMethodsTie', () => {
+    // b and c: means 0.30 and 0.25, sds 0.14 and 0.07: closer than 0.21, a tie.
+    const order = rank(
+      byMethod([
+        row('a', 1, 0.9),
+        row('a', 1, 0.9),
+        row('b', 1, 0.2),
+        row('b', 1, 0.4),
+        row('c', 1, 0.2),
+        row('c', 1, 0.3),
+      ]),
+    );
+    expect(order.map((g) => [g.id, g.rank, g.tie])).toEqual([
+      ['a', 1, false],
+      ['b', 2, true],
+      ['c', 2, true],
+    ]);
+    expect(orderText(order)).toBe('a > b = c');
+  });
+
+  it('Lab.TokenAccuracyPastNAveragesTheLengthsAndRunsThatHaveEachPosition', () => {
+    const result = (...tokens) => ({
+      token_accuracy_by_position: Object.fromEntries(tokens.map((t, i) => [String(i + 1), t])),
+    });
+    const r = result([1, 1], [1, 1, 1], [1, 0.5, 0, 0], [0, 0.5, 0.5, 1, 0]);
     expect(tokenAccuracyBeyond(r, 2)).toEqual([0.5, 0.5, 0.25, 0.5, 0]); // position 4: length 4 only
+    const other = result([1, 1], [1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1, 1]);
+    expect(tokenAccuracyBeyond([r, other], 2)).toEqual([0.75, 0.75, 0.625, 0.75, 0.5]);
+  });
+
+  it('Lab.MeanLossCurveAveragesTheRunsThatReachedEachStep', () => {
+    expect(
+      meanLossCurve([
+        [
+          [1, 3],
+          [2, 2],
+        ],
+        [[1, 1]],
+      ]),
+    ).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
   });
 });
 

@@ -19,7 +19,7 @@ import {
   methodOption,
   needsEvenWidth,
 } from '../../web/src/state/methods.js';
-import { METHODS as LAB_METHODS, QUICK } from '../../web/src/lab/presets.js';
+import { EVERY_METHOD, METHODS as LAB_METHODS } from '../../web/src/lab/presets.js';
 import { METHOD_INFO } from '../../web/src/content/methods.js';
 
 let lab;
@@ -40,7 +40,7 @@ describe('position methods', () => {
     expect(METHODS).not.toContain('fire');
     expect(BIASES).toEqual(lab.names.positionBiases);
     expect(GPT2_POSITIONS).toEqual(lab.names.gpt2Positions);
-    expect(QUICK).toEqual(TRAINER_METHODS);
+    expect(EVERY_METHOD).toEqual(TRAINER_METHODS);
     expect(LAB_METHODS.map((m) => m.id)).toEqual([...TRAINER_METHODS, 'rope-random']);
     expect(METHOD_ALIASES.nope).toBe('none');
   });

@@ -237,24 +237,26 @@ const JOB_NEEDS = {
     }
     return p.mask === 'custom' && decodeMask(p.custom, tokens.length) === null && `mask ${p.custom} does not decode`;
   },
-  // The lab trains the methods it names: one run per method, in the view's order.
+  // The lab trains the methods it names, in the view's order: one run per method and seed.
   lg: (p) => {
     const plan = runPlan(p);
-    const ids = METHODS.map((m) => m.id).filter((id) => p.methods.includes(id));
+    const ids = METHODS.map((m) => m.id)
+      .filter((id) => p.methods.includes(id))
+      .flatMap((id) => Array(p.seeds).fill(id));
     if (
       plan.length === 0 ||
       !same(
-        plan.map((r) => r.id),
+        plan.map((r) => r.method),
         ids,
       )
     )
       return `runs ${plan.map((r) => r.id)} for ${ids}`;
     const bad = plan.find(
-      ({ config: c }) =>
+      ({ config: c }, i) =>
         c.task !== p.task ||
         c.trainLen !== p.N ||
         c.testLen !== 4 * p.N ||
-        c.seed !== p.seed ||
+        c.seed !== p.seed + (i % p.seeds) ||
         c.embedScale !== p.embedScale ||
         !(Number.isInteger(c.steps) && c.steps > 0),
     );

@@ -1,6 +1,7 @@
 // The view's example before a visitor has runs of their own: the Quick preset trained by the
-// native CLI (example/README.md says how it was made). Loaded on first use, as its own chunk;
-// its runs carry no attention maps and no checkpoint (the CLI writes neither into result.json).
+// native CLI, every seed of a method in one result.json (`--seeds`: its `runs`;
+// example/README.md says how it was made). Loaded on first use, as its own chunk; its runs carry
+// no attention maps and no checkpoint (the CLI writes neither into result.json).
 import { QUICK_SETTINGS, runPlan } from './presets.js';
 
 const FILES = {
@@ -20,19 +21,24 @@ let loading = null;
 export function loadExample() {
   loading ??= (async () => {
     const plan = runPlan(QUICK_SETTINGS);
-    const results = await Promise.all(plan.map((r) => FILES[r.id]().then((m) => m.default)));
+    const methods = [...new Set(plan.map((r) => r.method))];
+    const files = new Map(await Promise.all(methods.map((m) => FILES[m]().then((module) => [m, module.default]))));
     const runs = new Map(
-      plan.map((r, i) => [
-        r.id,
-        { result: results[i], attention: [], checkpoint: null, nativeSeconds: results[i].wall_time_s },
-      ]),
+      plan.map((r) => {
+        const result = files.get(r.method).runs[r.seed - QUICK_SETTINGS.seed];
+        return [r.id, { result, attention: [], checkpoint: null, nativeSeconds: result.wall_time_s }];
+      }),
     );
     return { settings: QUICK_SETTINGS, plan, runs };
   })();
   return loading;
 }
 
-/** The command line that trained an example run of config `c` (a runPlan config; example/README.md). */
-export const exampleCommand = (c) =>
+/**
+ * The command line that trained the example's run of config `c` (a runPlan config;
+ * example/README.md), or with `seeds` > 1 the method's runs from seed c.seed on.
+ */
+export const exampleCommand = (c, seeds = 1) =>
   `poslab train --task ${c.task} --position ${c.position} --train-len ${c.trainLen} --layers ${c.layers} ` +
-  `--width ${c.width} --heads ${c.heads} --steps ${c.steps} --embed-scale ${c.embedScale} --seed ${c.seed}`;
+  `--width ${c.width} --heads ${c.heads} --steps ${c.steps} --embed-scale ${c.embedScale} --seed ${c.seed}` +
+  (seeds > 1 ? ` --seeds ${seeds}` : '');

@@ -1,53 +1,137 @@
-// How the view reads a finished run: in-distribution accuracy first (a method that did not
-// train is never said not to generalise), then the measured ranking by mean per-token
-// accuracy on lengths N+1..4N, beside the papers' claims.
+// How the view reads finished runs: each method's runs (one per seed) summarised metric by
+// metric as mean ± sample sd with every seed's value; in-distribution exact match first (a
+// method under TRAINED did not train and is never said not to generalise); then the trained
+// methods ranked on the primary metric, two of them apart only when |Δmean| > sd₁ + sd₂,
+// otherwise tied. The metrics are the core's (result.json's `metrics`, train/metrics.cpp);
+// docs/lab.md says what each measures.
 
-/** Exact match below this on the trained lengths: the method did not train. */
-export const TRAINED = 0.5;
+/** Mean in-distribution exact match under this: the method did not train (kTrainedThreshold). */
+export const TRAINED = 0.9;
 
-const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+/** The metrics of result.json, in the order the table shows them; `label(N)` for its header. */
+export const METRICS = [
+  {
+    key: 'exact_match_in_distribution',
+    label: (N) => `exact match 1..${N}`,
+    plain: 'whole answers right on trained lengths',
+  },
+  {
+    key: 'exact_match_n_to_2n',
+    label: (N) => `exact match ${N + 1}..${2 * N}`,
+    plain: 'whole answers right up to twice the trained length: the primary metric',
+  },
+  {
+    key: 'answer_accuracy_n_to_2n',
+    label: (N) => `answer tokens ${N + 1}..${2 * N}`,
+    plain: 'answer tokens right there, end-of-sequence left out',
+  },
+  {
+    key: 'exact_match_2n_to_4n',
+    label: (N) => `exact match ${2 * N + 1}..${4 * N}`,
+    plain: 'whole answers right from twice to four times the trained length',
+  },
+];
+export const PRIMARY = 'exact_match_n_to_2n';
 
 /**
- * @param {{ accuracy_by_length: Record<string, number>, token_accuracy_by_position: Record<string, number[]> }} result
- * @param {number} N the longest trained length
+ * Mean, sample standard deviation (0 for one value) and the values; mean and sd null when any
+ * value is (lengths a run did not test), as the core's summarize.
+ * @param {(number | null)[]} values
  */
-export function summarise(result, N) {
-  const lengths = Object.keys(result.accuracy_by_length)
-    .map(Number)
-    .sort((a, b) => a - b);
-  const inside = lengths.filter((L) => L <= N);
-  const beyond = lengths.filter((L) => L > N);
-  const inDistribution = mean(inside.map((L) => result.accuracy_by_length[L]));
-  return {
-    inDistribution,
-    trained: inDistribution >= TRAINED,
-    exactBeyond: mean(beyond.map((L) => result.accuracy_by_length[L])),
-    tokenBeyond: mean(beyond.map((L) => mean(result.token_accuracy_by_position[L]))),
-  };
+export function summary(values) {
+  if (!values.length || values.some((v) => v === null || v === undefined)) return { mean: null, sd: null, values };
+  const n = values.length;
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  const sd = n > 1 ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1)) : 0;
+  return { mean, sd, values };
 }
 
-/** Mean per-token accuracy at each answer position over the lengths past N (ragged: each
- * position averages the lengths that have it). */
-export function tokenAccuracyBeyond(result, N) {
+/** Whether `a` ranks above `b`: |Δmean| > sd_a + sd_b in a's favour; otherwise a tie. */
+export const ranksAbove = (a, b) => a.mean !== null && b.mean !== null && a.mean - b.mean > a.sd + b.sd;
+
+/**
+ * A setting's finished runs by method, in the order met: { id, label, runs, metrics, trained },
+ * `metrics` mapping each of METRICS to its summary over the method's runs.
+ * @param {{ method?: string, id: string, label: string, run: { result: any } }[]} rows
+ */
+export function byMethod(rows) {
+  const groups = new Map();
+  for (const r of rows) {
+    const id = r.method ?? r.id;
+    if (!groups.has(id)) groups.set(id, { id, label: r.label, runs: [] });
+    groups.get(id).runs.push(r);
+  }
+  return [...groups.values()].map((g) => {
+    const metrics = Object.fromEntries(
+      METRICS.map(({ key }) => [key, summary(g.runs.map((r) => r.run.result.metrics?.[key] ?? null))]),
+    );
+    const inside = metrics.exact_match_in_distribution.mean;
+    return { ...g, metrics, trained: inside !== null && inside >= TRAINED };
+  });
+}
+
+/**
+ * The measured order: trained methods by the primary metric's mean (best first), each with its
+ * `rank` (shared with the one above when the two tie) and `tie`; then the untrained ones, rank
+ * null.
+ * @template {{ trained: boolean, metrics: Record<string, ReturnType<typeof summary>> }} G
+ * @param {G[]} groups
+ * @returns {(G & { rank: number | null, tie: boolean })[]}
+ */
+export function rank(groups) {
+  const primary = (g) => g.metrics[PRIMARY];
+  const trained = groups.filter((g) => g.trained).sort((a, b) => (primary(b).mean ?? -1) - (primary(a).mean ?? -1));
+  const ranked = [];
+  trained.forEach((g, i) => {
+    const above = ranked[i - 1];
+    const apart = !above || ranksAbove(primary(trained[i - 1]), primary(g));
+    ranked.push({ ...g, rank: apart ? i + 1 : above.rank, tie: !apart });
+    if (!apart) above.tie = true;
+  });
+  return [...ranked, ...groups.filter((g) => !g.trained).map((g) => ({ ...g, rank: null, tie: false }))];
+}
+
+/** The ranked order as text: "a > b = c" (= between tied neighbours). */
+export const orderText = (ranked) =>
+  ranked
+    .filter((g) => g.rank !== null)
+    .map((g, i, all) => (i === 0 ? g.id : `${all[i - 1].rank === g.rank ? '=' : '>'} ${g.id}`))
+    .join(' ');
+
+/** Mean per-token accuracy at each answer position over the lengths past N and over `results`
+ * (ragged: each position averages the lengths and runs that have it). */
+export function tokenAccuracyBeyond(results, N) {
   const sums = [];
   const counts = [];
-  for (const [L, accs] of Object.entries(result.token_accuracy_by_position)) {
-    if (Number(L) <= N) continue;
-    accs.forEach((a, k) => {
-      sums[k] = (sums[k] ?? 0) + a;
-      counts[k] = (counts[k] ?? 0) + 1;
-    });
+  for (const result of [results].flat()) {
+    for (const [L, accs] of Object.entries(result.token_accuracy_by_position)) {
+      if (Number(L) <= N) continue;
+      accs.forEach((a, k) => {
+        sums[k] = (sums[k] ?? 0) + a;
+        counts[k] = (counts[k] ?? 0) + 1;
+      });
+    }
   }
   return sums.map((s, k) => s / counts[k]);
 }
 
-/**
- * The measured order: trained methods by tokenBeyond (best first), then the untrained ones.
- * @param {{ id: string, label: string, summary: ReturnType<typeof summarise> }[]} rows
- */
-export function rank(rows) {
-  const trained = rows.filter((r) => r.summary.trained).sort((a, b) => b.summary.tokenBeyond - a.summary.tokenBeyond);
-  return [...trained, ...rows.filter((r) => !r.summary.trained)];
+/** Exact match at each length 1..M, the mean over `results`. */
+export const exactMatchByLength = (results, M) =>
+  Float64Array.from(
+    { length: M },
+    (_, i) => results.reduce((a, r) => a + r.accuracy_by_length[i + 1], 0) / results.length,
+  );
+
+/** The loss at each step, the mean over the curves that reached it ([[step, loss], …] each). */
+export function meanLossCurve(curves) {
+  const sums = new Map();
+  for (const curve of curves) {
+    for (const [step, loss] of curve) {
+      const s = sums.get(step) ?? [0, 0];
+      sums.set(step, [s[0] + loss, s[1] + 1]);
+    }
+  }
+  return [...sums].sort((a, b) => a[0] - b[0]).map(([step, [sum, n]]) => [step, sum / n]);
 }
 
 // The papers' results as claims, at their scale (docs/lab.md, References).

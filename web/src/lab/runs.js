@@ -10,12 +10,13 @@ export const attentionLengths = (N) => [...new Set([N + 1, 2 * N, 4 * N])];
 
 /**
  * The runs of `plan` kept in this browser, by id ({ result, attention, checkpoint }, with
- * workerSeconds 0: not trained now).
+ * workerSeconds 0: not trained now). A run kept before results carried the core's metrics is
+ * trained again rather than shown without them.
  * @param {{ id: string, config: Record<string, any> }[]} plan
  */
 export async function restoreRuns(plan) {
   const kept = await Promise.all(plan.map((r) => getRun(r.config)));
-  return new Map(plan.flatMap((r, i) => (kept[i] ? [[r.id, { ...kept[i], workerSeconds: 0 }]] : [])));
+  return new Map(plan.flatMap((r, i) => (kept[i]?.result?.metrics ? [[r.id, { ...kept[i], workerSeconds: 0 }]] : [])));
 }
 
 /**

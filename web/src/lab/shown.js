@@ -4,7 +4,7 @@
 // longer selected are dropped); before any run of one's own, the bundled example, labelled so.
 
 /**
- * @typedef {{ id: string, label: string, config: Record<string, any>, run: any }} ShownRow
+ * @typedef {{ id: string, method?: string, seed?: number, label: string, config: Record<string, any>, run: any }} ShownRow
  * @typedef {{ source: 'current' | 'previous' | 'example' | 'none', N: number, rows: ShownRow[] }} Shown
  */
 
@@ -34,19 +34,24 @@ export function shownRuns({ plan, done, N, previous = null, example = null }) {
  * @param {{ id: string, label: string, config: any }[]} plan
  * @param {Map<string, [number, number][]>} curves
  * @param {Shown} shown
- * @returns {{ own: boolean, runs: { id: string, label: string, curve: [number, number][] }[] }}
+ * @returns {{ own: boolean, runs: { id: string, method: string, label: string, curve: [number, number][] }[] }}
  */
 export function shownCurves(plan, curves, shown) {
   const own = plan.filter((r) => curves.get(r.id)?.length);
   if (own.length) {
     return {
       own: true,
-      runs: own.map((r) => ({ id: r.id, label: r.label, curve: curves.get(r.id) })),
+      runs: own.map((r) => ({ id: r.id, method: r.method ?? r.id, label: r.label, curve: curves.get(r.id) })),
     };
   }
   return {
     own: shown.source === 'current',
-    runs: shown.rows.map((r) => ({ id: r.id, label: r.label, curve: r.run.result.loss_curve })),
+    runs: shown.rows.map((r) => ({
+      id: r.id,
+      method: r.method ?? r.id,
+      label: r.label,
+      curve: r.run.result.loss_curve,
+    })),
   };
 }
 

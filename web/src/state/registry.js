@@ -281,6 +281,7 @@ export const VIEWS = [
       steps: int(0, 0, 20000),
       embedScale: num(4, 0.125, 64),
       seed: int(0, 0, 1000000),
+      seeds: int(3, 1, 10), // lab/presets.js SEEDS (not imported: the lab stays out of the page's chunk)
     },
     figures: {
       loss: { title: 'Training loss' },

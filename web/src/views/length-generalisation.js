@@ -1,6 +1,6 @@
-// The Length generalisation view: the same tiny decoder-only transformer trained once per
-// position method on lengths 1..N of a task, then tested on every length to 4N — seed 000's
-// claim made testable. Training runs on demand (Train), each method in its own worker
+// The Length generalisation view: the same tiny decoder-only transformer trained per position
+// method, once per seed, on lengths 1..N of a task, then tested on every length to 4N — seed
+// 000's claim made testable, each metric as mean ± sd over the seeds (lab/ranking.js). Training runs on demand (Train), each method in its own worker
 // (lab/runs.js on lab/pool.js), as many at once as the machine has cores but one; curves update
 // live; Stop keeps what finished; a finished run is cached in IndexedDB under its whole
 // configuration, so a reload shows it again. Until one's own runs exist the figures show the
@@ -11,7 +11,17 @@ import { exampleCommand, loadExample } from '../lab/example.js';
 import { methodStyle } from '../lab/method-styles.js';
 import { poolSize } from '../lab/pool.js';
 import { FULL_SETTINGS, METHODS, QUICK_SETTINGS, runPlan } from '../lab/presets.js';
-import { PAPERS, rank, summarise, tokenAccuracyBeyond } from '../lab/ranking.js';
+import {
+  byMethod,
+  exactMatchByLength,
+  meanLossCurve,
+  METRICS,
+  orderText,
+  PAPERS,
+  PRIMARY,
+  rank,
+  tokenAccuracyBeyond,
+} from '../lab/ranking.js';
 import { createTrainingExecutor, restoreRuns } from '../lab/runs.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { smoothLoss } from '../lab/smoothing.js';
@@ -49,15 +59,18 @@ const SPECS = [
   },
   { key: 'lg.steps', label: 'steps (0: the task’s budget)', kind: 'number', step: 100 },
   { key: 'lg.embedScale', label: 'embedding scale s', kind: 'number', step: 1 },
-  { key: 'lg.seed', label: 'seed', kind: 'number', step: 1 },
+  { key: 'lg.seed', label: 'first seed', kind: 'number', step: 1 },
+  { key: 'lg.seeds', label: 'seeds per method', kind: 'number', step: 1 },
 ];
 
 const NOTE =
   'The same tiny transformer ' +
-  '(pre-LayerNorm GPT-2 blocks, tied head) is trained once per position method on sequences of length 1..N and tested ' +
-  'on every length up to 4N: exact match of the whole answer (greedy), and per-token accuracy by answer position, ' +
-  'where the differences between methods show. In-distribution accuracy comes first: a method that did not train is ' +
-  'marked so, never called “not generalising”. Natively: `poslab train --task copy --position rope --train-len 8 -o result.json`.';
+  '(pre-LayerNorm GPT-2 blocks, tied head) is trained per position method, once per seed, on sequences of length 1..N ' +
+  'and tested on every length up to 4N. Each number is the mean ± sd over the seeds, with every seed a dot. ' +
+  'In-distribution exact match comes first: a method under 0.9 did not train, and is never called “not generalising”. ' +
+  'Methods are ranked on exact match of the whole answer on lengths N+1..2N, and two of them only when their means ' +
+  'differ by more than their two sds together; otherwise they tie. ' +
+  'Natively: `poslab train --task copy --position rope --train-len 8 --seeds 3 -o result.json`.';
 
 export default defineView('length-generalisation', {
   controls: SPECS,
@@ -104,7 +117,7 @@ export default defineView('length-generalisation', {
     const quick = button(
       'Quick preset',
       'lg-quick',
-      'copy, N = 5, learned, RoPE, ALiBi and NoPE, 800 steps each: the example shown before you train',
+      'copy, N = 5, learned, RoPE, ALiBi and NoPE, 1000 steps each, 3 seeds: the example shown before you train',
     );
     const full = button(
       'Full preset',
@@ -223,7 +236,13 @@ export default defineView('length-generalisation', {
       const note = sourceNote(shown.source);
       source.textContent = note;
       source.dataset.source = shown.source;
-      source.title = shown.source === 'example' ? shown.rows.map((r) => exampleCommand(r.config)).join('\n') : '';
+      source.title =
+        shown.source === 'example'
+          ? shown.rows
+              .filter((r) => r.id === r.method) // a method's first seed: one command trains them all
+              .map((r) => exampleCommand(r.config, example.settings.seeds))
+              .join('\n')
+          : '';
       for (const plot of [accuracy, heatmap, tokens]) {
         plot.figure.el.classList.toggle('lg-previous', shown.source === 'previous');
         plot.figure.setNote(note);
@@ -232,61 +251,68 @@ export default defineView('length-generalisation', {
 
     function drawLoss() {
       const { own, runs } = shownCurves(plan, curves, shown);
-      const series = runs.map((r) => ({ label: r.label, ...methodStyle(r.id), ...smoothLoss(r.curve) }));
-      const withRaw = runs.length && runs.length < MAX_TANGLED;
+      // One line per method: the mean over its seeds at each step they have reached.
+      const methods = new Map();
+      for (const r of runs) {
+        if (!methods.has(r.method)) methods.set(r.method, { label: r.label, curves: [] });
+        methods.get(r.method).curves.push(r.curve);
+      }
+      const series = [...methods].map(([id, m]) => ({
+        label: m.label,
+        ...methodStyle(id),
+        ...smoothLoss(meanLossCurve(m.curves)),
+      }));
+      const withRaw = methods.size && methods.size < MAX_TANGLED;
       if (withRaw) {
         const raw = runs.flatMap((r) => [...r.curve, [NaN, NaN]]); // NaN: a break between runs
         series.push({ ...RAW_LOSS, x: raw.map((s) => s[0]), y: raw.map((s) => s[1]) });
       }
       const smoothing =
-        'Smoothed: an exponential moving average over a fiftieth of the steps each run has made' +
-        (withRaw ? '; grey: every step.' : ' (every step’s loss is in the Results JSON).');
+        'Each method’s mean over its seeds, smoothed: an exponential moving average over a fiftieth of the steps each run has made' +
+        (withRaw ? '; grey: every seed’s every step.' : ' (every step’s loss is in the Results JSON).');
       loss.figure.el.hidden = !runs.length;
       loss.figure.el.classList.toggle('lg-previous', !own && shown.source === 'previous');
       loss.figure.setNote(own ? smoothing : `${sourceNote(shown.source)} ${smoothing}`);
       loss.update(series, { logY: true });
     }
 
+    // Each method's figures are the means over its seeds' runs.
     function drawResults() {
       const rows = shown.rows;
+      const groups = byMethod(rows);
+      const results = (g) => g.runs.map((r) => r.run.result);
       const N = shown.N;
       const M = 4 * N;
       // Nothing to show yet (the example still loading): no empty axes.
       for (const plot of [accuracy, heatmap, tokens]) plot.figure.el.hidden = !rows.length;
       const shade = [{ axis: 'x', value: N + 0.5, label: `trained 1..${N}` }];
       accuracy.update(
-        rows.map((r) => {
-          const acc = r.run.result.accuracy_by_length;
-          return {
-            label: r.label,
-            ...methodStyle(r.id),
-            x: range(M, 1),
-            y: Float64Array.from({ length: M }, (_, i) => acc[i + 1]),
-          };
-        }),
+        groups.map((g) => ({
+          label: g.label,
+          ...methodStyle(g.id),
+          x: range(M, 1),
+          y: exactMatchByLength(results(g), M),
+        })),
         { refLines: shade, bands: [{ from: 0.5, to: N + 0.5 }], yMin: 0, yMax: 1 },
       );
       tokens.update(
-        rows.map((r) => {
-          const y = tokenAccuracyBeyond(r.run.result, N);
-          return { label: r.label, ...methodStyle(r.id), x: range(y.length), y: Float64Array.from(y) };
+        groups.map((g) => {
+          const y = tokenAccuracyBeyond(results(g), N);
+          return { label: g.label, ...methodStyle(g.id), x: range(y.length), y: Float64Array.from(y) };
         }),
         { yMin: 0, yMax: 1 },
       );
-      if (rows.length) {
-        const data = new Float32Array(rows.length * M);
-        rows.forEach((r, i) => {
-          const acc = r.run.result.accuracy_by_length;
-          for (let L = 1; L <= M; L++) data[i * M + L - 1] = acc[L];
-        });
+      if (groups.length) {
+        const data = new Float32Array(groups.length * M);
+        groups.forEach((g, i) => data.set(exactMatchByLength(results(g), M), i * M));
         heatmap.update(
-          painted(data, rows.length, M, {
-            yLabels: rows.map((r) => r.label),
+          painted(data, groups.length, M, {
+            yLabels: groups.map((g) => g.label),
             xLabels: Array.from({ length: M }, (_, i) => String(i + 1)),
           }),
         );
       }
-      drawTable(rows, N);
+      drawTable(groups, N);
       drawAttentionChoices(rows);
     }
 
@@ -296,47 +322,58 @@ export default defineView('length-generalisation', {
       drawResults();
     }
 
-    // How long a run took: trained now (its worker's seconds), restored, or the example's CLI run.
-    const runTime = (d) =>
-      d.workerSeconds
-        ? d.workerSeconds.toFixed(1)
-        : d.nativeSeconds
-          ? `${d.nativeSeconds.toFixed(1)} (native)`
-          : 'cached';
+    // A metric's cell: mean ± sd, then a strip with every seed's value as a dot on [0, 1].
+    function metricCell(m, seeds) {
+      const td = el('td', 'lg-metric');
+      if (m.mean === null) {
+        td.textContent = 'n/a';
+        return td;
+      }
+      td.append(el('span', 'lg-mean', m.values.length > 1 ? `${fmt(m.mean)} ± ${fmt(m.sd)}` : fmt(m.mean)));
+      const strip = el('span', 'lg-dots');
+      strip.setAttribute('aria-hidden', 'true');
+      for (const v of m.values) {
+        const dot = el('span', 'lg-dot');
+        dot.style.left = `${(100 * Math.min(1, Math.max(0, v))).toFixed(1)}%`;
+        strip.append(dot);
+      }
+      td.append(strip);
+      td.title = m.values.map((v, i) => `seed ${seeds[i]}: ${fmt(v)}`).join(', ');
+      return td;
+    }
 
-    function drawTable(finished, N) {
-      const rows = rank(finished.map((r) => ({ ...r, summary: summarise(r.run.result, N) })));
+    function drawTable(groups, N) {
+      const ranked = rank(groups);
       table.replaceChildren();
-      table.hidden = !rows.length;
+      table.hidden = !ranked.length;
       table.classList.toggle('lg-previous', shown.source === 'previous');
       const head = el('tr');
-      for (const h of [
-        'rank',
-        'method',
-        `exact match 1..${N}`,
-        `exact match past ${N}`,
-        `token accuracy ${N + 1}..${4 * N}`,
-        'steps',
-        'time (s)',
-      ])
+      for (const h of ['rank', 'method', 'seeds', ...METRICS.map((m) => m.label(N)), 'steps', 'time (s)'])
         head.append(el('th', '', h));
-      head.lastChild.title = 'worker-seconds: the time the run’s training worker spent on it';
+      METRICS.forEach((m, i) => (head.children[3 + i].title = m.plain));
+      head.lastChild.title = 'worker-seconds: the time the runs’ training workers spent on them, all seeds';
       table.append(head);
-      rows.forEach((r, i) => {
-        const tr = el('tr', r.summary.trained ? '' : 'lg-untrained');
-        const d = r.run;
+      for (const g of ranked) {
+        const tr = el('tr', g.trained ? '' : 'lg-untrained');
+        const seeds = g.runs.map((r) => r.seed ?? r.run.result.config.seed);
+        const time = g.runs.reduce((sum, r) => sum + (r.run.workerSeconds || 0), 0);
+        const native = g.runs.reduce((sum, r) => sum + (r.run.nativeSeconds || 0), 0);
         tr.append(
-          el('td', '', r.summary.trained ? String(i + 1) : '—'),
-          el('td', '', r.label),
-          el('td', '', fmt(r.summary.inDistribution)),
-          el('td', '', r.summary.trained ? fmt(r.summary.exactBeyond) : 'did not train'),
-          el('td', '', r.summary.trained ? fmt(r.summary.tokenBeyond) : 'did not train'),
-          el('td', '', String(d.result.config.steps)),
-          el('td', '', runTime(d)),
+          el('td', '', g.rank === null ? '—' : `${g.rank}${g.tie ? '=' : ''}`),
+          el('td', '', g.label),
+          el('td', '', String(g.runs.length)),
+        );
+        METRICS.forEach((m, i) => {
+          const td = i > 0 && !g.trained ? el('td', '', 'did not train') : metricCell(g.metrics[m.key], seeds);
+          tr.append(td);
+        });
+        tr.append(
+          el('td', '', String(g.runs[0].run.result.config.steps)),
+          el('td', '', time ? time.toFixed(1) : native ? `${native.toFixed(1)} (native)` : 'cached'),
         );
         table.append(tr);
-      });
-      const measured = rows.filter((r) => r.summary.trained && !r.id.includes('random')).map((r) => r.id);
+      }
+      const measured = ranked.filter((g) => g.rank !== null && !g.id.includes('random'));
       papers.replaceChildren();
       papers.append(el('h3', '', 'What the papers report, and what we measured'));
       for (const paper of PAPERS) {
@@ -346,17 +383,25 @@ export default defineView('length-generalisation', {
       }
       const ours = el('p', 'note lg-ours');
       const whose = { example: 'In the example', previous: 'In the previous run' }[shown.source] ?? 'Measured here';
-      const kaz = PAPERS[0].order.filter((id) => measured.includes(id));
-      const ourOrder = measured.filter((id) => kaz.includes(id));
-      const agree = kaz.length > 1 && kaz.every((id, i) => ourOrder[i] === id);
+      const kaz = PAPERS[0].order.filter((id) => measured.some((g) => g.id === id));
+      const ourOrder = measured.filter((g) => kaz.includes(g.id));
+      // Agreement: every pair Kazemnejad et al. order is ordered the same way here, not tied.
+      const agree =
+        kaz.length > 1 &&
+        kaz.every(
+          (id, i) => i === 0 || ourOrder.find((g) => g.id === kaz[i - 1]).rank < ourOrder.find((g) => g.id === id).rank,
+        );
+      const primary = METRICS.find((m) => m.key === PRIMARY);
+      const seeds = groups[0]?.runs.length ?? 0;
       ours.textContent = measured.length
-        ? `${whose} (by mean per-token accuracy on lengths ${N + 1}..${4 * N}, a model of ~0.1M parameters, ` +
-          `${finished[0]?.config.steps ?? '?'} steps): ${ourOrder.join(' > ') || '—'}. ` +
+        ? `${whose} (by ${primary.label(N)}, mean over ${seeds} seed${seeds === 1 ? '' : 's'}, a model of ~0.1M parameters, ` +
+          `${groups[0]?.runs[0].run.result.config.steps ?? '?'} steps; “=” a tie: means closer than their two sds): ` +
+          `${orderText(ourOrder) || '—'}. ` +
           (kaz.length > 1
             ? agree
               ? 'The same order as Kazemnejad et al. for these methods.'
-              : 'A different order from Kazemnejad et al.: at this scale (a thousandfold fewer parameters, minutes of training, ' +
-                'exact match near zero past N for most methods) rankings can differ; the per-token accuracy shows where each breaks.'
+              : 'Not the order of Kazemnejad et al.: at this scale (a thousandfold fewer parameters, minutes of training, ' +
+                'exact match near zero past N for most methods) rankings can differ or tie; the per-token accuracy shows where each breaks.'
             : '')
         : 'Train to measure.';
       papers.append(ours);
@@ -366,7 +411,9 @@ export default defineView('length-generalisation', {
     function drawAttentionChoices(rows) {
       const keep = attnMethod.value;
       const withMaps = rows.filter((r) => r.run.attention?.length);
-      attnMethod.replaceChildren(...withMaps.map((r) => new Option(r.label, r.id)));
+      attnMethod.replaceChildren(
+        ...withMaps.map((r) => new Option(r.seed === undefined ? r.label : `${r.label}, seed ${r.seed}`, r.id)),
+      );
       if (withMaps.some((r) => r.id === keep)) attnMethod.value = keep;
       attnControls.hidden = !withMaps.length;
       drawAttention();
@@ -472,8 +519,11 @@ export default defineView('length-generalisation', {
       return b;
     };
     // The exports are of what the figures show (the example's too: its files are the CLI's).
+    // Per method: every seed's result.json and each metric's summary over them.
     exportButton('Results JSON', () => {
-      const out = Object.fromEntries(shown.rows.map((r) => [r.id, r.run.result]));
+      const out = Object.fromEntries(
+        byMethod(shown.rows).map((g) => [g.id, { runs: g.runs.map((r) => r.run.result), summary: g.metrics }]),
+      );
       download('length-generalisation.json', new Blob([JSON.stringify(out, null, 1)], { type: 'application/json' }));
     });
     exportButton('Accuracy CSV', () => {

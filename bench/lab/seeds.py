@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""The lab's methods over several seeds, natively: one `poslab train --seeds S` per method, then
+a table of each metric's mean ± sample sd (docs/lab.md, Metrics) and the methods the ranking
+rule (|Δmean| > sd₁ + sd₂) separates on the primary metric. A benchmark, not a test: minutes.
+
+  bench/lab/seeds.py [--poslab build/release/cpp/poslab] [--seeds 3] [--task copy]
+      [--train-len 8] [--steps 2000] [--embed-scale 4] [--methods learned,rope,...]
+      [--out DIR] [-- more poslab train options]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+METRICS = [
+    ("exact_match_in_distribution", "in distribution"),
+    ("exact_match_n_to_2n", "exact N+1..2N"),
+    ("answer_accuracy_n_to_2n", "answer tokens N+1..2N"),
+    ("exact_match_2n_to_4n", "exact 2N+1..4N"),
+]
+TRAINED = 0.9  # train/metrics.hpp's kTrainedThreshold
+
+
+def cell(s):
+    if s["mean"] is None:
+        return "n/a"
+    return f"{s['mean']:.2f} ± {s['sd']:.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--poslab", default="build/release/cpp/poslab")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--task", default="copy")
+    ap.add_argument("--train-len", type=int, default=8)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--embed-scale", type=float, default=4.0)
+    ap.add_argument("--methods", default="learned,sinusoidal,rope,xpos,alibi,t5,fire,none")
+    ap.add_argument("--out", default="build/bench-lab-seeds")
+    ap.add_argument("extra", nargs="*", help="more poslab train options, after --")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for method in a.methods.split(","):
+        out = os.path.join(a.out, f"{a.task}-{method}.json")
+        cmd = [a.poslab, "train", "--task", a.task, "--position", method, "--train-len", str(a.train_len),
+               "--steps", str(a.steps), "--embed-scale", str(a.embed_scale), "--seeds", str(a.seeds),
+               "-q", "-o", out, *a.extra]
+        start = time.monotonic()
+        subprocess.run(cmd, check=True)
+        seconds = time.monotonic() - start
+        result = json.load(open(out))
+        rows.append((method, result["summary"], seconds))
+        print(f"{method}: {seconds:.0f} s", file=sys.stderr)
+
+    print(f"`poslab train --task {a.task} --train-len {a.train_len} --steps {a.steps} "
+          f"--embed-scale {a.embed_scale} --seeds {a.seeds} {' '.join(a.extra)}` per method:\n")
+    print("| method | " + " | ".join(label for _, label in METRICS) + " | seconds |")
+    print("| --- |" + " --: |" * (len(METRICS) + 1))
+    for method, summary, seconds in rows:
+        values = [cell(summary[name]) for name, _ in METRICS]
+        trained = summary["exact_match_in_distribution"]["mean"] >= TRAINED
+        print(f"| {method}{'' if trained else ' (did not train)'} | " + " | ".join(values) + f" | {seconds:.0f} |")
+    print("\nper seed, exact N+1..2N: " + "; ".join(
+        f"{m} {[round(v, 2) for v in s['exact_match_n_to_2n']['values']]}" for m, s, _ in rows))
+
+
+if __name__ == "__main__":
+    main()
