@@ -1,8 +1,8 @@
 // `npm run timing:lab`: a report, not a test. Trains the Length generalisation view's default
 // settings (copy, N = 8, every method, embed scale 4, default model and the task's budget) in
-// Chromium with ONE worker at a time, and prints each method's worker-seconds, the total, the
-// wall time, and exact match on lengths 1–N / N+1–2N / 2N+1–4N with the mean per-token accuracy
-// past N; writes test-output/e2e/lab-timing.json. Builds and serves dist/ as the e2e run does
+// Chromium with ONE worker at a time, and prints each method's worker-seconds over its seeds,
+// the total, the wall time, and the lab's four metrics as mean ± sd over the seeds; writes
+// test-output/e2e/lab-timing.json. Builds and serves dist/ as the e2e run does
 // (POSLAB_E2E_NO_BUILD=1 reuses dist/). `-- --preset quick` times the Quick preset instead;
 // `-- --methods none,alibi --steps 300` for a shorter run.
 import fs from 'node:fs';
@@ -47,40 +47,30 @@ try {
   const download = page.waitForEvent('download');
   await page.click(`${section} .lg-exports button:has-text("Results JSON")`);
   const results = JSON.parse(fs.readFileSync(await (await download).path(), 'utf8'));
+  // The table's last column: each method's worker-seconds over its seeds.
   const seconds = await page.$$eval(`${section} .lg-table tr`, (rows) =>
-    Object.fromEntries(rows.slice(1).map((r) => [r.children[1].textContent, Number(r.children[6].textContent)])),
+    Object.fromEntries(rows.slice(1).map((r) => [r.children[1].textContent, Number(r.lastChild.textContent)])),
   );
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const rows = [];
-  for (const [id, r] of Object.entries(results)) {
-    const N = r.config.train_len;
-    const acc = (lo, hi) => mean(Array.from({ length: hi - lo + 1 }, (_, i) => r.accuracy_by_length[lo + i]));
-    const tokens = mean(
-      Object.entries(r.token_accuracy_by_position)
-        .filter(([L]) => Number(L) > N)
-        .map(([, a]) => mean(a)),
-    );
-    rows.push({
-      id,
-      steps: r.config.steps,
-      wall_s: r.wall_time_s,
-      exact: [acc(1, N), acc(N + 1, 2 * N), acc(2 * N + 1, 4 * N)],
-      tokens,
-    });
-  }
+  const cell = (s) => (s.mean === null ? 'n/a' : `${s.mean.toFixed(2)} ± ${s.sd.toFixed(2)}`);
+  const rows = Object.entries(results).map(([id, r]) => ({
+    id,
+    seeds: r.runs.length,
+    steps: r.runs[0].config.steps,
+    workerSeconds: seconds[methodById(id).label],
+    summary: r.summary,
+  }));
   const workerSeconds = Object.values(seconds).reduce((a, b) => a + b, 0);
   console.log(
     `Length generalisation (${arg('preset') ?? 'default settings'}) in Chromium, one worker: ${wall.toFixed(0)} s wall, ${workerSeconds.toFixed(0)} worker-seconds`,
   );
-  console.log('method        steps  worker s   exact 1–N / N+1–2N / 2N+1–4N   token acc past N');
+  console.log('method        seeds  steps  worker s   exact 1–N      exact N+1–2N   answer N+1–2N  exact 2N+1–4N');
   for (const r of rows) {
-    r.workerSeconds = seconds[methodById(r.id).label];
+    const m = r.summary;
     console.log(
-      `${r.id.padEnd(12)} ${String(r.steps).padStart(6)} ${r.workerSeconds.toFixed(1).padStart(9)}   ` +
-        `${r.exact
-          .map((x) => x.toFixed(2))
-          .join(' / ')
-          .padEnd(28)} ${r.tokens.toFixed(2)}`,
+      `${r.id.padEnd(13)} ${String(r.seeds).padStart(5)} ${String(r.steps).padStart(6)} ${r.workerSeconds.toFixed(1).padStart(9)}   ` +
+        [m.exact_match_in_distribution, m.exact_match_n_to_2n, m.answer_accuracy_n_to_2n, m.exact_match_2n_to_4n]
+          .map((s) => cell(s).padEnd(14))
+          .join(' '),
     );
   }
   fs.mkdirSync(outDir, { recursive: true });

@@ -7,7 +7,6 @@ import {
   BUDGETS,
   EVERY_METHOD,
   SEEDS,
-  FULL,
   FULL_SETTINGS,
   QUICK_SETTINGS,
   randomMax,
@@ -16,6 +15,7 @@ import {
 } from '../../web/src/lab/presets.js';
 import {
   byMethod,
+  controlPairs,
   meanLossCurve,
   orderText,
   rank,
@@ -25,6 +25,7 @@ import {
   tokenAccuracyBeyond,
 } from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
+import { TRAINER_METHODS } from '../../web/src/state/methods.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
 
@@ -68,11 +69,20 @@ describe('lab presets', () => {
     }
   });
 
-  it('Lab.FullPresetAddsRandomisedRopeWithItsOwnBudgetAndRoom', () => {
-    const plan = runPlan(setting({ methods: FULL, task: 'addition', N: 5 }));
-    const random = plan.find((r) => r.id === 'rope-random');
-    expect(random.config.steps).toBe(3 * BUDGETS.addition);
-    expect(random.config.randomizedPositions).toBeGreaterThanOrEqual(2 * sequenceLength('addition', 20));
+  it('Lab.FullPresetPairsEveryRandomisedMethodWithItsPlainControl', () => {
+    const plan = runPlan({ ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0 });
+    const methods = [...new Set(plan.map((r) => r.method))];
+    const plain = TRAINER_METHODS;
+    expect(methods).toEqual([...plain, ...plain.filter((m) => m !== 'none').map((m) => `${m}-random`)]);
+    expect(plan).toHaveLength(15 * 3);
+    for (const r of plan) {
+      // Randomised or not, the task's budget and the 4-layer model: the plain run is the control.
+      expect(r.config).toMatchObject({ steps: BUDGETS.addition, layers: 4, width: 64, heads: 4 });
+      expect(r.config.position).toBe(r.method.replace(/-random$/, ''));
+      if (r.method.endsWith('-random')) {
+        expect(r.config.randomizedPositions).toBeGreaterThanOrEqual(2 * sequenceLength('addition', 20));
+      } else expect(r.config.randomizedPositions).toBeUndefined();
+    }
     expect(randomMax('copy', 32)).toBe(256); // 2 × 67 → the next power of two from 128
     expect(runPlan(setting({ steps: 50 }))[0].config.steps).toBe(50);
     expect(runPlan(setting({ size: 'small' }))[0].config).toMatchObject({ layers: 1, width: 32, heads: 2 });
@@ -132,6 +142,9 @@ const row = (method, inside, primary, extra = {}) => ({
   run: { result: { metrics: { exact_match_in_distribution: inside, exact_match_n_to_2n: primary, ...extra } } },
 });
 
+// A method's runs, one per primary value, all with in-distribution exact match `inside`.
+const seeds = (method, inside, ...primaries) => primaries.map((p) => row(method, inside, p));
+
 describe('lab ranking', () => {
   it('Lab.SummaryIsMeanSampleSdAndEverySeed', () => {
     const s = summary([0.2, 0.4, 0.9]);
@@ -151,8 +164,7 @@ describe('lab ranking', () => {
       row('a', 0.5, 0.9), // did not train: never ranked, whatever its primary metric
       row('b', 1, 0.2),
       row('b', 0.95, 0.22),
-      row('c', 1, 0.6),
-      row('c', 0.98, 0.62),
+      ...seeds('c', 0.99, 0.6, 0.62),
     ]);
     expect(groups.map((g) => [g.id, g.runs.length, g.trained])).toEqual([
       ['a', 1, false],
@@ -172,16 +184,7 @@ describe('lab ranking', () => {
 
   it('Lab.CloseMethodsTie', () => {
     // b and c: means 0.30 and 0.25, sds 0.14 and 0.07: closer than 0.21, a tie.
-    const order = rank(
-      byMethod([
-        row('a', 1, 0.9),
-        row('a', 1, 0.9),
-        row('b', 1, 0.2),
-        row('b', 1, 0.4),
-        row('c', 1, 0.2),
-        row('c', 1, 0.3),
-      ]),
-    );
+    const order = rank(byMethod([...seeds('a', 1, 0.9, 0.9), ...seeds('b', 1, 0.2, 0.4), ...seeds('c', 1, 0.2, 0.3)]));
     expect(order.map((g) => [g.id, g.rank, g.tie])).toEqual([
       ['a', 1, false],
       ['b', 2, true],
@@ -198,6 +201,23 @@ describe('lab ranking', () => {
     expect(tokenAccuracyBeyond(r, 2)).toEqual([0.5, 0.5, 0.25, 0.5, 0]); // position 4: length 4 only
     const other = result([1, 1], [1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1, 1]);
     expect(tokenAccuracyBeyond([r, other], 2)).toEqual([0.75, 0.75, 0.625, 0.75, 0.5]);
+  });
+
+  it('Lab.RandomisedPositionsAreJudgedAgainstTheirPlainControl', () => {
+    const groups = byMethod([
+      ...seeds('rope', 1, 0, 0),
+      ...seeds('rope-random', 1, 0.3, 0.1),
+      ...seeds('alibi', 1, 0.25, 0.3),
+      ...seeds('alibi-random', 1, 0.2, 0.3),
+      row('t5', 1, 0),
+      row('t5-random', 0.4, 0), // did not train
+    ]);
+    expect(controlPairs(groups).map((p) => [p.id, p.verdict])).toEqual([
+      ['rope-random', 'better'], // 0.2 ± 0.14 against 0 ± 0
+      ['alibi-random', 'a tie'],
+      ['t5-random', 'did not train'],
+    ]);
+    expect(controlPairs(groups)[0].plain.mean).toBe(0);
   });
 
   it('Lab.MeanLossCurveAveragesTheRunsThatReachedEachStep', () => {

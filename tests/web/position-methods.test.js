@@ -41,7 +41,10 @@ describe('position methods', () => {
     expect(BIASES).toEqual(lab.names.positionBiases);
     expect(GPT2_POSITIONS).toEqual(lab.names.gpt2Positions);
     expect(EVERY_METHOD).toEqual(TRAINER_METHODS);
-    expect(LAB_METHODS.map((m) => m.id)).toEqual([...TRAINER_METHODS, 'rope-random']);
+    expect(LAB_METHODS.map((m) => m.id)).toEqual([
+      ...TRAINER_METHODS,
+      ...TRAINER_METHODS.filter((m) => m !== 'none').map((m) => `${m}-random`),
+    ]);
     expect(METHOD_ALIASES.nope).toBe('none');
   });
 

@@ -5,7 +5,7 @@
 // scale 1 and that model does not train (docs/lab.md's PyTorch reference run), while at 8 NoPE and
 // T5 stall in 1500 steps (in-distribution exact match 0.43 and 0.41, natively, seed 0). At 4
 // with 2000 steps every method trains (0.83–1.00 on lengths 1..8): the quick preset's default.
-import { TRAINER_METHODS } from '../state/methods.js';
+import { LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
 
 export const EMBED_SCALE = 4;
 
@@ -15,12 +15,16 @@ export const SEEDS = 3;
 // How the view labels a method (its table name otherwise).
 const LABELS = { learned: 'learned absolute', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias', none: 'NoPE' };
 
-// Every method the trainer has (the core's table, state/methods.js), then RoPE with randomised
-// positions (Ruoss et al. 2023), which trains more slowly and so gets three times the budget.
-export const METHODS = [
-  ...TRAINER_METHODS.map((id) => ({ id, label: LABELS[id] ?? id, config: { position: id } })),
-  { id: 'rope-random', label: 'RoPE, randomised positions', config: { position: 'rope' }, randomized: true, budget: 3 },
-];
+// Every method the trainer has (the core's table, state/methods.js), then each but NoPE on
+// randomised positions (Ruoss et al. 2023), trained for the same steps as its plain run: the
+// plain run is its control, so what randomising does is measured at an equal budget.
+export const METHODS = LAB_METHODS.map((id) => {
+  const position = id.replace(/-random$/, '');
+  const label = LABELS[position] ?? position;
+  return position === id
+    ? { id, label, config: { position } }
+    : { id, label: `${label}, randomised positions`, config: { position }, randomized: true, control: position };
+});
 
 // Every method the trainer has, on the task's budget: the view's default methods.
 export const EVERY_METHOD = [...TRAINER_METHODS];
@@ -40,9 +44,10 @@ export const QUICK_SETTINGS = {
   seed: 0,
   seeds: SEEDS,
 };
-// The Full preset: every method and RoPE on randomised positions, each on the task's budget.
-export const FULL = [...EVERY_METHOD, 'rope-random'];
-export const FULL_SETTINGS = { N: 8, size: 'default', methods: FULL, steps: 0, embedScale: EMBED_SCALE, seeds: SEEDS };
+// The Full preset: every method, plain and on randomised positions (NoPE plain only), with 4
+// layers, three seeds, each on the task's budget: 15 × 3 runs, an hour or more in a browser.
+export const FULL = [...LAB_METHODS];
+export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: EMBED_SCALE, seeds: SEEDS };
 
 // Steps per task at the default size: copy as measured above; the others are harder and get
 // more (not yet measured per method: the view marks a method that did not train).
@@ -51,6 +56,7 @@ export const BUDGETS = { copy: 2000, reverse: 2500, sort: 2000, addition: 3000 }
 export const SIZES = {
   default: { layers: 2, width: 64, heads: 4 },
   small: { layers: 1, width: 32, heads: 2 },
+  deep: { layers: 4, width: 64, heads: 4 },
 };
 
 export const methodById = (id) => METHODS.find((m) => m.id === id);
@@ -85,7 +91,7 @@ export function runPlan(p) {
         trainLen: p.N,
         testLen,
         ...SIZES[p.size],
-        steps: base * (m.budget ?? 1),
+        steps: base,
         seed: p.seed + k,
         embedScale: p.embedScale,
         ...m.config,

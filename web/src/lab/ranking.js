@@ -98,6 +98,28 @@ export const orderText = (ranked) =>
     .map((g, i, all) => (i === 0 ? g.id : `${all[i - 1].rank === g.rank ? '=' : '>'} ${g.id}`))
     .join(' ');
 
+/**
+ * Each method on randomised positions (`<method>-random`) beside its plain control among
+ * `groups`, on the primary metric: { id, label (the plain one's), randomized, plain, verdict }, the
+ * verdict 'better', 'worse' or 'a tie' by ranksAbove, 'did not train' when either did not.
+ */
+export function controlPairs(groups) {
+  return groups.flatMap((g) => {
+    const plain = g.id.endsWith('-random') && groups.find((c) => c.id === g.id.replace(/-random$/, ''));
+    if (!plain) return [];
+    const [r, c] = [g.metrics[PRIMARY], plain.metrics[PRIMARY]];
+    const verdict =
+      !g.trained || !plain.trained
+        ? 'did not train'
+        : ranksAbove(r, c)
+          ? 'better'
+          : ranksAbove(c, r)
+            ? 'worse'
+            : 'a tie';
+    return [{ id: g.id, label: plain.label, randomized: r, plain: c, verdict }];
+  });
+}
+
 /** Mean per-token accuracy at each answer position over the lengths past N and over `results`
  * (ragged: each position averages the lengths and runs that have it). */
 export function tokenAccuracyBeyond(results, N) {

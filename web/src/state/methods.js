@@ -32,6 +32,15 @@ export const BIASES = names((m) => m.support.bias);
 export const GPT2_POSITIONS = names((m) => m.support.gpt2);
 /** Methods the trainer has (the Length generalisation view). */
 export const TRAINER_METHODS = names((m) => m.support.trainer);
+/**
+ * The Length generalisation view's methods: the trainer's, then each but NoPE again on
+ * randomised positions (`<method>-random`; Ruoss et al. 2023). NoPE has no positions to sample:
+ * the core refuses randomisedPositions with it.
+ */
+export const LAB_METHODS = [
+  ...TRAINER_METHODS,
+  ...TRAINER_METHODS.filter((m) => m !== 'none').map((m) => `${m}-random`),
+];
 const optionOf = (method, option) =>
   POSITION_METHODS.find((m) => m.name === method)?.options.find((o) => o.name === option);
 /** Whether the core's table gives `method` the option `option` (a base: sinusoidal, RoPE, xPos). */

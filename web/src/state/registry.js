@@ -12,16 +12,13 @@ import {
   METHODS,
   methodOption,
   ROTATIONS,
+  LAB_METHODS,
   TRAINER_METHODS,
   VECTOR_METHODS,
 } from './methods.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 
 export { BIASES, GPT2_POSITIONS, METHODS, VECTOR_METHODS };
-
-// The Length generalisation view's methods (lab/presets.js describes each): the trainer's, and
-// RoPE again with randomised positions.
-const LAB_METHODS = [...TRAINER_METHODS, 'rope-random'];
 
 // The core's names and defaults the settings use: the position methods come from the core's
 // table (state/methods.js); the rest is one copy on the web side, checked against the core's
@@ -276,7 +273,7 @@ export const VIEWS = [
     settings: {
       task: oneOf(['copy', 'reverse', 'sort', 'addition'], 'copy'),
       N: int(8, 2, 16),
-      size: oneOf(['default', 'small'], 'default'),
+      size: oneOf(['default', 'small', 'deep'], 'default'),
       methods: nameList(LAB_METHODS, TRAINER_METHODS),
       steps: int(0, 0, 20000),
       embedScale: num(4, 0.125, 64),

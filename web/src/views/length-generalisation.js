@@ -13,6 +13,7 @@ import { poolSize } from '../lab/pool.js';
 import { FULL_SETTINGS, METHODS, QUICK_SETTINGS, runPlan } from '../lab/presets.js';
 import {
   byMethod,
+  controlPairs,
   exactMatchByLength,
   meanLossCurve,
   METRICS,
@@ -55,6 +56,7 @@ const SPECS = [
     options: [
       ['default', '2 layers, width 64, 4 heads'],
       ['small', '1 layer, width 32, 2 heads'],
+      ['deep', '4 layers, width 64, 4 heads'],
     ],
   },
   { key: 'lg.steps', label: 'steps (0: the task’s budget)', kind: 'number', step: 100 },
@@ -122,7 +124,8 @@ export default defineView('length-generalisation', {
     const full = button(
       'Full preset',
       'lg-full',
-      'every method and RoPE on randomised positions, N = 8, the task’s budget',
+      'every method, plain and on randomised positions (NoPE plain only), 4 layers, N = 8, the task’s budget, ' +
+        '3 seeds: 45 runs, an hour or more',
     );
     const progress = el('p', 'lg-progress');
     progress.setAttribute('aria-live', 'polite');
@@ -405,6 +408,21 @@ export default defineView('length-generalisation', {
             : '')
         : 'Train to measure.';
       papers.append(ours);
+      // Randomised positions against their plain controls, same steps, on the primary metric.
+      const pairs = controlPairs(groups);
+      if (pairs.length) {
+        const para = el('p', 'note lg-controls');
+        para.textContent =
+          `Randomised positions against the same method on plain positions, trained for the same steps (${primary.label(N)}): ` +
+          pairs
+            .map(
+              ({ label, randomized: r, plain: c, verdict }) =>
+                `${label} ${fmt(r.mean)} ± ${fmt(r.sd)} against ${fmt(c.mean)} ± ${fmt(c.sd)} (${verdict})`,
+            )
+            .join('; ') +
+          '.';
+        papers.append(para);
+      }
     }
 
     // Runs with attention maps (the example's, written by the CLI, have none).
