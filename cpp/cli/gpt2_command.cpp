@@ -62,7 +62,7 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
       ->required()
       ->type_name("IDS");
   cmd->add_option("--weights", a.weights,
-                  "GPT-2 checkpoint (.safetensors, F32 or F16, names as Hugging Face's)")
+                  "GPT-2 checkpoint (.safetensors, F32, F16 or BF16, names as Hugging Face's)")
       ->type_name("FILE");
   auto* preset = cmd->add_option("--preset", a.preset,
                                  "model size: small (124M) or medium (default: read off the "

@@ -1,6 +1,6 @@
 // GPT-NeoX forward pass of tiny random models (2 layers, 3 heads of width 16, vocabulary 97,
-// 16 trained positions; parallel and sequential residual, rotary_pct 0.25 and 1.0, F32 and F16
-// weights) saved to .safetensors and loaded back, against the naive double reference of
+// 16 trained positions; parallel and sequential residual, rotary_pct 0.25 and 1.0, F32, F16
+// and BF16 weights) saved to .safetensors and loaded back, against the naive double reference of
 // gpt_neox_reference.hpp; float against double; the loss by position; every bad checkpoint
 // refused naming its tensor; RoPE scalings against the reference's own frequencies.
 #include "poslab/models/gpt_neox.hpp"
@@ -118,12 +118,10 @@ TEST_P(GptNeoxVariant, BothPrecisionsMatchTheDoubleReference) {
   const std::string path = temp_file(encode(checkpoint, v.dtype));
   const poslab::GptNeoxWeights w = poslab::load_lm_weights(path, config);
   std::remove(path.c_str());
-  // A half checkpoint holds the half-rounded values, and keeps them half in memory.
-  if (v.dtype == poslab::StoredDType::kF16) {
-    for (auto& entry : checkpoint)
-      for (float& x : entry.second.data) x = poslab::half_to_float(poslab::float_to_half(x));
-    EXPECT_EQ(w.embed_out.dtype, poslab::StoredDType::kF16);
-  }
+  // A half or bfloat16 checkpoint holds the rounded values; half stays half in memory, BF16 is
+  // widened to F32.
+  checkpoint = lm_fixture::as_stored(checkpoint, v.dtype);
+  EXPECT_EQ(w.embed_out.dtype, poslab::memory_dtype(v.dtype));
   for (const std::size_t T : {std::size_t{1}, std::size_t{7}, kTokens.size()}) {
     const std::vector<long long> tokens(kTokens.begin(), kTokens.begin() + T);
     const neox_ref::Result want = reference(checkpoint, config, tokens);
@@ -156,12 +154,13 @@ INSTANTIATE_TEST_SUITE_P(GptNeox, GptNeoxVariant,
                                            Variant{false, 0.25, poslab::StoredDType::kF32},
                                            Variant{true, 1.0, poslab::StoredDType::kF32},
                                            Variant{false, 1.0, poslab::StoredDType::kF16},
-                                           Variant{true, 0.25, poslab::StoredDType::kF16}),
+                                           Variant{true, 0.25, poslab::StoredDType::kF16},
+                                           Variant{false, 0.25, poslab::StoredDType::kBF16}),
                          [](const ::testing::TestParamInfo<Variant>& info) {
                            const Variant& v = info.param;
                            return std::string(v.parallel ? "Parallel" : "Sequential") +
                                   (v.rotary_pct < 1.0 ? "Rotary25" : "Rotary100") +
-                                  (v.dtype == poslab::StoredDType::kF16 ? "F16" : "F32");
+                                  poslab::dtype_name(v.dtype);
                          });
 
 class GptNeoxTiny : public ::testing::Test {
@@ -428,6 +427,23 @@ TEST_F(GptNeoxTiny, EveryBadCheckpointIsRefusedNamingTheTensor) {
   expect_load_refused(
       with_raw_entry(t, "gpt_neox.layers.0.attention.dense.bias", "F64", {E}, E * 8),
       "tensor 'gpt_neox.layers.0.attention.dense.bias': dtype \"F64\" is not supported");
+  // A BF16 entry among F32 ones loads, widened; one of the wrong byte length (an F32 tensor's,
+  // or an odd count) is refused naming it.
+  t = checkpoint_;
+  t.erase("gpt_neox.final_layer_norm.bias");
+  const poslab::GptNeoxWeights mixed = poslab::lm_weights_from_bytes(
+      with_raw_entry(t, "gpt_neox.final_layer_norm.bias", "BF16", {E}, E * 2), tiny_config(),
+      "mixed.safetensors");
+  EXPECT_EQ(mixed.final_layer_norm_bias.dtype, poslab::StoredDType::kF32);
+  EXPECT_EQ(mixed.final_layer_norm_bias.f32, std::vector<float>(E, 0.0f));
+  EXPECT_EQ(mixed.embed_out.f32, checkpoint_.at("embed_out.weight").data);
+  for (const std::size_t byte_count : {E * 4, E * 2 + 1}) {
+    expect_load_refused(
+        with_raw_entry(t, "gpt_neox.final_layer_norm.bias", "BF16", {E}, byte_count),
+        "tensor 'gpt_neox.final_layer_norm.bias': shape (48,) of BF16 needs 96 bytes, "
+        "data_offsets span " +
+            std::to_string(byte_count));
+  }
   // A BOOL causal-mask buffer (older Pythia checkpoints keep attention.bias as BOOL) is
   // skipped and the weights load as without it; a BOOL weight is refused naming it.
   const poslab::GptNeoxWeights masked = poslab::lm_weights_from_bytes(
@@ -471,6 +487,8 @@ TEST_F(GptNeoxTiny, StreamedLoadKeepsTheLoadersContract) {
   t["gpt_neox.layers.1.attention.bias"] = TensorF({1, 1, P, P});
   lm_fixture::expect_streamed_load_contract<poslab::GptNeoxWeights>(
       encode(t, poslab::StoredDType::kF16), tiny_config());
+  lm_fixture::expect_streamed_load_contract<poslab::GptNeoxWeights>(
+      encode(t, poslab::StoredDType::kBF16), tiny_config());
 }
 
 TEST(GptNeoxRandom, IsSeededAndSurvivesASaveAndLoad) {

@@ -1,8 +1,8 @@
 // Llama-family forward pass of tiny random models (2 layers, vocabulary 97, 16 trained
 // positions; grouped-query heads (4 query heads over 2 kv heads), multi-query (1 kv head) and
-// multi-head with an explicit head_dim and attention biases; tied and untied heads; F32 and F16
-// weights; qwen2's q/k/v biases, mistral's sliding window, qwen3's q/k norms with a sliding layer)
-// saved to .safetensors and loaded back, against the naive double reference of
+// multi-head with an explicit head_dim and attention biases; tied and untied heads; F32, F16
+// and BF16 weights; qwen2's q/k/v biases, mistral's sliding window, qwen3's q/k norms with a
+// sliding layer) saved to .safetensors and loaded back, against the naive double reference of
 // llama_reference.hpp; float against double; every RoPE scaling the config can name; the loss
 // by position; bad checkpoints and configs refused naming their tensor or key.
 #include "poslab/models/llama.hpp"
@@ -117,15 +117,8 @@ std::string encode(const llama_ref::Weights& tensors,
   return lm_fixture::encode(tensors, "", dtype);
 }
 
-// The weights as the checkpoint stores them (F16 rounds), for the reference.
-llama_ref::Weights as_stored(llama_ref::Weights t, poslab::StoredDType dtype) {
-  if (dtype == poslab::StoredDType::kF16) {
-    for (auto& [name, tensor] : t) {
-      for (float& v : tensor.data) v = poslab::half_to_float(poslab::float_to_half(v));
-    }
-  }
-  return t;
-}
+// The weights as the checkpoint stores them (F16 and BF16 round), for the reference.
+using lm_fixture::as_stored;
 
 llama_ref::Result reference(const llama_ref::Weights& w, const LlamaConfig& c,
                             const std::vector<long long>& tokens) {
@@ -188,10 +181,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Variant{"GqaUntiedF32", tiny_config(4, 2), poslab::StoredDType::kF32},
         Variant{"MqaTiedF16", tiny_config(4, 1, true), poslab::StoredDType::kF16},
+        Variant{"GqaTiedBF16", tiny_config(4, 2, true), poslab::StoredDType::kBF16},
         Variant{"MhaHeadDimBias", tiny_config(4, 4, false, 8, true), poslab::StoredDType::kF32},
         Variant{"GqaTiedHeadDimF32", tiny_config(6, 3, true, 10), poslab::StoredDType::kF32},
         Variant{"Qwen2QkvBias", member(tiny_config(4, 2), poslab::LmArchitecture::kQwen2),
                 poslab::StoredDType::kF32},
+        Variant{"Qwen2QkvBiasBF16", member(tiny_config(4, 2), poslab::LmArchitecture::kQwen2),
+                poslab::StoredDType::kBF16},
         Variant{"MistralWindow4F16",
                 member(tiny_config(4, 1), poslab::LmArchitecture::kMistral, 4, {true, true}),
                 poslab::StoredDType::kF16},
@@ -362,6 +358,37 @@ TEST(LlamaCheckpoint, NamesAsTransformersShipsThem) {
   expect_load_refused(encode(t), "tensor 'model.norm.weight' contains NaN", untied);
   lm_fixture::expect_streamed_load_contract<poslab::LlamaWeights>(
       encode(checkpoint, poslab::StoredDType::kF16), untied);
+  lm_fixture::expect_streamed_load_contract<poslab::LlamaWeights>(
+      encode(checkpoint, poslab::StoredDType::kBF16), untied);
+}
+
+// SmolLM2, Qwen2.5 and Llama ship BF16 checkpoints: read widened to F32, they hold exactly the
+// BF16-rounded weights, so the logits are those of the rounded weights saved as F32.
+TEST(LlamaCheckpoint, Bf16IsReadAsItsRoundedWeightsInF32) {
+  const LlamaConfig c = tiny_config(4, 2, true);
+  llama_ref::Weights checkpoint = tiny_checkpoint(c, 5);
+  checkpoint["model.norm.weight"].data[0] = 1e6f;  // past F16's range, within BF16's
+  const llama_ref::Weights rounded = as_stored(checkpoint, poslab::StoredDType::kBF16);
+  EXPECT_EQ(rounded.at("model.norm.weight").data[0], 999424.0f);  // the nearest bfloat16
+  EXPECT_NE(rounded.at("model.embed_tokens.weight").data,
+            checkpoint.at("model.embed_tokens.weight").data);  // rounding did something
+  const poslab::LlamaWeights bf16 =
+      poslab::lm_weights_from_bytes(encode(checkpoint, poslab::StoredDType::kBF16), c, "m");
+  const poslab::LlamaWeights f32 = poslab::lm_weights_from_bytes(encode(rounded), c, "m");
+  const auto named = poslab::lm_named_tensors(bf16);
+  ASSERT_EQ(named.size(), rounded.size());
+  for (const auto& [name, tensor] : named) {
+    EXPECT_EQ(tensor->dtype, poslab::StoredDType::kF32) << name;
+    EXPECT_EQ(tensor->f32, rounded.at(name).data) << name;
+  }
+  EXPECT_EQ(bf16.bytes(), f32.bytes());
+  for (const Precision precision : {Precision::kFloat, Precision::kDouble}) {
+    LlamaOptions options;
+    options.precision = precision;
+    options.trace = true;
+    EXPECT_EQ(poslab::llama_forward(bf16, kTokens, options).logits.data,
+              poslab::llama_forward(f32, kTokens, options).logits.data);
+  }
 }
 
 TEST(LlamaRandom, IsSeededAndSurvivesASaveAndLoad) {

@@ -1,8 +1,8 @@
 // What the language-model tests (gpt2_test.cpp, gpt_neox_test.cpp) share, for any architecture
 // the one loader serves (LmLoader<Weights>, lm_weights.hpp): checkpoints encoded from named
-// tensors, temporary files, the refusal check, and the streamed loader's contract (the same
-// weights whatever the chunk size, a short stream refused naming the tensor it stopped in, a
-// long one refused, the weights handed over once).
+// tensors and the values such a checkpoint holds, temporary files, the refusal check, and the
+// streamed loader's contract (the same weights whatever the chunk size, a short stream refused
+// naming the tensor it stopped in, a long one refused, the weights handed over once).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -31,6 +31,21 @@ inline std::string encode(const std::map<std::string, poslab::TensorF>& tensors,
   std::vector<std::pair<std::string, const poslab::TensorF*>> list;
   for (const auto& [name, tensor] : tensors) list.emplace_back(prefix + name, &tensor);
   return poslab::encode_safetensors(list, dtype);
+}
+
+// The tensors as a checkpoint of `dtype` holds them: F16 and BF16 round each value to nearest
+// even (what the loader reads back, exactly: widening is exact).
+inline std::map<std::string, poslab::TensorF> as_stored(
+    std::map<std::string, poslab::TensorF> tensors, poslab::StoredDType dtype) {
+  for (auto& [name, tensor] : tensors) {
+    for (float& v : tensor.data) {
+      if (dtype == poslab::StoredDType::kF16) v = poslab::half_to_float(poslab::float_to_half(v));
+      if (dtype == poslab::StoredDType::kBF16) {
+        v = poslab::bfloat16_to_float(poslab::float_to_bfloat16(v));
+      }
+    }
+  }
+  return tensors;
 }
 
 // The bytes written to a fresh file under the test's temporary directory; its path.
@@ -112,26 +127,29 @@ void expect_streamed_load_contract(const std::string& bytes,
   const std::uint64_t length = poslab::safetensors_header_length(bytes, bytes.size(), "m");
   const poslab::SafetensorsHeader header =
       poslab::parse_safetensors_header(bytes, bytes.size(), "m");
-  // A stream that stops short names the tensor it stopped in.
-  poslab::LmLoader<Weights> short_loader(header, config, "m");
-  short_loader.append(bytes.data() + 8 + length, 100);
-  std::string stopped_in;
-  std::uint64_t first = ~std::uint64_t{0};
-  for (const poslab::SafetensorsEntry& entry : header.entries) {
-    if (entry.end > 100 && entry.begin < first) {
-      first = entry.begin;
-      stopped_in = entry.name;
+  // A stream that stops short names the tensor it stopped in, at an element's end or
+  // inside one.
+  for (const std::uint64_t got : {std::uint64_t{100}, std::uint64_t{101}}) {
+    poslab::LmLoader<Weights> short_loader(header, config, "m");
+    short_loader.append(bytes.data() + 8 + length, got);
+    std::string stopped_in;
+    std::uint64_t first = ~std::uint64_t{0};
+    for (const poslab::SafetensorsEntry& entry : header.entries) {
+      if (entry.end > got && entry.begin < first) {
+        first = entry.begin;
+        stopped_in = entry.name;
+      }
     }
-  }
-  ASSERT_FALSE(stopped_in.empty());
-  try {
-    short_loader.finish();
-    ADD_FAILURE() << "a short stream was accepted";
-  } catch (const poslab::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("m: file ended early in tensor '" + stopped_in +
-                                         "': got 100 of "),
-              std::string::npos)
-        << e.what();
+    ASSERT_FALSE(stopped_in.empty());
+    try {
+      short_loader.finish();
+      ADD_FAILURE() << "a short stream was accepted";
+    } catch (const poslab::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("m: file ended early in tensor '" + stopped_in +
+                                           "': got " + std::to_string(got) + " of "),
+                std::string::npos)
+          << e.what();
+    }
   }
   // The weights are handed over once.
   poslab::LmLoader<Weights> loader(header, config, "m");

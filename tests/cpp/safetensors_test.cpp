@@ -1,5 +1,6 @@
-// The .safetensors reader and writer: bit-exact round trips (F32, F16), exact half-precision
-// conversion, and every malformed file refused with poslab::Error naming the problem.
+// The .safetensors reader and writer: bit-exact round trips (F32, F16), BF16 widened exactly,
+// exact half-precision and bfloat16 conversion, and every malformed file refused with
+// poslab::Error naming the problem.
 #include "poslab/io/safetensors.hpp"
 
 #include <gtest/gtest.h>
@@ -133,6 +134,85 @@ TEST(Safetensors, F16FileRoundTripsHalfValuesExactly) {
   EXPECT_EQ(file.tensors.at("a").data, a.data);
 }
 
+TEST(Safetensors, Bfloat16ToFloatIsTheHighHalfOfEveryBitPattern) {
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = poslab::bfloat16_to_float(static_cast<std::uint16_t>(h));
+    EXPECT_EQ(bits(f), h << 16) << h;
+    if ((h & 0x7fff) > 0x7f80) {  // NaN: stays NaN, quiet
+      EXPECT_TRUE(std::isnan(f)) << h;
+      EXPECT_EQ(poslab::float_to_bfloat16(f), h | 0x40) << h;
+    } else {  // every other bfloat16 survives float_to_bfloat16 exactly
+      EXPECT_EQ(poslab::float_to_bfloat16(f), h) << h;
+    }
+  }
+}
+
+TEST(Safetensors, FloatToBfloat16RoundsToNearestEven) {
+  EXPECT_EQ(poslab::float_to_bfloat16(1.0f), 0x3f80);
+  EXPECT_EQ(poslab::float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);             // tie → even
+  EXPECT_EQ(poslab::float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);         // tie → even (up)
+  EXPECT_EQ(poslab::float_to_bfloat16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);  // above the tie
+  EXPECT_EQ(poslab::float_to_bfloat16(-1.0f - 0x1p-7f), 0xbf81);
+  // float32's exponent range: past F16's 65504 and below its smallest subnormal.
+  EXPECT_EQ(poslab::float_to_bfloat16(65536.0f), 0x4780);
+  EXPECT_EQ(poslab::float_to_bfloat16(1e30f), 0x714a);  // 0x7149f2ca rounds up
+  EXPECT_EQ(poslab::bfloat16_to_float(poslab::float_to_bfloat16(0x1p-100f)), 0x1p-100f);
+  EXPECT_EQ(poslab::float_to_bfloat16(0x1.fep127f), 0x7f7f);  // the largest bfloat16
+  EXPECT_EQ(poslab::float_to_bfloat16(std::numeric_limits<float>::max()), 0x7f80);  // → ∞
+  EXPECT_EQ(poslab::float_to_bfloat16(-std::numeric_limits<float>::infinity()), 0xff80);
+  EXPECT_EQ(poslab::float_to_bfloat16(std::numeric_limits<float>::denorm_min()), 0x0000);
+  EXPECT_EQ(poslab::float_to_bfloat16(-0.0f), 0x8000);
+  EXPECT_TRUE(std::isnan(poslab::bfloat16_to_float(poslab::float_to_bfloat16(NAN))));
+}
+
+// BF16 is read widened to float32, bit for bit: what the file holds is each value rounded to
+// bfloat16, including values F16 could not hold.
+TEST(Safetensors, Bf16FileIsReadAsTheBfloat16RoundedFloats) {
+  TensorF a = ref::random_tensor({8, 9}, 4, -2, 2);
+  a.data[0] = 1e30f;
+  a.data[1] = -70000.0f;
+  a.data[2] = 0x1p-120f;
+  a.data[3] = -0.0f;
+  const TensorF empty({0, 3}, std::vector<float>{});
+  const std::string bytes =
+      poslab::encode_safetensors({{"a", &a}, {"e", &empty}}, StoredDType::kBF16);
+  EXPECT_NE(bytes.find(R"("dtype":"BF16")"), std::string::npos);
+  const poslab::SafetensorsHeader header =
+      poslab::parse_safetensors_header(bytes, bytes.size(), "b.safetensors");
+  ASSERT_EQ(header.entries.size(), 2u);
+  EXPECT_EQ(header.entries[0].dtype, StoredDType::kBF16);
+  EXPECT_TRUE(header.entries[0].loadable);
+  EXPECT_EQ(header.entries[0].end - header.entries[0].begin, a.size() * 2);
+
+  const std::string path =
+      ::testing::TempDir() + "poslab-st-bf16-" + std::to_string(::getpid()) + ".safetensors";
+  std::ofstream(path, std::ios::binary) << bytes;
+  const poslab::SafetensorsFile from_file = poslab::read_safetensors(path);
+  std::remove(path.c_str());
+  const poslab::SafetensorsFile file = poslab::parse_safetensors(bytes, "b.safetensors");
+  for (const poslab::SafetensorsFile* f : {&file, &from_file}) {
+    EXPECT_EQ(f->dtypes.at("a"), StoredDType::kBF16);
+    const TensorF& got = f->tensors.at("a");
+    ASSERT_EQ(got.shape, a.shape);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(bits(got.data[i]), std::uint32_t(poslab::float_to_bfloat16(a.data[i])) << 16) << i;
+    }
+    EXPECT_EQ(f->tensors.at("e").shape, empty.shape);
+  }
+  EXPECT_EQ(file.tensors.at("a").data[1], -70144.0f);  // the nearest bfloat16
+  EXPECT_EQ(bits(file.tensors.at("a").data[3]), 0x80000000u);
+}
+
+// BF16 is no dtype a StoredTensor holds: loaders widen it to F32 (stored_tensor.hpp).
+TEST(Safetensors, StoredTensorsHoldF32OrF16Only) {
+  EXPECT_EQ(poslab::memory_dtype(StoredDType::kBF16), StoredDType::kF32);
+  EXPECT_EQ(poslab::memory_dtype(StoredDType::kF16), StoredDType::kF16);
+  EXPECT_EQ(poslab::item_size(StoredDType::kBF16), 2u);
+  EXPECT_STREQ(poslab::dtype_name(StoredDType::kBF16), "BF16");
+  EXPECT_THROW(poslab::StoredTensor({2}, StoredDType::kBF16, "w"), Error);
+  EXPECT_THROW(poslab::StoredTensor::from(TensorF({2}), StoredDType::kBF16), Error);
+}
+
 TEST(Safetensors, EveryTruncationIsRefused) {
   const TensorF a = ref::random_tensor({2, 3}, 5);
   const std::string bytes = poslab::encode_safetensors({{"a", &a}});
@@ -141,6 +221,11 @@ TEST(Safetensors, EveryTruncationIsRefused) {
   }
   expect_refused(bytes.substr(0, 5), "too short");
   expect_refused(bytes.substr(0, bytes.size() - 1), "tensor 'a'");
+  const std::string bf16 = poslab::encode_safetensors({{"a", &a}}, StoredDType::kBF16);
+  for (std::size_t n = 0; n < bf16.size(); ++n) {
+    EXPECT_THROW(poslab::parse_safetensors(bf16.substr(0, n), "cut.safetensors"), Error) << n;
+  }
+  expect_refused(bf16.substr(0, bf16.size() - 1), "tensor 'a'");
 }
 
 TEST(Safetensors, WrongHeaderLengthIsRefused) {
@@ -165,11 +250,11 @@ TEST(Safetensors, HeaderThatIsNotJsonIsRefused) {
 // loaded; a name that is no safetensors dtype fails the header.
 TEST(Safetensors, UnsupportedDtypeIsRefused) {
   for (const auto& [dtype, bytes] : std::vector<std::pair<std::string, std::size_t>>{
-           {"BF16", 4}, {"F64", 16}, {"I64", 16}, {"U8", 2}, {"BOOL", 2}}) {
+           {"F64", 16}, {"I64", 16}, {"U8", 2}, {"BOOL", 2}}) {
     const std::string file = file_with(R"({"w":{"dtype":")" + dtype + R"(","shape":[2],)" +
                                            R"("data_offsets":[0,)" + std::to_string(bytes) + "]}}",
                                        std::string(bytes, '\0'));
-    expect_refused(file, "tensor 'w': dtype \"" + dtype + "\" is not supported (F32 or F16)");
+    expect_refused(file, "tensor 'w': dtype \"" + dtype + "\" is not supported (F32, F16 or BF16)");
     const poslab::SafetensorsHeader header =
         poslab::parse_safetensors_header(file, file.size(), "skip.safetensors");
     ASSERT_EQ(header.entries.size(), 1u);
@@ -189,6 +274,14 @@ TEST(Safetensors, ShapeThatDisagreesWithOffsetsIsRefused) {
   expect_refused(
       file_with(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", std::string(8, '\0')),
       "tensor 'w': shape (3,) of F32 needs 12 bytes");
+  // BF16's two bytes an element: an F32-sized buffer (a float checkpoint relabelled) and an
+  // odd one are both refused.
+  expect_refused(
+      file_with(R"({"w":{"dtype":"BF16","shape":[3],"data_offsets":[0,12]}})", std::string(12, 0)),
+      "tensor 'w': shape (3,) of BF16 needs 6 bytes, data_offsets span 12");
+  expect_refused(
+      file_with(R"({"w":{"dtype":"BF16","shape":[3],"data_offsets":[0,5]}})", std::string(5, 0)),
+      "tensor 'w': shape (3,) of BF16 needs 6 bytes, data_offsets span 5");
   expect_refused(
       file_with(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", std::string(4, 0)),
       "non-negative integer");
@@ -223,6 +316,10 @@ TEST(Safetensors, HugeDeclaredSizesAreRefusedBeforeAllocating) {
                            std::string(4, 0)),
                  "tensor 'w'");
   expect_refused(file_with(R"({"w":{"dtype":"F32","shape":[65536,65536],"data_offsets":[0,4]}})",
+                           std::string(4, 0)),
+                 "limit");
+  // BF16 counts against the same element cap (held as F32, it takes F32's bytes).
+  expect_refused(file_with(R"({"w":{"dtype":"BF16","shape":[65536,65536],"data_offsets":[0,4]}})",
                            std::string(4, 0)),
                  "limit");
   expect_refused(

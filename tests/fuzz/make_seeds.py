@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the fuzzers' seed corpora. tests/fuzz/corpus/: small valid .safetensors files (F32 and
-F16, with and without __metadata__) and near-valid ones that each break one header rule, so the
+"""Writes the fuzzers' seed corpora. tests/fuzz/corpus/: small valid .safetensors files (F32, F16
+and BF16, with and without __metadata__) and near-valid ones that each break one header rule, so the
 fuzzer starts next to every check in cpp/src/io/safetensors.cpp. tests/fuzz/npy_corpus/: small
 .npy files of every dtype the reader accepts, version 1.0 and 2.0 headers, 0-d and empty
 arrays, and near-valid ones (a huge axis beside a zero one, truncated data, Fortran order,
@@ -14,7 +14,14 @@ import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FORMATS = {"F32": "<f", "F16": "<e"}
-SIZES = {"F32": 4, "F16": 2}
+SIZES = {"F32": 4, "F16": 2, "BF16": 2}
+
+
+def pack(dtype, value):
+    """One element's bytes; BF16 is float32's high half (exact for the seeds' values)."""
+    if dtype == "BF16":
+        return struct.pack("<f", value)[2:]
+    return struct.pack(FORMATS[dtype], value)
 
 
 def file_bytes(header, buffer, pad=True, length=None):
@@ -34,7 +41,7 @@ def tensors(specs, metadata=None):
         for d in shape:
             numel *= d
         begin = len(buffer)
-        buffer += b"".join(struct.pack(FORMATS[dtype], i + 0.5) for i in range(numel))
+        buffer += b"".join(pack(dtype, i + 0.5) for i in range(numel))
         header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [begin, len(buffer)]}
     return header, buffer
 
@@ -42,6 +49,9 @@ def tensors(specs, metadata=None):
 def seeds():
     yield "f32.safetensors", file_bytes(*tensors([("w", "F32", [2, 3])]))
     yield "f16.safetensors", file_bytes(*tensors([("w", "F16", [3, 2])]))
+    yield "bf16.safetensors", file_bytes(*tensors([("w", "BF16", [3, 2])]))
+    yield "mixed_dtypes.safetensors", file_bytes(
+        *tensors([("a", "BF16", [3]), ("b", "F32", [2]), ("c", "F16", [1]), ("d", "BF16", [2, 2])]))
     yield "f32_metadata.safetensors", file_bytes(
         *tensors([("wte.weight", "F32", [4, 2]), ("b", "F32", [2])], {"format": "pt"}))
     yield "f16_metadata.safetensors", file_bytes(
@@ -60,6 +70,8 @@ def seeds():
         gpt2.append(("h.0." + name, shape))
     gpt2 += [("ln_f.weight", [E]), ("ln_f.bias", [E])]
     yield "gpt2_tiny.safetensors", file_bytes(*tensors([(n, "F16", s) for n, s in gpt2]))
+    # The same in BF16: the streaming loader widens it to F32, chunk edges inside elements.
+    yield "gpt2_tiny_bf16.safetensors", file_bytes(*tensors([(n, "BF16", s) for n, s in gpt2]))
 
     # Near-valid: one rule broken each.
     header, buffer = tensors([("w", "F32", [2, 2])])
@@ -67,9 +79,13 @@ def seeds():
     header, buffer = tensors([("a", "F16", [2]), ("b", "F16", [2])])
     header["b"]["data_offsets"] = [2, 6]
     yield "bad_overlap.safetensors", file_bytes(header, buffer)
-    header, buffer = tensors([("w", "F32", [2])])
-    header["w"]["dtype"] = "BF16"
+    header, buffer = tensors([("w", "F32", [4])])
+    header["w"]["dtype"] = "F64"  # sized right, but a dtype PosLab does not load
+    header["w"]["shape"] = [2]
     yield "bad_dtype.safetensors", file_bytes(header, buffer)
+    header, buffer = tensors([("w", "F32", [2])])
+    header["w"]["dtype"] = "BF16"  # F32's bytes relabelled: twice what BF16 needs
+    yield "bad_bf16_length.safetensors", file_bytes(header, buffer)
     header, buffer = tensors([("w", "F32", [2, 2])])
     header["w"]["shape"] = [2, 3]
     yield "bad_shape.safetensors", file_bytes(header, buffer)

@@ -23,7 +23,7 @@
 namespace poslab {
 
 std::string unsupported_dtype(const SafetensorsEntry& entry) {
-  return "dtype \"" + entry.dtype_text + "\" is not supported (F32 or F16)";
+  return "dtype \"" + entry.dtype_text + "\" is not supported (F32, F16 or BF16)";
 }
 
 namespace {
@@ -85,7 +85,7 @@ std::uint64_t unsigned_field(const Source& src, const nlohmann::json& value,
 // Bytes per element of the safetensors dtypes PosLab does not load (0 for an unknown name).
 std::uint64_t skip_only_item_size(const std::string& dtype) {
   static const std::map<std::string, std::uint64_t> sizes = {
-      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"I16", 2}, {"U16", 2}, {"BF16", 2},
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"I16", 2}, {"U16", 2},
       {"I32", 4},  {"U32", 4}, {"I64", 8}, {"U64", 8}, {"F64", 8}};
   const auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
@@ -109,16 +109,17 @@ Entry parse_entry(const Source& src, const std::string& name, const nlohmann::js
   std::uint64_t item = 0;
   if (dtype_text == "F32") {
     entry.dtype = StoredDType::kF32;
-    item = 4;
   } else if (dtype_text == "F16") {
     entry.dtype = StoredDType::kF16;
-    item = 2;
+  } else if (dtype_text == "BF16") {
+    entry.dtype = StoredDType::kBF16;
   } else if (const std::uint64_t other = skip_only_item_size(dtype_text)) {
     entry.loadable = false;
     item = other;
   } else {
     fail(src, label + ": dtype " + dtype.dump() + " is not a safetensors dtype");
   }
+  if (entry.loadable) item = item_size(entry.dtype);
 
   const nlohmann::json& shape = spec["shape"];
   if (!shape.is_array()) fail(src, label + ": shape must be an array");
@@ -256,7 +257,9 @@ SafetensorsFile read_all(const Source& src) {
       if (tensor.size() > 0) {
         src.read(offset, tensor.size() * 2, reinterpret_cast<char*>(halves.data()));
       }
-      for (std::size_t i = 0; i < halves.size(); ++i) tensor.data[i] = half_to_float(halves[i]);
+      float (*const widen)(std::uint16_t) =
+          e.dtype == StoredDType::kBF16 ? bfloat16_to_float : half_to_float;
+      for (std::size_t i = 0; i < halves.size(); ++i) tensor.data[i] = widen(halves[i]);
     }
     file.dtypes[e.name] = e.dtype;
     file.tensors[e.name] = std::move(tensor);
@@ -334,20 +337,29 @@ SafetensorsFile read_safetensors(const std::string& path) {
   return read_all(src);
 }
 
-std::string encode_safetensors(
-    const std::vector<std::pair<std::string, const StoredTensor*>>& tensors,
-    const std::map<std::string, std::string>& metadata) {
+namespace {
+
+// One tensor's bytes as the file stores them.
+struct EncodedTensor {
+  std::string name;
+  StoredDType dtype;
+  Shape shape;
+  const char* bytes;
+  std::uint64_t size;  // in bytes
+};
+
+std::string encode_tensors(const std::vector<EncodedTensor>& tensors,
+                           const std::map<std::string, std::string>& metadata) {
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::uint64_t offset = 0;
-  for (const auto& [name, tensor] : tensors) {
-    require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
-    require(name != "__metadata__" && !header.contains(name),
-            "safetensors: tensor name '" + name + "' is reserved or repeated");
-    header[name] = {{"dtype", dtype_name(tensor->dtype)},
-                    {"shape", tensor->shape},
-                    {"data_offsets", {offset, offset + tensor->bytes()}}};
-    offset += tensor->bytes();
+  for (const EncodedTensor& t : tensors) {
+    require(t.name != "__metadata__" && !header.contains(t.name),
+            "safetensors: tensor name '" + t.name + "' is reserved or repeated");
+    header[t.name] = {{"dtype", dtype_name(t.dtype)},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + t.size}}};
+    offset += t.size;
   }
   std::string text = header.dump();
   // The reference writer pads with spaces so the buffer starts 8-byte aligned.
@@ -358,22 +370,45 @@ std::string encode_safetensors(
     out[i] = static_cast<char>((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
   out += text;
   out.reserve(out.size() + offset);
-  for (const auto& entry : tensors) out.append(entry.second->raw(), entry.second->bytes());
+  for (const EncodedTensor& t : tensors) out.append(t.bytes, t.size);
   return out;
+}
+
+}  // namespace
+
+std::string encode_safetensors(
+    const std::vector<std::pair<std::string, const StoredTensor*>>& tensors,
+    const std::map<std::string, std::string>& metadata) {
+  std::vector<EncodedTensor> encoded;
+  for (const auto& [name, tensor] : tensors) {
+    require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
+    encoded.push_back({name, tensor->dtype, tensor->shape, tensor->raw(), tensor->bytes()});
+  }
+  return encode_tensors(encoded, metadata);
 }
 
 std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
                                StoredDType dtype,
                                const std::map<std::string, std::string>& metadata) {
+  // F32 and F16 as StoredTensors; BF16, which has none (stored_tensor.hpp), as its bits.
   std::vector<StoredTensor> stored;
+  std::vector<std::vector<std::uint16_t>> bf16;
   stored.reserve(tensors.size());
-  std::vector<std::pair<std::string, const StoredTensor*>> named;
+  bf16.reserve(tensors.size());
+  std::vector<EncodedTensor> encoded;
   for (const auto& [name, tensor] : tensors) {
     require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
-    stored.push_back(StoredTensor::from(*tensor, dtype));
-    named.emplace_back(name, &stored.back());
+    if (dtype == StoredDType::kBF16) {
+      std::vector<std::uint16_t>& bits = bf16.emplace_back(tensor->size());
+      for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = float_to_bfloat16(tensor->data[i]);
+      encoded.push_back({name, dtype, tensor->shape, reinterpret_cast<const char*>(bits.data()),
+                         bits.size() * 2});
+    } else {
+      const StoredTensor& t = stored.emplace_back(StoredTensor::from(*tensor, dtype));
+      encoded.push_back({name, dtype, t.shape, t.raw(), t.bytes()});
+    }
   }
-  return encode_safetensors(named, metadata);
+  return encode_tensors(encoded, metadata);
 }
 
 }  // namespace poslab

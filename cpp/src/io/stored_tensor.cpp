@@ -1,4 +1,4 @@
-// StoredTensor and the half-precision conversions it widens with.
+// StoredTensor and the half-precision and bfloat16 conversions.
 #include "poslab/io/stored_tensor.hpp"
 
 #include <algorithm>
@@ -7,9 +7,39 @@
 
 namespace poslab {
 
-const char* dtype_name(StoredDType dtype) { return dtype == StoredDType::kF16 ? "F16" : "F32"; }
+const char* dtype_name(StoredDType dtype) {
+  switch (dtype) {
+    case StoredDType::kF16:
+      return "F16";
+    case StoredDType::kBF16:
+      return "BF16";
+    case StoredDType::kF32:
+      break;
+  }
+  return "F32";
+}
 
-std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF16 ? 2 : 4; }
+std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF32 ? 4 : 2; }
+
+StoredDType memory_dtype(StoredDType dtype) {
+  return dtype == StoredDType::kBF16 ? StoredDType::kF32 : dtype;
+}
+
+namespace {
+
+float float_of_bits(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+std::uint32_t bits_of_float(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
 
 float half_to_float(std::uint16_t bits) {
   const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;
@@ -30,14 +60,11 @@ float half_to_float(std::uint16_t bits) {
     } while ((mantissa & 0x400u) == 0);
     out = sign | std::uint32_t(112 - e) << 23 | ((mantissa & 0x3ffu) << 13);
   }
-  float value;
-  std::memcpy(&value, &out, sizeof value);
-  return value;
+  return float_of_bits(out);
 }
 
 std::uint16_t float_to_half(float value) {
-  std::uint32_t x;
-  std::memcpy(&x, &value, sizeof x);
+  const std::uint32_t x = bits_of_float(value);
   const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000u);
   const std::uint32_t abs = x & 0x7fffffffu;
   if (abs >= 0x7f800000u) {  // infinity, or NaN kept quiet
@@ -62,8 +89,31 @@ std::uint16_t float_to_half(float value) {
   return sign | std::uint16_t(half);
 }
 
+float bfloat16_to_float(std::uint16_t bits) { return float_of_bits(std::uint32_t(bits) << 16); }
+
+std::uint16_t float_to_bfloat16(float value) {
+  std::uint32_t x = bits_of_float(value);
+  // NaN: truncated, with the quiet bit set so that no payload truncates to infinity.
+  if ((x & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((x >> 16) | 0x40u);
+  // Round the 16 dropped bits to nearest even; a carry into the exponent is still right, and
+  // past the largest bfloat16 it gives infinity.
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return std::uint16_t(x >> 16);
+}
+
+namespace {
+
+// BF16 has no StoredTensor of its own: it is read into F32 (memory_dtype).
+void require_held_dtype(StoredDType d, const std::string& what) {
+  require(d != StoredDType::kBF16,
+          what + ": BF16 is held as F32, not as a StoredTensor of its own");
+}
+
+}  // namespace
+
 StoredTensor::StoredTensor(Shape s, StoredDType d, const std::string& what)
     : shape(std::move(s)), dtype(d) {
+  require_held_dtype(d, what);
   const std::size_t n = checked_numel(shape, what);
   if (dtype == StoredDType::kF16) {
     f16.resize(n);
@@ -73,6 +123,7 @@ StoredTensor::StoredTensor(Shape s, StoredDType d, const std::string& what)
 }
 
 StoredTensor StoredTensor::from(const TensorF& values, StoredDType d) {
+  require_held_dtype(d, "stored tensor");
   StoredTensor t;
   t.shape = values.shape;
   t.dtype = d;

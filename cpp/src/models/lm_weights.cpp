@@ -28,6 +28,23 @@ bool all_finite(const StoredTensor& t) {
   return std::all_of(t.f32.begin(), t.f32.end(), [](float v) { return std::isfinite(v); });
 }
 
+// Bytes [at, at + n) of a tensor's data buffer into its weight. A BF16 tensor (held as F32:
+// stored_tensor.hpp) is widened as it arrives: its byte k is byte 4·(k/2) + 2 + k%2 of the float
+// it becomes (the bfloat16 bits are the float's high half, little-endian; the low half stays
+// the constructor's zero), so a chunk may end anywhere, inside an element too.
+void copy_in(StoredTensor& tensor, bool bf16, std::uint64_t at, const char* bytes,
+             std::uint64_t n) {
+  char* out = tensor.raw();
+  if (!bf16) {
+    std::memcpy(out + at, bytes, n);
+    return;
+  }
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t k = at + i;
+    out[4 * (k / 2) + 2 + k % 2] = bytes[i];
+  }
+}
+
 // Reads `n` bytes at the file's current position into dst, or throws naming the file.
 void read_exactly(std::ifstream& in, char* dst, std::size_t n, const std::string& path) {
   in.read(dst, static_cast<std::streamsize>(n));
@@ -164,9 +181,11 @@ LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLa
   }
   require(header.untiled.empty(), name_ + ": " + header.untiled);
   for (const auto& [entry, slot] : matched) {
-    *slot->tensor =
-        StoredTensor(entry->shape, entry->dtype, name_ + ": tensor '" + entry->name + "'");
-    targets_.push_back({entry->begin, entry->end, slot->tensor, entry->name});
+    // A BF16 tensor takes the F32 bytes of its shape, as an F32 one would.
+    *slot->tensor = StoredTensor(entry->shape, memory_dtype(entry->dtype),
+                                 name_ + ": tensor '" + entry->name + "'");
+    targets_.push_back(
+        {entry->begin, entry->end, slot->tensor, entry->name, entry->dtype == StoredDType::kBF16});
   }
   std::sort(targets_.begin(), targets_.end(),
             [](const Target& a, const Target& b) { return a.begin < b.begin; });
@@ -183,7 +202,7 @@ void LmWeightStream::append(const char* bytes, std::size_t n) {
     if (next_ < targets_.size() && received_ >= targets_[next_].begin) {
       const Target& t = targets_[next_];
       take = std::min<std::uint64_t>(n, t.end - received_);
-      if (t.tensor) std::memcpy(t.tensor->raw() + (received_ - t.begin), bytes, take);
+      if (t.tensor) copy_in(*t.tensor, t.bf16, received_ - t.begin, bytes, take);
     } else {  // padding between tensors, or a skipped buffer's bytes
       const std::uint64_t until = next_ < targets_.size() ? targets_[next_].begin : expected_;
       take = std::min<std::uint64_t>(n, until - received_);

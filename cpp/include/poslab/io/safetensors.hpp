@@ -1,6 +1,7 @@
 // .safetensors files (Hugging Face's weight format): an 8-byte little-endian header length N,
 // N bytes of JSON {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__"?},
-// then the byte buffer the offsets point into. Read as float32 (F16 converted exactly).
+// then the byte buffer the offsets point into. Read as float32 (F16 and BF16 converted
+// exactly).
 #pragma once
 
 #include <cstdint>
@@ -21,18 +22,19 @@ inline constexpr std::size_t kMaxSafetensorsHeader = 100'000'000;
 // the header, at file offset data_start).
 struct SafetensorsEntry {
   std::string name;
-  // F32 and F16 load. Other safetensors dtypes (BOOL, U8, I8, I16, U16, BF16, I32, U32, I64,
-  // U64, F64) are accepted in a header only so that a model loader can skip the buffers
-  // checkpoints carry (GPT-NeoX's BOOL attention.bias); `loadable` is false for them and every
-  // reader refuses to load one, naming it.
-  StoredDType dtype = StoredDType::kF32;
+  // F32, F16 and BF16 load (BF16 widened to F32: stored_tensor.hpp). Other safetensors dtypes
+  // (BOOL, U8, I8, I16, U16, I32, U32, I64, U64, F64) are accepted in a header only so that a
+  // model loader can skip the buffers checkpoints carry (GPT-NeoX's BOOL attention.bias);
+  // `loadable` is false for them and every reader refuses to load one, naming it.
+  StoredDType dtype = StoredDType::kF32;  // as stored in the file
   Shape shape;
   std::uint64_t begin = 0, end = 0;  // [begin, end) relative to the data buffer
   bool loadable = true;
   std::string dtype_text = "F32";  // as the header spells it
 };
 
-// "dtype \"BOOL\" is not supported (F32 or F16)": what a reader says of an entry it cannot load.
+// "dtype \"BOOL\" is not supported (F32, F16 or BF16)": what a reader says of an entry it
+// cannot load.
 std::string unsupported_dtype(const SafetensorsEntry& entry);
 
 struct SafetensorsHeader {
@@ -70,11 +72,11 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& n
 SafetensorsFile read_safetensors(const std::string& path);
 
 // The bytes of a .safetensors file holding `tensors` (in the order given) stored as `dtype`;
-// F16 rounds to nearest even (values beyond the half range become ±infinity).
+// F16 and BF16 round to nearest even (values beyond their range become ±infinity).
 std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
                                StoredDType dtype = StoredDType::kF32,
                                const std::map<std::string, std::string>& metadata = {});
-// The same from stored tensors, each written in its own dtype.
+// The same from stored tensors, each written in its own dtype (F32 or F16).
 std::string encode_safetensors(
     const std::vector<std::pair<std::string, const StoredTensor*>>& tensors,
     const std::map<std::string, std::string>& metadata = {});

@@ -71,7 +71,7 @@ Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config);
 // for GPT-2 XL), checked before any weight is allocated.
 inline constexpr std::uint64_t kMaxGpt2Parameters = std::uint64_t{8} * kMaxElements;
 
-// Every weight keeps the dtype its checkpoint stored (random init is F32).
+// Every weight keeps the dtype its checkpoint stored, BF16 widened to F32 (random init is F32).
 struct Gpt2Block {
   StoredTensor ln_1_weight, ln_1_bias;              // (E,)
   StoredTensor attn_c_attn_weight;                  // (E, 3E): q, k, v side by side

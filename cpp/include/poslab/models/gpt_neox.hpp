@@ -81,7 +81,7 @@ struct GptNeoxConfig : LmRopeScaling {
 // The most parameters a model may have (as GPT-2's: 8× the per-tensor element cap).
 inline constexpr std::uint64_t kMaxGptNeoxParameters = std::uint64_t{8} * kMaxElements;
 
-// Every weight keeps the dtype its checkpoint stored (random init is F32).
+// Every weight keeps the dtype its checkpoint stored, BF16 widened to F32 (random init is F32).
 struct GptNeoxLayer {
   StoredTensor input_layernorm_weight, input_layernorm_bias;                    // (E,)
   StoredTensor post_attention_layernorm_weight, post_attention_layernorm_bias;  // (E,)

@@ -106,8 +106,8 @@ struct LlamaConfig : LmRopeScaling {
 
 inline constexpr std::uint64_t kMaxLlamaParameters = std::uint64_t{8} * kMaxElements;
 
-// Every weight keeps the dtype its checkpoint stored (random init is F32). The biases exist
-// only with attention_bias.
+// Every weight keeps the dtype its checkpoint stored, BF16 widened to F32 (random init is F32).
+// The biases exist only with attention_bias.
 struct LlamaLayer {
   StoredTensor input_layernorm_weight, post_attention_layernorm_weight;  // (E,)
   StoredTensor q_proj_weight, q_proj_bias;                               // (H·d, E), (H·d,)
