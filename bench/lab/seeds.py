@@ -4,8 +4,10 @@ a table of each metric's mean ± sample sd (docs/lab.md, Metrics) and the method
 rule (|Δmean| > sd₁ + sd₂) separates on the primary metric. A benchmark, not a test: minutes.
 
   bench/lab/seeds.py [--poslab build/release/cpp/poslab] [--seeds 3] [--task copy]
-      [--train-len 8] [--steps 2000] [--embed-scale 4] [--methods learned,rope,...]
-      [--out DIR] [-- more poslab train options]
+      [--train-len 8] [--methods learned,rope,...] [--out DIR] [-- more poslab train options]
+
+Steps and the embedding scale are the core's defaults (the task's, the method's) unless given
+after `--` (e.g. `-- --steps 2000 --embed-scale 4`).
 """
 import argparse
 import json
@@ -35,8 +37,6 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--task", default="copy")
     ap.add_argument("--train-len", type=int, default=8)
-    ap.add_argument("--steps", type=int, default=2000)
-    ap.add_argument("--embed-scale", type=float, default=4.0)
     ap.add_argument("--methods", default="learned,sinusoidal,rope,xpos,alibi,t5,fire,none")
     ap.add_argument("--out", default="build/bench-lab-seeds")
     ap.add_argument("extra", nargs="*", help="more poslab train options, after --")
@@ -46,25 +46,27 @@ def main():
     for method in a.methods.split(","):
         out = os.path.join(a.out, f"{a.task}-{method}.json")
         cmd = [a.poslab, "train", "--task", a.task, "--position", method, "--train-len", str(a.train_len),
-               "--steps", str(a.steps), "--embed-scale", str(a.embed_scale), "--seeds", str(a.seeds),
-               "-q", "-o", out, *a.extra]
+               "--seeds", str(a.seeds), "-q", "-o", out, *a.extra]
         start = time.monotonic()
         subprocess.run(cmd, check=True)
         seconds = time.monotonic() - start
         result = json.load(open(out))
-        rows.append((method, result["summary"], seconds))
+        rows.append((method, result["summary"], seconds, result["config"]["embed_scale"]))
         print(f"{method}: {seconds:.0f} s", file=sys.stderr)
 
-    print(f"`poslab train --task {a.task} --train-len {a.train_len} --steps {a.steps} "
-          f"--embed-scale {a.embed_scale} --seeds {a.seeds} {' '.join(a.extra)}` per method:\n")
+    print(f"`poslab train --task {a.task} --train-len {a.train_len} --seeds {a.seeds} "
+          f"{' '.join(a.extra)}` per method (steps {result['config']['steps']}; embedding scale: "
+          f"{', '.join(f'{m} {e:g}' for m, _, _, e in rows)}):\n")
     print("| method | " + " | ".join(label for _, label in METRICS) + " | seconds |")
     print("| --- |" + " --: |" * (len(METRICS) + 1))
-    for method, summary, seconds in rows:
+    for method, summary, seconds, _ in rows:
         values = [cell(summary[name]) for name, _ in METRICS]
         trained = summary["exact_match_in_distribution"]["mean"] >= TRAINED
         print(f"| {method}{'' if trained else ' (did not train)'} | " + " | ".join(values) + f" | {seconds:.0f} |")
     print("\nper seed, exact N+1..2N: " + "; ".join(
-        f"{m} {[round(v, 2) for v in s['exact_match_n_to_2n']['values']]}" for m, s, _ in rows))
+        f"{m} {[round(v, 2) for v in s['exact_match_n_to_2n']['values']]}" for m, s, _, _ in rows))
+    print("per seed, in distribution: " + "; ".join(
+        f"{m} {[round(v, 2) for v in s['exact_match_in_distribution']['values']]}" for m, s, _, _ in rows))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "output_files.hpp"
+#include "poslab/base/format.hpp"
 #include "poslab/train/metrics.hpp"
 #include "poslab/train/trainer.hpp"
 
@@ -25,6 +26,8 @@ struct TrainArgs {
   std::string task, position, eval_positions, out, checkpoint, dump;
   std::size_t test_len = 0;
   std::size_t seeds = 1;
+  std::optional<std::size_t> steps;   // unset: the task's (train::default_steps)
+  std::optional<double> embed_scale;  // unset: the method's (train::default_embed_scale)
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -82,6 +85,8 @@ void run_train(TrainArgs& a) {
   train::TrainConfig& c = a.config;
   c.task = parse_name(train::kTaskNames, a.task, "task", "task");
   c.position = parse_position_method(a.position, kSupportTrainer, "position method", "position");
+  c.steps = a.steps.value_or(train::default_steps(c.task));
+  c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
   if (!a.eval_positions.empty()) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
                                   "evaluation positions", "evalPositions");
@@ -135,6 +140,25 @@ void run_train(TrainArgs& a) {
   files.commit();
 }
 
+// The core's defaults table in words, for the help: "copy 3000, reverse 2500, ...", and
+// "sinusoidal 8, the others 4".
+std::string task_steps() {
+  std::string text;
+  for (const train::TaskDefaults& d : train::kTaskDefaults) {
+    text += (text.empty() ? "" : ", ") + std::string(name_of(train::kTaskNames, d.task)) + " " +
+            std::to_string(d.steps);
+  }
+  return text;
+}
+std::string method_scales() {
+  std::string text;
+  for (const train::MethodDefaults& d : train::kMethodDefaults) {
+    text += std::string(name_of(train::kPositionMethodNames, d.method)) + " " +
+            format_number(d.embed_scale) + ", ";
+  }
+  return text + "the others " + format_number(train::kDefaultEmbedScale);
+}
+
 void declare_train(CLI::App* cmd, TrainArgs& a) {
   train::TrainConfig& c = a.config;
   cmd->add_option("--task", a.task, "copy, reverse, sort or addition")
@@ -166,8 +190,7 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--batch", c.batch, "sequences per step")
       ->capture_default_str()
       ->check(unsigned_integer());
-  cmd->add_option("--steps", c.steps, "optimizer steps")
-      ->capture_default_str()
+  cmd->add_option("--steps", a.steps, "optimizer steps (default: the task's, " + task_steps() + ")")
       ->check(unsigned_integer());
   cmd->add_option("--lr", c.lr, "peak learning rate (warm-up, then cosine decay)")
       ->capture_default_str()
@@ -187,8 +210,9 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--threads", c.threads, "threads (native only)")
       ->capture_default_str()
       ->check(integer_in(1, 4096));
-  cmd->add_option("--embed-scale", c.embed_scale, "x = s·wte[token] (the tied head is unscaled)")
-      ->capture_default_str()
+  cmd->add_option("--embed-scale", a.embed_scale,
+                  "x = s·wte[token] (the tied head is unscaled; default: the method's, " +
+                      method_scales() + ")")
       ->check(finite_number());
   cmd->add_option("--eval-positions", a.eval_positions,
                   "index or random (default: random when --randomized-positions is set)")

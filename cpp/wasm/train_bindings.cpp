@@ -52,11 +52,11 @@ TrainConfig to_train_config(const val& js) {
   c.width = size_field(o, "width", c.width);
   c.heads = size_field(o, "heads", c.heads);
   c.batch = size_field(o, "batch", c.batch);
-  c.steps = size_field(o, "steps", c.steps);
+  c.steps = size_field(o, "steps", default_steps(c.task));
   c.lr = number_field(o, "lr", c.lr);
   c.warmup_steps = size_field(o, "warmupSteps", c.warmup_steps);
   if (!field(o, "seed").isUndefined()) c.seed = seed_field(o, "seed");
-  c.embed_scale = number_field(o, "embedScale", c.embed_scale);
+  c.embed_scale = number_field(o, "embedScale", default_embed_scale(c.position));
   const std::string eval = string_field(o, "evalPositions", "");
   if (!eval.empty()) {
     c.eval_positions =
@@ -197,7 +197,18 @@ val train_create_js(val config) {
   return guarded([&] { return val(TrainRun(to_train_config(config))); });
 }
 
-val train_defaults_js() { return config_js(TrainConfig{}); }
+// A run's defaults (those of copy and a method at kDefaultEmbedScale), and the lab's table
+// they come from: steps by task, the embedding scale by method (train/config.hpp).
+val train_defaults_js() {
+  val defaults = config_js(TrainConfig{});
+  val steps = val::object(), scales = val::object();
+  for (const TaskDefaults& d : kTaskDefaults)
+    steps.set(name_of(kTaskNames, d.task), double(d.steps));
+  for (const auto& m : kPositionMethodNames) scales.set(m.name, default_embed_scale(m.value));
+  defaults.set("stepsByTask", steps);
+  defaults.set("embedScaleByMethod", scales);
+  return defaults;
+}
 
 val train_names_js() {
   return js_object({{"tasks", names_js(kTaskNames)},

@@ -10,6 +10,7 @@
 #include "fixtures.hpp"
 #include "poslab/io/npy.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/train/config.hpp"
 
 namespace poslab::test {
 namespace {
@@ -107,6 +108,24 @@ TEST_F(TrainCli, SeedsAreSummarisedMetricByMetric) {
   EXPECT_EQ(one["metrics"], j["metrics"]);
   EXPECT_EQ(one["summary"]["exact_match_n_to_2n"]["sd"], 0.0);  // one seed: written, sd 0
   EXPECT_EQ(one["runs"].size(), 1u);
+}
+
+// Without --embed-scale a run takes its method's from the core's defaults table (8 for
+// sinusoidal, 4 for the others); --embed-scale sets one for any method.
+TEST_F(TrainCli, EmbeddingScaleDefaultsToTheMethods) {
+  const auto scale = [&](const std::string& position, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"train",       "--task",  "copy",    "--position", position,
+                                  "--train-len", "3",       "--width", "16",         "--heads",
+                                  "2",           "--steps", "0",       "--dump",     position};
+    args.insert(args.end(), more.begin(), more.end());
+    const RunResult r = run(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(read_file(path(position + "/config.json")))["embed_scale"];
+  };
+  EXPECT_EQ(scale("sinusoidal"), train::default_embed_scale(PositionMethod::kSinusoidal));
+  EXPECT_EQ(scale("sinusoidal"), 8.0);
+  EXPECT_EQ(scale("rope"), 4.0);
+  EXPECT_EQ(scale("none", {"--embed-scale", "2"}), 2.0);
 }
 
 TEST_F(TrainCli, DumpWritesTheCheckedFiles) {

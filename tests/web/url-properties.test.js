@@ -257,7 +257,7 @@ const JOB_NEEDS = {
         c.trainLen !== p.N ||
         c.testLen !== 4 * p.N ||
         c.seed !== p.seed + (i % p.seeds) ||
-        c.embedScale !== p.embedScale ||
+        !(c.embedScale === p.embedScale || (p.embedScale === 0 && c.embedScale > 0)) ||
         !(Number.isInteger(c.steps) && c.steps > 0),
     );
     return bad && `run ${bad.id}: ${JSON.stringify(bad.config)}`;

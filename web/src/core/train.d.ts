@@ -12,10 +12,12 @@ export interface TrainConfig {
   width?: number;
   heads?: number;
   batch?: number;
+  /** Left out, the task's (defaults.stepsByTask). */
   steps?: number;
   lr?: number;
   warmupSteps?: number;
   seed?: number;
+  /** x = embedScale·wte[token]; left out, the method's (defaults.embedScaleByMethod). */
   embedScale?: number;
   evalPositions?: 'index' | 'random';
   evalExamples?: number;
@@ -67,7 +69,11 @@ export interface TrainRun {
 }
 
 export interface TrainLab {
-  readonly defaults: Required<TrainConfig>;
+  /** Copy's and a 4-scale method's defaults, and the core's table behind steps and embedScale. */
+  readonly defaults: Required<TrainConfig> & {
+    stepsByTask: Record<string, number>;
+    embedScaleByMethod: Record<string, number>;
+  };
   readonly names: { tasks: string[]; positions: string[]; evalPositions: string[] };
   createRun(config?: TrainConfig): TrainRun;
 }

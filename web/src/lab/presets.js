@@ -1,13 +1,9 @@
-// What the Length generalisation view trains: the methods it compares, the model sizes, the
-// per-task step budgets, and the run configurations (one per method and seed) a setting expands
-// to.
-// Embedding scale: with the 0.02 init the unit-amplitude sinusoidal table swamps the tokens at
-// scale 1 and that model does not train (docs/lab.md's PyTorch reference run), while at 8 NoPE and
-// T5 stall in 1500 steps (in-distribution exact match 0.43 and 0.41, natively, seed 0). At 4
-// with 2000 steps every method trains (0.83–1.00 on lengths 1..8): the quick preset's default.
+// What the Length generalisation view trains: the methods it compares, the model sizes, and
+// the run configurations (one per method and seed) a setting expands to. Steps and embedding
+// scales come from the core's defaults table (train-defaults.js, generated from
+// cpp/include/poslab/train/config.hpp): the task's steps, each method's scale.
 import { LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
-
-export const EMBED_SCALE = 4;
+import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from './train-defaults.js';
 
 // Seeds per method by default: one seed's ranking did not hold up (docs/lab.md, Metrics).
 export const SEEDS = 3;
@@ -21,9 +17,17 @@ const LABELS = { learned: 'learned absolute', rope: 'RoPE', alibi: 'ALiBi', t5: 
 export const METHODS = LAB_METHODS.map((id) => {
   const position = id.replace(/-random$/, '');
   const label = LABELS[position] ?? position;
+  // `short`: the name beside its box, under the group's heading.
   return position === id
-    ? { id, label, config: { position } }
-    : { id, label: `${label}, randomised positions`, config: { position }, randomized: true, control: position };
+    ? { id, label, short: label, config: { position } }
+    : {
+        id,
+        label: `${label}, randomised positions`,
+        short: label,
+        config: { position },
+        randomized: true,
+        control: position,
+      };
 });
 
 // Every method the trainer has, on the task's budget: the view's default methods.
@@ -40,18 +44,17 @@ export const QUICK_SETTINGS = {
   size: 'default',
   methods: ['learned', 'rope', 'alibi', 'none'],
   steps: 1000,
-  embedScale: EMBED_SCALE,
+  embedScale: 0,
   seed: 0,
   seeds: SEEDS,
 };
 // The Full preset: every method, plain and on randomised positions (NoPE plain only), with 4
 // layers, three seeds, each on the task's budget: 15 × 3 runs, an hour or more in a browser.
 export const FULL = [...LAB_METHODS];
-export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: EMBED_SCALE, seeds: SEEDS };
+export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: 0, seeds: SEEDS };
 
-// Steps per task at the default size: copy as measured above; the others are harder and get
-// more (not yet measured per method: the view marks a method that did not train).
-export const BUDGETS = { copy: 2000, reverse: 2500, sort: 2000, addition: 3000 };
+/** Steps per task: the core's (copy measured over every method and three seeds, docs/lab.md). */
+export const BUDGETS = STEPS_BY_TASK;
 
 export const SIZES = {
   default: { layers: 2, width: 64, heads: 4 },
@@ -76,6 +79,7 @@ export function randomMax(task, testLen) {
  * run per seed `seed` .. `seed` + `seeds` − 1 (one seed when `seeds` is not given). A run's id
  * is its method's for the first seed and `<method>#<k>` for the k-th after it; `method` and
  * `seed` say which.
+ * `steps` 0 is the task's budget and `embedScale` 0 each method's scale (train-defaults.js).
  * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number }} p
  * @returns {{ id: string, method: string, label: string, seed: number, config: Record<string, any> }[]}
  */
@@ -93,7 +97,7 @@ export function runPlan(p) {
         ...SIZES[p.size],
         steps: base,
         seed: p.seed + k,
-        embedScale: p.embedScale,
+        embedScale: p.embedScale > 0 ? p.embedScale : EMBED_SCALE_BY_METHOD[m.config.position],
         ...m.config,
       };
       if (m.randomized) config.randomizedPositions = randomMax(p.task, testLen);

@@ -276,7 +276,7 @@ export const VIEWS = [
       size: oneOf(['default', 'small', 'deep'], 'default'),
       methods: nameList(LAB_METHODS, TRAINER_METHODS),
       steps: int(0, 0, 20000),
-      embedScale: num(4, 0.125, 64),
+      embedScale: num(0, 0, 64), // 0: each method's (the core's defaults table)
       seed: int(0, 0, 1000000),
       seeds: int(3, 1, 10), // lab/presets.js SEEDS (not imported: the lab stays out of the page's chunk)
     },

@@ -24,6 +24,7 @@ import {
   tokenAccuracyBeyond,
 } from '../lab/ranking.js';
 import { createTrainingExecutor, restoreRuns } from '../lab/runs.js';
+import { EMBED_SCALE_BY_METHOD } from '../lab/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { smoothLoss } from '../lab/smoothing.js';
 import { colorize, valueRange } from '../plots/colormap.js';
@@ -60,7 +61,7 @@ const SPECS = [
     ],
   },
   { key: 'lg.steps', label: 'steps (0: the task’s budget)', kind: 'number', step: 100 },
-  { key: 'lg.embedScale', label: 'embedding scale s', kind: 'number', step: 1 },
+  { key: 'lg.embedScale', label: 'embedding scale s (0: each method’s)', kind: 'number', step: 1 },
   { key: 'lg.seed', label: 'first seed', kind: 'number', step: 1 },
   { key: 'lg.seeds', label: 'seeds per method', kind: 'number', step: 1 },
 ];
@@ -91,6 +92,9 @@ export default defineView('length-generalisation', {
     methodsBox.append(el('legend', '', 'methods'));
     const boxes = new Map();
     for (const m of METHODS) {
+      if (m.randomized && !methodsBox.querySelector('.lg-methods-group')) {
+        methodsBox.append(el('span', 'lg-methods-group', 'on randomised positions (Ruoss et al. 2023)'));
+      }
       const label = el('label');
       const input = el('input');
       input.type = 'checkbox';
@@ -101,10 +105,25 @@ export default defineView('length-generalisation', {
         else input.checked = true; // at least one method
       });
       boxes.set(m.id, input);
-      label.append(input, m.label);
+      label.append(input, m.short);
+      label.title = m.label;
+      input.setAttribute('aria-label', m.label); // the randomised boxes repeat the plain names
       methodsBox.append(label);
     }
     shell.panel.append(methodsBox);
+    // One embedding scale for every method (lg.embedScale > 0) favours some: said beside it.
+    const knob = el('p', 'note lg-knob');
+    const scales = Object.entries(EMBED_SCALE_BY_METHOD);
+    const usual = scales.find(([, s]) => scales.filter(([, t]) => t === s).length * 2 > scales.length)?.[1];
+    knob.textContent =
+      'One embedding scale for every method favours some: over three seeds at 4 sinusoidal did not train, ' +
+      'at 8 NoPE and T5 bias did not (docs/lab.md, Fair defaults). 0 gives each method its own (' +
+      scales
+        .filter(([, s]) => s !== usual)
+        .map(([m, s]) => `${m} ${s}`)
+        .join(', ') +
+      `, the others ${usual}).`;
+    shell.panel.append(knob);
     const actions = el('div', 'lg-actions');
     const buttons = el('div', 'button-row lg-buttons');
     const button = (text, cls, title) => {
@@ -579,6 +598,7 @@ export default defineView('length-generalisation', {
       show(settings) {
         const ids = new Set(settings.methods);
         for (const [id, box] of boxes) box.checked = ids.has(id);
+        knob.hidden = !(settings.embedScale > 0);
       },
       key: (settings) => runPlan(settings).map((r) => r.config),
       // Training takes minutes: only on Train. A change of setting shows its runs kept here.

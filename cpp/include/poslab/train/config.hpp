@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,41 @@ inline constexpr Named<Task> kTaskNames[] = {{Task::kCopy, "copy"},
 inline constexpr auto kPositionMethodNames = position_method_names<kSupportTrainer>();
 inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {{EvalPositions::kIndex, "index"},
                                                                {EvalPositions::kRandom, "random"}};
+
+// The lab's defaults, one table for `poslab train`, the training wasm module and the page
+// (web/src/lab/train-defaults.js is generated from it): the steps a task trains for, and the
+// embedding scale s of x = s·wte[token] per position method. The scale sets how loud the token
+// is against an added position table; one global value favoured some methods: over seeds 0–2
+// on copy (N = 8, 2000 steps) sinusoidal trained at 8 and not at 4 (in-distribution exact
+// match 1.00 against 0.36 ± 0.44) while NoPE trained at 4 and not at 8 (0.99 against
+// 0.74 ± 0.18). docs/lab.md, "Fair defaults", has the runs.
+struct TaskDefaults {
+  Task task;
+  std::size_t steps;
+};
+inline constexpr TaskDefaults kTaskDefaults[] = {
+    {Task::kCopy, 2500}, {Task::kReverse, 2500}, {Task::kSort, 2000}, {Task::kAddition, 3000}};
+inline constexpr double kDefaultEmbedScale = 4.0;
+struct MethodDefaults {
+  PositionMethod method;
+  double embed_scale;
+};
+// The methods whose scale is not kDefaultEmbedScale.
+inline constexpr MethodDefaults kMethodDefaults[] = {{PositionMethod::kSinusoidal, 8.0}};
+
+constexpr std::size_t default_steps(Task task) {
+  for (const TaskDefaults& d : kTaskDefaults) {
+    if (d.task == task) return d.steps;
+  }
+  return 0;  // unreachable: a static_assert below checks every task has a row
+}
+constexpr double default_embed_scale(PositionMethod method) {
+  for (const MethodDefaults& d : kMethodDefaults) {
+    if (d.method == method) return d.embed_scale;
+  }
+  return kDefaultEmbedScale;
+}
+static_assert(std::size(kTaskDefaults) == std::size(kTaskNames), "a default step count per task");
 
 // The token ids of a task: its symbols are 0..symbols−1, then BOS, SEP, EOS, PAD.
 struct Vocabulary {
@@ -71,12 +107,12 @@ struct TrainConfig {
   std::size_t width = 64;
   std::size_t heads = 4;
   std::size_t batch = 32;
-  std::size_t steps = 1500;
-  double lr = 3e-3;                // peak; linear warm-up, then cosine decay to 0
-  std::size_t warmup_steps = 100;  // min(warmup_steps, steps / 10) in practice
+  std::size_t steps = default_steps(Task::kCopy);  // entry points: default_steps(task)
+  double lr = 3e-3;                                // peak; linear warm-up, then cosine decay to 0
+  std::size_t warmup_steps = 100;                  // min(warmup_steps, steps / 10) in practice
   std::uint64_t seed = 0;
   unsigned threads = 1;
-  double embed_scale = 1.0;
+  double embed_scale = kDefaultEmbedScale;      // entry points: default_embed_scale(position)
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
