@@ -174,6 +174,10 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--randomized-positions", c.randomized_positions,
                   "MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023)")
       ->check(unsigned_integer());
+  cmd->add_option("--coupled-positions", c.coupled_positions,
+                  "MAX: addition only; digits of the same significance share a position, from a "
+                  "start drawn in [0, MAX) (Cho et al. 2024)")
+      ->check(unsigned_integer());
   cmd->add_option("--train-len", c.train_len, "N: training lengths are uniform in [1, N]")
       ->required()
       ->check(unsigned_integer());

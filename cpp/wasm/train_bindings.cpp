@@ -37,8 +37,8 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 TrainConfig to_train_config(const val& js) {
   const val o = to_options(js, "config",
                            {"task", "position", "randomizedPositions", "trainLen", "testLen",
-                            "layers", "width", "heads", "batch", "steps", "lr", "warmupSteps",
-                            "seed", "embedScale", "evalPositions", "evalExamples"});
+                            "coupledPositions", "layers", "width", "heads", "batch", "steps", "lr",
+                            "warmupSteps", "seed", "embedScale", "evalPositions", "evalExamples"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -46,6 +46,7 @@ TrainConfig to_train_config(const val& js) {
       parse_position_method(string_field(o, "position", name_of(kPositionMethodNames, c.position)),
                             kSupportTrainer, "position method", "position");
   c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
+  c.coupled_positions = size_field(o, "coupledPositions", c.coupled_positions);
   c.train_len = size_field(o, "trainLen", c.train_len);
   if (!field(o, "testLen").isUndefined()) c.test_len = size_field(o, "testLen", 0);
   c.layers = size_field(o, "layers", c.layers);
@@ -71,6 +72,7 @@ val config_js(const TrainConfig& c) {
       {{"task", std::string(name_of(kTaskNames, c.task))},
        {"position", std::string(name_of(kPositionMethodNames, c.position))},
        {"randomizedPositions", double(c.randomized_positions)},
+       {"coupledPositions", double(c.coupled_positions)},
        {"trainLen", double(c.train_len)},
        {"testLen", double(test_len_of(c))},
        {"layers", double(c.layers)},

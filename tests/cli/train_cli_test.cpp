@@ -166,6 +166,9 @@ TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
       with(kSmall, {"--position", "none", "--dump", "d"}),  // --dump needs --steps 0
       with(kSmall, {"--position", "none"}),                 // no -o
       with(kSmall, {"--position", "none", "-o", "missing/r.json"}),
+      with(kSmall, {"--position", "rope", "--coupled-positions", "64", "-o", "r.json"}),  // copy
+      {"train", "--task", "addition", "--position", "fire", "--train-len", "3",
+       "--coupled-positions", "64", "-o", "r.json"},  // FIRE's ψ needs rising positions
       with(kSmall, {"--position", "none", "--seeds", "0", "-o", "r.json"}),
       with(kSmall, {"--position", "none", "--seeds", "101", "-o", "r.json"}),
       with(kSmall, {"--position", "none", "--seed", "18446744073709551615", "--seeds", "2", "-o",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "poslab/io/npy.hpp"
 #include "poslab/io/safetensors.hpp"
@@ -180,6 +181,56 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(c), "evalExamples");  // the evaluation batch's rows are its examples
   c = small(), c.test_len = 0;             // not "4N" in disguise: leave it unset for that
   EXPECT_EQ(field_of(c), "testLen");
+  // Position coupling: addition only, one way of choosing positions, room for 4N's digits.
+  const auto coupled = [](PositionMethod method, std::size_t max) {
+    TrainConfig a = small(method);
+    a.task = Task::kAddition;
+    a.coupled_positions = max;
+    return a;
+  };
+  EXPECT_EQ(field_of(coupled(PositionMethod::kLearned, 64)), "(accepted)");
+  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 18)), "(accepted)");  // 4N = 16 digits + 2
+  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 17)), "coupledPositions");
+  for (PositionMethod refused :
+       {PositionMethod::kNone, PositionMethod::kXpos, PositionMethod::kFire}) {
+    EXPECT_EQ(field_of(coupled(refused, 64)), "coupledPositions") << to_string(refused);
+  }
+  c = coupled(PositionMethod::kRope, 64), c.task = Task::kCopy;
+  EXPECT_EQ(field_of(c), "coupledPositions");
+  c = coupled(PositionMethod::kRope, 64), c.randomized_positions = 64;
+  EXPECT_EQ(field_of(c), "coupledPositions");
+}
+
+// Position coupling (Cho et al. 2024): each digit of a, of b and of the sum at start + 1 + its
+// significance, the other tokens at start; a training batch draws start so that every position
+// stays below MAX, an evaluation batch starts at 0; a learned table has MAX rows.
+TEST(TrainTasks, CoupledPositionsGiveDigitsTheirSignificance) {
+  Rng rng(5);
+  const Sequence s = sample_sequence(Task::kAddition, 3, rng);  // BOS aaa + bbb SEP cccc EOS
+  ASSERT_EQ(s.tokens.size(), 14u);
+  EXPECT_EQ(coupled_positions(s, 7),
+            (std::vector<std::int32_t>{7, 8, 9, 10, 7, 8, 9, 10, 7, 8, 9, 10, 11, 7}));
+  TrainConfig c = small(PositionMethod::kLearned);
+  c.task = Task::kAddition;
+  c.coupled_positions = 24;
+  const Batch train = training_batch(c, rng);
+  std::set<std::int32_t> starts;
+  for (std::size_t i = 0; i < train.batch; ++i) {
+    const std::int32_t start = train.positions[i * train.length];
+    starts.insert(start);
+    for (std::size_t t = 0; t < train.length; ++t) {
+      EXPECT_GE(train.positions[i * train.length + t], start);
+      EXPECT_LT(train.positions[i * train.length + t], 24);
+    }
+  }
+  EXPECT_GT(starts.size(), 1u);  // drawn per sequence
+  const std::vector<Sequence> tests = evaluation_sequences(c, 16);
+  const Batch eval = evaluation_batch(c, 16, tests);
+  EXPECT_EQ(std::vector<std::int32_t>(eval.positions.begin(), eval.positions.begin() + 3),
+            (std::vector<std::int32_t>{0, 1, 2}));
+  EXPECT_EQ(*std::max_element(eval.positions.begin(), eval.positions.end()), 17);
+  EXPECT_EQ(model_config(c).n_positions,
+            std::max<std::size_t>(24, sequence_length(Task::kAddition, 16)));
 }
 
 // The working set counts what the trainer allocates: the parameters four times (weights,

@@ -117,6 +117,30 @@ void validate(const TrainConfig& c) {
                    std::to_string(longest) + " tokens)")
                       .c_str());
   }
+  if (c.coupled_positions > 0) {
+    require(c.task == Task::kAddition, "coupledPositions",
+            "position coupling is for the addition task (digits of the same significance share a "
+            "position)");
+    require(c.randomized_positions == 0, "coupledPositions",
+            "position coupling and randomised positions are two ways of choosing positions: give "
+            "one");
+    // An operand's digit can sit at a later position than the answer digit that reads it: the
+    // methods that assume a key's position is at most its query's are refused.
+    const bool fits = c.position == PositionMethod::kLearned ||
+                      c.position == PositionMethod::kSinusoidal ||
+                      c.position == PositionMethod::kRope || c.position == PositionMethod::kAlibi ||
+                      c.position == PositionMethod::kT5;
+    require(fits, "coupledPositions",
+            std::string("position coupling needs learned, sinusoidal, rope, alibi or t5 positions, "
+                        "not ") +
+                to_string(c.position) +
+                " (none sees no positions; xpos and fire assume positions rise along a sequence)");
+    const std::size_t digits = std::max(c.train_len, m);
+    require_range(
+        c.coupled_positions, digits + 2, kMaxPositions, "coupledPositions",
+        ("coupled positions MAX (at least the most digits + 2, " + std::to_string(digits + 2) + ")")
+            .c_str());
+  }
   require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
           "evalPositions", "random evaluation positions need --randomized-positions MAX");
 }
@@ -217,8 +241,8 @@ ModelConfig model_config(const TrainConfig& c) {
   m.n_head = c.heads;
   m.n_inner = 4 * c.width;
   m.vocab_size = vocabulary(c.task).size();
-  m.n_positions = std::max(c.randomized_positions,
-                           sequence_length(c.task, std::max(c.train_len, test_len_of(c))));
+  m.n_positions = std::max({c.randomized_positions, c.coupled_positions,
+                            sequence_length(c.task, std::max(c.train_len, test_len_of(c)))});
   m.position = c.position;
   m.embed_scale = c.embed_scale;
   return m;

@@ -53,8 +53,21 @@ std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, R
   return {chosen.begin(), chosen.end()};
 }
 
+std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_t start) {
+  // BOS a_0..a_{n−1} '+' b_0..b_{n−1} SEP: answer_start = 2n + 3; the sum has n + 1 digits.
+  const std::size_t n = (addition.answer_start - 3) / 2;
+  const auto at = [&](std::size_t digit) { return static_cast<std::int32_t>(start + 1 + digit); };
+  std::vector<std::int32_t> pos(addition.tokens.size(), static_cast<std::int32_t>(start));
+  for (std::size_t i = 0; i < n; ++i) {
+    pos[1 + i] = at(i);      // a_i
+    pos[n + 2 + i] = at(i);  // b_i
+  }
+  for (std::size_t i = 0; i <= n; ++i) pos[addition.answer_start + i] = at(i);  // sum digit i
+  return pos;
+}
+
 Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
-                 std::size_t random_max, Rng& rng) {
+                 const PositionRule& rule, Rng& rng) {
   Batch b;
   b.batch = sequences.size();
   for (const Sequence& s : sequences) b.length = std::max(b.length, s.tokens.size());
@@ -67,8 +80,11 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
     const Sequence& s = sequences[i];
     const std::size_t n = s.tokens.size();
     std::vector<std::int32_t> pos;
-    if (random_max > 0) {
-      pos = sample_positions(n, random_max, rng);
+    if (rule.random_max > 0) {
+      pos = sample_positions(n, rule.random_max, rng);
+    } else if (rule.coupled_max > 0) {
+      const std::size_t digits = (s.answer_start - 3) / 2;
+      pos = coupled_positions(s, rule.sample_start ? below(rng, rule.coupled_max - digits - 1) : 0);
     } else {
       for (std::size_t t = 0; t < n; ++t) pos.push_back(static_cast<std::int32_t>(t));
     }
@@ -91,7 +107,8 @@ Batch training_batch(const TrainConfig& config, Rng& rng) {
   for (std::size_t i = 0; i < config.batch; ++i) {
     seqs.push_back(sample_sequence(config.task, 1 + below(rng, config.train_len), rng));
   }
-  return make_batch(seqs, vocabulary(config.task), config.randomized_positions, rng);
+  return make_batch(seqs, vocabulary(config.task),
+                    {config.randomized_positions, config.coupled_positions, true}, rng);
 }
 
 std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_t length) {
@@ -108,7 +125,8 @@ Batch evaluation_batch(const TrainConfig& config, std::size_t length,
   Rng rng(config.seed * 0xD1B54A32D192ED03ull + 0x9051u + length);
   const std::size_t max =
       eval_positions_of(config) == EvalPositions::kRandom ? config.randomized_positions : 0;
-  return make_batch(sequences, vocabulary(config.task), max, rng);
+  return make_batch(sequences, vocabulary(config.task), {max, config.coupled_positions, false},
+                    rng);
 }
 
 }  // namespace poslab::train

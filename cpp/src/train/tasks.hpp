@@ -27,11 +27,23 @@ Sequence sample_sequence(Task task, std::size_t length, Rng& rng);
 // `count` sorted distinct positions from [0, max) (Floyd's sampling).
 std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, Rng& rng);
 
+// An addition's coupled positions (TrainConfig::coupled_positions): `start` for BOS, '+', SEP
+// and EOS, start + 1 + i for the i-th digit of a, of b and of the sum.
+std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_t start);
+
+// How a batch's positions are chosen: by index; sorted samples from [0, random_max); or
+// coupled, with a start drawn from [0, coupled_max − n − 2] (sample_start) or 0.
+struct PositionRule {
+  std::size_t random_max = 0;
+  std::size_t coupled_max = 0;
+  bool sample_start = false;
+};
+
 // The batch of `sequences`: padded to the longest, targets and loss mask as above, positions
-// by index, or sampled from [0, random_max) when random_max > 0 (padding repeats the last
-// position: it follows EOS, so the causal mask keeps it from every scored token).
+// by `rule` (padding repeats the last position: it follows EOS, so the causal mask keeps it
+// from every scored token).
 Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
-                 std::size_t random_max, Rng& rng);
+                 const PositionRule& rule, Rng& rng);
 
 // A training batch: lengths uniform in [1, N], positions randomised when the run is.
 Batch training_batch(const TrainConfig& config, Rng& rng);

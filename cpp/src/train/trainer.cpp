@@ -38,6 +38,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["t5_num_buckets"] = m.t5_num_buckets;
   j["t5_max_distance"] = m.t5_max_distance;
   j["randomized_positions"] = c.randomized_positions;
+  j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);
   j["symbols"] = v.symbols;
   j["bos_token_id"] = v.bos;
@@ -52,6 +53,7 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   j["task"] = name_of(kTaskNames, c.task);
   j["position"] = name_of(kPositionMethodNames, c.position);
   j["randomized_positions"] = c.randomized_positions;
+  j["coupled_positions"] = c.coupled_positions;
   j["train_len"] = c.train_len;
   j["test_len"] = test_len_of(c);
   j["layers"] = c.layers;

@@ -5,6 +5,8 @@ export interface TrainConfig {
   position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'fire' | 'none';
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
+  /** Addition only: digits of the same significance share a position (Cho et al. 2024), from a start drawn in [0, MAX); 0 off. */
+  coupledPositions?: number;
   trainLen?: number;
   /** Evaluated lengths 1..testLen (at least 1); left out, 4·trainLen. */
   testLen?: number;

@@ -9,7 +9,15 @@ import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from './train-defaults.js';
 export const SEEDS = 3;
 
 // How the view labels a method (its table name otherwise).
-const LABELS = { learned: 'learned absolute', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias', none: 'NoPE' };
+const LABELS = {
+  learned: 'learned absolute',
+  rope: 'RoPE',
+  xpos: 'xPos',
+  alibi: 'ALiBi',
+  t5: 'T5 bias',
+  fire: 'FIRE',
+  none: 'NoPE',
+};
 
 // Every method the trainer has (the core's table, state/methods.js), then each but NoPE on
 // randomised positions (Ruoss et al. 2023), trained for the same steps as its plain run: the

@@ -101,8 +101,13 @@ struct TrainConfig {
   Task task = Task::kCopy;
   PositionMethod position = PositionMethod::kNone;
   std::size_t randomized_positions = 0;  // MAX of Ruoss et al.; 0: positions are 0..T−1
-  std::size_t train_len = 8;             // N: training lengths are uniform in [1, N]
-  std::optional<std::size_t> test_len;   // M: evaluated lengths 1..M; unset means 4·N
+  // MAX of position coupling (Cho et al. 2024; addition only): digits of the same significance
+  // share a position, start + 1 + i for the i-th digit of either operand and of the sum, the
+  // BOS, '+', SEP and EOS tokens at `start`; start is drawn from [0, MAX − n − 2] per training
+  // sequence of n digits and is 0 in evaluation. 0: off.
+  std::size_t coupled_positions = 0;
+  std::size_t train_len = 8;            // N: training lengths are uniform in [1, N]
+  std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset means 4·N
   std::size_t layers = 2;
   std::size_t width = 64;
   std::size_t heads = 4;
