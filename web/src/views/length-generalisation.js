@@ -1,6 +1,7 @@
 // The Length generalisation view: the same tiny decoder-only transformer trained per position
 // method, once per seed, on lengths 1..N of a task, then tested on every length to 4N — seed
-// 000's claim made testable, each metric as mean ± sd over the seeds (lab/ranking.js). Training runs on demand (Train), each method in its own worker
+// 000's claim made testable, each metric as mean ± sd over the seeds (lab/ranking.js).
+// Training runs on demand (Train), each run in its own worker
 // (lab/runs.js on lab/pool.js), as many at once as the machine has cores but one; curves update
 // live; Stop keeps what finished; a finished run is cached in IndexedDB under its whole
 // configuration, so a reload shows it again. Until one's own runs exist the figures show the
