@@ -140,7 +140,7 @@ void run_train(TrainArgs& a) {
   files.commit();
 }
 
-// The core's defaults table in words, for the help: "copy 3000, reverse 2500, ...", and
+// The core's defaults table in words, for the help: "copy 2500, reverse 2500, ...", and
 // "sinusoidal 8, the others 4".
 std::string task_steps() {
   std::string text;
