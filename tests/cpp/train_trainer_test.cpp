@@ -195,6 +195,11 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
        {PositionMethod::kNone, PositionMethod::kXpos, PositionMethod::kFire}) {
     EXPECT_EQ(field_of(coupled(refused, 64)), "coupledPositions") << to_string(refused);
   }
+  // xPos's ζ^(±p/512) must stay inside float32 over the positions a row can hold.
+  c = small(PositionMethod::kXpos), c.randomized_positions = 4096;
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c = small(PositionMethod::kXpos), c.randomized_positions = 1 << 20;
+  EXPECT_EQ(field_of(c), "randomizedPositions");
   c = coupled(PositionMethod::kRope, 64), c.task = Task::kCopy;
   EXPECT_EQ(field_of(c), "coupledPositions");
   c = coupled(PositionMethod::kRope, 64), c.randomized_positions = 64;

@@ -10,6 +10,7 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/base/format.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/positions/formulas.hpp"
 #include "poslab/train/model.hpp"
 
 namespace poslab::train {
@@ -140,6 +141,23 @@ void validate(const TrainConfig& c) {
         c.coupled_positions, digits + 2, kMaxPositions, "coupledPositions",
         ("coupled positions MAX (at least the most digits + 2, " + std::to_string(digits + 2) + ")")
             .c_str());
+  }
+  if (c.position == PositionMethod::kXpos) {
+    // xPos scales a query by ζ^e and a key by ζ^−e, e = (p − ⌈total/2⌉)/512, so both grow
+    // without bound in a row's positions (up to MAX − 1 when randomised). At position 0 the
+    // first pair's query scale is the largest and its key scale the smallest of the row: both
+    // must stay well inside float32's range, or the scores overflow or vanish.
+    const std::int64_t total = static_cast<std::int64_t>(std::max(c.randomized_positions, longest));
+    const double query = formulas::xpos_scale(0, static_cast<int>(head_dim), 0, total,
+                                              formulas::kXposScaleBase, false);
+    const double key = formulas::xpos_scale(0, static_cast<int>(head_dim), 0, total,
+                                            formulas::kXposScaleBase, true);
+    require(query <= 1e30 && key >= 1e-30,
+            c.randomized_positions > 0 ? "randomizedPositions" : "testLen",
+            "xPos's scale reaches " + format_number(query) + " (and " + format_number(key) +
+                ") over positions 0.." + std::to_string(total - 1) +
+                ", outside float32's range: use fewer positions (randomised positions MAX or "
+                "the test length)");
   }
   require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
           "evalPositions", "random evaluation positions need --randomized-positions MAX");
