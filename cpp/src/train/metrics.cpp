@@ -58,11 +58,6 @@ SeedSummary summarize(const std::vector<std::optional<double>>& values) {
   return s;
 }
 
-bool ranks_above(const SeedSummary& a, const SeedSummary& b) {
-  if (!a.mean || !b.mean) return false;
-  return *a.mean - *b.mean > *a.sd + *b.sd;
-}
-
 std::string seeds_result_json(const std::vector<std::string>& runs) {
   using Json = nlohmann::ordered_json;
   require(!runs.empty(), "seeds", "no run to summarise");

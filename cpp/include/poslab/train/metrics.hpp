@@ -37,9 +37,6 @@ struct SeedSummary {
 };
 SeedSummary summarize(const std::vector<std::optional<double>>& values);
 
-// Whether a ranks above b: both summarised, and |Δmean| > sd_a + sd_b; otherwise a tie.
-bool ranks_above(const SeedSummary& a, const SeedSummary& b);
-
 // result.json of one or more seeds' runs (each a Trainer::result_json): the first run's fields
 // as they are, then `runs` (every run's object, in seed order) and `summary` (each metric of
 // their `metrics` over the runs: {"mean", "sd", "values"}, null where a metric is).
