@@ -1,12 +1,15 @@
-// RoPE subcommands: rotate an array (rope, or xpos with its decay), and inspect a configuration's
-// effective frequencies (rope-freqs) and its relative-distance decay (rope-decay).
+// RoPE subcommands: rotate an array (rope, or xpos with its decay), inspect a configuration's
+// effective frequencies (rope-freqs) and its relative-distance decay (rope-decay), and read any
+// model's position scheme off its config.json (rope-config).
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
 #include "input.hpp"
+#include "model_input.hpp"
 #include "options.hpp"
 #include "poslab/analysis/analysis.hpp"
+#include "poslab/models/rope_config.hpp"
 #include "poslab/positions/rope.hpp"
 
 namespace poslab::cli {
@@ -108,6 +111,37 @@ void add_rope_decay(Commands& commands) {
       [](const Args& a) { return rope_decay(a.dim, a.max_distance, a.rope.resolve()); });
 }
 
+// The RoPE inspector's report as JSON (-o must end in .json); prints one line per RoPE base.
+void add_rope_config(Commands& commands) {
+  struct Args {
+    std::string config, out;
+  };
+  add_command<Args>(
+      commands, "rope-config",
+      "A model's position scheme from its config.json: layers (RoPE base, window, NoPE), "
+      "theta_i and wavelengths before and after rope_scaling, attention factor, context reached",
+      [](CLI::App* cmd, Args& a) {
+        cmd->add_option("--config", a.config,
+                        "config.json (a multimodal one's text_config is read)")
+            ->required();
+        add_output(cmd, a.out);
+      },
+      [](const Args& a) {
+        check_output_path(a.out);
+        require(output_format(a.out) == Format::kJson, "out",
+                "rope-config writes a JSON report: -o must end in .json, got '" + a.out + "'");
+        const RopeConfigReport r = inspect_rope_config(read_model_config(a.config), a.config);
+        write_outputs({{a.out, rope_config_report_json(r) + "\n"}});
+        for (const RopeScheme& s : r.schemes) {
+          std::printf(
+              "%s: base %.17g, %s x %.17g, R %lld, N %lld, reaches %lld, "
+              "attention_factor %.17g, %lld of %zu pairs turn within N\n",
+              s.name.c_str(), s.base, s.scaling.c_str(), s.factor, s.rotary_dim, s.trained_context,
+              s.reaches, s.attention_factor, s.rotating_pairs, s.inv_freq.size());
+        }
+      });
+}
+
 }  // namespace
 
 void add_rope_commands(Commands& commands) {
@@ -115,6 +149,7 @@ void add_rope_commands(Commands& commands) {
   add_xpos(commands);
   add_rope_freqs(commands);
   add_rope_decay(commands);
+  add_rope_config(commands);
 }
 
 }  // namespace poslab::cli

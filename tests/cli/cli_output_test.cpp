@@ -393,10 +393,32 @@ TEST_F(Cli, AttentionWithHeads) {
   for (float v : o.data) EXPECT_FLOAT_EQ(v, 1.0f);
 }
 
+// The RoPE inspector: the report's JSON, one line per base on stdout, and its refusals.
+TEST_F(Cli, RopeConfigWritesTheReport) {
+  put("c.json", R"({"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+    "sliding_window": 4096, "vocab_size": 32000})");
+  const RunResult r = run({"rope-config", "--config", "c.json", "-o", "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rope: base 1000000, none x 1, R 16, N 32768"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  EXPECT_EQ(j["schemes"][0]["inv_freq"].size(), 8u);
+  EXPECT_EQ(j["schemes"][0]["wavelength"][0], 2 * M_PI);
+  EXPECT_EQ(j["layers"][1]["window"], 4096);
+  EXPECT_EQ(j["ignored_keys"], nlohmann::json::array({"vocab_size"}));
+  expect_refused_saying({"rope-config", "--config", "c.json", "-o", "r.npy"}, "must end in .json");
+  put("bad.json", R"({"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+    "max_position_embeddings": 64, "rope_scaling": {"rope_type": "magic"}})");
+  expect_refused_saying({"rope-config", "--config", "bad.json", "-o", "r2.json"}, "\"magic\"");
+  expect_refused_saying({"rope-config", "--config", "missing.json", "-o", "r2.json"},
+                        "missing.json");
+}
+
 TEST_F(Cli, HelpWorksForEveryCommand) {
-  for (const char* command : {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi",
-                              "alibi-slopes", "rope", "rope-freqs", "rope-decay", "attention",
-                              "norm", "similarity", "offset-matrix", "wavelengths", "gpt2"}) {
+  for (const char* command :
+       {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi", "alibi-slopes", "rope",
+        "rope-freqs", "rope-decay", "attention", "norm", "similarity", "offset-matrix",
+        "wavelengths", "gpt2", "rope-config"}) {
     const RunResult r = run({command, "--help"});
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_NE(r.out.find(std::string("poslab ") + command), std::string::npos) << r.out;

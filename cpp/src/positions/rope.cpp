@@ -56,6 +56,8 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
             "yarn needs beta_fast >= beta_slow (got beta_fast " + format_number(o.beta_fast) +
                 ", beta_slow " + format_number(o.beta_slow) + "; the defaults are 32 and 1)");
   }
+  require(std::isfinite(o.attention_factor) && o.attention_factor >= 0.0, "attentionFactor",
+          "the attention factor must be positive (or 0 for the scaling's own)");
   if (o.scaling == RopeScaling::kLlama3) {
     // The field is the factor that is out of range, or lowFreqFactor when they are misordered.
     const bool high_ok = positive_finite(o.high_freq_factor) || !positive_finite(o.low_freq_factor);
@@ -75,8 +77,12 @@ double yarn_correction_dim(double rotations, double dim, double base, double ori
 void apply_yarn(std::vector<double>& inv_freq, const RopeOptions& o, long long R,
                 double& attention_factor) {
   const double N = double(o.original_length);
-  double low = std::floor(yarn_correction_dim(o.beta_fast, double(R), o.base, N));
-  double high = std::ceil(yarn_correction_dim(o.beta_slow, double(R), o.base, N));
+  double low = yarn_correction_dim(o.beta_fast, double(R), o.base, N);
+  double high = yarn_correction_dim(o.beta_slow, double(R), o.base, N);
+  if (o.yarn_truncate) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
   low = std::max(low, 0.0);
   high = std::min(high, double(R - 1));
   if (low == high) high += 0.001;  // avoids a zero-width ramp, as the reference does
@@ -86,7 +92,9 @@ void apply_yarn(std::vector<double>& inv_freq, const RopeOptions& o, long long R
     const double theta = inv_freq[i];
     inv_freq[i] = theta / o.factor * (1.0 - extrapolation_weight) + theta * extrapolation_weight;
   }
-  attention_factor = o.factor > 1.0 ? 0.1 * std::log(o.factor) + 1.0 : 1.0;
+  attention_factor = o.attention_factor > 0.0 ? o.attention_factor
+                     : o.factor > 1.0         ? 0.1 * std::log(o.factor) + 1.0
+                                              : 1.0;
 }
 
 void apply_llama3(std::vector<double>& inv_freq, const RopeOptions& o) {

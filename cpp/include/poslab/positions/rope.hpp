@@ -48,6 +48,8 @@ struct RopeOptions {
   double high_freq_factor = 4.0;  // llama3
   double beta_fast = 32.0;        // yarn
   double beta_slow = 1.0;         // yarn
+  bool yarn_truncate = true;      // yarn: round the ramp's ends to whole pairs (gpt-oss: false)
+  double attention_factor = 0.0;  // yarn: config.json's attention_factor; 0: 0.1·ln f + 1
 };
 
 // The effective rotation of one configuration: what the playground plots.
