@@ -1,4 +1,5 @@
-// What the language models' embind surfaces share (gpt2_bindings.cpp, gpt_neox_bindings.cpp),
+// What the language models' embind surfaces share (gpt2_bindings.cpp, gpt_neox_bindings.cpp,
+// llama_bindings.cpp),
 // parametrised by an architecture description `Arch`:
 //   using Weights = ...;                       the core's weights (an lm_tensor_layout overload)
 //   static val config_js(const Config&);       the config as JS: its config.json keys, and what
@@ -238,7 +239,7 @@ val forward_choices_js() {
 // Everything an architecture adds to the language-model module, its JS names from one prefix:
 // classes <Prefix>Model and <Prefix>Loading, functions <prefix>Loader, <prefix>Config and
 // <prefix>Random (the prefix's first letter in lower case), and forward's choices under
-// `choices_name`.
+// `choices_name` (nullptr: another architecture registers the same list).
 template <class Arch, const auto& kForwardChoices>
 void register_lm_module(const std::string& prefix, const char* choices_name) {
   const std::string function_prefix = char(std::tolower(prefix[0])) + prefix.substr(1);
@@ -256,7 +257,7 @@ void register_lm_module(const std::string& prefix, const char* choices_name) {
   emscripten::function((function_prefix + "Loader").c_str(), &loader_js<Arch>);
   emscripten::function((function_prefix + "Config").c_str(), &lm_config_js<Arch>);
   emscripten::function((function_prefix + "Random").c_str(), &Arch::random_js);
-  emscripten::function(choices_name, &forward_choices_js<kForwardChoices>);
+  if (choices_name) emscripten::function(choices_name, &forward_choices_js<kForwardChoices>);
 }
 
 }  // namespace poslab::wasm

@@ -1,6 +1,8 @@
 // The language-model module's functions that belong to no one architecture: which
 // architecture a checkpoint or config.json holds, a checkpoint header's length (read before the
-// architecture is known) and the heap measurements its tests and benchmark read. Each
+// architecture is known), the RoPE inspector (any config.json, no weights; here because this
+// module already reads configs, which keeps a JSON parser out of the core module and the embed)
+// and the heap measurements its tests and benchmark read. Each
 // architecture registers its own surface (gpt2_bindings.cpp, gpt_neox_bindings.cpp through
 // lm_bindings.hpp's register_lm_module). Every exception becomes { error, field } (guard.hpp).
 #include <emscripten/bind.h>
@@ -14,6 +16,7 @@
 #include "lm_bindings.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm.hpp"
+#include "poslab/models/rope_config.hpp"
 
 namespace poslab::wasm {
 namespace {
@@ -48,6 +51,14 @@ val lm_architecture_of_config_js(Str text, Str file_name) {
   });
 }
 
+// The RoPE inspector's report as JSON text, what `poslab rope-config` writes.
+val rope_config_js(Str text, Str file_name) {
+  return guarded([&] {
+    return val(rope_config_report_json(
+        inspect_rope_config(to_string(text, "config"), to_string(file_name, "name"))));
+  });
+}
+
 // The size of the wasm heap (it only grows): the high-water mark a benchmark reports.
 double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
 
@@ -60,6 +71,7 @@ EMSCRIPTEN_BINDINGS(poslab_lm) {
   function("safetensorsHeaderLength", &safetensors_header_length_js);
   function("lmArchitectureOfCheckpoint", &lm_architecture_of_checkpoint_js);
   function("lmArchitectureOfConfig", &lm_architecture_of_config_js);
+  function("ropeConfig", &rope_config_js);
   function("liveHeapBytes", &live_heap_bytes);
   function("wasmHeapBytes", &wasm_heap_bytes);
 }

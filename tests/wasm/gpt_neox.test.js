@@ -11,9 +11,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
-import { loadNeoxInChunks, TINY_NEOX, writeTinyNeox } from './helpers/gpt_neox.js';
-import { expectTraceSameAsNative, loadLmLab, readTraceDir } from './helpers/lm.js';
-import { readNpy } from './helpers/npy.js';
+import { loadNeoxInChunks, TINY_NEOX, writeTinyLm } from './helpers/gpt_neox.js';
+import { expectTraceSameAsNative, loadLmLab, nativeLm } from './helpers/lm.js';
 import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 24 tokens: past the trained context of 16, where the scalings differ.
@@ -21,20 +20,7 @@ const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 
 const SEQUENTIAL = { ...TINY_NEOX, use_parallel_residual: false, rotary_pct: 1 };
 const file = scratchFiles('poslab-neox-wasm-');
 
-let runs = 0;
-// `poslab lm` on a checkpoint: { out (logits or losses), index, trace } (trace unless losses).
-async function native(ckpt, args) {
-  const tag = `run${runs++}`;
-  const out = file(`${tag}.npy`);
-  const traceDir = file(`${tag}-trace`);
-  const losses = args.includes('--loss-by-position');
-  const all = ['lm', '--weights', ckpt.weights, '--config', ckpt.config, '--tokens', TOKENS.join(','), ...args];
-  if (!losses) all.push('--trace', traceDir);
-  const { code, stderr } = await runCli([...all, '-o', out]);
-  if (code !== 0) throw new Error(`poslab ${all.join(' ')}: ${stderr}`);
-  if (losses) return { out: readNpy(out) };
-  return { out: readNpy(out), ...readTraceDir(traceDir) };
-}
+const native = (ckpt, args) => nativeLm(file, ckpt, TOKENS, args);
 
 function expectSameAsNative(got, want, label) {
   assertClose(got.logits, want.out, `${label}: logits`);
@@ -45,9 +31,9 @@ const ckpts = {};
 const nativeRuns = {};
 beforeAll(async () => {
   requireCli();
-  ckpts.F32 = await writeTinyNeox(file('f32'));
-  ckpts.F16 = await writeTinyNeox(file('f16'), { dtype: 'F16', seed: 5 });
-  ckpts.sequential = await writeTinyNeox(file('seq'), { config: SEQUENTIAL, seed: 9 });
+  ckpts.F32 = await writeTinyLm(file('f32'));
+  ckpts.F16 = await writeTinyLm(file('f16'), { dtype: 'F16', seed: 5 });
+  ckpts.sequential = await writeTinyLm(file('seq'), { config: SEQUENTIAL, seed: 9 });
   // The native references, once for both builds.
   for (const key of Object.keys(ckpts)) nativeRuns[key] = await native(ckpts[key], ['--precision', 'double']);
   nativeRuns.linear = await native(ckpts.F32, [

@@ -137,7 +137,10 @@ Scaling read_scaling(const Json& s, const std::string& where, std::vector<std::s
                      "\" is not one the inspector computes (default, linear, dynamic, yarn, "
                      "llama3, longrope)");
   out.type = type;
-  for (const auto& [key, value] : s.items()) {
+  for (const auto& item : s.items()) {
+    // Named, not structured bindings: C++17 lambdas cannot capture those.
+    const std::string& key = item.key();
+    const Json& value = item.value();
     const std::string w = where + ": \"" + key + "\"";
     auto number = [&] {
       require(value.is_number(), w + " must be a number, got " + value.dump());

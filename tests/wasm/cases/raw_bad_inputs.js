@@ -246,6 +246,13 @@ export const RAW_GPT2_CALLS = {
     ['seed', 1],
     ['dtype', 'F16'],
   ],
+  // The Llama family's (its loader and models: tests/wasm/llama.test.js).
+  llamaConfig: () => [['config', { preset: 'smollm2-135m' }]],
+  llamaRandom: () => [
+    ['config', JSON.stringify({ ...TINY_NEOX, model_type: 'llama' })],
+    ['seed', 1],
+    ['dtype', 'F32'],
+  ],
   lmArchitectureOfCheckpoint: () => [
     ['header', TINY_CHECKPOINT.subarray(0, 8 + TINY_HEADER_LENGTH)],
     ['fileSize', TINY_CHECKPOINT.length],
@@ -255,14 +262,22 @@ export const RAW_GPT2_CALLS = {
     ['config', JSON.stringify({ model_type: 'gpt_neox' })],
     ['name', 'config.json'],
   ],
+  ropeConfig: () => [
+    [
+      'config',
+      JSON.stringify({ hidden_size: 8, num_attention_heads: 2, num_hidden_layers: 1, max_position_embeddings: 16 }),
+    ],
+    ['name', 'config.json'],
+  ],
   ropeScalings: () => [],
   wasmHeapBytes: () => [],
 };
 
 // Bound functions RAW_GPT2_CALLS leaves out, and where they are tested instead: the streamed
-// GPT-NeoX loader needs a checkpoint written by the CLI (gpt_neox.test.js, bad files included);
+// GPT-NeoX and Llama loaders need a checkpoint written by the CLI (gpt_neox.test.js,
+// llama.test.js);
 // simdPeak and gemmBench are benchmark entries of bench/wasm/ort_gpt2.mjs, not the JS API.
-export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'simdPeak', 'gemmBench'];
+export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'llamaLoader', 'simdPeak', 'gemmBench'];
 
 const callGpt2 = ({ m, model }, fn, args) => (fn === 'forward' ? model.forward(...args) : m[fn](...args));
 

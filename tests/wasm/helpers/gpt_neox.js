@@ -17,8 +17,8 @@ export const TINY_NEOX = {
   rotary_pct: 0.5,
 };
 
-/** `poslab lm-random` into dir: { weights, config, bytes: Uint8Array, configText }. */
-export async function writeTinyNeox(dir, { config = TINY_NEOX, seed = 3, dtype = 'F32' } = {}) {
+/** `poslab lm-random` of any architecture's config into dir: { weights, config, bytes, configText }. */
+export async function writeTinyLm(dir, { config = TINY_NEOX, seed = 3, dtype = 'F32' } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   const given = path.join(dir, 'given.json');
   fs.writeFileSync(given, JSON.stringify(config));

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { runCli } from './cli.js';
 import { assertClose } from './compare.js';
 import { readNpy } from './npy.js';
 import { repoRoot, wrapperPath } from './paths.js';
@@ -65,4 +66,22 @@ export function expectTraceSameAsNative(got, trace, layers, label) {
   for (const [cli, js] of Object.entries(STACKED)) assertClose(stacked(js), trace[cli], `${label}: ${cli}`);
   expect(Array.from(got.topIds)).toEqual(Array.from(trace.top_k_ids.data));
   assertClose({ data: got.topProbs, shape: [got.topProbs.length] }, trace.top_k_probs, `${label}: top-k`);
+}
+
+let nativeRuns = 0;
+/**
+ * `poslab lm` on a checkpoint ({ weights, config }) and `tokens`, files under `file` (a
+ * scratchFiles maker): { out } (losses, with --loss-by-position) or { out (logits), index, trace }.
+ */
+export async function nativeLm(file, ckpt, tokens, args) {
+  const tag = `run${nativeRuns++}`;
+  const out = file(`${tag}.npy`);
+  const traceDir = file(`${tag}-trace`);
+  const losses = args.includes('--loss-by-position');
+  const all = ['lm', '--weights', ckpt.weights, '--config', ckpt.config, '--tokens', tokens.join(','), ...args];
+  if (!losses) all.push('--trace', traceDir);
+  const { code, stderr } = await runCli([...all, '-o', out]);
+  if (code !== 0) throw new Error(`poslab ${all.join(' ')}: ${stderr}`);
+  if (losses) return { out: readNpy(out) };
+  return { out: readNpy(out), ...readTraceDir(traceDir) };
 }

@@ -3,6 +3,8 @@
 // config.json keys.
 import type { Tensor } from './poslab';
 import type { Gpt2Lab, Gpt2LayerTrace, Precision } from './gpt2';
+import type { LlamaLab } from './llama';
+import type { RopeConfigLab } from './rope-config';
 
 export interface GptNeoxConfigInput {
   vocab_size: number;
@@ -116,7 +118,7 @@ export interface GptNeoxLab {
 }
 
 /** What createGpt2Lab returns: the language-model module's whole API. */
-export type LmLab = Gpt2Lab & GptNeoxLab;
+export type LmLab = Gpt2Lab & GptNeoxLab & LlamaLab & RopeConfigLab;
 
 export function bindGptNeox(module: object): GptNeoxLab;
 export function bindLm(module: object): LmLab;

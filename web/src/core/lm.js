@@ -1,10 +1,13 @@
-// The language-model module's lab (poslab-gpt2): GPT-2's API (gpt2.js) and GPT-NeoX's
-// (gpt-neox.js) bound to one instantiated module, so one heap holds either model.
+// The language-model module's lab (poslab-gpt2): GPT-2's API (gpt2.js), GPT-NeoX's
+// (gpt-neox.js), the Llama family's (llama.js) and the RoPE inspector (rope-config.js) bound
+// to one instantiated module, so one heap holds any of the models.
 import { bindGpt2 } from './gpt2.js';
 import { bindGptNeox } from './gpt-neox.js';
+import { bindLlama } from './llama.js';
 import { guardMethods } from './raw.js';
+import { bindRopeConfig } from './rope-config.js';
 
-/** GPT-2's methods unchanged, plus GPT-NeoX's and architectureOf. */
+/** GPT-2's methods unchanged, plus GPT-NeoX's, Llama's, architectureOf and ropeConfig. */
 export function bindLm(m) {
-  return { ...bindGpt2(m), ...guardMethods(bindGptNeox(m)) };
+  return { ...bindGpt2(m), ...guardMethods({ ...bindGptNeox(m), ...bindLlama(m), ...bindRopeConfig(m) }) };
 }

@@ -43,7 +43,9 @@ export const num = (def, min, max) => ranged('num', 'not a finite number', Numbe
 
 /** One of a fixed list of names; `aliases` (old name → name) are read, never written. */
 export function oneOf(values, def, aliases = {}) {
-  const check = (v) => (values.includes(v) ? ok(v) : bad(`must be one of ${values.join(', ')}`));
+  // A long list is cut, so a refusal stays one readable line.
+  const listed = values.length > 8 ? `${values.slice(0, 6).join(', ')}, … (${values.length} names)` : values.join(', ');
+  const check = (v) => (values.includes(v) ? ok(v) : bad(`must be one of ${listed}`));
   const parse = (raw) => check(Object.hasOwn(aliases, raw) ? aliases[raw] : raw);
   return { kind: 'enum', def, values, check, parse, format: (v) => v };
 }

@@ -20,6 +20,27 @@ export const NARROW = '(max-width: 760px)';
 // Re-exported so a view takes its helpers from kit alone.
 export { el, pick };
 
+/**
+ * A page-local text input (never in the link): a labelled text box and a file input whose file
+ * fills it. ids: `${id}` and `${id}-file`; the caller appends `elements` and listens.
+ * @returns {{ area: HTMLTextAreaElement, file: HTMLInputElement, elements: HTMLElement[] }}
+ */
+export function pasteOrOpen({ id, label, placeholder, rows, fileLabel, accept }) {
+  const area = el('textarea');
+  area.id = id;
+  area.rows = rows;
+  area.placeholder = placeholder;
+  const areaLabel = el('label', 'local-label', label);
+  areaLabel.htmlFor = id;
+  const file = el('input');
+  file.type = 'file';
+  file.accept = accept;
+  file.id = `${id}-file`;
+  const openLabel = el('label', 'local-label', fileLabel);
+  openLabel.htmlFor = file.id;
+  return { area, file, elements: [areaLabel, area, openLabel, file] };
+}
+
 /** The tab panel of the view `name` (<section id="view-NAME">) and its empty intro block. */
 export function createViewSection(name) {
   const section = el('section', 'view');

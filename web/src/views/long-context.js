@@ -8,7 +8,7 @@
 import { range } from '../plots/lineplot.js';
 import { coincidingLines } from '../plots/overlap.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
-import { createIntro, defineView, el } from './kit.js';
+import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
 
 const SPECS = [
   {
@@ -53,19 +53,19 @@ export default defineView('long-context', {
     createIntro(shell, { title: 'Long context', note: NOTE });
 
     // Page-local inputs: the user's text and a checkpoint (never in the link).
-    const local = el('div', 'lc-local');
-    const textArea = el('textarea');
-    textArea.id = 'lc-text';
-    textArea.rows = 4;
-    textArea.placeholder = 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)';
-    const textLabel = el('label', 'lc-text-label', 'text the model reads');
-    textLabel.htmlFor = textArea.id;
-    const textFile = el('input');
-    textFile.type = 'file';
-    textFile.accept = '.txt,text/plain';
-    textFile.id = 'lc-text-file';
-    const textFileLabel = el('label', 'lc-text-label', 'or a text file');
-    textFileLabel.htmlFor = textFile.id;
+    const local = el('div', 'local-input');
+    const {
+      area: textArea,
+      file: textFile,
+      elements,
+    } = pasteOrOpen({
+      id: 'lc-text',
+      label: 'text the model reads',
+      placeholder: 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)',
+      rows: 4,
+      fileLabel: 'or a text file',
+      accept: '.txt,text/plain',
+    });
     const ckpt = el('input');
     ckpt.type = 'file';
     ckpt.multiple = true;
@@ -81,7 +81,7 @@ export default defineView('long-context', {
     buttons.append(run, cancel);
     const progress = el('p', 'lc-progress');
     progress.setAttribute('aria-live', 'polite');
-    local.append(textLabel, textArea, textFileLabel, textFile, ckptLabel, buttons, progress);
+    local.append(...elements, ckptLabel, buttons, progress);
     shell.panel.append(local);
 
     const about = el('p', 'note lc-about');

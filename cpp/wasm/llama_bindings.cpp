@@ -1,0 +1,64 @@
+// The embind surface of the Llama family (llama, mistral, qwen2, qwen3) in the language-model
+// module, beside GPT-2's and GPT-NeoX's: a config with its parameter count, a model handle
+// (random init or a checkpoint streamed in chunks, F32, F16 or BF16) and its forward pass, as
+// GPT-NeoX's (rope_lm_bindings.hpp). No math: JS types checked, the core called, owned typed
+// arrays returned. Every exception becomes { error, field } (guard.hpp); the idiomatic API is
+// web/src/core/llama.js.
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "js_object.hpp"
+#include "lm_bindings.hpp"
+#include "poslab/models/llama.hpp"
+#include "rope_lm_bindings.hpp"
+
+namespace poslab::wasm {
+namespace {
+
+using Num = val;
+using Str = val;
+
+// { preset: 'smollm2-135m' | 'qwen2.5-0.5b' } or config.json's text: a Llama checkpoint does
+// not say its head counts or rotation, so the config is required.
+LlamaConfig to_config(const val& js) { return preset_or_json_config<LlamaConfig>(js); }
+
+// The Llama family for lm_bindings.hpp's handles and module functions.
+struct LlamaArch {
+  using Weights = LlamaWeights;
+  static val config_js(const LlamaConfig& c) {
+    val out = dims_js(c.dims, LlamaConfig::kDimKeys);
+    js_set(out, {{"model_type", std::string(to_string(c.model_type))},
+                 {"num_key_value_heads", double(c.num_key_value_heads)},
+                 {"head_dim", double(c.head_dim())},
+                 {"intermediate_size", double(c.intermediate_size)},
+                 {"rope_theta", c.rope_theta},
+                 {"rms_norm_eps", c.rms_norm_eps},
+                 {"tie_word_embeddings", c.tie_word_embeddings},
+                 {"sliding_window", double(c.sliding_window)},
+                 {"rope", rope_config_js(c)},
+                 {"parameters", double(c.parameter_count())},
+                 {"json", c.to_json()}});
+    return out;
+  }
+  static val forward(const LlamaWeights& weights, const val& tokens, const val& options) {
+    return rope_lm_forward_js(weights, tokens, options, llama_forward);
+  }
+  static LlamaConfig loader_config(const val& config, const SafetensorsHeader&,
+                                   const std::string&) {
+    return to_config(config);
+  }
+  static LlamaConfig config_argument(const val& config) { return to_config(config); }
+  static val random_js(val config, Num seed, Str dtype) {
+    return rope_lm_random_js<LlamaArch>(config, seed, dtype, to_config);
+  }
+};
+
+}  // namespace
+}  // namespace poslab::wasm
+
+// Its forward's rope.scaling takes GPT-NeoX's names (ropeScalings, registered there).
+EMSCRIPTEN_BINDINGS(poslab_llama) {
+  using namespace poslab::wasm;
+  register_lm_module<LlamaArch, poslab::kRopeScalingNames>("Llama", nullptr);
+}

@@ -1,0 +1,101 @@
+// What the RoPE language models' embind surfaces share (gpt_neox_bindings.cpp,
+// llama_bindings.cpp): their configs' rotation as JS, forward's `rope` option (a scaling in
+// place of the config's, as `poslab lm --rope-*`), the forward pass over lm.hpp's
+// RopeLmOptions / RopeLmResult, and random weights in F32 or F16.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "guard.hpp"
+#include "js_convert.hpp"
+#include "js_object.hpp"
+#include "lm_bindings.hpp"
+#include "poslab/models/lm.hpp"
+#include "poslab/positions/rope.hpp"
+
+namespace poslab::wasm {
+
+// The rope's scaling, factor and original length: in the config object and in a forward
+// result (the rotation it ran with).
+inline val rope_scaling_js(const RopeOptions& rope) {
+  return js_object({{"scaling", to_string(rope.scaling)},
+                    {"factor", rope.factor},
+                    {"originalLength", double(rope.original_length)}});
+}
+
+// A config's rotation: its scaling, rotary dim and base.
+template <class Config>
+val rope_config_js(const Config& c) {
+  const RopeOptions rope = c.rope();
+  val out = rope_scaling_js(rope);
+  out.set("rotaryDim", double(rope_frequencies(c.head_dim(), rope).rotary_dim));
+  out.set("base", rope.base);
+  return out;
+}
+
+// forward's rope: { scaling, factor, originalLength, lowFreqFactor, highFreqFactor, betaFast,
+// betaSlow } in place of the config's rope_scaling, as `poslab lm --rope-*` does: the base,
+// pairs and rotated fraction stay the config's, originalLength defaults to
+// max_position_embeddings.
+template <class Config>
+RopeOptions to_scaled_rope(const val& options, const Config& config) {
+  const val js = to_options(options, "rope",
+                            {"scaling", "factor", "originalLength", "lowFreqFactor",
+                             "highFreqFactor", "betaFast", "betaSlow"});
+  require(!field(js, "scaling").isUndefined(), "scaling",
+          "rope.scaling is required (none, linear, ntk, dynamic, yarn or llama3)");
+  const RopeOptions defaults;
+  RopeOptions o = config.rope();
+  o.scaling = parse_rope_scaling(string_field(js, "scaling", ""));
+  o.factor = number_field(js, "factor", defaults.factor);
+  o.original_length = integer_field(js, "originalLength", config.dims.context);
+  o.low_freq_factor = number_field(js, "lowFreqFactor", defaults.low_freq_factor);
+  o.high_freq_factor = number_field(js, "highFreqFactor", defaults.high_freq_factor);
+  o.beta_fast = number_field(js, "betaFast", defaults.beta_fast);
+  o.beta_slow = number_field(js, "betaSlow", defaults.beta_slow);
+  return o;
+}
+
+// forward(tokens, { precision, trace, topK, logits, lossByPosition, rope }) of a RoPE model:
+// `run` is the architecture's forward (gpt_neox_forward, llama_forward).
+template <class Weights, class Run>
+val rope_lm_forward_js(const Weights& weights, const val& tokens, const val& forward_options,
+                       Run run) {
+  RopeLmOptions o;
+  const ForwardCall call =
+      forward_call(tokens, forward_options,
+                   {"precision", "trace", "topK", "logits", "lossByPosition", "rope"}, o);
+  o.logits = bool_field(call.options, "logits", o.logits);
+  o.loss_by_position = bool_field(call.options, "lossByPosition", o.loss_by_position);
+  const val rope = field(call.options, "rope");
+  if (!rope.isUndefined()) o.rope = to_scaled_rope(rope, weights.config);
+  const RopeLmResult r = run(weights, call.ids, o);
+  val out = forward_result_js(r, o.precision);
+  if (o.logits) out.set("logits", to_js(r.logits));
+  if (o.loss_by_position) out.set("losses", to_js(r.losses));
+  out.set("rope", rope_scaling_js(o.rope ? *o.rope : weights.config.rope()));
+  return out;
+}
+
+// { model } with seeded random weights; dtype 'F16' re-stores every weight as half (rounded to
+// nearest even), as `poslab lm-random --dtype F16` writes it.
+// `to_config` reads the config argument inside the guard, so a bad one comes back as an error.
+template <class Arch, class ToConfig>
+val rope_lm_random_js(const val& config, const val& seed, const val& dtype, ToConfig to_config) {
+  return guarded([&] {
+    const std::string d = to_string(dtype, "dtype");
+    require(d == "F32" || d == "F16", "dtype", "dtype must be F32 or F16 (got '" + d + "')");
+    typename Arch::Weights weights = lm_random_weights(to_config(config), to_seed(seed));
+    if (d == "F16") {
+      for (const auto& entry : lm_named_tensors(weights)) {
+        // The pointers are into `weights`, which this function owns.
+        auto* tensor = const_cast<StoredTensor*>(entry.second);
+        *tensor = StoredTensor::from(tensor->to_float(), StoredDType::kF16);
+      }
+    }
+    return model_result<Arch>(std::move(weights));
+  });
+}
+
+}  // namespace poslab::wasm

@@ -1,0 +1,150 @@
+// The Llama family (llama, mistral, qwen2, qwen3) through the language-model wasm module in
+// Node, against the native CLI (`poslab lm`) on the same checkpoints, written by
+// `poslab lm-random`: the double path (the reference) within the suite's 1e-6 + 1e-6·|native|
+// (compare.js) for logits and every traced tensor, in both builds, streamed in chunks that cut
+// tensors anywhere; the float path within 1e-4 of the largest |logit|; a RoPE scaling passed
+// as `--rope-*`; losses by position; bad input refused with the core's message.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { requireCli } from './helpers/cli.js';
+import { assertClose } from './helpers/compare.js';
+import { writeTinyLm } from './helpers/gpt_neox.js';
+import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm } from './helpers/lm.js';
+import { scratchFiles, VARIANTS } from './helpers/paths.js';
+
+// 20 tokens past a trained context of 12, where the scalings differ.
+const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4];
+const BASE = {
+  vocab_size: 100,
+  hidden_size: 32,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  intermediate_size: 48,
+  max_position_embeddings: 12,
+};
+// GQA (2 kv heads), untied; Qwen3 (q/k norms, explicit head_dim, one sliding layer); Mistral
+// (a window of 5 on every layer, MQA, tied).
+const CONFIGS = {
+  llama: { ...BASE, model_type: 'llama', num_key_value_heads: 2, rope_theta: 5000 },
+  qwen3: {
+    ...BASE,
+    model_type: 'qwen3',
+    num_key_value_heads: 2,
+    head_dim: 16,
+    use_sliding_window: true,
+    sliding_window: 6,
+    layer_types: ['full_attention', 'sliding_attention'],
+  },
+  mistral: { ...BASE, model_type: 'mistral', num_key_value_heads: 1, sliding_window: 5, tie_word_embeddings: true },
+};
+const file = scratchFiles('poslab-llama-wasm-');
+
+const native = (ckpt, args) => nativeLm(file, ckpt, TOKENS, args);
+
+const ckpts = {};
+const nativeRuns = {};
+beforeAll(async () => {
+  requireCli();
+  for (const [key, config] of Object.entries(CONFIGS)) {
+    ckpts[key] = await writeTinyLm(file(key), { config, seed: 7 });
+    nativeRuns[key] = await native(ckpts[key], ['--precision', 'double']);
+  }
+  ckpts.F16 = await writeTinyLm(file('f16'), { config: CONFIGS.llama, seed: 8, dtype: 'F16' });
+  nativeRuns.F16 = await native(ckpts.F16, ['--precision', 'double']);
+  nativeRuns.yarn = await native(ckpts.llama, [
+    '--precision',
+    'double',
+    '--rope-scaling',
+    'yarn',
+    '--rope-factor',
+    4,
+    '--rope-original-len',
+    6,
+  ]);
+  nativeRuns.losses = await native(ckpts.qwen3, ['--precision', 'double', '--loss-by-position']);
+}, 120_000);
+
+describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
+  let lab;
+  beforeAll(async () => {
+    lab = await loadLmLab(variant);
+  });
+
+  const expectSameAsNative = (got, want, label) => {
+    assertClose(got.logits, want.out, `${label}: logits`);
+    expectTraceSameAsNative(got, want.trace, want.index.model.num_hidden_layers, label);
+  };
+
+  test.each([
+    ['llama', 4096],
+    ['qwen3', 333],
+    ['mistral', 17],
+    ['F16', 1000],
+  ])('a %s checkpoint streamed in %i-byte chunks equals the native CLI (double)', (key, chunk) => {
+    const model = loadInChunks(lab, 'llamaLoader', ckpts[key].bytes, chunk, { config: ckpts[key].configText });
+    try {
+      expect(model.architecture).toBe('llama');
+      expect(model.config.model_type).toBe(key === 'F16' ? 'llama' : key);
+      expect(model.dtype).toBe(key === 'F16' ? 'F16' : 'F32');
+      const got = model.forward(TOKENS, { precision: 'double', trace: true });
+      expectSameAsNative(got, nativeRuns[key], `${variant} ${key}`);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('the float path is within 1e-4·max|logit| of the double reference; a yarn scaling as --rope-*', () => {
+    const model = loadInChunks(lab, 'llamaLoader', ckpts.llama.bytes, 100000, { config: ckpts.llama.configText });
+    try {
+      const got = model.forward(TOKENS);
+      const want = nativeRuns.llama.out;
+      const maxLogit = want.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      assertClose(got.logits, want, 'float logits', { atol: 1e-4 * maxLogit, rtol: 0 });
+      const yarn = model.forward(TOKENS, {
+        precision: 'double',
+        trace: true,
+        rope: { scaling: 'yarn', factor: 4, originalLength: 6 },
+      });
+      expect(yarn.rope).toEqual({ scaling: 'yarn', factor: 4, originalLength: 6 });
+      expectSameAsNative(yarn, nativeRuns.yarn, `${variant} yarn`);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('losses by position equal the CLI --loss-by-position', () => {
+    const model = loadInChunks(lab, 'llamaLoader', ckpts.qwen3.bytes, 5000, { config: ckpts.qwen3.configText });
+    try {
+      const got = model.forward(TOKENS, { precision: 'double', logits: false, lossByPosition: true });
+      expect(got.logits).toBeUndefined();
+      assertClose(got.losses, nativeRuns.losses.out, `${variant} losses`);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('presets, random weights and bad input', () => {
+    expect(lab.llamaConfig({ preset: 'qwen2.5-0.5b' }).parameters).toBe(494032768);
+    const model = lab.llamaRandom({ config: JSON.stringify(CONFIGS.mistral), seed: 1, dtype: 'F16' });
+    try {
+      expect(model.dtype).toBe('F16');
+      expect(() => model.forward([100])).toThrow(/vocabulary/);
+      expect(model.forward([1, 2, 3]).topIds).toHaveLength(10);
+    } finally {
+      model.delete();
+    }
+    const refused = (config, pattern) => {
+      let error;
+      try {
+        lab.llamaConfig({ config: JSON.stringify(config) });
+      } catch (e) {
+        error = e;
+      }
+      expect(error?.name).toBe('PosLabError');
+      expect(error.message).toMatch(pattern);
+    };
+    refused({ ...BASE, num_key_value_heads: 3 }, /num_key_value_heads/);
+    refused({ ...BASE, model_type: 'gemma3_text' }, /model_type/);
+    refused({ ...BASE, rope_scaling: { rope_type: 'yarn' } }, /factor/);
+    expect(() => lab.llamaLoader({ header: ckpts.llama.bytes.subarray(0, 8), fileSize: 8 })).toThrow(/required/);
+  });
+});

@@ -1,0 +1,58 @@
+// Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3), in the same lab as
+// GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are GPT-NeoX's.
+import type { GptNeoxForwardOptions, GptNeoxResult, RopeScalingName } from './gpt-neox';
+
+/** config.json's keys (transformers' names); the core reads and checks them as the CLI does. */
+export interface LlamaConfig {
+  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3';
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  max_position_embeddings: number; // the trained context
+  num_key_value_heads: number; // K, which divides num_attention_heads
+  head_dim: number;
+  intermediate_size: number;
+  rope_theta: number;
+  rms_norm_eps: number;
+  tie_word_embeddings: boolean;
+  sliding_window: number; // 0: none
+  /** The config's own rotation (rope_scaling, or 'none'). */
+  rope: { scaling: RopeScalingName; factor: number; originalLength: number; rotaryDim: number; base: number };
+  parameters: number;
+  json: string; // the config.json the core reads back to this config
+}
+
+/** A preset, or config.json as its text: one of them is required. */
+export interface LlamaConfigChoice {
+  preset?: 'smollm2-135m' | 'qwen2.5-0.5b';
+  config?: string | Record<string, unknown>;
+}
+
+export interface LlamaModel {
+  architecture: 'llama';
+  config: LlamaConfig;
+  bytes: number;
+  dtype: 'F32' | 'F16' | 'mixed'; // BF16 is held widened to F32
+  forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
+  delete(): void;
+}
+
+export interface LlamaLoading {
+  tensors: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
+  config: LlamaConfig;
+  expected: number;
+  received(): number;
+  append(chunk: Uint8Array): void;
+  finish(): LlamaModel;
+  delete(): void;
+}
+
+export interface LlamaLab {
+  llamaConfig(choice: LlamaConfigChoice): LlamaConfig;
+  llamaRandom(choice: LlamaConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): LlamaModel;
+  /** header: the file's first 8 + N bytes; checked against the config before allocating. */
+  llamaLoader(options: LlamaConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): LlamaLoading;
+}
+
+export function bindLlama(module: object): LlamaLab;

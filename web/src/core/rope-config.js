@@ -1,0 +1,29 @@
+// The RoPE inspector's API (poslab-gpt2 module, cpp/wasm/lm_module_bindings.cpp): any
+// config.json read into its position scheme, no weights. The report is `poslab rope-config`'s
+// JSON with camelCase keys. Declarations and docs: rope-config.d.ts.
+import { call } from './lm-common.js';
+import * as check from './validate.js';
+
+const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+// Keys renamed at every depth; the values (numbers, strings, lists) kept.
+function camelKeys(value) {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
+}
+
+/** The inspector bound to an instantiated poslab-gpt2 module (merged into its lab). */
+export function bindRopeConfig(m) {
+  return {
+    /** config.json's text → its RoPE report (schemes, layers, notes, ignoredKeys). */
+    ropeConfig(text, name) {
+      const json = call(
+        m.ropeConfig,
+        check.string(text, 'config'),
+        name === undefined ? 'config.json' : check.string(name, 'name'),
+      );
+      return camelKeys(JSON.parse(json));
+    },
+  };
+}
