@@ -17,6 +17,7 @@ import {
   VECTOR_METHODS,
 } from './methods.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
+import { ROPE_CONFIG_CHOICES } from './rope-configs.js';
 
 export { BIASES, GPT2_POSITIONS, METHODS, VECTOR_METHODS };
 
@@ -319,6 +320,20 @@ export const VIEWS = [
     // 'source' (a loaded model gone from the worker) names no setting: the view shows it beside
     // its file input.
     fields: { tokens: 'text', trace: 'text', shape: 'init', preset: 'init', config: 'init' },
+  },
+  {
+    name: 'rope-inspector',
+    prefix: 'ri',
+    title: 'RoPE inspector',
+    group: 'models',
+    // A bundled config travels in the link; a pasted one stays on the page.
+    settings: { config: oneOf(ROPE_CONFIG_CHOICES, 'llama-3.1-8b') },
+    figures: {
+      wavelengths: { title: 'Wavelength per pair' },
+      ratio: { title: 'Scaled / original frequency' },
+    },
+    embed: null, // it runs on the language-model module, which an embed does not load
+    // Its job (ropeConfig) runs on the language-model module: GPT2_JOBS, not JOBS.
   },
 ];
 

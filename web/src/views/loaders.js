@@ -14,6 +14,7 @@ export const VIEW_LOADERS = {
   gallery: () => import('./gallery.js'),
   benchmarks: () => import('./benchmarks.js'),
   gpt2: () => import('./gpt2.js'),
+  'rope-inspector': () => import('./rope-inspector.js'),
 };
 
 /** The factory ({ root, store, compute }) → { section, update }) of the view named `name`. */

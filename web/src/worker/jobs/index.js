@@ -9,10 +9,10 @@ import { similarity } from './similarity.js';
 
 export const JOBS = { encodings, similarity, extrapolation, offset, attention };
 
-// The Long context view's jobs run on the same module (GPT-NeoX), in its own worker.
-export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext'];
+// The Long context view's jobs run on the same module (GPT-NeoX), in its own worker, and so
+// does the RoPE inspector's (the module reads config.json).
+export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext', 'ropeConfig'];
 export const loadGpt2Jobs = () =>
-  Promise.all([import('./gpt2.js'), import('./long-context.js')]).then(([gpt2, longContext]) => ({
-    ...gpt2,
-    ...longContext,
-  }));
+  Promise.all([import('./gpt2.js'), import('./long-context.js'), import('./rope-config.js')]).then(
+    ([gpt2, longContext, ropeConfig]) => ({ ...gpt2, ...longContext, ...ropeConfig }),
+  );

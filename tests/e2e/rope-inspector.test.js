@@ -1,0 +1,60 @@
+// The RoPE inspector in Chromium on the real language-model module: a bundled config from the
+// link (Gemma 3: local and global bases), another picked from the menu (Llama 4: NoPE layers,
+// chunks), then a pasted config: a broken one is refused beside the menu and the last plot
+// stays, a good one is drawn.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { browserForFile, canvasColours, canvasHash, drawCount, drawn, openPage, outDir } from './helpers/browser.js';
+
+const session = browserForFile();
+
+describe('view rope-inspector', () => {
+  it('E2E.RopeInspectorBundledPickedAndPasted', async () => {
+    const section = '#view-rope-inspector';
+    const canvas = `${section} .fig canvas`;
+    const about = `${section} .ri-about`;
+    const { page, problems } = await openPage(session.browser, `${session.base}#view=rope-inspector&ri.config=gemma-3-4b`);
+    await drawn(page, 'ri');
+    const gemma = await page.textContent(about);
+    expect(gemma).toMatch(/gemma3_text \(text_config\)/);
+    expect(gemma).toMatch(/sliding window 1,024/);
+    expect(gemma).toMatch(/RoPE base 10,000 \(local\)/);
+    expect(gemma).toMatch(/linear × 8 .*\(global\)/);
+    for (const n of await canvasColours(page, section)) expect(n, 'a canvas is blank').toBeGreaterThan(2);
+    await page.screenshot({ path: path.join(outDir, 'rope-inspector.png'), fullPage: true });
+
+    let count = await drawCount(page, 'ri');
+    await page.selectOption('#c-ri-config', 'llama-4-scout');
+    await drawn(page, 'ri', count + 1);
+    const scout = await page.textContent(about);
+    expect(scout).toMatch(/NoPE \(no rotation\)/);
+    expect(scout).toMatch(/chunks of 8,192/);
+    expect(scout).toMatch(/llama3 × 8/);
+
+    // Pasted: nothing yet, then a broken text (refused, plot kept), then a good one.
+    const before = await canvasHash(page, canvas);
+    await page.selectOption('#c-ri-config', 'pasted');
+    await page.fill('#ri-text', '{"hidden_size": 64, "num_attention_heads": 4');
+    await page.waitForFunction(() => document.querySelector('#c-ri-config-error')?.textContent.length > 0);
+    expect(await page.textContent('#c-ri-config-error')).toMatch(/not valid JSON/);
+    expect(await canvasHash(page, canvas)).toBe(before);
+    count = await drawCount(page, 'ri');
+    await page.fill(
+      '#ri-text',
+      JSON.stringify({
+        model_type: 'qwen3',
+        hidden_size: 64,
+        num_attention_heads: 4,
+        num_hidden_layers: 2,
+        max_position_embeddings: 40960,
+        rope_theta: 1000000,
+        rope_scaling: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 32768 },
+      }),
+    );
+    await drawn(page, 'ri', count + 1);
+    expect(await page.textContent(about)).toMatch(/Pasted config: qwen3/);
+    expect(await page.textContent(about)).toMatch(/yarn × 4 reaches 131,072 positions/);
+    expect(await page.textContent('#c-ri-config-error')).toBe('');
+    expect(problems).toEqual([]);
+  }, 240_000);
+});

@@ -1,0 +1,78 @@
+// The RoPE inspector's job on the built language-model module (as the worker runs it) on
+// bundled configs, and its report in words: layer runs, attention, position, each base's facts
+// and the plot's reference lines (coinciding ones merged).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { ROPE_CONFIGS } from '../../web/src/state/rope-configs.js';
+import {
+  attentionText,
+  layerRuns,
+  positionText,
+  referenceLines,
+  schemeFacts,
+} from '../../web/src/views/rope-report.js';
+import { ropeConfig } from '../../web/src/worker/jobs/rope-config.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const configText = (name) => fs.readFileSync(path.join(root, 'web/src/content/rope-configs', `${name}.json`), 'utf8');
+
+describe('RoPE inspector report', () => {
+  let lab;
+  beforeAll(async () => {
+    const wasmBinary = fs.readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm'));
+    lab = await createGpt2Lab({ variant: 'simd', wasmBinary });
+  });
+
+  test('RopeReport.EveryBundledConfigIsReadWithAtLeastOneBase', () => {
+    for (const [name] of ROPE_CONFIGS) {
+      const { report } = ropeConfig(lab, { name: `${name}.json`, text: configText(name) });
+      expect(report.schemes.length, name).toBeGreaterThan(0);
+      expect(report.layers.length, name).toBeGreaterThan(0);
+    }
+  });
+
+  test('RopeReport.GemmaLayersInRunsWithTheirBases', () => {
+    const { report: r } = ropeConfig(lab, { name: 'gemma-3-4b.json', text: configText('gemma-3-4b') });
+    const runs = layerRuns(r.layers);
+    expect(runs.slice(0, 2).map((x) => [x.from, x.to, attentionText(x), positionText(x, r.schemes)])).toEqual([
+      [0, 4, 'sliding window 1,024', 'RoPE base 10,000 (local)'],
+      [5, 5, 'full', 'RoPE base 1,000,000, linear × 8 (global)'],
+    ]);
+    const [local, global] = r.schemes;
+    expect(schemeFacts(global)).toEqual([
+      'rotary dims R = 256 (128 pairs); trained context N = 16,384 (from max_position_embeddings / factor)',
+      '73 of 128 pairs complete a turn within N: the critical dimension is 146',
+      'linear × 8 reaches 131,072 positions; attention factor 1',
+      'its layers see query–key distances up to 131,071',
+    ]);
+    expect(schemeFacts(local)[3]).toBe('its layers see query–key distances up to 1,023');
+    // The local base's N and the global one's reach are both 131 072: one line, both labels.
+    const lines = referenceLines(r.schemes);
+    expect(lines.filter((l) => l.axis === 'y' && l.value === 131072)).toEqual([
+      { axis: 'y', value: 131072, label: 'N = 131,072 (local); reaches 131,072 (global)' },
+    ]);
+    expect(lines.filter((l) => l.axis === 'x').map((l) => l.label)).toEqual([
+      'critical: 128 pairs (local)',
+      'critical: 73 pairs (global)',
+    ]);
+  });
+
+  test('RopeReport.NopeLayersAndChunksInWords', () => {
+    const { report: r } = ropeConfig(lab, { name: 'llama-4-scout.json', text: configText('llama-4-scout') });
+    const [first, nope] = layerRuns(r.layers);
+    expect([attentionText(first), positionText(first, r.schemes)]).toEqual([
+      'chunks of 8,192',
+      'RoPE base 500,000, llama3 × 8',
+    ]);
+    expect([nope.from, attentionText(nope), positionText(nope, r.schemes)]).toEqual([3, 'full', 'NoPE (no rotation)']);
+  });
+
+  test('RopeReport.ABadConfigIsRefusedOnTheConfigField', () => {
+    expect(() => ropeConfig(lab, { name: 'c.json', text: '{"hidden_size": 8}' })).toThrow(
+      expect.objectContaining({ field: 'config', message: expect.stringMatching(/num_attention_heads/) }),
+    );
+  });
+});
