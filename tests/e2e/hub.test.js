@@ -14,7 +14,13 @@ import { drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js
 import { startMockHub } from './helpers/mock-hub.mjs';
 import { serveSite } from './helpers/static-site.mjs';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
-import { TINY_NEOX_CONFIG, tinyNeoxTensors, tinyTokenizerJson } from '../helpers/tiny-models.js';
+import {
+  TINY_LLAMA_CONFIG,
+  TINY_NEOX_CONFIG,
+  tinyLlamaTensors,
+  tinyNeoxTensors,
+  tinyTokenizerJson,
+} from '../helpers/tiny-models.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
@@ -27,6 +33,12 @@ const neoxFiles = () => ({
   'config.json': json(TINY_NEOX_CONFIG),
   'tokenizer.json': json(tinyTokenizerJson()),
   'model.safetensors': { body: encodeSafetensors(tinyNeoxTensors(TINY_NEOX_CONFIG, 3, 'F16')), redirect: true },
+});
+
+const llamaFiles = () => ({
+  'config.json': json(TINY_LLAMA_CONFIG),
+  'tokenizer.json': json(tinyTokenizerJson()),
+  'model.safetensors': { body: encodeSafetensors(tinyLlamaTensors()), redirect: true },
 });
 
 let browser;
@@ -51,6 +63,7 @@ beforeAll(async () => {
       },
       'EleutherAI/pythia-70m': neoxFiles(),
       'EleutherAI/pythia-160m': neoxFiles(),
+      'HuggingFaceTB/SmolLM2-135M': llamaFiles(),
     },
   });
   builtHtml = fs.readFileSync(path.join(root, process.env.POSLAB_DIST ?? 'dist', 'index.html'), 'utf8');
@@ -194,6 +207,39 @@ describe('Models view: one click to a hub model', () => {
     expect(second.problems, second.problems.join('\n')).toEqual([]);
     await context.close();
   });
+
+  // SmolLM2 (Llama family): a BF16 checkpoint, grouped-query heads, its own tokenizer.json.
+  it('E2E.HubSmolLM2Bf16DownloadsAndRunsAsALlama', async () => {
+    const { page, context, problems } = await openModels();
+    const typed = await drawCount(page, 'gpt');
+    await page.fill('#c-gpt-text', 'the cat sat on the mat');
+    await page.press('#c-gpt-text', 'Tab');
+    await drawn(page, 'gpt', typed + 1);
+    const draws = await drawCount(page, 'gpt');
+    expect(await button(page, 'smollm2-135m').textContent()).toMatch(/Load SmolLM2-135M.*about 269\.0 MB/);
+    await button(page, 'smollm2-135m').click();
+    await drawn(page, 'gpt', draws + 1);
+    expect(await label(page)).toBe('Loaded: SmolLM2-135M (HuggingFaceTB/SmolLM2-135M), downloaded from the hub');
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 file → F32 · /);
+    expect(await hubError(page)).toBe('');
+    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
+    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
+    expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    expect([await row('model_type'), await row('num_key_value_heads'), await row('rope_theta')]).toEqual([
+      'llama',
+      '2',
+      '100,000',
+    ]);
+    expect(await page.isDisabled('#c-gpt-position')).toBe(true);
+    expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(
+      /^Positions as trained: RoPE on all 8 dims of each head \(base 100000, scaling none\) \(grouped-query: 2 key\/value heads, each shared by 2 query heads/,
+    );
+    expect(await storedRepos(page)).toEqual(['HuggingFaceTB/SmolLM2-135M']);
+    await page.screenshot({ path: path.join(outDir, 'hub-smollm2.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
 
   it('E2E.HubPythiaDownloadsStoresAndRunsWithItsTokenizer', async () => {
     const { page, context, problems } = await openModels();

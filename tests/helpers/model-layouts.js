@@ -1,4 +1,4 @@
-// The tensors of GPT-2 and GPT-NeoX checkpoints as Hugging Face saves them, in the released
+// The tensors of GPT-2, GPT-NeoX and Llama checkpoints as Hugging Face saves them, in the released
 // files' order, each with its role: one list for the test fixtures, the hub timing and the
 // wasm benchmarks, which fill the roles with values of their own.
 //   role: 'matrix' (weights, embeddings), 'mlpOut' (the MLP's output projection, a matrix the
@@ -59,6 +59,40 @@ export function neoxLayout({ vocab_size: V, hidden_size: E, num_hidden_layers: N
     { name: 'gpt_neox.final_layer_norm.bias', shape: [E], role: 'bias' },
     { name: 'embed_out.weight', shape: [V, E], role: 'matrix' },
   );
+  return layout;
+}
+
+/**
+ * Llama (LlamaForCausalLM keys): Linear weights are (out, in); K kv heads of width d; no
+ * biases; lm_head unless tied. SmolLM2, Qwen2.5 and Mistral use the same names.
+ */
+export function llamaLayout({
+  vocab_size: V,
+  hidden_size: E,
+  num_hidden_layers: N,
+  num_attention_heads: H,
+  num_key_value_heads: K = H,
+  intermediate_size: I,
+  tie_word_embeddings: tied = false,
+}) {
+  const d = E / H;
+  const layout = [{ name: 'model.embed_tokens.weight', shape: [V, E], role: 'matrix' }];
+  for (let l = 0; l < N; l++) {
+    const p = `model.layers.${l}.`;
+    layout.push(
+      { name: `${p}input_layernorm.weight`, shape: [E], role: 'gain' },
+      { name: `${p}self_attn.q_proj.weight`, shape: [H * d, E], role: 'matrix' },
+      { name: `${p}self_attn.k_proj.weight`, shape: [K * d, E], role: 'matrix' },
+      { name: `${p}self_attn.v_proj.weight`, shape: [K * d, E], role: 'matrix' },
+      { name: `${p}self_attn.o_proj.weight`, shape: [E, H * d], role: 'matrix' },
+      { name: `${p}post_attention_layernorm.weight`, shape: [E], role: 'gain' },
+      { name: `${p}mlp.gate_proj.weight`, shape: [I, E], role: 'matrix' },
+      { name: `${p}mlp.up_proj.weight`, shape: [I, E], role: 'matrix' },
+      { name: `${p}mlp.down_proj.weight`, shape: [E, I], role: 'mlpOut' },
+    );
+  }
+  layout.push({ name: 'model.norm.weight', shape: [E], role: 'gain' });
+  if (!tied) layout.push({ name: 'lm_head.weight', shape: [V, E], role: 'matrix' });
   return layout;
 }
 

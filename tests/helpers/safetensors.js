@@ -30,17 +30,27 @@ export function toHalf(value) {
   return sign | half;
 }
 
+/** bfloat16 bits of a float32: its upper half, rounded to nearest even (NaN kept a NaN). */
+export function toBfloat16(value) {
+  const x = new Uint32Array(new Float32Array([value]).buffer)[0];
+  if ((x & 0x7fffffff) > 0x7f800000) return (x >>> 16) | 0x40;
+  return (x + 0x7fff + ((x >>> 16) & 1)) >>> 16;
+}
+
+const ENCODERS = { F16: toHalf, BF16: toBfloat16 };
+
 /**
  * The bytes of a .safetensors file.
- * @param {Array<{ name: string, shape: number[], data: Float32Array, dtype?: 'F32'|'F16'|string }>} tensors
+ * @param {Array<{ name: string, shape: number[], data: Float32Array, dtype?: 'F32'|'F16'|'BF16'|string }>} tensors
  * @param {{ headerOverride?: (header: object) => void }} [options] edit the header (bad-file tests)
  */
 export function encodeSafetensors(tensors, { headerOverride } = {}) {
-  const buffers = tensors.map((t) =>
-    (t.dtype ?? 'F32') === 'F16'
-      ? new Uint8Array(Uint16Array.from(t.data, toHalf).buffer)
-      : new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
-  );
+  const buffers = tensors.map((t) => {
+    const half = ENCODERS[t.dtype ?? 'F32'];
+    return half
+      ? new Uint8Array(Uint16Array.from(t.data, half).buffer)
+      : new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  });
   const entries = tensors.map((t, i) => ({ ...t, dtype: t.dtype ?? 'F32', bytes: buffers[i].length }));
   const { bytes, data } = safetensorsBuffer(entries, headerOverride);
   let at = 0;

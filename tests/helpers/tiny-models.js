@@ -1,8 +1,9 @@
-// Tiny checkpoints of the hub's models for the browser and unit tests: a GPT-NeoX (Pythia)
-// checkpoint written tensor by tensor under Hugging Face's names, its config.json, and a
+// Tiny checkpoints of the hub's models for the browser and unit tests: GPT-NeoX (Pythia) and
+// Llama (SmolLM2) checkpoints written tensor by tensor under Hugging Face's names, their
+// config.json, and a
 // small byte-level BPE tokenizer.json that @huggingface/tokenizers reads (GPT-2 small's
 // tiny twin comes from safetensors.js's tinyGpt2Tensors).
-import { neoxLayout } from './model-layouts.js';
+import { llamaLayout, neoxLayout } from './model-layouts.js';
 import { seededTensors } from './safetensors.js';
 
 /** A 2-layer GPT-NeoX config (HF keys) whose vocabulary covers tinyTokenizerJson's. */
@@ -28,6 +29,31 @@ export const TINY_NEOX_CONFIG = Object.freeze({
 /** The tensors of a GPT-NeoX with `config` (HF keys, model-layouts.js), seeded (seededTensors). */
 export function tinyNeoxTensors(config = TINY_NEOX_CONFIG, seed = 3, dtype = 'F16') {
   return seededTensors(neoxLayout(config), seed, dtype);
+}
+
+/** A 2-layer Llama config (SmolLM2's keys, grouped-query, tied, BF16 as SmolLM2 ships). */
+export const TINY_LLAMA_CONFIG = Object.freeze({
+  architectures: ['LlamaForCausalLM'],
+  model_type: 'llama',
+  vocab_size: 320,
+  hidden_size: 32,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  intermediate_size: 64,
+  max_position_embeddings: 64,
+  rope_theta: 100000,
+  rms_norm_eps: 1e-5,
+  tie_word_embeddings: true,
+  hidden_act: 'silu',
+  torch_dtype: 'bfloat16',
+  bos_token_id: 0,
+  eos_token_id: 0,
+});
+
+/** The tensors of a Llama with `config` (HF keys, model-layouts.js), seeded, BF16 by default. */
+export function tinyLlamaTensors(config = TINY_LLAMA_CONFIG, seed = 5, dtype = 'BF16') {
+  return seededTensors(llamaLayout(config), seed, dtype);
 }
 
 /** GPT-2's byte → printable character table (byte-level BPE spells every byte as one char). */

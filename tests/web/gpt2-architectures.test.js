@@ -85,10 +85,57 @@ describe('Models view architectures', () => {
   it('Architectures.ConfigModelTypeIsAcceptedOrRefusedByName', () => {
     expect(architectureOfConfigJson({ model_type: 'gpt_neox' })).toBe('gpt_neox');
     expect(architectureOfConfigJson({ model_type: 'gpt2' })).toBe('gpt2');
+    expect(architectureOfConfigJson({ model_type: 'qwen3' })).toBe('qwen3');
     expect(architectureOfConfigJson({ n_embd: 32 })).toBeNull();
-    expect(() => architectureOfConfigJson({ model_type: 'llama' }, 'my/config.json')).toThrow(
-      /^my\/config\.json: model_type "llama" is not a model this view runs \(gpt2, gpt_neox\)$/,
+    expect(() => architectureOfConfigJson({ model_type: 'gemma3_text' }, 'my/config.json')).toThrow(
+      /^my\/config\.json: model_type "gemma3_text" is not a model this view runs \(gpt2, gpt_neox, llama, mistral, qwen2, qwen3\)$/,
     );
-    expect(() => architecture('llama')).toThrow(/this view runs gpt2 and gpt_neox models/);
+    expect(() => architecture('gemma3_text')).toThrow(
+      /this view runs gpt2, gpt_neox, llama, mistral, qwen2 and qwen3 models/,
+    );
+  });
+
+  // The four Llama members are one description: loader, tokenizer, RoPE, rows from the core's config.
+  it('Architectures.LlamaFamilyIsOneDescription', () => {
+    const SMOL = {
+      model_type: 'llama',
+      vocab_size: 49152,
+      max_position_embeddings: 8192,
+      hidden_size: 576,
+      num_hidden_layers: 30,
+      num_attention_heads: 9,
+      num_key_value_heads: 3,
+      head_dim: 64,
+      intermediate_size: 1536,
+      rope_theta: 100000,
+      rope: { scaling: 'none', factor: 1, originalLength: 8192 },
+      sliding_window: 0,
+      tie_word_embeddings: true,
+      rms_norm_eps: 1e-5,
+      parameters: 134515008,
+    };
+    for (const member of ['llama', 'mistral', 'qwen2', 'qwen3']) {
+      const a = architecture(member);
+      expect([a.name, a.loader, a.tokenizer, a.rope]).toEqual(['Llama', 'llamaLoader', 'tokenizer-json', true]);
+    }
+    expect([architecture('gpt2').loader, architecture('gpt2').rope]).toEqual(['gpt2Loader', false]);
+    expect([architecture('gpt_neox').loader, architecture('gpt_neox').rope]).toEqual(['gptNeoxLoader', true]);
+    const rows = Object.fromEntries(
+      architecture('llama')
+        .configRows(SMOL)
+        .map((r) => [r.key, r.value]),
+    );
+    expect(rows.head_dim).toBe(64);
+    expect(rows.num_key_value_heads).toBe(3);
+    expect(rows.rope_scaling).toBe('none');
+    const note = architecture('llama').positionNote({
+      ...SMOL,
+      rope: { scaling: 'yarn', factor: 4, originalLength: 8192 },
+      sliding_window: 4096,
+    });
+    expect(note).toMatch(/RoPE on all 64 dims of each head \(base 100000, scaling yarn × 4 \(N = 8192\)\)/);
+    expect(note).toMatch(/3 key\/value heads, each shared by 3 query heads/);
+    expect(note).toMatch(/sliding window of 4096/);
+    expect(maxTokens(SMOL)).toBe(256);
   });
 });

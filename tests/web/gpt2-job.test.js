@@ -60,6 +60,7 @@ function fakeLab() {
       log.neoxLoaders.push(config);
       let received = 0;
       return {
+        tensors: [{ name: 'w', dtype: 'F16' }],
         expected: fileSize - header.length,
         received: () => received,
         append: (c) => (received += c.length),
@@ -77,6 +78,7 @@ function fakeLab() {
       log.loaders++;
       let received = 0;
       return {
+        tensors: [{ name: 'w', dtype: 'F16' }],
         expected: fileSize - header.length,
         received: () => received,
         append: (c) => (received += c.length),

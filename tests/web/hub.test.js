@@ -468,6 +468,8 @@ describe('known models and runtimes', () => {
       'openai-community/gpt2-medium',
       'EleutherAI/pythia-70m',
       'EleutherAI/pythia-160m',
+      'HuggingFaceTB/SmolLM2-135M',
+      'HuggingFaceTB/SmolLM2-360M',
     ]);
     for (const m of KNOWN_MODELS) {
       expect(Object.hasOwn(RUNTIMES, m.architecture)).toBe(true);
@@ -476,6 +478,7 @@ describe('known models and runtimes', () => {
     }
     expect(runtimeOf('gpt2').name).toBe('GPT-2');
     expect(runtimeOf('gpt_neox').name).toBe('GPT-NeoX');
+    expect(runtimeOf('llama').name).toBe('Llama');
   });
 
   it('Known.RuntimesHandTheCachedFilesToTheWorkersLoader', async () => {

@@ -5,17 +5,25 @@
 // never test for an architecture themselves.
 
 /**
- * @typedef {'gpt2' | 'gpt_neox'} Architecture config.json's model_type
+ * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3'} Architecture
+ *   config.json's model_type
  * @typedef {{ key: string, label: string, value: number | string | boolean }} ConfigRow
  */
 
 // An architecture from config.json's keys for its five sizes (as the core's LmDimKeys), the
-// rows of its config table only it has, and what the position-method swap means for it.
-function describe({ name, tokenizer, keys, extraRows, positionSwap }) {
+// rows of its config table only it has, what the position-method swap means for it, its
+// loader in the language-model module, and, for a RoPE model (forward with losses by
+// position, no position swap), how positions enter it. A RoPE model's checkpoint does not say
+// its shape or vocabulary: it needs config.json and tokenizer.json beside it.
+function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, positionNote = null }) {
   const { vocab, context, width, layers, heads } = keys;
   return {
     name,
     tokenizer,
+    keys,
+    loader,
+    rope: positionNote !== null,
+    positionNote,
     layers: (c) => c[layers],
     heads: (c) => c[heads],
     contextKey: context,
@@ -27,7 +35,9 @@ function describe({ name, tokenizer, keys, extraRows, positionSwap }) {
       { key: width, label: `${width} (E)`, value: c[width] },
       { key: layers, label: `${layers} (N)`, value: c[layers] },
       { key: heads, label: `${heads} (H)`, value: c[heads] },
-      { key: 'head', label: 'head width d = E/H', value: c[width] / c[heads] },
+      c.head_dim === undefined
+        ? { key: 'head', label: 'head width d = E/H', value: c[width] / c[heads] }
+        : row(c, 'head_dim', 'head_dim (d)'),
       ...extraRows(c),
     ],
     positionSwap,
@@ -36,12 +46,20 @@ function describe({ name, tokenizer, keys, extraRows, positionSwap }) {
 
 const row = (c, key, label = key) => ({ key, label, value: c[key] });
 
+const ropeSwap = (who) =>
+  `${who} rotates q and k by their positions (RoPE) inside every attention layer, as it was trained; ` +
+  'the position-method swap is GPT-2’s (it replaces GPT-2’s learned position embedding) and does not apply.';
+
+const scalingText = (rope) =>
+  !rope || rope.scaling === 'none' ? 'none' : `${rope.scaling} × ${rope.factor} (N = ${rope.originalLength})`;
+
 const gpt2 = describe({
   name: 'GPT-2',
   tokenizer: 'tiktoken-gpt2',
   keys: { vocab: 'vocab_size', context: 'n_positions', width: 'n_embd', layers: 'n_layer', heads: 'n_head' },
   extraRows: (c) => [row(c, 'layer_norm_epsilon')],
   positionSwap: null, // the view's position-method swap applies
+  loader: 'gpt2Loader',
 });
 
 const gptNeox = describe({
@@ -62,12 +80,33 @@ const gptNeox = describe({
     row(c, 'use_parallel_residual'),
     row(c, 'layer_norm_eps'),
   ],
-  positionSwap:
-    'GPT-NeoX rotates q and k by their positions (RoPE) inside every attention layer, as it was trained; ' +
-    'the position-method swap is GPT-2’s (it replaces GPT-2’s learned position embedding) and does not apply.',
+  positionSwap: ropeSwap('GPT-NeoX'),
+  loader: 'gptNeoxLoader',
+  positionNote: neoxPositionNote,
 });
 
-const TABLE = Object.freeze({ gpt2, gpt_neox: gptNeox });
+// llama, mistral, qwen2 and qwen3: one description (the core's LlamaConfig), the member in
+// model_type.
+const llama = describe({
+  name: 'Llama',
+  tokenizer: 'tokenizer-json',
+  keys: gptNeox.keys,
+  extraRows: (c) => [
+    row(c, 'model_type'),
+    row(c, 'num_key_value_heads', 'num_key_value_heads (K: each shared by H/K query heads)'),
+    row(c, 'intermediate_size', 'intermediate_size (MLP width)'),
+    row(c, 'rope_theta'),
+    { key: 'rope_scaling', label: 'rope_scaling', value: scalingText(c.rope) },
+    row(c, 'sliding_window', 'sliding_window (0: none)'),
+    row(c, 'tie_word_embeddings'),
+    row(c, 'rms_norm_eps'),
+  ],
+  positionSwap: ropeSwap('This model'),
+  loader: 'llamaLoader',
+  positionNote: llamaPositionNote,
+});
+
+const TABLE = Object.freeze({ gpt2, gpt_neox: gptNeox, llama, mistral: llama, qwen2: llama, qwen3: llama });
 
 /** The architectures this view runs, by model_type. */
 export const ARCHITECTURES = Object.freeze(Object.keys(TABLE));
@@ -77,7 +116,7 @@ export function architecture(name) {
   const a = TABLE[name];
   if (!a) {
     throw new Error(
-      `model_type ${JSON.stringify(name)}: this view runs ${ARCHITECTURES.join(' and ')} models, not this one`,
+      `model_type ${JSON.stringify(name)}: this view runs ${ARCHITECTURES.slice(0, -1).join(', ')} and ${ARCHITECTURES.at(-1)} models, not this one`,
     );
   }
   return a;
@@ -109,6 +148,19 @@ export const parameterTotal = (config) =>
 export function rotaryDim(c) {
   if (c.rope?.rotaryDim !== undefined) return c.rope.rotaryDim;
   return Math.floor((c.hidden_size / c.num_attention_heads) * c.rotary_pct);
+}
+
+/** How positions enter a Llama-family model, for the note above the maps. */
+export function llamaPositionNote(c) {
+  const shared =
+    c.num_key_value_heads === c.num_attention_heads
+      ? ''
+      : ` (grouped-query: ${c.num_key_value_heads} key/value heads, each shared by ${c.num_attention_heads / c.num_key_value_heads} query heads, so heads of one group share their keys)`;
+  const window = c.sliding_window > 0 ? `; a sliding window of ${c.sliding_window} on its windowed layers` : '';
+  return (
+    `Positions as trained: RoPE on all ${c.head_dim} dims of each head (base ${c.rope_theta}, scaling ${scalingText(c.rope)})${shared}${window}; ` +
+    'no position embedding is added to the tokens. The positions setting applies to GPT-2 only.'
+  );
 }
 
 /** How positions enter GPT-NeoX, for the note above the maps. */

@@ -1,24 +1,26 @@
 // Reads a local model.safetensors (a browser File, or any Blob) into the wasm core piece by
 // piece: the 8-byte length, the JSON header, then the data buffer in chunks of a few MB handed
-// to the architecture's loader (lab.gpt2Loader or lab.gptNeoxLoader).append. The file is never held whole in memory, never leaves the
+// to the architecture's loader (gpt2/architectures.js: lab.gpt2Loader, gptNeoxLoader or llamaLoader).append. The file is never held whole in memory, never leaves the
 // machine, and the loader is deleted whether loading finishes or fails.
+
+import { architecture as describeArchitecture } from './architectures.js';
 
 export const CHUNK_BYTES = 4 << 20;
 
 const bytes = async (blob, begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer());
 
 /**
- * @param {any} lab the bound language-model API (lab.safetensorsHeaderLength, lab.gpt2Loader,
- *   lab.gptNeoxLoader, lab.architectureOf)
+ * @param {any} lab the bound language-model API (lab.safetensorsHeaderLength, the
+ *   architectures' loaders, lab.architectureOf)
  * @param {Blob} file the checkpoint
  * @param {{ name?: string, config?: object, chunkBytes?: number,
- *   architecture?: 'gpt2' | 'gpt_neox', onArchitecture?: (a: 'gpt2' | 'gpt_neox') => void,
+ *   architecture?: string, onArchitecture?: (a: string) => void,
  *   onProgress?: (p: { received: number, expected: number }) => void,
  *   cancelled?: () => boolean }} [opts] architecture: config.json's model_type; without it the
  *   checkpoint's tensor names decide (lab.architectureOf). onArchitecture runs before any
  *   weight is read and may refuse by throwing.
- * @returns {Promise<any>} the model (GPT-2's, or GPT-NeoX's with .architecture; the caller
- *   owns it and deletes it)
+ * @returns {Promise<any>} the model (GPT-2's, or another's with .architecture; the caller owns
+ *   it and deletes it)
  */
 export async function loadCheckpoint(lab, file, opts = {}) {
   const name = opts.name ?? file.name ?? 'model.safetensors';
@@ -30,15 +32,19 @@ export async function loadCheckpoint(lab, file, opts = {}) {
   const start = 8 + n;
   const header = await bytes(file, 0, start);
   const architecture = opts.architecture ?? lab.architectureOf?.(header, size, name) ?? 'gpt2';
-  // The core also reads the Llama family (poslab lm); the page's loaders are GPT-2's and GPT-NeoX's.
-  if (architecture !== 'gpt2' && architecture !== 'gpt_neox') {
-    throw new Error(
-      `${name}: a ${architecture} checkpoint: the page runs GPT-2 and GPT-NeoX models (the CLI's poslab lm runs it)`,
-    );
+  let described;
+  try {
+    described = describeArchitecture(architecture);
+  } catch (e) {
+    throw new Error(`${name}: ${e.message}`);
   }
   opts.onArchitecture?.(architecture);
-  const make = architecture === 'gpt_neox' ? lab.gptNeoxLoader : lab.gpt2Loader;
-  const loader = make({ header, fileSize: size, name, ...(opts.config ? { config: opts.config } : {}) });
+  const loader = lab[described.loader]({
+    header,
+    fileSize: size,
+    name,
+    ...(opts.config ? { config: opts.config } : {}),
+  });
   try {
     const expected = loader.expected;
     opts.onProgress?.({ received: 0, expected });
@@ -47,7 +53,11 @@ export async function loadCheckpoint(lab, file, opts = {}) {
       loader.append(await bytes(file, at, Math.min(size, at + chunkBytes)));
       opts.onProgress?.({ received: loader.received(), expected });
     }
-    return loader.finish();
+    const model = loader.finish();
+    // What the file stored, where the model holds it widened (BF16 → F32).
+    const stored = [...new Set(loader.tensors.map((t) => t.dtype))];
+    model.fileDtype = stored.length === 1 ? stored[0] : 'mixed';
+    return model;
   } finally {
     loader.delete();
   }

@@ -5,7 +5,7 @@
 // label before a download starts; the progress bar uses the file's real Content-Length).
 
 /**
- * @typedef {'gpt2' | 'gpt_neox'} Architecture config.json's model_type
+ * @typedef {import('../gpt2/architectures.js').Architecture} Architecture config.json's model_type
  * @typedef {'tiktoken-gpt2' | 'tokenizer-json'} TokenizerKind GPT-2's ranks shipped in
  *   js-tiktoken (no file to fetch), or the repository's tokenizer.json through
  *   @huggingface/tokenizers
@@ -59,6 +59,29 @@ export const KNOWN_MODELS = Object.freeze([
     tokenizerFiles: ['tokenizer.json'],
     tokenizer: 'tokenizer-json',
     approxBytes: 375e6,
+  },
+  // SmolLM2 ships BF16 (half the bytes of F32); the page widens it to F32 as it loads.
+  {
+    id: 'smollm2-135m',
+    label: 'SmolLM2-135M',
+    repo: 'HuggingFaceTB/SmolLM2-135M',
+    architecture: 'llama',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 269e6,
+  },
+  {
+    id: 'smollm2-360m',
+    label: 'SmolLM2-360M',
+    repo: 'HuggingFaceTB/SmolLM2-360M',
+    architecture: 'llama',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 724e6,
   },
 ]);
 

@@ -12,8 +12,8 @@
 
 /**
  * The worker's gpt2Load job, the streamed loader the local-file path uses, for either
- * architecture: it reads the cached Blob in pieces into lab.gpt2Loader or lab.gptNeoxLoader
- * (config.json's model_type decides) and keeps the model's tokenizer beside it.
+ * architecture: it reads the cached Blob in pieces into the architecture's loader (config.json's
+ * model_type decides) and keeps the model's tokenizer beside it.
  */
 function loadInWorker({ compute, channel, weights, config, texts, onProgress }) {
   // File parts reference the cached Blob: nothing is copied here or on the way to the worker.
@@ -32,10 +32,12 @@ export const RUNTIMES = Object.freeze({
   gpt2: { name: 'GPT-2', load: loadInWorker },
   // Pythia: the same job; the worker reads tokenizer.json with @huggingface/tokenizers once.
   gpt_neox: { name: 'GPT-NeoX', load: loadInWorker },
+  // The Llama family (SmolLM2): the same job, BF16 widened to F32 by the core as it streams in.
+  llama: { name: 'Llama', load: loadInWorker },
 });
 
 /** Readable names of the architectures (for messages, also without a runtime). */
-export const ARCHITECTURE_NAMES = Object.freeze({ gpt2: 'GPT-2', gpt_neox: 'GPT-NeoX' });
+export const ARCHITECTURE_NAMES = Object.freeze({ gpt2: 'GPT-2', gpt_neox: 'GPT-NeoX', llama: 'Llama' });
 
 /** The runtime of `architecture` in this build, or null. */
 export const runtimeOf = (architecture) => RUNTIMES[architecture] ?? null;

@@ -1,10 +1,10 @@
-// The Models view's jobs, for every architecture the language-model module runs (GPT-2 and
-// GPT-NeoX, gpt2/architectures.js). The model lives here in the worker between forward passes
+// The Models view's jobs, for every architecture the language-model module runs (GPT-2,
+// GPT-NeoX and the Llama family, gpt2/architectures.js). The model lives here in the worker between forward passes
 // (one at a time: a random init or a loaded checkpoint, keyed by an id the page passes back),
 // with its tokenizer (GPT-2's bundled ranks, or the model's tokenizer.json read once at load);
 // a model that is replaced is freed with .delete(). These jobs run one after another, so a
 // forward pass never sees a model half loaded or freed.
-import { architecture, architectureOfConfigJson, neoxPositionNote } from '../../gpt2/architectures.js';
+import { architecture, architectureOfConfigJson } from '../../gpt2/architectures.js';
 import { loadCheckpoint, parseConfigJson } from '../../gpt2/loading.js';
 import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../../gpt2/shapes.js';
 import { loadTokenizer, loadTokenizerOf } from '../../gpt2/tokenizer.js';
@@ -33,7 +33,9 @@ function replace(next) {
 function describe(model, source) {
   const { config } = model;
   const arch = model.architecture ?? 'gpt2';
-  return { ...source, architecture: arch, config, bytes: model.bytes, dtype: model.dtype };
+  // A BF16 file is held widened to F32: say both.
+  const dtype = model.fileDtype === 'BF16' ? `BF16 file → ${model.dtype}` : model.dtype;
+  return { ...source, architecture: arch, config, bytes: model.bytes, dtype };
 }
 
 const randomKey = (shape) => `random:${shape}:${RANDOM_SEED}`;
@@ -87,11 +89,10 @@ export function gpt2(lab, p, ctx = {}) {
     checkTokens(ids, pieces, model.config);
 
     const t1 = performance.now();
-    const neox = info.architecture === 'gpt_neox';
-    // GPT-NeoX: positions are its RoPE. The core returns the logits or the per-position loss
-    // (or both); the (T − 1) losses are far smaller than (T, V) logits, and need T ≥ 2.
+    // A RoPE model: positions are its rotation. The core returns the logits or the per-position
+    // loss (or both); the (T − 1) losses are far smaller than (T, V) logits, and need T ≥ 2.
     const T0 = ids.length;
-    const r = neox
+    const r = arch.rope
       ? model.forward(ids, { topK: 10, trace: true, logits: T0 < 2, lossByPosition: T0 >= 2 })
       : model.forward(ids, { position: p.position, topK: 10, trace: true });
     const forwardMs = performance.now() - t1;
@@ -120,8 +121,8 @@ export function gpt2(lab, p, ctx = {}) {
         probs: Array.from(r.topProbs),
         pieces: Array.from(r.topIds, (id) => tok.piece(id)),
       },
-      position: neox ? 'rope' : r.position,
-      positionNote: neox ? neoxPositionNote(model.config) : r.positionNote,
+      position: arch.rope ? 'rope' : r.position,
+      positionNote: arch.rope ? arch.positionNote(model.config) : r.positionNote,
       layers: N,
       heads: H,
       heatmaps,
@@ -167,18 +168,22 @@ export function gpt2Load(lab, p, ctx = {}) {
     const declared = config ? architectureOfConfigJson(config, p.config.name) : null;
     const tokenizerText = p.tokenizer ? await p.tokenizer.text() : null;
     let tokenizer = null;
+    // A RoPE model's checkpoint does not say its shape or vocabulary.
     const ready = (arch) => {
-      if (arch !== 'gpt_neox') return;
+      if (!architecture(arch).rope) return;
       const missing = [!config && 'config.json', !p.tokenizer && 'tokenizer.json'].filter(Boolean);
       if (missing.length) {
         throw new Error(
-          `${name} is a GPT-NeoX checkpoint: pick its ${missing.join(' and ')} with it (the checkpoint does not say its shape or vocabulary)`,
+          `${name} is a ${architecture(arch).name} checkpoint: pick its ${missing.join(' and ')} with it (the checkpoint does not say its shape or vocabulary)`,
         );
       }
     };
     if (declared) ready(declared);
-    if (declared === 'gpt_neox') tokenizer = await tokenizerOf('gpt_neox', tokenizerText, p.tokenizer.name);
-    if (current && current.info.bytes + p.model.size > KEEP_OLD_BELOW) replace(null);
+    if (declared && architecture(declared).rope)
+      tokenizer = await tokenizerOf(declared, tokenizerText, p.tokenizer.name);
+    // A BF16 checkpoint (config.json's torch_dtype) is widened to F32: twice its size in memory.
+    const incoming = p.model.size * (config?.torch_dtype === 'bfloat16' ? 2 : 1);
+    if (current && current.info.bytes + incoming > KEEP_OLD_BELOW) replace(null);
     const model = await loadCheckpoint(lab, p.model, {
       name,
       config,
@@ -188,8 +193,8 @@ export function gpt2Load(lab, p, ctx = {}) {
       cancelled: () => cancelled,
     });
     try {
-      if (model.architecture === 'gpt_neox' && !tokenizer) {
-        tokenizer = await tokenizerOf('gpt_neox', tokenizerText, p.tokenizer.name);
+      if (architecture(model.architecture ?? 'gpt2').rope && !tokenizer) {
+        tokenizer = await tokenizerOf(model.architecture, tokenizerText, p.tokenizer.name);
       }
     } catch (e) {
       model.delete();
