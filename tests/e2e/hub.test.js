@@ -128,6 +128,13 @@ async function loadFromStorage(page, id) {
   expect(hubRequests(), 'requests to the hub').toBe(asking);
 }
 
+/** The tiny tokenizer.json's 9 tokens (not GPT-2's 6), every layer × head drawn, the top 10. */
+async function expectTinyTokenizerRun(page) {
+  expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
+  expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
+  expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+}
+
 async function waitForError(page) {
   await page.waitForFunction(() => document.getElementById('c-hub-error').textContent.length > 0);
   return hubError(page);
@@ -222,9 +229,7 @@ describe('Models view: one click to a hub model', () => {
     expect(await label(page)).toBe('Loaded: SmolLM2-135M (HuggingFaceTB/SmolLM2-135M), downloaded from the hub');
     expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 file → F32 · /);
     expect(await hubError(page)).toBe('');
-    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
-    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
-    expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+    await expectTinyTokenizerRun(page);
     const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
     expect([await row('model_type'), await row('num_key_value_heads'), await row('rope_theta')]).toEqual([
       'llama',
@@ -256,10 +261,7 @@ describe('Models view: one click to a hub model', () => {
       /^Pythia-70m: downloaded [\d.]+ [kM]B in [\d.]+ s and stored; loaded in [\d.]+ s$/,
     );
     expect(await hubError(page)).toBe('');
-    // Its tokenizer.json's 9 tokens (not GPT-2's 6), every layer × head drawn, the top 10 listed.
-    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
-    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
-    expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+    await expectTinyTokenizerRun(page);
     const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
     expect([await row('hidden_size'), await row('num_attention_heads'), await row('rotary_pct')]).toEqual([
       '32',
