@@ -67,16 +67,17 @@ describe('the longContext job (tiny random GPT-NeoX)', () => {
     expect([r.N, r.T]).toEqual([64, 256]);
     expect(r.random).toBe(true);
     expect(seen.filter((d) => d.phase === 'run').map((d) => `${d.index + 1}/${d.count} ${d.method}`)).toEqual([
-      '1/5 none',
-      '2/5 linear',
-      '3/5 ntk',
-      '4/5 dynamic',
-      '5/5 yarn',
+      '1/6 none',
+      '2/6 linear',
+      '3/6 ntk',
+      '4/6 dynamic',
+      '5/6 yarn',
+      '6/6 llama3',
     ]);
     // Independent values: the same model through the API, on the sample's first 256 tokens.
     const tok = await loadTokenizer();
     const tokens = tok.encode(SAMPLE_TEXT).slice(0, 256);
-    const { label, ...choice } = RANDOM_MODELS.tiny;
+    const { label, random, ...choice } = RANDOM_MODELS.tiny;
     const model = lab.gptNeoxRandom({ ...choice, seed: 0 });
     try {
       for (const scaling of LONG_CONTEXT_METHODS) {
@@ -99,6 +100,37 @@ describe('the longContext job (tiny random GPT-NeoX)', () => {
     const again = await longContext(lab, { model: 'tiny', times: 4, factor: 4 });
     expect(again.cached).toBe(true);
     expect(Array.from(again.losses.yarn)).toEqual(Array.from(r.losses.yarn));
+  });
+
+  test('a tiny Llama: the same curves as its own forward, llama3 among them', async () => {
+    const r = await longContext(lab, { model: 'tiny-llama', times: 2, factor: 4, methods: ['none', 'llama3'] });
+    expect([r.N, r.T, r.random]).toEqual([64, 128, true]);
+    expect(r.model).toMatch(/tiny Llama/);
+    const tokens = (await loadTokenizer()).encode(SAMPLE_TEXT).slice(0, 128);
+    const { label, random, ...choice } = RANDOM_MODELS['tiny-llama'];
+    const model = lab[random]({ ...choice, seed: 0 });
+    try {
+      const want = model.forward(tokens, {
+        logits: false,
+        lossByPosition: true,
+        rope: { scaling: 'llama3', factor: 4 },
+      }).losses.data;
+      expect(Array.from(r.losses.llama3)).toEqual(Array.from(want));
+      expect(r.losses.llama3).not.toEqual(r.losses.none);
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('a GPT-2 checkpoint is refused: it learns its positions', async () => {
+    const files = {
+      weights: new File([new Uint8Array(16)], 'model.safetensors'),
+      config: new File([JSON.stringify({ model_type: 'gpt2' })], 'config.json'),
+    };
+    await expect(longContext(lab, { model: 'file', files, times: 2, factor: 2 })).rejects.toMatchObject({
+      field: 'model',
+      message: expect.stringMatching(/GPT-2 learns its positions/),
+    });
   });
 
   test('the user’s text, a subset of methods, a short text noted', async () => {

@@ -255,7 +255,7 @@ export const VIEWS = [
     // The text and a local checkpoint stay on the page; the model choice and scaling travel.
     settings: {
       // The tiny model by default: it runs at once, so the view opens with its curves.
-      model: oneOf(['tiny', 'pythia-70m', 'file'], 'tiny'),
+      model: oneOf(['tiny', 'tiny-llama', 'pythia-70m', 'file'], 'tiny'),
       times: int(4, 1, 8),
       factor: num(4, 1, 64),
       smooth: int(64, 1, 4096),

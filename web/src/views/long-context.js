@@ -1,4 +1,5 @@
-// The Long context view: per-position next-token loss of a RoPE model (GPT-NeoX / Pythia) on
+// The Long context view: per-position next-token loss of a RoPE model (GPT-NeoX / Pythia or
+// the Llama family) on
 // a long text out to times × its trained context, one curve per RoPE scaling — the classic
 // position-interpolation plot. Computed in the view's worker on the language-model module
 // (jobs/long-context.js) on demand (Run; the tiny model, the default, at once: the view never
@@ -16,7 +17,8 @@ const SPECS = [
     label: 'model',
     kind: 'select',
     options: [
-      ['tiny', 'random weights, tiny (context 64)'],
+      ['tiny', 'random weights, tiny GPT-NeoX (context 64)'],
+      ['tiny-llama', 'random weights, tiny Llama (context 64)'],
       ['pythia-70m', 'random weights, Pythia-70m shapes'],
       ['file', 'local checkpoint…'],
     ],
@@ -27,10 +29,10 @@ const SPECS = [
 ];
 
 const NOTE =
-  'Past the trained context N (the dashed line) an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK and YaRN stretch the rotation so longer ' +
+  'Past the trained context N (the dashed line) an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK, YaRN and llama3 stretch the rotation so longer ' +
   'texts stay in the range the model was trained on. Only the losses are computed: the logits are reduced row by row and no ' +
   'attention map is kept, so T = 8192 fits. Random weights give a flat curve near ln V: they show the cost, not a trained ' +
-  'model’s behaviour — load a Pythia checkpoint (config.json, tokenizer.json) for the real curves, or run natively: ' +
+  'model’s behaviour — load a Pythia or Llama-family checkpoint (config.json, tokenizer.json) for the real curves, or run natively: ' +
   '`poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`.';
 
 const labelOf = (m, p) => (m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`);
@@ -146,10 +148,10 @@ export default defineView('long-context', {
       // The smoothing is drawn, not computed: moving it redraws the last curves.
       key: (p) => ({ ...p, smooth: 0, text: textArea.value, files: files && files.weights.name }),
       redraw: draw,
-      // Pythia-sized runs take minutes (five passes at up to 8× 2048 tokens): only on Run.
+      // Pythia-sized runs take minutes (six passes at up to 8× 2048 tokens): only on Run.
       demand(p) {
         if (p.model === 'file' && !files) return 'pick a checkpoint and its config.json';
-        if (p.model !== 'tiny') return 'press Run: five passes of a Pythia-sized model take minutes';
+        if (!p.model.startsWith('tiny')) return 'press Run: six passes of a Pythia-sized model take minutes';
         return null;
       },
       start() {

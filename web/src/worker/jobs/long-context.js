@@ -1,20 +1,23 @@
 // The Long context view's job, on the language-model module: per-position next-token loss of
-// a GPT-NeoX (Pythia) model on a text out to `times` × its trained context, once per RoPE
-// scaling. Each pass asks only for the losses (T−1,): the core reduces the logits a
+// a RoPE model (GPT-NeoX / Pythia, or the Llama family: SmolLM2, Qwen, Mistral) on a text out
+// to `times` × its trained context, once per RoPE scaling. Each pass asks only for the losses (T−1,): the core reduces the logits a
 // vocabulary block at a time and keeps no attention map, so neither (T, V) nor (H, T, T)
 // exists at T = 8192. The model and the last curves stay in the worker between requests (a
 // change of smoothing redraws without recomputing); Cancel terminates the worker (client.js).
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js';
+import { architecture } from '../../gpt2/architectures.js';
 import { loadTokenizer, loadTokenizerJson } from '../../gpt2/tokenizer.js';
 
 /** The scalings compared, in plot order ('none' is the model as trained). */
-export const LONG_CONTEXT_METHODS = ['none', 'linear', 'ntk', 'dynamic', 'yarn'];
+export const LONG_CONTEXT_METHODS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
 
-// Random-weight models: Pythia-70m's shapes (what the runtimes are measured on), and a tiny
-// one of the same vocabulary and trained context 64 for quick looks and tests.
+// Random-weight models: Pythia-70m's shapes (what the runtimes are measured on), and tiny
+// ones of the same vocabulary and trained context 64 for quick looks and tests: GPT-NeoX, and
+// a grouped-query Llama. `random` names the API's random-init function.
 export const RANDOM_MODELS = {
-  'pythia-70m': { preset: 'pythia-70m', label: 'random weights of Pythia-70m’s shapes' },
+  'pythia-70m': { random: 'gptNeoxRandom', preset: 'pythia-70m', label: 'random weights of Pythia-70m’s shapes' },
   tiny: {
+    random: 'gptNeoxRandom',
     config: {
       model_type: 'gpt_neox',
       vocab_size: 50304,
@@ -25,6 +28,20 @@ export const RANDOM_MODELS = {
       max_position_embeddings: 64,
     },
     label: 'random weights of a tiny GPT-NeoX (trained context 64)',
+  },
+  'tiny-llama': {
+    random: 'llamaRandom',
+    config: JSON.stringify({
+      model_type: 'llama',
+      vocab_size: 50304,
+      hidden_size: 64,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      intermediate_size: 128,
+      max_position_embeddings: 64,
+    }),
+    label: 'random weights of a tiny Llama (grouped-query, trained context 64)',
   },
 };
 const RANDOM_SEED = 0;
@@ -78,14 +95,33 @@ async function readText(file) {
   return typeof file === 'string' ? file : file.text();
 }
 
-// A checkpoint File streamed into gptNeoxLoader (+ its config.json, and tokenizer.json when given).
+// A RoPE checkpoint File streamed into its architecture's loader (config.json's model_type;
+// GPT-NeoX when it has none), with tokenizer.json when given.
 async function fileModel(lab, files, progress) {
   const { weights, config, tokenizer } = files;
   const configText = await readText(config);
+  let type;
+  try {
+    type = JSON.parse(configText)?.model_type ?? 'gpt_neox';
+  } catch (e) {
+    throw Object.assign(new Error(`${config.name ?? 'config.json'}: not valid JSON (${e.message})`), {
+      field: 'model',
+    });
+  }
+  let arch;
+  try {
+    arch = architecture(type);
+  } catch (e) {
+    throw Object.assign(new Error(e.message), { field: 'model' });
+  }
+  if (!arch.rope) {
+    const why = `${arch.name} learns its positions: this view compares RoPE scalings (pick a GPT-NeoX or Llama-family checkpoint)`;
+    throw Object.assign(new Error(why), { field: 'model' });
+  }
   const head8 = new Uint8Array(await weights.slice(0, 8).arrayBuffer());
   const N = lab.safetensorsHeaderLength(head8, weights.size, weights.name);
   const header = new Uint8Array(await weights.slice(0, 8 + N).arrayBuffer());
-  const loader = lab.gptNeoxLoader({ header, fileSize: weights.size, name: weights.name, config: configText });
+  const loader = lab[arch.loader]({ header, fileSize: weights.size, name: weights.name, config: configText });
   try {
     for (let at = 8 + N; at < weights.size; at += CHUNK) {
       loader.append(new Uint8Array(await weights.slice(at, at + CHUNK).arrayBuffer()));
@@ -119,8 +155,8 @@ async function modelFor(lab, p, progress) {
   } else {
     const spec = RANDOM_MODELS[p.model];
     if (!spec) throw Object.assign(new RangeError(`unknown model '${p.model}'`), { field: 'model' });
-    const { label, ...choice } = spec;
-    made = { model: lab.gptNeoxRandom({ ...choice, seed: RANDOM_SEED }), tokenizer: null, label };
+    const { label, random, ...choice } = spec;
+    made = { model: lab[random]({ ...choice, seed: RANDOM_SEED }), tokenizer: null, label };
   }
   const tokenizer = made.tokenizer ?? (await loadTokenizer());
   const tokenizerLabel = made.tokenizer
@@ -131,7 +167,7 @@ async function modelFor(lab, p, progress) {
 }
 
 /**
- * p: { model: 'pythia-70m' | 'tiny' | 'file', files?: { weights: File, config: File,
+ * p: { model: 'pythia-70m' | 'tiny' | 'tiny-llama' | 'file', files?: { weights: File, config: File,
  * tokenizer?: File }, text?: string (absent or '': the sample), times: 1–8, factor: f ≥ 1,
  * methods?: subset of LONG_CONTEXT_METHODS }. Result: { methods, losses: { [method]:
  * Float32Array (T−1,) }, T, N, ... }.
