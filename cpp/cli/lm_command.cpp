@@ -111,20 +111,11 @@ void run_lm(const LmArgs& a) {
                                     std::to_string(tokens.size()) + ")");
   }
 
-  // The architecture, before any weight is read: config.json's model_type, else the names.
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
-  const SafetensorsHeader header = read_safetensors_header(a.weights);
-  const LmArchitecture stored = lm_architecture_of_checkpoint(header, a.weights);
-  std::optional<LmArchitecture> declared;
-  if (!a.config.empty()) declared = lm_architecture_of_config(config_text, a.config);
-  require(!declared || lm_checkpoint_family(*declared) == stored,
-          a.config + " describes a " + to_string(*declared) + " model, but " + a.weights +
-              " holds " + to_string(stored) + " tensors");
+  const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
   const Precision precision = parse_precision(a.precision);
 
   nlohmann::json index;
-  // The Llama family's members share their tensor names: the config tells them apart.
-  const LmArchitecture arch = declared ? *declared : stored;
   index["architecture"] = to_string(arch);
   index["weights"] = a.weights;
   index["precision"] = to_string(precision);

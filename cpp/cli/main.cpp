@@ -63,6 +63,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_analysis_commands(commands);
   poslab::cli::add_gpt2_commands(commands);
   poslab::cli::add_lm_commands(commands);
+  poslab::cli::add_lens_command(commands);
   poslab::cli::add_train_command(commands);
 
   if (argc > 1 && argv[1][0] == '-') {

@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "options.hpp"
 #include "poslab/io/npy.hpp"
+#include "poslab/models/lm_weights.hpp"
 
 namespace poslab::cli {
 
@@ -64,6 +66,19 @@ std::string read_model_config(const std::string& path) {
   std::fclose(file);
   require(text.size() < (1u << 20), path + ": too large for a model config");
   return text;
+}
+
+LmArchitecture lm_architecture_of_files(const std::string& weights, const std::string& config,
+                                        const std::string& config_text) {
+  const SafetensorsHeader header = read_safetensors_header(weights);
+  const LmArchitecture stored = lm_architecture_of_checkpoint(header, weights);
+  if (config.empty()) return stored;
+  const std::optional<LmArchitecture> declared = lm_architecture_of_config(config_text, config);
+  require(!declared || lm_checkpoint_family(*declared) == stored,
+          config + " describes a " + to_string(*declared) + " model, but " + weights + " holds " +
+              to_string(stored) + " tensors");
+  // The Llama family's members share their tensor names: the config tells them apart.
+  return declared ? *declared : stored;
 }
 
 }  // namespace poslab::cli

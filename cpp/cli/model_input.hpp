@@ -1,8 +1,11 @@
-// The inputs of the language-model commands (lm, lm-random): token ids and config.json text.
+// The inputs of the language-model commands (lm, lm-random, lens): token ids, config.json
+// text and the architecture a checkpoint holds.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "poslab/models/lm.hpp"
 
 namespace poslab::cli {
 
@@ -16,5 +19,11 @@ std::vector<long long> read_token_file(const std::string& path);
 
 // A config.json's text (at most 1 MB); Error naming the path.
 std::string read_model_config(const std::string& path);
+
+// The architecture of a checkpoint, before any weight is read: config.json's model_type
+// (`config_text`, empty when no --config) when it has one, else the tensor names; Error when
+// the two disagree.
+LmArchitecture lm_architecture_of_files(const std::string& weights, const std::string& config,
+                                        const std::string& config_text);
 
 }  // namespace poslab::cli

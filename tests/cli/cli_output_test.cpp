@@ -418,7 +418,7 @@ TEST_F(Cli, HelpWorksForEveryCommand) {
   for (const char* command :
        {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi", "alibi-slopes", "rope",
         "rope-freqs", "rope-decay", "attention", "norm", "similarity", "offset-matrix",
-        "wavelengths", "gpt2", "rope-config"}) {
+        "wavelengths", "gpt2", "rope-config", "lens"}) {
     const RunResult r = run({command, "--help"});
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_NE(r.out.find(std::string("poslab ") + command), std::string::npos) << r.out;

@@ -214,5 +214,43 @@ TEST_F(LmCli, RandomCheckpointsInHalfAndTheirConfigs) {
                         "-o must name a directory");
 }
 
+// The position lens: one entry per layer × head with its role, scores and distance profile;
+// the role counts add up; GPT-2 reads its shape off the checkpoint; bad requests refused.
+TEST_F(LmCli, LensReportsEveryHeadsRole) {
+  const RunResult r =
+      run({"lens", "--weights", "neox/model.safetensors", "--config", "neox/config.json",
+           "--tokens", "3,14,15,92,65,35,8,9", "--period", "3", "-o", "lens.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("6 heads: "), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_file(path("lens.json")));
+  ASSERT_EQ(j["heads"].size(), 6u);  // 2 layers × 3 heads
+  int total = 0;
+  for (const auto& [role, n] : j["role_counts"].items()) total += n.get<int>();
+  EXPECT_EQ(total, 6);
+  EXPECT_EQ(j["heads"][5]["layer"], 1);
+  EXPECT_EQ(j["heads"][5]["head"], 2);
+  EXPECT_EQ(j["heads"][0]["distance_profile"].size(), 8u);
+  EXPECT_EQ(j["induction"]["period"], 3);
+  EXPECT_EQ(j["thresholds"]["local_window"], 4);
+  for (const char* key : {"sink", "previous_token", "induction", "local"}) {
+    const double v = j["heads"][0]["scores"][key];
+    EXPECT_TRUE(v >= 0.0 && v <= 1.0 + 1e-6) << key;
+  }
+  ASSERT_EQ(run({"lens", "--weights", "gpt2/model.safetensors", "--tokens", "1,2,3,4,5,6", "-o",
+                 "g.json"})
+                .status,
+            0);
+  expect_refused_saying({"lens", "--weights", "neox/model.safetensors", "--config",
+                         "neox/config.json", "--tokens", "1,2,3,4,5,6", "-o", "l.npy"},
+                        "must end in .json");
+  expect_refused_saying(
+      {"lens", "--weights", "neox/model.safetensors", "--config", "neox/config.json", "--tokens",
+       "1,2,3,4,5,6", "--period", "4", "-o", "l2.json"},
+      "at most half");
+  expect_refused_saying(
+      {"lens", "--weights", "neox/model.safetensors", "--tokens", "1,2,3,4,5,6", "-o", "l3.json"},
+      "give its config.json");
+}
+
 }  // namespace
 }  // namespace poslab::test

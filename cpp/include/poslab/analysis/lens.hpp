@@ -1,0 +1,52 @@
+// The position lens's measures of one layer's attention (H, T, T): how each head spreads its
+// weight over relative distance, and its role, scored by written definitions (docs/lens.md):
+//   previous-token: the mean weight on j = i − 1 (rows i >= 1);
+//   sink:           the mean weight on the first token (rows i >= 1);
+//   induction:      on a sequence that repeats a random one of period n, the mean weight on
+//                   j = i − n + 1, the token after the previous occurrence (rows i >= n);
+//   local:          the mean weight within the last W tokens, j in (i − W, i] (rows i >= W);
+//   broad:          none of these reaches its threshold.
+// A head's role is the first of sink, previous-token, induction and local whose score reaches
+// its threshold: a sink head's mass is far from i, a previous-token head is also local, so the
+// narrower definitions come first. Sums in double.
+#pragma once
+
+#include <vector>
+
+#include "poslab/base/names.hpp"
+#include "poslab/base/tensor.hpp"
+
+namespace poslab {
+
+enum class HeadRole { kSink, kPreviousToken, kInduction, kLocal, kBroad };
+inline constexpr Named<HeadRole> kHeadRoleNames[] = {{HeadRole::kSink, "sink"},
+                                                     {HeadRole::kPreviousToken, "previous-token"},
+                                                     {HeadRole::kInduction, "induction"},
+                                                     {HeadRole::kLocal, "local"},
+                                                     {HeadRole::kBroad, "broad"}};
+
+struct HeadRoleThresholds {
+  double sink = 0.5;
+  double previous_token = 0.5;
+  double induction = 0.4;
+  double local = 0.7;
+  long long local_window = 4;  // W
+};
+
+struct HeadScores {
+  double sink = 0.0, previous_token = 0.0, induction = 0.0, local = 0.0;
+};
+
+// Each head's mean weight at distance d = i − j, over the rows i >= d: (H, T). Throws Error
+// (field "attention") unless attention is (H, T, T).
+TensorF attention_by_distance(const TensorF& attention);
+
+// The scores of every head of one layer: sink, previous-token and local on `attention` (a
+// text), induction on `repeated` (the same layer on a sequence of period `period`, T >= 2n;
+// empty: induction 0). Throws Error for shapes that disagree or a period outside [1, T/2].
+std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& repeated,
+                                    long long period, const HeadRoleThresholds& thresholds = {});
+
+HeadRole head_role(const HeadScores& scores, const HeadRoleThresholds& thresholds = {});
+
+}  // namespace poslab

@@ -1,0 +1,87 @@
+// The position lens's measures (poslab/analysis/lens.hpp): plain loops over (H, T, T), in double.
+#include "poslab/analysis/lens.hpp"
+
+#include <string>
+
+#include "poslab/base/errors.hpp"
+
+namespace poslab {
+
+namespace {
+
+struct Dims {
+  std::size_t H, T;
+};
+
+Dims layer_dims(const TensorF& a, const char* field) {
+  require(a.shape.size() == 3 && a.dim(1) == a.dim(2) && a.dim(1) > 0, field,
+          std::string(field) + " must be (H, T, T) with T > 0");
+  return {a.dim(0), a.dim(1)};
+}
+
+// The mean over rows i in [first, T) of f(i), 0 when there are none.
+template <class F>
+double row_mean(std::size_t first, std::size_t T, F f) {
+  if (first >= T) return 0.0;
+  double sum = 0.0;
+  for (std::size_t i = first; i < T; ++i) sum += f(i);
+  return sum / double(T - first);
+}
+
+}  // namespace
+
+TensorF attention_by_distance(const TensorF& attention) {
+  const auto [H, T] = layer_dims(attention, "attention");
+  TensorF out({H, T}, "attention by distance (H, T)");
+  for (std::size_t h = 0; h < H; ++h) {
+    const float* a = attention.ptr() + h * T * T;
+    for (std::size_t d = 0; d < T; ++d) {
+      out.data[h * T + d] =
+          float(row_mean(d, T, [&](std::size_t i) { return double(a[i * T + i - d]); }));
+    }
+  }
+  return out;
+}
+
+std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& repeated,
+                                    long long period, const HeadRoleThresholds& t) {
+  const auto [H, T] = layer_dims(attention, "attention");
+  require(t.local_window >= 1, "localWindow", "the local window W must be at least 1");
+  std::size_t R = 0;
+  if (!repeated.data.empty()) {
+    const Dims r = layer_dims(repeated, "repeated");
+    require(r.H == H, "repeated", "the repeated sequence's attention must have the text's heads");
+    R = r.T;
+    require(period >= 1 && 2 * std::size_t(period) <= R, "period",
+            "the repeat period n must be in [1, T/2] of the repeated sequence (T = " +
+                std::to_string(R) + ")");
+  }
+  const std::size_t W = std::size_t(t.local_window), n = std::size_t(period);
+  std::vector<HeadScores> out(H);
+  for (std::size_t h = 0; h < H; ++h) {
+    const float* a = attention.ptr() + h * T * T;
+    HeadScores& s = out[h];
+    s.sink = row_mean(1, T, [&](std::size_t i) { return double(a[i * T]); });
+    s.previous_token = row_mean(1, T, [&](std::size_t i) { return double(a[i * T + i - 1]); });
+    s.local = row_mean(W, T, [&](std::size_t i) {
+      double mass = 0.0;
+      for (std::size_t j = i + 1 - W; j <= i; ++j) mass += a[i * T + j];
+      return mass;
+    });
+    if (R > 0) {
+      const float* r = repeated.ptr() + h * R * R;
+      s.induction = row_mean(n, R, [&](std::size_t i) { return double(r[i * R + i - n + 1]); });
+    }
+  }
+  return out;
+}
+
+HeadRole head_role(const HeadScores& s, const HeadRoleThresholds& t) {
+  if (s.sink >= t.sink) return HeadRole::kSink;
+  if (s.previous_token >= t.previous_token) return HeadRole::kPreviousToken;
+  if (s.induction >= t.induction) return HeadRole::kInduction;
+  if (s.local >= t.local) return HeadRole::kLocal;
+  return HeadRole::kBroad;
+}
+
+}  // namespace poslab

@@ -1,0 +1,161 @@
+// The position lens's measures on attention maps built by hand, one head per role: each is
+// classified as built, and the distance profile and scores are the definitions' values.
+#include "poslab/analysis/lens.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "poslab/base/errors.hpp"
+#include "poslab/models/gpt2.hpp"
+#include "poslab/models/lm_weights.hpp"
+
+namespace poslab {
+namespace {
+
+constexpr std::size_t T = 12;
+
+// (H, T, T) from one row rule per head: weight(h, i, j) for j <= i, rows normalised.
+TensorF layer(std::size_t H, std::size_t length,
+              const std::function<double(std::size_t, std::size_t, std::size_t)>& weight) {
+  TensorF a({H, length, length});
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t i = 0; i < length; ++i) {
+      double sum = 0.0;
+      for (std::size_t j = 0; j <= i; ++j) sum += weight(h, i, j);
+      for (std::size_t j = 0; j <= i; ++j) {
+        a.data[(h * length + i) * length + j] = float(weight(h, i, j) / sum);
+      }
+    }
+  }
+  return a;
+}
+
+enum Head : std::size_t { kSinkHead, kPrevious, kInductionHead, kLocalHead, kBroadHead, kHeads };
+constexpr std::size_t kPeriod = 6;  // the repeated sequence: 6 random tokens, twice
+
+// The text's rule per head; on the repeated sequence only the induction head differs.
+double text_weight(std::size_t h, std::size_t i, std::size_t j) {
+  switch (h) {
+    case kSinkHead:
+      return j == 0 ? 1.0 : 0.0;
+    case kPrevious:
+      return j + 1 == i || (i == 0 && j == 0) ? 1.0 : 0.0;
+    case kLocalHead:
+      return i - j < 3 ? 1.0 : 0.0;  // uniform over the last 3 tokens
+    default:
+      return 1.0;  // uniform: broad (and the induction head on plain text)
+  }
+}
+
+double repeated_weight(std::size_t h, std::size_t i, std::size_t j) {
+  if (h == kInductionHead && i >= kPeriod) return j == i - kPeriod + 1 ? 1.0 : 0.0;
+  return text_weight(h, i, j);
+}
+
+TEST(Lens, EachHandBuiltHeadGetsItsRole) {
+  const TensorF text = layer(kHeads, T, text_weight);
+  const TensorF repeated = layer(kHeads, 2 * kPeriod, repeated_weight);
+  const HeadRoleThresholds t;
+  const std::vector<HeadScores> s = head_scores(text, repeated, kPeriod, t);
+  ASSERT_EQ(s.size(), std::size_t(kHeads));
+  EXPECT_EQ(head_role(s[kSinkHead], t), HeadRole::kSink);
+  EXPECT_EQ(head_role(s[kPrevious], t), HeadRole::kPreviousToken);
+  EXPECT_EQ(head_role(s[kInductionHead], t), HeadRole::kInduction);
+  EXPECT_EQ(head_role(s[kLocalHead], t), HeadRole::kLocal);
+  EXPECT_EQ(head_role(s[kBroadHead], t), HeadRole::kBroad);
+  // The definitions' values: a pure previous-token head puts 1 on i − 1 and is local too.
+  EXPECT_DOUBLE_EQ(s[kPrevious].previous_token, 1.0);
+  EXPECT_DOUBLE_EQ(s[kPrevious].local, 1.0);
+  EXPECT_DOUBLE_EQ(s[kSinkHead].sink, 1.0);
+  EXPECT_DOUBLE_EQ(s[kInductionHead].induction, 1.0);
+  // Uniform over the last 3: 1/3 on i − 1 (rows i >= 2), 1/2 on row 1.
+  EXPECT_NEAR(s[kLocalHead].previous_token, (0.5 + 10.0 / 3.0) / 11.0, 1e-7);
+  // Broad: mean over rows i >= 1 of 1/(i + 1) on token 0.
+  double sink = 0.0;
+  for (std::size_t i = 1; i < T; ++i) sink += 1.0 / double(i + 1);
+  EXPECT_NEAR(s[kBroadHead].sink, sink / double(T - 1), 1e-7);
+  // Without the repeated pass no head is an induction head.
+  EXPECT_EQ(head_scores(text, TensorF{}, 0, t)[kInductionHead].induction, 0.0);
+}
+
+TEST(Lens, AttentionByDistanceIsTheMeanAlongEachDiagonal) {
+  const TensorF a = layer(kHeads, T, text_weight);
+  const TensorF d = attention_by_distance(a);
+  ASSERT_EQ(d.shape, (Shape{kHeads, T}));
+  const float* previous = d.ptr() + kPrevious * T;
+  EXPECT_NEAR(previous[0], 1.0 / double(T), 1e-7);  // only row 0 attends to itself
+  EXPECT_FLOAT_EQ(previous[1], 1.0f);
+  for (std::size_t k = 2; k < T; ++k) EXPECT_FLOAT_EQ(previous[k], 0.0f);
+  // The sink head: distance d holds row d's weight on token 0 alone.
+  EXPECT_FLOAT_EQ(d.data[kSinkHead * T + (T - 1)], 1.0f);
+}
+
+TEST(Lens, ShapesAndPeriodAreChecked) {
+  const TensorF a = layer(2, 4, text_weight);
+  EXPECT_THROW(attention_by_distance(TensorF({2, 4, 3})), Error);
+  EXPECT_THROW(head_scores(a, layer(3, 4, text_weight), 2), Error);  // heads differ
+  EXPECT_THROW(head_scores(a, layer(2, 4, text_weight), 3), Error);  // 2n > T
+  EXPECT_THROW(head_scores(a, layer(2, 4, text_weight), 0), Error);
+  HeadRoleThresholds t;
+  t.local_window = 0;
+  EXPECT_THROW(head_scores(a, TensorF{}, 0, t), Error);
+}
+
+// A real forward pass with heads wired by hand. GPT-2, E = 4, two heads of width 2; the tokens
+// add nothing (wte = 0) and position p is x_p = (cos pω, sin pω, −cos pω, −sin pω), which
+// LayerNorm keeps (mean 0, the same norm at every p). Head 0: q_i = s·R(−ω)(x0, x1), k_j =
+// (x0, x1), so q_i·k_j ∝ cos((i − 1 − j)ω): the previous token. Head 1: q = (s, 0) from the
+// bias, k_j = (x0, x1), so q·k_j ∝ cos(jω): the first token. The lens must name them.
+TEST(Lens, HeadsWiredInAGpt2AreNamedByTheirRoles) {
+  Gpt2Config c;
+  c.dims = {8, 32, 4, 1, 2};
+  Gpt2Weights w = lm_random_weights(c, 1);
+  constexpr double kOmega = 0.15, kScale = 400.0;
+  TensorF wpe({32, 4});
+  for (std::size_t p = 0; p < 32; ++p) {
+    const double a = double(p) * kOmega;
+    const float row[4] = {float(std::cos(a)), float(std::sin(a)), float(-std::cos(a)),
+                          float(-std::sin(a))};
+    std::copy(row, row + 4, wpe.data.begin() + std::ptrdiff_t(4 * p));
+  }
+  w.wpe = StoredTensor::from(wpe);
+  w.wte = StoredTensor::from(TensorF({8, 4}));
+  Gpt2Block& b = w.blocks[0];
+  TensorF gain({4});
+  std::fill(gain.data.begin(), gain.data.end(), 1.0f);
+  b.ln_1_weight = StoredTensor::from(gain);
+  b.ln_1_bias = StoredTensor::from(TensorF({4}));
+  // Conv1D: out[o] = Σ_in x[in]·W[in, o] + bias[o]; columns 0–3 are q, 4–7 k, 8–11 v.
+  TensorF W({4, 12});
+  TensorF bias({12});
+  const auto set = [&](std::size_t in, std::size_t out, double v) {
+    W.data[in * 12 + out] = float(v);
+  };
+  set(0, 0, kScale * std::cos(kOmega));  // head 0's q: s·R(−ω)(x0, x1)
+  set(1, 0, kScale * std::sin(kOmega));
+  set(0, 1, -kScale * std::sin(kOmega));
+  set(1, 1, kScale * std::cos(kOmega));
+  bias.data[2] = float(kScale);  // head 1's q: (s, 0)
+  set(0, 4, 1.0);                // head 0's k: (x0, x1)
+  set(1, 5, 1.0);
+  set(0, 6, 1.0);  // head 1's k: (x0, x1)
+  set(1, 7, 1.0);
+  b.attn_c_attn_weight = StoredTensor::from(W);
+  b.attn_c_attn_bias = StoredTensor::from(bias);
+
+  const std::vector<long long> tokens{1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0};
+  Gpt2Options o;
+  o.top_k = 1;
+  o.precision = Precision::kDouble;
+  const TensorF attention = gpt2_forward(w, tokens, o).layers[0].attention;
+  const std::vector<HeadScores> s = head_scores(attention, attention, 8);
+  EXPECT_EQ(head_role(s[0]), HeadRole::kPreviousToken);
+  EXPECT_GT(s[0].previous_token, 0.99);
+  EXPECT_EQ(head_role(s[1]), HeadRole::kSink);
+  EXPECT_GT(s[1].sink, 0.95);  // row 1 gives j = 1 a little: cos ω is close to 1
+}
+
+}  // namespace
+}  // namespace poslab
