@@ -1,8 +1,11 @@
 // `poslab lens`: how a model's heads use position (the position lens, issue 30's first step).
 // Two traced passes of any architecture PosLab runs — the text, and a random sequence of
 // period n repeated once (for the induction score) — then, per layer and head, the attention by
-// relative distance, the role scores and the role (poslab/analysis/lens.hpp), as JSON.
+// relative distance, the role scores and the role (poslab/analysis/lens.hpp), as JSON; for a
+// RoPE model also the shift check: the largest logit change when every position moves by k.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,13 +32,17 @@ struct LensArgs {
   std::string precision = name_of(kPrecisionNames, Precision::kFloat);
   long long period = 0;  // 0: half the text's length
   long long seed = 0;
+  long long shift = -1;  // k of the shift check; -1: the text's length
   HeadRoleThresholds thresholds;
 };
 
-// A loaded model as the lens sees it: its vocabulary and every layer's attention on tokens.
+// A loaded model as the lens sees it: its vocabulary, every layer's attention on tokens and,
+// for a RoPE model, its logits with token t at position offset + t (empty for GPT-2).
 struct LensModel {
   long long vocab = 0;
   std::function<std::vector<TensorF>(const std::vector<long long>&)> attention;
+  std::function<TensorF(const std::vector<long long>&, long long offset)> logits;
+  bool length_dependent = false;  // dynamic NTK: its base depends on the length
 };
 
 template <class Result>
@@ -55,15 +62,26 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
   const Config config = Config::from_json(config_text, a.config);
   auto weights =
       std::make_shared<const typename Config::Weights>(load_lm_weights(a.weights, config));
-  return {config.dims.vocab_size, [weights, precision, forward](const std::vector<long long>& t) {
-            Options o;
-            o.precision = precision;
-            o.trace = true;
-            o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
-            o.loss_by_position = true;
-            o.top_k = 1;
-            return attention_maps(forward(*weights, t, o));
-          }};
+  LensModel out;
+  out.vocab = config.dims.vocab_size;
+  out.attention = [weights, precision, forward](const std::vector<long long>& t) {
+    Options o;
+    o.precision = precision;
+    o.trace = true;
+    o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
+    o.loss_by_position = true;
+    o.top_k = 1;
+    return attention_maps(forward(*weights, t, o));
+  };
+  out.logits = [weights, precision, forward](const std::vector<long long>& t, long long offset) {
+    Options o;
+    o.precision = precision;
+    o.top_k = 1;
+    o.position_offset = offset;
+    return forward(*weights, t, o).logits;
+  };
+  out.length_dependent = config.rope().scaling == RopeScaling::kDynamic;
+  return out;
 }
 
 LensModel load_lens_model(const LensArgs& a, Precision precision) {
@@ -74,12 +92,15 @@ LensModel load_lens_model(const LensArgs& a, Precision precision) {
         a.config.empty() ? std::nullopt
                          : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
     auto weights = std::make_shared<const Gpt2Weights>(load_gpt2_weights(a.weights, config));
-    return {weights->config.dims.vocab_size, [weights, precision](const std::vector<long long>& t) {
-              Gpt2Options o;
-              o.precision = precision;
-              o.top_k = 1;
-              return attention_maps(gpt2_forward(*weights, t, o));
-            }};
+    LensModel out;
+    out.vocab = weights->config.dims.vocab_size;
+    out.attention = [weights, precision](const std::vector<long long>& t) {
+      Gpt2Options o;
+      o.precision = precision;
+      o.top_k = 1;
+      return attention_maps(gpt2_forward(*weights, t, o));
+    };
+    return out;  // no shift: GPT-2's learned positions are not offset in its forward pass
   }
   if (arch == LmArchitecture::kGptNeox) {
     return rope_model<GptNeoxConfig, GptNeoxOptions>(a, config_text, precision, "GPT-NeoX",
@@ -147,6 +168,21 @@ void run_lens(const LensArgs& a) {
     }
   }
   const HeadRoleThresholds& t = a.thresholds;
+  nlohmann::json shift = nullptr;
+  if (model.logits) {
+    const long long k = a.shift >= 0 ? a.shift : T;
+    const TensorF base = model.logits(tokens, 0), moved = model.logits(tokens, k);
+    double change = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < base.data.size(); ++i) {
+      change = std::max(change, std::abs(double(moved.data[i]) - double(base.data[i])));
+      largest = std::max(largest, std::abs(double(base.data[i])));
+    }
+    shift = {{"k", k},
+             {"max_abs_logit_change", change},
+             {"max_abs_logit", largest},
+             {"relative_change", largest > 0.0 ? change / largest : 0.0},
+             {"invariant_expected", !model.length_dependent}};
+  }
   const nlohmann::json report = {{"weights", a.weights},
                                  {"tokens", T},
                                  {"precision", to_string(precision)},
@@ -158,6 +194,7 @@ void run_lens(const LensArgs& a) {
                                    {"local", t.local},
                                    {"local_window", t.local_window}}},
                                  {"role_counts", counts},
+                                 {"shift", shift},
                                  {"heads", heads}};
   write_outputs({{a.out, report.dump(1) + "\n"}});
   std::string line;
@@ -189,6 +226,10 @@ void add_lens_command(Commands& commands) {
             ->check(integer_at_least(1));
         cmd->add_option("--seed", a.seed, "seed of the induction pass's random tokens")
             ->capture_default_str()
+            ->check(integer_at_least(0));
+        cmd->add_option("--shift", a.shift,
+                        "k: RoPE models run again with every position moved by k and the largest "
+                        "logit change is reported (default: the text's length)")
             ->check(integer_at_least(0));
         cmd->add_option("--precision", a.precision, "float (SIMD) or double (the reference)")
             ->capture_default_str()

@@ -232,6 +232,10 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
   EXPECT_EQ(j["heads"][0]["distance_profile"].size(), 8u);
   EXPECT_EQ(j["induction"]["period"], 3);
   EXPECT_EQ(j["thresholds"]["local_window"], 4);
+  // The shift check (RoPE models): the whole text moved by its own length, logits unchanged.
+  EXPECT_EQ(j["shift"]["k"], 8);
+  EXPECT_EQ(j["shift"]["invariant_expected"], true);
+  EXPECT_LT(j["shift"]["relative_change"].get<double>(), 1e-4);
   for (const char* key : {"sink", "previous_token", "induction", "local"}) {
     const double v = j["heads"][0]["scores"][key];
     EXPECT_TRUE(v >= 0.0 && v <= 1.0 + 1e-6) << key;
@@ -240,6 +244,7 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
                  "g.json"})
                 .status,
             0);
+  EXPECT_TRUE(nlohmann::json::parse(read_file(path("g.json")))["shift"].is_null());
   expect_refused_saying({"lens", "--weights", "neox/model.safetensors", "--config",
                          "neox/config.json", "--tokens", "1,2,3,4,5,6", "-o", "l.npy"},
                         "must end in .json");

@@ -9,6 +9,7 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/models/gpt2.hpp"
+#include "poslab/models/llama.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab {
@@ -155,6 +156,43 @@ TEST(Lens, HeadsWiredInAGpt2AreNamedByTheirRoles) {
   EXPECT_GT(s[0].previous_token, 0.99);
   EXPECT_EQ(head_role(s[1]), HeadRole::kSink);
   EXPECT_GT(s[1].sink, 0.95);  // row 1 gives j = 1 a little: cos ω is close to 1
+}
+
+// The shift check's premise: a RoPE model's logits depend on relative positions only, so moving
+// every position by k changes nothing — to 1e-6 of the largest |logit| on the double path (the
+// logits are stored in float), to 1e-4 in float — unless the scaling depends on the length
+// (dynamic NTK), which the lens reports as not expected to be invariant.
+TEST(Lens, RopeLogitsDoNotMoveWithThePositions) {
+  LlamaConfig c = LlamaConfig::from_json(
+      R"({"model_type": "llama", "vocab_size": 50, "hidden_size": 32, "num_hidden_layers": 2,
+          "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+          "max_position_embeddings": 16})",
+      "c");
+  const LlamaWeights w = lm_random_weights(c, 3);
+  const std::vector<long long> tokens{1, 7, 3, 3, 9, 40, 2, 11, 5, 8};
+  const auto largest_change = [&](const LlamaWeights& weights, Precision precision, long long k) {
+    LlamaOptions o;
+    o.precision = precision;
+    const TensorF a = llama_forward(weights, tokens, o).logits;
+    o.position_offset = k;
+    const TensorF b = llama_forward(weights, tokens, o).logits;
+    double change = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < a.data.size(); ++i) {
+      change = std::max(change, std::abs(double(a.data[i]) - double(b.data[i])));
+      largest = std::max(largest, std::abs(double(a.data[i])));
+    }
+    return change / largest;
+  };
+  EXPECT_LT(largest_change(w, Precision::kDouble, 1000), 1e-6);
+  EXPECT_LT(largest_change(w, Precision::kFloat, 1000), 1e-4);
+  LlamaWeights dynamic = w;
+  dynamic.config.rope_scaling = RopeScaling::kDynamic;
+  dynamic.config.rope_factor = 4.0;
+  // 10 tokens at offset 30 make S = 40 > N = 16: the base grows, the logits move.
+  EXPECT_GT(largest_change(dynamic, Precision::kDouble, 30), 1e-4);
+  LlamaOptions bad;
+  bad.position_offset = -1;
+  EXPECT_THROW(llama_forward(w, tokens, bad), Error);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // libFuzzer harness for the config.json readers: the same bytes as GPT-2's and as GPT-NeoX's
-// config.json. Each reader refuses them with a poslab::Error whose message starts with the file's
-// name, or returns a config that keeps its header's promises (sizes positive and capped, heads
-// dividing the width, eps finite, parameters under the cap; for GPT-NeoX a rotation RoPE accepts
-// at every length the forward pass takes, and to_json reading back to the same config) and holds
-// the values the text gave. Any other exception is a bug. Run by scripts/fuzz.sh (seeds in
-// config_corpus/, tokens in config.dict).
+// config.json, and through the RoPE inspector. Each reader refuses them with a poslab::Error whose
+// message starts with the file's name, or returns a config that keeps its header's promises (sizes
+// positive and capped, heads dividing the width, eps finite, parameters under the cap; for GPT-NeoX
+// a rotation RoPE accepts at every length the forward pass takes, and to_json reading back to the
+// same config) and holds the values the text gave. Any other exception is a bug. Run by
+// scripts/fuzz.sh (seeds in config_corpus/, tokens in config.dict).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/rope_config.hpp"
 #include "poslab/positions/rope.hpp"
 
 namespace {
@@ -143,6 +144,32 @@ void check_gpt_neox(const poslab::GptNeoxConfig& c, const Json& json) {
   }
 }
 
+// The RoPE inspector: every layer names a scheme it has (or NoPE), every scheme holds R/2
+// finite positive frequencies before and after its scaling, a finite attention factor, and the
+// report writes as JSON that parses.
+void check_rope_report(const poslab::RopeConfigReport& r, const Json&) {
+  check(!r.layers.empty(), "inspector: no layers");
+  for (const poslab::RopeLayer& l : r.layers) {
+    check(l.scheme >= -1 && l.scheme < int(r.schemes.size()),
+          "inspector: a layer's scheme is out of range");
+  }
+  for (const poslab::RopeScheme& s : r.schemes) {
+    const std::size_t pairs = s.inv_freq.size();
+    check(pairs > 0 && s.rotary_dim == 2 * (long long)pairs && s.inv_freq_scaled.size() == pairs,
+          "inspector: frequency lists and the rotary dim disagree");
+    for (double theta : s.inv_freq_scaled) {
+      check(std::isfinite(theta) && theta > 0.0,
+            "inspector: a frequency is not finite and positive");
+    }
+    check(std::isfinite(s.attention_factor) && s.attention_factor > 0.0,
+          "inspector: the attention factor is not finite and positive");
+    check(s.rotating_pairs >= 0 && s.rotating_pairs <= (long long)pairs,
+          "inspector: more rotating pairs than pairs");
+  }
+  check(Json::parse(poslab::rope_config_report_json(r)).is_object(),
+        "inspector: the report's JSON does not parse");
+}
+
 // Runs one reader: a refusal must be a poslab::Error naming the file, an acceptance must keep
 // the promises `properties` checks. Anything else escaping the reader is reported, then aborts.
 template <class Config>
@@ -167,5 +194,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   read(poslab::Gpt2Config::from_json, check_gpt2, text);
   read(poslab::GptNeoxConfig::from_json, check_gpt_neox, text);
+  read(poslab::inspect_rope_config, check_rope_report, text);
   return 0;
 }

@@ -31,7 +31,9 @@ double row_mean(std::size_t first, std::size_t T, F f) {
 }  // namespace
 
 TensorF attention_by_distance(const TensorF& attention) {
-  const auto [H, T] = layer_dims(attention, "attention");
+  // Named, not structured bindings: C++17 lambdas cannot capture those.
+  const Dims dims = layer_dims(attention, "attention");
+  const std::size_t H = dims.H, T = dims.T;
   TensorF out({H, T}, "attention by distance (H, T)");
   for (std::size_t h = 0; h < H; ++h) {
     const float* a = attention.ptr() + h * T * T;
@@ -45,7 +47,9 @@ TensorF attention_by_distance(const TensorF& attention) {
 
 std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& repeated,
                                     long long period, const HeadRoleThresholds& t) {
-  const auto [H, T] = layer_dims(attention, "attention");
+  // Named, not structured bindings: C++17 lambdas cannot capture those.
+  const Dims dims = layer_dims(attention, "attention");
+  const std::size_t H = dims.H, T = dims.T;
   require(t.local_window >= 1, "localWindow", "the local window W must be at least 1");
   std::size_t R = 0;
   if (!repeated.data.empty()) {

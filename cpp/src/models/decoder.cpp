@@ -38,7 +38,9 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
           "ask for the logits, the loss by position or both");
   const std::size_t T = tokens.size(), E = std::size_t(dims.width);
   // A bad rotation fails here, before any work, with its field.
-  rope_frequencies(head_dim, rope, static_cast<long long>(T));
+  require(options.position_offset >= 0, "positionOffset",
+          "the position offset must be non-negative");
+  rope_frequencies(head_dim, rope, options.position_offset + static_cast<long long>(T));
   if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(dims.vocab_size));
   parts.check_sizes(T);
   TensorF x({T, E}, "residual stream (T, E)");
@@ -57,7 +59,8 @@ RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmO
   TensorF x = start_rope_forward(tokens, options, rope, dims, head_dim, parts);
   RopeLmResult result;
   x = decoder_layers(
-      std::move(x), parts.layers, [&](std::size_t i) { return parts.layer(i, rope); },
+      std::move(x), parts.layers,
+      [&](std::size_t i) { return parts.layer(i, rope, options.position_offset); },
       options.trace ? &result.layers : nullptr);
   vocabulary_head_into(result, parts.final_norm(x), *parts.head, tokens, options);
   return result;
@@ -101,13 +104,13 @@ TensorF repeat_heads(const TensorF& x, std::size_t g) {
   return out;
 }
 
-void rotate(Heads& heads, const RopeOptions& rope, Precision precision) {
+void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long long offset) {
   if (precision == Precision::kFloat) {
-    heads.q = fast::rope_apply(std::move(heads.q), rope);
-    heads.k = fast::rope_apply(std::move(heads.k), rope);
+    heads.q = fast::rope_apply(std::move(heads.q), rope, offset);
+    heads.k = fast::rope_apply(std::move(heads.k), rope, offset);
   } else {
-    heads.q = rope_apply(heads.q, rope);
-    heads.k = rope_apply(heads.k, rope);
+    heads.q = rope_apply(heads.q, rope, offset);
+    heads.k = rope_apply(heads.k, rope, offset);
   }
 }
 

@@ -46,7 +46,8 @@ TensorF repeat_heads(const TensorF& x, std::size_t g);
 // q and k rotated in place by RoPE: the reference in kDouble, fast::rope_apply in kFloat.
 // rope_apply at offset 0 over T positions passes total_length T to rope_frequencies, so a
 // dynamic scaling sees the whole sequence, as Hugging Face's does.
-void rotate(Heads& heads, const RopeOptions& rope, Precision precision);
+// `offset`: token t at position offset + t.
+void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long long offset = 0);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
@@ -96,8 +97,9 @@ struct RopeLmParts {
   const StoredTensor* head;                        // (V, E): the vocabulary matrix
   std::size_t layers;                              // N
   std::function<void(std::size_t T)> check_sizes;  // its tensors against the element cap
-  // Layer i, rotating q and k by `rope` (the config's, or the options' to explore).
-  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope)> layer;
+  // Layer i, rotating q and k by `rope` (the config's, or the options' to explore), token t at
+  // position offset + t.
+  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, long long offset)> layer;
   std::function<TensorF(const TensorF&)> final_norm;
 };
 

@@ -25,11 +25,12 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
 // Causal self-attention of one layer: qkv (T, 3E) = query_key_value(a), per head [q | k | v];
 // q and k rotated; heads merged and projected by dense.
 TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t H,
-                       const RopeOptions& rope, Precision precision, TensorF* weights) {
+                       const RopeOptions& rope, long long offset, Precision precision,
+                       TensorF* weights) {
   const TensorF qkv = linear(a, layer.query_key_value_weight, layer.query_key_value_bias, precision,
                              "query_key_value output (T, 3E)");
   model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kPerHead);
-  model::rotate(heads, rope, precision);
+  model::rotate(heads, rope, precision, offset);
   const TensorF merged = model::causal_attention(heads, nullptr, precision, weights);
   return linear(merged, layer.dense_weight, layer.dense_bias, precision, "attention (T, E)");
 }
@@ -63,14 +64,14 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
   const std::size_t H = std::size_t(c.dims.heads);
   const double eps = c.layer_norm_eps;
   const Precision precision = options.precision;
-  const auto layer = [&](std::size_t i, const RopeOptions& rope) {
+  const auto layer = [&](std::size_t i, const RopeOptions& rope, long long offset) {
     const GptNeoxLayer* l = &weights.layers[i];
     return model::DecoderLayer{
         model::layer_norm_op(l->input_layernorm_weight, l->input_layernorm_bias, eps),
         model::layer_norm_op(l->post_attention_layernorm_weight, l->post_attention_layernorm_bias,
                              eps),
-        [l, H, &rope, precision](const TensorF& a, TensorF* w) {
-          return self_attention(a, *l, H, rope, precision, w);
+        [l, H, &rope, offset, precision](const TensorF& a, TensorF* w) {
+          return self_attention(a, *l, H, rope, offset, precision, w);
         },
         [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
         c.use_parallel_residual ? model::Residual::kParallel : model::Residual::kSequential};

@@ -22,6 +22,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr long long kMaxInspectedLayers = 4096;
+constexpr long long kMaxInspectedHeadDim = 65536;
+
 // transformers' config defaults for the keys that shape positions, per model_type. Only keys
 // whose default is stated in the model's configuration class are listed.
 struct TypeDefaults {
@@ -199,6 +202,16 @@ Scaling read_scaling(const Json& s, const std::string& where, std::vector<std::s
   return out;
 }
 
+// The core's frequencies; its refusal named after the config (`where`).
+RopeFrequencies frequencies(long long head_dim, const RopeOptions& o, long long total,
+                            const std::string& where) {
+  try {
+    return rope_frequencies(head_dim, o, total);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what(), "config");
+  }
+}
+
 double yarn_mscale(double factor, double mscale) {
   return factor <= 1.0 ? 1.0 : 0.1 * mscale * std::log(factor) + 1.0;
 }
@@ -233,8 +246,7 @@ RopeScheme make_scheme(const std::string& name, double base, const Scaling& s, l
   RopeOptions plain;
   plain.base = base;
   plain.rotary_fraction = partial;
-  const RopeFrequencies unscaled =
-      with_field("config", [&] { return rope_frequencies(head_dim, plain); });
+  const RopeFrequencies unscaled = frequencies(head_dim, plain, 0, where);
   out.rotary_dim = unscaled.rotary_dim;
   out.inv_freq = unscaled.inv_freq;
   for (double theta : out.inv_freq) {
@@ -283,13 +295,7 @@ RopeScheme make_scheme(const std::string& name, double base, const Scaling& s, l
   }
   // Dynamic NTK changes with the sequence: shown at its nominal reach N·f.
   const long long reach = (long long)std::llround(double(N) * out.factor);
-  const RopeFrequencies scaled = with_field("config", [&] {
-    try {
-      return rope_frequencies(head_dim, o, reach);
-    } catch (const Error& e) {
-      throw Error(where + ": " + e.what(), "config");
-    }
-  });
+  const RopeFrequencies scaled = frequencies(head_dim, o, reach, where);
   out.inv_freq_scaled = scaled.inv_freq;
   out.attention_factor = scaled.attention_factor;
   out.reaches = reach;
@@ -347,6 +353,13 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   } else {
     report.head_dim = hidden / report.heads;
   }
+  // Caps far above any model's, so a report stays small: per-layer and per-pair lists.
+  require(layers <= kMaxInspectedLayers, where + ": num_hidden_layers " + std::to_string(layers) +
+                                             " is more than the inspector reads (" +
+                                             std::to_string(kMaxInspectedLayers) + ")");
+  require(report.head_dim <= kMaxInspectedHeadDim,
+          where + ": a head width of " + std::to_string(report.head_dim) +
+              " is more than the inspector reads (" + std::to_string(kMaxInspectedHeadDim) + ")");
   report.max_position_embeddings = size("max_position_embeddings", d.max_position_embeddings);
   const long long top_original = keys.has("original_max_position_embeddings")
                                      ? keys.positive("original_max_position_embeddings")

@@ -88,6 +88,9 @@ struct RopeLmOptions {
   // The rotation of q and k; the config's (config.rope()) when empty. For exploring the
   // scaling curves on a trained model.
   std::optional<RopeOptions> rope;
+  // Token t at position offset + t: a RoPE model's logits do not change (up to rounding) unless
+  // its scaling depends on the length (dynamic). The position lens's shift check.
+  long long position_offset = 0;
 };
 
 // What it gives (GptNeoxResult, LlamaResult).
