@@ -2,7 +2,7 @@
 // Two traced passes of any architecture PosLab runs — the text, and a random sequence of
 // period n repeated once (for the induction score) — then, per layer and head, the attention by
 // relative distance, the role scores and the role (poslab/analysis/lens.hpp), as JSON; for a
-// RoPE model also the shift check: the largest logit change when every position moves by k.
+// the shift check: the largest logit change when every position moves by k.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -37,12 +37,15 @@ struct LensArgs {
 };
 
 // A loaded model as the lens sees it: its vocabulary, every layer's attention on tokens and,
-// for a RoPE model, its logits with token t at position offset + t (empty for GPT-2).
+// its logits with token t at position offset + t.
 struct LensModel {
   long long vocab = 0;
   std::function<std::vector<TensorF>(const std::vector<long long>&)> attention;
   std::function<TensorF(const std::vector<long long>&, long long offset)> logits;
-  bool length_dependent = false;  // dynamic NTK: its base depends on the length
+  // Absolute positions (GPT-2's learned ones) or a length-dependent scaling (dynamic NTK): the
+  // shift is expected to move the logits.
+  bool length_dependent = false;
+  long long max_positions = 0;  // GPT-2's n_positions: offset + T stays within; 0: no limit
 };
 
 template <class Result>
@@ -100,7 +103,17 @@ LensModel load_lens_model(const LensArgs& a, Precision precision) {
       o.top_k = 1;
       return attention_maps(gpt2_forward(*weights, t, o));
     };
-    return out;  // no shift: GPT-2's learned positions are not offset in its forward pass
+    out.logits = [weights, precision](const std::vector<long long>& t, long long offset) {
+      Gpt2Options o;
+      o.precision = precision;
+      o.top_k = 1;
+      o.trace = false;
+      o.position_offset = offset;
+      return gpt2_forward(*weights, t, o).logits;
+    };
+    out.max_positions = weights->config.dims.context;
+    out.length_dependent = true;  // learned positions: each position its own vector
+    return out;
   }
   if (arch == LmArchitecture::kGptNeox) {
     return rope_model<GptNeoxConfig, GptNeoxOptions>(a, config_text, precision, "GPT-NeoX",
@@ -169,8 +182,13 @@ void run_lens(const LensArgs& a) {
   }
   const HeadRoleThresholds& t = a.thresholds;
   nlohmann::json shift = nullptr;
-  if (model.logits) {
-    const long long k = a.shift >= 0 ? a.shift : T;
+  // GPT-2 reads at most n_positions: its default k fits the text inside, and k = 0 is no check.
+  const long long room = model.max_positions > 0 ? model.max_positions - T : T;
+  const long long k = a.shift >= 0 ? a.shift : std::min(T, room);
+  require(k <= room, "shift",
+          "--shift " + std::to_string(k) + " moves the text past n_positions (at most " +
+              std::to_string(room) + " here)");
+  if (model.logits && k > 0) {
     const TensorF base = model.logits(tokens, 0), moved = model.logits(tokens, k);
     double change = 0.0, largest = 0.0;
     for (std::size_t i = 0; i < base.data.size(); ++i) {
@@ -228,8 +246,9 @@ void add_lens_command(Commands& commands) {
             ->capture_default_str()
             ->check(integer_at_least(0));
         cmd->add_option("--shift", a.shift,
-                        "k: RoPE models run again with every position moved by k and the largest "
-                        "logit change is reported (default: the text's length)")
+                        "k: the text runs again with every position moved by k and the largest "
+                        "logit change is reported (default: the text's length, within GPT-2's "
+                        "n_positions)")
             ->check(integer_at_least(0));
         cmd->add_option("--precision", a.precision, "float (SIMD) or double (the reference)")
             ->capture_default_str()

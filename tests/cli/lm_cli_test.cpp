@@ -244,7 +244,14 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
                  "g.json"})
                 .status,
             0);
-  EXPECT_TRUE(nlohmann::json::parse(read_file(path("g.json")))["shift"].is_null());
+  // GPT-2's learned positions: moved by 6 (room left in n_positions 16: 10), the logits move.
+  const auto g = nlohmann::json::parse(read_file(path("g.json")))["shift"];
+  EXPECT_EQ(g["k"], 6);
+  EXPECT_EQ(g["invariant_expected"], false);
+  EXPECT_GT(g["relative_change"].get<double>(), 1e-3);
+  expect_refused_saying({"lens", "--weights", "gpt2/model.safetensors", "--tokens", "1,2,3,4,5,6",
+                         "--shift", "11", "-o", "g2.json"},
+                        "past n_positions");
   expect_refused_saying({"lens", "--weights", "neox/model.safetensors", "--config",
                          "neox/config.json", "--tokens", "1,2,3,4,5,6", "-o", "l.npy"},
                         "must end in .json");

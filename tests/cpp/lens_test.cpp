@@ -195,5 +195,38 @@ TEST(Lens, RopeLogitsDoNotMoveWithThePositions) {
   EXPECT_THROW(llama_forward(w, tokens, bad), Error);
 }
 
+// GPT-2 moved by k: its learned and sinusoidal positions change the logits; RoPE, ALiBi and
+// NoPE swapped in leave them (double path, 1e-6 of the largest |logit|); k + T past n_positions
+// is refused.
+TEST(Lens, Gpt2ShiftMovesOnlyAbsolutePositions) {
+  Gpt2Config c;
+  c.dims = {40, 24, 32, 2, 4};
+  const Gpt2Weights w = lm_random_weights(c, 5);
+  const std::vector<long long> tokens{3, 1, 4, 1, 5, 9, 2, 6};
+  const auto relative_change = [&](Gpt2Position position) {
+    Gpt2Options o;
+    o.precision = Precision::kDouble;
+    o.trace = false;
+    o.position = position;
+    const TensorF a = gpt2_forward(w, tokens, o).logits;
+    o.position_offset = 16;  // 16 + 8 = n_positions
+    const TensorF b = gpt2_forward(w, tokens, o).logits;
+    double change = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < a.data.size(); ++i) {
+      change = std::max(change, std::abs(double(a.data[i]) - double(b.data[i])));
+      largest = std::max(largest, std::abs(double(a.data[i])));
+    }
+    return change / largest;
+  };
+  EXPECT_GT(relative_change(Gpt2Position::kLearned), 1e-3);
+  EXPECT_GT(relative_change(Gpt2Position::kSinusoidal), 1e-3);
+  for (Gpt2Position p : {Gpt2Position::kRope, Gpt2Position::kAlibi, Gpt2Position::kNone}) {
+    EXPECT_LT(relative_change(p), 1e-6) << to_string(p);
+  }
+  Gpt2Options past;
+  past.position_offset = 17;
+  EXPECT_THROW(gpt2_forward(w, tokens, past), Error);
+}
+
 }  // namespace
 }  // namespace poslab

@@ -21,12 +21,12 @@ namespace {
 // Causal self-attention of one block: qkv (T, 3E) = a·c_attn, [q | k | v] side by side; RoPE
 // rotates q and k, ALiBi adds `alibi` (H, T, T); heads merged and projected with c_proj.
 TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
-                       Gpt2Position position, const TensorF* alibi, Precision precision,
-                       TensorF* weights) {
+                       Gpt2Position position, long long offset, const TensorF* alibi,
+                       Precision precision, TensorF* weights) {
   const TensorF qkv = model::linear(a, block.attn_c_attn_weight, &block.attn_c_attn_bias,
                                     model::Layout::kInOut, precision, "qkv (T, 3E)");
   model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kSideBySide);
-  if (position == Gpt2Position::kRope) model::rotate(heads, RopeOptions{}, precision);
+  if (position == Gpt2Position::kRope) model::rotate(heads, RopeOptions{}, precision, offset);
   const TensorF merged = model::causal_attention(heads, alibi, precision, weights);
   return model::linear(merged, block.attn_c_proj_weight, &block.attn_c_proj_bias,
                        model::Layout::kInOut, precision, "attention (T, E)");
@@ -78,6 +78,11 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
   require(supports(options.position, kSupportGpt2Swap), "position",
           std::string("GPT-2 cannot take ") + to_string(options.position) + " positions");
+  const long long offset = options.position_offset;
+  require(offset >= 0 && offset <= c.dims.context - (long long)tokens.size(), "positionOffset",
+          "the position offset must be in [0, n_positions − T] = [0, " +
+              std::to_string(c.dims.context - (long long)tokens.size()) + "] (got " +
+              std::to_string(offset) + ")");
 
   const std::size_t T = tokens.size(), E = std::size_t(c.dims.width), H = std::size_t(c.dims.heads);
   const double eps = c.layer_norm_epsilon;
@@ -87,15 +92,16 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   // position: wpe[t] as trained, a sinusoidal PE[t] swapped in, or nothing (RoPE, ALiBi and
   // NoPE put position into the attention instead).
   TensorF x({T, E}, "residual stream (T, E)");
-  const TensorF sinusoidal =
-      options.position == Gpt2Position::kSinusoidal ? sinusoidal_table(T, E) : TensorF();
+  const TensorF sinusoidal = options.position == Gpt2Position::kSinusoidal
+                                 ? sinusoidal_table(offset + (long long)T, E)
+                                 : TensorF();
   std::vector<double> te(E), pe(E);
   for (std::size_t t = 0; t < T; ++t) {
     weights.wte.widen(std::size_t(tokens[t]) * E, E, te.data());
     if (options.position == Gpt2Position::kLearned) {
-      weights.wpe.widen(t * E, E, pe.data());
+      weights.wpe.widen((std::size_t(offset) + t) * E, E, pe.data());
     } else if (options.position == Gpt2Position::kSinusoidal) {
-      std::copy_n(sinusoidal.ptr() + t * E, E, pe.begin());
+      std::copy_n(sinusoidal.ptr() + (std::size_t(offset) + t) * E, E, pe.begin());
     }
     for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(te[j] + pe[j]);
   }
@@ -109,8 +115,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     return model::DecoderLayer{
         model::layer_norm_op(block->ln_1_weight, block->ln_1_bias, eps),
         model::layer_norm_op(block->ln_2_weight, block->ln_2_bias, eps),
-        [&options, block, H, alibi_bias](const TensorF& a, TensorF* w) {
-          return self_attention(a, *block, H, options.position, alibi_bias, options.precision, w);
+        [&options, block, H, offset, alibi_bias](const TensorF& a, TensorF* w) {
+          return self_attention(a, *block, H, options.position, offset, alibi_bias,
+                                options.precision, w);
         },
         [block, &options](const TensorF& m) { return mlp(m, *block, options.precision); },
         model::Residual::kSequential};

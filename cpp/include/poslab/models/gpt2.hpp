@@ -145,6 +145,9 @@ struct Gpt2Options {
   Gpt2Position position = Gpt2Position::kLearned;
   // float32 SIMD products (the default), or the double-accumulating reference.
   Precision precision = Precision::kFloat;
+  // Token t at position offset + t (offset + T <= n_positions): learned and sinusoidal
+  // positions change the logits, RoPE, ALiBi and NoPE do not. The position lens's shift check.
+  long long position_offset = 0;
 };
 
 // tokens: 1 <= T <= P ids, each in [0, V).
