@@ -189,16 +189,11 @@ void run_lens(const LensArgs& a) {
           "--shift " + std::to_string(k) + " moves the text past n_positions (at most " +
               std::to_string(room) + " here)");
   if (model.logits && k > 0) {
-    const TensorF base = model.logits(tokens, 0), moved = model.logits(tokens, k);
-    double change = 0.0, largest = 0.0;
-    for (std::size_t i = 0; i < base.data.size(); ++i) {
-      change = std::max(change, std::abs(double(moved.data[i]) - double(base.data[i])));
-      largest = std::max(largest, std::abs(double(base.data[i])));
-    }
+    const LogitChange change = logit_change(model.logits(tokens, 0), model.logits(tokens, k));
     shift = {{"k", k},
-             {"max_abs_logit_change", change},
-             {"max_abs_logit", largest},
-             {"relative_change", largest > 0.0 ? change / largest : 0.0},
+             {"max_abs_logit_change", change.max_abs_change},
+             {"max_abs_logit", change.max_abs},
+             {"relative_change", change.relative()},
              {"invariant_expected", !model.length_dependent}};
   }
   const nlohmann::json report = {{"weights", a.weights},

@@ -1,6 +1,8 @@
 // The position lens's measures (poslab/analysis/lens.hpp): plain loops over (H, T, T), in double.
 #include "poslab/analysis/lens.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "poslab/base/errors.hpp"
@@ -76,6 +78,17 @@ std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& rep
       const float* r = repeated.ptr() + h * R * R;
       s.induction = row_mean(n, R, [&](std::size_t i) { return double(r[i * R + i - n + 1]); });
     }
+  }
+  return out;
+}
+
+LogitChange logit_change(const TensorF& a, const TensorF& b) {
+  require(a.shape == b.shape, "logits", "the two passes' logits differ in shape");
+  LogitChange out;
+  for (std::size_t i = 0; i < a.data.size(); ++i) {
+    out.max_abs_change =
+        std::max(out.max_abs_change, std::abs(double(b.data[i]) - double(a.data[i])));
+    out.max_abs = std::max(out.max_abs, std::abs(double(a.data[i])));
   }
   return out;
 }

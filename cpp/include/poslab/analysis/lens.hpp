@@ -49,4 +49,12 @@ std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& rep
 
 HeadRole head_role(const HeadScores& scores, const HeadRoleThresholds& thresholds = {});
 
+// The shift check's measure: the largest |b − a| over two logit tensors of one shape, and the
+// largest |a| it is read against. Throws Error when the shapes differ.
+struct LogitChange {
+  double max_abs_change = 0.0, max_abs = 0.0;
+  double relative() const { return max_abs > 0.0 ? max_abs_change / max_abs : 0.0; }
+};
+LogitChange logit_change(const TensorF& a, const TensorF& b);
+
 }  // namespace poslab
