@@ -128,6 +128,14 @@ async function loadFromStorage(page, id) {
   expect(hubRequests(), 'requests to the hub').toBe(asking);
 }
 
+/** Types `text` into the view's text box and waits for its redraw. */
+async function typeText(page, text) {
+  const typed = await drawCount(page, 'gpt');
+  await page.fill('#c-gpt-text', text);
+  await page.press('#c-gpt-text', 'Tab');
+  await drawn(page, 'gpt', typed + 1);
+}
+
 /** The tiny tokenizer.json's 9 tokens (not GPT-2's 6), every layer × head drawn, the top 10. */
 async function expectTinyTokenizerRun(page) {
   expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
@@ -218,10 +226,7 @@ describe('Models view: one click to a hub model', () => {
   // SmolLM2 (Llama family): a BF16 checkpoint, grouped-query heads, its own tokenizer.json.
   it('E2E.HubSmolLM2Bf16DownloadsAndRunsAsALlama', async () => {
     const { page, context, problems } = await openModels();
-    const typed = await drawCount(page, 'gpt');
-    await page.fill('#c-gpt-text', 'the cat sat on the mat');
-    await page.press('#c-gpt-text', 'Tab');
-    await drawn(page, 'gpt', typed + 1);
+    await typeText(page, 'the cat sat on the mat');
     const draws = await drawCount(page, 'gpt');
     expect(await button(page, 'smollm2-135m').textContent()).toMatch(/Load SmolLM2-135M.*about 269\.0 MB/);
     await button(page, 'smollm2-135m').click();
@@ -248,10 +253,7 @@ describe('Models view: one click to a hub model', () => {
 
   it('E2E.HubPythiaDownloadsStoresAndRunsWithItsTokenizer', async () => {
     const { page, context, problems } = await openModels();
-    const typed = await drawCount(page, 'gpt');
-    await page.fill('#c-gpt-text', 'the cat sat on the mat');
-    await page.press('#c-gpt-text', 'Tab');
-    await drawn(page, 'gpt', typed + 1);
+    await typeText(page, 'the cat sat on the mat');
     const draws = await drawCount(page, 'gpt');
     await button(page, 'pythia-70m').click();
     await drawn(page, 'gpt', draws + 1);
@@ -283,10 +285,7 @@ describe('Models view: one click to a hub model', () => {
       '/EleutherAI/pythia-70m/resolve/main/tokenizer.json',
     ]);
     // Typed text redraws through its tokenizer; again from storage, no request.
-    const k = await drawCount(page, 'gpt');
-    await page.fill('#c-gpt-text', 'hello the cat');
-    await page.press('#c-gpt-text', 'Tab');
-    await drawn(page, 'gpt', k + 1);
+    await typeText(page, 'hello the cat');
     expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(3);
     await loadFromStorage(page, 'pythia-70m');
     expect(await label(page)).toBe("Loaded: Pythia-70m (EleutherAI/pythia-70m), from this browser's storage");

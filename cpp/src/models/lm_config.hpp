@@ -97,6 +97,20 @@ inline void read_required_dims(const nlohmann::json& json, LmDims& dims, const s
   if (json.contains(keys.context)) dims.context = integer_key(json, keys.context, name);
 }
 
+// A rope_scaling object's type: "rope_type", or the legacy "type" (both, when given, must
+// agree); "" when it names none. `where` labels errors.
+inline std::string rope_type_of(const nlohmann::json& s, const std::string& where) {
+  std::string type;
+  for (const char* key : {"rope_type", "type"}) {
+    if (!s.contains(key)) continue;
+    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
+    require(type.empty() || type == s[key].get<std::string>(),
+            where + ": \"rope_type\" and \"type\" disagree");
+    type = s[key].get<std::string>();
+  }
+  return type;
+}
+
 // config.json's rope_scaling ({"type" | "rope_type": ..., "factor": f, ...}, as transformers
 // writes it; null or absent: none) into a RoPE config's fields (GptNeoxConfig's, LlamaConfig's:
 // rope_scaling, rope_factor, rope_original_length, rope_low/high_freq_factor,
@@ -109,14 +123,7 @@ void read_rope_scaling(const nlohmann::json& json, Config& c, const std::string&
   const nlohmann::json& s = json["rope_scaling"];
   const std::string where = name + ": rope_scaling";
   require(s.is_object(), where + " must be an object or null");
-  std::string type;
-  for (const char* key : {"rope_type", "type"}) {
-    if (!s.contains(key)) continue;
-    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
-    require(type.empty() || type == s[key].get<std::string>(),
-            where + ": \"rope_type\" and \"type\" disagree");
-    type = s[key].get<std::string>();
-  }
+  std::string type = rope_type_of(s, where);
   require(!type.empty(), where + " has no \"rope_type\" (or \"type\")");
   if (type == "default") type = "none";
   try {

@@ -115,14 +115,7 @@ Scaling read_scaling(const Json& s, const std::string& where, std::vector<std::s
                      std::vector<std::string>& notes, const std::string& prefix) {
   require(s.is_object(), where + " must be an object or null");
   Scaling out;
-  std::string type;
-  for (const char* key : {"rope_type", "type"}) {
-    if (!s.contains(key)) continue;
-    require(s[key].is_string(), where + ": \"" + key + "\" must be a string");
-    require(type.empty() || type == s[key].get<std::string>(),
-            where + ": \"rope_type\" and \"type\" disagree");
-    type = s[key].get<std::string>();
-  }
+  std::string type = lm_config::rope_type_of(s, where);
   if (type.empty() || type == "default") type = "none";
   if (type == "su") {
     notes.push_back(where + ": type \"su\" is longrope's former name");

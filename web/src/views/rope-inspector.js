@@ -31,7 +31,7 @@ const CONFIG_TEXTS = import.meta.glob('../content/rope-configs/*.json', {
 });
 
 /** A bundled config's text. */
-export function bundledText(name) {
+function bundledText(name) {
   const text = CONFIG_TEXTS[`../content/rope-configs/${name}.json`];
   if (text === undefined) throw new Error(`no bundled config ${name}`);
   return text;
