@@ -53,19 +53,26 @@ std::vector<long long> read_token_file(const std::string& path) {
   return tokens;
 }
 
-std::string read_model_config(const std::string& path) {
+std::string read_whole_file(const std::string& path, std::size_t max_bytes, const char* what) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw Error(path + ": cannot open");
   std::string text;
   char chunk[4096];
   std::size_t got;
-  // A config is a few kilobytes; 1 MB is certainly not one.
-  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0 && text.size() < (1u << 20)) {
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0 && text.size() <= max_bytes) {
     text.append(chunk, got);
   }
+  const bool failed = std::ferror(file) != 0;
   std::fclose(file);
-  require(text.size() < (1u << 20), path + ": too large for a model config");
+  require(!failed, path + ": cannot read");
+  require(text.size() <= max_bytes, path + ": too large for " + what + " (at most " +
+                                        std::to_string(max_bytes >> 20) + " MiB)");
   return text;
+}
+
+// A config is a few kilobytes; 1 MiB is certainly not one.
+std::string read_model_config(const std::string& path) {
+  return read_whole_file(path, std::size_t(1) << 20, "a model config");
 }
 
 LmArchitecture lm_architecture_of_files(const std::string& weights, const std::string& config,

@@ -19,6 +19,8 @@ std::vector<long long> read_token_file(const std::string& path);
 
 // A config.json's text (at most 1 MB); Error naming the path.
 std::string read_model_config(const std::string& path);
+// The bytes of `path`, refused (naming `what`) past max_bytes, checked while reading.
+std::string read_whole_file(const std::string& path, std::size_t max_bytes, const char* what);
 
 // The architecture of a checkpoint, before any weight is read: config.json's model_type
 // (`config_text`, empty when no --config) when it has one, else the tensor names; Error when

@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <memory>
 
 #include "commands.hpp"
+#include "model_input.hpp"
 #include "options.hpp"
 #include "output_files.hpp"
 #include "poslab/base/format.hpp"
@@ -21,9 +23,16 @@
 namespace poslab::cli {
 namespace {
 
+// The text task reads its whole file into memory; 64 MiB is far past what it trains on.
+constexpr std::size_t kMaxTextFile = std::size_t(64) << 20;
+
+constexpr Named<StoredDType> kCheckpointDTypes[] = {{StoredDType::kF32, "f32"},
+                                                    {StoredDType::kF16, "f16"}};
+
 struct TrainArgs {
   train::TrainConfig config;
-  std::string task, position, eval_positions, out, checkpoint, dump;
+  std::string task, position, eval_positions, out, checkpoint, dump, text_file;
+  std::string checkpoint_dtype = "f32";
   std::size_t test_len = 0;
   std::size_t seeds = 1;
   std::optional<std::size_t> steps;   // unset: the task's (train::default_steps)
@@ -92,6 +101,14 @@ void run_train(TrainArgs& a) {
                                   "evaluation positions", "evalPositions");
   }
   if (a.test_len_option->count() > 0) c.test_len = a.test_len;
+  if (c.task == train::Task::kText && a.text_file.empty())
+    throw UsageError("--task text needs --text-file F (any bytes; the last 10% are held out)");
+  if (c.task != train::Task::kText && !a.text_file.empty())
+    throw UsageError("--text-file is for --task text");
+  if (!a.text_file.empty()) {
+    c.text = std::make_shared<const std::string>(
+        read_whole_file(a.text_file, kMaxTextFile, "the text task's text"));
+  }
   if (!a.dump.empty() && c.steps != 0) throw UsageError("--dump needs --steps 0");
   if (!a.dump.empty() && a.seeds != 1) throw UsageError("--dump takes one seed: drop --seeds");
   if (c.seed > std::numeric_limits<std::uint64_t>::max() - (a.seeds - 1)) {
@@ -133,7 +150,8 @@ void run_train(TrainArgs& a) {
     if (!a.out.empty()) runs.push_back(trainer.result_json(trainer.evaluate(), wall));
     if (!a.checkpoint.empty()) {
       files.add(a.seeds > 1 ? seed_path(a.checkpoint, run.seed) : a.checkpoint,
-                trainer.checkpoint());
+                trainer.checkpoint(parse_name(kCheckpointDTypes, a.checkpoint_dtype,
+                                              "checkpoint dtype", "checkpointDtype")));
     }
   }
   if (!a.out.empty()) files.add(a.out, train::seeds_result_json(runs) + "\n");
@@ -161,7 +179,9 @@ std::string method_scales() {
 
 void declare_train(CLI::App* cmd, TrainArgs& a) {
   train::TrainConfig& c = a.config;
-  cmd->add_option("--task", a.task, "copy, reverse, sort or addition")
+  cmd->add_option("--task", a.task,
+                  "copy, reverse, sort, addition, or text (a byte-level language model on "
+                  "--text-file)")
       ->required()
       ->check(one_of(train::kTaskNames, "task"));
   cmd->add_option("--position", a.position, name_list(train::kPositionMethodNames))
@@ -178,7 +198,13 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
                   "MAX: addition only; digits of the same significance share a position, from a "
                   "start drawn in [0, MAX) (Cho et al. 2024)")
       ->check(unsigned_integer());
-  cmd->add_option("--train-len", c.train_len, "N: training lengths are uniform in [1, N]")
+  cmd->add_option("--text-file", a.text_file,
+                  "the text task's text, any bytes (at most 64 MiB): the first 90% train, the "
+                  "last 10% are held out")
+      ->type_name("FILE")
+      ->check(non_empty_path());
+  cmd->add_option("--train-len", c.train_len,
+                  "N: training lengths are uniform in [1, N] (text: windows of N bytes)")
       ->required()
       ->check(unsigned_integer());
   a.test_len_option =
@@ -228,6 +254,10 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--checkpoint", a.checkpoint, "also write the trained weights (.safetensors)")
       ->type_name("FILE")
       ->check(non_empty_path());
+  cmd->add_option("--checkpoint-dtype", a.checkpoint_dtype,
+                  "f32 or f16 (half the size, rounded to nearest even)")
+      ->capture_default_str()
+      ->check(one_of(kCheckpointDTypes, "checkpoint dtype"));
   cmd->add_option("--dump", a.dump,
                   "with --steps 0: write config.json, weights, one batch, its loss and "
                   "gradients into DIR")

@@ -9,6 +9,7 @@
 #include "guard.hpp"
 #include "js_convert.hpp"
 #include "js_object.hpp"
+#include "poslab/train/checkpoint.hpp"
 #include "poslab/train/trainer.hpp"
 
 namespace poslab::wasm {
@@ -35,10 +36,11 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 }
 
 TrainConfig to_train_config(const val& js) {
-  const val o = to_options(js, "config",
-                           {"task", "position", "randomizedPositions", "trainLen", "testLen",
-                            "coupledPositions", "layers", "width", "heads", "batch", "steps", "lr",
-                            "warmupSteps", "seed", "embedScale", "evalPositions", "evalExamples"});
+  const val o =
+      to_options(js, "config",
+                 {"task", "position", "randomizedPositions", "trainLen", "testLen",
+                  "coupledPositions", "layers", "width", "heads", "batch", "steps", "lr",
+                  "warmupSteps", "seed", "embedScale", "evalPositions", "evalExamples", "text"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -64,6 +66,11 @@ TrainConfig to_train_config(const val& js) {
         parse_name(kEvalPositionsNames, eval, "evaluation positions", "evalPositions");
   }
   c.eval_examples = size_field(o, "evalExamples", c.eval_examples);
+  if (!field(o, "text").isUndefined()) {
+    auto text = std::make_shared<std::string>();
+    copy_bytes(field(o, "text"), "text", *text);
+    c.text = std::move(text);
+  }
   return c;
 }
 
@@ -141,9 +148,20 @@ class TrainRun {
         acc.set(std::to_string(L), r.accuracy_by_length[L - 1]);
         tokens.set(std::to_string(L), to_js(r.token_accuracy_by_position[L - 1])["data"]);
       }
-      return js_object({{"accuracyByLength", acc},
-                        {"tokenAccuracyByPosition", tokens},
-                        {"evalPositions", std::string(name_of(kEvalPositionsNames, r.positions))}});
+      val o =
+          js_object({{"accuracyByLength", acc},
+                     {"tokenAccuracyByPosition", tokens},
+                     {"evalPositions", std::string(name_of(kEvalPositionsNames, r.positions))}});
+      // The text task's loss per byte by context (null where a learned table has no row).
+      if (r.text) {
+        val rows = val::array();
+        for (const ContextLoss& row : r.text->by_context) {
+          rows.call<void>("push", js_object({{"context", double(row.context)},
+                                             {"loss", row.loss ? val(*row.loss) : val::null()}}));
+        }
+        o.set("lossByContext", rows);
+      }
+      return o;
     });
   }
 
@@ -212,6 +230,30 @@ val train_defaults_js() {
   return defaults;
 }
 
+// A text model's loss by position (checkpoint: its .safetensors bytes, F32 or F16) on windows
+// of `context` bytes of `text` (every non-overlapping one, at most maxWindows), RoPE scaled as
+// asked at its trained length: { losses: Float64Array (context), trainLen, position }.
+val text_loss_js(val checkpoint, val text, val options) {
+  return guarded([&] {
+    std::string weights, bytes;
+    copy_bytes(checkpoint, "checkpoint", weights);
+    copy_bytes(text, "text", bytes);
+    const val o = to_options(options, "textLoss", {"context", "scaling", "factor", "maxWindows"});
+    const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
+    RopeOptions rope;
+    rope.scaling = parse_rope_scaling(string_field(o, "scaling", "none"));
+    rope.factor = number_field(o, "factor", 1.0);
+    rope.original_length = static_cast<long long>(model.train_len);
+    const std::vector<double> losses =
+        text_loss_by_position(model, bytes, size_field(o, "context", model.train_len), rope,
+                              size_field(o, "maxWindows", 256));
+    return js_object(
+        {{"losses", to_js(losses)["data"]},
+         {"trainLen", double(model.train_len)},
+         {"position", std::string(name_of(kPositionMethodNames, model.model.position))}});
+  });
+}
+
 val train_names_js() {
   return js_object({{"tasks", names_js(kTaskNames)},
                     {"positions", names_js(kPositionMethodNames)},
@@ -237,4 +279,5 @@ EMSCRIPTEN_BINDINGS(poslab_train) {
   function("trainCreate", &train_create_js);
   function("trainDefaults", &train_defaults_js);
   function("trainNames", &train_names_js);
+  function("textLoss", &text_loss_js);
 }

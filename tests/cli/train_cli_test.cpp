@@ -148,6 +148,33 @@ TEST_F(TrainCli, DumpWritesTheCheckedFiles) {
   EXPECT_TRUE(nlohmann::json::parse(read_file(path("d/loss.json"))).contains("loss"));
 }
 
+// Train short, test long: a byte-level model on any file, the loss per byte by context, and RoPE
+// again under each inference-time scaling.
+TEST_F(TrainCli, TextTaskReportsLossByContext) {
+  std::string text;
+  for (int i = 0; text.size() < 3000; ++i) text += "line " + std::to_string(i % 37) + " of text\n";
+  put("t.txt", text);
+  const RunResult r = run({"train", "--task",      "text", "--text-file", "t.txt", "--position",
+                           "rope",  "--train-len", "8",    "--test-len",  "32",    "--layers",
+                           "1",     "--width",     "16",   "--heads",     "2",     "--batch",
+                           "4",     "--steps",     "5",    "--seeds",     "2",     "-q",
+                           "-o",    "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  ASSERT_EQ(j["perplexity_by_context"].size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const auto& row = j["perplexity_by_context"][k];
+    EXPECT_EQ(row["context"], 8u << k);
+    EXPECT_NEAR(row["perplexity"].get<double>(), std::exp(row["loss"].get<double>()), 1e-9);
+  }
+  EXPECT_EQ(j["loss_by_position"].size(), 32u);
+  for (const char* scaling : {"linear", "ntk", "dynamic", "yarn"}) {
+    EXPECT_EQ(j["perplexity_by_context_with_scaling"][scaling].size(), 3u) << scaling;
+  }
+  EXPECT_EQ(j["summary"]["loss_at_32"]["values"].size(), 2u);
+  EXPECT_EQ(j["config"]["task"], "text");
+}
+
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
   const std::vector<std::vector<std::string>> bad{
       with(kSmall, {"--position", "spiral", "-o", "r.json"}),
@@ -177,7 +204,14 @@ TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
        "--seeds", "2", "--dump", "d"},  // --dump takes one seed
       with(kSmall, {"--position", "none", "--seeds", "2", "-o", "r.json", "--checkpoint",
                     "missing/m.safetensors"}),
+      with(kSmall, {"--position", "none", "--text-file", "t.txt", "-o", "r.json"}),  // copy
+      {"train", "--task", "text", "--position", "rope", "--train-len", "8", "-o", "r.json"},
+      {"train", "--task", "text", "--text-file", "absent.txt", "--position", "rope", "--train-len",
+       "8", "-o", "r.json"},
+      {"train", "--task", "text", "--text-file", "t.txt", "--position", "rope", "--train-len", "8",
+       "--test-len", "4096", "-o", "r.json"},  // the held-out part is 100 bytes
   };
+  put("t.txt", std::string(1000, 'x'));
   for (const auto& args : bad) {
     SCOPED_TRACE(testing::PrintToString(args));
     expect_refused(args);

@@ -40,4 +40,19 @@ describe('view long-context', () => {
     expect(problems).toEqual([]);
     await again.context.close();
   }, 240_000);
+
+  // The view opens on the lab's trained byte-level model, shipped with the page: its curves are
+  // drawn at once, on text it never trained on, and labelled as a trained model.
+  it('E2E.LongContextOpensOnTheShippedTrainedModel', async () => {
+    const section = '#view-long-context';
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=long-context`);
+    await drawn(page, 'lc');
+    const about = await page.textContent(`${section} .lc-about`);
+    expect(about).toMatch(/^a byte-level RoPE model trained by the lab/);
+    expect(about).toMatch(/held-out tenth/);
+    expect(about).not.toMatch(/RANDOM WEIGHTS/);
+    expect(await page.inputValue('#c-lc-model')).toBe('lab-rope');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

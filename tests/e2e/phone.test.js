@@ -13,7 +13,7 @@ const session = browserForFile();
 // What counts as the view's figure: its first plot frame, or the gallery's first card.
 const FIGURE = { gallery: '.card .thumb', benchmarks: '.fig' };
 // A view's primary action, which must be on the first screen too (the lab's Train).
-const ACTION = { 'length-generalisation': '.lg-train' };
+const ACTION = { 'length-generalisation': '.lg-train', 'text-lab': '.tl-train' };
 
 const NARROW = { width: 360, height: 780 };
 const CASES = [PHONE, NARROW].flatMap((size) => VIEWS.map((v) => [size.width, v.name, size]));

@@ -13,7 +13,10 @@ describe('view rope-inspector', () => {
     const section = '#view-rope-inspector';
     const canvas = `${section} .fig canvas`;
     const about = `${section} .ri-about`;
-    const { page, problems } = await openPage(session.browser, `${session.base}#view=rope-inspector&ri.config=gemma-3-4b`);
+    const { page, problems } = await openPage(
+      session.browser,
+      `${session.base}#view=rope-inspector&ri.config=gemma-3-4b`,
+    );
     await drawn(page, 'ri');
     const gemma = await page.textContent(about);
     expect(gemma).toMatch(/gemma3_text \(text_config\)/);

@@ -111,7 +111,7 @@ describe('training API', () => {
   test('defaults and names come from the core', async () => {
     const lab = await loadLab('simd');
     expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'alibi', 't5', 'fire', 'none']);
-    expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition']);
+    expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition', 'text']);
     expect(lab.defaults).toMatchObject({ layers: 2, width: 64, heads: 4, batch: 32, trainLen: 8 });
   });
 
@@ -141,6 +141,56 @@ describe('training API', () => {
     expect(() => run.step()).toThrow(/disposed/);
   });
 
+  // Train short, test long: the same byte-level run as `poslab train --task text` on the same
+  // file, its held-out loss by context within 1e-4 relative after two steps (float rounding).
+  test('the text task matches the CLI, by context and under each RoPE scaling', async () => {
+    const lab = await loadLab('simd');
+    let text = '';
+    for (let i = 0; text.length < 3000; i++) text += `line ${i % 37} of the text, é\n`;
+    const bytes = new TextEncoder().encode(text);
+    const textFile = file('text.txt');
+    fs.writeFileSync(textFile, bytes);
+    const config = {
+      task: 'text',
+      position: 'rope',
+      trainLen: 8,
+      testLen: 32,
+      layers: 1,
+      width: 16,
+      heads: 2,
+      batch: 4,
+      steps: 2,
+    };
+    const run = lab.createRun({ ...config, text: bytes });
+    expect(run.vocabulary.size).toBe(256);
+    run.step(2);
+    const ev = run.evaluate();
+    expect(ev.lossByContext.map((r) => r.context)).toEqual([8, 16, 32]);
+    const result = run.result(0);
+    run.dispose();
+    const out = file('text.json');
+    const { code, stderr } = await runCli(['train', ...cliArgs(config), '--text-file', textFile, '-q', '-o', out]);
+    expect(code, stderr).toBe(0);
+    const native = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const close = (a, b) => expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-4 * Math.abs(b));
+    native.perplexity_by_context.forEach((row, k) => {
+      close(result.perplexity_by_context[k].loss, row.loss);
+      close(ev.lossByContext[k].loss, row.loss);
+    });
+    for (const scaling of ['linear', 'ntk', 'dynamic', 'yarn']) {
+      native.perplexity_by_context_with_scaling[scaling].forEach((row, k) =>
+        close(result.perplexity_by_context_with_scaling[scaling][k].loss, row.loss),
+      );
+    }
+  });
+
+  test('position coupling is an option of the JS API too', async () => {
+    const lab = await loadLab('simd');
+    const run = lab.createRun({ ...SMALL, task: 'addition', position: 'rope', coupledPositions: 32, steps: 1 });
+    expect(run.config.coupledPositions).toBe(32);
+    run.dispose();
+  });
+
   test('bad configurations throw PosLabError naming the option', async () => {
     const lab = await loadLab('simd');
     const { PosLabError } = await import(path.join(repoRoot, 'web/src/core/errors.js'));
@@ -153,6 +203,10 @@ describe('training API', () => {
       [{ randomizedPositions: 64 }, 'randomizedPositions'],
       [{ width: 0 }, 'width'],
       [{ stepz: 3 }, 'stepz'],
+      [{ task: 'text' }, 'text'],
+      [{ task: 'text', text: new Uint8Array(100), trainLen: 8, testLen: 32 }, 'text'],
+      [{ text: new Uint8Array(1000) }, 'text'],
+      [{ task: 'text', text: 'words', trainLen: 8 }, 'text'],
     ];
     for (const [config, field] of cases) {
       let error;

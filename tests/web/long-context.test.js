@@ -45,7 +45,7 @@ describe('pure helpers', () => {
   });
 
   test('the sample is the two licences verbatim, long enough for 4 × 2048 tokens, with its source', async () => {
-    const gpl3 = fs.readFileSync(path.join(root, 'web/src/content/gpl-3.0.txt'), 'utf8');
+    const gpl3 = fs.readFileSync(path.join(root, 'web/src/content/licences/gpl-3.0.txt'), 'utf8');
     expect(SAMPLE_TEXT.startsWith(gpl3)).toBe(true);
     expect(gpl3).toMatch(/Everyone is permitted to copy and distribute verbatim copies/);
     expect(SAMPLE_SOURCE).toMatch(/base-files/);
@@ -100,6 +100,25 @@ describe('the longContext job (tiny random GPT-NeoX)', () => {
     const again = await longContext(lab, { model: 'tiny', times: 4, factor: 4 });
     expect(again.cached).toBe(true);
     expect(Array.from(again.losses.yarn)).toEqual(Array.from(r.losses.yarn));
+  });
+
+  // The shipped model (docs/lab.md): trained on the sample's first 90% with a context of 64,
+  // read on the held-out tenth. Within its context it predicts bytes well below ln 256 = 5.55;
+  // past it, unscaled, its loss rises, and NTK stretching takes back part of that rise.
+  test('the lab’s trained byte-level RoPE model: its curves on text it never trained on', async () => {
+    const r = await longContext(lab, { model: 'lab-rope', times: 4, factor: 4 });
+    expect([r.N, r.T, r.random, r.unit]).toEqual([64, 256, false, 'bytes']);
+    expect(r.source).toMatch(/held-out tenth/);
+    for (const m of LONG_CONTEXT_METHODS) expect(r.losses[m].length, m).toBe(256);
+    const mean = (a, from, to) => a.slice(from, to).reduce((x, y) => x + y, 0) / (to - from);
+    const inside = mean(r.losses.none, 0, 64);
+    expect(inside).toBeLessThan(2.2);
+    const past = mean(r.losses.none, 128, 256);
+    expect(past).toBeGreaterThan(inside + 0.5);
+    expect(mean(r.losses.ntk, 128, 256)).toBeLessThan(past);
+    await expect(longContext(lab, { model: 'lab-rope', times: 4, factor: 4, text: 'a' })).rejects.toMatchObject({
+      field: 'text',
+    });
   });
 
   test('a tiny Llama: the same curves as its own forward, llama3 among them', async () => {

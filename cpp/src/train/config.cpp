@@ -12,11 +12,18 @@
 #include "poslab/base/tensor.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/train/model.hpp"
+#include "train/text.hpp"
 
 namespace poslab::train {
 
 Vocabulary vocabulary(Task task) {
   Vocabulary v;
+  if (task == Task::kText) {
+    v.symbols = 256;
+    v.specials = false;
+    v.bos = v.sep = v.eos = v.pad = -1;
+    return v;
+  }
   v.symbols = task == Task::kAddition ? 11 : 10;  // the digits, and '+' for addition
   const auto s = static_cast<std::int32_t>(v.symbols);
   v.bos = s;
@@ -28,10 +35,21 @@ Vocabulary vocabulary(Task task) {
 
 std::size_t sequence_length(Task task, std::size_t length) {
   // BOS x SEP y EOS; addition: x = a + b (two numbers of `length` digits), y has length + 1.
+  if (task == Task::kText) return length;  // a window of bytes
   return task == Task::kAddition ? 3 * length + 5 : 2 * length + 3;
 }
 
-std::size_t test_len_of(const TrainConfig& c) { return c.test_len.value_or(4 * c.train_len); }
+std::size_t test_len_of(const TrainConfig& c) {
+  if (c.task == Task::kText) {
+    return c.test_len.value_or(std::min(16 * c.train_len, std::max(c.train_len, kMaxTextContext)));
+  }
+  return c.test_len.value_or(4 * c.train_len);
+}
+
+std::size_t eval_batch_of(const TrainConfig& c) {
+  if (c.task != Task::kText) return c.eval_examples;
+  return text_windows_per_batch(test_len_of(c));
+}
 
 EvalPositions eval_positions_of(const TrainConfig& c) {
   if (c.eval_positions) return *c.eval_positions;
@@ -74,11 +92,20 @@ void validate(const TrainConfig& c) {
   require(supports(c.position, kSupportTrainer), "position",
           std::string("the trainer has no ") + to_string(c.position) + " positions (expected " +
               name_list(kPositionMethodNames) + ")");
+  const bool text = c.task == Task::kText;
   require_range(c.train_len, 1, kMaxLength, "trainLen", "the training length");
   require(c.test_len != std::size_t{0}, "testLen",
-          "the test length must be at least 1 (leave it out for 4 x the training length)");
+          std::string("the test length must be at least 1 (leave it out for ") +
+              (text ? "16" : "4") + " x the training length)");
   const std::size_t m = test_len_of(c);
-  require_range(m, 1, kMaxLength, "testLen", "the test length");
+  if (text) {
+    require_range(m, c.train_len, kMaxTextContext, "testLen",
+                  "the text task's test context (at least the training length)");
+    check_text(c);
+  } else {
+    require(c.text == nullptr, "text", "only the text task reads a text");
+    require_range(m, 1, kMaxLength, "testLen", "the test length");
+  }
   require_range(c.layers, 1, kMaxLayers, "layers", "the number of layers");
   require_range(c.width, 1, kMaxWidth, "width", "the width");
   require_range(c.heads, 1, c.width, "heads", "the number of heads");
@@ -179,7 +206,8 @@ void check_memory(const TrainConfig& c, const char* options) {
     }
   };
   check_batch(c.batch, sequence_length(c.task, c.train_len), "batch");
-  check_batch(c.eval_examples, sequence_length(c.task, test_len_of(c)), "evalExamples");
+  check_batch(eval_batch_of(c), sequence_length(c.task, test_len_of(c)),
+              c.task == Task::kText ? "testLen" : "evalExamples");
   with_field("width", [&] {
     checked_numel({mc.n_layer, 12 * mc.n_embd, mc.n_embd}, "parameters");
     checked_numel({mc.n_positions, mc.n_embd}, "wpe");
@@ -237,7 +265,8 @@ WorkingSet working_set(const TrainConfig& c) {
   const std::uint64_t train_length = sequence_length(c.task, c.train_len);
   const std::uint64_t eval_length = sequence_length(c.task, test_len_of(c));
   const std::vector<std::uint64_t> train = activation_buffers(m, c.batch, train_length);
-  const std::vector<std::uint64_t> eval = activation_buffers(m, c.eval_examples, eval_length);
+  const std::uint64_t eval_rows = eval_batch_of(c);
+  const std::vector<std::uint64_t> eval = activation_buffers(m, eval_rows, eval_length);
   for (std::size_t i = 0; i < train.size(); ++i) {
     if (shards > 0) {
       ws.training += 4 * train[i];
@@ -248,7 +277,7 @@ WorkingSet working_set(const TrainConfig& c) {
       ws.evaluation += 4 * eval[i];
     }
   }
-  ws.evaluation += 4 * c.eval_examples * eval_length * m.vocab_size;  // the logits' copy
+  ws.evaluation += 4 * eval_rows * eval_length * m.vocab_size;  // the logits' copy
   return ws;
 }
 
@@ -259,8 +288,12 @@ ModelConfig model_config(const TrainConfig& c) {
   m.n_head = c.heads;
   m.n_inner = 4 * c.width;
   m.vocab_size = vocabulary(c.task).size();
-  m.n_positions = std::max({c.randomized_positions, c.coupled_positions,
-                            sequence_length(c.task, std::max(c.train_len, test_len_of(c)))});
+  // A learned table has a row per position the run can see: for text only the trained ones
+  // (its evaluation past them says n/a), for the synthetic tasks every evaluated one.
+  const std::size_t seen =
+      c.task == Task::kText ? c.train_len : std::max(c.train_len, test_len_of(c));
+  m.n_positions =
+      std::max({c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen)});
   m.position = c.position;
   m.embed_scale = c.embed_scale;
   return m;

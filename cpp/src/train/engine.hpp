@@ -65,6 +65,8 @@ class Engine {
       : c_(std::move(config)), off_(c_, info) {}
 
   const ModelConfig& config() const { return c_; }
+  // The scaling RoPE rotates with from the next forward() on (Model::set_rope_scaling).
+  void set_rope_scaling(const RopeOptions& options) { rope_scaling_ = options; }
 
   // Runs the model over the batch up to the logits (N, V), kept in logits().
   void forward(const T* p, const Batch& batch) {
@@ -222,12 +224,17 @@ class Engine {
     plan_.alibi_distance.clear();
     plan_.t5_bucket.clear();
     if (plan_.rope) {
-      // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), no scaling; neox pairs for RoPE,
-      // gptj pairs for xPos (as torchscale), whose q and k also take ζ_i^(±e).
-      RopeOptions rope;
+      // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), scaled only when evaluation asks
+      // (set_rope_scaling; dynamic reads the longest position + 1); neox pairs for RoPE, gptj
+      // pairs for xPos (as torchscale), whose q and k also take ζ_i^(±e).
+      RopeOptions rope = rope_scaling_;
       rope.base = c_.base;
       rope.style = RopeStyle::kNeox;
-      const std::vector<double> theta = rope_frequencies(static_cast<long long>(d), rope).inv_freq;
+      const std::int32_t last = *std::max_element(batch.positions.begin(), batch.positions.end());
+      const RopeFrequencies frequencies =
+          rope_frequencies(static_cast<long long>(d), rope, static_cast<long long>(last) + 1);
+      const std::vector<double>& theta = frequencies.inv_freq;
+      const double mscale = frequencies.attention_factor;
       const std::size_t half = d / 2;
       plan_.cos.resize(n_ * half);
       plan_.sin.resize(n_ * half);
@@ -242,8 +249,8 @@ class Engine {
             static_cast<std::int64_t>(batch.positions[(r / L_) * L_ + L_ - 1]) + 1;
         for (std::size_t i = 0; i < half; ++i) {
           const double angle = formulas::angle(batch.positions[r], theta[i]);
-          plan_.cos[r * half + i] = std::cos(angle);
-          plan_.sin[r * half + i] = std::sin(angle);
+          plan_.cos[r * half + i] = mscale * std::cos(angle);
+          plan_.sin[r * half + i] = mscale * std::sin(angle);
           if (!xpos) continue;
           const auto scale = [&](bool key) {
             return formulas::xpos_scale(static_cast<int>(i), static_cast<int>(d),
@@ -331,6 +338,7 @@ class Engine {
 
   ModelConfig c_;
   ParamOffsets off_;
+  RopeOptions rope_scaling_;
   std::size_t B_ = 0, L_ = 0, n_ = 0;
   ops::AttentionPlan plan_;
   std::vector<std::int32_t> tokens_, positions_;

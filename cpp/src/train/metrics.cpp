@@ -34,6 +34,13 @@ std::optional<double> answer_accuracy(const EvalResult& eval, std::size_t lo, st
 }  // namespace
 
 LabMetrics lab_metrics(const EvalResult& eval, std::size_t train_len) {
+  if (eval.text) {
+    LabMetrics metrics;
+    for (const ContextLoss& row : eval.text->by_context) {
+      metrics.emplace_back("loss_at_" + std::to_string(row.context), row.loss);
+    }
+    return metrics;
+  }
   const std::size_t N = train_len;
   return {{"exact_match_in_distribution", mean_exact_match(eval, 1, N)},
           {"exact_match_n_to_2n", mean_exact_match(eval, N + 1, 2 * N)},

@@ -237,6 +237,11 @@ TensorF Model::attention_maps(const Parameters& params, const Batch& batch, std:
   return maps;
 }
 
+void Model::set_rope_scaling(const RopeOptions& options) {
+  workspace_->engine.set_rope_scaling(options);
+  for (Engine<float>& e : workspace_->shards) e.set_rope_scaling(options);
+}
+
 double Model::flops_per_step(std::size_t batch, std::size_t length) const {
   // Forward: 2 per multiply-add of every matrix product (QKV, output, MLP, tied head) and of
   // causal attention (QKᵀ and PV over T(T+1)/2 pairs per head); backward twice the forward.

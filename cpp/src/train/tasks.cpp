@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <set>
 
+#include "train/text.hpp"
+
 namespace poslab::train {
 
 namespace {
 std::int32_t digit(Rng& rng) { return static_cast<std::int32_t>(rng.next_u64() % 10); }
-std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.next_u64() % n); }
 }  // namespace
+
+std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.next_u64() % n); }
 
 Sequence sample_sequence(Task task, std::size_t length, Rng& rng) {
   const Vocabulary v = vocabulary(task);
@@ -102,6 +105,7 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
 }
 
 Batch training_batch(const TrainConfig& config, Rng& rng) {
+  if (config.task == Task::kText) return text_training_batch(config, rng);
   std::vector<Sequence> seqs;
   seqs.reserve(config.batch);
   for (std::size_t i = 0; i < config.batch; ++i) {

@@ -24,6 +24,9 @@ struct Sequence {
 // a + b SEP a+b with every number written least-significant digit first.
 Sequence sample_sequence(Task task, std::size_t length, Rng& rng);
 
+// Uniform in [0, n), n > 0.
+std::size_t below(Rng& rng, std::size_t n);
+
 // `count` sorted distinct positions from [0, max) (Floyd's sampling).
 std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, Rng& rng);
 
@@ -45,7 +48,8 @@ struct PositionRule {
 Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
                  const PositionRule& rule, Rng& rng);
 
-// A training batch: lengths uniform in [1, N], positions randomised when the run is.
+// A training batch: lengths uniform in [1, N], positions randomised when the run is (the text
+// task's: text_training_batch).
 Batch training_batch(const TrainConfig& config, Rng& rng);
 
 // The fixed evaluation set of `length`: eval_examples sequences drawn from a stream seeded by

@@ -12,6 +12,7 @@
 #include "poslab/io/safetensors.hpp"
 #include "poslab/train/metrics.hpp"
 #include "train/tasks.hpp"
+#include "train/text.hpp"
 
 namespace poslab::train {
 
@@ -40,7 +41,9 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);
+  j["train_len"] = c.train_len;
   j["symbols"] = v.symbols;
+  if (!v.specials) return j;  // text: the bytes are the whole vocabulary
   j["bos_token_id"] = v.bos;
   j["sep_token_id"] = v.sep;
   j["eos_token_id"] = v.eos;
@@ -76,7 +79,8 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   return j;
 }
 
-std::string safetensors_of(const Parameters& p, const std::map<std::string, std::string>& meta) {
+std::string safetensors_of(const Parameters& p, const std::map<std::string, std::string>& meta,
+                           StoredDType dtype = StoredDType::kF32) {
   std::vector<TensorF> tensors;
   tensors.reserve(p.info().size());
   for (const ParamInfo& info : p.info()) {
@@ -86,7 +90,21 @@ std::string safetensors_of(const Parameters& p, const std::map<std::string, std:
   std::vector<std::pair<std::string, const TensorF*>> named;
   for (std::size_t i = 0; i < tensors.size(); ++i)
     named.emplace_back(p.info()[i].name, &tensors[i]);
-  return encode_safetensors(named, StoredDType::kF32, meta);
+  return encode_safetensors(named, dtype, meta);
+}
+
+// {"context", "loss", "perplexity"} rows; null loss and perplexity where there is none.
+nlohmann::ordered_json context_rows(const std::vector<ContextLoss>& rows) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ContextLoss& row : rows) {
+    nlohmann::ordered_json j;
+    j["context"] = row.context;
+    j["loss"] = row.loss ? nlohmann::ordered_json(*row.loss) : nlohmann::ordered_json(nullptr);
+    j["perplexity"] =
+        row.loss ? nlohmann::ordered_json(std::exp(*row.loss)) : nlohmann::ordered_json(nullptr);
+    list.push_back(j);
+  }
+  return list;
 }
 
 TensorI int_tensor(const Batch& b, const std::vector<std::int32_t>& values) {
@@ -186,6 +204,10 @@ double Trainer::step() {
 EvalResult Trainer::evaluate() {
   EvalResult r;
   r.positions = eval_positions_of(config_);
+  if (config_.task == Task::kText) {
+    r.text = evaluate_text(model_, params_, config_);
+    return r;
+  }
   const std::size_t M = test_len_of(config_);
   for (std::size_t length = 1; length <= M; ++length) {
     const std::vector<Sequence> seqs = evaluation_sequences(config_, length);
@@ -215,6 +237,8 @@ EvalResult Trainer::evaluate() {
 }
 
 AttentionExample Trainer::attention_example(std::size_t length, std::size_t index) {
+  require(config_.task != Task::kText, "task",
+          "the text task has no examples by length: its evaluation is by context");
   require(length >= 1 && length <= test_len_of(config_), "length",
           "the example length must be in [1, " + std::to_string(test_len_of(config_)) + "]");
   require(index < config_.eval_examples, "index",
@@ -264,6 +288,17 @@ std::string Trainer::result_json(const EvalResult& eval, double wall_time_s) con
   }
   j["accuracy_by_length"] = acc;
   j["token_accuracy_by_position"] = tokens;
+  if (eval.text) {
+    j["perplexity_by_context"] = context_rows(eval.text->by_context);
+    nlohmann::ordered_json by_position = nullptr;
+    if (!eval.text->loss_by_position.empty()) by_position = eval.text->loss_by_position;
+    j["loss_by_position"] = by_position;
+    if (!eval.text->with_scaling.empty()) {
+      nlohmann::ordered_json scaled;
+      for (const auto& [name, rows] : eval.text->with_scaling) scaled[name] = context_rows(rows);
+      j["perplexity_by_context_with_scaling"] = scaled;
+    }
+  }
   j["eval_positions"] = name_of(kEvalPositionsNames, eval.positions);
   j["steps_done"] = steps_done_;
   j["wall_time_s"] = wall_time_s;
@@ -277,8 +312,8 @@ std::string Trainer::result_json(const EvalResult& eval, double wall_time_s) con
   return j.dump(1);
 }
 
-std::string Trainer::checkpoint() const {
-  return safetensors_of(params_, {{"format", "poslab-train"}, {"config", config_json()}});
+std::string Trainer::checkpoint(StoredDType dtype) const {
+  return safetensors_of(params_, {{"format", "poslab-train"}, {"config", config_json()}}, dtype);
 }
 
 std::map<std::string, std::string> Trainer::dump() {

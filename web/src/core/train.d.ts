@@ -1,7 +1,8 @@
 // Types of the length-generalisation lab's JS API (train.js) over the training module.
 
 export interface TrainConfig {
-  task?: 'copy' | 'reverse' | 'sort' | 'addition';
+  /** text: a byte-level language model on `text` (Press et al. 2022), scored by context. */
+  task?: 'copy' | 'reverse' | 'sort' | 'addition' | 'text';
   position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'fire' | 'none';
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
@@ -23,6 +24,8 @@ export interface TrainConfig {
   embedScale?: number;
   evalPositions?: 'index' | 'random';
   evalExamples?: number;
+  /** The text task's bytes: the first 90% train, the last 10% are held out. */
+  text?: Uint8Array;
 }
 
 export interface Evaluation {
@@ -31,6 +34,8 @@ export interface Evaluation {
   /** Per length, the accuracy at each answer position (y then EOS). */
   tokenAccuracyByPosition: Record<string, Float64Array>;
   evalPositions: 'index' | 'random';
+  /** The text task's held-out loss in nats per byte by context; null past a learned table. */
+  lossByContext?: { context: number; loss: number | null }[];
 }
 
 export interface AttentionExample {
@@ -78,6 +83,22 @@ export interface TrainLab {
   };
   readonly names: { tasks: string[]; positions: string[]; evalPositions: string[] };
   createRun(config?: TrainConfig): TrainRun;
+  /**
+   * A text model's (checkpoint: TrainRun.checkpoint() of a text run, F32 or F16) mean loss in
+   * nats per byte at each position over every non-overlapping window of `context` bytes of
+   * `text` (at most maxWindows, default 256), positions 0..context−1, RoPE scaled by `scaling`
+   * at `factor` with original length its trained context.
+   */
+  textLoss(
+    checkpoint: Uint8Array,
+    text: Uint8Array,
+    options?: {
+      context?: number;
+      scaling?: 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3';
+      factor?: number;
+      maxWindows?: number;
+    },
+  ): { losses: Float64Array; trainLen: number; position: string };
 }
 
 export function createTrainLab(config?: {

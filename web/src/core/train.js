@@ -11,6 +11,7 @@ const CONFIG_KEYS = [
   'task',
   'position',
   'randomizedPositions',
+  'coupledPositions',
   'trainLen',
   'testLen',
   'layers',
@@ -24,6 +25,7 @@ const CONFIG_KEYS = [
   'embedScale',
   'evalPositions',
   'evalExamples',
+  'text',
 ];
 
 /**
@@ -51,6 +53,18 @@ export function bindTrain(m) {
         throw toPosLabError('createRun', cause);
       }
       return wrapRun(raw);
+    },
+    /**
+     * A text model's loss by position (train.d.ts): its checkpoint's bytes, a text's bytes and
+     * { context?, scaling?, factor?, maxWindows? }.
+     */
+    textLoss(checkpoint, text, options = {}) {
+      check.options(options, 'textLoss', ['context', 'scaling', 'factor', 'maxWindows']);
+      try {
+        return unwrap(m.textLoss(checkpoint, text, options));
+      } catch (cause) {
+        throw toPosLabError('textLoss', cause);
+      }
     },
   };
 }

@@ -2,7 +2,7 @@
 // trainDefaults()): do not edit. lab/presets.js reads it.
 
 /** Steps a run trains for by default, by task: the task's budget. */
-export const STEPS_BY_TASK = { copy: 2500, reverse: 2500, sort: 2000, addition: 3000 };
+export const STEPS_BY_TASK = { copy: 2500, reverse: 2500, sort: 2000, addition: 3000, text: 2000 };
 
 /** The embedding scale s of x = s·wte[token] by default, by position method. */
 export const EMBED_SCALE_BY_METHOD = { learned: 4, sinusoidal: 8, rope: 4, xpos: 4, alibi: 4, t5: 4, fire: 4, none: 4 };

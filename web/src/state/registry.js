@@ -254,8 +254,9 @@ export const VIEWS = [
     group: 'experiment',
     // The text and a local checkpoint stay on the page; the model choice and scaling travel.
     settings: {
-      // The tiny model by default: it runs at once, so the view opens with its curves.
-      model: oneOf(['tiny', 'tiny-llama', 'pythia-70m', 'file'], 'tiny'),
+      // The lab's trained byte-level model by default: it runs at once, so the view opens with
+      // a trained model's curves.
+      model: oneOf(['lab-rope', 'tiny', 'tiny-llama', 'pythia-70m', 'file'], 'lab-rope'),
       times: int(4, 1, 8),
       factor: num(4, 1, 64),
       smooth: int(64, 1, 4096),
@@ -289,6 +290,27 @@ export const VIEWS = [
       attention: { title: 'Attention maps of a test example' },
     },
     embed: null, // minutes of training: not for an embed
+  },
+  {
+    name: 'text-lab',
+    prefix: 'tl',
+    title: 'Train short, test long',
+    group: 'experiment',
+    // Training runs only when asked (Train); the text stays on the page, never in the link.
+    settings: {
+      methods: nameList(TRAINER_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
+      N: int(64, 8, 256),
+      M: int(1024, 8, 4096), // the core's kMaxTextContext; at least N (the view reads max(M, N))
+      steps: int(2000, 1, 20000),
+      seed: int(0, 0, 1000000),
+    },
+    figures: {
+      context: { title: 'Held-out loss by context' },
+      scaling: { title: 'RoPE with each scaling, no fine-tuning' },
+      loss: { title: 'Training loss' },
+    },
+    embed: null, // minutes of training: not for an embed
+    fields: { trainLen: 'N', testLen: 'M' },
   },
   {
     name: 'gallery',

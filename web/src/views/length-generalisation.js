@@ -24,7 +24,14 @@ import {
   rank,
   tokenAccuracyBeyond,
 } from '../lab/ranking.js';
-import { createTrainingExecutor, restoreRuns } from '../lab/runs.js';
+import {
+  applyProgress,
+  createRunState,
+  createTrainingExecutor,
+  restoreInto,
+  restoreRuns,
+  trainingLine,
+} from '../lab/runs.js';
 import { EMBED_SCALE_BY_METHOD } from '../lab/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { smoothLoss } from '../lab/smoothing.js';
@@ -220,10 +227,11 @@ export default defineView('length-generalisation', {
     // the figures show (lab/shown.js: these, else the previous run's or the example).
     let plan = [];
     let p = null;
-    const done = new Map(); // id → { result, attention, checkpoint, workerSeconds }
-    const curves = new Map(); // id → [[step, loss], …]
+    // done: id → { result, attention, checkpoint, workerSeconds }; curves: id → [[step, loss], …];
+    // failures: '<method>: <message>' of runs that failed since Train.
+    const runState = createRunState();
+    const { done, curves } = runState;
     const planKey = (runs) => JSON.stringify(runs.map((r) => r.config));
-    let failures = []; // '<method>: <message>' of runs that failed since Train
     let example = null; // lab/example.js, once loaded
     let previous = null; // the last Shown of the settings' own runs, kept when the settings move
     /** @type {import('../lab/shown.js').Shown} */
@@ -232,12 +240,7 @@ export default defineView('length-generalisation', {
     function setPlan(next, settings, runs = new Map()) {
       plan = next;
       p = settings;
-      done.clear();
-      curves.clear();
-      for (const [id, run] of runs) {
-        done.set(id, run);
-        curves.set(id, run.result.loss_curve);
-      }
+      restoreInto(runState, runs);
     }
 
     const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
@@ -591,9 +594,6 @@ export default defineView('length-generalisation', {
                   : String(t);
     }
 
-    const trainingLine = (c) =>
-      `Training: ${c.finished} of ${c.total} finished, ${c.running} running, ${c.queued} queued (${c.seconds.toFixed(0)} s).`;
-
     return {
       runButtons: { run: train, cancel: stop },
       show(settings) {
@@ -616,24 +616,14 @@ export default defineView('length-generalisation', {
           setPlan(next, settings); // Train before its runs were restored
           render();
         }
-        failures = [];
+        runState.failures = [];
       },
       params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p.N }),
       progress(m) {
-        const r = plan.find((x) => x.id === m.id);
-        if (m.phase === 'losses') {
-          const c = curves.get(m.id) ?? [];
-          c.push(...m.losses);
-          curves.set(m.id, c);
-          drawLoss();
-        } else if (m.phase === 'finished') {
-          done.set(m.id, m.run);
-          curves.set(m.id, m.run.result.loss_curve);
-          render();
-        } else if (m.phase === 'failed') {
-          failures.push(`${r?.label ?? m.id}: ${m.message}`);
-          shell.status.textContent = failures.join(' ');
-        }
+        const phase = applyProgress(runState, m, plan.find((x) => x.id === m.id)?.label ?? m.id);
+        if (phase === 'losses') drawLoss();
+        else if (phase === 'finished') render();
+        else if (phase === 'failed') shell.status.textContent = runState.failures.join(' ');
         progress.textContent = trainingLine(m);
       },
       draw(result) {
@@ -652,7 +642,7 @@ export default defineView('length-generalisation', {
           presetSaid = '';
           return;
         }
-        shell.status.textContent = failures.join(' ');
+        shell.status.textContent = runState.failures.join(' ');
         progress.textContent = result.stopped
           ? `Stopped: ${result.finished} of ${result.total} runs finished and kept.`
           : `Done: ${result.total} runs in ${result.seconds.toFixed(0)} s.`;

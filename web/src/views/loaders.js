@@ -11,6 +11,7 @@ export const VIEW_LOADERS = {
   attention: () => import('./attention.js'),
   'long-context': () => import('./long-context.js'),
   'length-generalisation': () => import('./length-generalisation.js'),
+  'text-lab': () => import('./text-lab.js'),
   gallery: () => import('./gallery.js'),
   benchmarks: () => import('./benchmarks.js'),
   gpt2: () => import('./gpt2.js'),

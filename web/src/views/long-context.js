@@ -17,6 +17,7 @@ const SPECS = [
     label: 'model',
     kind: 'select',
     options: [
+      ['lab-rope', 'trained here: byte-level RoPE model (context 64)'],
       ['tiny', 'random weights, tiny GPT-NeoX (context 64)'],
       ['tiny-llama', 'random weights, tiny Llama (context 64)'],
       ['pythia-70m', 'random weights, Pythia-70m shapes'],
@@ -31,8 +32,10 @@ const SPECS = [
 const NOTE =
   'Past the trained context N (the dashed line) an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK, YaRN and llama3 stretch the rotation so longer ' +
   'texts stay in the range the model was trained on. Only the losses are computed: the logits are reduced row by row and no ' +
-  'attention map is kept, so T = 8192 fits. Random weights give a flat curve near ln V: they show the cost, not a trained ' +
-  'model’s behaviour — load a Pythia or Llama-family checkpoint (config.json, tokenizer.json) for the real curves, or run natively: ' +
+  'attention map is kept, so T = 8192 fits. The default model was trained by the lab on bytes of text with a context of 64 ' +
+  '(Train short, test long; docs/lab.md) and ships with the page; it reads text it never trained on. Random weights give a flat curve ' +
+  'near ln V: they show the cost, not a trained model’s behaviour — load a Pythia or Llama-family checkpoint (config.json, ' +
+  'tokenizer.json) for a large model’s curves, or run natively: ' +
   '`poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`.';
 
 const labelOf = (m, p) => (m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`);
@@ -63,7 +66,8 @@ export default defineView('long-context', {
     } = pasteOrOpen({
       id: 'lc-text',
       label: 'text the model reads',
-      placeholder: 'Paste a long text here (empty: the sample, GPL-3 + GPL-2)',
+      placeholder:
+        'Paste a long text here (empty: the sample, GPL-3 + GPL-2; for the lab’s model, text it never trained on)',
       rows: 4,
       fileLabel: 'or a text file',
       accept: '.txt,text/plain',
@@ -129,8 +133,11 @@ export default defineView('long-context', {
       );
       about.textContent =
         `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; tokenizer: ${r.tokenizer}; text: ${r.source} ` +
-        `(${r.textTokens} tokens). ${r.note ? `${r.note}. ` : ''}` +
-        (r.cached ? '' : `Computed in ${secs.toFixed(1)} s (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).`);
+        `(${r.textTokens} ${r.unit ?? 'tokens'}). ${r.note ? `${r.note}. ` : ''}` +
+        (r.cached
+          ? ''
+          : `Computed in ${secs.toFixed(1)} s` +
+            (r.heapBytes ? ` (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).` : '.'));
     }
 
     return {
@@ -151,7 +158,9 @@ export default defineView('long-context', {
       // Pythia-sized runs take minutes (six passes at up to 8× 2048 tokens): only on Run.
       demand(p) {
         if (p.model === 'file' && !files) return 'pick a checkpoint and its config.json';
-        if (!p.model.startsWith('tiny')) return 'press Run: six passes of a Pythia-sized model take minutes';
+        if (!p.model.startsWith('tiny') && p.model !== 'lab-rope') {
+          return 'press Run: six passes of a Pythia-sized model take minutes';
+        }
         return null;
       },
       start() {

@@ -1,18 +1,19 @@
-// One training run of the Length generalisation view, in its own worker with its own
-// instance of the training module (never the core module's worker): steps in slices, posting
-// the losses as it goes; at the end the evaluation, result.json, attention maps of a few test
-// examples and the checkpoint, then the pool ends the worker.
+// One training run of the lab's views (Length generalisation; Train short, test long, whose
+// text comes beside the config), in its own worker with its own instance of the training
+// module (never the core module's worker): steps in slices, posting the losses as it goes; at
+// the end the evaluation, result.json, attention maps of a few test examples and the
+// checkpoint, then the pool ends the worker.
 import { createTrainLab } from '../core/train.js';
 
 const SLICE_MS = 150; // post progress about this often
 
 self.onmessage = async ({ data }) => {
-  const { config, variant = 'simd', attentionLengths = [] } = data;
+  const { config, text, variant = 'simd', attentionLengths = [] } = data;
   let run;
   try {
     const t0 = performance.now();
     const lab = await createTrainLab({ variant });
-    run = lab.createRun(config);
+    run = lab.createRun(text ? { ...config, text } : config);
     const steps = run.config.steps;
     let chunk = 1;
     while (run.stepsDone < steps) {

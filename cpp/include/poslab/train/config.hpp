@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -15,7 +16,10 @@
 
 namespace poslab::train {
 
-enum class Task { kCopy, kReverse, kSort, kAddition };
+// The synthetic tasks, and text: a byte-level language model (Press et al. 2022, "Train Short,
+// Test Long") trained on windows of train_len bytes and scored by loss per byte at longer
+// contexts (train/text.hpp).
+enum class Task { kCopy, kReverse, kSort, kAddition, kText };
 // How positions enter the model: the methods of the one table the trainer supports.
 using poslab::PositionMethod;
 // Evaluation positions: 0..T−1 (index), or sorted samples from [0, MAX) (random, Ruoss et al.).
@@ -24,10 +28,14 @@ enum class EvalPositions { kIndex, kRandom };
 inline constexpr Named<Task> kTaskNames[] = {{Task::kCopy, "copy"},
                                              {Task::kReverse, "reverse"},
                                              {Task::kSort, "sort"},
-                                             {Task::kAddition, "addition"}};
+                                             {Task::kAddition, "addition"},
+                                             {Task::kText, "text"}};
 inline constexpr auto kPositionMethodNames = position_method_names<kSupportTrainer>();
 inline constexpr Named<EvalPositions> kEvalPositionsNames[] = {{EvalPositions::kIndex, "index"},
                                                                {EvalPositions::kRandom, "random"}};
+
+// The text task's longest test context (the synthetic tasks stop at 512 tokens).
+inline constexpr std::size_t kMaxTextContext = 4096;
 
 // The lab's defaults, one table for `poslab train`, the training wasm module and the page
 // (web/src/lab/train-defaults.js is generated from it): the steps a task trains for, and the
@@ -40,8 +48,11 @@ struct TaskDefaults {
   Task task;
   std::size_t steps;
 };
-inline constexpr TaskDefaults kTaskDefaults[] = {
-    {Task::kCopy, 2500}, {Task::kReverse, 2500}, {Task::kSort, 2000}, {Task::kAddition, 3000}};
+inline constexpr TaskDefaults kTaskDefaults[] = {{Task::kCopy, 2500},
+                                                 {Task::kReverse, 2500},
+                                                 {Task::kSort, 2000},
+                                                 {Task::kAddition, 3000},
+                                                 {Task::kText, 2000}};
 inline constexpr double kDefaultEmbedScale = 4.0;
 struct MethodDefaults {
   PositionMethod method;
@@ -64,11 +75,13 @@ constexpr double default_embed_scale(PositionMethod method) {
 }
 static_assert(std::size(kTaskDefaults) == std::size(kTaskNames), "a default step count per task");
 
-// The token ids of a task: its symbols are 0..symbols−1, then BOS, SEP, EOS, PAD.
+// The token ids of a task: its symbols are 0..symbols−1, then BOS, SEP, EOS, PAD. The text
+// task's are the 256 byte values and nothing else (its special ids are −1).
 struct Vocabulary {
   std::size_t symbols = 0;
   std::int32_t bos = 0, sep = 0, eos = 0, pad = 0;
-  std::size_t size() const { return symbols + 4; }
+  bool specials = true;
+  std::size_t size() const { return symbols + (specials ? 4 : 0); }
 };
 Vocabulary vocabulary(Task task);
 
@@ -106,8 +119,10 @@ struct TrainConfig {
   // BOS, '+', SEP and EOS tokens at `start`; start is drawn from [0, MAX − n − 2] per training
   // sequence of n digits and is 0 in evaluation. 0: off.
   std::size_t coupled_positions = 0;
-  std::size_t train_len = 8;            // N: training lengths are uniform in [1, N]
-  std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset means 4·N
+  std::size_t train_len = 8;            // N: training lengths are uniform in [1, N] (text: N)
+  std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset: 4·N (text: 16·N)
+  // The text task's bytes: the first 90% train, the last 10% are held out (train/text.hpp).
+  std::shared_ptr<const std::string> text;
   std::size_t layers = 2;
   std::size_t width = 64;
   std::size_t heads = 4;
@@ -153,9 +168,13 @@ void validate(const TrainConfig& config);
 void check_memory(const TrainConfig& config,
                   const char* options = "layers, width, batch, evalExamples, trainLen or testLen");
 
-// The evaluated lengths' upper end (test_len, or 4·train_len) and the eval position rule.
+// The evaluated lengths' upper end (test_len, or 4·train_len; text: 16·train_len up to
+// kMaxTextContext) and the eval position rule.
 std::size_t test_len_of(const TrainConfig& config);
 EvalPositions eval_positions_of(const TrainConfig& config);
+// Sequences in one evaluation batch: eval_examples, or the text windows of the longest context
+// that run together.
+std::size_t eval_batch_of(const TrainConfig& config);
 
 // Tokens in `BOS x SEP y EOS` for an input of `length` symbols (the addition task's input
 // is two numbers of `length` digits each and a `+`).

@@ -9,6 +9,8 @@
 //                                excluded, every token weighted alike
 //   exact_match_2n_to_4n         mean exact match over L = 2N+1..4N, reported on its own
 // A metric whose lengths the run did not evaluate (M ≤ N, or M ≤ 2N) is empty (null in JSON).
+// The text task's metrics are loss_at_C, the held-out loss in nats per byte at each evaluated
+// context C (empty where a learned table has no row).
 #pragma once
 
 #include <cstddef>

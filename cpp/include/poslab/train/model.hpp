@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "poslab/base/tensor.hpp"
+#include "poslab/positions/rope.hpp"
 #include "poslab/train/config.hpp"
 
 namespace poslab::train {
@@ -111,6 +112,10 @@ class Model {
   TensorF logits(const Parameters& params, const Batch& batch);
   // Attention weights (n_layer, n_head, T, T) of sequence `b` of the batch.
   TensorF attention_maps(const Parameters& params, const Batch& batch, std::size_t b);
+  // RoPE models: the scaling every later pass rotates with (RopeOptions' scaling, factor and
+  // original length; the base stays the model's), with cos and sin times its attention factor
+  // as Hugging Face's YaRN. Evaluation only: the text task's inference-time scalings.
+  void set_rope_scaling(const RopeOptions& options);
   // Floating-point operations of one forward + backward over (B, T) (matrix products and
   // attention, 2 per multiply-add; backward counted as twice the forward).
   double flops_per_step(std::size_t batch, std::size_t length) const;

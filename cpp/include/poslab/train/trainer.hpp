@@ -7,12 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "poslab/base/random.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/io/stored_tensor.hpp"
 #include "poslab/train/config.hpp"
 #include "poslab/train/model.hpp"
 
@@ -22,10 +24,25 @@ namespace poslab::train {
 // Exact match by greedy decoding equals "every answer token is the argmax given the true
 // prefix", so both are computed from one teacher-forced forward pass per example; the
 // per-token accuracy is that argmax check at each answer position.
+// The text task's: loss in nats per byte at each evaluated context (empty where a learned
+// table has no row), by position at the longest context, and for RoPE the same rows again
+// under each inference-time scaling (train/text.hpp).
+struct ContextLoss {
+  std::size_t context = 0;
+  std::optional<double> loss;
+};
+struct TextEval {
+  std::vector<ContextLoss> by_context;
+  std::size_t position_context = 0;      // the longest context
+  std::vector<double> loss_by_position;  // at position_context; empty where it has no loss
+  std::vector<std::pair<std::string, std::vector<ContextLoss>>> with_scaling;
+};
+
 struct EvalResult {
   std::vector<double> accuracy_by_length;                       // [L−1]: exact match, L = 1..M
   std::vector<std::vector<double>> token_accuracy_by_position;  // [L−1][answer position]
   EvalPositions positions = EvalPositions::kIndex;
+  std::optional<TextEval> text;  // the text task's (its accuracies are empty)
 };
 
 // One example rendered for the attention view: its tokens (BOS x SEP y EOS), the positions the
@@ -60,8 +77,8 @@ class Trainer {
   std::string result_json(const EvalResult& eval, double wall_time_s) const;
   // config.json of a dump: the model's shape, the task and its special token ids.
   std::string config_json() const;
-  // The .safetensors bytes of the weights (F32), the config in __metadata__.
-  std::string checkpoint() const;
+  // The .safetensors bytes of the weights, the config in __metadata__ (read_lab_checkpoint).
+  std::string checkpoint(StoredDType dtype = StoredDType::kF32) const;  // F32, or F16 (rounded)
   // The --steps 0 --dump set, file name → bytes: config.json, weights.safetensors, tokens.npy,
   // targets.npy, positions.npy, loss_mask.npy, loss.json, grads.safetensors (for the batch the
   // next step would train on).

@@ -5,6 +5,10 @@
 // exists at T = 8192. The model and the last curves stay in the worker between requests (a
 // change of smoothing redraws without recomputing); Cancel terminates the worker (client.js).
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js';
+import { etaText, passPerScaling } from './passes.js';
+import { LAB_MODEL, labRopeCurves } from './lab-rope.js';
+
+export { etaText };
 import { architecture } from '../../gpt2/architectures.js';
 import { loadTokenizer, loadTokenizerJson } from '../../gpt2/tokenizer.js';
 
@@ -64,13 +68,6 @@ export function movingAverage(data, w) {
     out[i] = (prefix[b] - prefix[a]) / (b - a);
   }
   return out;
-}
-
-/** Seconds left when `done` of `total` equal steps took `elapsedMs`, as text ('' before the first). */
-export function etaText(done, total, elapsedMs) {
-  if (done <= 0 || done >= total) return '';
-  const s = Math.round(((total - done) * elapsedMs) / done / 1000);
-  return s < 90 ? `about ${s} s left` : `about ${Math.round(s / 60)} min left`;
 }
 
 /**
@@ -167,7 +164,7 @@ async function modelFor(lab, p, progress) {
 }
 
 /**
- * p: { model: 'pythia-70m' | 'tiny' | 'tiny-llama' | 'file', files?: { weights: File, config: File,
+ * p: { model: 'lab-rope' | 'pythia-70m' | 'tiny' | 'tiny-llama' | 'file', files?: { weights: File, config: File,
  * tokenizer?: File }, text?: string (absent or '': the sample), times: 1–8, factor: f ≥ 1,
  * methods?: subset of LONG_CONTEXT_METHODS }. Result: { methods, losses: { [method]:
  * Float32Array (T−1,) }, T, N, ... }.
@@ -191,6 +188,11 @@ export async function longContext(lab, p, ctx = {}) {
     methods,
   });
   if (lastRun?.key === runKey) return copyResult(lastRun.result, true);
+  if (p.model === LAB_MODEL) {
+    const result = await labRopeCurves(p, methods, progress);
+    lastRun = { key: runKey, result };
+    return copyResult(result, false);
+  }
 
   const { model, tokenizer, tokenizerLabel, label } = await modelFor(lab, p, progress);
   const N = model.config.max_position_embeddings;
@@ -198,27 +200,17 @@ export async function longContext(lab, p, ctx = {}) {
   const ids = tokenizer.encode(text);
   const { T, note } = planLength(ids.length, N, p.times);
   const tokens = Int32Array.from(ids.slice(0, T));
-  const losses = {};
-  const ms = {};
-  const t0 = performance.now();
-  methods.forEach((scaling, i) => {
-    progress?.({
-      phase: 'run',
-      method: scaling,
-      index: i,
-      count: methods.length,
-      eta: etaText(i, methods.length, performance.now() - t0),
-    });
-    const t = performance.now();
-    const r = model.forward(tokens, {
-      logits: false,
-      lossByPosition: true,
-      topK: 1,
-      rope: { scaling, factor: scaling === 'none' ? 1 : p.factor },
-    });
-    ms[scaling] = performance.now() - t;
-    losses[scaling] = r.losses.data;
-  });
+  const { losses, ms } = passPerScaling(
+    methods,
+    progress,
+    (scaling) =>
+      model.forward(tokens, {
+        logits: false,
+        lossByPosition: true,
+        topK: 1,
+        rope: { scaling, factor: scaling === 'none' ? 1 : p.factor },
+      }).losses.data,
+  );
   const result = {
     methods,
     losses,

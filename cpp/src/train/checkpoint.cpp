@@ -1,0 +1,118 @@
+#include "poslab/train/checkpoint.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "poslab/base/errors.hpp"
+#include "poslab/io/safetensors.hpp"
+#include "train/text.hpp"
+
+namespace poslab::train {
+
+namespace {
+
+// The caps validate() puts on a run, for a model read from a file.
+constexpr std::size_t kMaxLayers = 16, kMaxWidth = 1024, kMaxPositions = 1 << 20;
+
+std::size_t size_in(const nlohmann::json& j, const char* key, std::size_t lo, std::size_t hi,
+                    const std::string& name) {
+  require(j.contains(key) && j[key].is_number_unsigned(),
+          name + ": the checkpoint's config has no whole number '" + key + "'");
+  const auto v = j[key].get<std::size_t>();
+  require(v >= lo && v <= hi, name + ": the checkpoint's " + key + " " + std::to_string(v) +
+                                  " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                  "]");
+  return v;
+}
+
+double number_in(const nlohmann::json& j, const char* key, const std::string& name) {
+  require(j.contains(key) && j[key].is_number() && j[key].get<double>() > 0,
+          name + ": the checkpoint's config has no positive number '" + key + "'");
+  return j[key].get<double>();
+}
+
+ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name) {
+  ModelConfig m;
+  m.n_layer = size_in(j, "n_layer", 1, kMaxLayers, name);
+  m.n_embd = size_in(j, "n_embd", 1, kMaxWidth, name);
+  m.n_head = size_in(j, "n_head", 1, m.n_embd, name);
+  m.n_inner = size_in(j, "n_inner", 1, 4 * kMaxWidth, name);
+  m.vocab_size = size_in(j, "vocab_size", 1, 1 << 16, name);
+  m.n_positions = size_in(j, "n_positions", 0, kMaxPositions, name);
+  m.layer_norm_epsilon = number_in(j, "layer_norm_epsilon", name);
+  m.base = number_in(j, "base", name);
+  m.embed_scale = number_in(j, "embed_scale", name);
+  m.t5_num_buckets = size_in(j, "t5_num_buckets", 1, 4096, name);
+  m.t5_max_distance = size_in(j, "t5_max_distance", 1, kMaxPositions, name);
+  require(j.contains("position") && j["position"].is_string(),
+          name + ": the checkpoint's config names no position method");
+  m.position = parse_position_method(j["position"].get<std::string>(), kSupportTrainer,
+                                     "position method", "position");
+  require(m.n_embd % m.n_head == 0,
+          name + ": the checkpoint's width is not divisible by its heads");
+  const bool rotation = m.position == PositionMethod::kRope || m.position == PositionMethod::kXpos;
+  require(!rotation || (m.n_embd / m.n_head) % 2 == 0,
+          name + ": a rotation needs an even head width");
+  require(m.vocab_size == vocabulary(task).size(),
+          name + ": the checkpoint's vocabulary (" + std::to_string(m.vocab_size) +
+              ") is not its task's (" + std::to_string(vocabulary(task).size()) + ")");
+  return m;
+}
+
+}  // namespace
+
+LabCheckpoint read_lab_checkpoint(const std::string& bytes, const std::string& name) {
+  const SafetensorsFile file = parse_safetensors(bytes, name);
+  const auto format = file.metadata.find("format");
+  const auto config = file.metadata.find("config");
+  require(
+      format != file.metadata.end() && format->second == "poslab-train" &&
+          config != file.metadata.end(),
+      name + ": not a lab checkpoint (its __metadata__ has no format 'poslab-train' and config)");
+  const nlohmann::json j = nlohmann::json::parse(config->second, nullptr, false);
+  require(j.is_object(), name + ": the checkpoint's config is not a JSON object");
+  require(j.contains("task") && j["task"].is_string(), name + ": the checkpoint names no task");
+  LabCheckpoint out;
+  out.task = parse_name(kTaskNames, j["task"].get<std::string>(), "task", "task");
+  out.train_len = size_in(j, "train_len", 1, kMaxTextContext, name);
+  out.model = model_of(j, out.task, name);
+  out.params = Parameters(out.model);
+  for (const ParamInfo& info : out.params.info()) {
+    const auto found = file.tensors.find(info.name);
+    require(found != file.tensors.end(), name + ": the checkpoint has no tensor " + info.name);
+    require(found->second.shape == info.shape, name + ": tensor " + info.name + " has shape " +
+                                                   shape_string(found->second.shape) +
+                                                   ", the model needs " + shape_string(info.shape));
+    std::copy(found->second.data.begin(), found->second.data.end(),
+              out.params.data() + info.offset);
+  }
+  require(file.tensors.size() == out.params.info().size(),
+          name + ": the checkpoint has tensors its model does not use");
+  return out;
+}
+
+std::vector<double> text_loss_by_position(const LabCheckpoint& checkpoint, std::string_view text,
+                                          std::size_t context, const RopeOptions& scaling,
+                                          std::size_t max_windows) {
+  require(checkpoint.task == Task::kText, "model",
+          "the checkpoint is of a synthetic task, not a text model");
+  require(
+      scaling.scaling == RopeScaling::kNone || checkpoint.model.position == PositionMethod::kRope,
+      "scaling", "only a RoPE model's rotation can be scaled");
+  require(context >= 1 && context <= kMaxTextContext, "context",
+          "the context must be in [1, " + std::to_string(kMaxTextContext) + "]");
+  require(checkpoint.model.position != PositionMethod::kLearned ||
+              context <= checkpoint.model.n_positions,
+          "context",
+          "learned positions have no row past their table's " +
+              std::to_string(checkpoint.model.n_positions));
+  Model model(checkpoint.model);
+  model.set_rope_scaling(scaling);
+  const std::size_t windows =
+      std::min(max_windows, text.size() > context ? (text.size() - 1) / context : 0);
+  Rng unused(0);  // index positions draw nothing
+  return mean_loss_by_position(model, checkpoint.params, text, context,
+                               std::max<std::size_t>(1, windows), 0, unused);
+}
+
+}  // namespace poslab::train

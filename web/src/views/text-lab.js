@@ -1,0 +1,349 @@
+// The Train short, test long view (Press et al. 2022, Figure 1): one byte-level language model
+// per position method, trained in this browser on windows of N bytes of a text and scored on its
+// held-out tenth at contexts N, 2N, … M, where every position counts; RoPE's model again under
+// each inference-time scaling. Training runs on Train, each run in its own worker (lab/runs.js);
+// until this setting's own runs exist the figures show the bundled native run, labelled. What
+// the view says about the papers' claims is computed from the curves it draws (lab/text-claims.js).
+import '../styles/lab.css';
+import { download } from '../export/download.js';
+import { methodStyle } from '../lab/method-styles.js';
+import { poolSize } from '../lab/pool.js';
+import {
+  applyProgress,
+  createRunState,
+  createTrainingExecutor,
+  restoreInto,
+  restoreRuns,
+  trainingLine,
+} from '../lab/runs.js';
+import { findings, REFERENCE } from '../lab/text-claims.js';
+import { textCommand, textId, textPlan } from '../lab/text-plan.js';
+import { METHODS } from '../lab/presets.js';
+import { smoothLoss } from '../lab/smoothing.js';
+import { TRAINER_METHODS } from '../state/methods.js';
+import { createIntro, defineView, el } from './kit.js';
+
+const SPECS = [
+  { key: 'tl.N', label: 'trained context N (bytes)', kind: 'number', step: 16 },
+  { key: 'tl.M', label: 'longest test context M', kind: 'number', step: 64 },
+  { key: 'tl.steps', label: 'steps', kind: 'number', step: 100 },
+  { key: 'tl.seed', label: 'seed', kind: 'number', step: 1 },
+];
+
+const NOTE =
+  'Press et al. trained language models on short inputs and tested them on longer ones: only ALiBi kept its loss past the ' +
+  'training length. Here the same tiny transformer (2 layers, width 64, pre-LayerNorm GPT-2 blocks) learns bytes ' +
+  '(vocabulary 256, no tokenizer) on windows of N bytes from the first 90% of a text, once per position method, and is ' +
+  'scored on the last 10% in windows of N, 2N, 4N … M bytes, every position counted, in nats per byte. Learned positions ' +
+  'have no row past N (n/a). The RoPE model is scored again with each long-context scaling at factor context / N, ' +
+  'without fine-tuning. Natively: `poslab train --task text --text-file F --position rope --train-len 64 --test-len 1024 -o r.json`.';
+
+const SCALING_STYLE = {
+  none: { label: 'RoPE as trained', color: '#555555', dashed: false },
+  linear: { label: 'linear (PI)', dashed: true },
+  ntk: { label: 'NTK', dashed: true },
+  dynamic: { label: 'dynamic NTK', dashed: true },
+  yarn: { label: 'YaRN', dashed: true },
+};
+const SCALING_COLOURS = { linear: '#D55E00', ntk: '#009E73', dynamic: '#56B4E9', yarn: '#CC79A7' };
+
+const methodName = (id) => METHODS.find((m) => m.id === id)?.label ?? id;
+const fmt = (x) => (x === null || x === undefined ? 'n/a' : x.toFixed(2));
+
+export default defineView('text-lab', {
+  controls: SPECS,
+  executor: () => createTrainingExecutor(),
+  build(shell, { store }) {
+    createIntro(shell, { title: 'Train short, test long', note: NOTE });
+
+    // Methods (checkboxes over tl.methods), the text (the sample, or the user's file), then
+    // Train / Stop and the progress line above the figures.
+    const methodsBox = el('fieldset', 'lg-methods');
+    methodsBox.append(el('legend', '', 'methods'));
+    const boxes = new Map();
+    for (const id of TRAINER_METHODS) {
+      const label = el('label');
+      const input = el('input');
+      input.type = 'checkbox';
+      input.value = id;
+      input.addEventListener('change', () => {
+        const ids = [...boxes].filter(([, b]) => b.checked).map(([m]) => m);
+        if (ids.length) store.set({ 'tl.methods': ids }, { source: 'control' });
+        else input.checked = true; // at least one method
+      });
+      boxes.set(id, input);
+      label.append(input, methodName(id));
+      methodsBox.append(label);
+    }
+    const fileLabel = el('label', 'tl-file', 'text (empty: the sample, the FSF’s licences) ');
+    const file = el('input');
+    file.type = 'file';
+    file.setAttribute('aria-label', 'a text file to train on');
+    fileLabel.append(file);
+    shell.panel.append(methodsBox, fileLabel);
+
+    const actions = el('div', 'lg-actions');
+    const buttons = el('div', 'button-row lg-buttons');
+    const train = el('button', 'tl-train button-primary', 'Train');
+    train.type = 'button';
+    const stop = el('button', 'tl-stop', 'Stop');
+    stop.type = 'button';
+    buttons.append(train, stop);
+    const progress = el('p', 'lg-progress tl-progress');
+    progress.setAttribute('aria-live', 'polite');
+    const source = el('p', 'lg-source tl-source');
+    actions.append(buttons, progress, source);
+    shell.plots.append(actions);
+
+    const byContext = shell.lines('context', {
+      title: 'Held-out loss by context',
+      xTitle: 'context (bytes, log scale)',
+      yTitle: 'loss (nats per byte)',
+      height: 320,
+    });
+    const scaling = shell.lines('scaling', {
+      title: 'RoPE with each scaling, no fine-tuning',
+      xTitle: 'context (bytes, log scale)',
+      yTitle: 'loss (nats per byte)',
+      height: 300,
+    });
+    const loss = shell.lines('loss', {
+      title: 'Training loss',
+      xTitle: 'step',
+      yTitle: 'loss (nats per byte)',
+      height: 240,
+    });
+    const table = el('table', 'lg-table tl-table');
+    const tableBox = el('div', 'lg-table-box');
+    tableBox.append(table);
+    const papers = el('div', 'lg-papers tl-papers');
+    const exports = el('div', 'button-row lg-exports');
+    shell.plots.append(tableBox, papers, exports);
+
+    // The text: the sample (loaded with the view's first run) or the user's file.
+    let userText = null; // { bytes, id, name }
+    let sample = null;
+    const loadSample = async () => {
+      if (!sample) {
+        const { LICENCE_SAMPLE } = await import('../content/licences/index.js');
+        const bytes = new TextEncoder().encode(LICENCE_SAMPLE);
+        sample = { bytes, id: textId(bytes, true), name: 'the sample' };
+      }
+      return sample;
+    };
+    file.addEventListener('change', async () => {
+      const f = file.files?.[0];
+      if (!f) return;
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      userText = { bytes, id: textId(bytes, false), name: f.name };
+      shell.refresh(); // this text's kept runs, or the count of those to train
+    });
+    let example = null; // the bundled native run: { settings, command, commit, runs }
+    const loadExample = async () => (example ??= (await import('../lab/example/text.json')).default);
+
+    let plan = [];
+    let p = null;
+    const runState = createRunState(); // done: id → { result, workerSeconds }; curves; failures
+    const { done, curves } = runState;
+    // What the figures show: this setting's runs, else the example (said on the source line).
+    let shown = { source: 'none', runs: [] };
+
+    function choose() {
+      const own = plan.filter((r) => done.has(r.id)).map((r) => ({ method: r.method, result: done.get(r.id).result }));
+      if (own.length) shown = { source: 'current', runs: own };
+      else if (example) {
+        shown = {
+          source: 'example',
+          runs: example.settings.methods.map((m) => ({ method: m, result: example.runs[m], native: true })),
+        };
+      } else shown = { source: 'none', runs: [] };
+      source.dataset.source = shown.source;
+      source.textContent =
+        shown.source === 'example'
+          ? `Not your runs yet: the figures show the bundled native run on the sample (N = ${example.settings.N}, ` +
+            `M = ${example.settings.M}, seed ${example.settings.seed}; \`${example.command}\` at ${example.commit}). Press Train for this setting’s.`
+          : '';
+    }
+
+    function measured() {
+      const rows = shown.runs;
+      if (!rows.length) return null;
+      const contexts = rows[0].result.perplexity_by_context.map((r) => r.context);
+      const losses = new Map(rows.map((r) => [r.method, r.result.perplexity_by_context.map((x) => x.loss)]));
+      const rope = rows.find((r) => r.method === 'rope')?.result.perplexity_by_context_with_scaling;
+      const scalingLosses = rope
+        ? Object.fromEntries(Object.entries(rope).map(([k, l]) => [k, l.map((x) => x.loss)]))
+        : null;
+      return { contexts, N: contexts[0], losses, scaling: scalingLosses, names: methodName };
+    }
+
+    function drawCurves(m) {
+      const nullToNaN = (l) => Float64Array.from(l, (x) => (x === null ? NaN : x));
+      const refLines = [{ axis: 'x', value: m.N, label: `trained context ${m.N}` }];
+      byContext.update(
+        [...m.losses].map(([id, l]) => ({
+          label: methodName(id),
+          ...methodStyle(id),
+          x: Float64Array.from(m.contexts),
+          y: nullToNaN(l),
+        })),
+        { logX: true, refLines },
+      );
+      const learned = m.losses.get('learned');
+      byContext.figure.setNote(
+        (learned ? 'Learned positions: n/a past N, a table has no row there. ' : '') +
+          (shown.source === 'example' ? 'The bundled native run (see above).' : ''),
+      );
+      scaling.figure.el.hidden = !m.scaling;
+      if (m.scaling) {
+        const rope = m.losses.get('rope');
+        scaling.update(
+          [
+            { ...SCALING_STYLE.none, x: Float64Array.from(m.contexts), y: nullToNaN(rope) },
+            ...Object.entries(m.scaling).map(([k, l]) => ({
+              ...SCALING_STYLE[k],
+              color: SCALING_COLOURS[k],
+              x: Float64Array.from(m.contexts),
+              y: nullToNaN(l),
+            })),
+          ],
+          { logX: true, refLines },
+        );
+      }
+    }
+
+    function drawLoss() {
+      const own = plan.filter((r) => curves.get(r.id)?.length);
+      const runs = own.length
+        ? own.map((r) => ({ method: r.method, curve: curves.get(r.id) }))
+        : shown.runs.map((r) => ({ method: r.method, curve: r.result.loss_curve }));
+      loss.figure.el.hidden = !runs.length;
+      loss.update(
+        runs.map((r) => ({
+          label: methodName(r.method),
+          ...methodStyle(r.method),
+          ...smoothLoss(r.curve.map(([s, l]) => [s, l])),
+        })),
+        {},
+      );
+      loss.figure.setNote(
+        own.length
+          ? 'Each run’s loss, smoothed over a fiftieth of its steps.'
+          : 'The bundled native run’s (every tenth step), smoothed.',
+      );
+    }
+
+    function drawTable(m) {
+      table.replaceChildren();
+      const head = el('tr');
+      for (const h of ['method', ...m.contexts.map(String), 'time (s)']) head.append(el('th', '', h));
+      head.children[1].title = 'the trained context';
+      table.append(head);
+      for (const r of shown.runs) {
+        const tr = el('tr');
+        tr.append(el('td', '', methodName(r.method)));
+        for (const row of r.result.perplexity_by_context) {
+          const td = el('td', '', fmt(row.loss));
+          if (row.loss !== null) td.title = `perplexity ${row.perplexity.toFixed(2)} per byte`;
+          tr.append(td);
+        }
+        const run = done.get(r.method);
+        tr.append(
+          el(
+            'td',
+            '',
+            r.native
+              ? `${r.result.wall_time_s.toFixed(0)} (native)`
+              : run?.workerSeconds
+                ? run.workerSeconds.toFixed(0)
+                : 'cached',
+          ),
+        );
+        table.append(tr);
+      }
+      papers.replaceChildren(el('h3', '', 'What the papers report, and what we measured'));
+      for (const f of findings(m)) {
+        const para = el('p', `note tl-finding tl-${f.verdict}`);
+        const verdict = { agrees: 'Agrees', disagrees: 'Does not agree', untested: 'Not tested' }[f.verdict];
+        para.textContent = `${f.cite}: ${f.claim}. ${verdict}: ${f.said}`;
+        papers.append(para);
+      }
+      const ref = el('p', 'note tl-reference');
+      ref.textContent =
+        `For scale, ${REFERENCE.setting}, at contexts ${REFERENCE.contexts.join(' / ')}: ` +
+        REFERENCE.rows.map(([, name, v]) => `${name} ${v.map((x) => x.toFixed(2)).join(' / ')}`).join('; ') +
+        '.';
+      papers.append(ref);
+    }
+
+    function render() {
+      choose();
+      const m = measured();
+      for (const f of [byContext, scaling]) f.figure.el.hidden = !m;
+      tableBox.hidden = papers.hidden = !m;
+      drawLoss();
+      if (!m) return;
+      drawCurves(m);
+      drawTable(m);
+    }
+
+    const exportButton = (text, fn) => {
+      const b = el('button', '', text);
+      b.type = 'button';
+      b.addEventListener('click', fn);
+      exports.append(b);
+    };
+    exportButton('Results JSON', () => {
+      const out = Object.fromEntries(shown.runs.map((r) => [r.method, r.result]));
+      download('train-short-test-long.json', new Blob([JSON.stringify(out, null, 1)], { type: 'application/json' }));
+    });
+
+    const settingsOf = (s) => ({ methods: s.methods, N: s.N, M: Math.max(s.M, s.N), steps: s.steps, seed: s.seed });
+
+    return {
+      runButtons: { run: train, cancel: stop },
+      show(s) {
+        const ids = new Set(s.methods);
+        for (const [id, box] of boxes) box.checked = ids.has(id);
+      },
+      key: (s) => ({ ...settingsOf(s), text: userText?.id ?? 'sample' }),
+      demand: () => '', // minutes of training: only on Train
+      async cached(s) {
+        const text = userText ?? (await loadSample());
+        const next = textPlan(settingsOf(s), text);
+        const [runs] = await Promise.all([restoreRuns(next), loadExample().catch(() => null)]);
+        return { plan: next, runs, settings: s, text, partial: runs.size < next.length };
+      },
+      start() {
+        runState.failures = [];
+      },
+      params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p.N }),
+      progress(m) {
+        const phase = applyProgress(runState, m, methodName(m.id)); // a run's id is its method
+        if (phase === 'losses') drawLoss();
+        else if (phase === 'finished') render();
+        else if (phase === 'failed') shell.status.textContent = runState.failures.join(' ');
+        progress.textContent = trainingLine(m);
+      },
+      draw(result) {
+        if (result.plan) {
+          plan = result.plan;
+          p = settingsOf(result.settings);
+          restoreInto(runState, result.runs);
+          render();
+          const missing = plan.length - done.size;
+          progress.textContent = missing
+            ? `${done.size} of ${plan.length} runs cached; press Train for the other ${missing} on ${result.text.name} ` +
+              `(${plan.length ? plan[0].config.steps : 0} steps each, ${poolSize()} at a time). ` +
+              `Natively: ${textCommand(plan[0].config)}`
+            : `All ${plan.length} runs restored from this browser's cache.`;
+          return;
+        }
+        shell.status.textContent = runState.failures.join(' ');
+        progress.textContent = result.stopped
+          ? `Stopped: ${result.finished} of ${result.total} runs finished and kept.`
+          : `Done: ${result.total} runs in ${result.seconds.toFixed(0)} s.`;
+      },
+    };
+  },
+});

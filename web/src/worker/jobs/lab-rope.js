@@ -1,0 +1,77 @@
+// The Long context view's trained model: the lab's byte-level RoPE model (the text task, context
+// 64, 2 layers, width 64; docs/lab.md says which command and seed made it), shipped with the page
+// as F16 and run on the training module, which has its forward pass. By default it reads the
+// held-out tenth of the text it was trained on, which it never saw; every non-overlapping window
+// of times × 64 bytes counts, so its curve by position is an average, not one text's noise.
+import { passPerScaling } from './passes.js';
+
+export const LAB_MODEL = 'lab-rope';
+const CHECKPOINT = new URL('../../content/text-rope.safetensors', import.meta.url);
+const MAX_WINDOWS = 16; // enough for a smooth curve, quick enough to draw on opening
+
+let train = null; // the training module, once loaded
+let checkpoint = null; // the shipped weights' bytes
+
+async function bundledCheckpoint() {
+  if (CHECKPOINT.protocol === 'file:') {
+    // Node (the tests): neither specifier is a literal, so a bundler never follows fs.
+    const fsModule = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ fsModule);
+    return new Uint8Array(await readFile(CHECKPOINT));
+  }
+  const response = await fetch(CHECKPOINT);
+  if (!response.ok) throw new Error(`the bundled model did not load (${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** The held-out last tenth of the lab's sample: what the shipped model never trained on. */
+export async function heldOutSample() {
+  // Loaded on first use: the Models view shares this job chunk and never needs the licences.
+  const { LICENCE_SAMPLE } = await import('../../content/licences/index.js');
+  const bytes = new TextEncoder().encode(LICENCE_SAMPLE);
+  return bytes.subarray(bytes.length - Math.floor(bytes.length / 10));
+}
+
+/**
+ * The curves of the Long context view for the shipped model: { methods, losses: { [scaling]:
+ * Float32Array (T,) }, ms, T, N, note, model, random: false, tokenizer, textTokens, unit, source,
+ * heapBytes: 0 (another module's heap) }.
+ */
+export async function labRopeCurves(p, methods, progress) {
+  progress?.({ phase: 'model' });
+  if (!train) {
+    const { createTrainLab } = await import('../../core/train.js');
+    train = await createTrainLab();
+  }
+  checkpoint ??= await bundledCheckpoint();
+  const text = p.text ? new TextEncoder().encode(p.text) : await heldOutSample();
+  const first = train.textLoss(checkpoint, text, { context: 1, maxWindows: 1 });
+  const N = first.trainLen;
+  let T = p.times * N;
+  let note = '';
+  if (text.length < 2) throw Object.assign(new RangeError('the text needs at least 2 bytes'), { field: 'text' });
+  if (text.length < T + 1) {
+    T = text.length - 1;
+    note = `the text has ${text.length} bytes, fewer than ${p.times} × ${N} + 1: the curves stop there`;
+  }
+  const windows = Math.min(MAX_WINDOWS, Math.floor((text.length - 1) / T));
+  const { losses, ms } = passPerScaling(methods, progress, (scaling) => {
+    const options = { context: T, scaling, factor: scaling === 'none' ? 1 : p.factor, maxWindows: windows };
+    return Float32Array.from(train.textLoss(checkpoint, text, options).losses);
+  });
+  return {
+    methods,
+    losses,
+    ms,
+    T,
+    N,
+    note: (note ? `${note}; ` : '') + `mean over ${windows} window${windows === 1 ? '' : 's'} of ${T} bytes`,
+    model: 'a byte-level RoPE model trained by the lab (2 layers, width 64, context 64, 2000 steps; docs/lab.md)',
+    random: false,
+    tokenizer: 'none (bytes, vocabulary 256)',
+    textTokens: text.length,
+    unit: 'bytes',
+    source: p.text ? 'your text' : 'the held-out tenth of the lab’s sample (the end of GPL-3), never trained on',
+    heapBytes: 0,
+  };
+}

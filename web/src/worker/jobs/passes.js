@@ -1,0 +1,28 @@
+// The Long context view's passes, one per RoPE scaling, with their progress: which pass of how
+// many, how long the rest should take, and each pass's time. Both of its model families run
+// through here (jobs/long-context.js, jobs/lab-rope.js).
+
+/** Seconds left when `done` of `total` equal steps took `elapsedMs`, as text ('' before the first). */
+export function etaText(done, total, elapsedMs) {
+  if (done <= 0 || done >= total) return '';
+  const s = Math.round(((total - done) * elapsedMs) / done / 1000);
+  return s < 90 ? `about ${s} s left` : `about ${Math.round(s / 60)} min left`;
+}
+
+/**
+ * `pass(scaling)` for each of `methods`, reporting { phase: 'run', method, index, count, eta }
+ * before each. Returns { losses: { [scaling]: pass's result }, ms: { [scaling]: its time } }.
+ */
+export function passPerScaling(methods, progress, pass) {
+  const losses = {};
+  const ms = {};
+  const t0 = performance.now();
+  methods.forEach((scaling, index) => {
+    const eta = etaText(index, methods.length, performance.now() - t0);
+    progress?.({ phase: 'run', method: scaling, index, count: methods.length, eta });
+    const t = performance.now();
+    losses[scaling] = pass(scaling);
+    ms[scaling] = performance.now() - t;
+  });
+  return { losses, ms };
+}
