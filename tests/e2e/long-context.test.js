@@ -52,6 +52,14 @@ describe('view long-context', () => {
     expect(about).toMatch(/held-out tenth/);
     expect(about).not.toMatch(/RANDOM WEIGHTS/);
     expect(await page.inputValue('#c-lc-model')).toBe('lab-rope');
+    // Retrained here for a few steps on the lab's sample: its own curves, said to be.
+    await page.fill(`${section} .lc-retrain input`, '20');
+    await page.click(`${section} .lc-retrain-button`);
+    await page.waitForFunction(
+      (s) => /retrained here \(20 steps on the lab’s sample/.test(document.querySelector(s)?.textContent ?? ''),
+      `${section} .lc-about`,
+      { timeout: 60_000 },
+    );
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -121,6 +121,33 @@ describe('the longContext job (tiny random GPT-NeoX)', () => {
     });
   });
 
+  // Retrained on the page (a training worker's checkpoint, here the API's): its curves are on
+  // the held-out tenth of the text it trained on, and say so.
+  test('the lab’s model retrained on the user’s text reads that text’s held-out tenth', async () => {
+    const { createTrainLab } = await import('../../web/src/core/train.js');
+    const train = await createTrainLab({
+      wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/simd/poslab-train.wasm')),
+    });
+    let text = '';
+    for (let i = 0; text.length < 3000; i++) text += `line ${i % 31} of a text to retrain on\n`;
+    const run = train.createRun({
+      task: 'text',
+      position: 'rope',
+      trainLen: 64,
+      testLen: 64,
+      steps: 5,
+      text: new TextEncoder().encode(text),
+    });
+    run.step(5);
+    const retrained = { checkpoint: run.checkpoint(), trainedOn: 'text', text, steps: 5, id: 1 };
+    run.dispose();
+    const r = await longContext(lab, { model: 'lab-rope', times: 2, factor: 2, methods: ['none', 'yarn'], retrained });
+    expect([r.N, r.T]).toEqual([64, 128]);
+    expect(r.model).toMatch(/retrained here \(5 steps on your text/);
+    expect(r.source).toMatch(/held-out tenth of your text/);
+    expect(r.textTokens).toBe(300); // a tenth of 3000 bytes
+  });
+
   test('a tiny Llama: the same curves as its own forward, llama3 among them', async () => {
     const r = await longContext(lab, { model: 'tiny-llama', times: 2, factor: 4, methods: ['none', 'llama3'] });
     expect([r.N, r.T, r.random]).toEqual([64, 128, true]);

@@ -87,7 +87,19 @@ export default defineView('long-context', {
     buttons.append(run, cancel);
     const progress = el('p', 'lc-progress');
     progress.setAttribute('aria-live', 'polite');
-    local.append(...elements, ckptLabel, buttons, progress);
+    // The lab's model retrained here: a RoPE text run in a training worker on the user's text or
+    // the lab's sample (its first 90%); its curves are then on the held-out tenth of that text.
+    const retrainRow = el('div', 'button-row lc-retrain');
+    const retrainSteps = el('input');
+    retrainSteps.type = 'number';
+    retrainSteps.min = '1';
+    retrainSteps.max = '20000';
+    retrainSteps.value = '2000';
+    retrainSteps.setAttribute('aria-label', 'steps to retrain the model');
+    const retrainButton = el('button', 'lc-retrain-button', 'Retrain here');
+    retrainButton.type = 'button';
+    retrainRow.append('or retrain it for ', retrainSteps, ' steps ', retrainButton);
+    local.append(...elements, ckptLabel, retrainRow, buttons, progress);
     shell.panel.append(local);
 
     const about = el('p', 'note lc-about');
@@ -100,6 +112,40 @@ export default defineView('long-context', {
     });
 
     let files = null; // { weights, config, tokenizer? }
+    let retrained = null; // { checkpoint, trainedOn: 'sample' | 'text', text, steps, id }
+
+    retrainButton.addEventListener('click', async () => {
+      const steps = Number(retrainSteps.value);
+      if (!Number.isInteger(steps) || steps < 1 || steps > 20000) {
+        progress.textContent = 'Retrain: the steps must be a whole number from 1 to 20000.';
+        return;
+      }
+      const own = textArea.value;
+      const text = own
+        ? new TextEncoder().encode(own)
+        : new TextEncoder().encode((await import('../content/licences/index.js')).LICENCE_SAMPLE);
+      retrainButton.disabled = true;
+      const worker = new Worker(new URL('../worker/train.worker.js', import.meta.url), { type: 'module' });
+      const finish = () => {
+        worker.terminate();
+        retrainButton.disabled = false;
+      };
+      worker.onmessage = ({ data }) => {
+        if (data.type === 'progress') progress.textContent = `Retraining: step ${data.stepsDone} of ${data.steps}…`;
+        else if (data.type === 'done') {
+          finish();
+          const id = (retrained?.id ?? 0) + 1;
+          retrained = { checkpoint: data.checkpoint, trainedOn: own ? 'text' : 'sample', text: own, steps, id };
+          progress.textContent = `Retrained in ${data.workerSeconds.toFixed(0)} s.`;
+          shell.refresh();
+        } else if (data.type === 'error') {
+          finish();
+          progress.textContent = `Retrain: ${data.message}`;
+        }
+      };
+      const config = { task: 'text', position: 'rope', trainLen: 64, testLen: 64, steps, seed: 0 };
+      worker.postMessage({ config, text }, [text.buffer]);
+    });
 
     textFile.addEventListener('change', async () => {
       const f = textFile.files?.[0];
@@ -144,6 +190,7 @@ export default defineView('long-context', {
       runButtons: { run, cancel },
       show(p) {
         ckptLabel.hidden = p.model !== 'file';
+        retrainRow.hidden = p.model !== 'lab-rope';
       },
       params: (p) => ({
         model: p.model,
@@ -151,9 +198,16 @@ export default defineView('long-context', {
         factor: p.factor,
         text: textArea.value,
         ...(p.model === 'file' && files ? { files } : {}),
+        ...(p.model === 'lab-rope' && retrained ? { retrained } : {}),
       }),
       // The smoothing is drawn, not computed: moving it redraws the last curves.
-      key: (p) => ({ ...p, smooth: 0, text: textArea.value, files: files && files.weights.name }),
+      key: (p) => ({
+        ...p,
+        smooth: 0,
+        text: textArea.value,
+        files: files && files.weights.name,
+        retrained: retrained?.id,
+      }),
       redraw: draw,
       // Pythia-sized runs take minutes (six passes at up to 8× 2048 tokens): only on Run.
       demand(p) {

@@ -24,12 +24,15 @@ async function bundledCheckpoint() {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+const encode = (t) => new TextEncoder().encode(t);
+/** The last tenth of some bytes: the text task's held-out part (the core's split_text). */
+const tenth = (bytes) => bytes.subarray(bytes.length - Math.floor(bytes.length / 10));
+
 /** The held-out last tenth of the lab's sample: what the shipped model never trained on. */
 export async function heldOutSample() {
   // Loaded on first use: the Models view shares this job chunk and never needs the licences.
   const { LICENCE_SAMPLE } = await import('../../content/licences/index.js');
-  const bytes = new TextEncoder().encode(LICENCE_SAMPLE);
-  return bytes.subarray(bytes.length - Math.floor(bytes.length / 10));
+  return tenth(encode(LICENCE_SAMPLE));
 }
 
 /**
@@ -43,9 +46,21 @@ export async function labRopeCurves(p, methods, progress) {
     const { createTrainLab } = await import('../../core/train.js');
     train = await createTrainLab();
   }
-  checkpoint ??= await bundledCheckpoint();
-  const text = p.text ? new TextEncoder().encode(p.text) : await heldOutSample();
-  const first = train.textLoss(checkpoint, text, { context: 1, maxWindows: 1 });
+  const r = p.retrained; // { checkpoint, trainedOn: 'sample' | 'text', text, steps } or none
+  const weights = r ? r.checkpoint : (checkpoint ??= await bundledCheckpoint());
+  let text;
+  let source;
+  if (r?.trainedOn === 'text') {
+    text = tenth(encode(r.text));
+    source = 'the held-out tenth of your text, never trained on';
+  } else if (p.text) {
+    text = encode(p.text);
+    source = 'your text';
+  } else {
+    text = await heldOutSample();
+    source = 'the held-out tenth of the lab’s sample (the end of GPL-3), never trained on';
+  }
+  const first = train.textLoss(weights, text, { context: 1, maxWindows: 1 });
   const N = first.trainLen;
   let T = p.times * N;
   let note = '';
@@ -57,7 +72,7 @@ export async function labRopeCurves(p, methods, progress) {
   const windows = Math.min(MAX_WINDOWS, Math.floor((text.length - 1) / T));
   const { losses, ms } = passPerScaling(methods, progress, (scaling) => {
     const options = { context: T, scaling, factor: scaling === 'none' ? 1 : p.factor, maxWindows: windows };
-    return Float32Array.from(train.textLoss(checkpoint, text, options).losses);
+    return Float32Array.from(train.textLoss(weights, text, options).losses);
   });
   return {
     methods,
@@ -66,12 +81,14 @@ export async function labRopeCurves(p, methods, progress) {
     T,
     N,
     note: (note ? `${note}; ` : '') + `mean over ${windows} window${windows === 1 ? '' : 's'} of ${T} bytes`,
-    model: 'a byte-level RoPE model trained by the lab (2 layers, width 64, context 64, 2000 steps; docs/lab.md)',
+    model: r
+      ? `the lab’s byte-level RoPE model retrained here (${r.steps} steps on ${r.trainedOn === 'text' ? 'your text' : 'the lab’s sample'}, its first 90%)`
+      : 'a byte-level RoPE model trained by the lab (2 layers, width 64, context 64, 2000 steps; docs/lab.md)',
     random: false,
     tokenizer: 'none (bytes, vocabulary 256)',
     textTokens: text.length,
     unit: 'bytes',
-    source: p.text ? 'your text' : 'the held-out tenth of the lab’s sample (the end of GPL-3), never trained on',
+    source,
     heapBytes: 0,
   };
 }

@@ -165,7 +165,8 @@ async function modelFor(lab, p, progress) {
 
 /**
  * p: { model: 'lab-rope' | 'pythia-70m' | 'tiny' | 'tiny-llama' | 'file', files?: { weights: File, config: File,
- * tokenizer?: File }, text?: string (absent or '': the sample), times: 1–8, factor: f ≥ 1,
+ * tokenizer?: File }, retrained?: the lab model retrained on the page (jobs/lab-rope.js), text?: string
+ * (absent or '': the sample), times: 1–8, factor: f ≥ 1,
  * methods?: subset of LONG_CONTEXT_METHODS }. Result: { methods, losses: { [method]:
  * Float32Array (T−1,) }, T, N, ... }.
  */
@@ -183,6 +184,7 @@ export async function longContext(lab, p, ctx = {}) {
     model: p.model,
     file: p.files?.weights ? [p.files.weights.name, p.files.weights.size, p.files.weights.lastModified] : null,
     text: p.text ?? '',
+    retrained: p.retrained?.id ?? null,
     times: p.times,
     factor: p.factor,
     methods,
