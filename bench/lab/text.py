@@ -75,9 +75,11 @@ def main():
     rows = []
     for method in a.methods.split(","):
         out = os.path.join(a.out, f"text-{method}.json")
+        # Each model is kept (F16) for the position lens (bench/lab/lens.py).
         cmd = [a.poslab, "train", "--task", "text", "--text-file", text, "--position", method,
                "--train-len", str(a.train_len), "--test-len", str(a.test_len), "--seed", str(a.seed),
-               "-q", "-o", out, *a.extra]
+               "-q", "-o", out, "--checkpoint", os.path.join(a.out, f"text-{method}.safetensors"),
+               "--checkpoint-dtype", "f16", *a.extra]
         start = time.monotonic()
         if not a.reuse:
             subprocess.run(cmd, check=True)

@@ -23,12 +23,13 @@
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
 #include "poslab/models/llama.hpp"
+#include "poslab/train/checkpoint.hpp"
 
 namespace poslab::cli {
 namespace {
 
 struct LensArgs {
-  std::string weights, config, tokens, tokens_file, out;
+  std::string weights, config, tokens, tokens_file, text_file, out;
   std::string precision = name_of(kPrecisionNames, Precision::kFloat);
   long long period = 0;  // 0: half the text's length
   long long seed = 0;
@@ -46,6 +47,12 @@ struct LensModel {
   // shift is expected to move the logits.
   bool length_dependent = false;
   long long max_positions = 0;  // GPT-2's n_positions: offset + T stays within; 0: no limit
+  // The next-token loss at each position (T − 1,) with token t at positions[t]: models whose
+  // positions can be set one by one (the lab's), for the shuffle and constant passes; empty
+  // for the others, or where the method needs positions rising along the sequence.
+  std::function<std::vector<double>(const std::vector<long long>&,
+                                    const std::vector<std::int32_t>&)>
+      losses;
 };
 
 template <class Result>
@@ -87,7 +94,83 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
   return out;
 }
 
+// One sequence of token ids at positions offset, offset + 1, ... as the lab's model takes it.
+train::Batch lab_batch(const std::vector<long long>& tokens, long long offset, long long vocab,
+                       const std::vector<std::int32_t>& positions = {}) {
+  train::Batch b;
+  b.batch = 1;
+  b.length = tokens.size();
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    require(tokens[t] >= 0 && tokens[t] < vocab, "tokens",
+            "token id " + std::to_string(tokens[t]) + " is outside the model's vocabulary of " +
+                std::to_string(vocab));
+    b.tokens.push_back(static_cast<std::int32_t>(tokens[t]));
+    b.positions.push_back(positions.empty() ? static_cast<std::int32_t>(offset + (long long)t)
+                                            : positions[t]);
+  }
+  b.targets = b.tokens;  // unscored
+  b.loss_mask.assign(b.length, 0.0f);
+  return b;
+}
+
+// A lab checkpoint (`poslab train --checkpoint`, F32 or F16): the trainer's own model, which
+// runs in float. Its positions move the logits when they are absolute (learned, sinusoidal),
+// centred on the sequence (xPos) or normalised by the query's position (FIRE).
+LensModel lab_model(const LensArgs& a, Precision precision) {
+  require(precision == Precision::kFloat, "precision",
+          a.weights + " is a lab checkpoint: the lab's model runs in float only");
+  auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
+      read_whole_file(a.weights, std::size_t(1) << 30, "a lab checkpoint"), a.weights));
+  auto model = std::make_shared<train::Model>(checkpoint->model);
+  const long long V = (long long)checkpoint->model.vocab_size;
+  LensModel out;
+  out.vocab = V;
+  out.attention = [checkpoint, model, V](const std::vector<long long>& t) {
+    const TensorF maps = model->attention_maps(checkpoint->params, lab_batch(t, 0, V), 0);
+    const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
+    std::vector<TensorF> by_layer;
+    for (std::size_t l = 0; l < layers; ++l) {
+      by_layer.emplace_back(
+          Shape{maps.dim(1), maps.dim(2), maps.dim(3)},
+          std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
+    }
+    return by_layer;
+  };
+  out.logits = [checkpoint, model, V](const std::vector<long long>& t, long long offset) {
+    const TensorF logits = model->logits(checkpoint->params, lab_batch(t, offset, V));
+    return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
+  };
+  const PositionMethod p = checkpoint->model.position;
+  // xPos and FIRE read a row's positions as rising (a centred scale, ψ of a distance ≥ 0).
+  if (p != PositionMethod::kXpos && p != PositionMethod::kFire) {
+    out.losses = [checkpoint, model, V](const std::vector<long long>& t,
+                                        const std::vector<std::int32_t>& positions) {
+      const TensorF logits = model->logits(checkpoint->params, lab_batch(t, 0, V, positions));
+      std::vector<double> loss;
+      for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+        const float* z = logits.ptr() + i * std::size_t(V);
+        const double top = *std::max_element(z, z + V);
+        double sum = 0;
+        for (long long v = 0; v < V; ++v) sum += std::exp(double(z[v]) - top);
+        loss.push_back(top + std::log(sum) - double(z[t[i + 1]]));
+      }
+      return loss;
+    };
+  }
+  out.length_dependent = p == PositionMethod::kLearned || p == PositionMethod::kSinusoidal ||
+                         p == PositionMethod::kXpos || p == PositionMethod::kFire;
+  if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint->model.n_positions;
+  return out;
+}
+
+bool is_lab_checkpoint(const std::string& weights) {
+  const SafetensorsHeader header = read_safetensors_header(weights);
+  const auto format = header.metadata.find("format");
+  return format != header.metadata.end() && format->second == "poslab-train";
+}
+
 LensModel load_lens_model(const LensArgs& a, Precision precision) {
+  if (is_lab_checkpoint(a.weights)) return lab_model(a, precision);
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
   if (arch == LmArchitecture::kGpt2) {
@@ -143,11 +226,18 @@ void run_lens(const LensArgs& a) {
   check_output_path(a.out);
   require(output_format(a.out) == Format::kJson, "out",
           "lens writes a JSON report: -o must end in .json, got '" + a.out + "'");
-  if (a.tokens.empty() && a.tokens_file.empty()) {
-    throw UsageError("give the token ids with --tokens or --tokens-file");
+  if (a.tokens.empty() && a.tokens_file.empty() && a.text_file.empty()) {
+    throw UsageError("give the token ids with --tokens or --tokens-file (or --text-file)");
   }
-  const std::vector<long long> tokens =
-      a.tokens_file.empty() ? parse_tokens(a.tokens) : read_token_file(a.tokens_file);
+  std::vector<long long> tokens;
+  if (!a.text_file.empty()) {
+    // A byte-level model's ids are the bytes; at most 64 KiB of them, the lens's whole trace.
+    for (const char c : read_whole_file(a.text_file, std::size_t(1) << 16, "the lens's text")) {
+      tokens.push_back(static_cast<unsigned char>(c));
+    }
+  } else {
+    tokens = a.tokens_file.empty() ? parse_tokens(a.tokens) : read_token_file(a.tokens_file);
+  }
   const long long T = (long long)tokens.size();
   require(T > a.thresholds.local_window, "tokens",
           "the lens needs more tokens than the local window W = " +
@@ -196,6 +286,30 @@ void run_lens(const LensArgs& a) {
              {"relative_change", change.relative()},
              {"invariant_expected", !model.length_dependent}};
   }
+  // How much the model uses position: the loss by position with positions 0..T−1, shuffled
+  // (a seeded permutation) and all 0.
+  nlohmann::json shuffle = nullptr;
+  if (model.losses) {
+    std::vector<std::int32_t> index(std::size_t(T), 0), shuffled, constant(std::size_t(T), 0);
+    for (long long t = 0; t < T; ++t) index[std::size_t(t)] = std::int32_t(t);
+    shuffled = index;
+    Rng rng{std::uint64_t(a.seed) + 0x5A17u};
+    for (std::size_t i = shuffled.size(); i > 1; --i) {  // Fisher-Yates
+      std::swap(shuffled[i - 1], shuffled[std::size_t(rng.uniform() * double(i))]);
+    }
+    const auto mean = [](const std::vector<double>& v) {
+      double s = 0;
+      for (double x : v) s += x;
+      return v.empty() ? 0.0 : s / double(v.size());
+    };
+    const std::vector<double> base = model.losses(tokens, index);
+    const std::vector<double> moved = model.losses(tokens, shuffled);
+    const std::vector<double> flat = model.losses(tokens, constant);
+    shuffle = {
+        {"loss_by_position", {{"index", base}, {"shuffled", moved}, {"constant", flat}}},
+        {"mean_loss", {{"index", mean(base)}, {"shuffled", mean(moved)}, {"constant", mean(flat)}}},
+        {"seed", a.seed}};
+  }
   const nlohmann::json report = {{"weights", a.weights},
                                  {"tokens", T},
                                  {"precision", to_string(precision)},
@@ -208,6 +322,7 @@ void run_lens(const LensArgs& a) {
                                    {"local_window", t.local_window}}},
                                  {"role_counts", counts},
                                  {"shift", shift},
+                                 {"shuffle", shuffle},
                                  {"heads", heads}};
   write_outputs({{a.out, report.dump(1) + "\n"}});
   std::string line;
@@ -226,13 +341,20 @@ void add_lens_command(Commands& commands) {
       "How a model's heads use position: attention by distance and each head's role "
       "(sink, previous-token, induction, local, broad) as JSON",
       [](CLI::App* cmd, LensArgs& a) {
-        cmd->add_option("--weights", a.weights, "model.safetensors (GPT-2, GPT-NeoX, Llama family)")
+        cmd->add_option("--weights", a.weights,
+                        "model.safetensors (GPT-2, GPT-NeoX, Llama family, or a lab checkpoint "
+                        "of poslab train)")
             ->required();
         cmd->add_option("--config", a.config, "its config.json (required for RoPE models)");
         auto* tokens =
             cmd->add_option("--tokens", a.tokens, "token ids of the text, e.g. 464,2068");
         auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy");
+        auto* text = cmd->add_option("--text-file", a.text_file,
+                                     "a byte-level model's text: its bytes are the ids (a lab "
+                                     "text model, poslab train --task text)");
         tokens->excludes(file);
+        text->excludes(tokens);
+        text->excludes(file);
         cmd->add_option("--period", a.period,
                         "the induction pass's random sequence length n (run twice: 2n tokens); "
                         "default half the text")

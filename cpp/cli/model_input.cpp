@@ -65,8 +65,10 @@ std::string read_whole_file(const std::string& path, std::size_t max_bytes, cons
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
   require(!failed, path + ": cannot read");
-  require(text.size() <= max_bytes, path + ": too large for " + what + " (at most " +
-                                        std::to_string(max_bytes >> 20) + " MiB)");
+  const std::string limit = max_bytes >= (std::size_t(1) << 20)
+                                ? std::to_string(max_bytes >> 20) + " MiB"
+                                : std::to_string(max_bytes >> 10) + " KiB";
+  require(text.size() <= max_bytes, path + ": too large for " + what + " (at most " + limit + ")");
   return text;
 }
 

@@ -232,6 +232,7 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
   EXPECT_EQ(j["heads"][0]["distance_profile"].size(), 8u);
   EXPECT_EQ(j["induction"]["period"], 3);
   EXPECT_EQ(j["thresholds"]["local_window"], 4);
+  EXPECT_TRUE(j["shuffle"].is_null());  // positions set one by one: the lab's models only, so far
   // The shift check (RoPE models): the whole text moved by its own length, logits unchanged.
   EXPECT_EQ(j["shift"]["k"], 8);
   EXPECT_EQ(j["shift"]["invariant_expected"], true);

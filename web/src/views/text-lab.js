@@ -222,7 +222,7 @@ export default defineView('text-lab', {
         runs.map((r) => ({
           label: methodName(r.method),
           ...methodStyle(r.method),
-          ...smoothLoss(r.curve.map(([s, l]) => [s, l])),
+          ...smoothLoss(r.curve),
         })),
         {},
       );
@@ -317,7 +317,7 @@ export default defineView('text-lab', {
       start() {
         runState.failures = [];
       },
-      params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p.N }),
+      params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p?.N ?? 0 }), // none before the plan is read
       progress(m) {
         const phase = applyProgress(runState, m, methodName(m.id)); // a run's id is its method
         if (phase === 'losses') drawLoss();
