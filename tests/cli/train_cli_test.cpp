@@ -175,44 +175,29 @@ TEST_F(TrainCli, TextTaskReportsLossByContext) {
   EXPECT_EQ(j["config"]["task"], "text");
 }
 
+// A tiny byte-level text model of t.txt into m.safetensors (the method and the rest to add).
+const std::vector<std::string> kTextModel{
+    "train", "--task",  "text",         "--text-file",  "t.txt", "--train-len", "16", "--test-len",
+    "32",    "--width", "16",           "--heads",      "2",     "--steps",     "3",  "-q",
+    "-o",    "r.json",  "--checkpoint", "m.safetensors"};
+
 // The position lens reads a lab checkpoint (F16 here) with a text's bytes as its ids: every
-// head's role, and the shift check as the method predicts (RoPE unmoved, learned moved).
+// head's role, the shuffle pass, and the shift check as the method predicts (RoPE unmoved,
+// learned refused past its table).
 TEST_F(TrainCli, LensReadsALabTextModel) {
   std::string text;
   for (int i = 0; text.size() < 2000; ++i) text += "line " + std::to_string(i % 23) + " of text\n";
   put("t.txt", text);
   put("h.txt", text.substr(0, 16));
+  const std::vector<std::string> lens{"lens",        "--weights", "m.safetensors",
+                                      "--text-file", "h.txt",     "--period",
+                                      "8",           "-o",        "lens.json"};
   for (const char* method : {"rope", "learned"}) {
     SCOPED_TRACE(method);
-    const RunResult t = run({"train",
-                             "--task",
-                             "text",
-                             "--text-file",
-                             "t.txt",
-                             "--position",
-                             method,
-                             "--train-len",
-                             "16",
-                             "--test-len",
-                             "32",
-                             "--layers",
-                             "2",
-                             "--width",
-                             "16",
-                             "--heads",
-                             "2",
-                             "--steps",
-                             "3",
-                             "-q",
-                             "-o",
-                             "r.json",
-                             "--checkpoint",
-                             "m.safetensors",
-                             "--checkpoint-dtype",
-                             "f16"});
+    const RunResult t =
+        run(with(kTextModel, {"--position", method, "--layers", "2", "--checkpoint-dtype", "f16"}));
     ASSERT_EQ(t.status, 0) << t.err;
-    const RunResult r = run({"lens", "--weights", "m.safetensors", "--text-file", "h.txt",
-                             "--period", "8", "--shift", "0", "-o", "lens.json"});
+    const RunResult r = run(with(lens, {"--shift", "0"}));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("4 heads: "), std::string::npos) << r.out;
     const auto j = nlohmann::json::parse(read_file(path("lens.json")));
@@ -224,48 +209,13 @@ TEST_F(TrainCli, LensReadsALabTextModel) {
       EXPECT_GT(j["shuffle"]["mean_loss"][pass].get<double>(), 0.0) << pass;
     }
   }
-  // The learned table has 16 rows: a shift is refused past them; RoPE's is checked.
-  EXPECT_EQ(run({"lens", "--weights", "m.safetensors", "--text-file", "h.txt", "--period", "8",
-                 "--shift", "1", "-o", "lens.json"})
-                .status,
-            1);
-  ASSERT_EQ(run({"train",
-                 "--task",
-                 "text",
-                 "--text-file",
-                 "t.txt",
-                 "--position",
-                 "rope",
-                 "--train-len",
-                 "16",
-                 "--test-len",
-                 "32",
-                 "--layers",
-                 "1",
-                 "--width",
-                 "16",
-                 "--heads",
-                 "2",
-                 "--steps",
-                 "3",
-                 "-q",
-                 "-o",
-                 "r.json",
-                 "--checkpoint",
-                 "m.safetensors"})
-                .status,
-            0);
-  ASSERT_EQ(run({"lens", "--weights", "m.safetensors", "--text-file", "h.txt", "--period", "8",
-                 "-o", "lens.json"})
-                .status,
-            0);
+  EXPECT_EQ(run(with(lens, {"--shift", "1"})).status, 1);  // the learned table has 16 rows
+  ASSERT_EQ(run(with(kTextModel, {"--position", "rope", "--layers", "1"})).status, 0);
+  ASSERT_EQ(run(lens).status, 0);
   const auto shift = nlohmann::json::parse(read_file(path("lens.json")))["shift"];
   EXPECT_EQ(shift["invariant_expected"], true);
   EXPECT_LT(shift["relative_change"].get<double>(), 1e-4);
-  EXPECT_EQ(run({"lens", "--weights", "m.safetensors", "--text-file", "h.txt", "--precision",
-                 "double", "-o", "lens.json"})
-                .status,
-            1);  // the lab's model runs in float only
+  EXPECT_EQ(run(with(lens, {"--precision", "double"})).status, 1);  // the lab's model: float only
 }
 
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
