@@ -1,0 +1,48 @@
+// `npm run timing:text-lab`: a report, not a test. Trains the Train short, test long view's
+// runs in Chromium with ONE worker at a time (the default: six methods, N = 64, M = 1024, 2000
+// steps each, on the sample) and prints each run's worker-seconds, their total and the wall
+// time. Builds and serves dist/ as the e2e run does (POSLAB_E2E_NO_BUILD=1 reuses dist/).
+// `-- --methods rope,alibi --steps 500` for a shorter run.
+import serve from './global-setup.js';
+import { launch, openPage } from './helpers/browser.js';
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+let baseUrl;
+const stopServer = await serve({ provide: (_k, v) => (baseUrl = v) });
+const browser = await launch();
+try {
+  const params = new URLSearchParams({ view: 'text-lab', 'tl.seed': String(Date.now() % 100000) }); // never cached
+  if (arg('methods')) params.set('tl.methods', arg('methods'));
+  if (arg('steps')) params.set('tl.steps', arg('steps'));
+  const { page, problems } = await openPage(browser, `${baseUrl}#${params}`);
+  await page.evaluate(() => Object.defineProperty(navigator, 'hardwareConcurrency', { value: 2 }));
+  const section = '#view-text-lab';
+  await page.waitForFunction(
+    (s) => /cached|restored/.test(document.querySelector(s)?.textContent ?? ''),
+    `${section} .tl-progress`,
+  );
+  const t0 = Date.now();
+  await page.click(`${section} .tl-train`);
+  await page.waitForFunction(
+    (s) => /^Done/.test(document.querySelector(s)?.textContent ?? ''),
+    `${section} .tl-progress`,
+    { timeout: 0, polling: 1000 },
+  );
+  const wall = (Date.now() - t0) / 1000;
+  const rows = await page.$$eval(`${section} .tl-table tr`, (trs) =>
+    trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)),
+  );
+  let total = 0;
+  for (const r of rows) {
+    total += Number(r[r.length - 1]);
+    console.log(`${r[0]}: ${r[r.length - 1]} worker-s; loss by context ${r.slice(1, -1).join(' ')}`);
+  }
+  console.log(`total ${total.toFixed(0)} worker-s, wall ${wall.toFixed(0)} s (one worker)`);
+  if (problems.length) console.log('page problems:', problems);
+} finally {
+  await browser.close();
+  await stopServer();
+}
