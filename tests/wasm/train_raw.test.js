@@ -14,10 +14,14 @@ async function loadRaw(variant) {
 }
 
 const SMALL = { trainLen: 3, layers: 1, width: 8, heads: 2, batch: 2, steps: 50, evalExamples: 2 };
+// The Long context view's shipped text model, and some bytes for it to read.
+const TEXT_MODEL = new Uint8Array(fs.readFileSync(path.join(repoRoot, 'web/src/content/text-rope.safetensors')));
+const TEXT = new TextEncoder().encode('All rights reserved. '.repeat(8));
 const CALLS = {
   trainCreate: [SMALL],
   trainDefaults: [],
   trainNames: [],
+  textLoss: [TEXT_MODEL, TEXT, { context: 16, maxWindows: 2 }],
 };
 
 // [what, call(m, run), message pattern, field]
@@ -36,6 +40,11 @@ const BAD = [
   ['attentionExample past the longest test length', (_m, run) => run.attentionExample(99, 0), /length/, 'length'],
   ['attentionExample past the examples', (_m, run) => run.attentionExample(2, 5), /index/, 'index'],
   ['result with a negative wall time', (_m, run) => run.result(-1), /wallTimeS/, 'wallTimeS'],
+  ['textLoss with a number for the checkpoint', (m) => m.textLoss(3, TEXT, {}), /checkpoint/, 'checkpoint'],
+  ['textLoss with bytes that are no checkpoint', (m) => m.textLoss(TEXT, TEXT, {}), /checkpoint/, undefined],
+  ['textLoss with an unknown scaling', (m) => m.textLoss(TEXT_MODEL, TEXT, { scaling: 'warp' }), /warp/, 'scaling'],
+  ['textLoss past the text', (m) => m.textLoss(TEXT_MODEL, TEXT, { context: 512 }), /text/, 'text'],
+  ['textLoss past the longest context', (m) => m.textLoss(TEXT_MODEL, TEXT, { context: 5000 }), /context/, 'context'],
 ];
 
 describe.each(VARIANTS)('%s raw embind layer of the training module', (variant) => {

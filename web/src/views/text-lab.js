@@ -180,8 +180,12 @@ export default defineView('text-lab', {
     function drawCurves(m) {
       const nullToNaN = (l) => Float64Array.from(l, (x) => (x === null ? NaN : x));
       const refLines = [{ axis: 'x', value: m.N, label: `trained context ${m.N}` }];
+      // The line picker brings the first line forward: one with a value at every context, so a
+      // learned table's lone point at N never leads.
+      const complete = (l) => l.every((x) => x !== null);
+      const order = [...m.losses].sort(([, a], [, b]) => complete(b) - complete(a));
       byContext.update(
-        [...m.losses].map(([id, l]) => ({
+        order.map(([id, l]) => ({
           label: methodName(id),
           ...methodStyle(id),
           x: Float64Array.from(m.contexts),
