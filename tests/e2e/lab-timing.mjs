@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { methodById, QUICK_SETTINGS } from '../../web/src/lab/presets.js';
 import serve from './global-setup.js';
-import { launch, openPage, outDir } from './helpers/browser.js';
+import { launch, outDir } from './helpers/browser.js';
+import { trainInView } from './helpers/train-view.js';
 
 const arg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,25 +26,8 @@ try {
       params.set(`lg.${k}`, Array.isArray(v) ? v.join(',') : String(v));
   if (arg('methods')) params.set('lg.methods', arg('methods'));
   if (arg('steps')) params.set('lg.steps', arg('steps'));
-  const { page, problems } = await openPage(browser, `${baseUrl}#${params}`);
-  // One worker, as on this 2-core machine's share: the figure is worker-seconds.
-  await page.evaluate(() => Object.defineProperty(navigator, 'hardwareConcurrency', { value: 2 }));
   const section = '#view-length-generalisation';
-  await page.waitForFunction(
-    (s) => /cached|restored/.test(document.querySelector(s)?.textContent ?? ''),
-    `${section} .lg-progress`,
-  );
-  const t0 = Date.now();
-  await page.click(`${section} .lg-train`);
-  await page.waitForFunction(
-    (s) => /^Done/.test(document.querySelector(s)?.textContent ?? ''),
-    `${section} .lg-progress`,
-    {
-      timeout: 3_600_000,
-      polling: 1000,
-    },
-  );
-  const wall = (Date.now() - t0) / 1000;
+  const { page, problems, wall } = await trainInView(browser, `${baseUrl}#${params}`, section, 'lg');
   const download = page.waitForEvent('download');
   await page.click(`${section} .lg-exports button:has-text("Results JSON")`);
   const results = JSON.parse(fs.readFileSync(await (await download).path(), 'utf8'));

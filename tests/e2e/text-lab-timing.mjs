@@ -4,7 +4,8 @@
 // time. Builds and serves dist/ as the e2e run does (POSLAB_E2E_NO_BUILD=1 reuses dist/).
 // `-- --methods rope,alibi --steps 500` for a shorter run.
 import serve from './global-setup.js';
-import { launch, openPage } from './helpers/browser.js';
+import { launch } from './helpers/browser.js';
+import { trainInView } from './helpers/train-view.js';
 
 const arg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,21 +18,8 @@ try {
   const params = new URLSearchParams({ view: 'text-lab', 'tl.seed': String(Date.now() % 100000) }); // never cached
   if (arg('methods')) params.set('tl.methods', arg('methods'));
   if (arg('steps')) params.set('tl.steps', arg('steps'));
-  const { page, problems } = await openPage(browser, `${baseUrl}#${params}`);
-  await page.evaluate(() => Object.defineProperty(navigator, 'hardwareConcurrency', { value: 2 }));
   const section = '#view-text-lab';
-  await page.waitForFunction(
-    (s) => /cached|restored/.test(document.querySelector(s)?.textContent ?? ''),
-    `${section} .tl-progress`,
-  );
-  const t0 = Date.now();
-  await page.click(`${section} .tl-train`);
-  await page.waitForFunction(
-    (s) => /^Done/.test(document.querySelector(s)?.textContent ?? ''),
-    `${section} .tl-progress`,
-    { timeout: 0, polling: 1000 },
-  );
-  const wall = (Date.now() - t0) / 1000;
+  const { page, problems, wall } = await trainInView(browser, `${baseUrl}#${params}`, section, 'tl');
   const rows = await page.$$eval(`${section} .tl-table tr`, (trs) =>
     trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)),
   );
