@@ -137,7 +137,6 @@ TEST(TrainText, LossPerByteIsTheModelsCrossEntropyOverHeldOutWindows) {
   }
   Model model(trainer.model_config());
   EXPECT_NEAR(*eval.text->by_context[1].loss, model.loss(trainer.parameters(), b), 1e-5);
-  EXPECT_EQ(eval.text->position_context, 64u);
   EXPECT_EQ(eval.text->loss_by_position.size(), 64u);
   EXPECT_TRUE(eval.text->with_scaling.empty());  // RoPE only
 }

@@ -41,7 +41,7 @@ std::size_t sequence_length(Task task, std::size_t length) {
 
 std::size_t test_len_of(const TrainConfig& c) {
   if (c.task == Task::kText) {
-    return c.test_len.value_or(std::min(16 * c.train_len, std::max(c.train_len, kMaxTextContext)));
+    return c.test_len.value_or(std::min(16 * c.train_len, kMaxTextContext));  // N ≤ 512 < 4096
   }
   return c.test_len.value_or(4 * c.train_len);
 }

@@ -150,7 +150,6 @@ TextEval evaluate_text(Model& model, const Parameters& params, const TrainConfig
     eval.by_context.push_back({context, r.loss});
     if (context == contexts.back()) eval.loss_by_position = std::move(r.by_position);
   }
-  eval.position_context = contexts.back();
 
   if (c.position != PositionMethod::kRope) return eval;
   for (const RopeScaling scaling :

@@ -33,8 +33,7 @@ struct ContextLoss {
 };
 struct TextEval {
   std::vector<ContextLoss> by_context;
-  std::size_t position_context = 0;      // the longest context
-  std::vector<double> loss_by_position;  // at position_context; empty where it has no loss
+  std::vector<double> loss_by_position;  // at the longest context; empty where it has no loss
   std::vector<std::pair<std::string, std::vector<ContextLoss>>> with_scaling;
 };
 
