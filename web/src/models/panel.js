@@ -105,19 +105,27 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
     why.textContent = reason;
   }
 
+  // Load calls this twice (stored, then finally): the list is rebuilt off-page and swapped in
+  // whole, and only by the latest call, so it never shows empty or doubled between the two.
+  let storedRefreshes = 0;
   async function refreshStored() {
-    storedList.replaceChildren();
-    if (cacheProblem || !config) return;
+    const mine = ++storedRefreshes;
+    if (cacheProblem || !config) return storedList.replaceChildren();
     let stored;
     try {
       const cache = await openModelCache();
       stored = await listStored(cache);
-      complete = new Set(stored.filter((s) => s.complete && s.hub === config.hub).map((s) => s.model.id));
     } catch (e) {
+      if (mine !== storedRefreshes) return;
       cacheProblem = e.message;
+      storedList.replaceChildren();
       refreshButtons();
       return;
     }
+    const free = await freeBytes();
+    if (mine !== storedRefreshes) return;
+    complete = new Set(stored.filter((s) => s.complete && s.hub === config.hub).map((s) => s.model.id));
+    const items = [];
     for (const s of stored) {
       const li = el('li', 'hub-stored-item');
       li.dataset.repo = s.repo;
@@ -142,10 +150,10 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
         await refreshStored();
       });
       li.append(del);
-      storedList.append(li);
+      items.push(li);
     }
-    if (!stored.length) storedList.append(el('li', 'hub-stored-none', 'none yet'));
-    const free = await freeBytes();
+    if (!stored.length) items.push(el('li', 'hub-stored-none', 'none yet'));
+    storedList.replaceChildren(...items);
     storedHint.textContent =
       `Kept in this browser's Cache Storage${free === null ? '' : ` (${formatBytes(Math.max(0, free))} more may be stored)`}; ` +
       'the browser may clear it under storage pressure.';
