@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "poslab/fast/gemm.hpp"
@@ -63,6 +64,11 @@ void pack_a(const float* a, std::size_t lda, Op op, std::size_t i0, std::size_t 
         const float* src = a + (i0 + r + i) * lda + p0;
         for (std::size_t p = 0; p < k; ++p) panel[p * kMR + i] = src[p];
       }
+    } else if (rows == kMR) {
+      // A constant size, so the copy is a load and a store, not a call (wasm's memcpy is one).
+      for (std::size_t p = 0; p < k; ++p) {
+        std::memcpy(panel + p * kMR, a + (p0 + p) * lda + i0 + r, kMR * sizeof(float));
+      }
     } else {
       for (std::size_t p = 0; p < k; ++p) {
         std::memcpy(panel + p * kMR, a + (p0 + p) * lda + i0 + r, rows * sizeof(float));
@@ -81,7 +87,15 @@ void pack_b(const float* b, std::size_t ldb, Op op, std::size_t p0, std::size_t 
   for (std::size_t c = 0; c < n; c += nr) {
     const std::size_t cols = std::min(nr, n - c);
     float* panel = packed + c * k;
-    if (op == Op::kNone) {
+    if (op == Op::kNone && cols == nr) {
+      const DF d;
+      const std::size_t N = hn::Lanes(d);
+      for (std::size_t p = 0; p < k; ++p) {
+        const float* src = b + (p0 + p) * ldb + j0 + c;
+        for (std::size_t v = 0; v < kNV; ++v)
+          hn::StoreU(hn::LoadU(d, src + v * N), d, panel + p * nr + v * N);
+      }
+    } else if (op == Op::kNone) {
       for (std::size_t p = 0; p < k; ++p) {
         float* dst = panel + p * nr;
         std::memcpy(dst, b + (p0 + p) * ldb + j0 + c, cols * sizeof(float));
@@ -187,7 +201,10 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
   const std::size_t nc_max = std::min(nc_block, (N + nr - 1) / nr * nr);
   const std::size_t kc_max = std::min(kKC, K);
   const std::size_t mc_max = std::min(kMC, (M + kMR - 1) / kMR * kMR);
-  std::vector<float> b_packed(kc_max * nc_max), a_packed(mc_max * kc_max);
+  // Left uninitialised: every element read is packed first, and zeroing a fresh vector per call
+  // showed in the trainer's profile, whose products are small and many.
+  const std::unique_ptr<float[]> b_packed(new float[kc_max * nc_max]);
+  const std::unique_ptr<float[]> a_packed(new float[mc_max * kc_max]);
   float edge[kMR * 64];  // one partial tile (nr <= 64 for every Highway target up to AVX-512)
 
   for (std::size_t j0 = 0; j0 < N; j0 += nc_block) {
@@ -195,23 +212,23 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
     for (std::size_t p0 = 0; p0 < K; p0 += kKC) {
       const std::size_t kc = std::min(kKC, K - p0);
       const bool add = accumulate || p0 > 0;
-      if (!direct_b) pack_b(b, ldb, op_b, p0, kc, j0, nc, nr, b_packed.data());
+      if (!direct_b) pack_b(b, ldb, op_b, p0, kc, j0, nc, nr, b_packed.get());
       for (std::size_t i0 = 0; i0 < M; i0 += kMC) {
         const std::size_t mc = std::min(kMC, M - i0);
-        pack_a(a, lda, op_a, i0, mc, p0, kc, a_packed.data());
+        pack_a(a, lda, op_a, i0, mc, p0, kc, a_packed.get());
         for (std::size_t jr = 0; jr < nc; jr += nr) {
           const std::size_t cols = std::min(nr, nc - jr);
-          const float* b_panel = b_packed.data() + jr * kc;
+          const float* b_panel = b_packed.get() + jr * kc;
           std::size_t b_stride = nr;
           if (direct_b && cols == nr) {
             b_panel = b + p0 * ldb + j0 + jr;
             b_stride = ldb;
           } else if (direct_b && i0 == 0) {
-            pack_b(b, ldb, op_b, p0, kc, j0 + jr, cols, nr, b_packed.data() + jr * kc);
+            pack_b(b, ldb, op_b, p0, kc, j0 + jr, cols, nr, b_packed.get() + jr * kc);
           }
           for (std::size_t ir = 0; ir < mc; ir += kMR) {
             const std::size_t rows = std::min(kMR, mc - ir);
-            const float* a_panel = a_packed.data() + ir * kc;
+            const float* a_panel = a_packed.get() + ir * kc;
             float* tile = c + (i0 + ir) * ldc + j0 + jr;
             if (rows == kMR && cols == nr) {
               kernel(kc, a_panel, b_panel, b_stride, tile, ldc, add);
