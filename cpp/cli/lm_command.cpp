@@ -151,7 +151,8 @@ void run_lm(const LmArgs& a) {
 void declare_lm(CLI::App* cmd, LmArgs& a) {
   cmd->add_option("--weights", a.weights,
                   "checkpoint (.safetensors, F32, F16 or BF16, Hugging Face names): GPT-2, "
-                  "GPT-NeoX or Llama")
+                  "GPT-NeoX or Llama; or a sharded one's model.safetensors.index.json, its "
+                  "shards beside it")
       ->required()
       ->type_name("FILE");
   cmd->add_option("--config", a.config,

@@ -9,6 +9,7 @@
 
 #include "options.hpp"
 #include "poslab/io/npy.hpp"
+#include "poslab/io/safetensors_index.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab::cli {
@@ -79,7 +80,16 @@ std::string read_model_config(const std::string& path) {
 
 LmArchitecture lm_architecture_of_files(const std::string& weights, const std::string& config,
                                         const std::string& config_text) {
-  const SafetensorsHeader header = read_safetensors_header(weights);
+  SafetensorsHeader header;
+  if (is_safetensors_index(weights)) {
+    // A sharded checkpoint: its index lists every tensor name.
+    for (const auto& entry : read_safetensors_index(weights).weight_map) {
+      header.entries.push_back({});
+      header.entries.back().name = entry.first;
+    }
+  } else {
+    header = read_safetensors_header(weights);
+  }
   const LmArchitecture stored = lm_architecture_of_checkpoint(header, weights);
   if (config.empty()) return stored;
   const std::optional<LmArchitecture> declared = lm_architecture_of_config(config_text, config);

@@ -2,6 +2,7 @@
 // lm-random, the logits equal to the core's forward pass in either precision, the architecture
 // read off config.json or the tensor names, --tokens-file, --loss-by-position, the trace, RoPE
 // scaling (GPT-NeoX only), and bad inputs refused with `poslab: error: ...`.
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
@@ -60,6 +61,36 @@ TEST_F(LmCli, NeoxLogitsAreTheCoresInEitherPrecision) {
   options.precision = Precision::kDouble;
   EXPECT_EQ(exact.data, gpt_neox_forward(neox(), kTokens, options).logits.data);
   EXPECT_NE(exact.data, logits.data);  // two arithmetics, not one path twice
+}
+
+// A GPT-NeoX checkpoint saved in two shards with model.safetensors.index.json: --weights takes
+// the index, reads the architecture off its names and gives the single file's logits.
+TEST_F(LmCli, ShardedCheckpointThroughItsIndex) {
+  const GptNeoxWeights w = neox();
+  const auto named = lm_named_tensors(w);
+  const std::size_t half = named.size() / 2;
+  std::vector<std::pair<std::string, const StoredTensor*>> first(named.begin(),
+                                                                 named.begin() + half);
+  std::vector<std::pair<std::string, const StoredTensor*>> second(named.begin() + half,
+                                                                  named.end());
+  std::filesystem::create_directories(path("sharded"));
+  put("sharded/model-00001-of-00002.safetensors", encode_safetensors(first));
+  put("sharded/model-00002-of-00002.safetensors", encode_safetensors(second));
+  nlohmann::json index;
+  for (std::size_t k = 0; k < named.size(); ++k) {
+    index["weight_map"][named[k].first] =
+        k < half ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+  }
+  put("sharded/model.safetensors.index.json", index.dump());
+  const TensorF logits =
+      run_npy({"lm", "--weights", "sharded/model.safetensors.index.json", "--config",
+               "neox/config.json", "--tokens", "3,14,15,92,65,35", "-o", "s.npy"},
+              "s.npy");
+  EXPECT_EQ(logits.data, gpt_neox_forward(w, kTokens).logits.data);
+  // GPT-2's config is read off its tensors: a sharded one is refused, saying why.
+  expect_refused_saying(
+      {"gpt2", "--weights", "sharded/model.safetensors.index.json", "--tokens", "3", "-o", "g.npy"},
+      "a sharded checkpoint is read with its config.json");
 }
 
 TEST_F(LmCli, Gpt2IsReadOffTheTensorNamesOrItsConfig) {

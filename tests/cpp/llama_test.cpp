@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -401,6 +404,106 @@ TEST(LlamaRandom, IsSeededAndSurvivesASaveAndLoad) {
       poslab::encode_safetensors(poslab::lm_named_tensors(a)), c, "r");
   EXPECT_EQ(poslab::llama_forward(loaded, {1, 2, 3}).logits.data,
             poslab::llama_forward(a, {1, 2, 3}).logits.data);
+}
+
+// A checkpoint saved in shards, as Hugging Face saves large ones: model.safetensors.index.json
+// and its shards beside it (here two, the second BF16) load into the same weights as the
+// tensors they hold, and run the same.
+class LlamaSharded : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "poslab-shards-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
+    std::filesystem::create_directories(dir_);
+    const auto named = poslab::lm_named_tensors(weights_);
+    const std::size_t half = named.size() / 2;
+    std::vector<std::pair<std::string, const TensorF*>> first, second;
+    for (std::size_t k = 0; k < named.size(); ++k) {
+      floats_.emplace_back(named[k].second->shape, named[k].second->f32);
+    }
+    for (std::size_t k = 0; k < named.size(); ++k) {
+      (k < half ? first : second).emplace_back(named[k].first, &floats_[k]);
+      shard_of_[named[k].first] = k < half ? kFirst : kSecond;
+    }
+    write(kFirst, poslab::encode_safetensors(first));
+    write(kSecond, poslab::encode_safetensors(second, poslab::StoredDType::kBF16));
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void write(const std::string& file, const std::string& bytes) {
+    std::ofstream(dir_ + file, std::ios::binary) << bytes;
+  }
+  // An index of `map` (tensor → shard); its path.
+  std::string index(const std::map<std::string, std::string>& map) {
+    std::string json = R"({"metadata": {"total_size": 0}, "weight_map": {)";
+    for (const auto& [tensor, shard] : map) {
+      json += (json.back() == '{' ? "" : ", ") + ("\"" + tensor + "\": \"" + shard + "\"");
+    }
+    write("model.safetensors.index.json", json + "}}");
+    return dir_ + "model.safetensors.index.json";
+  }
+  void expect_refused(const std::map<std::string, std::string>& map, const std::string& fragment) {
+    try {
+      poslab::load_lm_weights(index(map), config_);
+      ADD_FAILURE() << "accepted; expected an error naming " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+
+  static constexpr const char* kFirst = "model-00001-of-00002.safetensors";
+  static constexpr const char* kSecond = "model-00002-of-00002.safetensors";
+  const LlamaConfig config_ = tiny_config(4, 2);
+  const poslab::LlamaWeights weights_ = poslab::lm_random_weights(config_, 11);
+  std::vector<TensorF> floats_;
+  std::map<std::string, std::string> shard_of_;
+  std::string dir_;
+};
+
+TEST_F(LlamaSharded, IndexAndShardsLoadAsTheTensorsTheyHold) {
+  const poslab::LlamaWeights loaded = poslab::load_lm_weights(index(shard_of_), config_);
+  const auto want = poslab::lm_named_tensors(weights_);
+  const auto got = poslab::lm_named_tensors(loaded);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const bool bf16 = shard_of_.at(want[k].first) == kSecond;
+    const TensorF stored = as_stored({{"t", floats_[k]}},
+                                     bf16 ? poslab::StoredDType::kBF16 : poslab::StoredDType::kF32)
+                               .at("t");
+    EXPECT_EQ(got[k].second->f32, stored.data) << want[k].first;
+  }
+  const poslab::LlamaWeights single = poslab::lm_weights_from_bytes(
+      poslab::encode_safetensors(poslab::lm_named_tensors(loaded)), config_, "single");
+  EXPECT_EQ(poslab::llama_forward(loaded, {1, 2, 3}).logits.data,
+            poslab::llama_forward(single, {1, 2, 3}).logits.data);
+}
+
+// An index that names no shard for a tensor, a tensor the model has not, a shard that is not
+// there, a tensor in another shard than its own, a shard outside the index's folder and a
+// weight_map that is not an object: each refused, naming what is wrong.
+TEST_F(LlamaSharded, BadIndexesAreRefusedNamingTheTensorOrShard) {
+  auto without = shard_of_;
+  without.erase("lm_head.weight");
+  expect_refused(without, "names no shard for tensor 'lm_head.weight'");
+  auto extra = shard_of_;
+  extra["model.layers.9.mlp.up_proj.weight"] = kFirst;
+  expect_refused(extra, "unexpected tensor 'model.layers.9.mlp.up_proj.weight'");
+  auto absent = shard_of_;
+  absent["lm_head.weight"] = "model-00003-of-00003.safetensors";
+  expect_refused(absent, "model-00003-of-00003.safetensors: cannot open");
+  auto moved = shard_of_;
+  moved["model.embed_tokens.weight"] = kSecond;  // it is in the first
+  expect_refused(moved, "tensor 'model.embed_tokens.weight'");
+  auto outside = shard_of_;
+  outside["lm_head.weight"] = "../model.safetensors";
+  expect_refused(outside, "without a directory");
+  write("model.safetensors.index.json", R"({"weight_map": []})");
+  try {
+    poslab::load_lm_weights(dir_ + "model.safetensors.index.json", config_);
+    ADD_FAILURE() << "a weight_map that is a list was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"weight_map\" must be"), std::string::npos) << e.what();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

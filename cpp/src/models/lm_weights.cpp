@@ -11,6 +11,7 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/random.hpp"
+#include "poslab/io/safetensors_index.hpp"
 
 namespace poslab {
 namespace {
@@ -143,49 +144,78 @@ void stream_safetensors_data(const std::string& path, const SafetensorsHeader& h
   }
 }
 
-LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
-                               std::string name)
-    : name_(std::move(name)) {
+namespace {
+
+// Whether a checkpoint whose first layout tensor appears as `prefix + name` among `has` uses
+// the layout's prefix.
+bool uses_prefix(const LmTensorLayout& layout, const std::function<bool(const std::string&)>& has) {
+  return !layout.prefix.empty() && !layout.tensors.empty() &&
+         has(layout.prefix + layout.tensors.front().name);
+}
+
+}  // namespace
+
+std::vector<LmWeightStream::Match> LmWeightStream::match(const SafetensorsHeader& header,
+                                                         const LmTensorLayout& layout,
+                                                         const std::string& name, bool prefixed) {
   const std::string& prefix = layout.prefix;
-  const bool prefixed =
-      !prefix.empty() && !layout.tensors.empty() &&
-      std::any_of(header.entries.begin(), header.entries.end(), [&](const SafetensorsEntry& e) {
-        return e.name == prefix + layout.tensors.front().name;
-      });
   std::map<std::string, const LmTensor*> by_name;
   for (const LmTensor& t : layout.tensors) by_name.emplace(t.name, &t);
-
-  // Everything is checked before the first weight is allocated.
-  std::vector<std::pair<const SafetensorsEntry*, const LmTensor*>> matched;
+  std::vector<Match> matched;
   for (const SafetensorsEntry& e : header.entries) {
     const bool has_prefix = !prefix.empty() && starts_with(e.name, prefix);
     const std::string bare = has_prefix ? e.name.substr(prefix.size()) : e.name;
     const auto slot = by_name.find(bare);
     if (slot != by_name.end() && has_prefix == prefixed) {
-      require(e.shape == slot->second->shape, name_ + ": tensor '" + e.name + "' has shape " +
+      require(e.shape == slot->second->shape, name + ": tensor '" + e.name + "' has shape " +
                                                   shape_string(e.shape) + ", the config needs " +
                                                   shape_string(slot->second->shape));
-      require(e.loadable, name_ + ": tensor '" + e.name + "': " + unsupported_dtype(e));
-      matched.emplace_back(&e, slot->second);
+      require(e.loadable, name + ": tensor '" + e.name + "': " + unsupported_dtype(e));
+      matched.push_back({&e, slot->second});
       by_name.erase(slot);
     } else {
-      require(layout.ignored && layout.ignored(bare), name_ + ": unexpected tensor '" + e.name +
+      require(layout.ignored && layout.ignored(bare), name + ": unexpected tensor '" + e.name +
                                                           "' (not part of " +
                                                           lm_layers_note(layout) + ")");
-      targets_.push_back({e.begin, e.end, nullptr, e.name});
+      matched.push_back({&e, nullptr});
     }
   }
   for (const LmTensor& t : layout.tensors) {
-    require(!by_name.count(t.name), name_ + ": missing tensor '" + (prefixed ? prefix : "") +
+    require(!by_name.count(t.name), name + ": missing tensor '" + (prefixed ? prefix : "") +
                                         t.name + "' (" + lm_layers_note(layout) + " needs it)");
   }
-  require(header.untiled.empty(), name_ + ": " + header.untiled);
-  for (const auto& [entry, slot] : matched) {
+  require(header.untiled.empty(), name + ": " + header.untiled);
+  return matched;
+}
+
+void LmWeightStream::check(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                           const std::string& name, bool prefixed) {
+  match(header, layout, name, prefixed);
+}
+
+LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                               std::string name)
+    : LmWeightStream(header, layout, std::move(name),
+                     uses_prefix(layout, [&](const std::string& n) {
+                       return std::any_of(header.entries.begin(), header.entries.end(),
+                                          [&](const SafetensorsEntry& e) { return e.name == n; });
+                     })) {}
+
+LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                               std::string name, bool prefixed)
+    : name_(std::move(name)) {
+  // Everything is checked before the first weight is allocated.
+  const std::vector<Match> matched = match(header, layout, name_, prefixed);
+  for (const Match& m : matched) {
+    if (m.slot == nullptr) {
+      targets_.push_back({m.entry->begin, m.entry->end, nullptr, m.entry->name});
+      continue;
+    }
     // A BF16 tensor takes the F32 bytes of its shape, as an F32 one would.
-    *slot->tensor = StoredTensor(entry->shape, memory_dtype(entry->dtype),
-                                 name_ + ": tensor '" + entry->name + "'");
-    targets_.push_back(
-        {entry->begin, entry->end, slot->tensor, entry->name, entry->dtype == StoredDType::kBF16});
+    *m.slot->tensor = StoredTensor(m.entry->shape, memory_dtype(m.entry->dtype),
+                                   name_ + ": tensor '" + m.entry->name + "'");
+    targets_.push_back({m.entry->begin, m.entry->end, m.slot->tensor, m.entry->name,
+                        m.entry->dtype == StoredDType::kBF16});
   }
   std::sort(targets_.begin(), targets_.end(),
             [](const Target& a, const Target& b) { return a.begin < b.begin; });
@@ -233,6 +263,52 @@ void LmWeightStream::finish() {
     }
   }
   finished_ = true;
+}
+
+void load_lm_shards(const std::string& index_path, const LmTensorLayout& layout) {
+  const SafetensorsIndex index = read_safetensors_index(index_path);
+  const bool prefixed =
+      uses_prefix(layout, [&](const std::string& n) { return index.weight_map.count(n) > 0; });
+  const std::string prefix = prefixed ? layout.prefix : "";
+  // Each shard's part of the layout, from the index.
+  std::map<std::string, LmTensorLayout> parts;
+  for (const std::string& shard : index.shards) {
+    LmTensorLayout part = layout;
+    part.tensors.clear();
+    parts.emplace(shard, std::move(part));
+  }
+  for (const LmTensor& t : layout.tensors) {
+    const auto where = index.weight_map.find(prefix + t.name);
+    require(where != index.weight_map.end(), index_path + ": names no shard for tensor '" + prefix +
+                                                 t.name + "' (" + lm_layers_note(layout) +
+                                                 " needs it)");
+    parts.at(where->second).tensors.push_back(t);
+  }
+  for (const auto& entry : index.weight_map) {
+    const std::string& tensor = entry.first;
+    const std::string& shard = entry.second;
+    const bool known = std::any_of(layout.tensors.begin(), layout.tensors.end(),
+                                   [&](const LmTensor& t) { return prefix + t.name == tensor; });
+    const std::string bare = starts_with(tensor, prefix) ? tensor.substr(prefix.size()) : tensor;
+    require(known || (layout.ignored && layout.ignored(bare)),
+            index_path + ": unexpected tensor '" + tensor + "' in " + shard + " (not part of " +
+                lm_layers_note(layout) + ")");
+  }
+  // Every shard checked before the first tensor is allocated.
+  const std::filesystem::path dir = std::filesystem::path(index_path).parent_path();
+  std::vector<std::pair<std::string, SafetensorsHeader>> headers;
+  for (const std::string& shard : index.shards) {
+    const std::string path = (dir / shard).string();
+    headers.emplace_back(path, read_safetensors_header(path));
+    LmWeightStream::check(headers.back().second, parts.at(shard), path, prefixed);
+  }
+  for (std::size_t k = 0; k < headers.size(); ++k) {
+    const auto& [path, header] = headers[k];
+    LmWeightStream stream(header, parts.at(index.shards[k]), path, prefixed);
+    stream_safetensors_data(path, header,
+                            [&](const char* b, std::size_t n) { stream.append(b, n); });
+    stream.finish();
+  }
 }
 
 }  // namespace poslab

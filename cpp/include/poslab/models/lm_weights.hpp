@@ -16,6 +16,7 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/io/safetensors_index.hpp"
 #include "poslab/io/stored_tensor.hpp"
 
 namespace poslab {
@@ -150,6 +151,15 @@ void stream_safetensors_data(const std::string& path, const SafetensorsHeader& h
 class LmWeightStream {
  public:
   LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout, std::string name);
+  // One shard of a sharded checkpoint: `layout` holds the tensors the index puts in this file,
+  // and `prefixed` says whether the checkpoint's names carry layout.prefix (decided from the
+  // whole index: a shard may not hold the first tensor).
+  LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout, std::string name,
+                 bool prefixed);
+  // The constructor's checks alone, allocating nothing: a sharded load checks every shard
+  // before it allocates the first tensor.
+  static void check(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                    const std::string& name, bool prefixed);
 
   // The file's bytes after the header, in order: the next `n` bytes of the data buffer.
   void append(const char* bytes, std::size_t n);
@@ -167,6 +177,14 @@ class LmWeightStream {
     std::string name;
     bool bf16 = false;  // stored as BF16, widened into the F32 tensor as it arrives
   };
+  struct Match {
+    const SafetensorsEntry* entry;
+    const LmTensor* slot;  // null: a buffer the layout ignores
+  };
+  // Every header entry against the layout: the checks of both constructors and check().
+  static std::vector<Match> match(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                                  const std::string& name, bool prefixed);
+
   std::vector<Target> targets_;  // by begin
   std::size_t next_ = 0;         // the first target not yet complete
   std::uint64_t received_ = 0, expected_ = 0;
@@ -216,6 +234,10 @@ Weights lm_weights_from_bytes(const std::string& bytes, const ConfigOf& config_o
 }
 template <class Weights, class ConfigOf>
 Weights load_lm_weights(const std::string& path, const ConfigOf& config_of) {
+  require(!is_safetensors_index(path),
+          path +
+              ": a sharded checkpoint is read with its config.json (GPT-NeoX and the Llama "
+              "family); give a single .safetensors file here");
   const SafetensorsHeader header = read_safetensors_header(path);
   LmLoader<Weights> loader(header, config_of(header), path);
   stream_safetensors_data(path, header, [&](const char* b, std::size_t n) { loader.append(b, n); });
@@ -232,9 +254,22 @@ typename Config::Weights lm_weights_from_bytes(const std::string& bytes, const C
   return lm_weights_from_bytes<typename Config::Weights>(
       bytes, [&](const SafetensorsHeader&) { return config; }, name);
 }
+
+// A sharded checkpoint: `index_path` (model.safetensors.index.json) and the shards beside it.
+// Every shard's header is read and checked against the layout — each tensor in the shard the
+// index names for it, every name the index lists part of the model — before the first tensor
+// is allocated; then the shards are streamed into the layout's tensors one after another.
+void load_lm_shards(const std::string& index_path, const LmTensorLayout& layout);
+
+// The file at `path`, or the shards an index names when `path` ends in ".index.json".
 template <class Config>
 typename Config::Weights load_lm_weights(const std::string& path, const Config& config) {
   config.validate();
+  if (is_safetensors_index(path)) {
+    typename Config::Weights weights = lm_empty_weights(config);
+    load_lm_shards(path, lm_tensor_layout(weights, LmLayers::kRequire));
+    return weights;
+  }
   return load_lm_weights<typename Config::Weights>(
       path, [&](const SafetensorsHeader&) { return config; });
 }
