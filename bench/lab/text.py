@@ -27,9 +27,11 @@ SAMPLE = os.path.join(ROOT, "web/src/content/licences")
 def sample_text(path):
     """The page's sample, byte for byte: the files index.js names, in its order."""
     order = re.findall(r"'\./([\w.-]+\.txt)\?raw'", open(os.path.join(SAMPLE, "index.js")).read())
-    with open(path, "wb") as out:
-        for name in order:
-            out.write(open(os.path.join(SAMPLE, name), "rb").read())
+    data = b"".join(open(os.path.join(SAMPLE, name), "rb").read() for name in order)
+    # Rewritten only when it differs: runs of another seed may be reading it.
+    if not os.path.exists(path) or open(path, "rb").read() != data:
+        with open(path, "wb") as out:
+            out.write(data)
     return path
 
 

@@ -36,6 +36,7 @@ struct TrainArgs {
   std::size_t test_len = 0;
   std::size_t seeds = 1;
   std::optional<std::size_t> steps;   // unset: the task's (train::default_steps)
+  std::optional<std::size_t> batch;   // unset: the task's (train::default_batch)
   std::optional<double> embed_scale;  // unset: the method's (train::default_embed_scale)
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
@@ -95,6 +96,7 @@ void run_train(TrainArgs& a) {
   c.task = parse_name(train::kTaskNames, a.task, "task", "task");
   c.position = parse_position_method(a.position, kSupportTrainer, "position method", "position");
   c.steps = a.steps.value_or(train::default_steps(c.task));
+  c.batch = a.batch.value_or(train::default_batch(c.task));
   c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
   if (!a.eval_positions.empty()) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
@@ -160,11 +162,12 @@ void run_train(TrainArgs& a) {
 
 // The core's defaults table in words, for the help: "copy 2500, reverse 2500, ...", and
 // "sinusoidal 8, the others 4".
-std::string task_steps() {
+// "copy 2500, reverse 2500, …": one column of the defaults table, for an option's help.
+std::string by_task(std::size_t train::TaskDefaults::*column) {
   std::string text;
   for (const train::TaskDefaults& d : train::kTaskDefaults) {
     text += (text.empty() ? "" : ", ") + std::string(name_of(train::kTaskNames, d.task)) + " " +
-            std::to_string(d.steps);
+            std::to_string(d.*column);
   }
   return text;
 }
@@ -217,10 +220,13 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--heads", c.heads, "attention heads")
       ->capture_default_str()
       ->check(unsigned_integer());
-  cmd->add_option("--batch", c.batch, "sequences per step")
-      ->capture_default_str()
+  cmd->add_option(
+         "--batch", a.batch,
+         "sequences per step (default: the task's, " + by_task(&train::TaskDefaults::batch) + ")")
       ->check(unsigned_integer());
-  cmd->add_option("--steps", a.steps, "optimizer steps (default: the task's, " + task_steps() + ")")
+  cmd->add_option(
+         "--steps", a.steps,
+         "optimizer steps (default: the task's, " + by_task(&train::TaskDefaults::steps) + ")")
       ->check(unsigned_integer());
   cmd->add_option("--lr", c.lr, "peak learning rate (warm-up, then cosine decay)")
       ->capture_default_str()

@@ -54,7 +54,7 @@ TrainConfig to_train_config(const val& js) {
   c.layers = size_field(o, "layers", c.layers);
   c.width = size_field(o, "width", c.width);
   c.heads = size_field(o, "heads", c.heads);
-  c.batch = size_field(o, "batch", c.batch);
+  c.batch = size_field(o, "batch", default_batch(c.task));
   c.steps = size_field(o, "steps", default_steps(c.task));
   c.lr = number_field(o, "lr", c.lr);
   c.warmup_steps = size_field(o, "warmupSteps", c.warmup_steps);
@@ -218,14 +218,17 @@ val train_create_js(val config) {
 }
 
 // A run's defaults (those of copy and a method at kDefaultEmbedScale), and the lab's table
-// they come from: steps by task, the embedding scale by method (train/config.hpp).
+// they come from: steps and batch by task, the embedding scale by method (train/config.hpp).
 val train_defaults_js() {
   val defaults = config_js(TrainConfig{});
-  val steps = val::object(), scales = val::object();
-  for (const TaskDefaults& d : kTaskDefaults)
+  val steps = val::object(), batches = val::object(), scales = val::object();
+  for (const TaskDefaults& d : kTaskDefaults) {
     steps.set(name_of(kTaskNames, d.task), double(d.steps));
+    batches.set(name_of(kTaskNames, d.task), double(d.batch));
+  }
   for (const auto& m : kPositionMethodNames) scales.set(m.name, default_embed_scale(m.value));
   defaults.set("stepsByTask", steps);
+  defaults.set("batchByTask", batches);
   defaults.set("embedScaleByMethod", scales);
   return defaults;
 }

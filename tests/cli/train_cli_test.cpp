@@ -128,6 +128,28 @@ TEST_F(TrainCli, EmbeddingScaleDefaultsToTheMethods) {
   EXPECT_EQ(scale("none", {"--embed-scale", "2"}), 2.0);
 }
 
+// Without --batch a run takes its task's from the same table (text 8 windows, the synthetic
+// tasks 32 sequences); --batch sets it for any task. The dump's tokens are (batch, T).
+TEST_F(TrainCli, BatchDefaultsToTheTasks) {
+  std::string text;
+  for (int i = 0; text.size() < 2000; ++i) text += "line " + std::to_string(i % 29) + " of text\n";
+  put("t.txt", text);
+  const auto batch = [&](const std::string& task, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"train",       "--task",  task,      "--position", "none",
+                                  "--train-len", "3",       "--width", "16",         "--heads",
+                                  "2",           "--steps", "0",       "--dump",     task + "-d"};
+    if (task == "text") args.insert(args.end(), {"--text-file", "t.txt"});
+    args.insert(args.end(), more.begin(), more.end());
+    const RunResult r = run(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return read_npy(path(task + "-d/loss_mask.npy")).shape[0];
+  };
+  EXPECT_EQ(batch("text"), train::default_batch(train::Task::kText));
+  EXPECT_EQ(batch("text"), 8u);
+  EXPECT_EQ(batch("copy"), 32u);
+  EXPECT_EQ(batch("copy", {"--batch", "5"}), 5u);
+}
+
 TEST_F(TrainCli, DumpWritesTheCheckedFiles) {
   const RunResult r =
       run({"train", "--task", "addition", "--position", "learned", "--train-len", "3", "--width",

@@ -113,6 +113,14 @@ describe('training API', () => {
     expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'alibi', 't5', 'fire', 'none']);
     expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition', 'text']);
     expect(lab.defaults).toMatchObject({ layers: 2, width: 64, heads: 4, batch: 32, trainLen: 8 });
+    // Batch, like steps, is the task's when a configuration leaves it out: text's is 8.
+    expect(lab.defaults.batchByTask).toEqual({ copy: 32, reverse: 32, sort: 32, addition: 32, text: 8 });
+    const text = lab.createRun({ task: 'text', text: new Uint8Array(4000).fill(97), trainLen: 8, width: 16, heads: 2 });
+    expect(text.config.batch).toBe(8);
+    text.dispose();
+    const copy = lab.createRun({ ...SMALL, batch: 5 });
+    expect(copy.config.batch).toBe(5);
+    copy.dispose();
   });
 
   test('a run trains, evaluates, reports and exports', async () => {

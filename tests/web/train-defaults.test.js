@@ -1,4 +1,4 @@
-// web/src/lab/train-defaults.js is the core's table of the lab's defaults as the built training
+// web/src/state/train-defaults.js is the core's table of the lab's defaults as the built training
 // module gives it (scripts/train-defaults.mjs writes it), and the page's presets use it: a
 // setting's runs train for the task's steps at each method's embedding scale unless the
 // settings give one for all.
@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createTrainLab } from '../../web/src/core/poslab.js';
 import { runPlan } from '../../web/src/lab/presets.js';
-import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../../web/src/lab/train-defaults.js';
+import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../../web/src/state/train-defaults.js';
 
 describe('the lab defaults table', () => {
   it('TrainDefaults.TheGeneratedModuleIsTheCoresTable', async () => {

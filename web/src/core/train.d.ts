@@ -14,6 +14,7 @@ export interface TrainConfig {
   layers?: number;
   width?: number;
   heads?: number;
+  /** Sequences (text: windows) per step; left out, the task's (defaults.batchByTask). */
   batch?: number;
   /** Left out, the task's (defaults.stepsByTask). */
   steps?: number;
@@ -76,9 +77,10 @@ export interface TrainRun {
 }
 
 export interface TrainLab {
-  /** Copy's and a 4-scale method's defaults, and the core's table behind steps and embedScale. */
+  /** Copy's and a 4-scale method's defaults, and the core's table behind steps, batch and embedScale. */
   readonly defaults: Required<TrainConfig> & {
     stepsByTask: Record<string, number>;
+    batchByTask: Record<string, number>;
     embedScaleByMethod: Record<string, number>;
   };
   readonly names: { tasks: string[]; positions: string[]; evalPositions: string[] };

@@ -3,7 +3,7 @@
 // scales come from the core's defaults table (train-defaults.js, generated from
 // cpp/include/poslab/train/config.hpp): the task's steps, each method's scale.
 import { LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
-import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from './train-defaults.js';
+import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../state/train-defaults.js';
 
 // Seeds per method by default: one seed's ranking did not hold up (docs/lab.md, Metrics).
 export const SEEDS = 3;

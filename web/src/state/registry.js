@@ -18,6 +18,7 @@ import {
 } from './methods.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 import { ROPE_CONFIG_CHOICES } from './rope-configs.js';
+import { STEPS_BY_TASK } from './train-defaults.js';
 
 export { BIASES, GPT2_POSITIONS, METHODS, VECTOR_METHODS };
 
@@ -301,7 +302,7 @@ export const VIEWS = [
       methods: nameList(TRAINER_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
       N: int(64, 8, 256),
       M: int(1024, 8, 4096), // the core's kMaxTextContext; at least N (the view reads max(M, N))
-      steps: int(2000, 1, 20000),
+      steps: int(STEPS_BY_TASK.text, 1, 20000), // the core's, as the CLI's
       seed: int(0, 0, 1000000),
     },
     figures: {

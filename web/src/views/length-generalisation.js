@@ -32,7 +32,7 @@ import {
   restoreRuns,
   trainingLine,
 } from '../lab/runs.js';
-import { EMBED_SCALE_BY_METHOD } from '../lab/train-defaults.js';
+import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { smoothLoss } from '../lab/smoothing.js';
 import { colorize, valueRange } from '../plots/colormap.js';

@@ -8,6 +8,7 @@
 // is the URL state.
 import { range } from '../plots/lineplot.js';
 import { coincidingLines } from '../plots/overlap.js';
+import { STEPS_BY_TASK } from '../state/train-defaults.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
 import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
 
@@ -94,7 +95,7 @@ export default defineView('long-context', {
     retrainSteps.type = 'number';
     retrainSteps.min = '1';
     retrainSteps.max = '20000';
-    retrainSteps.value = '2000';
+    retrainSteps.value = String(STEPS_BY_TASK.text); // as the shipped model was trained
     retrainSteps.setAttribute('aria-label', 'steps to retrain the model');
     const retrainButton = el('button', 'lc-retrain-button', 'Retrain here');
     retrainButton.type = 'button';
