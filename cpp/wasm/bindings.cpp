@@ -276,7 +276,8 @@ val position_methods_js() {
                                    {"bias", (m.support & kSupportBias) != 0},
                                    {"trainer", (m.support & kSupportTrainer) != 0},
                                    {"cuda", (m.support & kSupportCuda) != 0},
-                                   {"gpt2", (m.support & kSupportGpt2Swap) != 0}});
+                                   {"gpt2", (m.support & kSupportGpt2Swap) != 0},
+                                   {"coupled", (m.support & kSupportCoupled) != 0}});
     val options = val::array();
     for (std::size_t k = 0; k < m.option_count; ++k) {
       const PositionOption& o = m.options[k];

@@ -109,6 +109,10 @@ TEST(PositionMethods, TheTableHasOneRowPerMethodAndEachContextReadsIt) {
   listed(poslab::kPositionBiasNames, poslab::kSupportBias);
   listed(poslab::kGpt2PositionNames, poslab::kSupportGpt2Swap);
   listed(poslab::train::kPositionMethodNames, poslab::kSupportTrainer);
+  // Coupling is a trainer option: every method it takes trains.
+  for (const auto& entry : poslab::position_method_names<poslab::kSupportCoupled>()) {
+    EXPECT_TRUE(poslab::supports(entry.value, poslab::kSupportTrainer)) << entry.name;
+  }
 }
 
 // The table's defaults are the ones the core computes with.

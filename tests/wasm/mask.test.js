@@ -111,7 +111,16 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
     for (const m of positionMethods) {
       if (m.support.bias) expect(lists.positionBiases).toContain(m.name);
       if (m.support.gpt2) expect(lists.gpt2Positions).toContain(m.name);
+      if (m.support.coupled) expect(m.support.trainer).toBe(true);
     }
+    // Position coupling: the methods that read positions in any order (the trainer's check).
+    expect(positionMethods.filter((m) => m.support.coupled).map((m) => m.name)).toEqual([
+      'learned',
+      'sinusoidal',
+      'rope',
+      'alibi',
+      't5',
+    ]);
     expect(positionMethods.find((m) => m.name === 'none').aliases).toEqual(['nope']);
     expect(positionMethods.find((m) => m.name === 't5').options.map((o) => [o.name, o.default])).toEqual([
       ['numBuckets', 32],

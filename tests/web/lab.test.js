@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createPool, poolSize } from '../../web/src/lab/pool.js';
 import {
   BUDGETS,
+  coupledMax,
   EVERY_METHOD,
   SEEDS,
   FULL_SETTINGS,
@@ -25,7 +26,7 @@ import {
   tokenAccuracyBeyond,
 } from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
-import { TRAINER_METHODS } from '../../web/src/state/methods.js';
+import { COUPLED_METHODS, TRAINER_METHODS } from '../../web/src/state/methods.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
 
@@ -86,6 +87,24 @@ describe('lab presets', () => {
     expect(randomMax('copy', 32)).toBe(256); // 2 × 67 → the next power of two from 128
     expect(runPlan(setting({ steps: 50 }))[0].config.steps).toBe(50);
     expect(runPlan(setting({ size: 'small' }))[0].config).toMatchObject({ layers: 1, width: 32, heads: 2 });
+  });
+
+  // Position coupling (Cho et al. 2024) on addition: the methods the core's table lets read
+  // positions in any order, plain only, each with MAX room for its longest test sequence; on
+  // another task the box changes nothing.
+  it('Lab.CoupledAdditionTrainsTheMethodsThatTakeCoupling', () => {
+    const full = { ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0, seeds: 1 };
+    const plan = runPlan({ ...full, coupled: true });
+    expect(plan.map((r) => r.method)).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5']);
+    expect(plan.map((r) => r.method)).toEqual(COUPLED_METHODS);
+    for (const r of plan) {
+      expect(r.config.coupledPositions).toBe(32); // the sum's 21 digits after BOS: 22 → 32
+      expect(r.config.randomizedPositions).toBeUndefined();
+    }
+    expect(coupledMax(32)).toBe(64);
+    expect(runPlan({ ...full, coupled: false }).every((r) => r.config.coupledPositions === undefined)).toBe(true);
+    expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(15);
+    expect(SCHEMA['lg.coupled'].parse('true')).toMatchObject({ ok: true, value: true });
   });
 
   it('Lab.PresetsAreValidSettingsAndTheQuickOneMovesTheDefaults', () => {

@@ -19,6 +19,7 @@ import { DEFAULT_PLOT, PLOTS, resolvePlot } from '../../web/src/embed/plots.js';
 import { figureAttributes } from '../../web/src/embed/snippets.js';
 import { METHODS, runPlan } from '../../web/src/lab/presets.js';
 import { MAX_ELEMENTS, RULES, refusal } from '../../web/src/state/combinations.js';
+import { COUPLED_METHODS } from '../../web/src/state/methods.js';
 import { decodeMask, encodeMask } from '../../web/src/state/mask-bits.js';
 import { SCHEMA, VIEWS, defaults, pick, viewOfPrefix } from '../../web/src/state/registry.js';
 import { MAX_HASH, parseHash, preview, readLink, serialiseHash } from '../../web/src/state/url.js';
@@ -237,11 +238,13 @@ const JOB_NEEDS = {
     }
     return p.mask === 'custom' && decodeMask(p.custom, tokens.length) === null && `mask ${p.custom} does not decode`;
   },
-  // The lab trains the methods it names, in the view's order: one run per method and seed.
+  // The lab trains the methods it names, in the view's order: one run per method and seed
+  // (with coupling on addition, those that take it).
   lg: (p) => {
     const plan = runPlan(p);
+    const coupled = p.coupled && p.task === 'addition';
     const ids = METHODS.map((m) => m.id)
-      .filter((id) => p.methods.includes(id))
+      .filter((id) => p.methods.includes(id) && (!coupled || COUPLED_METHODS.includes(id)))
       .flatMap((id) => Array(p.seeds).fill(id));
     if (
       plan.length === 0 ||

@@ -154,14 +154,9 @@ void validate(const TrainConfig& c) {
             "one");
     // An operand's digit can sit at a later position than the answer digit that reads it: the
     // methods that assume a key's position is at most its query's are refused.
-    const bool fits = c.position == PositionMethod::kLearned ||
-                      c.position == PositionMethod::kSinusoidal ||
-                      c.position == PositionMethod::kRope || c.position == PositionMethod::kAlibi ||
-                      c.position == PositionMethod::kT5;
-    require(fits, "coupledPositions",
-            std::string("position coupling needs learned, sinusoidal, rope, alibi or t5 positions, "
-                        "not ") +
-                to_string(c.position) +
+    require(supports(c.position, kSupportCoupled), "coupledPositions",
+            "position coupling needs " + name_list(position_method_names<kSupportCoupled>()) +
+                " positions, not " + to_string(c.position) +
                 " (none sees no positions; xpos and fire assume positions rise along a sequence)");
     const std::size_t digits = std::max(c.train_len, m);
     require_range(

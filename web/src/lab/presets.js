@@ -2,7 +2,7 @@
 // the run configurations (one per method and seed) a setting expands to. Steps and embedding
 // scales come from the core's defaults table (train-defaults.js, generated from
 // cpp/include/poslab/train/config.hpp): the task's steps, each method's scale.
-import { LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
+import { COUPLED_METHODS, LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../state/train-defaults.js';
 
 // Seeds per method by default: one seed's ranking did not hold up (docs/lab.md, Metrics).
@@ -83,19 +83,41 @@ export function randomMax(task, testLen) {
 }
 
 /**
+ * Position coupling's MAX for test lengths up to `testLen`: the least power of two that holds
+ * the longest test sequence's positions (the sum's testLen + 1 digits after BOS at 0) and the
+ * core's lower bound, digits + 2 (cpp/src/train/config.cpp).
+ */
+export function coupledMax(testLen) {
+  let max = 2;
+  while (max < testLen + 2) max *= 2;
+  return max;
+}
+
+/**
+ * Whether a setting couples positions (Cho et al. 2024): `coupled` on the addition task. Only
+ * the methods the core's table lets read positions in any order take it (COUPLED_METHODS), and
+ * not on randomised positions (the core takes one way of choosing positions): runPlan leaves the
+ * others out rather than mix coupled and plain runs in one table.
+ */
+export const couples = (p) => Boolean(p.coupled) && p.task === 'addition';
+
+/**
  * The runs of a setting: for each method in `methods` (known ids only, in METHODS' order), one
  * run per seed `seed` .. `seed` + `seeds` − 1 (one seed when `seeds` is not given). A run's id
  * is its method's for the first seed and `<method>#<k>` for the k-th after it; `method` and
  * `seed` say which.
  * `steps` 0 is the task's budget and `embedScale` 0 each method's scale (train-defaults.js).
- * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number }} p
+ * `coupled` on addition couples positions (couples()).
+ * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number, coupled?: boolean }} p
  * @returns {{ id: string, method: string, label: string, seed: number, config: Record<string, any> }[]}
  */
 export function runPlan(p) {
   const wanted = new Set(p.methods);
   const testLen = 4 * p.N;
   const seeds = p.seeds ?? 1;
-  return METHODS.filter((m) => wanted.has(m.id)).flatMap((m) =>
+  const coupled = couples(p);
+  const takes = (m) => !coupled || (!m.randomized && COUPLED_METHODS.includes(m.config.position));
+  return METHODS.filter((m) => wanted.has(m.id) && takes(m)).flatMap((m) =>
     Array.from({ length: seeds }, (_, k) => {
       const base = p.steps > 0 ? p.steps : BUDGETS[p.task];
       const config = {
@@ -109,6 +131,7 @@ export function runPlan(p) {
         ...m.config,
       };
       if (m.randomized) config.randomizedPositions = randomMax(p.task, testLen);
+      if (coupled) config.coupledPositions = coupledMax(testLen);
       return { id: k ? `${m.id}#${k}` : m.id, method: m.id, label: m.label, seed: p.seed + k, config };
     }),
   );

@@ -6,7 +6,7 @@
 // RoPE scaling's factors), the rule here says so first: a link must never decode to settings
 // the view's job then refuses.
 import { decodeMask } from './mask-bits.js';
-import { isPairMethod, needsEvenWidth } from './methods.js';
+import { COUPLED_METHODS, isPairMethod, needsEvenWidth } from './methods.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
@@ -165,6 +165,16 @@ export const RULES = {
       key: 'att.head',
       refused: (p) => p.head >= p.H,
       message: (p) => `head ${p.head} does not exist: there are ${p.H} heads (0…${p.H - 1})`,
+    },
+  ],
+  lg: [
+    {
+      // Coupling (lab/presets.js runPlan) trains only the plain runs of the methods that take it.
+      key: 'lg.coupled',
+      refused: (p) => p.coupled && p.task === 'addition' && !p.methods.some((m) => COUPLED_METHODS.includes(m)),
+      message: () =>
+        `position coupling trains only ${COUPLED_METHODS.join(', ')} (on their own positions, not randomised): ` +
+        'pick one of them, or untick coupling',
     },
   ],
 };

@@ -32,6 +32,8 @@ export const BIASES = names((m) => m.support.bias);
 export const GPT2_POSITIONS = names((m) => m.support.gpt2);
 /** Methods the trainer has (the Length generalisation view). */
 export const TRAINER_METHODS = names((m) => m.support.trainer);
+/** The trainer's methods that take position coupling on addition (Cho et al. 2024). */
+export const COUPLED_METHODS = names((m) => m.support.coupled);
 /**
  * The Length generalisation view's methods: the trainer's, then each but NoPE again on
  * randomised positions (`<method>-random`; Ruoss et al. 2023). NoPE has no positions to sample:

@@ -282,6 +282,7 @@ export const VIEWS = [
       embedScale: num(0, 0, 64), // 0: each method's (the core's defaults table)
       seed: int(0, 0, 1000000),
       seeds: int(3, 1, 10), // lab/presets.js SEEDS (not imported: the lab stays out of the page's chunk)
+      coupled: bool(false), // addition: position coupling (Cho et al. 2024), lab/presets.js runPlan
     },
     figures: {
       loss: { title: 'Training loss' },

@@ -11,7 +11,7 @@ import { download } from '../export/download.js';
 import { exampleCommand, loadExample } from '../lab/example.js';
 import { methodStyle } from '../lab/method-styles.js';
 import { poolSize } from '../lab/pool.js';
-import { FULL_SETTINGS, METHODS, QUICK_SETTINGS, runPlan } from '../lab/presets.js';
+import { FULL_SETTINGS, METHODS, methodById, QUICK_SETTINGS, runPlan } from '../lab/presets.js';
 import {
   byMethod,
   controlPairs,
@@ -32,6 +32,7 @@ import {
   restoreRuns,
   trainingLine,
 } from '../lab/runs.js';
+import { COUPLED_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { smoothLoss } from '../lab/smoothing.js';
@@ -72,6 +73,13 @@ const SPECS = [
   { key: 'lg.embedScale', label: 'embedding scale s (0: each method’s)', kind: 'number', step: 1 },
   { key: 'lg.seed', label: 'first seed', kind: 'number', step: 1 },
   { key: 'lg.seeds', label: 'seeds per method', kind: 'number', step: 1 },
+  {
+    key: 'lg.coupled',
+    label:
+      'addition: couple positions (Cho et al. 2024; digits of one significance share one) — trains only ' +
+      COUPLED_METHODS.map((id) => methodById(id)?.label ?? id).join(', '),
+    kind: 'checkbox',
+  },
 ];
 
 const NOTE =

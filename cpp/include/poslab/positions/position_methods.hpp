@@ -41,6 +41,10 @@ enum PositionSupport : unsigned {
   kSupportTrainer = 1u << 2,   // the length-generalisation lab's trainer
   kSupportCuda = 1u << 3,      // the CUDA kernels (tables, or inside the fused attention)
   kSupportGpt2Swap = 1u << 4,  // swapped into GPT-2 in place of its learned positions
+  // The trainer's position coupling (Cho et al. 2024): an operand's digit may sit at a later
+  // position than the answer digit that reads it, so the method must read positions in any
+  // order (xPos centres and FIRE normalises by the query's position; NoPE has none).
+  kSupportCoupled = 1u << 5,
 };
 
 // One option of a method, as the page shows it; the core's checks refuse what is outside.
@@ -67,7 +71,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "learned",
      "absolute",
      PositionKind::kLearnedTable,
-     kSupportCore | kSupportTrainer | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportGpt2Swap,
      {{{"std", defaults::kLearnedStd, 0, 1, "init std of the table"}}},
      1,
      "a trained (L, D) table added to the token embeddings (GPT-2)"},
@@ -75,7 +79,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "sinusoidal",
      "",
      PositionKind::kAddedTable,
-     kSupportCore | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap,
      {{{"base", defaults::kBase, 1, 1e300, "w_i = base^(-2i/D)"}}},
      1,
      "sin/cos of p·w_i added to the token embeddings (Vaswani et al. 2017)"},
@@ -91,7 +95,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "rope",
      "rotary",
      PositionKind::kRotation,
-     kSupportCore | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap,
      {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/R)"},
        {"rotaryFraction", 1, 0, 1, "rotate the first R = D·fraction dims"}}},
      2,
@@ -110,7 +114,8 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "alibi",
      "",
      PositionKind::kScoreBias,
-     kSupportCore | kSupportBias | kSupportTrainer | kSupportCuda | kSupportGpt2Swap,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda |
+         kSupportGpt2Swap,
      {},
      0,
      "-m_h·|p_i - j| added to the scores (Press et al. 2022)"},
@@ -118,7 +123,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "t5",
      "",
      PositionKind::kScoreBias,
-     kSupportCore | kSupportBias | kSupportTrainer | kSupportCuda,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda,
      {{{"numBuckets", 32, 2, 1 << 20, "relative-position buckets"},
        {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
      2,
