@@ -53,9 +53,7 @@ void add_learned(Commands& commands) {
       [](CLI::App* cmd, Args& a) {
         add_size(cmd, "--len", a.length, "positions L");
         add_size(cmd, "--dim", a.dim, "width D");
-        cmd->add_option("--seed", a.seed, "random seed (same seed, same table everywhere)")
-            ->capture_default_str()
-            ->check(unsigned_integer());
+        add_seed(cmd, a.seed, "random seed (same seed, same table everywhere)");
       },
       [](const Args& a) { return learned_table(a.length, a.dim, a.seed); });
 }
@@ -73,9 +71,7 @@ void add_shaw(Commands& commands) {
         add_size(cmd, "--klen", a.key_length, "key positions Lk");
         add_size(cmd, "--max-distance", a.max_distance, "clip distance K", /*min=*/0);
         add_size(cmd, "--dim", a.dim, "width D");
-        cmd->add_option("--seed", a.seed, "random seed of the (2K+1, D) table")
-            ->capture_default_str()
-            ->check(unsigned_integer());
+        add_seed(cmd, a.seed, "random seed of the (2K+1, D) table");
       },
       [](const Args& a) {
         return shaw_embeddings(a.query_length, a.key_length, a.max_distance, a.dim, a.seed);

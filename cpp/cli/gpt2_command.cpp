@@ -71,10 +71,7 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
       ->excludes(preset);
-  cmd->add_option("--seed", a.seed, "seed of the random init used without --weights")
-      ->capture_default_str()
-      ->check(unsigned_integer())
-      ->excludes("--weights");
+  add_seed(cmd, a.seed, "seed of the random init used without --weights")->excludes("--weights");
   cmd->add_option("--position", a.position,
                   "position method: learned (as trained), or sinusoidal, rope, alibi, none "
                   "swapped in for exploration")

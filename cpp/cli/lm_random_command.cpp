@@ -90,9 +90,7 @@ void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
       ->excludes(preset);
-  cmd->add_option("--seed", a.seed, "seed of the random init")
-      ->capture_default_str()
-      ->check(unsigned_integer());
+  add_seed(cmd, a.seed, "seed of the random init");
   cmd->add_option("--dtype", a.dtype, "stored dtype of the weights")
       ->capture_default_str()
       ->check(one_of({"F32", "F16"}, "dtype"));

@@ -143,6 +143,12 @@ CLI::Option* add_size(CLI::App* app, const std::string& name, long long& value,
   return app->add_option(name, value, description)->required()->check(integer_at_least(min));
 }
 
+CLI::Option* add_seed(CLI::App* app, std::uint64_t& seed, const std::string& description) {
+  return app->add_option("--seed", seed, description)
+      ->capture_default_str()
+      ->check(unsigned_integer());
+}
+
 CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path,
                        const std::string& description) {
   return app->add_option(name, path, description)->type_name("FILE.npy");

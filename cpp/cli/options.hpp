@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -90,6 +91,9 @@ CLI::Validator parsed_by(Parse parse, const std::string& description) {
 // --name VALUE, required, an integer >= min.
 CLI::Option* add_size(CLI::App* app, const std::string& name, long long& value,
                       const std::string& description, long long min = 1);
+
+// --seed VALUE, an unsigned integer with its default shown.
+CLI::Option* add_seed(CLI::App* app, std::uint64_t& seed, const std::string& description);
 
 // --name FILE.npy, an input array.
 CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path,

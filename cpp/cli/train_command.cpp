@@ -234,9 +234,7 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--warmup-steps", c.warmup_steps, "linear warm-up (at most steps / 10)")
       ->capture_default_str()
       ->check(unsigned_integer());
-  cmd->add_option("--seed", c.seed, "seed of the weights, data and evaluation set")
-      ->capture_default_str()
-      ->check(unsigned_integer());
+  add_seed(cmd, c.seed, "seed of the weights, data and evaluation set");
   cmd->add_option("--seeds", a.seeds,
                   "S: train seeds --seed .. --seed+S-1 and summarise each metric over them "
                   "(mean, sample sd, values); --checkpoint then writes one file per seed "

@@ -8,11 +8,8 @@
 // web/src/core/gpt-neox.js.
 #include <emscripten/bind.h>
 
-#include <memory>
 #include <string>
 
-#include "guard.hpp"
-#include "js_convert.hpp"
 #include "js_object.hpp"
 #include "lm_bindings.hpp"
 #include "poslab/models/gpt_neox.hpp"
@@ -21,40 +18,15 @@
 namespace poslab::wasm {
 namespace {
 
-using Num = val;
-using Str = val;
-
-// { preset } or config.json's text (preset_or_json_config). A GPT-NeoX checkpoint does not say
-// its head count or rotary settings, so there is no "read it off the checkpoint": the config
-// is required.
-GptNeoxConfig to_config(const val& js) { return preset_or_json_config<GptNeoxConfig>(js); }
-
-// GPT-NeoX for lm_bindings.hpp's handles and module functions.
-struct GptNeoxArch {
-  using Weights = GptNeoxWeights;
-  static val config_js(const GptNeoxConfig& c) {
-    val out = dims_js(c.dims, GptNeoxConfig::kDimKeys);
+// GPT-NeoX for lm_bindings.hpp's handles and module functions; its config is { preset:
+// 'pythia-70m' } or config.json's text.
+struct GptNeoxArch : RopeLmArch<GptNeoxArch, GptNeoxWeights, gpt_neox_forward> {
+  static void config_keys_js(val& out, const GptNeoxConfig& c) {
     js_set(out, {{"intermediate_size", double(c.intermediate_size)},
                  {"rotary_pct", c.rotary_pct},
                  {"rotary_emb_base", c.rotary_emb_base},
                  {"layer_norm_eps", c.layer_norm_eps},
-                 {"use_parallel_residual", c.use_parallel_residual},
-                 {"rope", rope_config_js(c)},
-                 {"parameters", double(c.parameter_count())},
-                 {"json", c.to_json()}});
-    return out;
-  }
-  static val forward(const GptNeoxWeights& weights, const val& tokens, const val& options) {
-    return rope_lm_forward_js(weights, tokens, options, gpt_neox_forward);
-  }
-  // Required: the checkpoint does not say the head count or rotary settings.
-  static GptNeoxConfig loader_config(const val& config, const SafetensorsHeader&,
-                                     const std::string&) {
-    return to_config(config);
-  }
-  static GptNeoxConfig config_argument(const val& config) { return to_config(config); }
-  static val random_js(val config, Num seed, Str dtype) {
-    return rope_lm_random_js<GptNeoxArch>(config, seed, dtype, to_config);
+                 {"use_parallel_residual", c.use_parallel_residual}});
   }
 };
 

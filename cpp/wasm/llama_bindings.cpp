@@ -16,18 +16,10 @@
 namespace poslab::wasm {
 namespace {
 
-using Num = val;
-using Str = val;
-
-// { preset: 'smollm2-135m' | 'qwen2.5-0.5b' } or config.json's text: a Llama checkpoint does
-// not say its head counts or rotation, so the config is required.
-LlamaConfig to_config(const val& js) { return preset_or_json_config<LlamaConfig>(js); }
-
-// The Llama family for lm_bindings.hpp's handles and module functions.
-struct LlamaArch {
-  using Weights = LlamaWeights;
-  static val config_js(const LlamaConfig& c) {
-    val out = dims_js(c.dims, LlamaConfig::kDimKeys);
+// The Llama family for lm_bindings.hpp's handles and module functions; its config is
+// { preset: 'smollm2-135m' | 'qwen2.5-0.5b' } or config.json's text.
+struct LlamaArch : RopeLmArch<LlamaArch, LlamaWeights, llama_forward> {
+  static void config_keys_js(val& out, const LlamaConfig& c) {
     js_set(out, {{"model_type", std::string(to_string(c.model_type))},
                  {"num_key_value_heads", double(c.num_key_value_heads)},
                  {"head_dim", double(c.head_dim())},
@@ -35,22 +27,7 @@ struct LlamaArch {
                  {"rope_theta", c.rope_theta},
                  {"rms_norm_eps", c.rms_norm_eps},
                  {"tie_word_embeddings", c.tie_word_embeddings},
-                 {"sliding_window", double(c.sliding_window)},
-                 {"rope", rope_config_js(c)},
-                 {"parameters", double(c.parameter_count())},
-                 {"json", c.to_json()}});
-    return out;
-  }
-  static val forward(const LlamaWeights& weights, const val& tokens, const val& options) {
-    return rope_lm_forward_js(weights, tokens, options, llama_forward);
-  }
-  static LlamaConfig loader_config(const val& config, const SafetensorsHeader&,
-                                   const std::string&) {
-    return to_config(config);
-  }
-  static LlamaConfig config_argument(const val& config) { return to_config(config); }
-  static val random_js(val config, Num seed, Str dtype) {
-    return rope_lm_random_js<LlamaArch>(config, seed, dtype, to_config);
+                 {"sliding_window", double(c.sliding_window)}});
   }
 };
 

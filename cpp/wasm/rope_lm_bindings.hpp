@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "guard.hpp"
@@ -97,5 +98,34 @@ val rope_lm_random_js(const val& config, const val& seed, const val& dtype, ToCo
     return model_result<Arch>(std::move(weights));
   });
 }
+
+// What a RoPE architecture's description for lm_bindings.hpp shares; the description itself
+// (`Derived`) adds only its config's own keys (config_keys_js). Its config is required, a preset or
+// config.json's text: the checkpoint does not say the head counts or the rotation. `Forward` is the
+// architecture's forward pass (gpt_neox_forward, llama_forward).
+template <class Derived, class WeightsType, auto Forward>
+struct RopeLmArch {
+  using Weights = WeightsType;
+  using Config = std::decay_t<decltype(std::declval<Weights>().config)>;
+  static Config to_config(const val& js) { return preset_or_json_config<Config>(js); }
+  static val config_js(const Config& c) {
+    val out = dims_js(c.dims, Config::kDimKeys);
+    Derived::config_keys_js(out, c);
+    js_set(out, {{"rope", rope_config_js(c)},
+                 {"parameters", double(c.parameter_count())},
+                 {"json", c.to_json()}});
+    return out;
+  }
+  static val forward(const Weights& weights, const val& tokens, const val& options) {
+    return rope_lm_forward_js(weights, tokens, options, Forward);
+  }
+  static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&) {
+    return to_config(config);
+  }
+  static Config config_argument(const val& config) { return to_config(config); }
+  static val random_js(val config, val seed, val dtype) {
+    return rope_lm_random_js<Derived>(config, seed, dtype, to_config);
+  }
+};
 
 }  // namespace poslab::wasm

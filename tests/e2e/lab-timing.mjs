@@ -8,24 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { methodById, QUICK_SETTINGS } from '../../web/src/lab/presets.js';
-import serve from './global-setup.js';
-import { launch, outDir } from './helpers/browser.js';
-import { trainInView } from './helpers/train-view.js';
+import { outDir } from './helpers/browser.js';
+import { cliArg, trainInView, withServedBrowser } from './helpers/train-view.js';
 
-const arg = (name) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-let baseUrl;
-const stopServer = await serve({ provide: (_k, v) => (baseUrl = v) });
-const browser = await launch();
-try {
+await withServedBrowser(async (browser, baseUrl) => {
   const params = new URLSearchParams({ view: 'length-generalisation' });
-  if (arg('preset') === 'quick')
+  if (cliArg('preset') === 'quick')
     for (const [k, v] of Object.entries(QUICK_SETTINGS))
       params.set(`lg.${k}`, Array.isArray(v) ? v.join(',') : String(v));
-  if (arg('methods')) params.set('lg.methods', arg('methods'));
-  if (arg('steps')) params.set('lg.steps', arg('steps'));
+  if (cliArg('methods')) params.set('lg.methods', cliArg('methods'));
+  if (cliArg('steps')) params.set('lg.steps', cliArg('steps'));
   const section = '#view-length-generalisation';
   const { page, problems, wall } = await trainInView(browser, `${baseUrl}#${params}`, section, 'lg');
   const download = page.waitForEvent('download');
@@ -45,7 +37,7 @@ try {
   }));
   const workerSeconds = Object.values(seconds).reduce((a, b) => a + b, 0);
   console.log(
-    `Length generalisation (${arg('preset') ?? 'default settings'}) in Chromium, one worker: ${wall.toFixed(0)} s wall, ${workerSeconds.toFixed(0)} worker-seconds`,
+    `Length generalisation (${cliArg('preset') ?? 'default settings'}) in Chromium, one worker: ${wall.toFixed(0)} s wall, ${workerSeconds.toFixed(0)} worker-seconds`,
   );
   console.log('method        seeds  steps  worker s   exact 1–N      exact N+1–2N   answer N+1–2N  exact 2N+1–4N');
   for (const r of rows) {
@@ -66,7 +58,4 @@ try {
     console.error('page problems:', problems);
     process.exitCode = 1;
   }
-} finally {
-  await browser.close();
-  await stopServer();
-}
+});

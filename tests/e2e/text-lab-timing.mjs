@@ -1,23 +1,14 @@
 // `npm run timing:text-lab`: a report, not a test. Trains the Train short, test long view's
-// runs in Chromium with ONE worker at a time (the default: six methods, N = 64, M = 1024, 2000
-// steps each, on the sample) and prints each run's worker-seconds, their total and the wall
-// time. Builds and serves dist/ as the e2e run does (POSLAB_E2E_NO_BUILD=1 reuses dist/).
+// runs in Chromium with ONE worker at a time (the default: six methods, N = 64, M = 1024, the
+// text task's steps and batch, on the sample) and prints each run's worker-seconds, their
+// total and the wall time. Builds and serves dist/ as the e2e run does (POSLAB_E2E_NO_BUILD=1 reuses dist/).
 // `-- --methods rope,alibi --steps 500` for a shorter run.
-import serve from './global-setup.js';
-import { launch } from './helpers/browser.js';
-import { trainInView } from './helpers/train-view.js';
+import { cliArg, trainInView, withServedBrowser } from './helpers/train-view.js';
 
-const arg = (name) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-let baseUrl;
-const stopServer = await serve({ provide: (_k, v) => (baseUrl = v) });
-const browser = await launch();
-try {
+await withServedBrowser(async (browser, baseUrl) => {
   const params = new URLSearchParams({ view: 'text-lab', 'tl.seed': String(Date.now() % 100000) }); // never cached
-  if (arg('methods')) params.set('tl.methods', arg('methods'));
-  if (arg('steps')) params.set('tl.steps', arg('steps'));
+  if (cliArg('methods')) params.set('tl.methods', cliArg('methods'));
+  if (cliArg('steps')) params.set('tl.steps', cliArg('steps'));
   const section = '#view-text-lab';
   const { page, problems, wall } = await trainInView(browser, `${baseUrl}#${params}`, section, 'tl');
   const rows = await page.$$eval(`${section} .tl-table tr`, (trs) =>
@@ -30,7 +21,4 @@ try {
   }
   console.log(`total ${total.toFixed(0)} worker-s, wall ${wall.toFixed(0)} s (one worker)`);
   if (problems.length) console.log('page problems:', problems);
-} finally {
-  await browser.close();
-  await stopServer();
-}
+});

@@ -12,13 +12,15 @@ import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { loadNeoxInChunks, TINY_NEOX, writeTinyLm } from './helpers/gpt_neox.js';
-import { expectTraceSameAsNative, loadLmLab, nativeLm } from './helpers/lm.js';
+import { expectTraceSameAsNative, loadLmLab, nativeLm, nativeRopeArgs } from './helpers/lm.js';
 import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 24 tokens: past the trained context of 16, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4, 55, 9, 0, 12];
 const SEQUENTIAL = { ...TINY_NEOX, use_parallel_residual: false, rotary_pct: 1 };
 const file = scratchFiles('poslab-neox-wasm-');
+const LINEAR = { scaling: 'linear', factor: 2 };
+const YARN = { scaling: 'yarn', factor: 4, originalLength: 8, betaFast: 16 };
 
 const native = (ckpt, args) => nativeLm(file, ckpt, TOKENS, args);
 
@@ -36,26 +38,8 @@ beforeAll(async () => {
   ckpts.sequential = await writeTinyLm(file('seq'), { config: SEQUENTIAL, seed: 9 });
   // The native references, once for both builds.
   for (const key of Object.keys(ckpts)) nativeRuns[key] = await native(ckpts[key], ['--precision', 'double']);
-  nativeRuns.linear = await native(ckpts.F32, [
-    '--precision',
-    'double',
-    '--rope-scaling',
-    'linear',
-    '--rope-factor',
-    2,
-  ]);
-  nativeRuns.yarn = await native(ckpts.F32, [
-    '--precision',
-    'double',
-    '--rope-scaling',
-    'yarn',
-    '--rope-factor',
-    4,
-    '--rope-original-len',
-    8,
-    '--rope-beta-fast',
-    16,
-  ]);
+  nativeRuns.linear = await native(ckpts.F32, nativeRopeArgs(LINEAR));
+  nativeRuns.yarn = await native(ckpts.F32, nativeRopeArgs(YARN));
   nativeRuns.losses = await native(ckpts.F32, ['--precision', 'double', '--loss-by-position']);
   nativeRuns.dynamicLosses = await native(ckpts.sequential, [
     '--precision',
@@ -113,18 +97,10 @@ describe.each(VARIANTS)('GPT-NeoX in the %s build', (variant) => {
   test('rope scalings pass through as the CLI --rope-* options', () => {
     const model = loadNeoxInChunks(lab, ckpts.F32.bytes, 999, ckpts.F32.configText);
     try {
-      const linear = model.forward(TOKENS, {
-        precision: 'double',
-        trace: true,
-        rope: { scaling: 'linear', factor: 2 },
-      });
+      const linear = model.forward(TOKENS, { precision: 'double', trace: true, rope: LINEAR });
       expect(linear.rope).toEqual({ scaling: 'linear', factor: 2, originalLength: 16 });
       expectSameAsNative(linear, nativeRuns.linear, `${variant} linear`);
-      const yarn = model.forward(TOKENS, {
-        precision: 'double',
-        trace: true,
-        rope: { scaling: 'yarn', factor: 4, originalLength: 8, betaFast: 16 },
-      });
+      const yarn = model.forward(TOKENS, { precision: 'double', trace: true, rope: YARN });
       expectSameAsNative(yarn, nativeRuns.yarn, `${variant} yarn`);
       // The scaling changes the result (the comparison above could not pass by accident).
       const none = model.forward(TOKENS, { precision: 'double' });

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { requireCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { writeTinyLm } from './helpers/gpt_neox.js';
-import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm } from './helpers/lm.js';
+import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm, nativeRopeArgs } from './helpers/lm.js';
 import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 20 tokens past a trained context of 12, where the scalings differ.
@@ -37,6 +37,7 @@ const CONFIGS = {
   mistral: { ...BASE, model_type: 'mistral', num_key_value_heads: 1, sliding_window: 5, tie_word_embeddings: true },
 };
 const file = scratchFiles('poslab-llama-wasm-');
+const YARN = { scaling: 'yarn', factor: 4, originalLength: 6 };
 
 const native = (ckpt, args) => nativeLm(file, ckpt, TOKENS, args);
 
@@ -50,16 +51,7 @@ beforeAll(async () => {
   }
   ckpts.F16 = await writeTinyLm(file('f16'), { config: CONFIGS.llama, seed: 8, dtype: 'F16' });
   nativeRuns.F16 = await native(ckpts.F16, ['--precision', 'double']);
-  nativeRuns.yarn = await native(ckpts.llama, [
-    '--precision',
-    'double',
-    '--rope-scaling',
-    'yarn',
-    '--rope-factor',
-    4,
-    '--rope-original-len',
-    6,
-  ]);
+  nativeRuns.yarn = await native(ckpts.llama, nativeRopeArgs(YARN));
   nativeRuns.losses = await native(ckpts.qwen3, ['--precision', 'double', '--loss-by-position']);
 }, 120_000);
 
@@ -99,11 +91,7 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
       const want = nativeRuns.llama.out;
       const maxLogit = want.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
       assertClose(got.logits, want, 'float logits', { atol: 1e-4 * maxLogit, rtol: 0 });
-      const yarn = model.forward(TOKENS, {
-        precision: 'double',
-        trace: true,
-        rope: { scaling: 'yarn', factor: 4, originalLength: 6 },
-      });
+      const yarn = model.forward(TOKENS, { precision: 'double', trace: true, rope: YARN });
       expect(yarn.rope).toEqual({ scaling: 'yarn', factor: 4, originalLength: 6 });
       expectSameAsNative(yarn, nativeRuns.yarn, `${variant} yarn`);
     } finally {

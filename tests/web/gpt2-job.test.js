@@ -52,21 +52,26 @@ function fakeNeox(log) {
   return m;
 }
 
+/** A loader handle that counts the bytes appended and gives `finish()`'s model. */
+function fakeLoading(expected, finish) {
+  let received = 0;
+  return {
+    tensors: [{ name: 'w', dtype: 'F16' }],
+    expected,
+    received: () => received,
+    append: (c) => (received += c.length),
+    finish,
+    delete: () => {},
+  };
+}
+
 function fakeLab() {
   const log = { random: [], forwards: [], deleted: [], loaders: 0, neoxLoaders: [] };
   const lab = {
     log,
     gptNeoxLoader({ config, fileSize, header }) {
       log.neoxLoaders.push(config);
-      let received = 0;
-      return {
-        tensors: [{ name: 'w', dtype: 'F16' }],
-        expected: fileSize - header.length,
-        received: () => received,
-        append: (c) => (received += c.length),
-        finish: () => fakeNeox(log),
-        delete: () => {},
-      };
+      return fakeLoading(fileSize - header.length, () => fakeNeox(log));
     },
     gpt2Random(opts) {
       log.random.push(opts);
@@ -76,15 +81,7 @@ function fakeLab() {
     safetensorsHeaderLength: () => 2,
     gpt2Loader({ config, fileSize, header }) {
       log.loaders++;
-      let received = 0;
-      return {
-        tensors: [{ name: 'w', dtype: 'F16' }],
-        expected: fileSize - header.length,
-        received: () => received,
-        append: (c) => (received += c.length),
-        finish: () => fakeModel(config ?? SMALL, log, 'F16'),
-        delete: () => {},
-      };
+      return fakeLoading(fileSize - header.length, () => fakeModel(config ?? SMALL, log, 'F16'));
     },
   };
   return lab;

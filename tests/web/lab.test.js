@@ -44,16 +44,7 @@ const setting = (over = {}) => ({
 describe('lab presets', () => {
   it('Lab.EveryTrainerMethodOnTheTasksBudget', () => {
     const plan = runPlan(setting());
-    expect(plan.map((r) => r.config.position)).toEqual([
-      'learned',
-      'sinusoidal',
-      'rope',
-      'xpos',
-      'alibi',
-      't5',
-      'fire',
-      'none',
-    ]);
+    expect(plan.map((r) => r.config.position)).toEqual(TRAINER_METHODS); // the core's table order
     for (const r of plan) {
       expect(r.config).toMatchObject({
         task: 'copy',
@@ -255,23 +246,33 @@ describe('lab ranking', () => {
   });
 });
 
-describe('lab worker pool', () => {
-  // A fake worker: answers 'done' when told to by the test.
-  function fakeWorkers() {
-    const made = [];
-    const makeWorker = () => {
-      const w = {
-        terminated: false,
-        posted: null,
-        terminate: () => (w.terminated = true),
-        postMessage: (m) => (w.posted = m),
-      };
-      made.push(w);
-      return w;
+// A fake worker: answers 'done' when told to by the test.
+function fakeWorkers() {
+  const made = [];
+  const makeWorker = () => {
+    const w = {
+      terminated: false,
+      posted: null,
+      terminate: () => (w.terminated = true),
+      postMessage: (m) => (w.posted = m),
     };
-    return { made, makeWorker };
-  }
+    made.push(w);
+    return w;
+  };
+  return { made, makeWorker };
+}
 
+/** RoPE and ALiBi on copy at N = 4 through a training executor of `size` fake workers. */
+function trainRopeAndAlibi(size) {
+  const { made, makeWorker } = fakeWorkers();
+  const exec = createTrainingExecutor({ makeWorker, size });
+  const plan = runPlan(setting({ methods: ['rope', 'alibi'], N: 4, steps: 10 }));
+  const events = [];
+  const running = exec.run('train', { runs: plan, N: 4 }, { onProgress: (m) => events.push(m) });
+  return { made, exec, plan, events, running };
+}
+
+describe('lab worker pool', () => {
   it('Lab.PoolRunsAtMostSizeAndQueuesTheRestInOrder', async () => {
     const { made, makeWorker } = fakeWorkers();
     const pool = createPool({ size: 2, makeWorker });
@@ -293,11 +294,7 @@ describe('lab worker pool', () => {
   });
 
   it('Lab.TrainingExecutorReportsEachRunAndStopKeepsWhatFinished', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const exec = createTrainingExecutor({ makeWorker, size: 1 });
-    const plan = runPlan(setting({ methods: ['rope', 'alibi'], N: 4, steps: 10 }));
-    const events = [];
-    const running = exec.run('train', { runs: plan, N: 4 }, { onProgress: (m) => events.push(m) });
+    const { made, exec, plan, events, running } = trainRopeAndAlibi(1);
     expect(made).toHaveLength(1); // one at a time
     expect(made[0].posted).toEqual({ config: plan[0].config, attentionLengths: [5, 8, 16] });
     made[0].onmessage({ data: { type: 'progress', losses: [[0, 2.5]] } });
@@ -321,11 +318,7 @@ describe('lab worker pool', () => {
   });
 
   it('Lab.TrainingExecutorReportsAFailedRunAndTrainsTheOthers', async () => {
-    const { made, makeWorker } = fakeWorkers();
-    const exec = createTrainingExecutor({ makeWorker, size: 2 });
-    const plan = runPlan(setting({ methods: ['rope', 'alibi'], N: 4, steps: 10 }));
-    const events = [];
-    const running = exec.run('train', { runs: plan, N: 4 }, { onProgress: (m) => events.push(m) });
+    const { made, exec, plan, events, running } = trainRopeAndAlibi(2);
     made[0].onmessage({ data: { type: 'error', message: 'steps must be positive', field: 'steps' } });
     made[1].onmessage({ data: { type: 'done', result: {}, attention: [], checkpoint: null, workerSeconds: 1 } });
     expect(await running).toMatchObject({ finished: 1, total: 2, stopped: true, partial: true });

@@ -1,7 +1,8 @@
 // The timing reports' common run of a lab view in Chromium: open it at `url`, on ONE worker
 // (as on this 2-core machine's share: the figure is worker-seconds), wait for its cached runs
 // to be counted, press Train and wait for Done. Returns the page and the wall seconds.
-import { openPage } from './browser.js';
+import serve from '../global-setup.js';
+import { launch, openPage } from './browser.js';
 
 /** `prefix`: the view's class prefix ('lg', 'tl'): its progress line and Train button. */
 export async function trainInView(browser, url, section, prefix) {
@@ -16,4 +17,23 @@ export async function trainInView(browser, url, section, prefix) {
     polling: 1000,
   });
   return { page, problems, wall: (Date.now() - t0) / 1000 };
+}
+
+/** The value after `--name` on the command line, or undefined. */
+export function cliArg(name) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Serves dist/ as the e2e run does, launches Chromium, runs `report(browser, baseUrl)`, then closes both. */
+export async function withServedBrowser(report) {
+  let baseUrl;
+  const stopServer = await serve({ provide: (_k, v) => (baseUrl = v) });
+  const browser = await launch();
+  try {
+    await report(browser, baseUrl);
+  } finally {
+    await browser.close();
+    await stopServer();
+  }
 }

@@ -85,3 +85,11 @@ export async function nativeLm(file, ckpt, tokens, args) {
   if (losses) return { out: readNpy(out) };
   return { out: readNpy(out), ...readTraceDir(traceDir) };
 }
+
+const ROPE_FLAGS = { factor: '--rope-factor', originalLength: '--rope-original-len', betaFast: '--rope-beta-fast' };
+/** `poslab lm`'s flags for forward's `rope` option ({ scaling, factor, originalLength, betaFast }), on the double path. */
+export function nativeRopeArgs({ scaling, ...rest }) {
+  const args = ['--precision', 'double', '--rope-scaling', scaling];
+  for (const [key, value] of Object.entries(rest)) args.push(ROPE_FLAGS[key], value);
+  return args;
+}

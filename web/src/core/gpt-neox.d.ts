@@ -80,27 +80,30 @@ export interface GptNeoxResult {
   rope: { scaling: RopeScalingName; factor: number; originalLength: number }; // the rotation used
 }
 
-/** Weights in the wasm heap until delete(). */
-export interface GptNeoxModel {
-  architecture: 'gpt_neox';
-  config: GptNeoxConfig;
+/** A RoPE model's weights in the wasm heap until delete() (GPT-NeoX's, the Llama family's). */
+export interface RopeLmModel<Architecture extends string, Config> {
+  architecture: Architecture;
+  config: Config;
   bytes: number;
-  dtype: 'F32' | 'F16' | 'mixed';
+  dtype: 'F32' | 'F16' | 'mixed'; // BF16 is held widened to F32
   forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
   delete(): void;
 }
 
 /** A checkpoint fed chunk by chunk (the bytes after the header, in order). */
-export interface GptNeoxLoading {
+export interface RopeLmLoading<Model extends { config: unknown }> {
   tensors: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
-  config: GptNeoxConfig;
+  config: Model['config'];
   expected: number;
   received(): number;
   append(chunk: Uint8Array): void;
   /** Checks completeness and finiteness (errors name the tensor) and returns the model. */
-  finish(): GptNeoxModel;
+  finish(): Model;
   delete(): void;
 }
+
+export type GptNeoxModel = RopeLmModel<'gpt_neox', GptNeoxConfig>;
+export type GptNeoxLoading = RopeLmLoading<GptNeoxModel>;
 
 export interface GptNeoxLab {
   /** The scalings forward's rope.scaling accepts, from the core: 'none' first. */

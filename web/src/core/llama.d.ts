@@ -1,6 +1,6 @@
 // Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3), in the same lab as
 // GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are GPT-NeoX's.
-import type { GptNeoxForwardOptions, GptNeoxResult, RopeScalingName } from './gpt-neox';
+import type { RopeLmLoading, RopeLmModel, RopeScalingName } from './gpt-neox';
 
 /** config.json's keys (transformers' names); the core reads and checks them as the CLI does. */
 export interface LlamaConfig {
@@ -29,24 +29,8 @@ export interface LlamaConfigChoice {
   config?: string | Record<string, unknown>;
 }
 
-export interface LlamaModel {
-  architecture: 'llama';
-  config: LlamaConfig;
-  bytes: number;
-  dtype: 'F32' | 'F16' | 'mixed'; // BF16 is held widened to F32
-  forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
-  delete(): void;
-}
-
-export interface LlamaLoading {
-  tensors: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
-  config: LlamaConfig;
-  expected: number;
-  received(): number;
-  append(chunk: Uint8Array): void;
-  finish(): LlamaModel;
-  delete(): void;
-}
+export type LlamaModel = RopeLmModel<'llama', LlamaConfig>;
+export type LlamaLoading = RopeLmLoading<LlamaModel>;
 
 export interface LlamaLab {
   llamaConfig(choice: LlamaConfigChoice): LlamaConfig;

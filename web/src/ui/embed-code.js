@@ -4,6 +4,17 @@
 import { plotFor } from '../embed/plots.js';
 import { embedSnippets } from '../embed/snippets.js';
 
+/** An export-styled button named `label` for screen readers. */
+function button(text, label, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'export';
+  b.textContent = text;
+  b.setAttribute('aria-label', label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
 function snippetBox(label, text) {
   const row = document.createElement('div');
   row.className = 'embed-snippet';
@@ -15,14 +26,10 @@ function snippetBox(label, text) {
   area.spellcheck = false;
   area.value = text;
   name.append(area);
-  const copy = document.createElement('button');
-  copy.type = 'button';
-  copy.className = 'export';
-  copy.textContent = 'Copy';
   const done = document.createElement('span');
   done.className = 'embed-copied';
   done.setAttribute('role', 'status');
-  copy.addEventListener('click', async () => {
+  const copy = button('Copy', `Copy ${label}`, async () => {
     area.select();
     try {
       await navigator.clipboard.writeText(area.value);
@@ -41,13 +48,7 @@ function attach(fig, plot, store) {
   panel.className = 'embed-code';
   panel.hidden = true;
   fig.append(panel);
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.className = 'export';
-  b.textContent = 'Embed';
-  b.setAttribute('aria-label', 'Copy embed code');
-  b.setAttribute('aria-expanded', 'false');
-  b.addEventListener('click', () => {
+  const b = button('Embed', 'Copy embed code', () => {
     panel.hidden = !panel.hidden;
     b.setAttribute('aria-expanded', String(!panel.hidden));
     if (panel.hidden) return;
@@ -57,6 +58,7 @@ function attach(fig, plot, store) {
       snippetBox('custom element', s.element),
     );
   });
+  b.setAttribute('aria-expanded', 'false');
   fig.querySelector('.fig-actions')?.append(b);
 }
 

@@ -5,12 +5,9 @@ import { range } from '../plots/lineplot.js';
 import { hasOption, isPairMethod } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
-import { createIntro, defineView, sourceNote } from './kit.js';
+import { createIntro, defineView, sourceNote, whenSettingIn } from './kit.js';
 
-const is =
-  (...methods) =>
-  (s) =>
-    methods.includes(s['enc.method']);
+const is = whenSettingIn('enc.method');
 
 const SPECS = [
   { key: 'enc.method', label: 'method', kind: 'select', options: METHODS.map((m) => [m, METHOD_INFO[m].name]) },

@@ -20,6 +20,13 @@ export const NARROW = '(max-width: 760px)';
 // Re-exported so a view takes its helpers from kit alone.
 export { el, pick };
 
+/** A control's `show` rule: shown while the setting `key` is one of `values`. */
+export const whenSettingIn =
+  (key) =>
+  (...values) =>
+  (s) =>
+    values.includes(s[key]);
+
 /**
  * A page-local text input (never in the link): a labelled text box and a file input whose file
  * fills it. ids: `${id}` and `${id}-file`; the caller appends `elements` and listens.

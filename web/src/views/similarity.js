@@ -4,12 +4,9 @@ import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
 import { hasOption } from '../state/methods.js';
 import { CMAPS, VECTOR_METHODS } from '../state/registry.js';
-import { defineView } from './kit.js';
+import { defineView, whenSettingIn } from './kit.js';
 
-const is =
-  (...methods) =>
-  (s) =>
-    methods.includes(s['sim.method']);
+const is = whenSettingIn('sim.method');
 
 const SPECS = [
   { key: 'sim.method', label: 'method', kind: 'select', options: VECTOR_METHODS.map((m) => [m, METHOD_INFO[m].name]) },
