@@ -82,12 +82,13 @@ for step in "$@"; do
       ;;
     sanitize)
       # Every test but the L = 1024 one under memcheck; racecheck (much slower) on the tests
-      # whose cases cover every fused variant with masks, padding, offsets, T5 and RoPE.
+      # whose cases cover every fused variant with masks, padding and offsets: the position
+      # method inside the kernel (T5's buckets) and on the tiles as they load (the rotations).
       timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
         --gtest_brief=1 --gtest_filter='-AttentionFlash.MatchesCoreAtLongerLength' 2>&1 |
         tail -n 30 || status=1
       timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 "$tests" --gtest_brief=1 \
-        --gtest_filter='AttentionFlash.T5BucketsInsideTheKernelMatchCore:AttentionFlash.RopeOnLoadMatchesRotatedCore:AttentionFlash.XposOnLoadMatchesScaledRotatedCore' \
+        --gtest_filter='AttentionFlash.*InsideTheKernel*:AttentionFlash.*OnLoad*' \
         2>&1 | tail -n 30 || status=1
       ;;
     profile)

@@ -14,6 +14,8 @@ import json
 import os
 import subprocess
 
+from methods import trainer_methods
+
 ROLES = ["sink", "previous-token", "induction", "local", "broad"]
 
 
@@ -51,8 +53,9 @@ def main():
     ap.add_argument("--runs", default="build/bench-lab-text")
     ap.add_argument("--train-len", type=int, default=64)
     ap.add_argument("--times", type=int, default=8)
-    ap.add_argument("--methods", default="learned,sinusoidal,rope,alibi,t5,none,xpos,fire")
+    ap.add_argument("--methods", help="comma-separated; default: every method the trainer has (poslab methods)")
     a = ap.parse_args()
+    a.methods = a.methods or ",".join(trainer_methods(a.poslab))
     sample = open(os.path.join(a.runs, "sample.txt"), "rb").read()
     held = sample[len(sample) - len(sample) // 10:]
     N, long = a.train_len, a.train_len * a.times

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from methods import trainer_methods
+
 METRICS = [
     ("exact_match_in_distribution", "in distribution"),
     ("exact_match_n_to_2n", "exact N+1..2N"),
@@ -37,10 +39,11 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--task", default="copy")
     ap.add_argument("--train-len", type=int, default=8)
-    ap.add_argument("--methods", default="learned,sinusoidal,rope,xpos,alibi,t5,fire,none")
+    ap.add_argument("--methods", help="comma-separated; default: every method the trainer has (poslab methods)")
     ap.add_argument("--out", default="build/bench-lab-seeds")
     ap.add_argument("extra", nargs="*", help="more poslab train options, after --")
     a = ap.parse_args()
+    a.methods = a.methods or ",".join(trainer_methods(a.poslab))
     os.makedirs(a.out, exist_ok=True)
     rows = []
     for method in a.methods.split(","):

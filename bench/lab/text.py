@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from methods import trainer_methods
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(ROOT, "web/src/content/licences")
@@ -66,12 +68,13 @@ def main():
     ap.add_argument("--train-len", type=int, default=64)
     ap.add_argument("--test-len", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--methods", default="learned,sinusoidal,rope,alibi,t5,none,xpos,fire")
+    ap.add_argument("--methods", help="comma-separated; default: every method the trainer has (poslab methods)")
     ap.add_argument("--out", default="build/bench-lab-text")
     ap.add_argument("--reuse", action="store_true", help="print from the result files already in --out, training none")
     ap.add_argument("--example", help="also write the page's example (web/src/lab/example/text.json) here")
     ap.add_argument("extra", nargs="*", help="more poslab train options, after --")
     a = ap.parse_args()
+    a.methods = a.methods or ",".join(trainer_methods(a.poslab))
     os.makedirs(a.out, exist_ok=True)
     text = a.text_file or sample_text(os.path.join(a.out, "sample.txt"))
     rows = []

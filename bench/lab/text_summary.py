@@ -12,7 +12,8 @@ import json
 import os
 import statistics
 
-ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "none", "xpos", "fire"]  # text.py's
+from methods import trainer_methods
+
 
 
 def rows_of(result):
@@ -32,13 +33,15 @@ def cell(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", help="text.py --out directories, one per seed")
+    ap.add_argument("--poslab", default="build/release/cpp/poslab", help="whose table orders the methods")
     a = ap.parse_args()
+    order = trainer_methods(a.poslab)
     by_dir = []
     for d in a.dirs:
         files = sorted(glob.glob(os.path.join(d, "text-*.json")))
         by_dir.append({os.path.basename(f)[5:-5]: json.load(open(f)) for f in files})
     methods = sorted((m for m in by_dir[0] if all(m in runs for runs in by_dir)),
-                     key=lambda m: ORDER.index(m) if m in ORDER else len(ORDER))
+                     key=lambda m: order.index(m) if m in order else len(order))
     seeds = [runs[methods[0]]["config"]["seed"] for runs in by_dir]
     contexts = [r["context"] for r in by_dir[0][methods[0]]["perplexity_by_context"]]
     print(f"held-out loss in nats per byte by context, mean ± sample sd over seeds {seeds}:\n")

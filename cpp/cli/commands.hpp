@@ -85,5 +85,7 @@ void add_lm_random_command(Commands& commands);
 void add_lens_command(Commands& commands);
 // train_command.cpp: the length-generalisation lab's trainer.
 void add_train_command(Commands& commands);
+// methods_command.cpp: the table of position methods.
+void add_methods_command(Commands& commands);
 
 }  // namespace poslab::cli

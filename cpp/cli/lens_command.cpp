@@ -114,8 +114,8 @@ train::Batch lab_batch(const std::vector<long long>& tokens, long long offset, l
 }
 
 // A lab checkpoint (`poslab train --checkpoint`, F32 or F16): the trainer's own model, which
-// runs in float. Its positions move the logits when they are absolute (learned, sinusoidal),
-// centred on the sequence (xPos) or normalised by the query's position (FIRE).
+// runs in float. Its positions move the logits unless its method reads only p_i − p_j (the
+// table's kRelativeOnly), and may be shuffled where it reads them in any order.
 LensModel lab_model(const LensArgs& a, Precision precision) {
   require(precision == Precision::kFloat, "precision",
           a.weights + " is a lab checkpoint: the lab's model runs in float only");
@@ -141,8 +141,8 @@ LensModel lab_model(const LensArgs& a, Precision precision) {
     return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
   };
   const PositionMethod p = checkpoint->model.position;
-  // xPos and FIRE read a row's positions as rising (a centred scale, ψ of a distance ≥ 0).
-  if (p != PositionMethod::kXpos && p != PositionMethod::kFire) {
+  // Shuffled or constant positions only for a method that reads them in any order.
+  if (supports(p, kReadsAnyOrder)) {
     out.losses = [checkpoint, model, V](const std::vector<long long>& t,
                                         const std::vector<std::int32_t>& positions) {
       const TensorF logits = model->logits(checkpoint->params, lab_batch(t, 0, V, positions));
@@ -157,8 +157,7 @@ LensModel lab_model(const LensArgs& a, Precision precision) {
       return loss;
     };
   }
-  out.length_dependent = p == PositionMethod::kLearned || p == PositionMethod::kSinusoidal ||
-                         p == PositionMethod::kXpos || p == PositionMethod::kFire;
+  out.length_dependent = !supports(p, kRelativeOnly);
   if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint->model.n_positions;
   return out;
 }

@@ -65,6 +65,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_lm_commands(commands);
   poslab::cli::add_lens_command(commands);
   poslab::cli::add_train_command(commands);
+  poslab::cli::add_methods_command(commands);
 
   if (argc > 1 && argv[1][0] == '-') {
     const std::string first = argv[1];

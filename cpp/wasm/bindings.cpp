@@ -272,12 +272,9 @@ val position_methods_js() {
   for (const PositionMethodInfo& m : kPositionMethods) {
     val aliases = val::array();
     if (*m.alias != '\0') aliases.call<void>("push", std::string(m.alias));
-    const val support = js_object({{"core", (m.support & kSupportCore) != 0},
-                                   {"bias", (m.support & kSupportBias) != 0},
-                                   {"trainer", (m.support & kSupportTrainer) != 0},
-                                   {"cuda", (m.support & kSupportCuda) != 0},
-                                   {"gpt2", (m.support & kSupportGpt2Swap) != 0},
-                                   {"coupled", (m.support & kSupportCoupled) != 0}});
+    val support = val::object();
+    for (const auto& bit : kPositionSupportNames)
+      support.set(bit.name, (m.support & bit.value) != 0);
     val options = val::array();
     for (std::size_t k = 0; k < m.option_count; ++k) {
       const PositionOption& o = m.options[k];

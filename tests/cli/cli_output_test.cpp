@@ -418,7 +418,7 @@ TEST_F(Cli, HelpWorksForEveryCommand) {
   for (const char* command :
        {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi", "alibi-slopes", "rope",
         "rope-freqs", "rope-decay", "attention", "norm", "similarity", "offset-matrix",
-        "wavelengths", "gpt2", "rope-config", "lens"}) {
+        "wavelengths", "gpt2", "rope-config", "lens", "methods"}) {
     const RunResult r = run({command, "--help"});
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_NE(r.out.find(std::string("poslab ") + command), std::string::npos) << r.out;
@@ -428,6 +428,35 @@ TEST_F(Cli, HelpWorksForEveryCommand) {
   EXPECT_EQ(top.status, 0);
   EXPECT_NE(top.out.find("offset-matrix"), std::string::npos);
   EXPECT_EQ(listing(), std::set<std::string>{"x.npy"});
+}
+
+// `poslab methods` prints the core's table; the trainer's rows are what `train --position` takes.
+TEST_F(Cli, MethodsPrintsTheTableTheTrainerChoosesFrom) {
+  const RunResult r = run({"methods"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json table = nlohmann::json::parse(r.out);
+  std::vector<std::string> names, trainer;
+  for (const auto& m : table) {
+    names.push_back(m.at("name"));
+    if (m.at("support").at("trainer")) trainer.push_back(m.at("name"));
+    EXPECT_EQ(m.at("support").size(), 8u) << m.dump();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"learned", "sinusoidal", "shaw", "rope", "xpos",
+                                             "alibi", "t5", "fire", "none"}));
+  EXPECT_EQ(table[3].at("options")[0].at("name"), "base");
+  EXPECT_EQ(table[3].at("kind"), "rotation");
+  // Relative methods: a shift leaves their scores; the absolute tables and xPos's centred scale do
+  // not.
+  for (const auto& m : table) {
+    const bool relative = m.at("support").at("relative");
+    EXPECT_EQ(relative, m.at("name") != "learned" && m.at("name") != "sinusoidal" &&
+                            m.at("name") != "xpos" && m.at("name") != "fire")
+        << m.at("name");
+  }
+  const RunResult help = run({"train", "--help"});
+  std::string choices = "{";
+  for (const std::string& t : trainer) choices += (choices.size() > 1 ? "," : "") + t;
+  EXPECT_NE(help.out.find(choices + "}"), std::string::npos) << help.out;
 }
 
 TEST_F(Cli, VersionPrintsTheVersion) {

@@ -65,5 +65,10 @@ describe('position methods', () => {
 
   it('PositionMethods.EveryMethodHasItsExplanation', () => {
     for (const name of METHODS) expect(METHOD_INFO[name], name).toBeDefined();
+    // The lab's legends: every trainer method has its own label and colour (content/methods.js).
+    for (const name of TRAINER_METHODS) expect(METHOD_INFO[name], name).toMatchObject({ label: expect.any(String) });
+    const colours = TRAINER_METHODS.map((name) => METHOD_INFO[name].colour);
+    expect(new Set(colours).size).toBe(colours.length);
+    expect(LAB_METHODS.find((m) => m.id === 'xpos').label).toBe('xPos');
   });
 });

@@ -50,7 +50,7 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
                                      "position method", "position");
   require(m.n_embd % m.n_head == 0,
           name + ": the checkpoint's width is not divisible by its heads");
-  const bool rotation = m.position == PositionMethod::kRope || m.position == PositionMethod::kXpos;
+  const bool rotation = position_method_info(m.position).kind == PositionKind::kRotation;
   require(!rotation || (m.n_embd / m.n_head) % 2 == 0,
           name + ": a rotation needs an even head width");
   require(m.vocab_size == vocabulary(task).size(),

@@ -113,11 +113,10 @@ void validate(const TrainConfig& c) {
           "the width (" + std::to_string(c.width) + ") must be divisible by the number of heads (" +
               std::to_string(c.heads) + ")");
   const std::size_t head_dim = c.width / c.heads;
-  const bool rotation = c.position == PositionMethod::kRope || c.position == PositionMethod::kXpos;
+  const bool rotation = position_method_info(c.position).kind == PositionKind::kRotation;
   require(!rotation || head_dim % 2 == 0, "heads",
-          std::string(c.position == PositionMethod::kRope ? "RoPE" : "xPos") +
-              " rotates pairs: the head width (width / heads = " + std::to_string(head_dim) +
-              ") must be even");
+          std::string(to_string(c.position)) + " rotates pairs: the head width (width / heads = " +
+              std::to_string(head_dim) + ") must be even");
   require(c.position != PositionMethod::kSinusoidal || c.width % 2 == 0, "width",
           "the sinusoidal table needs an even width, got " + std::to_string(c.width));
   require_range(c.batch, 1, kMaxBatch, "batch", "the batch size");
@@ -157,7 +156,9 @@ void validate(const TrainConfig& c) {
     require(supports(c.position, kSupportCoupled), "coupledPositions",
             "position coupling needs " + name_list(position_method_names<kSupportCoupled>()) +
                 " positions, not " + to_string(c.position) +
-                " (none sees no positions; xpos and fire assume positions rise along a sequence)");
+                (supports(c.position, kReadsAnyOrder)
+                     ? " (it sees no positions)"
+                     : " (it assumes positions rise along a sequence)"));
     const std::size_t digits = std::max(c.train_len, m);
     require_range(
         c.coupled_positions, digits + 2, kMaxPositions, "coupledPositions",

@@ -1,9 +1,18 @@
-// Per method: a name, the formula (KaTeX, as PosLab computes it), a short "when to use" note
-// after seed 004's documentation, and where a seed gets the method wrong, the "Source" note.
+// Per method of the core's table (state/position-methods.js): a name, a short label for the
+// lab's legends, its colour there, the formula (KaTeX, as PosLab computes it), a short "when to
+// use" note after seed 004's documentation, and where a seed gets the method wrong, the "Source"
+// note. Colours come from the colour-blind-safe palette and are fixed by method, not by place
+// in a list: a method keeps its colour when others are added or dropped, and the families most
+// often compared side by side (learned, RoPE, ALiBi, NoPE) get the four most distinct hues.
+import { OKABE_ITO } from '../plots/palette.js';
+
+const [BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, GREY] = OKABE_ITO;
 
 export const METHOD_INFO = {
   sinusoidal: {
     name: 'Sinusoidal (Vaswani et al. 2017)',
+    label: 'sinusoidal',
+    colour: SKY,
     tex: String.raw`PE_{p,2i} = \sin(p\,\omega_i),\quad PE_{p,2i+1} = \cos(p\,\omega_i),\quad \omega_i = b^{-2i/D},\ i \in [0, D/2)`,
     texConcat: String.raw`PE_{p,i} = \sin(p\,\omega_i),\quad PE_{p,i+D/2} = \cos(p\,\omega_i),\quad \omega_i = b^{-2i/D},\ i \in [0, D/2)`,
     use: 'Fixed, no parameters, added to the token embeddings. Any position can be computed, but a model trained on short inputs does not become good at longer ones: unseen positions are new vectors (see “Out-of-scope lengths”). Both members of a pair share one frequency, which is what makes PE(p+k) a rotation of PE(p) (see “Offset matrix”).',
@@ -11,6 +20,8 @@ export const METHOD_INFO = {
   },
   learned: {
     name: 'Learned absolute (GPT-2, BERT)',
+    label: 'learned absolute',
+    colour: BLUE,
     tex: String.raw`PE_p = E_{p,:},\qquad E \in \mathbb{R}^{N_{\max}\times D}\ \text{trained (shown: seeded } \mathcal{N}(0, 0.02^2)\text{, untrained)}`,
     use:
       'One trained vector per position up to a maximum length (GPT-2: 1024). Flexible, but a position beyond the table has no vector at all, and rare late positions get little training. ' +
@@ -18,6 +29,8 @@ export const METHOD_INFO = {
   },
   rope: {
     name: 'Rotary (RoPE, Su et al. RoFormer)',
+    label: 'RoPE',
+    colour: VERMILLION,
     tex: String.raw`\begin{pmatrix} x'_{a} \\ x'_{b} \end{pmatrix} = \begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix} \begin{pmatrix} x_{a} \\ x_{b} \end{pmatrix},\quad \theta_i = b^{-2i/D},\quad (a,b) = \begin{cases} (i,\ i+D/2) & \text{neox} \\ (2i,\ 2i+1) & \text{gptj} \end{cases}`,
     use:
       'Rotates q and k (not added to x), so q_m·k_n depends only on m − n. The default of most current LLMs (LLaMA, Mistral, Qwen, GPT-NeoX); longer contexts through scaling (linear, NTK, YaRN, llama3: see “Out-of-scope lengths”). ' +
@@ -27,6 +40,8 @@ export const METHOD_INFO = {
   },
   xpos: {
     name: 'xPos (Sun et al. 2023)',
+    label: 'xPos',
+    colour: YELLOW,
     tex: String.raw`q'_{n} = \zeta_i^{\,e_n/s}\,R_{n\theta_i}\,q_{n},\quad k'_{m} = \zeta_i^{-e_m/s}\,R_{m\theta_i}\,k_{m},\quad \zeta_i = \frac{2i + 0.4D}{1.4D},\quad s = 512,\quad e_p = p - \lceil L/2 \rceil`,
     use:
       'RoPE (gptj pairs) times a per-pair decay, as torchscale’s XPOS: q_n·k_m carries ζᵢ^((n−m)/s), so far keys weigh less and long inputs extrapolate better. Positions are centred on the sequence so that ζ^e neither underflows nor overflows early. ' +
@@ -34,6 +49,8 @@ export const METHOD_INFO = {
   },
   alibi: {
     name: 'ALiBi (Press et al. 2022)',
+    label: 'ALiBi',
+    colour: GREEN,
     tex: String.raw`\text{score}_{h,i,j} = \frac{q_i \cdot k_j}{\sqrt{d}} - m_h\,|i-j|,\qquad m_h = 2^{-8h/H},\ h = 1..H`,
     use:
       'No position vectors at all: each head subtracts a linear distance penalty from the scores. Trains short and still works on longer inputs (BLOOM, MPT). For H not a power of two the slopes interleave two geometric series, as in the reference. ' +
@@ -41,6 +58,8 @@ export const METHOD_INFO = {
   },
   t5: {
     name: 'T5 relative buckets (Raffel et al. 2020)',
+    label: 'T5 bias',
+    colour: PURPLE,
     tex: String.raw`\text{score}_{h,i,j} = q_i \cdot k_j + b_{h}\big[\operatorname{bucket}(j - i)\big],\quad \operatorname{bucket}(r) = \begin{cases} |r| & |r| < n_e \\ \min\!\Big(n_b - 1,\ n_e + \Big\lfloor \dfrac{\ln(|r|/n_e)}{\ln(\text{max\_dist}/n_e)}\,(n_b - n_e) \Big\rfloor\Big) & \text{else} \end{cases}`,
     use: 'A learned scalar per head and bucket of relative distance; exact buckets for short distances, logarithmic ones up to max_distance, one bucket beyond. Bidirectional (encoder) splits the buckets by sign.',
     source:
@@ -48,13 +67,23 @@ export const METHOD_INFO = {
   },
   shaw: {
     name: 'Shaw relative (Shaw et al. 2018)',
+    label: 'Shaw',
     tex: String.raw`e_{ij} = \frac{x_i W^Q\,\big(x_j W^K + a^K_{ij}\big)^{\!\top}}{\sqrt{d}},\qquad a^K_{ij} = w^K_{\operatorname{clip}(j-i,\,-K,\,K)}`,
     use: 'Learned vectors for relative distances clipped to ±K, added to keys (and values). Drawn: the clipped index clip(j − i, −K, K) + K into the table. Clipping is what lets it run longer than it was trained.',
     source:
       'seed 004’s version indexes a random table of size 2L − 1 without clipping, which ties the model to one length.',
   },
+  fire: {
+    name: 'FIRE (Li et al. 2024)',
+    label: 'FIRE',
+    colour: ORANGE,
+    tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= f_\theta\!\Big(\frac{\psi(i-j)}{\psi(\max(L,\,i+1))}\Big)_h,\quad \psi(x) = \log(c\,x + 1)`,
+    use: 'A small MLP per layer maps the log-scaled distance, normalised by the query position, to one bias per head; c and L are learned. Trainer only: the lab draws a trained model’s bias.',
+  },
   none: {
     name: 'NoPE (no positional encoding)',
+    label: 'NoPE',
+    colour: GREY,
     tex: String.raw`x_p = \text{token embedding only}\qquad (PE_p = 0)`,
     use: 'No position signal at all: with no mask, attention is permutation-equivariant and cannot tell order. A causal mask alone still lets a decoder infer position to some degree (Haviv et al. 2022; Kazemnejad et al. 2023).',
   },

@@ -3,7 +3,8 @@
 export interface TrainConfig {
   /** text: a byte-level language model on `text` (Press et al. 2022), scored by context. */
   task?: 'copy' | 'reverse' | 'sort' | 'addition' | 'text';
-  position?: 'learned' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'fire' | 'none';
+  /** A method the trainer has: one of names.positions (the core's table, support.trainer). */
+  position?: string;
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
   /** Addition only: digits of the same significance share a position (Cho et al. 2024), from a start drawn in [0, MAX); 0 off. */

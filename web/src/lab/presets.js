@@ -2,29 +2,19 @@
 // the run configurations (one per method and seed) a setting expands to. Steps and embedding
 // scales come from the core's defaults table (train-defaults.js, generated from
 // cpp/include/poslab/train/config.hpp): the task's steps, each method's scale.
+import { METHOD_INFO } from '../content/methods.js';
 import { COUPLED_METHODS, LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../state/train-defaults.js';
 
 // Seeds per method by default: one seed's ranking did not hold up (docs/lab.md, Metrics).
 export const SEEDS = 3;
 
-// How the view labels a method (its table name otherwise).
-const LABELS = {
-  learned: 'learned absolute',
-  rope: 'RoPE',
-  xpos: 'xPos',
-  alibi: 'ALiBi',
-  t5: 'T5 bias',
-  fire: 'FIRE',
-  none: 'NoPE',
-};
-
 // Every method the trainer has (the core's table, state/methods.js), then each but NoPE on
 // randomised positions (Ruoss et al. 2023), trained for the same steps as its plain run: the
 // plain run is its control, so what randomising does is measured at an equal budget.
 export const METHODS = LAB_METHODS.map((id) => {
   const position = id.replace(/-random$/, '');
-  const label = LABELS[position] ?? position;
+  const label = METHOD_INFO[position]?.label ?? position; // content/methods.js
   // `short`: the name beside its box, under the group's heading.
   return position === id
     ? { id, label, short: label, config: { position } }

@@ -10,7 +10,7 @@ const kind =
     kinds.includes(m.kind);
 
 // What the core draws without a trained model: its own tables and multi-head's biases, not a
-// method only the trainer has (FIRE's bias is a trained function; the lab's view draws it).
+// method only the trainer has (a trained function of position; the lab's view draws it).
 const drawn = (m) => m.support.core || m.support.bias;
 
 /** Every method the core draws, in the table's order (the Encodings view). */

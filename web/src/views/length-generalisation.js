@@ -223,10 +223,10 @@ export default defineView('length-generalisation', {
       attnLayer,
     );
     const attnAbout = el('p', 'note lg-attention-about');
-    const attnGrid = el('div', 'lg-attention');
+    const attnGrid = el('div', 'lg-maps lg-attention');
     // A FIRE model's bias on the same example: what its position MLP added to the scores.
     const fireAbout = el('p', 'note lg-fire-about');
-    const fireGrid = el('div', 'lg-fire');
+    const fireGrid = el('div', 'lg-maps lg-fire');
     shell.plots.append(attnControls, attnAbout, attnGrid, fireAbout, fireGrid);
     let attnPlots = [];
     let firePlots = [];

@@ -45,7 +45,16 @@ enum PositionSupport : unsigned {
   // position than the answer digit that reads it, so the method must read positions in any
   // order (xPos centres and FIRE normalises by the query's position; NoPE has none).
   kSupportCoupled = 1u << 5,
+  // What a method reads, for the checks that depend on it (the lens's shift and shuffle passes):
+  kReadsAnyOrder = 1u << 6,  // a row's positions in any order (shuffled, coupled, constant)
+  kRelativeOnly = 1u << 7,   // only p_i − p_j: moving every position by k leaves the scores
 };
+
+// The bits' names, as the wasm table (`support`) and `poslab methods` print them.
+inline constexpr Named<unsigned> kPositionSupportNames[] = {
+    {kSupportCore, "core"},       {kSupportBias, "bias"},     {kSupportTrainer, "trainer"},
+    {kSupportCuda, "cuda"},       {kSupportGpt2Swap, "gpt2"}, {kSupportCoupled, "coupled"},
+    {kReadsAnyOrder, "anyOrder"}, {kRelativeOnly, "relative"}};
 
 // One option of a method, as the page shows it; the core's checks refuse what is outside.
 struct PositionOption {
@@ -71,7 +80,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "learned",
      "absolute",
      PositionKind::kLearnedTable,
-     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportGpt2Swap | kReadsAnyOrder,
      {{{"std", defaults::kLearnedStd, 0, 1, "init std of the table"}}},
      1,
      "a trained (L, D) table added to the token embeddings (GPT-2)"},
@@ -79,7 +88,8 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "sinusoidal",
      "",
      PositionKind::kAddedTable,
-     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap |
+         kReadsAnyOrder,
      {{{"base", defaults::kBase, 1, 1e300, "w_i = base^(-2i/D)"}}},
      1,
      "sin/cos of p·w_i added to the token embeddings (Vaswani et al. 2017)"},
@@ -87,7 +97,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "shaw",
      "relative",
      PositionKind::kRelativeTable,
-     kSupportCore,
+     kSupportCore | kReadsAnyOrder | kRelativeOnly,
      {{{"maxDistance", 16, 0, 1 << 30, "clip distances to [-K, K]"}}},
      1,
      "a trained embedding per clipped distance j - i (Shaw et al. 2018)"},
@@ -95,7 +105,8 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "rope",
      "rotary",
      PositionKind::kRotation,
-     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kSupportGpt2Swap |
+         kReadsAnyOrder | kRelativeOnly,
      {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/R)"},
        {"rotaryFraction", 1, 0, 1, "rotate the first R = D·fraction dims"}}},
      2,
@@ -115,7 +126,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "",
      PositionKind::kScoreBias,
      kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda |
-         kSupportGpt2Swap,
+         kSupportGpt2Swap | kReadsAnyOrder | kRelativeOnly,
      {},
      0,
      "-m_h·|p_i - j| added to the scores (Press et al. 2022)"},
@@ -123,7 +134,8 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "t5",
      "",
      PositionKind::kScoreBias,
-     kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda |
+         kReadsAnyOrder | kRelativeOnly,
      {{{"numBuckets", 32, 2, 1 << 20, "relative-position buckets"},
        {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
      2,
@@ -140,7 +152,7 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "none",
      "nope",
      PositionKind::kNone,
-     kSupportBias | kSupportTrainer | kSupportGpt2Swap,
+     kSupportBias | kSupportTrainer | kSupportGpt2Swap | kReadsAnyOrder | kRelativeOnly,
      {},
      0,
      "no position signal: only the causal mask (Kazemnejad et al. 2023)"},
