@@ -37,11 +37,21 @@ struct LensArgs {
   HeadRoleThresholds thresholds;
 };
 
+// One traced pass: each layer's attention (H, T, T) and, for a RoPE model asked for its
+// frequency bands, each layer's pair energy (H, R/2 + 1).
+struct LensPass {
+  std::vector<TensorF> attention, pair_energy;
+};
+
 // A loaded model as the lens sees it: its vocabulary, every layer's attention on tokens and,
 // its logits with token t at position offset + t.
 struct LensModel {
   long long vocab = 0;
-  std::function<std::vector<TensorF>(const std::vector<long long>&)> attention;
+  std::function<LensPass(const std::vector<long long>&, bool bands)> attention;
+  // RoPE models (GPT-NeoX, Llama): θ_i of each pair and the trained context N the bands are
+  // read against (original_max_position_embeddings when scaled, else the context).
+  std::vector<double> inv_freq;
+  long long trained_context = 0;
   std::function<TensorF(const std::vector<long long>&, long long offset)> logits;
   // Absolute positions (GPT-2's learned ones) or a length-dependent scaling (dynamic NTK): the
   // shift is expected to move the logits.
@@ -56,9 +66,12 @@ struct LensModel {
 };
 
 template <class Result>
-std::vector<TensorF> attention_maps(Result result) {
-  std::vector<TensorF> out;
-  for (auto& layer : result.layers) out.push_back(std::move(layer.attention));
+LensPass attention_maps(Result result) {
+  LensPass out;
+  for (auto& layer : result.layers) {
+    out.attention.push_back(std::move(layer.attention));
+    if (!layer.pair_energy.data.empty()) out.pair_energy.push_back(std::move(layer.pair_energy));
+  }
   return out;
 }
 
@@ -74,10 +87,11 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
       std::make_shared<const typename Config::Weights>(load_lm_weights(a.weights, config));
   LensModel out;
   out.vocab = config.dims.vocab_size;
-  out.attention = [weights, precision, forward](const std::vector<long long>& t) {
+  out.attention = [weights, precision, forward](const std::vector<long long>& t, bool bands) {
     Options o;
     o.precision = precision;
     o.trace = true;
+    o.pair_energy = bands;
     o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
     o.loss_by_position = true;
     o.top_k = 1;
@@ -90,7 +104,12 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
     o.position_offset = offset;
     return forward(*weights, t, o).logits;
   };
-  out.length_dependent = config.rope().scaling == RopeScaling::kDynamic;
+  const RopeOptions rope = config.rope();
+  out.length_dependent = rope.scaling == RopeScaling::kDynamic;
+  out.inv_freq = rope_frequencies(config.head_dim(), rope).inv_freq;
+  out.trained_context = rope.scaling != RopeScaling::kNone && rope.original_length > 0
+                            ? rope.original_length
+                            : config.dims.context;
   return out;
 }
 
@@ -125,12 +144,12 @@ LensModel lab_model(const LensArgs& a, Precision precision) {
   const long long V = (long long)checkpoint->model.vocab_size;
   LensModel out;
   out.vocab = V;
-  out.attention = [checkpoint, model, V](const std::vector<long long>& t) {
+  out.attention = [checkpoint, model, V](const std::vector<long long>& t, bool) {
     const TensorF maps = model->attention_maps(checkpoint->params, lab_batch(t, 0, V), 0);
     const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
-    std::vector<TensorF> by_layer;
+    LensPass by_layer;
     for (std::size_t l = 0; l < layers; ++l) {
-      by_layer.emplace_back(
+      by_layer.attention.emplace_back(
           Shape{maps.dim(1), maps.dim(2), maps.dim(3)},
           std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
     }
@@ -179,7 +198,7 @@ LensModel load_lens_model(const LensArgs& a, Precision precision) {
     auto weights = std::make_shared<const Gpt2Weights>(load_gpt2_weights(a.weights, config));
     LensModel out;
     out.vocab = weights->config.dims.vocab_size;
-    out.attention = [weights, precision](const std::vector<long long>& t) {
+    out.attention = [weights, precision](const std::vector<long long>& t, bool) {
       Gpt2Options o;
       o.precision = precision;
       o.top_k = 1;
@@ -248,26 +267,61 @@ void run_lens(const LensArgs& a) {
   const Precision precision = parse_precision(a.precision);
   const LensModel model = load_lens_model(a, precision);
 
-  const std::vector<TensorF> text = model.attention(tokens);
-  const std::vector<TensorF> repeated = model.attention(repeated_sequence(n, model.vocab, a.seed));
+  const bool bands = !model.inv_freq.empty();
+  const LensPass text = model.attention(tokens, bands);
+  const LensPass repeated = model.attention(repeated_sequence(n, model.vocab, a.seed), false);
   nlohmann::json heads = nlohmann::json::array();
   std::map<std::string, int> counts;
   for (const auto& role : kHeadRoleNames) counts[role.name] = 0;
-  for (std::size_t layer = 0; layer < text.size(); ++layer) {
+  // A head spreading its energy evenly over the R/2 pairs and the unrotated dims would put
+  // `uniform` of it on the turning pairs: a positional head is at least `positional` of the
+  // way from there to all of it (random weights stay near `uniform`).
+  std::vector<float> even(model.inv_freq.size() + 1, 1.0f / float(model.inv_freq.size() + 1));
+  const double uniform =
+      bands ? turning_pair_share(even.data(), model.inv_freq, model.trained_context) : 0.0;
+  const double positional_at = uniform + a.thresholds.positional * (1.0 - uniform);
+  int positional = 0;
+  for (std::size_t layer = 0; layer < text.attention.size(); ++layer) {
     const std::vector<HeadScores> scores =
-        head_scores(text[layer], repeated[layer], n, a.thresholds);
-    const TensorF profile = attention_by_distance(text[layer]);
+        head_scores(text.attention[layer], repeated.attention[layer], n, a.thresholds);
+    const TensorF profile = attention_by_distance(text.attention[layer]);
     const std::size_t L = profile.dim(1);
     for (std::size_t h = 0; h < scores.size(); ++h) {
       const std::string role = name_of(kHeadRoleNames, head_role(scores[h], a.thresholds));
       ++counts[role];
-      heads.push_back({{"layer", layer},
-                       {"head", h},
-                       {"role", role},
-                       {"scores", scores_json(scores[h])},
-                       {"distance_profile",
-                        std::vector<float>(profile.ptr() + h * L, profile.ptr() + (h + 1) * L)}});
+      nlohmann::json head = {{"layer", layer},
+                             {"head", h},
+                             {"role", role},
+                             {"scores", scores_json(scores[h])},
+                             {"distance_profile", std::vector<float>(profile.ptr() + h * L,
+                                                                     profile.ptr() + (h + 1) * L)}};
+      if (bands) {
+        const TensorF& energy = text.pair_energy[layer];
+        const float* row = energy.ptr() + h * energy.dim(1);
+        const double share = turning_pair_share(row, model.inv_freq, model.trained_context);
+        const bool is_positional = share >= positional_at;
+        positional += is_positional;
+        head["pair_energy"] = std::vector<float>(row, row + energy.dim(1));
+        head["turning_share"] = share;
+        head["bands"] = is_positional ? "positional" : "semantic";
+      }
+      heads.push_back(std::move(head));
     }
+  }
+  // RoPE's frequency bands: which pairs turn within the trained context, and how many heads
+  // lean on them.
+  nlohmann::json rope_bands = nullptr;
+  if (bands) {
+    std::vector<double> wavelength;
+    for (double theta : model.inv_freq) wavelength.push_back(6.283185307179586 / theta);
+    rope_bands = {{"inv_freq", model.inv_freq},
+                  {"wavelength", wavelength},
+                  {"trained_context", model.trained_context},
+                  {"uniform_share", uniform},
+                  {"positional_threshold", a.thresholds.positional},
+                  {"positional_share", positional_at},
+                  {"positional_heads", positional},
+                  {"semantic_heads", int(heads.size()) - positional}};
   }
   const HeadRoleThresholds& t = a.thresholds;
   nlohmann::json shift = nullptr;
@@ -322,6 +376,7 @@ void run_lens(const LensArgs& a) {
                                  {"role_counts", counts},
                                  {"shift", shift},
                                  {"shuffle", shuffle},
+                                 {"rope_bands", rope_bands},
                                  {"heads", heads}};
   write_outputs({{a.out, report.dump(1) + "\n"}});
   std::string line;
@@ -330,6 +385,12 @@ void run_lens(const LensArgs& a) {
             std::to_string(counts[role.name]);
   }
   std::printf("%zu heads: %s\n", heads.size(), line.c_str());
+  if (bands) {
+    std::printf(
+        "RoPE bands: %d positional, %zu semantic (turning-pair share >= %.3f; %.3f if "
+        "spread evenly)\n",
+        positional, heads.size() - std::size_t(positional), positional_at, uniform);
+  }
 }
 
 }  // namespace

@@ -264,6 +264,18 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
   EXPECT_EQ(j["induction"]["period"], 3);
   EXPECT_EQ(j["thresholds"]["local_window"], 4);
   EXPECT_TRUE(j["shuffle"].is_null());  // positions set one by one: the lab's models only, so far
+  // RoPE's bands: every head's energy over its R/2 pairs and the unrotated dims sums to 1.
+  const auto& bands = j["rope_bands"];
+  ASSERT_FALSE(bands.is_null());
+  const std::size_t pairs = bands["inv_freq"].size();
+  EXPECT_EQ(bands["positional_heads"].get<int>() + bands["semantic_heads"].get<int>(), 6);
+  for (const auto& head : j["heads"]) {
+    ASSERT_EQ(head["pair_energy"].size(), pairs + 1);
+    double sum = 0;
+    for (const auto& e : head["pair_energy"]) sum += e.get<double>();
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    EXPECT_TRUE(head["bands"] == "positional" || head["bands"] == "semantic");
+  }
   // The shift check (RoPE models): the whole text moved by its own length, logits unchanged.
   EXPECT_EQ(j["shift"]["k"], 8);
   EXPECT_EQ(j["shift"]["invariant_expected"], true);
@@ -277,6 +289,7 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
                 .status,
             0);
   // GPT-2's learned positions: moved by 6 (room left in n_positions 16: 10), the logits move.
+  EXPECT_TRUE(nlohmann::json::parse(read_file(path("g.json")))["rope_bands"].is_null());
   const auto g = nlohmann::json::parse(read_file(path("g.json")))["shift"];
   EXPECT_EQ(g["k"], 6);
   EXPECT_EQ(g["invariant_expected"], false);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -214,6 +215,91 @@ TEST(Lens, Gpt2ShiftMovesOnlyAbsolutePositions) {
   Gpt2Options past;
   past.position_offset = 17;
   EXPECT_THROW(gpt2_forward(w, tokens, past), Error);
+}
+
+// (H, T, d) with every row of head h the same vector rows[h].
+TensorF constant_heads(std::size_t length, const std::vector<std::vector<float>>& rows) {
+  const std::size_t H = rows.size(), d = rows[0].size();
+  TensorF x({H, length, d});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < length; ++t)
+      std::copy_n(rows[h].data(), d, x.ptr() + (h * length + t) * d);
+  return x;
+}
+
+// Hand-built q = k: each pair's term c_p = q[a]·k[a] + q[b]·k[b] is known, so each head's
+// energy is too: neox pairs (p, p + R/2), gptj (2p, 2p + 1), the dims past R as one last term.
+TEST(Lens, PairEnergyIsEachPairsShareOfTheScore) {
+  const TensorF uniform = layer(3, T, [](std::size_t, std::size_t, std::size_t) { return 1.0; });
+  // Head 0 only in pair 1 (neox: dims 1 and 5); head 1 pair 0 at magnitude 1 and pair 2 at 2
+  // (terms 1 and 4); head 2 all zero.
+  const TensorF x = constant_heads(
+      T, {{0, 1, 0, 0, 0, 1, 0, 0}, {1, 0, 2, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}});
+  const TensorF neox = rope_pair_energy(x, x, uniform, 8, RopeStyle::kNeox);
+  ASSERT_EQ(neox.shape, (Shape{3, 5}));
+  const std::vector<float> want{0, 1, 0, 0, 0, 0.2f, 0, 0.8f, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(neox.data[i], want[i], 1e-6) << i;
+  // gptj pairs (0, 1), (2, 3), ...: head 0's dims 1 and 5 are pairs 0 and 2, one each.
+  const TensorF gptj = rope_pair_energy(x, x, uniform, 8, RopeStyle::kGptj);
+  EXPECT_NEAR(gptj.data[0], 0.5, 1e-6);
+  EXPECT_NEAR(gptj.data[2], 0.5, 1e-6);
+  // R = 4: dims 4..7 are not rotated and count as one term (head 0: dim 5 there).
+  const TensorF partial = rope_pair_energy(x, x, uniform, 4, RopeStyle::kNeox);
+  ASSERT_EQ(partial.shape, (Shape{3, 3}));
+  EXPECT_NEAR(partial.data[1], 0.5, 1e-6);  // dims 1 and 3: only dim 1 is set
+  EXPECT_NEAR(partial.data[2], 0.5, 1e-6);
+  // Weighted by the head's attention: mass on i itself only still sees q_i·k_i.
+  const TensorF self =
+      layer(3, T, [](std::size_t, std::size_t i, std::size_t j) { return i == j ? 1.0 : 0.0; });
+  EXPECT_NEAR(rope_pair_energy(x, x, self, 8, RopeStyle::kNeox).data[7], 0.8, 1e-6);
+  // Wavelengths 2π, 20π, 200π against N = 100: the first two pairs turn within N.
+  const float row[4] = {0.1f, 0.2f, 0.3f, 0.4f};
+  EXPECT_NEAR(turning_pair_share(row, {1.0, 0.1, 0.01}, 100), 0.3, 1e-6);
+  EXPECT_THROW(rope_pair_energy(x, x, uniform, 9, RopeStyle::kNeox), Error);
+  EXPECT_THROW(rope_pair_energy(x, x, uniform, 10, RopeStyle::kNeox), Error);
+  EXPECT_THROW(rope_pair_energy(x, constant_heads(T, {{1, 0}}), uniform, 2, RopeStyle::kNeox),
+               Error);
+}
+
+// A Llama whose head 0 reads q and k from one rotation pair only (its q_proj and k_proj rows
+// for the other dims zeroed; with GQA it shares kv head 0 with head 1): through the real forward
+// pass, the lens puts all of head 0's energy on that pair, positional for the fastest pair and
+// semantic for the slowest.
+TEST(Lens, AHeadWiredToOnePairIsFoundOnIt) {
+  LlamaConfig c = LlamaConfig::from_json(
+      R"({"model_type": "llama", "vocab_size": 50, "hidden_size": 32, "num_hidden_layers": 1,
+          "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+          "max_position_embeddings": 16, "rope_theta": 10000})",
+      "c");
+  const std::vector<long long> tokens{1, 7, 3, 3, 9, 40, 2, 11, 5, 8, 13, 21};
+  const std::size_t d = 8, P = d / 2;  // head_dim 32 / 4
+  for (const std::size_t pair : {std::size_t(0), P - 1}) {
+    LlamaWeights w = lm_random_weights(c, 5);
+    for (StoredTensor* proj : {&w.layers[0].q_proj_weight, &w.layers[0].k_proj_weight}) {
+      TensorF m = proj->to_float();  // (out, in): row r is output dim r; head 0 is rows 0..d−1
+      for (std::size_t r = 0; r < d; ++r) {
+        if (r == pair || r == pair + P) continue;  // neox pair (p, p + d/2)
+        std::fill_n(m.ptr() + r * m.dim(1), m.dim(1), 0.0f);
+      }
+      *proj = StoredTensor::from(m, StoredDType::kF32);
+    }
+    LlamaOptions o;
+    o.precision = Precision::kDouble;
+    o.trace = true;
+    o.pair_energy = true;
+    const LlamaResult r = llama_forward(w, tokens, o);
+    const TensorF& e = r.layers[0].pair_energy;
+    ASSERT_EQ(e.shape, (Shape{4, P + 1}));
+    for (std::size_t p = 0; p <= P; ++p) EXPECT_NEAR(e.data[p], p == pair ? 1.0 : 0.0, 1e-6) << p;
+    for (std::size_t h = 1; h < 4; ++h) {
+      double sum = 0;
+      for (std::size_t p = 0; p <= P; ++p) sum += e.data[h * (P + 1) + p];
+      EXPECT_NEAR(sum, 1.0, 1e-5) << h;
+    }
+    // θ_0 = 1 turns within N = 16; θ_3 = 10000^(−3/4) = 0.001 does not.
+    const std::vector<double> inv_freq = rope_frequencies(long(d), c.rope()).inv_freq;
+    EXPECT_NEAR(turning_pair_share(e.ptr(), inv_freq, 16), pair == 0 ? 1.0 : 0.0, 1e-6);
+  }
 }
 
 }  // namespace

@@ -82,6 +82,62 @@ std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& rep
   return out;
 }
 
+TensorF rope_pair_energy(const TensorF& q, const TensorF& k, const TensorF& attention,
+                         long long rotary_dim, RopeStyle style) {
+  const Dims dims = layer_dims(attention, "attention");
+  const std::size_t H = dims.H, T = dims.T;
+  require(q.shape.size() == 3 && q.dim(0) == H && q.dim(1) == T && k.shape == q.shape, "q",
+          "q and k must both be (H, T, d) with the attention's H and T");
+  const std::size_t d = q.dim(2);
+  require(rotary_dim >= 0 && rotary_dim % 2 == 0 && std::size_t(rotary_dim) <= d, "rotaryDim",
+          "the rotary dim R must be even and at most the head width " + std::to_string(d) +
+              " (got " + std::to_string(rotary_dim) + ")");
+  const std::size_t P = std::size_t(rotary_dim) / 2;
+  // Pair p's two dims: neox (p, p + R/2), gptj (2p, 2p + 1).
+  std::vector<std::size_t> first(P), second(P);
+  for (std::size_t p = 0; p < P; ++p) {
+    first[p] = style == RopeStyle::kNeox ? p : 2 * p;
+    second[p] = style == RopeStyle::kNeox ? p + P : 2 * p + 1;
+  }
+  TensorF out({H, P + 1}, "pair energy (H, R/2 + 1)");
+  std::vector<double> energy(P + 1);
+  for (std::size_t h = 0; h < H; ++h) {
+    std::fill(energy.begin(), energy.end(), 0.0);
+    const float* a = attention.ptr() + h * T * T;
+    for (std::size_t i = 0; i < T; ++i) {
+      const float* qi = q.ptr() + (h * T + i) * d;
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double w = a[i * T + j];
+        if (w == 0.0) continue;
+        const float* kj = k.ptr() + (h * T + j) * d;
+        for (std::size_t p = 0; p < P; ++p) {
+          energy[p] += w * std::abs(double(qi[first[p]]) * kj[first[p]] +
+                                    double(qi[second[p]]) * kj[second[p]]);
+        }
+        double rest = 0.0;
+        for (std::size_t c = 2 * P; c < d; ++c) rest += double(qi[c]) * kj[c];
+        energy[P] += w * std::abs(rest);
+      }
+    }
+    double total = 0.0;
+    for (double e : energy) total += e;
+    for (std::size_t p = 0; p <= P; ++p) {
+      out.data[h * (P + 1) + p] = total > 0.0 ? float(energy[p] / total) : 0.0f;
+    }
+  }
+  return out;
+}
+
+double turning_pair_share(const float* energy, const std::vector<double>& inv_freq,
+                          long long context) {
+  constexpr double kTwoPi = 6.283185307179586;
+  double share = 0.0;
+  for (std::size_t p = 0; p < inv_freq.size(); ++p) {
+    if (kTwoPi / inv_freq[p] <= double(context)) share += energy[p];
+  }
+  return share;
+}
+
 LogitChange logit_change(const TensorF& a, const TensorF& b) {
   require(a.shape == b.shape, "logits", "the two passes' logits differ in shape");
   LogitChange out;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/vocabulary_head.hpp"
+#include "poslab/analysis/lens.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/layers/attention.hpp"
@@ -60,7 +61,9 @@ RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmO
   RopeLmResult result;
   x = decoder_layers(
       std::move(x), parts.layers,
-      [&](std::size_t i) { return parts.layer(i, rope, options.position_offset); },
+      [&](std::size_t i) {
+        return parts.layer(i, rope, options.position_offset, options.trace && options.pair_energy);
+      },
       options.trace ? &result.layers : nullptr);
   vocabulary_head_into(result, parts.final_norm(x), *parts.head, tokens, options);
   return result;
@@ -114,6 +117,23 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long lon
   }
 }
 
+TensorF rope_attention(Heads heads, const RopeOptions& rope, Precision precision, long long offset,
+                       LmLayerTrace* trace, bool pair_energy, long long window) {
+  rotate(heads, rope, precision, offset);  // k rotated before repeat_kv: K heads of work
+  const std::size_t g = heads.q.dim(0) / heads.k.dim(0);
+  if (g > 1) {  // grouped-query attention (Llama family)
+    heads.k = repeat_heads(heads.k, g);
+    heads.v = repeat_heads(heads.v, g);
+  }
+  TensorF merged =
+      causal_attention(heads, nullptr, precision, trace ? &trace->attention : nullptr, window);
+  if (trace && pair_energy) {
+    const long long R = rope_frequencies(heads.q.dim(2), rope).rotary_dim;
+    trace->pair_energy = rope_pair_energy(heads.q, heads.k, trace->attention, R, rope.style);
+  }
+  return merged;
+}
+
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
                          TensorF* weights, long long window) {
   AttentionOptions options;  // default scale 1/√d, as every model
@@ -152,7 +172,7 @@ std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, d
 }
 
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace) {
-  const TensorF attn = layer.attention(layer.norm_1(x), trace ? &trace->attention : nullptr);
+  const TensorF attn = layer.attention(layer.norm_1(x), trace);
   const bool parallel = layer.residual == Residual::kParallel;
   // h = x + attn: the MLP's input in a sequential layer, only traced in a parallel one.
   std::optional<TensorF> h;

@@ -49,6 +49,12 @@ TensorF repeat_heads(const TensorF& x, std::size_t g);
 // `offset`: token t at position offset + t.
 void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long long offset = 0);
 
+// A RoPE model's attention after its projections: q and k rotated (rotate), k and v repeated
+// to the query heads (repeat_heads, g = H / K), causal_attention with its weights in the trace,
+// and, when `pair_energy`, the trace's pair_energy from the rotated q and k.
+TensorF rope_attention(Heads heads, const RopeOptions& rope, Precision precision, long long offset,
+                       LmLayerTrace* trace, bool pair_energy, long long window = 0);
+
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
 // window W > 0: a sliding window as well, key j visible to query i when i − W < j <= i
@@ -71,11 +77,11 @@ std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, d
 // GPT-NeoX's use_parallel_residual false); kParallel x' = x + attn + mlp(norm_2(x)).
 enum class Residual { kSequential, kParallel };
 
-// One pre-norm decoder layer: attention on norm_1(x) (handed where to put its (H, T, T)
-// weights when traced, else null), the MLP on norm_2 of its input as `residual` says.
+// One pre-norm decoder layer: attention on norm_1(x) (handed the layer's trace to fill with its
+// (H, T, T) weights when traced, else null), the MLP on norm_2 of its input as `residual` says.
 struct DecoderLayer {
   std::function<TensorF(const TensorF&)> norm_1, norm_2;
-  std::function<TensorF(const TensorF&, TensorF* weights)> attention;
+  std::function<TensorF(const TensorF&, LmLayerTrace* trace)> attention;
   std::function<TensorF(const TensorF&)> mlp;
   Residual residual = Residual::kSequential;
 };
@@ -98,8 +104,11 @@ struct RopeLmParts {
   std::size_t layers;                              // N
   std::function<void(std::size_t T)> check_sizes;  // its tensors against the element cap
   // Layer i, rotating q and k by `rope` (the config's, or the options' to explore), token t at
-  // position offset + t.
-  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, long long offset)> layer;
+  // position offset + t; its attention also fills the trace's pair_energy when `pair_energy`
+  // (rope_attention does both).
+  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, long long offset,
+                             bool pair_energy)>
+      layer;
   std::function<TensorF(const TensorF&)> final_norm;
 };
 

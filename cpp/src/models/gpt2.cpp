@@ -115,9 +115,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     return model::DecoderLayer{
         model::layer_norm_op(block->ln_1_weight, block->ln_1_bias, eps),
         model::layer_norm_op(block->ln_2_weight, block->ln_2_bias, eps),
-        [&options, block, H, offset, alibi_bias](const TensorF& a, TensorF* w) {
+        [&options, block, H, offset, alibi_bias](const TensorF& a, LmLayerTrace* t) {
           return self_attention(a, *block, H, options.position, offset, alibi_bias,
-                                options.precision, w);
+                                options.precision, t ? &t->attention : nullptr);
         },
         [block, &options](const TensorF& m) { return mlp(m, *block, options.precision); },
         model::Residual::kSequential};

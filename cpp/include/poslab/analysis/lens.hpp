@@ -15,6 +15,7 @@
 
 #include "poslab/base/names.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab {
 
@@ -26,6 +27,9 @@ inline constexpr Named<HeadRole> kHeadRoleNames[] = {{HeadRole::kSink, "sink"},
                                                      {HeadRole::kBroad, "broad"}};
 
 struct HeadRoleThresholds {
+  // RoPE models: a head is positional when its turning_pair_share is at least this far from
+  // the share of energy spread evenly over the pairs (u) to all of it: u + positional·(1 − u).
+  double positional = 0.5;
   double sink = 0.5;
   double previous_token = 0.5;
   double induction = 0.4;
@@ -48,6 +52,23 @@ std::vector<HeadScores> head_scores(const TensorF& attention, const TensorF& rep
                                     long long period, const HeadRoleThresholds& thresholds = {});
 
 HeadRole head_role(const HeadScores& scores, const HeadRoleThresholds& thresholds = {});
+
+// RoPE's frequency bands (Barbero et al. 2025): a head's score q_i·k_j is the sum over its
+// rotation pairs p (`style`'s pairs over the first R dims) of c_p(i, j) = q_i[a]·k_j[a] +
+// q_i[b]·k_j[b], plus one term for the dims past R, which are not rotated. A pair's energy is
+// Σ a[i, j]·|c_p(i, j)| over j <= i, weighted by the head's own attention a: where the scores
+// it acts on come from. q and k (H, T, d) after rotation, attention (H, T, T). Returns
+// (H, R/2 + 1), each head's row summing to 1 (all 0 for a head whose scores are all 0).
+// Throws Error for shapes that disagree, or R odd or beyond d.
+TensorF rope_pair_energy(const TensorF& q, const TensorF& k, const TensorF& attention,
+                         long long rotary_dim, RopeStyle style);
+
+// The share of one head's pair energy (a row of rope_pair_energy, R/2 + 1 values) in the pairs
+// that turn at least once within `context` positions (wavelength 2π/θ_i <= context): the high
+// frequencies Barbero et al. find positional heads built on; the rest (slow pairs and the
+// unrotated dims) carry meaning.
+double turning_pair_share(const float* energy, const std::vector<double>& inv_freq,
+                          long long context);
 
 // The shift check's measure: the largest |b − a| over two logit tensors of one shape, and the
 // largest |a| it is read against. Throws Error when the shapes differ.

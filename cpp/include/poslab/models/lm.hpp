@@ -91,6 +91,8 @@ struct RopeLmOptions {
   // Token t at position offset + t: a RoPE model's logits do not change (up to rounding) unless
   // its scaling depends on the length (dynamic). The position lens's shift check.
   long long position_offset = 0;
+  // With trace: each layer's pair_energy too (the position lens's RoPE frequency bands).
+  bool pair_energy = false;
 };
 
 // What it gives (GptNeoxResult, LlamaResult).

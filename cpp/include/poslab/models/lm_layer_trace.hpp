@@ -16,6 +16,9 @@ struct LmLayerTrace {
   TensorF resid_attn_norm;  // (T,) ‖x + attn‖₂ per position: the residual after attention
                             // (when the residual is sequential)
   TensorF resid_mlp_norm;   // (T,) ‖x‖₂ per position after the whole layer
+  // RoPE models asked for it (RopeLmOptions::pair_energy): (H, R/2 + 1), each head's score by
+  // rotation pair (analysis/lens.hpp's rope_pair_energy); empty otherwise.
+  TensorF pair_energy;
 };
 
 }  // namespace poslab
