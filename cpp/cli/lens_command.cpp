@@ -37,17 +37,17 @@ struct LensArgs {
   HeadRoleThresholds thresholds;
 };
 
-// One traced pass: each layer's attention (H, T, T) and, for a RoPE model asked for its
-// frequency bands, each layer's pair energy (H, R/2 + 1).
-struct LensPass {
-  std::vector<TensorF> attention, pair_energy;
-};
+// What a traced pass hands the lens, one layer at a time: its attention (H, T, T) and, for a
+// RoPE model asked for its frequency bands, its pair energy (H, R/2 + 1), else null.
+using LayerReader =
+    std::function<void(std::size_t layer, const TensorF& attention, const TensorF* pair_energy)>;
 
-// A loaded model as the lens sees it: its vocabulary, every layer's attention on tokens and,
-// its logits with token t at position offset + t.
+// A loaded model as the lens sees it: its vocabulary, a traced pass on tokens that hands each
+// layer to a reader as it is made (so the lens never holds more than one layer's (H, T, T)),
+// and its logits with token t at position offset + t.
 struct LensModel {
   long long vocab = 0;
-  std::function<LensPass(const std::vector<long long>&, bool bands)> attention;
+  std::function<void(const std::vector<long long>&, bool bands, const LayerReader&)> visit;
   // RoPE models (GPT-NeoX, Llama): θ_i of each pair and the trained context N the bands are
   // read against (original_max_position_embeddings when scaled, else the context).
   std::vector<double> inv_freq;
@@ -65,14 +65,11 @@ struct LensModel {
       losses;
 };
 
-template <class Result>
-LensPass attention_maps(Result result) {
-  LensPass out;
-  for (auto& layer : result.layers) {
-    out.attention.push_back(std::move(layer.attention));
-    if (!layer.pair_energy.data.empty()) out.pair_energy.push_back(std::move(layer.pair_energy));
-  }
-  return out;
+// The forward options' visitor handing each traced layer to `read`.
+LmLayerVisitor to_reader(const LayerReader& read) {
+  return [&read](std::size_t layer, LmLayerTrace& trace) {
+    read(layer, trace.attention, trace.pair_energy.data.empty() ? nullptr : &trace.pair_energy);
+  };
 }
 
 // A RoPE model (GPT-NeoX, Llama): config.json is required, as for `poslab lm`.
@@ -87,15 +84,17 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
       std::make_shared<const typename Config::Weights>(load_lm_weights(a.weights, config));
   LensModel out;
   out.vocab = config.dims.vocab_size;
-  out.attention = [weights, precision, forward](const std::vector<long long>& t, bool bands) {
+  out.visit = [weights, precision, forward](const std::vector<long long>& t, bool bands,
+                                            const LayerReader& read) {
     Options o;
     o.precision = precision;
     o.trace = true;
     o.pair_energy = bands;
+    o.on_layer = to_reader(read);
     o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
     o.loss_by_position = true;
     o.top_k = 1;
-    return attention_maps(forward(*weights, t, o));
+    forward(*weights, t, o);
   };
   out.logits = [weights, precision, forward](const std::vector<long long>& t, long long offset) {
     Options o;
@@ -103,6 +102,18 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
     o.top_k = 1;
     o.position_offset = offset;
     return forward(*weights, t, o).logits;
+  };
+  // The shuffled and constant passes: token t at positions[t].
+  out.losses = [weights, precision, forward](const std::vector<long long>& t,
+                                             const std::vector<std::int32_t>& positions) {
+    Options o;
+    o.precision = precision;
+    o.logits = false;
+    o.loss_by_position = true;
+    o.top_k = 1;
+    o.positions.assign(positions.begin(), positions.end());
+    const TensorF losses = forward(*weights, t, o).losses;
+    return std::vector<double>(losses.data.begin(), losses.data.end());
   };
   const RopeOptions rope = config.rope();
   out.length_dependent = rope.scaling == RopeScaling::kDynamic;
@@ -144,16 +155,17 @@ LensModel lab_model(const LensArgs& a, Precision precision) {
   const long long V = (long long)checkpoint->model.vocab_size;
   LensModel out;
   out.vocab = V;
-  out.attention = [checkpoint, model, V](const std::vector<long long>& t, bool) {
+  // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
+  out.visit = [checkpoint, model, V](const std::vector<long long>& t, bool,
+                                     const LayerReader& read) {
     const TensorF maps = model->attention_maps(checkpoint->params, lab_batch(t, 0, V), 0);
     const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
-    LensPass by_layer;
     for (std::size_t l = 0; l < layers; ++l) {
-      by_layer.attention.emplace_back(
+      const TensorF layer(
           Shape{maps.dim(1), maps.dim(2), maps.dim(3)},
           std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
+      read(l, layer, nullptr);
     }
-    return by_layer;
   };
   out.logits = [checkpoint, model, V](const std::vector<long long>& t, long long offset) {
     const TensorF logits = model->logits(checkpoint->params, lab_batch(t, offset, V));
@@ -198,11 +210,13 @@ LensModel load_lens_model(const LensArgs& a, Precision precision) {
     auto weights = std::make_shared<const Gpt2Weights>(load_gpt2_weights(a.weights, config));
     LensModel out;
     out.vocab = weights->config.dims.vocab_size;
-    out.attention = [weights, precision](const std::vector<long long>& t, bool) {
+    out.visit = [weights, precision](const std::vector<long long>& t, bool,
+                                     const LayerReader& read) {
       Gpt2Options o;
       o.precision = precision;
       o.top_k = 1;
-      return attention_maps(gpt2_forward(*weights, t, o));
+      o.on_layer = to_reader(read);
+      gpt2_forward(*weights, t, o);
     };
     out.logits = [weights, precision](const std::vector<long long>& t, long long offset) {
       Gpt2Options o;
@@ -268,8 +282,16 @@ void run_lens(const LensArgs& a) {
   const LensModel model = load_lens_model(a, precision);
 
   const bool bands = !model.inv_freq.empty();
-  const LensPass text = model.attention(tokens, bands);
-  const LensPass repeated = model.attention(repeated_sequence(n, model.vocab, a.seed), false);
+  // The induction scores first, from the repeated sequence, one layer at a time; then the text.
+  std::vector<std::vector<double>> induction;
+  model.visit(repeated_sequence(n, model.vocab, a.seed), false,
+              [&](std::size_t, const TensorF& attention, const TensorF*) {
+                std::vector<double> by_head;
+                for (const HeadScores& s : head_scores(attention, attention, n, a.thresholds)) {
+                  by_head.push_back(s.induction);
+                }
+                induction.push_back(std::move(by_head));
+              });
   nlohmann::json heads = nlohmann::json::array();
   std::map<std::string, int> counts;
   for (const auto& role : kHeadRoleNames) counts[role.name] = 0;
@@ -281,33 +303,34 @@ void run_lens(const LensArgs& a) {
       bands ? turning_pair_share(even.data(), model.inv_freq, model.trained_context) : 0.0;
   const double positional_at = uniform + a.thresholds.positional * (1.0 - uniform);
   int positional = 0;
-  for (std::size_t layer = 0; layer < text.attention.size(); ++layer) {
-    const std::vector<HeadScores> scores =
-        head_scores(text.attention[layer], repeated.attention[layer], n, a.thresholds);
-    const TensorF profile = attention_by_distance(text.attention[layer]);
-    const std::size_t L = profile.dim(1);
-    for (std::size_t h = 0; h < scores.size(); ++h) {
-      const std::string role = name_of(kHeadRoleNames, head_role(scores[h], a.thresholds));
-      ++counts[role];
-      nlohmann::json head = {{"layer", layer},
-                             {"head", h},
-                             {"role", role},
-                             {"scores", scores_json(scores[h])},
-                             {"distance_profile", std::vector<float>(profile.ptr() + h * L,
-                                                                     profile.ptr() + (h + 1) * L)}};
-      if (bands) {
-        const TensorF& energy = text.pair_energy[layer];
-        const float* row = energy.ptr() + h * energy.dim(1);
-        const double share = turning_pair_share(row, model.inv_freq, model.trained_context);
-        const bool is_positional = share >= positional_at;
-        positional += is_positional;
-        head["pair_energy"] = std::vector<float>(row, row + energy.dim(1));
-        head["turning_share"] = share;
-        head["bands"] = is_positional ? "positional" : "semantic";
-      }
-      heads.push_back(std::move(head));
-    }
-  }
+  model.visit(
+      tokens, bands, [&](std::size_t layer, const TensorF& attention, const TensorF* energy) {
+        std::vector<HeadScores> scores = head_scores(attention, TensorF{}, n, a.thresholds);
+        const TensorF profile = attention_by_distance(attention);
+        const std::size_t L = profile.dim(1);
+        for (std::size_t h = 0; h < scores.size(); ++h) {
+          scores[h].induction = induction.at(layer).at(h);
+          const std::string role = name_of(kHeadRoleNames, head_role(scores[h], a.thresholds));
+          ++counts[role];
+          nlohmann::json head = {
+              {"layer", layer},
+              {"head", h},
+              {"role", role},
+              {"scores", scores_json(scores[h])},
+              {"distance_profile",
+               std::vector<float>(profile.ptr() + h * L, profile.ptr() + (h + 1) * L)}};
+          if (energy) {
+            const float* row = energy->ptr() + h * energy->dim(1);
+            const double share = turning_pair_share(row, model.inv_freq, model.trained_context);
+            const bool is_positional = share >= positional_at;
+            positional += is_positional;
+            head["pair_energy"] = std::vector<float>(row, row + energy->dim(1));
+            head["turning_share"] = share;
+            head["bands"] = is_positional ? "positional" : "semantic";
+          }
+          heads.push_back(std::move(head));
+        }
+      });
   // RoPE's frequency bands: which pairs turn within the trained context, and how many heads
   // lean on them.
   nlohmann::json rope_bands = nullptr;

@@ -263,7 +263,10 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
   EXPECT_EQ(j["heads"][0]["distance_profile"].size(), 8u);
   EXPECT_EQ(j["induction"]["period"], 3);
   EXPECT_EQ(j["thresholds"]["local_window"], 4);
-  EXPECT_TRUE(j["shuffle"].is_null());  // positions set one by one: the lab's models only, so far
+  // Positions shuffled and all 0: each pass's loss at every position but the last.
+  for (const char* pass : {"index", "shuffled", "constant"}) {
+    EXPECT_EQ(j["shuffle"]["loss_by_position"][pass].size(), 7u) << pass;
+  }
   // RoPE's bands: every head's energy over its R/2 pairs and the unrotated dims sums to 1.
   const auto& bands = j["rope_bands"];
   ASSERT_FALSE(bands.is_null());

@@ -188,6 +188,38 @@ TEST(Lens, RopeLogitsDoNotMoveWithThePositions) {
   LlamaOptions bad;
   bad.position_offset = -1;
   EXPECT_THROW(llama_forward(w, tokens, bad), Error);
+  // Positions one by one (the lens's shuffle): rising ones are the plain pass, within the float
+  // tolerance (the rotation then runs in double); all 0 moves the logits.
+  for (const Precision precision : {Precision::kDouble, Precision::kFloat}) {
+    LlamaOptions o;
+    o.precision = precision;
+    const TensorF plain = llama_forward(w, tokens, o).logits;
+    for (std::size_t t = 0; t < tokens.size(); ++t) o.positions.push_back((long long)t);
+    EXPECT_LT(logit_change(plain, llama_forward(w, tokens, o).logits).relative(),
+              precision == Precision::kDouble ? 1e-6 : 1e-4);
+    o.positions.assign(tokens.size(), 0);
+    EXPECT_GT(logit_change(plain, llama_forward(w, tokens, o).logits).relative(), 1e-3);
+  }
+  // A visitor gets each layer's trace as it is made, the same as the kept trace, and the result
+  // keeps none (the lens holds one layer's (H, T, T) at a time).
+  LlamaOptions kept;
+  kept.trace = true;
+  const LlamaResult whole = llama_forward(w, tokens, kept);
+  LlamaOptions visited = kept;
+  std::size_t seen = 0;
+  visited.on_layer = [&](std::size_t layer, LmLayerTrace& trace) {
+    EXPECT_EQ(layer, seen++);
+    EXPECT_EQ(trace.attention.data, whole.layers[layer].attention.data);
+  };
+  EXPECT_TRUE(llama_forward(w, tokens, visited).layers.empty());
+  EXPECT_EQ(seen, 2u);
+  LlamaOptions both;
+  both.position_offset = 1;
+  both.positions.assign(tokens.size(), 0);
+  EXPECT_THROW(llama_forward(w, tokens, both), Error);
+  both.position_offset = 0;
+  both.positions.pop_back();
+  EXPECT_THROW(llama_forward(w, tokens, both), Error);
 }
 
 // GPT-2 moved by k: its learned and sinusoidal positions change the logits; RoPE, ALiBi and

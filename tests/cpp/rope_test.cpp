@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -480,6 +481,45 @@ TEST(Rope, RejectsPositionsThatOverflow) {
   const poslab::TensorF x = ref::random_tensor({3, 8}, 1);
   EXPECT_THROW(rope_apply(x, RopeOptions{}, std::numeric_limits<long long>::max()), Error);
   EXPECT_THROW(rope_apply(x, RopeOptions{}, std::numeric_limits<long long>::max() - 1), Error);
+}
+
+// Row l at positions[l]: rising positions are the offset form exactly; any order rotates each
+// row as if alone at its position; the sequence length `dynamic` reads is max + 1.
+TEST(Rope, PositionsOneByOneRotateEachRowAtItsOwn) {
+  const poslab::TensorF x = ref::random_tensor({2, 5, 8}, 4);
+  RopeOptions o;
+  o.style = RopeStyle::kGptj;
+  EXPECT_EQ(rope_apply(x, o, std::vector<long long>{7, 8, 9, 10, 11}).data,
+            rope_apply(x, o, 7).data);
+  const std::vector<long long> shuffled{4, 0, 3, 3, 1};
+  const poslab::TensorF moved = rope_apply(x, o, shuffled);
+  for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t l = 0; l < 5; ++l) {
+      poslab::TensorF row({1, 8});
+      std::copy_n(x.ptr() + (h * 5 + l) * 8, 8, row.ptr());
+      const poslab::TensorF alone = rope_apply(row, o, shuffled[l]);
+      for (std::size_t c = 0; c < 8; ++c) EXPECT_EQ(moved.data[(h * 5 + l) * 8 + c], alone.data[c]);
+    }
+  RopeOptions dynamic;
+  dynamic.scaling = RopeScaling::kDynamic;
+  dynamic.factor = 2;
+  dynamic.original_length = 4;
+  // Positions 9, 5, 6, 7, 8: a sequence of 10, as the offset form at 5..9 sees it on the rows
+  // put in order of position (row 0 last).
+  const poslab::TensorF scaled = rope_apply(x, dynamic, std::vector<long long>{9, 5, 6, 7, 8});
+  const std::size_t order[5] = {1, 2, 3, 4, 0};
+  poslab::TensorF sorted({2, 5, 8});
+  for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t k = 0; k < 5; ++k)
+      std::copy_n(x.ptr() + (h * 5 + order[k]) * 8, 8, sorted.ptr() + (h * 5 + k) * 8);
+  const poslab::TensorF in_order = rope_apply(sorted, dynamic, 5);
+  for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t k = 0; k < 5; ++k)
+      for (std::size_t c = 0; c < 8; ++c) {
+        EXPECT_EQ(scaled.data[(h * 5 + order[k]) * 8 + c], in_order.data[(h * 5 + k) * 8 + c]);
+      }
+  EXPECT_THROW(rope_apply(x, o, std::vector<long long>{0, 1, 2}), Error);
+  EXPECT_THROW(rope_apply(x, o, std::vector<long long>{0, 1, 2, -1, 4}), Error);
 }
 
 TEST(Rope, ParseNames) {

@@ -245,6 +245,19 @@ describe('Models view: one click to a hub model', () => {
     expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(
       /^Positions as trained: RoPE on all 8 dims of each head \(base 100000, scaling none\) \(grouped-query: 2 key\/value heads, each shared by 2 query heads/,
     );
+    // Grouped-query heads in the grid: each column names its key/value head.
+    expect(await page.$$eval('#view-gpt2 .gpt2-grid-head', (hs) => hs.map((h) => h.textContent))).toEqual([
+      'h0 kv0',
+      'h1 kv0',
+      'h2 kv1',
+      'h3 kv1',
+    ]);
+    // The structure diagram draws the Llama's own steps, repeat_kv among them.
+    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(true);
+    const steps = await page.textContent('#view-gpt2 .gpt2-diagram');
+    expect(steps).toContain('repeat_kv: k and v to every query head');
+    expect(steps).toContain('SwiGLU');
+    expect(await page.isVisible('#view-gpt2 .gpt2-seed')).toBe(false);
     expect(await storedRepos(page)).toEqual(['HuggingFaceTB/SmolLM2-135M']);
     await page.screenshot({ path: path.join(outDir, 'hub-smollm2.png'), fullPage: true });
     expect(problems).toEqual([]);
@@ -271,11 +284,11 @@ describe('Models view: one click to a hub model', () => {
       '0.25',
     ]);
     expect(await row('use_parallel_residual')).toBe('true');
-    // GPT-2's position swap and structure diagram do not apply: disabled with the reason, hidden.
+    // GPT-2's position swap does not apply: disabled with the reason. The diagram is GPT-NeoX's.
     expect(await page.isDisabled('#c-gpt-position')).toBe(true);
     expect(await page.getAttribute('#c-gpt-position', 'title')).toMatch(/does not apply/);
     expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(/^Positions as trained: RoPE/);
-    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(false);
+    expect(await page.textContent('#view-gpt2 .gpt2-diagram')).toContain('attention.query_key_value');
     expect(await storedRepos(page)).toEqual(['EleutherAI/pythia-70m']);
     expect(await button(page, 'pythia-70m').textContent()).toContain('stored');
     const keys = await cacheKeys(page);

@@ -11,18 +11,8 @@ import {
 } from '../../web/src/gpt2/architectures.js';
 import { maxTokens } from '../../web/src/gpt2/shapes.js';
 import { TINY_NEOX_CONFIG } from '../helpers/tiny-models.js';
+import { PYTHIA_70M, SMOLLM2_135M } from './helpers/model-configs.js';
 
-const PYTHIA_70M = {
-  ...TINY_NEOX_CONFIG,
-  vocab_size: 50304,
-  hidden_size: 512,
-  num_hidden_layers: 6,
-  num_attention_heads: 8,
-  intermediate_size: 2048,
-  max_position_embeddings: 2048,
-  rotary_pct: 0.25,
-  parameters: 70426624,
-};
 const GPT2 = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
 
 describe('Models view architectures', () => {
@@ -97,23 +87,7 @@ describe('Models view architectures', () => {
 
   // The four Llama members are one description: loader, tokenizer, RoPE, rows from the core's config.
   it('Architectures.LlamaFamilyIsOneDescription', () => {
-    const SMOL = {
-      model_type: 'llama',
-      vocab_size: 49152,
-      max_position_embeddings: 8192,
-      hidden_size: 576,
-      num_hidden_layers: 30,
-      num_attention_heads: 9,
-      num_key_value_heads: 3,
-      head_dim: 64,
-      intermediate_size: 1536,
-      rope_theta: 100000,
-      rope: { scaling: 'none', factor: 1, originalLength: 8192 },
-      sliding_window: 0,
-      tie_word_embeddings: true,
-      rms_norm_eps: 1e-5,
-      parameters: 134515008,
-    };
+    const SMOL = SMOLLM2_135M;
     for (const member of ['llama', 'mistral', 'qwen2', 'qwen3']) {
       const a = architecture(member);
       expect([a.name, a.loader, a.tokenizer, a.rope]).toEqual(['Llama', 'llamaLoader', 'tokenizer-json', true]);

@@ -1,5 +1,7 @@
 // The numbers the GPT-2 view prints: every step's tensor shape and the parameter table.
 import { describe, expect, it } from 'vitest';
+import { architecture } from '../../web/src/gpt2/architectures.js';
+import { PYTHIA_70M, SMOLLM2_135M } from './helpers/model-configs.js';
 import { countFromShapes, forwardSteps, maxTokens, parameterRows, shapeText } from '../../web/src/gpt2/shapes.js';
 
 const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
@@ -104,5 +106,56 @@ describe('GPT-2 shapes', () => {
   it('Shapes.TokenCapIsNPositionsOrTheViewsLimit', () => {
     expect(maxTokens(TINY)).toBe(64);
     expect(maxTokens(SMALL)).toBe(256);
+  });
+});
+
+// The RoPE models' diagrams (rope-steps.js) on configs as the core returns them: SmolLM2-135M's
+// shape (grouped-query, tied), a qwen3 (q/k norms, untied) and Pythia-70m's (fused qkv, a
+// quarter of each head rotated, parallel residual).
+describe('RoPE model shapes', () => {
+  const SMOLLM2 = SMOLLM2_135M;
+  const shapes = ({ steps, values }) =>
+    Object.fromEntries(steps.map((s) => [s.id, shapeText(s.shape, values).numeric]));
+
+  it('Shapes.SmolLM2ShowsGroupedQueryAttention', () => {
+    const s = architecture('llama').structure(SMOLLM2, 10);
+    expect(shapes(s)).toMatchObject({
+      embed: '(10, 576)',
+      q: '(10, 576)',
+      kv: '(10, 192)',
+      heads: '(9, 10, 64)',
+      repeat_kv: '(9, 10, 64)',
+      scores: '(9, 10, 10)',
+      up: '(10, 1536)',
+      logits: '(10, 49152)',
+    });
+    expect(s.steps.find((x) => x.id === 'repeat_kv').detail).toMatch(/H\/K = 3 query heads/);
+    expect(s.steps.find((x) => x.id === 'logits').label).toMatch(/embed_tokensᵀ/); // tied
+    expect(s.steps.some((x) => x.id === 'qk_norm')).toBe(false);
+    expect(s.legend).toMatch(/K = key\/value heads = 3/);
+    expect(s.seed003).toBe(false);
+  });
+
+  it('Shapes.Qwen3AndMistralShowTheirOwnSteps', () => {
+    const qwen3 = architecture('qwen3').structure(
+      { ...SMOLLM2, model_type: 'qwen3', num_key_value_heads: 9, tie_word_embeddings: false },
+      4,
+    );
+    const ids = qwen3.steps.map((x) => x.id);
+    expect(ids).toContain('qk_norm');
+    expect(ids).not.toContain('repeat_kv'); // K = H: nothing to repeat
+    expect(qwen3.steps.find((x) => x.id === 'logits').label).toBe('lm_head');
+    const mistral = architecture('mistral').structure({ ...SMOLLM2, model_type: 'mistral', sliding_window: 4096 }, 4);
+    expect(mistral.steps.find((x) => x.id === 'scores').label).toMatch(/sliding window of 4096/);
+  });
+
+  it('Shapes.PythiaRotatesAQuarterWithAParallelResidual', () => {
+    const s = architecture('gpt_neox').structure(PYTHIA_70M, 7);
+    expect(shapes(s)).toMatchObject({ qkv: '(7, 1536)', heads: '(8, 7, 64)', merge: '(7, 512)', up: '(7, 2048)' });
+    expect(s.steps.find((x) => x.id === 'rope').detail).toMatch(/first R = 16 of d = 64/);
+    expect(s.steps.some((x) => x.id === 'resid1')).toBe(false); // x + attn + mlp at once
+    expect(s.steps.find((x) => x.id === 'resid2').detail).toMatch(/parallel/);
+    expect(s.steps.find((x) => x.id === 'act').label).toMatch(/erf/);
+    expect(architecture('gpt2').structure(TINY, 3, 'learned').seed003).toBe(true);
   });
 });

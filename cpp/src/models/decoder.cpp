@@ -41,7 +41,21 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
   // A bad rotation fails here, before any work, with its field.
   require(options.position_offset >= 0, "positionOffset",
           "the position offset must be non-negative");
-  rope_frequencies(head_dim, rope, options.position_offset + static_cast<long long>(T));
+  long long total = options.position_offset + static_cast<long long>(T);
+  if (!options.positions.empty()) {
+    require(options.position_offset == 0, "positions",
+            "give the positions one by one or an offset, not both");
+    require(options.positions.size() == T, "positions",
+            "one position per token: " + std::to_string(T) + " tokens, " +
+                std::to_string(options.positions.size()) + " positions");
+    total = 0;
+    for (const long long p : options.positions) {
+      require(p >= 0 && p <= (1LL << 40), "positions",
+              "positions must be in [0, 2^40] (got " + std::to_string(p) + ")");
+      total = std::max(total, p + 1);
+    }
+  }
+  rope_frequencies(head_dim, rope, total);
   if (options.loss_by_position) NextTokenLoss(tokens, std::size_t(dims.vocab_size));
   parts.check_sizes(T);
   TensorF x({T, E}, "residual stream (T, E)");
@@ -60,11 +74,9 @@ RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmO
   TensorF x = start_rope_forward(tokens, options, rope, dims, head_dim, parts);
   RopeLmResult result;
   x = decoder_layers(
-      std::move(x), parts.layers,
-      [&](std::size_t i) {
-        return parts.layer(i, rope, options.position_offset, options.trace && options.pair_energy);
-      },
-      options.trace ? &result.layers : nullptr);
+      std::move(x), parts.layers, [&](std::size_t i) { return parts.layer(i, rope, options); },
+      options.trace ? &result.layers : nullptr,
+      options.trace ? options.on_layer : LmLayerVisitor{});
   vocabulary_head_into(result, parts.final_norm(x), *parts.head, tokens, options);
   return result;
 }
@@ -117,21 +129,31 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long lon
   }
 }
 
-TensorF rope_attention(Heads heads, const RopeOptions& rope, Precision precision, long long offset,
-                       LmLayerTrace* trace, bool pair_energy, long long window) {
-  rotate(heads, rope, precision, offset);  // k rotated before repeat_kv: K heads of work
+TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
+                       LmLayerTrace* trace, long long window) {
+  // k rotated before repeat_kv: K heads of work.
+  if (options.positions.empty()) {
+    rotate(heads, rope, options.precision, options.position_offset);
+  } else {
+    rotate(heads, rope, options.positions);
+  }
   const std::size_t g = heads.q.dim(0) / heads.k.dim(0);
   if (g > 1) {  // grouped-query attention (Llama family)
     heads.k = repeat_heads(heads.k, g);
     heads.v = repeat_heads(heads.v, g);
   }
-  TensorF merged =
-      causal_attention(heads, nullptr, precision, trace ? &trace->attention : nullptr, window);
-  if (trace && pair_energy) {
+  TensorF merged = causal_attention(heads, nullptr, options.precision,
+                                    trace ? &trace->attention : nullptr, window);
+  if (trace && options.pair_energy) {
     const long long R = rope_frequencies(heads.q.dim(2), rope).rotary_dim;
     trace->pair_energy = rope_pair_energy(heads.q, heads.k, trace->attention, R, rope.style);
   }
   return merged;
+}
+
+void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>& positions) {
+  heads.q = rope_apply(heads.q, rope, positions);
+  heads.k = rope_apply(heads.k, rope, positions);
 }
 
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
@@ -194,11 +216,16 @@ TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace*
 
 TensorF decoder_layers(TensorF x, std::size_t n,
                        const std::function<DecoderLayer(std::size_t)>& layer_of,
-                       std::vector<LmLayerTrace>* traces) {
+                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer) {
+  const bool traced = traces != nullptr || bool(on_layer);
   for (std::size_t i = 0; i < n; ++i) {
     LmLayerTrace trace;
-    x = decoder_layer(x, layer_of(i), traces ? &trace : nullptr);
-    if (traces) traces->push_back(std::move(trace));
+    x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr);
+    if (on_layer) {
+      on_layer(i, trace);
+    } else if (traces) {
+      traces->push_back(std::move(trace));
+    }
   }
   return x;
 }

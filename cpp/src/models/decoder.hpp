@@ -48,12 +48,16 @@ TensorF repeat_heads(const TensorF& x, std::size_t g);
 // dynamic scaling sees the whole sequence, as Hugging Face's does.
 // `offset`: token t at position offset + t.
 void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long long offset = 0);
+// The same with token t at positions[t] (rope_apply's positions form, angles in double, for
+// either precision: the rotation is a small part of a layer's work).
+void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>& positions);
 
-// A RoPE model's attention after its projections: q and k rotated (rotate), k and v repeated
-// to the query heads (repeat_heads, g = H / K), causal_attention with its weights in the trace,
-// and, when `pair_energy`, the trace's pair_energy from the rotated q and k.
-TensorF rope_attention(Heads heads, const RopeOptions& rope, Precision precision, long long offset,
-                       LmLayerTrace* trace, bool pair_energy, long long window = 0);
+// A RoPE model's attention after its projections: q and k rotated (rotate, at the options'
+// offset or positions), k and v repeated to the query heads (repeat_heads, g = H / K),
+// causal_attention with its weights in the trace, and, when the options ask, the trace's
+// pair_energy from the rotated q and k.
+TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
+                       LmLayerTrace* trace, long long window = 0);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
@@ -91,10 +95,10 @@ struct DecoderLayer {
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace);
 
 // x (T, E) through n layers, layer i as layer_of(i) describes it; one trace per layer
-// appended to `traces` when it is not null.
+// appended to `traces` when it is not null, or handed to `on_layer` when that is set.
 TensorF decoder_layers(TensorF x, std::size_t n,
                        const std::function<DecoderLayer(std::size_t)>& layer_of,
-                       std::vector<LmLayerTrace>* traces);
+                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer = {});
 
 // What a RoPE model (GPT-NeoX, the Llama family) brings to rope_lm_forward.
 struct RopeLmParts {
@@ -103,11 +107,10 @@ struct RopeLmParts {
   const StoredTensor* head;                        // (V, E): the vocabulary matrix
   std::size_t layers;                              // N
   std::function<void(std::size_t T)> check_sizes;  // its tensors against the element cap
-  // Layer i, rotating q and k by `rope` (the config's, or the options' to explore), token t at
-  // position offset + t; its attention also fills the trace's pair_energy when `pair_energy`
+  // Layer i, rotating q and k by `rope` (the config's, or the options' to explore) at the
+  // options' positions; its attention also fills the trace's pair_energy when the options ask
   // (rope_attention does both).
-  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, long long offset,
-                             bool pair_energy)>
+  std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, const RopeLmOptions& options)>
       layer;
   std::function<TensorF(const TensorF&)> final_norm;
 };

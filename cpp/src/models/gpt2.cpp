@@ -123,7 +123,8 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
         model::Residual::kSequential};
   };
   x = model::decoder_layers(std::move(x), weights.blocks.size(), layer_of,
-                            options.trace ? &result.layers : nullptr);
+                            options.trace ? &result.layers : nullptr,
+                            options.trace ? options.on_layer : LmLayerVisitor{});
 
   const TensorF final_x = model::layer_norm(x, weights.ln_f_weight, weights.ln_f_bias, eps);
   // Tied to the token embedding: logits = x · wteᵀ, wte (V, E) read as an (out, in) weight.

@@ -32,8 +32,9 @@ TensorF per_head_rms_norm(TensorF x, const StoredTensor& weight, double eps) {
 // separately, q and k rotated, k and v repeated to H heads, heads merged (T, H·d) and projected by
 // o_proj.
 TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaConfig& c,
-                       std::size_t i, const RopeOptions& rope, long long offset,
-                       Precision precision, LmLayerTrace* trace, bool pair_energy) {
+                       std::size_t i, const RopeOptions& rope, const RopeLmOptions& options,
+                       LmLayerTrace* trace) {
+  const Precision precision = options.precision;
   const std::size_t H = std::size_t(c.dims.heads), K = std::size_t(c.num_key_value_heads);
   const TensorF q = linear(a, layer.q_proj_weight, layer.q_proj_bias, precision, "q (T, H·d)");
   const TensorF k = linear(a, layer.k_proj_weight, layer.k_proj_bias, precision, "k (T, K·d)");
@@ -44,8 +45,8 @@ TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaCon
     heads.q = per_head_rms_norm(std::move(heads.q), layer.q_norm_weight, c.rms_norm_eps);
     heads.k = per_head_rms_norm(std::move(heads.k), layer.k_norm_weight, c.rms_norm_eps);
   }
-  const TensorF merged = model::rope_attention(std::move(heads), rope, precision, offset, trace,
-                                               pair_energy, c.window_of(i));
+  const TensorF merged =
+      model::rope_attention(std::move(heads), rope, options, trace, c.window_of(i));
   return linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
 }
 
@@ -78,17 +79,15 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
   const LlamaConfig& c = weights.config;
   const double eps = c.rms_norm_eps;
   const Precision precision = options.precision;
-  const auto layer = [&](std::size_t i, const RopeOptions& rope, long long offset,
-                         bool pair_energy) {
+  const auto layer = [&](std::size_t i, const RopeOptions& rope, const RopeLmOptions& o) {
     const LlamaLayer* l = &weights.layers[i];
-    return model::DecoderLayer{
-        model::rms_norm_op(l->input_layernorm_weight, eps),
-        model::rms_norm_op(l->post_attention_layernorm_weight, eps),
-        [l, &c, i, &rope, offset, precision, pair_energy](const TensorF& a, LmLayerTrace* t) {
-          return self_attention(a, *l, c, i, rope, offset, precision, t, pair_energy);
-        },
-        [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
-        model::Residual::kSequential};
+    return model::DecoderLayer{model::rms_norm_op(l->input_layernorm_weight, eps),
+                               model::rms_norm_op(l->post_attention_layernorm_weight, eps),
+                               [l, &c, i, &rope, &o](const TensorF& a, LmLayerTrace* t) {
+                                 return self_attention(a, *l, c, i, rope, o, t);
+                               },
+                               [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
+                               model::Residual::kSequential};
   };
   return model::rope_lm_forward(
       tokens, options, c.rope(), c.dims, c.head_dim(),

@@ -181,11 +181,15 @@ RopeDims check_rope_input(const TensorF& x, long long offset) {
 
 }  // namespace detail
 
-// x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i.
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
-  const auto [H, L, D] = detail::check_rope_input(x, offset);
-  const RopeFrequencies f =
-      rope_frequencies(static_cast<long long>(D), options, offset + static_cast<long long>(L));
+namespace {
+
+// x (L, D) or (H, L, D) → same shape; row l's pairs rotated by position(l)·θ_i, the
+// frequencies those of a sequence of `total` positions (what `dynamic` reads).
+template <class PositionOf>
+TensorF rotate_rows(const TensorF& x, const detail::RopeDims& dims, const RopeOptions& options,
+                    PositionOf position_of, long long total) {
+  const std::size_t H = dims.H, L = dims.L, D = dims.D;
+  const RopeFrequencies f = rope_frequencies(static_cast<long long>(D), options, total);
   const std::size_t half = std::size_t(f.rotary_dim / 2);
   // neox pairs (i, i + R/2); gptj pairs (2i, 2i + 1).
   const bool neox = options.style == RopeStyle::kNeox;
@@ -193,7 +197,7 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
   TensorF out = x;
   std::vector<double> cos_a(half), sin_a(half);
   for (std::size_t l = 0; l < L; ++l) {
-    const double position = double(offset) + double(l);
+    const double position = position_of(l);
     for (std::size_t i = 0; i < half; ++i) {
       const double a = formulas::angle(position, f.inv_freq[i]);
       cos_a[i] = std::cos(a) * f.attention_factor;
@@ -212,6 +216,31 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offse
     }
   }
   return out;
+}
+
+}  // namespace
+
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+  const detail::RopeDims dims = detail::check_rope_input(x, offset);
+  return rotate_rows(
+      x, dims, options, [offset](std::size_t l) { return double(offset) + double(l); },
+      offset + static_cast<long long>(dims.L));
+}
+
+TensorF rope_apply(const TensorF& x, const RopeOptions& options,
+                   const std::vector<long long>& positions) {
+  const detail::RopeDims dims = detail::check_rope_input(x, 0);
+  require(positions.size() == dims.L, "positions",
+          "RoPE needs one position per row: " + std::to_string(dims.L) + " rows, " +
+              std::to_string(positions.size()) + " positions");
+  long long last = -1;
+  for (const long long p : positions) {
+    require(p >= 0 && p <= kMaxPosition, "positions",
+            "positions must be in [0, 2^40] (got " + std::to_string(p) + ")");
+    last = std::max(last, p);
+  }
+  return rotate_rows(
+      x, dims, options, [&positions](std::size_t l) { return double(positions[l]); }, last + 1);
 }
 
 // x (L, D) or (H, L, D) → same shape; gptj pair i at p = offset + l rotated by p·θ_i, then

@@ -4,6 +4,9 @@
 // functions (no DOM, no wasm), one table per architecture, so the view and the worker job
 // never test for an architecture themselves.
 
+import { ropeForwardSteps, ropeLegend } from './rope-steps.js';
+import { forwardSteps, gpt2Legend } from './shapes.js';
+
 /**
  * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3'} Architecture
  *   config.json's model_type
@@ -15,10 +18,12 @@
 // loader in the language-model module, and, for a RoPE model (forward with losses by
 // position, no position swap), how positions enter it. A RoPE model's checkpoint does not say
 // its shape or vocabulary: it needs config.json and tokenizer.json beside it.
-function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, positionNote = null }) {
+function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, positionNote = null, structure }) {
   const { vocab, context, width, layers, heads } = keys;
   return {
     name,
+    /** The structure diagram's steps and legend: (config, T, position) → { steps, values, legend }. */
+    structure,
     tokenizer,
     keys,
     loader,
@@ -26,6 +31,8 @@ function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, posi
     positionNote,
     layers: (c) => c[layers],
     heads: (c) => c[heads],
+    /** Key/value heads: fewer than the heads under grouped-query attention. */
+    kvHeads: (c) => c.num_key_value_heads ?? c[heads],
     contextKey: context,
     context: (c) => c[context],
     /** @returns {ConfigRow[]} */
@@ -46,6 +53,11 @@ function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, posi
 
 const row = (c, key, label = key) => ({ key, label, value: c[key] });
 
+const ropeStructure = (family) => (c, T) => {
+  const { steps, values } = ropeForwardSteps(c, T, family);
+  return { steps, values, legend: ropeLegend(values), seed003: false };
+};
+
 const ropeSwap = (who) =>
   `${who} rotates q and k by their positions (RoPE) inside every attention layer, as it was trained; ` +
   'the position-method swap is GPT-2’s (it replaces GPT-2’s learned position embedding) and does not apply.';
@@ -60,6 +72,10 @@ const gpt2 = describe({
   extraRows: (c) => [row(c, 'layer_norm_epsilon')],
   positionSwap: null, // the view's position-method swap applies
   loader: 'gpt2Loader',
+  structure: (c, T, position) => {
+    const { steps, values } = forwardSteps(c, T, position);
+    return { steps, values, legend: gpt2Legend(values), seed003: true };
+  },
 });
 
 const gptNeox = describe({
@@ -83,6 +99,7 @@ const gptNeox = describe({
   positionSwap: ropeSwap('GPT-NeoX'),
   loader: 'gptNeoxLoader',
   positionNote: neoxPositionNote,
+  structure: ropeStructure('gpt_neox'),
 });
 
 // llama, mistral, qwen2 and qwen3: one description (the core's LlamaConfig), the member in
@@ -104,6 +121,7 @@ const llama = describe({
   positionSwap: ropeSwap('This model'),
   loader: 'llamaLoader',
   positionNote: llamaPositionNote,
+  structure: ropeStructure('llama'),
 });
 
 const TABLE = Object.freeze({ gpt2, gpt_neox: gptNeox, llama, mistral: llama, qwen2: llama, qwen3: llama });

@@ -118,6 +118,15 @@ export function forwardSteps(config, T, position = 'learned') {
   return { steps, values: { ...v, '3E': 3 * v.E, '4E': 4 * v.E } };
 }
 
+/** The legend of the symbols for GPT-2's diagram. */
+export function gpt2Legend(values) {
+  return (
+    `T = ${values.T} tokens, E = n_embd = ${values.E}, H = n_head = ${values.H}, d = E/H = ${values.d}, ` +
+    `V = vocab_size = ${values.V}, P = n_positions = ${values.P}, N = n_layer = ${values.N}. ` +
+    'Weights are stored (in, out) as Hugging Face’s Conv1D: y = x·W + b.'
+  );
+}
+
 /**
  * The parameter table: [{ name, shapes: [[symbols]...], parameters, perBlock }], from
  * lab.gpt2Config's `parameters` (the core's counts), with the shapes they come from.

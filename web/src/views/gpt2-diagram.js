@@ -1,7 +1,7 @@
-// GPT-2's structure diagram: every step of the forward pass with the shape of its tensor,
-// in symbols and in the numbers of the model on screen and the current T (gpt2/shapes.js),
-// and what seed 003's "GPT-2" gets wrong.
-import { forwardSteps, shapeText } from '../gpt2/shapes.js';
+// The structure diagram: every step of the model's forward pass with the shape of its tensor,
+// in symbols and in the numbers of the model on screen and the current T (its architecture's
+// `structure`: gpt2/shapes.js, gpt2/rope-steps.js), and, for GPT-2, what seed 003 gets wrong.
+import { shapeText } from '../gpt2/shapes.js';
 import { el, plainFigure } from './kit.js';
 
 // Seed 003 (a chat answer with PyTorch code) against the released model.
@@ -58,23 +58,20 @@ export function createDiagram(parent) {
   return {
     figure: fig,
     /**
-     * @param {object} config the model's config (HF keys)
+     * @param {{ steps: object[], values: object, legend: string, seed003: boolean }} structure
+     *   the architecture's (gpt2/architectures.js `structure`)
      * @param {number} T tokens
-     * @param {string} position how positions enter
      */
-    update(config, T, position) {
-      const { steps, values } = forwardSteps(config, T, position);
+    update({ steps, values, legend: text, seed003 }, T) {
       title.textContent = `Structure: the shape of every tensor for this model and T = ${T}`;
-      legend.textContent =
-        `T = ${T} tokens, E = n_embd = ${values.E}, H = n_head = ${values.H}, d = E/H = ${values.d}, ` +
-        `V = vocab_size = ${values.V}, P = n_positions = ${values.P}, N = n_layer = ${values.N}. ` +
-        'Weights are stored (in, out) as Hugging Face’s Conv1D: y = x·W + b.';
+      legend.textContent = text;
+      seed.hidden = !seed003;
       list.replaceChildren();
       let block = null;
       for (const s of steps) {
         if (s.block && !block) {
           const li = el('li', 'gpt2-block');
-          const head = el('span', 'block-title', `× ${values.N} blocks (h.0 … h.${values.N - 1}), each:`);
+          const head = el('span', 'block-title', `× ${values.N} layers (0 … ${values.N - 1}), each:`);
           block = el('ol');
           li.append(head, block);
           list.append(li);

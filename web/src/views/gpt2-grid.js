@@ -1,5 +1,6 @@
 // The GPT-2 "model view": every layer × head as a small attention map (rows = layers,
-// columns = heads), drawn from the bitmaps the worker painted. Plain canvases, not charts:
+// columns = heads), drawn from the bitmaps the worker painted. With grouped-query attention
+// each column says which key/value head it shares, and the groups alternate in shade. Plain canvases, not charts:
 // GPT-2 small has 144 of them. Clicking (or Enter on) a map picks that layer and head.
 import { el, plainFigure } from './kit.js';
 
@@ -21,15 +22,21 @@ export function createHeadGrid(parent, { onPick }) {
   fig.append(scroller, note);
   parent.append(fig);
 
-  let shape = null; // "N×H" the cells were built for
+  let shape = null; // "N×H×K" the cells were built for
   let thumbs = []; // [layer][head] → canvas
 
-  function build(N, H) {
+  function build(N, H, K) {
     cells.replaceChildren();
     cells.style.gridTemplateColumns = `auto repeat(${H}, minmax(28px, 72px))`;
     cells.append(document.createElement('span'));
+    const g = H / K; // query heads per key/value head
     for (let h = 0; h < H; h++) {
-      const th = el('span', 'gpt2-grid-head', `h${h}`);
+      const kv = Math.floor(h / g);
+      const th = el('span', 'gpt2-grid-head', g > 1 ? `h${h} kv${kv}` : `h${h}`);
+      if (g > 1) {
+        th.title = `query head ${h} uses key/value head ${kv}, shared by ${g} query heads`;
+        th.classList.toggle('gpt2-kv-odd', kv % 2 === 1);
+      }
       cells.append(th);
     }
     thumbs = [];
@@ -59,7 +66,12 @@ export function createHeadGrid(parent, { onPick }) {
       }
       thumbs.push(row);
     }
-    shape = `${N}×${H}`;
+    shape = `${N}×${H}×${K}`;
+    note.textContent =
+      'Rows are layers, columns heads; each map is query (down) × key (across), 0 (dark) to 1 (yellow). Click one to open it with token labels.' +
+      (g > 1
+        ? ` Grouped-query attention: each of the ${K} key/value heads serves ${g} query heads (kv0 … kv${K - 1} above the columns), so heads of one group share their keys and values.`
+        : '');
   }
 
   return {
@@ -75,10 +87,11 @@ export function createHeadGrid(parent, { onPick }) {
      * @param {number} N layers
      * @param {number} H heads
      * @param {(l: number, h: number) => { bitmap?: ImageBitmap, rgba?: Uint8ClampedArray, rows: number, cols: number }} map
+     * @param {number} [K] key/value heads (grouped-query attention), H by default
      */
-    update(N, H, map) {
+    update(N, H, map, K = H) {
       title.textContent = `Every head: ${N} layers × ${H} heads = ${N * H} attention maps`;
-      if (shape !== `${N}×${H}`) build(N, H);
+      if (shape !== `${N}×${H}×${K}`) build(N, H, K);
       for (let l = 0; l < N; l++) {
         for (let h = 0; h < H; h++) draw(thumbs[l][h], map(l, h));
       }

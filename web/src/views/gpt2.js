@@ -237,13 +237,11 @@ export default defineView('gpt2', {
       renderChips(chips, r.ids, r.pieces);
       positionNote.textContent = r.positionNote;
       positionNote.classList.toggle('warn', r.position !== 'learned');
-      grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`]);
+      grid.update(r.layers, r.heads, (l, h) => r.heatmaps[`L${l}H${h}`], arch.kvHeads(r.model.config));
       showSelection(p);
       renderTopTable(topBox, r.top, r.pieces[T - 1]);
       renderConfigTables(configBox, r.model.config, r.model.architecture);
-      // The structure diagram draws GPT-2's steps; GPT-NeoX's are not drawn (yet).
-      diagram.figure.hidden = r.model.architecture !== 'gpt2';
-      if (!diagram.figure.hidden) diagram.update(r.model.config, T, r.position);
+      diagram.update(arch.structure(r.model.config, T, r.position), T);
     }
 
     // --- Loading a checkpoint ------------------------------------------------------------------

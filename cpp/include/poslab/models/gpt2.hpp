@@ -148,6 +148,8 @@ struct Gpt2Options {
   // Token t at position offset + t (offset + T <= n_positions): learned and sinusoidal
   // positions change the logits, RoPE, ALiBi and NoPE do not. The position lens's shift check.
   long long position_offset = 0;
+  // With trace: each layer's trace handed here as it is made; the result's `layers` stay empty.
+  LmLayerVisitor on_layer;
 };
 
 // tokens: 1 <= T <= P ids, each in [0, V).

@@ -91,8 +91,13 @@ struct RopeLmOptions {
   // Token t at position offset + t: a RoPE model's logits do not change (up to rounding) unless
   // its scaling depends on the length (dynamic). The position lens's shift check.
   long long position_offset = 0;
+  // Token t at positions[t] instead (T entries, any order, each in [0, 2^40]): the lens's
+  // shuffled and constant positions. Not with a position_offset.
+  std::vector<long long> positions;
   // With trace: each layer's pair_energy too (the position lens's RoPE frequency bands).
   bool pair_energy = false;
+  // With trace: each layer's trace handed here as it is made; the result's `layers` stay empty.
+  LmLayerVisitor on_layer;
 };
 
 // What it gives (GptNeoxResult, LlamaResult).

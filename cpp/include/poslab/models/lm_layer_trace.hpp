@@ -3,6 +3,9 @@
 // read this one type.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+
 #include "poslab/base/tensor.hpp"
 
 namespace poslab {
@@ -20,5 +23,9 @@ struct LmLayerTrace {
   // rotation pair (analysis/lens.hpp's rope_pair_energy); empty otherwise.
   TensorF pair_energy;
 };
+
+// Where a traced forward pass hands each layer's trace as soon as it is made, instead of keeping
+// every layer's in its result: a reader that never holds more than one layer's (H, T, T).
+using LmLayerVisitor = std::function<void(std::size_t layer, LmLayerTrace& trace)>;
 
 }  // namespace poslab

@@ -67,6 +67,10 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& options,
 // Rotates x at positions offset..offset+L−1. x is (L, D) or (H, L, D); the result has x's
 // shape. Angles p·θ_i are computed in double.
 TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
+// The same with row l at positions[l] (L entries, each in [0, 2^40], any order: shuffled or
+// constant positions), of a sequence of max(positions) + 1 (what `dynamic` reads).
+TensorF rope_apply(const TensorF& x, const RopeOptions& options,
+                   const std::vector<long long>& positions);
 
 // xPos (Sun et al. 2023), as torchscale's XPOS: RoPE's gptj pairs at θ_i = base^(−2i/D) over
 // the whole head, each rotated pair times ζ_i^(±e) (formulas::xpos_scale: ζ_i = (2i + 0.4·D) /
