@@ -124,6 +124,14 @@ LensModel rope_model(const LensArgs& a, const std::string& config_text, Precisio
   return out;
 }
 
+// −log softmax(logits[t])[token t + 1] for t in [0, T − 1): the core's next_token_losses of
+// logits (…, T, V), as doubles.
+std::vector<double> losses_from_logits(const TensorF& logits, const std::vector<long long>& t) {
+  const std::size_t V = logits.dim(logits.ndim() - 1);
+  const TensorF losses = next_token_losses(TensorF({t.size(), V}, logits.data), t);
+  return std::vector<double>(losses.data.begin(), losses.data.end());
+}
+
 // One sequence of token ids at positions offset, offset + 1, ... as the lab's model takes it.
 train::Batch lab_batch(const std::vector<long long>& tokens, long long offset, long long vocab,
                        const std::vector<std::int32_t>& positions = {}) {
@@ -176,16 +184,8 @@ LensModel lab_model(const LensArgs& a, Precision precision) {
   if (supports(p, kReadsAnyOrder)) {
     out.losses = [checkpoint, model, V](const std::vector<long long>& t,
                                         const std::vector<std::int32_t>& positions) {
-      const TensorF logits = model->logits(checkpoint->params, lab_batch(t, 0, V, positions));
-      std::vector<double> loss;
-      for (std::size_t i = 0; i + 1 < t.size(); ++i) {
-        const float* z = logits.ptr() + i * std::size_t(V);
-        const double top = *std::max_element(z, z + V);
-        double sum = 0;
-        for (long long v = 0; v < V; ++v) sum += std::exp(double(z[v]) - top);
-        loss.push_back(top + std::log(sum) - double(z[t[i + 1]]));
-      }
-      return loss;
+      return losses_from_logits(model->logits(checkpoint->params, lab_batch(t, 0, V, positions)),
+                                t);
     };
   }
   out.length_dependent = !supports(p, kRelativeOnly);
@@ -225,6 +225,16 @@ LensModel load_lens_model(const LensArgs& a, Precision precision) {
       o.trace = false;
       o.position_offset = offset;
       return gpt2_forward(*weights, t, o).logits;
+    };
+    // The shuffled and constant passes: token t at positions[t].
+    out.losses = [weights, precision](const std::vector<long long>& t,
+                                      const std::vector<std::int32_t>& positions) {
+      Gpt2Options o;
+      o.precision = precision;
+      o.top_k = 1;
+      o.trace = false;
+      o.positions.assign(positions.begin(), positions.end());
+      return losses_from_logits(gpt2_forward(*weights, t, o).logits, t);
     };
     out.max_positions = weights->config.dims.context;
     out.length_dependent = true;  // learned positions: each position its own vector

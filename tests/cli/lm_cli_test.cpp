@@ -293,6 +293,9 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
             0);
   // GPT-2's learned positions: moved by 6 (room left in n_positions 16: 10), the logits move.
   EXPECT_TRUE(nlohmann::json::parse(read_file(path("g.json")))["rope_bands"].is_null());
+  // GPT-2's learned positions shuffled: the loss moves.
+  const auto gs = nlohmann::json::parse(read_file(path("g.json")))["shuffle"]["mean_loss"];
+  EXPECT_NE(gs["index"].get<double>(), gs["shuffled"].get<double>());
   const auto g = nlohmann::json::parse(read_file(path("g.json")))["shift"];
   EXPECT_EQ(g["k"], 6);
   EXPECT_EQ(g["invariant_expected"], false);

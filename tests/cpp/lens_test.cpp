@@ -247,6 +247,31 @@ TEST(Lens, Gpt2ShiftMovesOnlyAbsolutePositions) {
   Gpt2Options past;
   past.position_offset = 17;
   EXPECT_THROW(gpt2_forward(w, tokens, past), Error);
+  // Positions one by one (the lens's shuffle): offset + t given as a list is the offset pass
+  // for every swap; all 0 moves every swap but NoPE.
+  for (Gpt2Position p : {Gpt2Position::kLearned, Gpt2Position::kSinusoidal, Gpt2Position::kRope,
+                         Gpt2Position::kAlibi, Gpt2Position::kNone}) {
+    Gpt2Options o;
+    o.precision = Precision::kDouble;
+    o.trace = false;
+    o.position = p;
+    o.position_offset = 5;
+    const TensorF moved = gpt2_forward(w, tokens, o).logits;
+    o.position_offset = 0;
+    for (std::size_t t = 0; t < tokens.size(); ++t) o.positions.push_back(5 + (long long)t);
+    EXPECT_LT(logit_change(moved, gpt2_forward(w, tokens, o).logits).relative(), 1e-12)
+        << to_string(p);
+    o.positions.assign(tokens.size(), 0);
+    const double flat = logit_change(moved, gpt2_forward(w, tokens, o).logits).relative();
+    if (p == Gpt2Position::kNone) {
+      EXPECT_EQ(flat, 0.0);
+    } else {
+      EXPECT_GT(flat, 1e-3) << to_string(p);
+    }
+  }
+  Gpt2Options beyond;
+  beyond.positions.assign(tokens.size(), 24);  // n_positions 24
+  EXPECT_THROW(gpt2_forward(w, tokens, beyond), Error);
 }
 
 // (H, T, d) with every row of head h the same vector rows[h].

@@ -13,6 +13,7 @@
 #include "models/model_ops.hpp"
 #include "poslab/models/lm.hpp"
 #include "poslab/positions/alibi.hpp"
+#include "poslab/positions/formulas.hpp"
 #include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab {
@@ -21,12 +22,19 @@ namespace {
 // Causal self-attention of one block: qkv (T, 3E) = a·c_attn, [q | k | v] side by side; RoPE
 // rotates q and k, ALiBi adds `alibi` (H, T, T); heads merged and projected with c_proj.
 TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
-                       Gpt2Position position, long long offset, const TensorF* alibi,
-                       Precision precision, TensorF* weights) {
+                       const std::vector<long long>& positions, const TensorF* alibi,
+                       const Gpt2Options& options, TensorF* weights) {
+  const Precision precision = options.precision;
   const TensorF qkv = model::linear(a, block.attn_c_attn_weight, &block.attn_c_attn_bias,
                                     model::Layout::kInOut, precision, "qkv (T, 3E)");
   model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kSideBySide);
-  if (position == Gpt2Position::kRope) model::rotate(heads, RopeOptions{}, precision, offset);
+  if (options.position == Gpt2Position::kRope) {
+    if (options.positions.empty()) {
+      model::rotate(heads, RopeOptions{}, precision, options.position_offset);
+    } else {
+      model::rotate(heads, RopeOptions{}, positions);
+    }
+  }
   const TensorF merged = model::causal_attention(heads, alibi, precision, weights);
   return model::linear(merged, block.attn_c_proj_weight, &block.attn_c_proj_bias,
                        model::Layout::kInOut, precision, "attention (T, E)");
@@ -83,8 +91,23 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
           "the position offset must be in [0, n_positions − T] = [0, " +
               std::to_string(c.dims.context - (long long)tokens.size()) + "] (got " +
               std::to_string(offset) + ")");
-
   const std::size_t T = tokens.size(), E = std::size_t(c.dims.width), H = std::size_t(c.dims.heads);
+  // Token t's position: offset + t, or positions[t] when given one by one.
+  std::vector<long long> positions = options.positions;
+  if (positions.empty()) {
+    for (std::size_t t = 0; t < T; ++t) positions.push_back(offset + (long long)t);
+  } else {
+    require(offset == 0, "positions", "give the positions one by one or an offset, not both");
+    require(positions.size() == T, "positions",
+            "one position per token: " + std::to_string(T) + " tokens, " +
+                std::to_string(positions.size()) + " positions");
+    for (const long long p : positions) {
+      require(p >= 0 && p < c.dims.context, "positions",
+              "positions must be in [0, n_positions) = [0, " + std::to_string(c.dims.context) +
+                  ") (got " + std::to_string(p) + ")");
+    }
+  }
+  const long long last = *std::max_element(positions.begin(), positions.end());
   const double eps = c.layer_norm_epsilon;
   Gpt2Result result;
 
@@ -92,32 +115,42 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
   // position: wpe[t] as trained, a sinusoidal PE[t] swapped in, or nothing (RoPE, ALiBi and
   // NoPE put position into the attention instead).
   TensorF x({T, E}, "residual stream (T, E)");
-  const TensorF sinusoidal = options.position == Gpt2Position::kSinusoidal
-                                 ? sinusoidal_table(offset + (long long)T, E)
-                                 : TensorF();
+  const TensorF sinusoidal =
+      options.position == Gpt2Position::kSinusoidal ? sinusoidal_table(last + 1, E) : TensorF();
   std::vector<double> te(E), pe(E);
   for (std::size_t t = 0; t < T; ++t) {
     weights.wte.widen(std::size_t(tokens[t]) * E, E, te.data());
     if (options.position == Gpt2Position::kLearned) {
-      weights.wpe.widen((std::size_t(offset) + t) * E, E, pe.data());
+      weights.wpe.widen(std::size_t(positions[t]) * E, E, pe.data());
     } else if (options.position == Gpt2Position::kSinusoidal) {
-      std::copy_n(sinusoidal.ptr() + (std::size_t(offset) + t) * E, E, pe.begin());
+      std::copy_n(sinusoidal.ptr() + std::size_t(positions[t]) * E, E, pe.begin());
     }
     for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(te[j] + pe[j]);
   }
-  const TensorF alibi = options.position == Gpt2Position::kAlibi
-                            ? alibi_bias(c.dims.heads, (long long)T, (long long)T)
-                            : TensorF();
-
+  // ALiBi's bias −m_h·|p_i − p_j|: alibi_bias's, or with the positions as given.
+  TensorF alibi;
+  if (options.position == Gpt2Position::kAlibi && options.positions.empty()) {
+    alibi = alibi_bias(c.dims.heads, (long long)T, (long long)T);
+  } else if (options.position == Gpt2Position::kAlibi) {
+    alibi = TensorF({H, T, T}, "ALiBi bias (H, T, T)");
+    for (std::size_t h = 0; h < H; ++h) {
+      const double m = formulas::alibi_slope(int(h), int(H));
+      for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) {
+          const double distance = std::fabs(double(positions[i]) - double(positions[j]));
+          alibi.data[(h * T + i) * T + j] = distance == 0.0 ? 0.0f : float(-m * distance);
+        }
+    }
+  }
   const TensorF* alibi_bias = alibi.size() ? &alibi : nullptr;
   const auto layer_of = [&](std::size_t i) {
     const Gpt2Block* block = &weights.blocks[i];
     return model::DecoderLayer{
         model::layer_norm_op(block->ln_1_weight, block->ln_1_bias, eps),
         model::layer_norm_op(block->ln_2_weight, block->ln_2_bias, eps),
-        [&options, block, H, offset, alibi_bias](const TensorF& a, LmLayerTrace* t) {
-          return self_attention(a, *block, H, options.position, offset, alibi_bias,
-                                options.precision, t ? &t->attention : nullptr);
+        [&options, block, H, &positions, alibi_bias](const TensorF& a, LmLayerTrace* t) {
+          return self_attention(a, *block, H, positions, alibi_bias, options,
+                                t ? &t->attention : nullptr);
         },
         [block, &options](const TensorF& m) { return mlp(m, *block, options.precision); },
         model::Residual::kSequential};

@@ -148,6 +148,9 @@ struct Gpt2Options {
   // Token t at position offset + t (offset + T <= n_positions): learned and sinusoidal
   // positions change the logits, RoPE, ALiBi and NoPE do not. The position lens's shift check.
   long long position_offset = 0;
+  // Token t at positions[t] instead (T entries, any order, each below n_positions): the lens's
+  // shuffled and constant positions. Not with a position_offset.
+  std::vector<long long> positions;
   // With trace: each layer's trace handed here as it is made; the result's `layers` stay empty.
   LmLayerVisitor on_layer;
 };
