@@ -359,5 +359,89 @@ TEST(Lens, AHeadWiredToOnePairIsFoundOnIt) {
   }
 }
 
+// An induction circuit wired by hand in a two-layer Llama, run through the real forward pass in
+// double. The residual holds a constant (dim 0), the token's one-hot (1..32) and a slot for the
+// previous token's (33..64). Layer 0's head 0 is a previous-token head: a constant q and k on
+// rotation pair 5 (θ ≈ 0.115), k turned one step ahead, so q_i·k_j peaks at j = i − 1; its v
+// and o copy the token into the previous-token slot. Layer 1's head 0 matches the token's
+// one-hot (q) against that slot (k) on the slow pairs 16..31, which barely turn within 16
+// positions: it attends to the token after the previous occurrence of its own. Every other
+// weight is 0 (the MLPs add nothing), the norms' gains 1. The lens names L0H0 previous-token,
+// L1H0 induction, and the two idle heads (uniform over the keys) broad.
+TEST(Lens, AnInductionCircuitWiredInTwoLayersIsNamed) {
+  LlamaConfig c = LlamaConfig::from_json(
+      R"({"model_type": "llama", "vocab_size": 32, "hidden_size": 128, "num_hidden_layers": 2,
+          "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 64,
+          "intermediate_size": 8, "max_position_embeddings": 64, "rope_theta": 1000000,
+          "tie_word_embeddings": true})",
+      "c");
+  LlamaWeights w = lm_random_weights(c, 1);
+  const auto set = [](StoredTensor& t, const std::function<void(TensorF&)>& fill) {
+    TensorF m = t.to_float();
+    std::fill(m.data.begin(), m.data.end(), 0.0f);
+    fill(m);
+    t = StoredTensor::from(m, StoredDType::kF32);
+  };
+  const auto ones = [](TensorF& m) { std::fill(m.data.begin(), m.data.end(), 1.0f); };
+  const std::size_t E = 128, V = 32, d = 64, half = 32;
+  set(w.embed_tokens, [&](TensorF& m) {
+    for (std::size_t t = 0; t < V; ++t) m.data[t * E] = m.data[t * E + 1 + t] = 1.0f;
+  });
+  set(w.norm_weight, ones);
+  // Token t's slot in a head: the slow pairs 16..31, first members then second members.
+  const auto slot = [&](std::size_t t) { return t < 16 ? 16 + t : 16 + (t - 16) + half; };
+  const double theta = rope_frequencies(long(d), c.rope()).inv_freq[5];
+  const double a = 20.0, b = 3.0;
+  for (LlamaLayer& l : w.layers) {
+    for (StoredTensor* t : {&l.q_proj_weight, &l.k_proj_weight, &l.v_proj_weight, &l.o_proj_weight,
+                            &l.gate_proj_weight, &l.up_proj_weight, &l.down_proj_weight}) {
+      set(*t, [](TensorF&) {});
+    }
+    set(l.input_layernorm_weight, ones);
+    set(l.post_attention_layernorm_weight, ones);
+  }
+  LlamaLayer& l0 = w.layers[0];
+  set(l0.q_proj_weight, [&](TensorF& m) { m.data[5 * E] = float(a); });
+  set(l0.k_proj_weight, [&](TensorF& m) {
+    m.data[5 * E] = float(a * std::cos(theta));
+    m.data[(5 + half) * E] = float(a * std::sin(theta));
+  });
+  set(l0.v_proj_weight, [&](TensorF& m) {
+    for (std::size_t t = 0; t < V; ++t) m.data[t * E + 1 + t] = 1.0f;
+  });
+  // The normalised one-hot entry is 8 (RMS of a constant and one 1 over 128 dims): 1/8 brings
+  // the previous-token slot to 1.
+  set(l0.o_proj_weight, [&](TensorF& m) {
+    for (std::size_t t = 0; t < V; ++t) m.data[(33 + t) * (2 * d) + t] = 0.125f;
+  });
+  LlamaLayer& l1 = w.layers[1];
+  set(l1.q_proj_weight, [&](TensorF& m) {
+    for (std::size_t t = 0; t < V; ++t) m.data[slot(t) * E + 1 + t] = float(b);
+  });
+  set(l1.k_proj_weight, [&](TensorF& m) {
+    for (std::size_t t = 0; t < V; ++t) m.data[slot(t) * E + 33 + t] = float(b);
+  });
+
+  LlamaOptions o;
+  o.precision = Precision::kDouble;
+  o.trace = true;
+  const std::vector<long long> text{5, 9, 2, 30, 17, 4, 11, 23, 8, 0, 27, 14, 6, 19, 3, 12};
+  const std::vector<long long> repeated{7, 21, 2, 15, 28, 10, 1, 26, 7, 21, 2, 15, 28, 10, 1, 26};
+  const LlamaResult on_text = llama_forward(w, text, o);
+  const LlamaResult on_repeat = llama_forward(w, repeated, o);
+  std::vector<std::vector<HeadRole>> roles;
+  for (std::size_t layer = 0; layer < 2; ++layer) {
+    const std::vector<HeadScores> s =
+        head_scores(on_text.layers[layer].attention, on_repeat.layers[layer].attention, 8);
+    roles.push_back({head_role(s[0]), head_role(s[1])});
+    if (layer == 0) EXPECT_GT(s[0].previous_token, 0.99);
+    // 15/16: at i = 8 the first token also matches, its previous-token slot holding itself
+    // (position 0 has no earlier key), so that row splits its weight over j = 0 and 1.
+    if (layer == 1) EXPECT_NEAR(s[0].induction, 0.9375, 1e-6);
+  }
+  EXPECT_EQ(roles, (std::vector<std::vector<HeadRole>>{{HeadRole::kPreviousToken, HeadRole::kBroad},
+                                                       {HeadRole::kInduction, HeadRole::kBroad}}));
+}
+
 }  // namespace
 }  // namespace poslab
