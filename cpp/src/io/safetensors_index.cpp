@@ -7,17 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/strings.hpp"
 #include "poslab/base/errors.hpp"
 
 namespace poslab {
 
-namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-}  // namespace
+using detail::ends_with;
 
 bool is_safetensors_index(const std::string& path) { return ends_with(path, ".index.json"); }
 

@@ -3,25 +3,20 @@
 // against the config.
 #include <algorithm>
 
+#include "base/strings.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab {
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
-
 // Buffers some checkpoints carry that are not weights: the causal-mask buffers of older
 // transformers versions, and lm_head.weight (GPT-2 ties it to wte).
 bool ignored_name(const std::string& name) {
   if (name == "lm_head.weight") return true;
-  const auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() &&
-           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return starts_with(name, "h.") && (ends_with(".attn.bias") || ends_with(".attn.masked_bias"));
+  using detail::ends_with;
+  return detail::starts_with(name, "h.") &&
+         (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias"));
 }
 
 }  // namespace

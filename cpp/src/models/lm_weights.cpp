@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "base/strings.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/base/random.hpp"
 #include "poslab/io/safetensors_index.hpp"
@@ -16,9 +17,7 @@
 namespace poslab {
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
+using detail::starts_with;
 
 bool all_finite(const StoredTensor& t) {
   if (t.dtype == StoredDType::kF16) {

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #ifndef __EMSCRIPTEN__
 #include <thread>
 #endif
 
+#include "base/strings.hpp"
 #include "poslab/base/random.hpp"
 #include "train/engine.hpp"
 
@@ -67,12 +67,7 @@ const ParamInfo& Parameters::find(const std::string& name) const {
   throw Error("the model has no parameter '" + name + "'");
 }
 
-namespace {
-bool ends_with(const std::string& s, const char* tail) {
-  const std::size_t n = std::strlen(tail);
-  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-}
-}  // namespace
+using detail::ends_with;
 
 void init_parameters(Parameters& params, std::uint64_t seed) {
   Rng rng(seed);
