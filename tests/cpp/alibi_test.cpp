@@ -116,4 +116,15 @@ TEST(Alibi, RejectsBadLengths) {
   EXPECT_THROW(poslab::alibi_slopes(1'000'000'000'000LL), Error);
 }
 
+// Positions given one by one: rising ones are the offset form; any order gives |p_i − p_j|.
+TEST(Alibi, PositionsOneByOneGiveTheirDistances) {
+  EXPECT_EQ(poslab::alibi_bias(4, std::vector<long long>{3, 4, 5, 6}).data,
+            poslab::alibi_bias(4, 4, 4).data);
+  const poslab::TensorF shuffled = poslab::alibi_bias(2, std::vector<long long>{2, 0, 5});
+  const poslab::TensorF slopes = poslab::alibi_slopes(2);
+  EXPECT_FLOAT_EQ(shuffled.data[0 * 3 + 2], -slopes.data[0] * 3.0f);      // h 0: |2 − 5|
+  EXPECT_FLOAT_EQ(shuffled.data[9 + 1 * 3 + 0], -slopes.data[1] * 2.0f);  // h 1: |0 − 2|
+  EXPECT_EQ(shuffled.data[9 + 4], 0.0f);
+}
+
 }  // namespace

@@ -13,7 +13,6 @@
 #include "models/model_ops.hpp"
 #include "poslab/models/lm.hpp"
 #include "poslab/positions/alibi.hpp"
-#include "poslab/positions/formulas.hpp"
 #include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab {
@@ -127,21 +126,9 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
     }
     for (std::size_t j = 0; j < E; ++j) x.data[t * E + j] = float(te[j] + pe[j]);
   }
-  // ALiBi's bias −m_h·|p_i − p_j|: alibi_bias's, or with the positions as given.
-  TensorF alibi;
-  if (options.position == Gpt2Position::kAlibi && options.positions.empty()) {
-    alibi = alibi_bias(c.dims.heads, (long long)T, (long long)T);
-  } else if (options.position == Gpt2Position::kAlibi) {
-    alibi = TensorF({H, T, T}, "ALiBi bias (H, T, T)");
-    for (std::size_t h = 0; h < H; ++h) {
-      const double m = formulas::alibi_slope(int(h), int(H));
-      for (std::size_t i = 0; i < T; ++i)
-        for (std::size_t j = 0; j < T; ++j) {
-          const double distance = std::fabs(double(positions[i]) - double(positions[j]));
-          alibi.data[(h * T + i) * T + j] = distance == 0.0 ? 0.0f : float(-m * distance);
-        }
-    }
-  }
+  // ALiBi's bias −m_h·|p_i − p_j| (relative: the same at every offset).
+  const TensorF alibi =
+      options.position == Gpt2Position::kAlibi ? alibi_bias(c.dims.heads, positions) : TensorF();
   const TensorF* alibi_bias = alibi.size() ? &alibi : nullptr;
   const auto layer_of = [&](std::size_t i) {
     const Gpt2Block* block = &weights.blocks[i];

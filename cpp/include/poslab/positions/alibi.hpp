@@ -2,6 +2,8 @@
 // distance added to the attention scores.
 #pragma once
 
+#include <vector>
+
 #include "poslab/base/tensor.hpp"
 
 namespace poslab {
@@ -15,5 +17,9 @@ TensorF alibi_slopes(long long num_heads);
 // not the bias, removes the future. Offsets beyond ±2^30 are refused, as the mask's are.
 TensorF alibi_bias(long long num_heads, long long query_length, long long key_length,
                    long long offset = 0);
+
+// The same for queries and keys at the positions given, one per token in any order (the
+// position lens's shuffled and constant positions): Bias[h,i,j] = −m_h·|p_i − p_j|, (H, T, T).
+TensorF alibi_bias(long long num_heads, const std::vector<long long>& positions);
 
 }  // namespace poslab
