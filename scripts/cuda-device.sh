@@ -4,7 +4,8 @@
 #   tests         the GPU tests (fails on any wrong result)
 #   sanitize      the GPU tests under compute-sanitizer memcheck, and racecheck on the fused
 #                 attention kernels (plain, T5 in-kernel, RoPE on load) at small L
-#   profile       Nsight Compute speed-of-light of the table kernels (first launch of each)
+#   profile       Nsight Compute of the table kernels and the fused attention kernels (plain,
+#                 T5 inside, RoPE on load), one launch of each
 #   bench-quick   poslab-bench-cuda --quick           bench          the full sweep
 #   torch-quick   bench/cuda/torch_baseline.py --quick   torch       its full sweep
 #   torch-position  only its position peers (SDPA + bias, FlexAttention, flash-attn, RoPE +
@@ -92,12 +93,19 @@ for step in "$@"; do
         2>&1 | tail -n 30 || status=1
       ;;
     profile)
-      for kernel in sinusoidal_kernel2 alibi_kernel2; do
-        timeout 120 ncu --kernel-name "regex:$kernel" --launch-count 1 --section SpeedOfLight \
-          --section MemoryWorkloadAnalysis --section Occupancy \
-          "$bench" --quick --only tables --out /dev/null 2>&1 |
-          grep -vE "^(sinusoidal|alibi|t5) " | tee "$out/ncu-$kernel.txt" | grep -E \
-          "Memory Throughput|DRAM Throughput|Duration|Compute \(SM\)|Achieved Occupancy|Mem Busy|Max Bandwidth|Issue|Waves" || true
+      # One launch of each (past its check and warm-ups), by suite and kernel name: the table
+      # kernels, then the fused attention at d = 128 fp16 plain, with T5 and with RoPE on load.
+      sections=(--section SpeedOfLight --section Occupancy --section LaunchStats
+        --section WarpStateStats --section MemoryWorkloadAnalysis)
+      fused='flash_attention_kernel<__half, \(int\)128, .*'
+      for target in "tables sinusoidal sinusoidal_kernel2" "tables alibi alibi_kernel2" \
+        "attention flash ${fused}NoScoreMod.*NoRotation" "position flash-t5 ${fused}T5ScoreMod" \
+        "position flash-rope ${fused}RopeRotation"; do
+        read -r suite name kernel <<<"$target"
+        timeout 120 ncu --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-skip 3 \
+          --launch-count 1 "${sections[@]}" "$bench" --quick --only "$suite" --out /dev/null 2>&1 |
+          grep -vE "^(sinusoidal|alibi|t5|rope|attention) " | tee "$out/ncu-$name.txt" | grep -E \
+          "Duration|DRAM Throughput|Compute \(SM\)|Registers Per|Theoretical Occ|Achieved Occ|Mem Busy|Issue Slots" || true
       done
       ;;
     bench-quick)

@@ -1,4 +1,4 @@
-// The Benchmarks view in Chromium on the committed H100 files: every kernel's charts drawn,
+// The Benchmarks view in Chromium on the committed H200 files: every kernel's charts drawn,
 // the device, driver and date on the page, and the PyTorch rows labelled "peer, not checked".
 // "Run on this machine" on the quick sizes: nothing loads before Run; then a row per case
 // with three positive times, the chart drawn, and the downloaded JSON read back by the view's
@@ -12,7 +12,7 @@ import { browserForFile, canvasColours, openPage, outDir } from './helpers/brows
 const session = browserForFile();
 
 describe('view benchmarks', () => {
-  it('E2E.BenchmarksRendersCommittedH100Files', async () => {
+  it('E2E.BenchmarksRendersCommittedH200Files', async () => {
     const section = '#view-benchmarks';
     const { page, context, problems } = await openPage(session.browser, `${session.base}#view=benchmarks`);
     await page.waitForFunction(
@@ -21,7 +21,7 @@ describe('view benchmarks', () => {
     );
     const devices = await page.locator(`${section} .bench-device`).allTextContents();
     expect(devices.length).toBeGreaterThanOrEqual(2);
-    for (const d of devices) expect(d).toMatch(/NVIDIA H100.*driver 580\.159\.04.*2026-11-23/);
+    for (const d of devices) expect(d).toMatch(/NVIDIA H200.*driver 580\.159\.04.*2026-11-27/);
     const kernels = await page
       .locator(`${section} .bench-kernel`)
       .evaluateAll((els) => els.map((e) => e.dataset.kernel));
@@ -30,11 +30,11 @@ describe('view benchmarks', () => {
     const colours = await canvasColours(page, `${section} .bench-plots`);
     expect(colours.length).toBe(2 * kernels.length);
     for (const c of colours) expect(c).toBeGreaterThan(3);
-    // torch rows: in the table as unchecked, in the legend as such
+    // torch rows: checked against the core like PosLab's (torch_baseline.py validates each)
     const torchStatus = await page
       .locator(`${section} .bench-table tr`, { hasText: 'torch-' })
       .evaluateAll((rows) => [...new Set(rows.map((r) => r.lastElementChild.textContent))]);
-    expect(torchStatus).toEqual(['peer, not checked']);
+    expect(torchStatus).toEqual(['validated']);
     expect(await page.locator(`${section} tr[data-status="passed"]`).count()).toBeGreaterThan(100);
     await page.screenshot({ path: path.join(outDir, 'benchmarks.png'), fullPage: true });
     expect(problems).toEqual([]);

@@ -39,7 +39,7 @@ describe('results schema', () => {
     for (const f of benchIndexFiles(fs.readdirSync('public/bench'))) {
       const r = parseResults(fs.readFileSync(`public/bench/${f}`, 'utf8'), f);
       expect(r.results.length).toBeGreaterThan(0);
-      expect(deviceLine(r)).toMatch(/H100.*driver 580/);
+      expect(deviceLine(r)).toMatch(/H200.*driver 580/);
     }
   });
   it('Results.NamesTheBadField', () => {
@@ -64,7 +64,7 @@ describe('percent of peak', () => {
     expect(percentOfPeak(row({}), device)).toBeNull();
   });
   it('Peak.AgreesWithCommittedPctFields', () => {
-    const f = parseResults(fs.readFileSync('public/bench/poslab-h100-2026-11-23.json', 'utf8'));
+    const f = parseResults(fs.readFileSync('public/bench/poslab-h200-2026-11-27.json', 'utf8'));
     for (const r of f.results) {
       const want = r.pct_peak_tensor ?? r.pct_peak_bandwidth;
       expect(percentOfPeak(r, f.device).pct).toBeCloseTo(want, 6);

@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   bool quick = false;
   app.add_option("--out", out_path, "JSON file to write (default: print to stdout)");
-  app.add_option("--only", only, "suites to run: tables, rope, attention (default: all)")
-      ->check(CLI::IsMember({"tables", "rope", "attention"}));
+  app.add_option("--only", only, "suites to run: tables, rope, attention, position (default: all)")
+      ->check(CLI::IsMember({"tables", "rope", "attention", "position"}));
   app.add_flag("--quick", quick, "a few shapes per kernel instead of the full sweep");
   CLI11_PARSE(app, argc, argv);
 
@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     if (wanted("tables")) pb::run_tables(ctx);
     if (wanted("rope")) pb::run_rope(ctx);
     if (wanted("attention")) pb::run_attention(ctx);
+    if (wanted("position")) pb::run_position(ctx);
 
     // What a kernel that does nothing measures: part of every per-launch time below.
     const pb::Timing empty = pb::time_launches([] { poslab::cuda::launch_empty_kernel(); });

@@ -30,5 +30,9 @@ void run_tables(Context& ctx);
 void run_rope(Context& ctx);
 // Attention forward, naive and fused, fp16 (and bf16), d = 64/128, causal and not.
 void run_attention(Context& ctx);
+// The position methods in attention at B = 4, H = 16, d = 128, fp16, L = 4096 and 8192: ALiBi
+// and T5 in the fused kernel against the naive path with the bias, RoPE on load against the
+// RoPE kernel then the fused kernel.
+void run_position(Context& ctx);
 
 }  // namespace poslab::cuda::bench
