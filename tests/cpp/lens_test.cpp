@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <nlohmann/json.hpp>
 
+#include "poslab/analysis/lens_report.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/llama.hpp"
@@ -441,6 +443,54 @@ TEST(Lens, AnInductionCircuitWiredInTwoLayersIsNamed) {
   }
   EXPECT_EQ(roles, (std::vector<std::vector<HeadRole>>{{HeadRole::kPreviousToken, HeadRole::kBroad},
                                                        {HeadRole::kInduction, HeadRole::kBroad}}));
+}
+
+// The whole report over a model that hands the lens the hand-built layers: the repeated
+// sequence (2n tokens) gets the induction rule, the text the others; every head gets its role,
+// the counts add up, and a model without logits or losses has no shift or shuffle.
+TEST(Lens, ReportOfAHandBuiltModel) {
+  LensModel model;
+  model.vocab = 50;
+  model.visit = [](const std::vector<long long>& tokens, bool, const LensLayerReader& read) {
+    const bool repeated = tokens.size() == 2 * kPeriod;
+    read(0, layer(kHeads, tokens.size(), repeated ? repeated_weight : text_weight), nullptr);
+  };
+  LensSettings settings;
+  settings.period = kPeriod;
+  settings.weights = "hand-built";
+  const std::vector<long long> text(T + 2, 7);
+  const nlohmann::json j = nlohmann::json::parse(lens_report(model, text, settings));
+  ASSERT_EQ(j["heads"].size(), std::size_t(kHeads));
+  const char* roles[] = {"sink", "previous-token", "induction", "local", "broad"};
+  for (std::size_t h = 0; h < kHeads; ++h) EXPECT_EQ(j["heads"][h]["role"], roles[h]) << h;
+  for (const char* role : roles) EXPECT_EQ(j["role_counts"][role], 1) << role;
+  EXPECT_EQ(j["heads"][0]["distance_profile"].size(), T + 2);
+  EXPECT_EQ(j["weights"], "hand-built");
+  EXPECT_EQ(j["induction"]["period"], long(kPeriod));
+  EXPECT_TRUE(j["shift"].is_null());
+  EXPECT_TRUE(j["shuffle"].is_null());
+  EXPECT_TRUE(j["rope_bands"].is_null());
+
+  // Refusals name their field, before any pass runs.
+  const auto field_of = [&](const std::vector<long long>& tokens, const LensSettings& s) {
+    try {
+      lens_report(model, tokens, s);
+    } catch (const Error& e) {
+      return e.field();
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(field_of({1, 2, 3}, settings), "tokens");  // not longer than W = 4
+  LensSettings too_long = settings;
+  too_long.period = 8;  // 2n = 16 > 14
+  EXPECT_EQ(field_of(text, too_long), "period");
+  model.max_positions = 16;  // a shift of 3 would read position 16
+  model.logits = [](const std::vector<long long>& t, long long) {
+    return TensorF({t.size(), std::size_t(50)});
+  };
+  LensSettings shifted = settings;
+  shifted.shift = 3;
+  EXPECT_EQ(field_of(text, shifted), "shift");
 }
 
 }  // namespace

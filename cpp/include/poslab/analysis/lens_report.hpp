@@ -1,0 +1,66 @@
+// The position lens as one call, for any model PosLab runs (docs/lens.md): two traced passes —
+// a random sequence of period n repeated once (the induction score), then the text — read one
+// layer at a time, so no more than one layer's (H, T, T) is held; then the shift check and the
+// shuffle. The model comes as a LensModel: the language models' adapters are in
+// poslab/models/lm_lens.hpp, the lab's in poslab/train/lens_model.hpp. The CLI (`poslab
+// lens`) and the wasm bindings both write this report, so lens.json has one shape.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "poslab/analysis/lens.hpp"
+#include "poslab/base/tensor.hpp"
+
+namespace poslab {
+
+// A traced pass hands the lens each layer as it is made: its attention (H, T, T) and, for a
+// RoPE model asked for its frequency bands, its pair energy (H, R/2 + 1), else null.
+using LensLayerReader =
+    std::function<void(std::size_t layer, const TensorF& attention, const TensorF* pair_energy)>;
+
+// A model as the lens sees it. Its functions may refer to weights the caller keeps alive for
+// the duration of lens_report.
+struct LensModel {
+  long long vocab = 0;
+  std::string precision = "float";  // the arithmetic of its passes, for the report
+  // A traced pass on tokens at positions 0..T−1; `bands`: also each layer's pair energy.
+  std::function<void(const std::vector<long long>& tokens, bool bands, const LensLayerReader&)>
+      visit;
+  // RoPE models: θ_i of each pair and the trained context N the bands are read against
+  // (original_max_position_embeddings when scaled, else the context). Empty: no bands.
+  std::vector<double> inv_freq;
+  long long trained_context = 0;
+  // Logits (T, V) with token t at position offset + t; null: no shift check.
+  std::function<TensorF(const std::vector<long long>& tokens, long long offset)> logits;
+  // Absolute positions or a length-dependent scaling (dynamic NTK): a shift is expected to move
+  // the logits.
+  bool length_dependent = false;
+  long long max_positions = 0;  // GPT-2's n_positions: offset + T stays within; 0: no limit
+  // The next-token loss at each position (T − 1,) with token t at positions[t], for the
+  // shuffled and constant passes; null where the method needs positions rising along the text.
+  std::function<std::vector<double>(const std::vector<long long>& tokens,
+                                    const std::vector<std::int32_t>& positions)>
+      losses;
+};
+
+struct LensSettings {
+  long long period = 0;  // n of the induction pass; 0: half the text
+  long long seed = 0;    // of the induction pass's tokens and the shuffle
+  long long shift = -1;  // k of the shift check; -1: the text's length (within max_positions)
+  HeadRoleThresholds thresholds;
+  std::string weights;  // the report's "weights": where the model came from
+};
+
+// The lens's report as JSON text (lens.json; its fields are in docs/lens.md). Throws Error,
+// naming its field ("tokens", "period", "shift"), for a text no longer than the local window,
+// a period past half the text, or a shift past max_positions.
+std::string lens_report(const LensModel& model, const std::vector<long long>& tokens,
+                        const LensSettings& settings);
+
+// The n random ids in [0, vocab) then the same n again: the induction pass's sequence.
+std::vector<long long> repeated_sequence(long long n, long long vocab, long long seed);
+
+}  // namespace poslab

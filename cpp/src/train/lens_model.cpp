@@ -1,0 +1,72 @@
+// The lab's model for the position lens (poslab/train/lens_model.hpp).
+#include "poslab/train/lens_model.hpp"
+
+#include <memory>
+#include <string>
+
+#include "poslab/base/errors.hpp"
+#include "poslab/models/lm.hpp"
+#include "poslab/positions/position_methods.hpp"
+#include "poslab/train/model.hpp"
+
+namespace poslab::train {
+namespace {
+
+// One sequence of token ids at positions offset, offset + 1, ... (or positions[t]) as the
+// lab's model takes it.
+Batch lab_batch(const std::vector<long long>& tokens, long long offset, long long vocab,
+                const std::vector<std::int32_t>& positions = {}) {
+  Batch b;
+  b.batch = 1;
+  b.length = tokens.size();
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    require(tokens[t] >= 0 && tokens[t] < vocab, "tokens",
+            "token id " + std::to_string(tokens[t]) + " is outside the model's vocabulary of " +
+                std::to_string(vocab));
+    b.tokens.push_back(static_cast<std::int32_t>(tokens[t]));
+    b.positions.push_back(positions.empty() ? static_cast<std::int32_t>(offset + (long long)t)
+                                            : positions[t]);
+  }
+  b.targets = b.tokens;  // unscored
+  b.loss_mask.assign(b.length, 0.0f);
+  return b;
+}
+
+}  // namespace
+
+LensModel lens_model(const LabCheckpoint& checkpoint) {
+  auto model = std::make_shared<Model>(checkpoint.model);
+  const long long V = (long long)checkpoint.model.vocab_size;
+  LensModel out;
+  out.vocab = V;
+  // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
+  out.visit = [&checkpoint, model, V](const std::vector<long long>& t, bool,
+                                      const LensLayerReader& read) {
+    const TensorF maps = model->attention_maps(checkpoint.params, lab_batch(t, 0, V), 0);
+    const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
+    for (std::size_t l = 0; l < layers; ++l) {
+      const TensorF layer(
+          Shape{maps.dim(1), maps.dim(2), maps.dim(3)},
+          std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
+      read(l, layer, nullptr);
+    }
+  };
+  out.logits = [&checkpoint, model, V](const std::vector<long long>& t, long long offset) {
+    const TensorF logits = model->logits(checkpoint.params, lab_batch(t, offset, V));
+    return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
+  };
+  const PositionMethod p = checkpoint.model.position;
+  if (supports(p, kReadsAnyOrder)) {
+    out.losses = [&checkpoint, model, V](const std::vector<long long>& t,
+                                         const std::vector<std::int32_t>& positions) {
+      const TensorF logits = model->logits(checkpoint.params, lab_batch(t, 0, V, positions));
+      const TensorF losses = next_token_losses(TensorF({t.size(), logits.dim(2)}, logits.data), t);
+      return std::vector<double>(losses.data.begin(), losses.data.end());
+    };
+  }
+  out.length_dependent = !supports(p, kRelativeOnly);
+  if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint.model.n_positions;
+  return out;
+}
+
+}  // namespace poslab::train
