@@ -2,7 +2,6 @@
 // hands them to the core's lens (poslab/analysis/lens_report.hpp) and writes its report.
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -16,6 +15,7 @@
 #include "poslab/models/lm_lens.hpp"
 #include "poslab/train/checkpoint.hpp"
 #include "poslab/train/lens_model.hpp"
+#include "rope_scaling_flags.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -24,6 +24,7 @@ struct LensArgs {
   std::string weights, config, tokens, tokens_file, text_file, out;
   std::string precision = name_of(kPrecisionNames, Precision::kFloat);
   LensSettings settings;
+  RopeScalingFlags rope;
 };
 
 bool is_lab_checkpoint(const std::string& weights) {
@@ -38,14 +39,30 @@ struct LoadedModel {
   LensModel lens;
 };
 
-template <class T>
-LoadedModel loaded(T&& held, Precision precision) {
-  auto keep = std::make_shared<const std::decay_t<T>>(std::forward<T>(held));
-  return {keep, lens_model(*keep, precision)};
+template <class Weights, class... Rope>
+LoadedModel loaded(Weights&& weights, Precision precision, const Rope&... rope) {
+  auto keep = std::make_shared<const std::decay_t<Weights>>(std::forward<Weights>(weights));
+  return {keep, lens_model(*keep, precision, rope...)};
+}
+
+// A RoPE model: its config.json is required; --rope-* replaces its scaling.
+template <class Config>
+LoadedModel rope_model(const LensArgs& a, const std::string& config_text, Precision precision,
+                       const char* model) {
+  require(!a.config.empty(), a.weights + " is a " + model +
+                                 " checkpoint: give its config.json with --config (the head "
+                                 "counts and rotary settings are not in the tensors)");
+  const Config config = Config::from_json(config_text, a.config);
+  const std::optional<RopeOptions> rope =
+      a.rope.scaling.empty() ? std::nullopt : std::optional<RopeOptions>(a.rope.apply(config));
+  return loaded(load_lm_weights(a.weights, config), precision, rope);
 }
 
 LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
+  const bool rotation = !a.rope.scaling.empty();
   if (is_lab_checkpoint(a.weights)) {
+    require(!rotation, "rope-scaling",
+            a.weights + " is a lab checkpoint: --rope-* is for RoPE language models");
     require(precision == Precision::kFloat, "precision",
             a.weights + " is a lab checkpoint: the lab's model runs in float only");
     auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
@@ -58,18 +75,14 @@ LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
     const std::optional<Gpt2Config> config =
         a.config.empty() ? std::nullopt
                          : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
+    require(!rotation, "rope-scaling",
+            a.weights + " is a GPT-2 checkpoint: --rope-* is for RoPE models");
     return loaded(load_gpt2_weights(a.weights, config), precision);
   }
-  const char* model = arch == LmArchitecture::kGptNeox ? "GPT-NeoX" : "Llama";
-  require(!a.config.empty(), a.weights + " is a " + model +
-                                 " checkpoint: give its config.json with --config (the head "
-                                 "counts and rotary settings are not in the tensors)");
   if (arch == LmArchitecture::kGptNeox) {
-    return loaded(load_lm_weights(a.weights, GptNeoxConfig::from_json(config_text, a.config)),
-                  precision);
+    return rope_model<GptNeoxConfig>(a, config_text, precision, "GPT-NeoX");
   }
-  return loaded(load_lm_weights(a.weights, LlamaConfig::from_json(config_text, a.config)),
-                precision);
+  return rope_model<LlamaConfig>(a, config_text, precision, "Llama");
 }
 
 std::vector<long long> lens_tokens(const LensArgs& a) {
@@ -95,23 +108,22 @@ void run_lens(const LensArgs& a) {
   const LoadedModel model = load_lens_model(a, parse_precision(a.precision));
   LensSettings settings = a.settings;
   settings.weights = a.weights;
-  const std::string report = lens_report(model.lens, tokens, settings);
-  write_outputs({{a.out, report}});
+  const LensReport report = lens_report(model.lens, tokens, settings);
+  write_outputs({{a.out, lens_json(report)}});
 
-  const nlohmann::json j = nlohmann::json::parse(report);
   std::string line;
   for (const auto& role : kHeadRoleNames) {
     line += (line.empty() ? "" : ", ") + std::string(role.name) + " " +
-            std::to_string(j["role_counts"][role.name].get<int>());
+            std::to_string(report.count(role.value));
   }
-  std::printf("%zu heads: %s\n", j["heads"].size(), line.c_str());
-  if (!j["rope_bands"].is_null()) {
-    const nlohmann::json& b = j["rope_bands"];
+  std::printf("%zu heads: %s\n", report.heads.size(), line.c_str());
+  if (report.bands) {
+    const LensBands& b = *report.bands;
     std::printf(
-        "RoPE bands: %d positional, %d semantic (turning-pair share >= %.3f; %.3f if "
+        "RoPE bands: %d positional, %zu semantic (turning-pair share >= %.3f; %.3f if "
         "spread evenly)\n",
-        b["positional_heads"].get<int>(), b["semantic_heads"].get<int>(),
-        b["positional_share"].get<double>(), b["uniform_share"].get<double>());
+        b.positional_heads, report.heads.size() - std::size_t(b.positional_heads),
+        b.positional_share, b.uniform_share);
   }
 }
 
@@ -156,6 +168,7 @@ void add_lens_command(Commands& commands) {
                         "W: a local head's mass lies within the last W tokens")
             ->capture_default_str()
             ->check(integer_at_least(1));
+        add_rope_scaling_flags(cmd, a.rope);
         add_output(cmd, a.out);
       },
       run_lens);

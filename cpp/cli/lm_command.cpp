@@ -16,48 +16,10 @@
 #include "poslab/models/gpt_neox.hpp"
 #include "poslab/models/llama.hpp"
 #include "poslab/models/lm.hpp"
+#include "rope_scaling_flags.hpp"
 
 namespace poslab::cli {
 namespace {
-
-// The --rope-* options as they arrive: RoPE scaling of a RoPE model, replacing the
-// config's rope_scaling when --rope-scaling is given.
-struct RopeScalingFlags {
-  std::string scaling;
-  RopeOptions scaled;               // the scaling parameters; original_length 0: the config's
-  std::vector<CLI::Option*> given;  // every --rope-* option, to tell whether any was used
-
-  bool any() const {
-    for (const CLI::Option* o : given) {
-      if (o->count() > 0) return true;
-    }
-    return false;
-  }
-  // A config's rotation with this scaling in place of its own.
-  template <class Config>
-  RopeOptions apply(const Config& config) const {
-    RopeOptions o = config.rope();
-    o.scaling = parse_rope_scaling(scaling);
-    o.factor = scaled.factor;
-    o.original_length = scaled.original_length > 0 ? scaled.original_length : config.dims.context;
-    o.low_freq_factor = scaled.low_freq_factor;
-    o.high_freq_factor = scaled.high_freq_factor;
-    o.beta_fast = scaled.beta_fast;
-    o.beta_slow = scaled.beta_slow;
-    return o;
-  }
-};
-
-// The scaling options of the RoPE commands (options.hpp's helper) under a --rope- prefix; each
-// parameter needs --rope-scaling, and --rope-original-len defaults to max_position_embeddings.
-void add_rope_scaling_flags(CLI::App* cmd, RopeScalingFlags& f) {
-  f.given =
-      add_rope_scaling_options(cmd, "rope-", f.scaling, f.scaled,
-                               "RoPE models (GPT-NeoX, Llama): long-context scaling, replacing "
-                               "config.json's rope_scaling (dynamic scales by the whole "
-                               "sequence length)");
-  for (std::size_t i = 1; i < f.given.size(); ++i) f.given[i]->needs(f.given[0]);
-}
 
 struct LmArgs {
   std::string weights, config, tokens, tokens_file, out, trace;

@@ -50,6 +50,10 @@ struct Gpt2Arch {
                                            {"total", double(n.total)}})}});
     return out;
   }
+  static LensModel lens_model(const Gpt2Weights& weights, const LensCall& call) {
+    refuse_rope(call.rope, "GPT-2");
+    return poslab::lens_model(weights, call.precision);
+  }
   // options: { position, topK, trace, precision }
   static val forward(const Gpt2Weights& weights, const val& tokens, const val& forward_options) {
     Gpt2Options o;

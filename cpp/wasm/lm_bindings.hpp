@@ -8,11 +8,12 @@
 //   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&);
 //   static Config config_argument(const val& config);  a config function's argument
 //   static val random_js(...);                  a model with random weights
-// From it: the model handle (config, bytes, dtype, forward), the streamed loader's handle
-// (received, expected, append, finish), the loader function ({ loader, tensors, config }), the
-// config, random and forward-choices functions, registered by register_lm_module. Handles own the
-// weights in the wasm heap until JS calls .delete(); every exception becomes { error, field } at
-// the boundary (guard.hpp).
+//   static LensModel lens_model(const Weights&, const LensCall&);  the position lens's view
+// From it: the model handle (config, bytes, dtype, forward, lens), the streamed loader's
+// handle (received, expected, append, finish), the loader function ({ loader, tensors, config }),
+// the config, random and forward-choices functions, registered by register_lm_module. Handles own
+// the weights in the wasm heap until JS calls .delete(); every exception becomes { error, field }
+// at the boundary (guard.hpp).
 #pragma once
 
 #include <emscripten/bind.h>
@@ -27,9 +28,11 @@
 #include "guard.hpp"
 #include "js_convert.hpp"
 #include "js_object.hpp"
+#include "lens_js.hpp"
 #include "poslab/base/precision.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm_dims.hpp"
+#include "poslab/models/lm_lens.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab::wasm {
@@ -164,6 +167,14 @@ class LmModel {
   val forward(val tokens, val options) const {
     return guarded([&] { return Arch::forward(*weights_, tokens, options); });
   }
+  // The position lens on tokens (Int32Array): lens.json's report as an object (docs/lens.md).
+  // options: { period, seed, shift, localWindow, precision, rope }.
+  val lens(val tokens, val options) const {
+    return guarded([&] {
+      const LensCall call = lens_call(options, "lens", "the model in memory");
+      return lens_js(Arch::lens_model(*weights_, call), token_ids(tokens), call.settings);
+    });
+  }
 
  private:
   std::shared_ptr<const Weights> weights_;
@@ -248,7 +259,8 @@ void register_lm_module(const std::string& prefix, const char* choices_name) {
       .function("config", &LmModel<Arch>::config)
       .function("bytes", &LmModel<Arch>::bytes)
       .function("dtype", &LmModel<Arch>::dtype)
-      .function("forward", &LmModel<Arch>::forward);
+      .function("forward", &LmModel<Arch>::forward)
+      .function("lens", &LmModel<Arch>::lens);
   emscripten::class_<LmLoading<Arch>>((prefix + "Loading").c_str())
       .function("received", &LmLoading<Arch>::received)
       .function("expected", &LmLoading<Arch>::expected)

@@ -4,6 +4,7 @@
 // RopeLmOptions / RopeLmResult, and random weights in F32 or F16.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -118,6 +119,11 @@ struct RopeLmArch {
   }
   static val forward(const Weights& weights, const val& tokens, const val& options) {
     return rope_lm_forward_js(weights, tokens, options, Forward);
+  }
+  static LensModel lens_model(const Weights& weights, const LensCall& call) {
+    std::optional<RopeOptions> rope;
+    if (!call.rope.isUndefined()) rope = to_scaled_rope(call.rope, weights.config);
+    return poslab::lens_model(weights, call.precision, rope);
   }
   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&) {
     return to_config(config);

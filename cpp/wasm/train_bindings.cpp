@@ -9,7 +9,9 @@
 #include "guard.hpp"
 #include "js_convert.hpp"
 #include "js_object.hpp"
+#include "lens_js.hpp"
 #include "poslab/train/checkpoint.hpp"
+#include "poslab/train/lens_model.hpp"
 #include "poslab/train/trainer.hpp"
 
 namespace poslab::wasm {
@@ -257,6 +259,41 @@ val text_loss_js(val checkpoint, val text, val options) {
   });
 }
 
+// The lens's tokens: an Int32Array (field "tokens").
+std::vector<long long> lab_token_ids(const val& tokens) {
+  require(tokens.instanceof (val::global("Int32Array")), "tokens", "tokens must be an Int32Array");
+  const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(tokens);
+  return std::vector<long long>(ids.begin(), ids.end());
+}
+
+// The position lens on a lab checkpoint's bytes (read_lab_checkpoint) and token ids
+// (Int32Array; a byte-level text model's are the text's bytes): lens.json's report as an object.
+val text_lens_js(val checkpoint, val tokens, val options) {
+  return guarded([&] {
+    std::string weights;
+    copy_bytes(checkpoint, "checkpoint", weights);
+    const LensCall call = lens_call(options, "textLens", "the lab's checkpoint");
+    refuse_rope(call.rope, "the lab's model");
+    require(call.precision == Precision::kFloat, "precision", "the lab's model runs in float only");
+    const std::vector<long long> ids = lab_token_ids(tokens);
+    const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
+    return lens_js(lens_model(model), ids, call.settings);
+  });
+}
+
+// One head's attention map on a lab checkpoint: options { layer, head }.
+val text_lens_map_js(val checkpoint, val tokens, val options) {
+  return guarded([&] {
+    std::string weights;
+    copy_bytes(checkpoint, "checkpoint", weights);
+    const LensMapCall call = lens_map_call(options, "textLensMap");
+    refuse_rope(call.rope, "the lab's model");
+    const std::vector<long long> ids = lab_token_ids(tokens);
+    const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
+    return lens_map_js(lens_model(model), ids, call);
+  });
+}
+
 val train_names_js() {
   return js_object({{"tasks", names_js(kTaskNames)},
                     {"positions", names_js(kPositionMethodNames)},
@@ -283,4 +320,6 @@ EMSCRIPTEN_BINDINGS(poslab_train) {
   function("trainDefaults", &train_defaults_js);
   function("trainNames", &train_names_js);
   function("textLoss", &text_loss_js);
+  function("textLens", &text_lens_js);
+  function("textLensMap", &text_lens_map_js);
 }

@@ -315,5 +315,37 @@ TEST_F(LmCli, LensReportsEveryHeadsRole) {
       "give its config.json");
 }
 
+// The lens with a scaling in place of the config's (--rope-*): linear by 2 halves every θ the
+// bands are read against; a static scaling keeps the shift check invariant, dynamic does not
+// promise it; GPT-2 has no rotation to scale.
+TEST_F(LmCli, LensWithARopeScaling) {
+  const std::vector<std::string> base{
+      "lens",     "--weights",           "neox/model.safetensors", "--config", "neox/config.json",
+      "--tokens", "3,14,15,92,65,35,8,9"};
+  auto with = [&](std::vector<std::string> extra, const char* out) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"-o", out});
+    const RunResult r = run(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(read_file(path(out)));
+  };
+  const auto plain = with({}, "plain.json");
+  const auto linear = with({"--rope-scaling", "linear", "--rope-factor", "2"}, "linear.json");
+  const auto& f0 = plain["rope_bands"]["inv_freq"];
+  const auto& f1 = linear["rope_bands"]["inv_freq"];
+  ASSERT_EQ(f0.size(), f1.size());
+  for (std::size_t i = 0; i < f0.size(); ++i) {
+    EXPECT_NEAR(f1[i].get<double>(), f0[i].get<double>() / 2, 1e-12) << i;
+  }
+  EXPECT_EQ(linear["shift"]["invariant_expected"], true);
+  EXPECT_LT(linear["shift"]["relative_change"].get<double>(), 1e-4);
+  const auto dynamic = with({"--rope-scaling", "dynamic", "--rope-factor", "2"}, "dynamic.json");
+  EXPECT_EQ(dynamic["shift"]["invariant_expected"], false);
+  expect_refused_saying({"lens", "--weights", "gpt2/model.safetensors", "--tokens", "1,2,3,4,5,6",
+                         "--rope-scaling", "linear", "-o", "g.json"},
+                        "--rope-* is for RoPE models");
+}
+
 }  // namespace
 }  // namespace poslab::test

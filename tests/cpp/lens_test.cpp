@@ -459,7 +459,7 @@ TEST(Lens, ReportOfAHandBuiltModel) {
   settings.period = kPeriod;
   settings.weights = "hand-built";
   const std::vector<long long> text(T + 2, 7);
-  const nlohmann::json j = nlohmann::json::parse(lens_report(model, text, settings));
+  const nlohmann::json j = nlohmann::json::parse(lens_json(lens_report(model, text, settings)));
   ASSERT_EQ(j["heads"].size(), std::size_t(kHeads));
   const char* roles[] = {"sink", "previous-token", "induction", "local", "broad"};
   for (std::size_t h = 0; h < kHeads; ++h) EXPECT_EQ(j["heads"][h]["role"], roles[h]) << h;

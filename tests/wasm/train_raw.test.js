@@ -17,11 +17,14 @@ const SMALL = { trainLen: 3, layers: 1, width: 8, heads: 2, batch: 2, steps: 50,
 // The Long context view's shipped text model, and some bytes for it to read.
 const TEXT_MODEL = new Uint8Array(fs.readFileSync(path.join(repoRoot, 'web/src/content/text-rope.safetensors')));
 const TEXT = new TextEncoder().encode('All rights reserved. '.repeat(8));
+const IDS = Int32Array.from(TEXT);
 const CALLS = {
   trainCreate: [SMALL],
   trainDefaults: [],
   trainNames: [],
   textLoss: [TEXT_MODEL, TEXT, { context: 16, maxWindows: 2 }],
+  textLens: [TEXT_MODEL, Int32Array.from(TEXT), { period: 4 }],
+  textLensMap: [TEXT_MODEL, Int32Array.from(TEXT), { layer: 1, head: 3 }],
 };
 
 // [what, call(m, run), message pattern, field]
@@ -45,6 +48,20 @@ const BAD = [
   ['textLoss with an unknown scaling', (m) => m.textLoss(TEXT_MODEL, TEXT, { scaling: 'warp' }), /warp/, 'scaling'],
   ['textLoss past the text', (m) => m.textLoss(TEXT_MODEL, TEXT, { context: 512 }), /text/, 'text'],
   ['textLoss past the longest context', (m) => m.textLoss(TEXT_MODEL, TEXT, { context: 5000 }), /context/, 'context'],
+  ['textLens with bytes for the ids', (m) => m.textLens(TEXT_MODEL, TEXT, {}), /Int32Array/, 'tokens'],
+  ['textLens with a negative period', (m) => m.textLens(TEXT_MODEL, IDS, { period: -1 }), /period/, 'period'],
+  ['textLens with a period past half', (m) => m.textLens(TEXT_MODEL, IDS, { period: 200 }), /half/, 'period'],
+  ['textLens with an unknown key', (m) => m.textLens(TEXT_MODEL, IDS, { heads: 1 }), /heads/, 'heads'],
+  ['textLens with a rotation to scale', (m) => m.textLens(TEXT_MODEL, IDS, { rope: {} }), /rotation/, 'rope'],
+  ['textLens in double', (m) => m.textLens(TEXT_MODEL, IDS, { precision: 'double' }), /float only/, 'precision'],
+  [
+    'textLens past the vocabulary',
+    (m) => m.textLens(TEXT_MODEL, Int32Array.of(1, 2, 3, 4, 5, 999), {}),
+    /vocabulary/,
+    'tokens',
+  ],
+  ['textLensMap past the layers', (m) => m.textLensMap(TEXT_MODEL, IDS, { layer: 2 }), /layer/, 'layer'],
+  ['textLensMap past the heads', (m) => m.textLensMap(TEXT_MODEL, IDS, { head: 4 }), /head/, 'head'],
 ];
 
 describe.each(VARIANTS)('%s raw embind layer of the training module', (variant) => {

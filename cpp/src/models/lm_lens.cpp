@@ -3,6 +3,8 @@
 // the (T, V) logits; the shuffle's passes ask only for the losses.
 #include "poslab/models/lm_lens.hpp"
 
+#include <functional>
+
 namespace poslab {
 namespace {
 
@@ -20,50 +22,70 @@ std::vector<double> losses_from_logits(const TensorF& logits, const std::vector<
   return std::vector<double>(losses.data.begin(), losses.data.end());
 }
 
-// GPT-NeoX and the Llama family: one forward over RopeLmOptions.
-template <class Weights, class Forward>
-LensModel rope_lens_model(const Weights& weights, Precision precision, Forward forward) {
-  const auto& config = weights.config;
+// GPT-NeoX and the Llama family: one forward over RopeLmOptions, type-erased so both share
+// one set of passes (in the wasm module, one copy of their code). `base`: every pass's
+// precision and rotation.
+using RopeLmRun = std::function<RopeLmResult(const std::vector<long long>&, const RopeLmOptions&)>;
+
+LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long long vocab,
+                          long long head_dim, long long context) {
   LensModel out;
-  out.vocab = config.dims.vocab_size;
-  out.precision = to_string(precision);
-  out.visit = [&weights, precision, forward](const std::vector<long long>& t, bool bands,
-                                             const LensLayerReader& read) {
-    RopeLmOptions o;
-    o.precision = precision;
+  out.vocab = vocab;
+  out.precision = to_string(base.precision);
+  out.visit = [run, base](const std::vector<long long>& t, bool bands,
+                          const LensLayerReader& read) {
+    RopeLmOptions o = base;
     o.trace = true;
     o.pair_energy = bands;
     o.on_layer = to_reader(read);
     o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
     o.loss_by_position = true;
-    o.top_k = 1;
-    forward(weights, t, o);
+    run(t, o);
   };
-  out.logits = [&weights, precision, forward](const std::vector<long long>& t, long long offset) {
-    RopeLmOptions o;
-    o.precision = precision;
-    o.top_k = 1;
+  out.logits = [run, base](const std::vector<long long>& t, long long offset) {
+    RopeLmOptions o = base;
     o.position_offset = offset;
-    return forward(weights, t, o).logits;
+    return run(t, o).logits;
   };
-  out.losses = [&weights, precision, forward](const std::vector<long long>& t,
-                                              const std::vector<std::int32_t>& positions) {
-    RopeLmOptions o;
-    o.precision = precision;
+  out.losses = [run, base](const std::vector<long long>& t,
+                           const std::vector<std::int32_t>& positions) {
+    RopeLmOptions o = base;
     o.logits = false;
     o.loss_by_position = true;
-    o.top_k = 1;
     o.positions.assign(positions.begin(), positions.end());
-    const TensorF losses = forward(weights, t, o).losses;
+    const TensorF losses = run(t, o).losses;
     return std::vector<double>(losses.data.begin(), losses.data.end());
   };
-  const RopeOptions rope = config.rope();
+  const RopeOptions& rope = *base.rope;
   out.length_dependent = rope.scaling == RopeScaling::kDynamic;
-  out.inv_freq = rope_frequencies(config.head_dim(), rope).inv_freq;
+  out.inv_freq = rope_frequencies(head_dim, rope).inv_freq;
   out.trained_context = rope.scaling != RopeScaling::kNone && rope.original_length > 0
                             ? rope.original_length
-                            : config.dims.context;
+                            : context;
   return out;
+}
+
+// The passes' shared options: precision, the rotation (the config's unless overridden), top-1.
+template <class Config>
+RopeLmOptions rope_lens_options(const Config& config, Precision precision,
+                                const std::optional<RopeOptions>& rope) {
+  RopeLmOptions o;
+  o.precision = precision;
+  o.rope = rope ? *rope : config.rope();
+  o.top_k = 1;
+  return o;
+}
+
+// An architecture's weights and forward pass as rope_lens_model's one run.
+template <class Weights, class Forward>
+LensModel rope_lens_model_of(const Weights& weights, Precision precision,
+                             const std::optional<RopeOptions>& rope, Forward forward) {
+  const auto& c = weights.config;
+  return rope_lens_model(
+      [&weights, forward](const std::vector<long long>& t, const RopeLmOptions& o) {
+        return forward(weights, t, o);
+      },
+      rope_lens_options(c, precision, rope), c.dims.vocab_size, c.head_dim(), c.dims.context);
 }
 
 }  // namespace
@@ -102,12 +124,14 @@ LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
   return out;
 }
 
-LensModel lens_model(const GptNeoxWeights& weights, Precision precision) {
-  return rope_lens_model(weights, precision, gpt_neox_forward);
+LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
+                     const std::optional<RopeOptions>& rope) {
+  return rope_lens_model_of(weights, precision, rope, gpt_neox_forward);
 }
 
-LensModel lens_model(const LlamaWeights& weights, Precision precision) {
-  return rope_lens_model(weights, precision, llama_forward);
+LensModel lens_model(const LlamaWeights& weights, Precision precision,
+                     const std::optional<RopeOptions>& rope) {
+  return rope_lens_model_of(weights, precision, rope, llama_forward);
 }
 
 }  // namespace poslab

@@ -3,6 +3,7 @@
 // config.json keys.
 import type { Tensor } from './poslab';
 import type { Gpt2Lab, Gpt2LayerTrace, Precision } from './gpt2';
+import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';
 import type { LlamaLab } from './llama';
 import type { RopeConfigLab } from './rope-config';
 
@@ -87,6 +88,10 @@ export interface RopeLmModel<Architecture extends string, Config> {
   bytes: number;
   dtype: 'F32' | 'F16' | 'mixed'; // BF16 is held widened to F32
   forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
+  /** The position lens on tokens: lens.json's report (docs/lens.md), one layer held at a time. */
+  lens(tokens: number[] | Int32Array, options?: LensOptions): LensReport;
+  /** One head's attention map on tokens (one traced pass): the lens's example map. */
+  lensMap(tokens: number[] | Int32Array, options?: LensMapOptions): LensMap;
   delete(): void;
 }
 

@@ -1,6 +1,7 @@
 // Types of the GPT-2 API (gpt2.js), from the poslab-gpt2 module. Shapes: T tokens, V vocabulary,
 // H heads, N layers. Configs use Hugging Face's config.json keys.
 import type { CreateOptions, Tensor } from './poslab';
+import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';
 
 export interface Gpt2ConfigInput {
   vocab_size?: number;
@@ -84,6 +85,10 @@ export interface Gpt2Model {
     tokens: number[] | Int32Array,
     options?: { position?: Gpt2Position; topK?: number; trace?: boolean; precision?: Precision },
   ): Gpt2Result;
+  /** The position lens on tokens: lens.json's report (docs/lens.md), one layer held at a time. */
+  lens(tokens: number[] | Int32Array, options?: LensOptions): LensReport;
+  /** One head's attention map on tokens (one traced pass): the lens's example map. */
+  lensMap(tokens: number[] | Int32Array, options?: LensMapOptions): LensMap;
   delete(): void;
 }
 

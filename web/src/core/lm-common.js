@@ -81,8 +81,37 @@ const wrapHandle = (raw, what, methods) => {
   });
 };
 
-// A model handle: config, bytes, dtype, `extra` fields, and forward(tokens, opts) as
-// `forward(alive, tokens, opts, config)` runs it.
+const LENS_KEYS = ['period', 'seed', 'shift', 'localWindow', 'precision', 'rope'];
+
+/**
+ * The position lens's options ({ period?, seed?, shift?, localWindow?, precision?, rope? }):
+ * types here, ranges and rope's keys in the core (lens_options.hpp, as forward's rope).
+ */
+export const lensArgs = (opts, name) => {
+  const o = check.options(opts, name, LENS_KEYS);
+  const args = {};
+  for (const key of ['period', 'seed', 'shift', 'localWindow']) {
+    if (o[key] !== undefined) args[key] = check.integer(o[key], key);
+  }
+  if (o.precision !== undefined) args.precision = precisionArg(o.precision);
+  if (o.rope !== undefined) args.rope = o.rope; // its keys: the core's, as forward's rope
+  return args;
+};
+
+/** lensMap's options { layer, head, rope? }: which head's attention map, and lens()'s rope. */
+export const lensMapArgs = (opts, name) => {
+  const o = check.options(opts, name, ['layer', 'head', 'rope']);
+  const args = {
+    layer: o.layer === undefined ? 0 : check.integer(o.layer, 'layer', 0),
+    head: o.head === undefined ? 0 : check.integer(o.head, 'head', 0),
+  };
+  if (o.rope !== undefined) args.rope = o.rope; // its keys: the core's, as forward's rope
+  return args;
+};
+
+// A model handle: config, bytes, dtype, `extra` fields, forward(tokens, opts) as
+// `forward(alive, tokens, opts, config)` runs it, and the position lens: lens(tokens, opts)
+// (lens.json's report as an object, number lists as typed arrays) and lensMap(tokens, opts).
 export const wrapModel = (raw, model, forward, extra = {}) => {
   const config = raw.config();
   return wrapHandle(raw, `${model} model`, (alive) => ({
@@ -91,6 +120,23 @@ export const wrapModel = (raw, model, forward, extra = {}) => {
     bytes: raw.bytes(),
     dtype: raw.dtype(),
     forward: (tokens, opts) => forward(alive, tokens, opts, config),
+    lens(tokens, opts) {
+      const args = lensArgs(opts, 'lens');
+      const ids = tokenArray(tokens, model);
+      const handle = alive();
+      return call(() => handle.lens(ids, args));
+    },
+    // The traced forward's map of one head (the module carries no second path for it).
+    lensMap(tokens, opts) {
+      const { layer, head, rope } = lensMapArgs(opts, 'lensMap');
+      const traced = forward(alive, tokens, rope ? { trace: true, topK: 1, rope } : { trace: true, topK: 1 }, config);
+      const layers = traced.layers.length;
+      if (layer >= layers) throw new PosLabError(`layer ${layer} is past the model's ${layers}`, { field: 'layer' });
+      const { data, shape } = traced.layers[layer].attention; // (H, T, T)
+      const [H, T] = shape;
+      if (head >= H) throw new PosLabError(`head ${head} is past the layer's ${H}`, { field: 'head' });
+      return { size: T, attention: data.slice(head * T * T, (head + 1) * T * T) };
+    },
   }));
 };
 

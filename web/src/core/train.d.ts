@@ -1,4 +1,5 @@
 // Types of the length-generalisation lab's JS API (train.js) over the training module.
+import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';
 
 export interface TrainConfig {
   /** text: a byte-level language model on `text` (Press et al. 2022), scored by context. */
@@ -102,6 +103,14 @@ export interface TrainLab {
       maxWindows?: number;
     },
   ): { losses: Float64Array; trainLen: number; position: string };
+  /**
+   * The position lens on a lab checkpoint (TrainRun.checkpoint(), F32 or F16) and token ids (a
+   * text model's: the text's bytes, as a Uint8Array): lens.json's report (docs/lens.md). Float
+   * only.
+   */
+  textLens(checkpoint: Uint8Array, tokens: number[] | Int32Array | Uint8Array, options?: LensOptions): LensReport;
+  /** One head's attention map on a lab checkpoint (one traced pass). */
+  textLensMap(checkpoint: Uint8Array, tokens: number[] | Int32Array | Uint8Array, options?: LensMapOptions): LensMap;
 }
 
 export function createTrainLab(config?: {

@@ -4,6 +4,7 @@
 // Declarations: train.d.ts.
 import { PosLabError } from './errors.js';
 import { loadModule } from './load.js';
+import { lensArgs, lensMapArgs, tokenArray } from './lm-common.js';
 import { guardMethods, toPosLabError, unwrap } from './raw.js';
 import * as check from './validate.js';
 
@@ -46,13 +47,7 @@ export function bindTrain(m) {
     names,
     createRun(config = {}) {
       check.options(config, 'createRun', CONFIG_KEYS);
-      let raw;
-      try {
-        raw = unwrap(m.trainCreate(config));
-      } catch (cause) {
-        throw toPosLabError('createRun', cause);
-      }
-      return wrapRun(raw);
+      return wrapRun(calling('createRun', () => m.trainCreate(config)));
     },
     /**
      * A text model's loss by position (train.d.ts): its checkpoint's bytes, a text's bytes and
@@ -60,14 +55,39 @@ export function bindTrain(m) {
      */
     textLoss(checkpoint, text, options = {}) {
       check.options(options, 'textLoss', ['context', 'scaling', 'factor', 'maxWindows']);
-      try {
-        return unwrap(m.textLoss(checkpoint, text, options));
-      } catch (cause) {
-        throw toPosLabError('textLoss', cause);
-      }
+      return calling('textLoss', () => m.textLoss(checkpoint, text, options));
+    },
+    /**
+     * The position lens on a lab checkpoint (train.d.ts): its bytes, token ids (a byte-level
+     * text model's: the text's bytes) and { period?, seed?, shift?, localWindow? }.
+     */
+    textLens(checkpoint, tokens, options = {}) {
+      const args = lensArgs(options, 'textLens');
+      const ids = labTokens(tokens);
+      return calling('textLens', () => m.textLens(checkpoint, ids, args));
+    },
+    /** One head's attention map on a lab checkpoint: { layer, head } → { size, attention }. */
+    textLensMap(checkpoint, tokens, options = {}) {
+      const args = lensMapArgs(options, 'textLensMap');
+      const ids = labTokens(tokens);
+      return calling('textLensMap', () => m.textLensMap(checkpoint, ids, args));
     },
   };
 }
+
+// A raw call's result, its { error } (or anything it throws) a PosLabError naming `name`.
+const calling = (name, fn) => {
+  try {
+    return unwrap(fn());
+  } catch (cause) {
+    throw toPosLabError(name, cause);
+  }
+};
+
+// The lab lens's ids: a byte-level text model's are a text's bytes (a Uint8Array), or any
+// token ids.
+const labTokens = (tokens) =>
+  tokenArray(tokens instanceof Uint8Array ? Int32Array.from(tokens) : tokens, 'the lab’s model');
 
 function wrapRun(raw) {
   let disposed = false;

@@ -2,12 +2,13 @@
 // a random sequence of period n repeated once (the induction score), then the text — read one
 // layer at a time, so no more than one layer's (H, T, T) is held; then the shift check and the
 // shuffle. The model comes as a LensModel: the language models' adapters are in
-// poslab/models/lm_lens.hpp, the lab's in poslab/train/lens_model.hpp. The CLI (`poslab
-// lens`) and the wasm bindings both write this report, so lens.json has one shape.
+// poslab/models/lm_lens.hpp, the lab's in poslab/train/lens_model.hpp. The CLI writes the
+// report as lens.json (lens_json), the wasm bindings as a JS object of the same keys.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,11 +55,61 @@ struct LensSettings {
   std::string weights;  // the report's "weights": where the model came from
 };
 
-// The lens's report as JSON text (lens.json; its fields are in docs/lens.md). Throws Error,
-// naming its field ("tokens", "period", "shift"), for a text no longer than the local window,
-// a period past half the text, or a shift past max_positions.
-std::string lens_report(const LensModel& model, const std::vector<long long>& tokens,
-                        const LensSettings& settings);
+struct LensHead {
+  std::size_t layer = 0, head = 0;
+  HeadRole role = HeadRole::kBroad;
+  HeadScores scores;
+  std::vector<float> distance_profile;  // (T,): mean weight at distance i − j
+  // RoPE models (empty otherwise): the share of the head's score energy per rotation pair,
+  // then the unrotated dims; the share on the pairs that turn within the trained context.
+  std::vector<float> pair_energy;
+  double turning_share = 0.0;
+  bool positional = false;  // turning_share reaches LensBands::positional_share
+};
+
+struct LensShift {
+  long long k = 0;
+  LogitChange change;
+  bool invariant_expected = false;
+};
+
+// The next-token loss by position (T − 1,) with positions 0..T−1, shuffled, and all 0.
+struct LensShuffle {
+  std::vector<double> index, shuffled, constant;
+};
+
+struct LensBands {
+  std::vector<double> inv_freq;  // θ_i per pair (wavelength 2π/θ_i)
+  long long trained_context = 0;
+  double uniform_share = 0.0;     // the turning share of energy spread evenly
+  double positional_share = 0.0;  // uniform + positional·(1 − uniform): a positional head's
+  int positional_heads = 0;
+};
+
+struct LensReport {
+  std::string weights, precision;
+  long long tokens = 0, period = 0, seed = 0;
+  HeadRoleThresholds thresholds;
+  std::vector<LensHead> heads;         // layer by layer, head by head
+  std::optional<LensShift> shift;      // none without logits, or at k = 0
+  std::optional<LensShuffle> shuffle;  // none where positions must rise along the text
+  std::optional<LensBands> bands;      // RoPE models
+  int count(HeadRole role) const;
+};
+
+// The lens's report (its fields are in docs/lens.md). Throws Error, naming its field
+// ("tokens", "period", "shift"), for a text no longer than the local window, a period past
+// half the text, or a shift past max_positions — before any pass runs.
+LensReport lens_report(const LensModel& model, const std::vector<long long>& tokens,
+                       const LensSettings& settings);
+
+// One head's attention (T, T) on the text: the lens's example map, from one traced pass.
+// Throws Error (field "layer" or "head") for a head the model does not have.
+TensorF lens_attention(const LensModel& model, const std::vector<long long>& tokens,
+                       long long layer, long long head);
+
+// The report as lens.json's text.
+std::string lens_json(const LensReport& report);
 
 // The n random ids in [0, vocab) then the same n again: the induction pass's sequence.
 std::vector<long long> repeated_sequence(long long n, long long vocab, long long seed);

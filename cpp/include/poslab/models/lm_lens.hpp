@@ -4,6 +4,8 @@
 // LensModel refers to `weights`, which the caller keeps alive while it is used.
 #pragma once
 
+#include <optional>
+
 #include "poslab/analysis/lens_report.hpp"
 #include "poslab/base/precision.hpp"
 #include "poslab/models/gpt2.hpp"
@@ -13,7 +15,11 @@
 namespace poslab {
 
 LensModel lens_model(const Gpt2Weights& weights, Precision precision);
-LensModel lens_model(const GptNeoxWeights& weights, Precision precision);
-LensModel lens_model(const LlamaWeights& weights, Precision precision);
+// rope: a rotation in place of the config's (RopeLmOptions::rope), e.g. the model with a
+// scaling it was not trained with; the bands are then read against its frequencies.
+LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
+                     const std::optional<RopeOptions>& rope = std::nullopt);
+LensModel lens_model(const LlamaWeights& weights, Precision precision,
+                     const std::optional<RopeOptions>& rope = std::nullopt);
 
 }  // namespace poslab
