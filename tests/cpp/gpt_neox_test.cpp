@@ -207,9 +207,18 @@ TEST_F(GptNeoxTiny, LossByPositionIsMinusLogSoftmaxOfTheLogits) {
   GptNeoxOptions options;
   options.loss_by_position = true;
   EXPECT_THROW(poslab::gpt_neox_forward(weights_, {5}, options), Error);  // no next token
+  // Neither: the next tokens after the last position alone, from that one row of the head.
   options.logits = false;
   options.loss_by_position = false;
-  EXPECT_THROW(poslab::gpt_neox_forward(weights_, {5, 6}, options), Error);  // asks for nothing
+  const poslab::GptNeoxResult top = poslab::gpt_neox_forward(weights_, {5, 6}, options);
+  GptNeoxOptions full;
+  const poslab::GptNeoxResult all = poslab::gpt_neox_forward(weights_, {5, 6}, full);
+  EXPECT_EQ(top.logits.size(), 0u);
+  EXPECT_EQ(top.losses.size(), 0u);
+  EXPECT_EQ(top.top_ids, all.top_ids);
+  for (std::size_t i = 0; i < top.top_probs.size(); ++i) {
+    EXPECT_NEAR(top.top_probs[i], all.top_probs[i], 1e-6) << i;
+  }
 }
 
 TEST(GptNeoxHead, LossIsTheSameWhenTheVocabularyComesInSeveralPanels) {

@@ -451,9 +451,10 @@ TEST(Lens, AnInductionCircuitWiredInTwoLayersIsNamed) {
 TEST(Lens, ReportOfAHandBuiltModel) {
   LensModel model;
   model.vocab = 50;
-  model.visit = [](const std::vector<long long>& tokens, bool, const LensLayerReader& read) {
+  model.visit = [](const std::vector<long long>& tokens, bool, bool, const LensLayerReader& read) {
     const bool repeated = tokens.size() == 2 * kPeriod;
     read(0, layer(kHeads, tokens.size(), repeated ? repeated_weight : text_weight), nullptr);
+    return LensOutputs{};
   };
   LensSettings settings;
   settings.period = kPeriod;

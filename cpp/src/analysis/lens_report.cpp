@@ -14,7 +14,7 @@ namespace {
 std::vector<std::vector<double>> induction_scores(const LensModel& model, long long n,
                                                   const LensSettings& s) {
   std::vector<std::vector<double>> out;
-  model.visit(repeated_sequence(n, model.vocab, s.seed), false,
+  model.visit(repeated_sequence(n, model.vocab, s.seed), false, false,
               [&](std::size_t, const TensorF& attention, const TensorF*) {
                 std::vector<double> by_head;
                 for (const HeadScores& h : head_scores(attention, attention, n, s.thresholds)) {
@@ -36,20 +36,18 @@ long long shift_of(const LensModel& model, long long T, long long requested) {
   return k;
 }
 
-// How much the model uses position: the loss by position with positions 0..T−1, shuffled (a
-// seeded permutation) and all 0.
+// How much the model uses position: the loss by position with positions 0..T−1 (the text
+// pass's), shuffled (a seeded permutation) and all 0.
 LensShuffle shuffle_of(const LensModel& model, const std::vector<long long>& tokens,
-                       long long seed) {
+                       std::vector<double> in_order, long long seed) {
   const std::size_t T = tokens.size();
-  std::vector<std::int32_t> index(T, 0), constant(T, 0);
-  for (std::size_t t = 0; t < T; ++t) index[t] = std::int32_t(t);
-  std::vector<std::int32_t> shuffled = index;
+  std::vector<std::int32_t> shuffled(T, 0), constant(T, 0);
+  for (std::size_t t = 0; t < T; ++t) shuffled[t] = std::int32_t(t);
   Rng rng{std::uint64_t(seed) + 0x5A17u};
   for (std::size_t i = shuffled.size(); i > 1; --i) {  // Fisher-Yates
     std::swap(shuffled[i - 1], shuffled[std::size_t(rng.uniform() * double(i))]);
   }
-  return {model.losses(tokens, index), model.losses(tokens, shuffled),
-          model.losses(tokens, constant)};
+  return {std::move(in_order), model.losses(tokens, shuffled), model.losses(tokens, constant)};
 }
 
 }  // namespace
@@ -98,34 +96,36 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
     b.uniform_share = turning_pair_share(even.data(), b.inv_freq, b.trained_context);
     b.positional_share = b.uniform_share + t.positional * (1.0 - b.uniform_share);
   }
-  model.visit(tokens, r.bands.has_value(),
-              [&](std::size_t layer, const TensorF& attention, const TensorF* energy) {
-                std::vector<HeadScores> scores = head_scores(attention, TensorF{}, r.period, t);
-                const TensorF profile = attention_by_distance(attention);
-                const std::size_t L = profile.dim(1);
-                for (std::size_t h = 0; h < scores.size(); ++h) {
-                  LensHead& head = r.heads.emplace_back();
-                  head.layer = layer;
-                  head.head = h;
-                  head.scores = scores[h];
-                  head.scores.induction = induction.at(layer).at(h);
-                  head.role = head_role(head.scores, t);
-                  head.distance_profile.assign(profile.ptr() + h * L, profile.ptr() + (h + 1) * L);
-                  if (energy && r.bands) {
-                    const float* row = energy->ptr() + h * energy->dim(1);
-                    head.pair_energy.assign(row, row + energy->dim(1));
-                    head.turning_share =
-                        turning_pair_share(row, r.bands->inv_freq, r.bands->trained_context);
-                    head.positional = head.turning_share >= r.bands->positional_share;
-                    r.bands->positional_heads += head.positional;
-                  }
-                }
-              });
-  if (model.logits && k > 0) {
-    r.shift = LensShift{k, logit_change(model.logits(tokens, 0), model.logits(tokens, k)),
-                        !model.length_dependent};
+  const bool shifted = model.logits && k > 0;
+  LensOutputs text = model.visit(
+      tokens, r.bands.has_value(), shifted || bool(model.losses),
+      [&](std::size_t layer, const TensorF& attention, const TensorF* energy) {
+        std::vector<HeadScores> scores = head_scores(attention, TensorF{}, r.period, t);
+        const TensorF profile = attention_by_distance(attention);
+        const std::size_t L = profile.dim(1);
+        for (std::size_t h = 0; h < scores.size(); ++h) {
+          LensHead& head = r.heads.emplace_back();
+          head.layer = layer;
+          head.head = h;
+          head.scores = scores[h];
+          head.scores.induction = induction.at(layer).at(h);
+          head.role = head_role(head.scores, t);
+          head.distance_profile.assign(profile.ptr() + h * L, profile.ptr() + (h + 1) * L);
+          if (energy && r.bands) {
+            const float* row = energy->ptr() + h * energy->dim(1);
+            head.pair_energy.assign(row, row + energy->dim(1));
+            head.turning_share =
+                turning_pair_share(row, r.bands->inv_freq, r.bands->trained_context);
+            head.positional = head.turning_share >= r.bands->positional_share;
+            r.bands->positional_heads += head.positional;
+          }
+        }
+      });
+  if (shifted) {
+    r.shift =
+        LensShift{k, logit_change(text.logits, model.logits(tokens, k)), !model.length_dependent};
   }
-  if (model.losses) r.shuffle = shuffle_of(model, tokens, s.seed);
+  if (model.losses) r.shuffle = shuffle_of(model, tokens, std::move(text.losses), s.seed);
   return r;
 }
 
@@ -135,7 +135,7 @@ TensorF lens_attention(const LensModel& model, const std::vector<long long>& tok
   require(head >= 0, "head", "head must be non-negative");
   TensorF out;
   std::size_t layers = 0, heads = 0;
-  model.visit(tokens, false, [&](std::size_t l, const TensorF& attention, const TensorF*) {
+  model.visit(tokens, false, false, [&](std::size_t l, const TensorF& attention, const TensorF*) {
     ++layers;
     heads = attention.dim(0);
     if ((long long)l != layer || head >= (long long)heads) return;

@@ -35,8 +35,6 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
                "the limit of " + std::to_string(max_tokens) +
                    " (RoPE angles are exact to 1e-5 up to there)");
   require(options.top_k >= 0, "topK", "top_k must be non-negative");
-  require(options.logits || options.loss_by_position, "logits",
-          "ask for the logits, the loss by position or both");
   const std::size_t T = tokens.size(), E = std::size_t(dims.width);
   // A bad rotation fails here, before any work, with its field.
   require(options.position_offset >= 0, "positionOffset",

@@ -15,11 +15,14 @@ LmLayerVisitor to_reader(const LensLayerReader& read) {
   };
 }
 
+std::vector<double> as_doubles(const TensorF& values) {
+  return std::vector<double>(values.data.begin(), values.data.end());
+}
+
 // −log softmax(logits[t])[token t + 1] for t in [0, T − 1), as doubles.
 std::vector<double> losses_from_logits(const TensorF& logits, const std::vector<long long>& t) {
   const std::size_t V = logits.dim(logits.ndim() - 1);
-  const TensorF losses = next_token_losses(TensorF({t.size(), V}, logits.data), t);
-  return std::vector<double>(losses.data.begin(), losses.data.end());
+  return as_doubles(next_token_losses(TensorF({t.size(), V}, logits.data), t));
 }
 
 // GPT-NeoX and the Llama family: one forward over RopeLmOptions, type-erased so both share
@@ -32,15 +35,16 @@ LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long 
   LensModel out;
   out.vocab = vocab;
   out.precision = to_string(base.precision);
-  out.visit = [run, base](const std::vector<long long>& t, bool bands,
+  out.visit = [run, base](const std::vector<long long>& t, bool bands, bool outputs,
                           const LensLayerReader& read) {
     RopeLmOptions o = base;
     o.trace = true;
     o.pair_energy = bands;
     o.on_layer = to_reader(read);
-    o.logits = false;  // the losses instead: (T − 1,) rather than (T, V)
-    o.loss_by_position = true;
-    run(t, o);
+    o.logits = outputs;
+    o.loss_by_position = outputs;
+    RopeLmResult r = run(t, o);
+    return LensOutputs{std::move(r.logits), as_doubles(r.losses)};
   };
   out.logits = [run, base](const std::vector<long long>& t, long long offset) {
     RopeLmOptions o = base;
@@ -53,8 +57,7 @@ LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long 
     o.logits = false;
     o.loss_by_position = true;
     o.positions.assign(positions.begin(), positions.end());
-    const TensorF losses = run(t, o).losses;
-    return std::vector<double>(losses.data.begin(), losses.data.end());
+    return as_doubles(run(t, o).losses);
   };
   const RopeOptions& rope = *base.rope;
   out.length_dependent = rope.scaling == RopeScaling::kDynamic;
@@ -94,13 +97,16 @@ LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
   LensModel out;
   out.vocab = weights.config.dims.vocab_size;
   out.precision = to_string(precision);
-  out.visit = [&weights, precision](const std::vector<long long>& t, bool,
+  out.visit = [&weights, precision](const std::vector<long long>& t, bool, bool outputs,
                                     const LensLayerReader& read) {
     Gpt2Options o;
     o.precision = precision;
     o.top_k = 1;
     o.on_layer = to_reader(read);
-    gpt2_forward(weights, t, o);
+    Gpt2Result r = gpt2_forward(weights, t, o);
+    if (!outputs) return LensOutputs{};
+    std::vector<double> losses = losses_from_logits(r.logits, t);
+    return LensOutputs{std::move(r.logits), std::move(losses)};
   };
   out.logits = [&weights, precision](const std::vector<long long>& t, long long offset) {
     Gpt2Options o;

@@ -53,6 +53,13 @@ VocabularyOutputs vocabulary_head(const TensorF& final_x, const StoredTensor& ma
                                   const std::vector<long long>& tokens, Precision precision,
                                   bool logits, bool loss_by_position, long long top_k) {
   const std::size_t T = final_x.dim(0), E = final_x.dim(1), V = matrix.dim(0);
+  if (!logits && !loss_by_position && T > 1) {
+    // Only the next tokens after the last position: one row of the product, not T (a traced
+    // pass read for its layers alone, such as the position lens's).
+    const TensorF last_x({1, E},
+                         std::vector<float>(final_x.ptr() + (T - 1) * E, final_x.ptr() + T * E));
+    return vocabulary_head(last_x, matrix, tokens, precision, false, false, top_k);
+  }
   VocabularyOutputs result;
   // About 4 M elements per panel (16 MB of float32, 32 MB of double in the reference), and
   // whole panels of at least 64 columns so the product keeps its shape at very long T.

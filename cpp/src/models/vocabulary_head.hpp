@@ -21,7 +21,8 @@ struct VocabularyOutputs {
 };
 
 // final_x (T, E) · matrixᵀ, matrix (V, E): the logits when `logits`, the next-token losses
-// (NextTokenLoss) when `loss_by_position`, and the top_k of the last row in any case.
+// (NextTokenLoss) when `loss_by_position`, and the top_k of the last row in any case (with
+// neither, only that row is computed).
 VocabularyOutputs vocabulary_head(const TensorF& final_x, const StoredTensor& matrix,
                                   const std::vector<long long>& tokens, Precision precision,
                                   bool logits, bool loss_by_position, long long top_k);

@@ -32,6 +32,12 @@ Batch lab_batch(const std::vector<long long>& tokens, long long offset, long lon
   return b;
 }
 
+// −log softmax(logits[t])[token t + 1] for t in [0, T − 1) of logits (T, V), as doubles.
+std::vector<double> losses_of(const TensorF& logits, const std::vector<long long>& t) {
+  const TensorF losses = next_token_losses(logits, t);
+  return std::vector<double>(losses.data.begin(), losses.data.end());
+}
+
 }  // namespace
 
 LensModel lens_model(const LabCheckpoint& checkpoint) {
@@ -40,9 +46,10 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
   LensModel out;
   out.vocab = V;
   // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
-  out.visit = [&checkpoint, model, V](const std::vector<long long>& t, bool,
+  out.visit = [&checkpoint, model, V](const std::vector<long long>& t, bool, bool outputs,
                                       const LensLayerReader& read) {
-    const TensorF maps = model->attention_maps(checkpoint.params, lab_batch(t, 0, V), 0);
+    const Batch batch = lab_batch(t, 0, V);
+    const TensorF maps = model->attention_maps(checkpoint.params, batch, 0);
     const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
     for (std::size_t l = 0; l < layers; ++l) {
       const TensorF layer(
@@ -50,6 +57,11 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
           std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
       read(l, layer, nullptr);
     }
+    if (!outputs) return LensOutputs{};
+    const TensorF logits = model->logits(checkpoint.params, batch);
+    LensOutputs o{TensorF({logits.dim(1), logits.dim(2)}, logits.data), {}};
+    o.losses = losses_of(o.logits, t);
+    return o;
   };
   out.logits = [&checkpoint, model, V](const std::vector<long long>& t, long long offset) {
     const TensorF logits = model->logits(checkpoint.params, lab_batch(t, offset, V));

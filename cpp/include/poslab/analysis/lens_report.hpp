@@ -22,13 +22,22 @@ namespace poslab {
 using LensLayerReader =
     std::function<void(std::size_t layer, const TensorF& attention, const TensorF* pair_energy)>;
 
+// What a traced pass on the text also gives, when asked: its logits (T, V) and next-token
+// losses (T − 1,), so the shift check and the shuffle need no second pass at positions 0..T−1.
+struct LensOutputs {
+  TensorF logits;
+  std::vector<double> losses;
+};
+
 // A model as the lens sees it. Its functions may refer to weights the caller keeps alive for
 // the duration of lens_report.
 struct LensModel {
   long long vocab = 0;
   std::string precision = "float";  // the arithmetic of its passes, for the report
-  // A traced pass on tokens at positions 0..T−1; `bands`: also each layer's pair energy.
-  std::function<void(const std::vector<long long>& tokens, bool bands, const LensLayerReader&)>
+  // A traced pass on tokens at positions 0..T−1; `bands`: also each layer's pair energy;
+  // `outputs`: also the logits and losses (else both empty).
+  std::function<LensOutputs(const std::vector<long long>& tokens, bool bands, bool outputs,
+                            const LensLayerReader&)>
       visit;
   // RoPE models: θ_i of each pair and the trained context N the bands are read against
   // (original_max_position_embeddings when scaled, else the context). Empty: no bands.
