@@ -3,8 +3,9 @@
 for each method's checkpoint that bench/lab/text.py kept, and as the control the same model at
 its random initialisation (`poslab train --steps 0`, the same seed), `poslab lens` on the first
 T bytes of the held-out tenth of the sample, at T = N (the trained context) and at T = 8N; then
-a table of role counts, the mean local score and the loss with positions in order, shuffled and
-all 0. A benchmark, not a test: a minute.
+a table of role counts, the mean local score, the loss with positions in order, shuffled and
+all 0, and for the rotations (RoPE, xPos) how many heads lean on the turning frequency pairs. A
+benchmark, not a test: a minute.
 
   bench/lab/lens.py [--poslab build/release/cpp/poslab] [--runs build/bench-lab-text]
       [--train-len 64] [--times 8] [--methods learned,sinusoidal,...]
@@ -44,7 +45,9 @@ def summary(report):
     local = sum(h["scores"]["local"] for h in report["heads"]) / len(report["heads"])
     s = report["shuffle"]
     loss = "n/a" if s is None else " / ".join(f"{s['mean_loss'][k]:.2f}" for k in ("index", "shuffled", "constant"))
-    return counts, local, loss
+    b = report["rope_bands"]
+    bands = "—" if b is None else f"{b['positional_heads']} positional (u {b['uniform_share']:.2f})"
+    return counts, local, loss, bands
 
 
 def main():
@@ -63,16 +66,18 @@ def main():
           f"each method's text model of bench/lab/text.py and the same model at initialisation; roles of its "
           f"8 heads, their mean local score (W = 4) and the loss in nats per byte with positions in order / "
           f"shuffled / all 0:\n")
-    print(f"| method | model | roles at T = {N} | local | loss: order / shuffled / 0 | roles at T = {long} | local |")
-    print("| --- | --- | --- | --: | --- | --- | --: |")
+    print(f"| method | model | roles at T = {N} | local | loss: order / shuffled / 0 | RoPE bands at T = {N} "
+          f"| roles at T = {long} | local |")
+    print("| --- | --- | --- | --: | --- | --- | --- | --: |")
     for method in a.methods.split(","):
         for label, weights in (("trained", os.path.join(a.runs, f"text-{method}.safetensors")),
                                ("random init", random_init(a, method))):
             at_n = summary(lens(a, weights, N, held))
-            at_long = (("n/a (no rows past N)", None, "") if method == "learned"
+            at_long = (("n/a (no rows past N)", None, "", "") if method == "learned"
                        else summary(lens(a, weights, long, held)))
             fmt = lambda x: "n/a" if x is None else f"{x:.2f}"
-            print(f"| {method} | {label} | {at_n[0]} | {fmt(at_n[1])} | {at_n[2]} | {at_long[0]} | {fmt(at_long[1])} |")
+            print(f"| {method} | {label} | {at_n[0]} | {fmt(at_n[1])} | {at_n[2]} | {at_n[3]} | {at_long[0]} "
+                  f"| {fmt(at_long[1])} |")
 
 if __name__ == "__main__":
     main()

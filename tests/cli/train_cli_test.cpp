@@ -230,6 +230,20 @@ TEST_F(TrainCli, LensReadsALabTextModel) {
       EXPECT_EQ(j["shuffle"]["loss_by_position"][pass].size(), 15u) << pass;
       EXPECT_GT(j["shuffle"]["mean_loss"][pass].get<double>(), 0.0) << pass;
     }
+    // RoPE's frequency bands from the trainer's own rotated q and k: d = 8, 4 pairs and the
+    // (empty) unrotated term per head, read against the trained context 16.
+    if (std::string(method) == "rope") {
+      ASSERT_FALSE(j["rope_bands"].is_null());
+      EXPECT_EQ(j["rope_bands"]["trained_context"], 16);
+      for (const auto& head : j["heads"]) {
+        ASSERT_EQ(head["pair_energy"].size(), 5u);
+        double sum = 0;
+        for (const auto& e : head["pair_energy"]) sum += e.get<double>();
+        EXPECT_NEAR(sum, 1.0, 1e-5);
+      }
+    } else {
+      EXPECT_TRUE(j["rope_bands"].is_null());
+    }
   }
   EXPECT_EQ(run(with(lens, {"--shift", "1"})).status, 1);  // the learned table has 16 rows
   ASSERT_EQ(run(with(kTextModel, {"--position", "rope", "--layers", "1"})).status, 0);

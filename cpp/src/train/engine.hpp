@@ -156,6 +156,10 @@ class Engine {
   const std::vector<T>& logits() const { return logits_; }
   // Attention weights (B, H, T, T) of layer l from the last forward().
   const std::vector<T>& attention(std::size_t l) const { return layers_[l].att; }
+  // The queries and keys (B, H, T, d) layer l scored with in the last forward(), after the
+  // rotation (RoPE, xPos).
+  const std::vector<T>& queries(std::size_t l) const { return layers_[l].q; }
+  const std::vector<T>& keys(std::size_t l) const { return layers_[l].k; }
   std::size_t rows() const { return n_; }
 
  private:

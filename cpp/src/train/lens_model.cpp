@@ -4,9 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "poslab/analysis/lens.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/models/lm.hpp"
 #include "poslab/positions/position_methods.hpp"
+#include "poslab/positions/rope.hpp"
 #include "poslab/train/model.hpp"
 
 namespace poslab::train {
@@ -32,6 +34,14 @@ Batch lab_batch(const std::vector<long long>& tokens, long long offset, long lon
   return b;
 }
 
+// Layer l of a per-layer stack (N, a, b, c) as (a, b, c).
+TensorF slice(const TensorF& stack, std::size_t l) {
+  const std::size_t per_layer = stack.size() / stack.dim(0);
+  return TensorF(
+      Shape{stack.dim(1), stack.dim(2), stack.dim(3)},
+      std::vector<float>(stack.ptr() + l * per_layer, stack.ptr() + (l + 1) * per_layer));
+}
+
 // −log softmax(logits[t])[token t + 1] for t in [0, T − 1) of logits (T, V), as doubles.
 std::vector<double> losses_of(const TensorF& logits, const std::vector<long long>& t) {
   const TensorF losses = next_token_losses(logits, t);
@@ -45,17 +55,27 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
   const long long V = (long long)checkpoint.model.vocab_size;
   LensModel out;
   out.vocab = V;
+  const PositionMethod p = checkpoint.model.position;
+  const bool rotates = position_method_info(p).kind == PositionKind::kRotation;
+  // RoPE's neox pairs, xPos's gptj pairs (as torchscale), over the whole head.
+  const RopeStyle style = p == PositionMethod::kXpos ? RopeStyle::kGptj : RopeStyle::kNeox;
+  const long long d = (long long)(checkpoint.model.n_embd / checkpoint.model.n_head);
   // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
-  out.visit = [&checkpoint, model, V](const std::vector<long long>& t, bool, bool outputs,
-                                      const LensLayerReader& read) {
+  out.visit = [&checkpoint, model, V, rotates, style, d](const std::vector<long long>& t,
+                                                         bool bands, bool outputs,
+                                                         const LensLayerReader& read) {
     const Batch batch = lab_batch(t, 0, V);
-    const TensorF maps = model->attention_maps(checkpoint.params, batch, 0);
-    const std::size_t layers = maps.dim(0), per_layer = maps.size() / layers;
-    for (std::size_t l = 0; l < layers; ++l) {
-      const TensorF layer(
-          Shape{maps.dim(1), maps.dim(2), maps.dim(3)},
-          std::vector<float>(maps.ptr() + l * per_layer, maps.ptr() + (l + 1) * per_layer));
-      read(l, layer, nullptr);
+    const bool qk = bands && rotates;
+    const Model::AttentionTrace trace = model->attention_trace(checkpoint.params, batch, 0, qk);
+    for (std::size_t l = 0; l < trace.maps.dim(0); ++l) {
+      const TensorF layer = slice(trace.maps, l);
+      if (!qk) {
+        read(l, layer, nullptr);
+        continue;
+      }
+      const TensorF energy =
+          rope_pair_energy(slice(trace.q, l), slice(trace.k, l), layer, d, style);
+      read(l, layer, &energy);
     }
     if (!outputs) return LensOutputs{};
     const TensorF logits = model->logits(checkpoint.params, batch);
@@ -67,7 +87,13 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
     const TensorF logits = model->logits(checkpoint.params, lab_batch(t, offset, V));
     return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
   };
-  const PositionMethod p = checkpoint.model.position;
+  if (rotates) {
+    RopeOptions rope;
+    rope.base = checkpoint.model.base;
+    rope.style = style;
+    out.inv_freq = rope_frequencies(d, rope).inv_freq;
+    out.trained_context = (long long)checkpoint.train_len;
+  }
   if (supports(p, kReadsAnyOrder)) {
     out.losses = [&checkpoint, model, V](const std::vector<long long>& t,
                                          const std::vector<std::int32_t>& positions) {

@@ -220,16 +220,34 @@ TensorF fire_bias(const ModelConfig& config, const Parameters& params,
 }
 
 TensorF Model::attention_maps(const Parameters& params, const Batch& batch, std::size_t b) {
+  return attention_trace(params, batch, b, false).maps;
+}
+
+Model::AttentionTrace Model::attention_trace(const Parameters& params, const Batch& batch,
+                                             std::size_t b, bool qk) {
   require(b < batch.batch, "sequence index past the batch");
   Engine<float>& e = workspace_->engine;
   e.forward(params.data(), batch);
-  const std::size_t H = config_.n_head, L = batch.length;
-  TensorF maps({config_.n_layer, H, L, L}, "attention maps");
-  for (std::size_t l = 0; l < config_.n_layer; ++l) {
-    const float* src = e.attention(l).data() + b * H * L * L;
-    std::copy(src, src + H * L * L, maps.data.data() + l * H * L * L);
+  const std::size_t N = config_.n_layer, H = config_.n_head, L = batch.length;
+  const std::size_t d = config_.n_embd / H;
+  AttentionTrace out{TensorF({N, H, L, L}, "attention maps"), {}, {}};
+  if (qk) {
+    out.q = TensorF({N, H, L, d}, "queries");
+    out.k = TensorF({N, H, L, d}, "keys");
   }
-  return maps;
+  // Sequence b's block of each layer's (B, H, ·, ·) buffer.
+  const auto take = [b](const std::vector<float>& from, std::size_t per_sequence, TensorF& to,
+                        std::size_t l) {
+    const float* src = from.data() + b * per_sequence;
+    std::copy(src, src + per_sequence, to.data.data() + l * per_sequence);
+  };
+  for (std::size_t l = 0; l < N; ++l) {
+    take(e.attention(l), H * L * L, out.maps, l);
+    if (!qk) continue;
+    take(e.queries(l), H * L * d, out.q, l);
+    take(e.keys(l), H * L * d, out.k, l);
+  }
+  return out;
 }
 
 void Model::set_rope_scaling(const RopeOptions& options) {

@@ -112,6 +112,13 @@ class Model {
   TensorF logits(const Parameters& params, const Batch& batch);
   // Attention weights (n_layer, n_head, T, T) of sequence `b` of the batch.
   TensorF attention_maps(const Parameters& params, const Batch& batch, std::size_t b);
+  // The same, and with `qk` the queries and keys each head scored with (n_layer, n_head, T, d),
+  // after the rotation (RoPE, xPos): the position lens's frequency bands.
+  struct AttentionTrace {
+    TensorF maps, q, k;
+  };
+  AttentionTrace attention_trace(const Parameters& params, const Batch& batch, std::size_t b,
+                                 bool qk);
   // RoPE models: the scaling every later pass rotates with (RopeOptions' scaling, factor and
   // original length; the base stays the model's), with cos and sin times its attention factor
   // as Hugging Face's YaRN. Evaluation only: the text task's inference-time scalings.
