@@ -1,41 +1,59 @@
 // The position lens in WebAssembly (`npm run bench:lens`): the whole lens (the repeated-sequence
-// pass for the induction score, the text's traced pass with RoPE's bands, the shift check's two
-// logit passes, the three shuffle passes) of GPT-2 small and SmolLM2-135M's shape with random
-// weights at T = 256, one thread, in one Node process on the SIMD build — the engine Chromium
-// runs the page's worker on. Figures for the record, not a test.
-//   node bench/wasm/lens.mjs [T]
+// pass for the induction score, the text's traced pass with RoPE's bands and the logits, the
+// shift check's logit pass, the two shuffle passes) of GPT-2 small and SmolLM2-135M's shape with
+// random weights at T = 256, one thread, on the SIMD build: in Node, or with --chromium in
+// Debian's Chromium (the page's engine), the repository served as static files. Figures for the
+// record, not a test.
+//   node bench/wasm/lens.mjs [--chromium] [T]
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launch } from '../../tests/e2e/helpers/browser.js';
 import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { lensLines } from './lens-run.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const T = Number(process.argv[2] ?? 256);
-const lab = await createGpt2Lab({
-  variant: 'simd',
-  wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm')),
-});
-const seconds = (t0) => ((performance.now() - t0) / 1000).toFixed(1);
+const chromium = process.argv.includes('--chromium');
+const T = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 256);
 
-const MODELS = [
-  ['GPT-2 small (124M)', () => lab.gpt2Random({ preset: 'small', seed: 0 })],
-  ['SmolLM2-135M shape', () => lab.llamaRandom({ preset: 'smollm2-135m', seed: 0 })],
-];
-for (const [label, create] of MODELS) {
-  const model = create();
-  const vocab = model.config.vocab_size;
-  const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 13) % vocab);
-  let t0 = performance.now();
-  model.forward(ids.slice(0, 8)); // tier up to the optimising compiler
-  t0 = performance.now();
-  const report = model.lens(ids);
-  const whole = seconds(t0);
-  t0 = performance.now();
-  model.forward(ids, { trace: true, topK: 1 });
-  const forward = seconds(t0);
-  const counts = Object.entries(report.role_counts)
-    .map(([role, n]) => `${role} ${n}`)
-    .join(', ');
-  console.log(`${label}, T = ${T}: whole lens ${whole} s (one traced forward: ${forward} s); ${counts}`);
-  model.delete();
+if (!chromium) {
+  const lab = await createGpt2Lab({
+    variant: 'simd',
+    wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm')),
+  });
+  for (const line of lensLines(lab, T)) console.log(`node: ${line}`);
+} else {
+  // The repository's files as they are: the JS API imports the build's module, which fetches
+  // its .wasm beside it.
+  const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+  const server = http.createServer((req, res) => {
+    const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(root)) return res.writeHead(403).end();
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'text/html' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${base}/bench/wasm/lens-run.js`); // any page of the origin
+    const lines = await page.evaluate(
+      async ({ T }) => {
+        const { createGpt2Lab } = await import('/web/src/core/poslab.js');
+        const { lensLines } = await import('/bench/wasm/lens-run.js');
+        return lensLines(await createGpt2Lab({ variant: 'simd' }), T);
+      },
+      { T },
+    );
+    for (const line of lines) console.log(`chromium ${browser.version()}: ${line}`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
 }

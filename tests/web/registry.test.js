@@ -53,6 +53,12 @@ describe('view registry', () => {
       'offset.residual',
       'offset',
       'attention',
+      'lens.grid',
+      'lens.profile',
+      'lens.spectrum',
+      'lens.map',
+      'lens.positions',
+      'lens',
     ]);
     expect(resolvePlot('heatmap')).toBe('encodings.table');
     expect(resolvePlot('table')).toBe('encodings.table');
@@ -87,6 +93,12 @@ describe('view registry', () => {
     ['gpt2', 'shape', {}, 'gpt.init'],
     ['gpt2', 'preset', {}, 'gpt.init'],
     ['gpt2', 'source', {}, null], // the loaded model is gone: beside the file input, no setting
+    ['lens', 'rope', {}, 'ln.scaling'], // the core's refusal of a scaling
+    ['lens', 'factor', {}, 'ln.factor'],
+    ['lens', 'compare', {}, 'ln.compare'], // the job's: a model without RoPE has nothing to scale
+    ['lens', 'layer', {}, 'ln.head'],
+    ['lens', 'weights', {}, 'ln.model'],
+    ['lens', 'tokens', {}, null], // the page-local text: the view shows it beside the text box
   ])('Registry.ErrorFieldFindsItsControl (%s %s)', (name, field, p, key) => {
     expect(settingOfField(viewNamed(name), field, p)).toBe(key);
   });

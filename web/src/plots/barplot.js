@@ -9,7 +9,12 @@ import { seriesColor } from './palette.js';
 
 /** @typedef {{ label: string, values: ArrayLike<number> }} BarSeries */
 
-export function createBarPlot(parent, { title, yTitle, height = 220 }) {
+/**
+ * @param {HTMLElement} parent
+ * @param {{ title: string, yTitle: string, xTitle?: string, height?: number, plugins?: object[] }} opts
+ *   plugins: Chart.js inline plugins of this chart (marks drawn over the bars)
+ */
+export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plugins = [] }) {
   /** @type {{ labels: string[], series: BarSeries[], yTitle: string }} */
   let current = { labels: [], series: [], yTitle };
   let chart = null;
@@ -26,8 +31,12 @@ export function createBarPlot(parent, { title, yTitle, height = 220 }) {
     makeChart(figure.canvas, {
       type: 'bar',
       data: { labels: [], datasets: [] },
+      plugins,
       options: {
-        scales: { y: { title: { display: true, text: yTitle }, ticks: { callback: formatShort } } },
+        scales: {
+          x: { title: { display: !!xTitle, text: xTitle } },
+          y: { title: { display: true, text: yTitle }, ticks: { callback: formatShort } },
+        },
         plugins: {
           legend: { display: false },
           tooltip: { callbacks: { label: (c) => formatExact(c.raw) } },

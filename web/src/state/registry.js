@@ -346,6 +346,32 @@ export const VIEWS = [
     fields: { tokens: 'text', trace: 'text', shape: 'init', preset: 'init', config: 'init' },
   },
   {
+    name: 'lens',
+    prefix: 'ln',
+    title: 'Position lens',
+    group: 'models',
+    // The text and a local checkpoint stay on the page; the model, the comparison and the head
+    // ('layer.head', picked in the grid; one the model lacks is said in the view, not refused
+    // here: a local checkpoint's shape is known only once loaded) travel.
+    settings: {
+      model: oneOf(['lab-rope', 'tiny', 'tiny-llama', 'file'], 'lab-rope'),
+      compare: oneOf(['none', 'random', 'scaled'], 'none'),
+      scaling: oneOf(SCALINGS.slice(1), 'yarn'),
+      factor: num(4, 1, 64),
+      head: token('0.0', /^(0|[1-9]\d?)\.(0|[1-9]\d?)$/, 5), // 'layer.head' (state/lens-head.js parseHead)
+    },
+    figures: {
+      grid: { title: 'Head roles', height: 380 },
+      profile: { title: 'Attention by distance', height: 420 },
+      spectrum: { title: 'Score energy per rotation pair', height: 400 },
+      map: { title: 'Attention map', height: 560 },
+      positions: { title: 'Moving positions', height: 480 },
+    },
+    embed: { height: 2500 }, // the lab's model: milliseconds
+    // Its job (lens) runs on the language-model module: GPT2_JOBS, not JOBS.
+    fields: { rope: 'scaling', layer: 'head', weights: 'model', checkpoint: 'model', config: 'model' },
+  },
+  {
     name: 'rope-inspector',
     prefix: 'ri',
     title: 'RoPE inspector',

@@ -15,6 +15,7 @@ export const VIEW_LOADERS = {
   gallery: () => import('./gallery.js'),
   benchmarks: () => import('./benchmarks.js'),
   gpt2: () => import('./gpt2.js'),
+  lens: () => import('./lens.js'),
   'rope-inspector': () => import('./rope-inspector.js'),
 };
 

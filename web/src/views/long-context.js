@@ -11,6 +11,7 @@ import { coincidingLines } from '../plots/overlap.js';
 import { STEPS_BY_TASK } from '../state/train-defaults.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
 import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
+import { modelRunControls, pickedCheckpoint } from './model-run-controls.js';
 
 const SPECS = [
   {
@@ -73,21 +74,7 @@ export default defineView('long-context', {
       fileLabel: 'or a text file',
       accept: '.txt,text/plain',
     });
-    const ckpt = el('input');
-    ckpt.type = 'file';
-    ckpt.multiple = true;
-    ckpt.accept = '.safetensors,.json';
-    ckpt.setAttribute('aria-label', 'checkpoint files');
-    const ckptLabel = el('label', 'lc-files', 'checkpoint: model.safetensors + config.json (+ tokenizer.json) ');
-    ckptLabel.append(ckpt);
-    const run = el('button', 'lc-run button-primary', 'Run');
-    run.type = 'button';
-    const cancel = el('button', 'lc-cancel button', 'Cancel');
-    cancel.type = 'button';
-    const buttons = el('div', 'button-row');
-    buttons.append(run, cancel);
-    const progress = el('p', 'lc-progress');
-    progress.setAttribute('aria-live', 'polite');
+    const { ckpt, ckptLabel, run, cancel, buttons, progress } = modelRunControls('lc');
     // The lab's model retrained here: a RoPE text run in a training worker on the user's text or
     // the lab's sample (its first 90%); its curves are then on the held-out tenth of that text.
     const retrainRow = el('div', 'button-row lc-retrain');
@@ -154,13 +141,7 @@ export default defineView('long-context', {
       shell.run();
     });
     ckpt.addEventListener('change', () => {
-      const list = [...(ckpt.files ?? [])];
-      const weights = list.find((f) => f.name.endsWith('.safetensors'));
-      const config =
-        list.find((f) => f.name === 'config.json') ??
-        list.find((f) => f.name.endsWith('.json') && f.name !== 'tokenizer.json');
-      const tokenizer = list.find((f) => f.name === 'tokenizer.json') ?? null;
-      files = weights && config ? { weights, config, tokenizer } : null;
+      files = pickedCheckpoint(ckpt);
       if (!files) progress.textContent = 'Pick a .safetensors checkpoint and its config.json (and tokenizer.json).';
     });
 

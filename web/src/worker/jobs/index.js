@@ -10,9 +10,9 @@ import { similarity } from './similarity.js';
 export const JOBS = { encodings, similarity, extrapolation, offset, attention };
 
 // The Long context view's jobs run on the same module (GPT-NeoX), in its own worker, and so
-// does the RoPE inspector's (the module reads config.json).
-export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext', 'ropeConfig'];
+// do the RoPE inspector's (the module reads config.json) and the Position lens's.
+export const GPT2_JOBS = ['gpt2', 'gpt2Load', 'gpt2Cancel', 'longContext', 'ropeConfig', 'lens'];
 export const loadGpt2Jobs = () =>
-  Promise.all([import('./gpt2.js'), import('./long-context.js'), import('./rope-config.js')]).then(
-    ([gpt2, longContext, ropeConfig]) => ({ ...gpt2, ...longContext, ...ropeConfig }),
+  Promise.all([import('./gpt2.js'), import('./long-context.js'), import('./rope-config.js'), import('./lens.js')]).then(
+    ([gpt2, longContext, ropeConfig, lens]) => ({ ...gpt2, ...longContext, ...ropeConfig, ...lens }),
   );

@@ -1,6 +1,7 @@
-// The Long context view's trained model: the lab's byte-level RoPE model (the text task, context
-// 64, 2 layers, width 64; docs/lab.md says which command and seed made it), shipped with the page
-// as F16 and run on the training module, which has its forward pass. By default it reads the
+// The Long context and Position lens views' trained model: the lab's byte-level RoPE model (the
+// text task, context 64, 2 layers, width 64; docs/lab.md says which command and seed made it),
+// shipped with the page as F16 and run on the training module, which has its forward pass (the
+// lens job reads it through trainModule and shippedCheckpoint). By default it reads the
 // held-out tenth of the text it was trained on, which it never saw; every non-overlapping window
 // of times × 64 bytes counts, so its curve by position is an average, not one text's noise.
 import { passPerScaling } from './passes.js';
@@ -9,8 +10,22 @@ export const LAB_MODEL = 'lab-rope';
 const CHECKPOINT = new URL('../../content/text-rope.safetensors', import.meta.url);
 const MAX_WINDOWS = 16; // enough for a smooth curve, quick enough to draw on opening
 
-let train = null; // the training module, once loaded
-let checkpoint = null; // the shipped weights' bytes
+let train = null; // the training module's API, once asked for (a promise)
+let checkpoint = null; // the shipped weights' bytes (a promise)
+
+/** The training module's API (core/train.js), loaded on first use and kept. */
+export function trainModule() {
+  train ??= import('../../core/train.js').then(({ createTrainLab }) => createTrainLab());
+  train.catch(() => (train = null)); // a later job may try again
+  return train;
+}
+
+/** The shipped model's checkpoint bytes, read on first use and kept. */
+export function shippedCheckpoint() {
+  checkpoint ??= bundledCheckpoint();
+  checkpoint.catch(() => (checkpoint = null));
+  return checkpoint;
+}
 
 async function bundledCheckpoint() {
   if (CHECKPOINT.protocol === 'file:') {
@@ -42,12 +57,9 @@ export async function heldOutSample() {
  */
 export async function labRopeCurves(p, methods, progress) {
   progress?.({ phase: 'model' });
-  if (!train) {
-    const { createTrainLab } = await import('../../core/train.js');
-    train = await createTrainLab();
-  }
+  const train = await trainModule();
   const r = p.retrained; // { checkpoint, trainedOn: 'sample' | 'text', text, steps } or none
-  const weights = r ? r.checkpoint : (checkpoint ??= await bundledCheckpoint());
+  const weights = r ? r.checkpoint : await shippedCheckpoint();
   let text;
   let source;
   if (r?.trainedOn === 'text') {

@@ -5,51 +5,16 @@
 // exists at T = 8192. The model and the last curves stay in the worker between requests (a
 // change of smoothing redraws without recomputing); Cancel terminates the worker (client.js).
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js';
-import { etaText, passPerScaling } from './passes.js';
+import { loadTokenizer } from '../../gpt2/tokenizer.js';
 import { LAB_MODEL, labRopeCurves } from './lab-rope.js';
+import { fileModel, RANDOM_MODELS, randomModel } from './lm-models.js';
+import { etaText, passPerScaling } from './passes.js';
 
-export { etaText };
-import { architecture } from '../../gpt2/architectures.js';
-import { loadTokenizer, loadTokenizerJson } from '../../gpt2/tokenizer.js';
+export { etaText, RANDOM_MODELS };
+const RANDOM_SEED = 0;
 
 /** The scalings compared, in plot order ('none' is the model as trained). */
 export const LONG_CONTEXT_METHODS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
-
-// Random-weight models: Pythia-70m's shapes (what the runtimes are measured on), and tiny
-// ones of the same vocabulary and trained context 64 for quick looks and tests: GPT-NeoX, and
-// a grouped-query Llama. `random` names the API's random-init function.
-export const RANDOM_MODELS = {
-  'pythia-70m': { random: 'gptNeoxRandom', preset: 'pythia-70m', label: 'random weights of Pythia-70m’s shapes' },
-  tiny: {
-    random: 'gptNeoxRandom',
-    config: {
-      model_type: 'gpt_neox',
-      vocab_size: 50304,
-      hidden_size: 64,
-      num_hidden_layers: 2,
-      num_attention_heads: 2,
-      intermediate_size: 64,
-      max_position_embeddings: 64,
-    },
-    label: 'random weights of a tiny GPT-NeoX (trained context 64)',
-  },
-  'tiny-llama': {
-    random: 'llamaRandom',
-    config: JSON.stringify({
-      model_type: 'llama',
-      vocab_size: 50304,
-      hidden_size: 64,
-      num_hidden_layers: 2,
-      num_attention_heads: 4,
-      num_key_value_heads: 2,
-      intermediate_size: 128,
-      max_position_embeddings: 64,
-    }),
-    label: 'random weights of a tiny Llama (grouped-query, trained context 64)',
-  },
-};
-const RANDOM_SEED = 0;
-const CHUNK = 8 << 20; // bytes read from a checkpoint File at a time
 
 /** Moving average over a window of `w` positions (centred, shrinking at the ends); w ≤ 1: a copy. */
 export function movingAverage(data, w) {
@@ -88,51 +53,11 @@ export function planLength(textTokens, N, times) {
 let current = null; // { key, model, tokenizer, tokenizerLabel, label }
 let lastRun = null; // { key, result }
 
-async function readText(file) {
-  return typeof file === 'string' ? file : file.text();
-}
-
-// A RoPE checkpoint File streamed into its architecture's loader (config.json's model_type;
-// GPT-NeoX when it has none), with tokenizer.json when given.
-async function fileModel(lab, files, progress) {
-  const { weights, config, tokenizer } = files;
-  const configText = await readText(config);
-  let type;
-  try {
-    type = JSON.parse(configText)?.model_type ?? 'gpt_neox';
-  } catch (e) {
-    throw Object.assign(new Error(`${config.name ?? 'config.json'}: not valid JSON (${e.message})`), {
-      field: 'model',
-    });
-  }
-  let arch;
-  try {
-    arch = architecture(type);
-  } catch (e) {
-    throw Object.assign(new Error(e.message), { field: 'model' });
-  }
-  if (!arch.rope) {
-    const why = `${arch.name} learns its positions: this view compares RoPE scalings (pick a GPT-NeoX or Llama-family checkpoint)`;
-    throw Object.assign(new Error(why), { field: 'model' });
-  }
-  const head8 = new Uint8Array(await weights.slice(0, 8).arrayBuffer());
-  const N = lab.safetensorsHeaderLength(head8, weights.size, weights.name);
-  const header = new Uint8Array(await weights.slice(0, 8 + N).arrayBuffer());
-  const loader = lab[arch.loader]({ header, fileSize: weights.size, name: weights.name, config: configText });
-  try {
-    for (let at = 8 + N; at < weights.size; at += CHUNK) {
-      loader.append(new Uint8Array(await weights.slice(at, at + CHUNK).arrayBuffer()));
-      progress?.({ phase: 'load', fraction: Math.min(1, (at + CHUNK) / weights.size) });
-    }
-    const model = loader.finish();
-    const tok = tokenizer
-      ? await loadTokenizerJson(await readText(tokenizer), tokenizer.name ?? 'tokenizer.json')
-      : null;
-    return { model, tokenizer: tok, label: `${weights.name} (${config.name ?? 'config.json'})` };
-  } finally {
-    loader.delete();
-  }
-}
+// This view compares RoPE scalings: a model that learns its positions has none to scale.
+const refuseUnrotated = (arch) =>
+  arch.rope
+    ? null
+    : `${arch.name} learns its positions: this view compares RoPE scalings (pick a GPT-NeoX or Llama-family checkpoint)`;
 
 async function modelFor(lab, p, progress) {
   const key =
@@ -148,12 +73,9 @@ async function modelFor(lab, p, progress) {
     if (!p.files?.weights || !p.files?.config) {
       throw Object.assign(new Error('pick a .safetensors checkpoint and its config.json'), { field: 'model' });
     }
-    made = await fileModel(lab, p.files, progress);
+    made = await fileModel(lab, p.files, progress, { refuse: refuseUnrotated });
   } else {
-    const spec = RANDOM_MODELS[p.model];
-    if (!spec) throw Object.assign(new RangeError(`unknown model '${p.model}'`), { field: 'model' });
-    const { label, random, ...choice } = spec;
-    made = { model: lab[random]({ ...choice, seed: RANDOM_SEED }), tokenizer: null, label };
+    made = { ...randomModel(lab, p.model, RANDOM_SEED), tokenizer: null };
   }
   const tokenizer = made.tokenizer ?? (await loadTokenizer());
   const tokenizerLabel = made.tokenizer
