@@ -61,13 +61,14 @@ LoadedModel rope_model(const LensArgs& a, const std::string& config_text, Precis
 LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
   const bool rotation = !a.rope.scaling.empty();
   if (is_lab_checkpoint(a.weights)) {
-    require(!rotation, "rope-scaling",
-            a.weights + " is a lab checkpoint: --rope-* is for RoPE language models");
     require(precision == Precision::kFloat, "precision",
             a.weights + " is a lab checkpoint: the lab's model runs in float only");
     auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
         read_whole_file(a.weights, std::size_t(1) << 30, "a lab checkpoint"), a.weights));
-    return {checkpoint, train::lens_model(*checkpoint)};
+    // --rope-* on the lab's RoPE or xPos model: its original length is the trained context.
+    const std::optional<RopeOptions> scaling =
+        rotation ? std::optional<RopeOptions>(a.rope.apply(RopeOptions{}, 0)) : std::nullopt;
+    return {checkpoint, train::lens_model(*checkpoint, scaling)};
   }
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);

@@ -23,18 +23,22 @@ struct RopeScalingFlags {
     }
     return false;
   }
+  // A rotation (`trained`, of a model trained at `context`) with this scaling in place of its
+  // own.
+  RopeOptions apply(RopeOptions trained, long long context) const {
+    trained.scaling = parse_rope_scaling(scaling);
+    trained.factor = scaled.factor;
+    trained.original_length = scaled.original_length > 0 ? scaled.original_length : context;
+    trained.low_freq_factor = scaled.low_freq_factor;
+    trained.high_freq_factor = scaled.high_freq_factor;
+    trained.beta_fast = scaled.beta_fast;
+    trained.beta_slow = scaled.beta_slow;
+    return trained;
+  }
   // A config's rotation with this scaling in place of its own.
   template <class Config>
   RopeOptions apply(const Config& config) const {
-    RopeOptions o = config.rope();
-    o.scaling = parse_rope_scaling(scaling);
-    o.factor = scaled.factor;
-    o.original_length = scaled.original_length > 0 ? scaled.original_length : config.dims.context;
-    o.low_freq_factor = scaled.low_freq_factor;
-    o.high_freq_factor = scaled.high_freq_factor;
-    o.beta_fast = scaled.beta_fast;
-    o.beta_slow = scaled.beta_slow;
-    return o;
+    return apply(config.rope(), config.dims.context);
   }
 };
 

@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <optional>
 #include <string>
 
 #include "guard.hpp"
@@ -259,6 +260,13 @@ val text_loss_js(val checkpoint, val text, val options) {
   });
 }
 
+// The lens's `rope` on a lab model: { scaling, factor, … } as the core module's rope options
+// take them (the base, pairing and original length are the model's); undefined: none.
+std::optional<RopeOptions> lab_scaling(const val& rope) {
+  if (rope.isUndefined()) return std::nullopt;
+  return to_rope_options(rope);
+}
+
 // The lens's tokens: an Int32Array (field "tokens").
 std::vector<long long> lab_token_ids(const val& tokens) {
   require(tokens.instanceof (val::global("Int32Array")), "tokens", "tokens must be an Int32Array");
@@ -273,11 +281,10 @@ val text_lens_js(val checkpoint, val tokens, val options) {
     std::string weights;
     copy_bytes(checkpoint, "checkpoint", weights);
     const LensCall call = lens_call(options, "textLens", "the lab's checkpoint");
-    refuse_rope(call.rope, "the lab's model");
     require(call.precision == Precision::kFloat, "precision", "the lab's model runs in float only");
     const std::vector<long long> ids = lab_token_ids(tokens);
     const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
-    return lens_js(lens_model(model), ids, call.settings);
+    return lens_js(lens_model(model, lab_scaling(call.rope)), ids, call.settings);
   });
 }
 
@@ -287,10 +294,9 @@ val text_lens_map_js(val checkpoint, val tokens, val options) {
     std::string weights;
     copy_bytes(checkpoint, "checkpoint", weights);
     const LensMapCall call = lens_map_call(options, "textLensMap");
-    refuse_rope(call.rope, "the lab's model");
     const std::vector<long long> ids = lab_token_ids(tokens);
     const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
-    return lens_map_js(lens_model(model), ids, call);
+    return lens_map_js(lens_model(model, lab_scaling(call.rope)), ids, call);
   });
 }
 

@@ -2,8 +2,9 @@
 // (the training module, milliseconds) with the role grid drawn (2 layers × 4 heads), clicking
 // a cell picks that head (the link, the profile and the map follow), compare=random draws the
 // control's grid beside it (the same model at its random initialisation: every head broad),
-// a scaled comparison of the lab's model is refused beside its control, the permalink reloads
-// to the same head, and a tiny Llama draws its spectrum with the pairs a scaling changes.
+// a scaled comparison of the lab's model draws the two grids and marks the pairs the scaling
+// changes, the permalink reloads to the same head, and a tiny Llama draws its spectrum with a
+// scaling.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserForFile, canvasHash, drawCount, drawn, openPage, outDir, urlWith } from './helpers/browser.js';
@@ -63,10 +64,14 @@ describe('view lens', () => {
     await drawn(page, 'ln', count + 1);
     await urlWith(page, 'ln.head=0.3');
 
-    // The lab's model takes no scaling: refused beside the control, the plots kept.
+    // The lab's model with a scaling (yarn × 4 by default), as its text task evaluates it.
     await page.selectOption('#c-ln-compare', 'scaled');
-    await page.waitForFunction(() => document.getElementById('c-ln-compare-error')?.textContent.length > 0);
-    expect(await page.textContent('#c-ln-compare-error')).toMatch(/takes no RoPE scaling/);
+    await page.waitForFunction(
+      (s) => /pairs the scaling changes/.test(document.querySelector(s)?.textContent ?? ''),
+      `${section} .fig[data-figure="spectrum"] .fig-note`,
+    );
+    expect(await cells(page).count()).toBe(16);
+    await page.screenshot({ path: path.join(outDir, 'lens-lab-scaled.png'), fullPage: true });
     expect(problems).toEqual([]);
     await context.close();
   }, 240_000);

@@ -2,8 +2,8 @@
 // the same checkpoints: a tiny Llama (RoPE: bands, shift, shuffle; a scaling in place of the
 // config's), a tiny GPT-2 (learned positions) and the lab's shipped byte-level RoPE model on
 // the training module. Double path: every score, profile and energy within the suite's
-// 1e-6 + 1e-6·|native| (compare.js), the roles equal; the lab's model (float only) within
-// 1e-5. lensMap is the traced forward's head map; bad requests name their field.
+// 1e-6 + 1e-6·|native| (compare.js), the roles equal; the lab's model (float only, with and
+// without a scaling) within 1e-5. lensMap is the traced forward's head map; bad requests name their field.
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -93,6 +93,14 @@ beforeAll(async () => {
   ]);
   natives.gpt2 = await nativeLens(ckpts.gpt2.weights, ['--config', ckpts.gpt2.config, ...tokens]);
   natives.lab = await nativeLens(LAB_CHECKPOINT, ['--tokens', Array.from(LAB_TEXT).join(',')]);
+  natives.labYarn = await nativeLens(LAB_CHECKPOINT, [
+    '--tokens',
+    Array.from(LAB_TEXT).join(','),
+    '--rope-scaling',
+    'yarn',
+    '--rope-factor',
+    '4',
+  ]);
 }, 120_000);
 
 describe.each(VARIANTS)('the position lens in the %s build', (variant) => {
@@ -173,5 +181,9 @@ describe.each(VARIANTS)('the lab model on the training module, %s build', (varia
       expect(row.slice(i + 1).every((x) => x === 0)).toBe(true); // causal
     }
     expect(() => train.textLens(checkpoint, LAB_TEXT, { precision: 'double' })).toThrow(/float only/);
+    // The lab's RoPE model with a scaling, as the text task evaluates it: the CLI's --rope-*.
+    const yarn = train.textLens(checkpoint, LAB_TEXT, { rope: { scaling: 'yarn', factor: 4 } });
+    expectSameReport(yarn, natives.labYarn, `${variant} lab yarn`, { atol: 1e-5, rtol: 1e-5 });
+    expect(yarn.rope_bands.inv_freq[1]).toBeLessThan(got.rope_bands.inv_freq[1]); // interpolated
   });
 });

@@ -52,7 +52,12 @@ const BAD = [
   ['textLens with a negative period', (m) => m.textLens(TEXT_MODEL, IDS, { period: -1 }), /period/, 'period'],
   ['textLens with a period past half', (m) => m.textLens(TEXT_MODEL, IDS, { period: 200 }), /half/, 'period'],
   ['textLens with an unknown key', (m) => m.textLens(TEXT_MODEL, IDS, { heads: 1 }), /heads/, 'heads'],
-  ['textLens with a rotation to scale', (m) => m.textLens(TEXT_MODEL, IDS, { rope: {} }), /rotation/, 'rope'],
+  [
+    'textLens with an unknown scaling',
+    (m) => m.textLens(TEXT_MODEL, IDS, { rope: { scaling: 'warp' } }),
+    /warp/,
+    'scaling',
+  ],
   ['textLens in double', (m) => m.textLens(TEXT_MODEL, IDS, { precision: 'double' }), /float only/, 'precision'],
   [
     'textLens past the vocabulary',

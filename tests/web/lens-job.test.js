@@ -281,12 +281,11 @@ describe('the lens job on the lab’s model (the default)', () => {
     expect(log.runs).toHaveLength(1);
   });
 
-  it('LensJob.LabModelRefusesAScalingBesideTheCompareControl', async () => {
-    await expect(lens(lab, { ...base, compare: 'scaled' })).rejects.toMatchObject({
-      field: 'compare',
-      message: expect.stringMatching(/lab’s model takes no RoPE scaling/),
-    });
-    expect(fakes.train.log.lens).toHaveLength(0);
+  it('LensJob.LabModelComparesWithAScaling', async () => {
+    const r = await lens(lab, { ...base, compare: 'scaled', scaling: 'llama3', factor: 8 });
+    expect(fakes.train.log.lens.map((c) => c.options)).toEqual([{}, { rope: { scaling: 'llama3', factor: 8 } }]);
+    expect(r.names).toEqual(['as configured', 'llama3 × 8']);
+    expect(r.second).not.toBeNull();
     expect(settingOfField(viewNamed('lens'), 'compare', {})).toBe('ln.compare');
   });
 

@@ -50,7 +50,7 @@ std::vector<double> losses_of(const TensorF& logits, const std::vector<long long
 
 }  // namespace
 
-LensModel lens_model(const LabCheckpoint& checkpoint) {
+LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOptions>& scaling) {
   auto model = std::make_shared<Model>(checkpoint.model);
   const long long V = (long long)checkpoint.model.vocab_size;
   LensModel out;
@@ -87,12 +87,18 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
     const TensorF logits = model->logits(checkpoint.params, lab_batch(t, offset, V));
     return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
   };
+  require(!scaling || rotates, "rope",
+          std::string("a ") + name_of(kPositionMethodNames, p) +
+              " model has no rotation to scale: a scaling is for RoPE and xPos models");
   if (rotates) {
-    RopeOptions rope;
+    RopeOptions rope = scaling.value_or(RopeOptions{});
     rope.base = checkpoint.model.base;
     rope.style = style;
+    rope.original_length = (long long)checkpoint.train_len;
+    if (scaling) model->set_rope_scaling(rope);
     out.inv_freq = rope_frequencies(d, rope).inv_freq;
     out.trained_context = (long long)checkpoint.train_len;
+    out.length_dependent = rope.scaling == RopeScaling::kDynamic;
   }
   if (supports(p, kReadsAnyOrder)) {
     out.losses = [&checkpoint, model, V](const std::vector<long long>& t,
@@ -102,7 +108,7 @@ LensModel lens_model(const LabCheckpoint& checkpoint) {
       return std::vector<double>(losses.data.begin(), losses.data.end());
     };
   }
-  out.length_dependent = !supports(p, kRelativeOnly);
+  out.length_dependent = out.length_dependent || !supports(p, kRelativeOnly);
   if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint.model.n_positions;
   return out;
 }

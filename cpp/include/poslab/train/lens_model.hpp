@@ -2,14 +2,21 @@
 // (poslab/analysis/lens_report.hpp): the trainer's own model, in float. Its positions move the
 // logits unless its method reads only p_i − p_j (the table's kRelativeOnly), and may be
 // shuffled where it reads them in any order (kReadsAnyOrder). The LensModel refers to
-// `checkpoint`, which the caller keeps alive while it is used.
+// `checkpoint`, which the caller keeps alive while it is used. `scaling`: a rotation's model
+// (RoPE, xPos) with a long-context scaling (its scaling, factor and parameters; the original
+// length is the trained context), as the text task's evaluation applies one
+// (Model::set_rope_scaling); refused for the other methods.
 #pragma once
 
+#include <optional>
+
 #include "poslab/analysis/lens_report.hpp"
+#include "poslab/positions/rope.hpp"
 #include "poslab/train/checkpoint.hpp"
 
 namespace poslab::train {
 
-LensModel lens_model(const LabCheckpoint& checkpoint);
+LensModel lens_model(const LabCheckpoint& checkpoint,
+                     const std::optional<RopeOptions>& scaling = std::nullopt);
 
 }  // namespace poslab::train

@@ -95,8 +95,6 @@ async function labSubject(p, progress) {
     label: `a byte-level RoPE model trained by the lab (${config.n_layer} layers × ${config.n_head} heads, context ${N}; docs/lab.md)`,
     random: false,
     rope: true,
-    unscalable:
-      'the lab’s model takes no RoPE scaling in the lens (its trainer’s lens has no rope option): compare it with random weights, or pick a tiny model',
     context: N,
     unit: 'bytes',
     source: p.text ? 'your text' : 'the held-out tenth of the lab’s sample (the end of GPL-3), never trained on',
