@@ -436,10 +436,13 @@ TEST(Lens, AnInductionCircuitWiredInTwoLayersIsNamed) {
     const std::vector<HeadScores> s =
         head_scores(on_text.layers[layer].attention, on_repeat.layers[layer].attention, 8);
     roles.push_back({head_role(s[0]), head_role(s[1])});
-    if (layer == 0) EXPECT_GT(s[0].previous_token, 0.99);
-    // 15/16: at i = 8 the first token also matches, its previous-token slot holding itself
-    // (position 0 has no earlier key), so that row splits its weight over j = 0 and 1.
-    if (layer == 1) EXPECT_NEAR(s[0].induction, 0.9375, 1e-6);
+    if (layer == 0) {
+      EXPECT_GT(s[0].previous_token, 0.99);
+    } else {
+      // 15/16: at i = 8 the first token also matches, its previous-token slot holding itself
+      // (position 0 has no earlier key), so that row splits its weight over j = 0 and 1.
+      EXPECT_NEAR(s[0].induction, 0.9375, 1e-6);
+    }
   }
   EXPECT_EQ(roles, (std::vector<std::vector<HeadRole>>{{HeadRole::kPreviousToken, HeadRole::kBroad},
                                                        {HeadRole::kInduction, HeadRole::kBroad}}));

@@ -56,7 +56,8 @@ export function createLensGrid(parent, { onPick }) {
           const role = roleOf(head.role);
           const { text, name: label } = cellText(head);
           cell.textContent = text;
-          cell.setAttribute('aria-label', label);
+          // The name starts with what the cell shows (WCAG 2.5.3: a voice user says what they see).
+          cell.setAttribute('aria-label', `${text} ${label}`);
           cell.title = label;
           Object.assign(cell.style, { background: role.colour, color: role.ink });
         } else {
