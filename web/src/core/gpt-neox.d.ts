@@ -67,7 +67,7 @@ export interface GptNeoxForwardOptions {
   trace?: boolean; // per-layer attention (H, T, T) and statistics; default false
   topK?: number; // default 10
   logits?: boolean; // the (T, V) logits; default true. Off for long T: (T, V) passes the element cap at T > 5336 (V = 50 304)
-  lossByPosition?: boolean; // (T−1,) next-token losses reduced a vocabulary block at a time; default false
+  lossByPosition?: boolean; // (T−1,) next-token losses reduced a vocabulary block at a time; default false. Neither: only the top-k after the last position (one row of the head)
   rope?: GptNeoxRope;
 }
 
