@@ -28,12 +28,6 @@ val lens_head_js(const LensHead& h) {
   return out;
 }
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0.0 : s / double(v.size());
-}
-
 val report_js(const LensReport& r) {
   const HeadRoleThresholds& t = r.thresholds;
   val counts = val::object();
@@ -53,17 +47,15 @@ val report_js(const LensReport& r) {
     shuffle = js_object({{"loss_by_position", js_object({{"index", to_js(s.index)["data"]},
                                                          {"shuffled", to_js(s.shuffled)["data"]},
                                                          {"constant", to_js(s.constant)["data"]}})},
-                         {"mean_loss", js_object({{"index", mean_of(s.index)},
-                                                  {"shuffled", mean_of(s.shuffled)},
-                                                  {"constant", mean_of(s.constant)}})},
+                         {"mean_loss", js_object({{"index", LensShuffle::mean(s.index)},
+                                                  {"shuffled", LensShuffle::mean(s.shuffled)},
+                                                  {"constant", LensShuffle::mean(s.constant)}})},
                          {"seed", double(r.seed)}});
   }
   if (r.bands) {
     const LensBands& b = *r.bands;
-    std::vector<double> wavelength;
-    for (double theta : b.inv_freq) wavelength.push_back(6.283185307179586 / theta);
     bands = js_object({{"inv_freq", to_js(b.inv_freq)["data"]},
-                       {"wavelength", to_js(wavelength)["data"]},
+                       {"wavelength", to_js(b.wavelength)["data"]},
                        {"trained_context", double(b.trained_context)},
                        {"uniform_share", b.uniform_share},
                        {"positional_threshold", t.positional},

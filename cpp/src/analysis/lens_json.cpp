@@ -8,12 +8,6 @@
 namespace poslab {
 namespace {
 
-double mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0.0 : s / double(v.size());
-}
-
 nlohmann::json head_json(const LensHead& h) {
   nlohmann::json j = {{"layer", h.layer},
                       {"head", h.head},
@@ -53,17 +47,15 @@ std::string lens_json(const LensReport& r) {
     shuffle = {{"loss_by_position",
                 {{"index", s.index}, {"shuffled", s.shuffled}, {"constant", s.constant}}},
                {"mean_loss",
-                {{"index", mean(s.index)},
-                 {"shuffled", mean(s.shuffled)},
-                 {"constant", mean(s.constant)}}},
+                {{"index", LensShuffle::mean(s.index)},
+                 {"shuffled", LensShuffle::mean(s.shuffled)},
+                 {"constant", LensShuffle::mean(s.constant)}}},
                {"seed", r.seed}};
   }
   if (r.bands) {
     const LensBands& b = *r.bands;
-    std::vector<double> wavelength;
-    for (double theta : b.inv_freq) wavelength.push_back(6.283185307179586 / theta);
     bands = {{"inv_freq", b.inv_freq},
-             {"wavelength", wavelength},
+             {"wavelength", b.wavelength},
              {"trained_context", b.trained_context},
              {"uniform_share", b.uniform_share},
              {"positional_threshold", t.positional},

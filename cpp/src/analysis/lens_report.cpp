@@ -6,6 +6,7 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/random.hpp"
+#include "poslab/positions/formulas.hpp"
 
 namespace poslab {
 namespace {
@@ -52,6 +53,12 @@ LensShuffle shuffle_of(const LensModel& model, const std::vector<long long>& tok
 
 }  // namespace
 
+double LensShuffle::mean(const std::vector<double>& losses) {
+  double s = 0;
+  for (double x : losses) s += x;
+  return losses.empty() ? 0.0 : s / double(losses.size());
+}
+
 int LensReport::count(HeadRole role) const {
   return int(std::count_if(heads.begin(), heads.end(),
                            [role](const LensHead& h) { return h.role == role; }));
@@ -88,6 +95,7 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
   if (!model.inv_freq.empty()) {
     LensBands& b = r.bands.emplace();
     b.inv_freq = model.inv_freq;
+    for (double theta : b.inv_freq) b.wavelength.push_back(2.0 * formulas::kPi / theta);
     b.trained_context = model.trained_context;
     // A head spreading its energy evenly over the R/2 pairs and the unrotated dims would put
     // `uniform` of it on the turning pairs: a positional head is at least `positional` of the

@@ -85,10 +85,12 @@ struct LensShift {
 // The next-token loss by position (T − 1,) with positions 0..T−1, shuffled, and all 0.
 struct LensShuffle {
   std::vector<double> index, shuffled, constant;
+  static double mean(const std::vector<double>& losses);  // the report's mean_loss of a pass
 };
 
 struct LensBands {
-  std::vector<double> inv_freq;  // θ_i per pair (wavelength 2π/θ_i)
+  std::vector<double> inv_freq;    // θ_i per pair
+  std::vector<double> wavelength;  // 2π/θ_i per pair
   long long trained_context = 0;
   double uniform_share = 0.0;     // the turning share of energy spread evenly
   double positional_share = 0.0;  // uniform + positional·(1 − uniform): a positional head's
