@@ -13,6 +13,7 @@
 #include "poslab/train/metrics.hpp"
 #include "poslab/train/trainer.hpp"
 #include "train/text.hpp"
+#include "train_fixture.hpp"
 
 namespace poslab::train {
 namespace {
@@ -28,16 +29,11 @@ std::shared_ptr<const std::string> sample_text(std::size_t bytes = 2000) {
 }
 
 TrainConfig text_config(PositionMethod method = PositionMethod::kRope) {
-  TrainConfig c;
+  TrainConfig c = tiny_train_config(method);
   c.task = Task::kText;
   c.text = sample_text();
-  c.position = method;
   c.train_len = 16;
   c.test_len = 64;
-  c.layers = 1;
-  c.width = 16;
-  c.heads = 2;
-  c.batch = 4;
   c.steps = 10;
   return c;
 }

@@ -11,18 +11,14 @@
 #include "poslab/io/safetensors.hpp"
 #include "poslab/train/trainer.hpp"
 #include "train/tasks.hpp"
+#include "train_fixture.hpp"
 
 namespace poslab::train {
 namespace {
 
 TrainConfig small(PositionMethod method = PositionMethod::kNone) {
-  TrainConfig c;
-  c.position = method;
+  TrainConfig c = tiny_train_config(method);
   c.train_len = 4;
-  c.layers = 1;
-  c.width = 16;
-  c.heads = 2;
-  c.batch = 4;
   c.steps = 20;
   c.eval_examples = 8;
   return c;
