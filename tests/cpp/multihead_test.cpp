@@ -39,6 +39,15 @@ MultiHeadWeights Weights(std::uint64_t seed, bool with_bias = true) {
   return w;
 }
 
+// Four heads with ALiBi's bias under `mask`: the setting every ALiBi test here starts from.
+MultiHeadOptions AlibiOptions(const Mask& mask) {
+  MultiHeadOptions o;
+  o.num_heads = 4;
+  o.mask = mask;
+  o.bias = PositionBias::kAlibi;
+  return o;
+}
+
 ref::MaskSpec Spec(const Mask& m) {
   return {m.kind == MaskKind::kNone ? 0 : m.kind == MaskKind::kCausal ? 1 : 2, m.window};
 }
@@ -119,10 +128,7 @@ TEST(MultiHead, MatchesReferenceWithXposAndCausalMask) {
 
 TEST(MultiHead, MatchesReferenceWithAlibiAndCausalMask) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 104);
-  MultiHeadOptions o;
-  o.num_heads = 4;
-  o.mask = Mask{MaskKind::kCausal, 0};
-  o.bias = PositionBias::kAlibi;
+  const MultiHeadOptions o = AlibiOptions(Mask{MaskKind::kCausal, 0});
   poslab::TensorF alibi(poslab::Shape{4, L, L});
   const ref::Tensor want_bias = ref::alibi_bias(4, L, L);
   for (std::size_t i = 0; i < alibi.size(); ++i) alibi.data[i] = float(want_bias[i]);
@@ -134,10 +140,7 @@ TEST(MultiHead, MatchesReferenceWithAlibiAndCausalMask) {
 // With a mask offset the ALiBi bias is taken at query positions i + offset, like the mask.
 TEST(MultiHead, AlibiFollowsTheMaskOffset) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 107);
-  MultiHeadOptions o;
-  o.num_heads = 4;
-  o.mask = Mask{MaskKind::kCausal, 0, 2};
-  o.bias = PositionBias::kAlibi;
+  const MultiHeadOptions o = AlibiOptions(Mask{MaskKind::kCausal, 0, 2});
   const ref::Tensor want_bias = ref::alibi_bias(4, L, L, 2);
   EXPECT_ALLCLOSE(poslab::multihead_attention(x, Weights(7), o).bias, want_bias, ref::kTight);
 }
@@ -170,10 +173,7 @@ TEST(MultiHead, T5BiasIsAFunctionOfRelativePositionAndIsUsed) {
 
 TEST(MultiHead, WeightsRowsSumToOne) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 107);
-  MultiHeadOptions o;
-  o.num_heads = 4;
-  o.mask = Mask{MaskKind::kCausal, 0};
-  o.bias = PositionBias::kAlibi;
+  const MultiHeadOptions o = AlibiOptions(Mask{MaskKind::kCausal, 0});
   const poslab::MultiHeadResult r = poslab::multihead_attention(x, Weights(8), o);
   ASSERT_EQ(r.weights.shape, (poslab::Shape{4, L, L}));
   ASSERT_EQ(r.output.shape, (poslab::Shape{L, D}));
@@ -188,10 +188,7 @@ TEST(MultiHead, WeightsRowsSumToOne) {
 // recomputed here with loops. The scores are its softmax's input: softmax(scores) = weights.
 TEST(MultiHead, HeadsAndScoresAreTheStagesOfTheOutput) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 108);
-  MultiHeadOptions o;
-  o.num_heads = 4;
-  o.mask = Mask{MaskKind::kSlidingWindow, 3};
-  o.bias = PositionBias::kAlibi;
+  const MultiHeadOptions o = AlibiOptions(Mask{MaskKind::kSlidingWindow, 3});
   const MultiHeadWeights w = Weights(9);
   const poslab::MultiHeadResult r = poslab::multihead_attention(x, w, o);
   const std::size_t H = 4, d = D / H;
