@@ -16,6 +16,7 @@ import { createIntro, defineView, el, pasteOrOpen, whenSettingIn } from './kit.j
 import { modelRunControls, pickedCheckpoint } from './model-run-controls.js';
 import { createLensGrid } from './lens-grid.js';
 import { headAt, noSpectrumText, scoreRows, shiftVerdict, spectrumPlan } from './lens-report.js';
+import { LOSS_BY_POSITION } from './loss-axes.js';
 
 const scaled = whenSettingIn('ln.compare')('scaled');
 
@@ -116,12 +117,7 @@ export default defineView('lens', {
     const map = shell.heatmap('map', { title: 'Attention map', xTitle: 'key', yTitle: 'query', height: 460 });
 
     // 5. Moving the positions: the shift check's badge, the shuffle passes' losses.
-    const positions = shell.lines('positions', {
-      title: 'Next-token loss by position',
-      xTitle: 'position',
-      yTitle: 'loss (nats)',
-      height: 300,
-    });
+    const positions = shell.lines('positions', { ...LOSS_BY_POSITION, height: 300 });
     const shift = el('div', 'lens-shift');
     positions.figure.el.firstChild.after(shift); // under the title, above the line picker
 

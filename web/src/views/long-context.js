@@ -11,6 +11,7 @@ import { coincidingLines } from '../plots/overlap.js';
 import { STEPS_BY_TASK } from '../state/train-defaults.js';
 import { movingAverage } from '../worker/jobs/long-context.js';
 import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
+import { LOSS_BY_POSITION } from './loss-axes.js';
 import { modelRunControls, pickedCheckpoint } from './model-run-controls.js';
 
 const SPECS = [
@@ -92,12 +93,7 @@ export default defineView('long-context', {
 
     const about = el('p', 'note lc-about');
     shell.plots.append(about);
-    const curves = shell.lines('curves', {
-      title: 'Next-token loss by position',
-      xTitle: 'position',
-      yTitle: 'loss (nats)',
-      height: 360,
-    });
+    const curves = shell.lines('curves', { ...LOSS_BY_POSITION, height: 360 });
 
     let files = null; // { weights, config, tokenizer? }
     let retrained = null; // { checkpoint, trainedOn: 'sample' | 'text', text, steps, id }
