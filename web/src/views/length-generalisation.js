@@ -24,14 +24,7 @@ import {
   rank,
   tokenAccuracyBeyond,
 } from '../lab/ranking.js';
-import {
-  applyProgress,
-  createRunState,
-  createTrainingExecutor,
-  restoreInto,
-  restoreRuns,
-  trainingLine,
-} from '../lab/runs.js';
+import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from '../lab/runs.js';
 import { COUPLED_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
@@ -40,6 +33,8 @@ import { colorize, valueRange } from '../plots/colormap.js';
 import { MAX_TANGLED } from '../plots/line-picker.js';
 import { range } from '../plots/lineplot.js';
 import { createIntro, defineView, el } from './kit.js';
+import { downloadJson, labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
+import { trainingLoss } from './loss-axes.js';
 
 // Every step's loss, one faint grey line behind the smoothed ones: how noisy training was. Drawn
 // only while it keeps the plot under the line picker's count (more lines get a picker that fades
@@ -104,29 +99,18 @@ export default defineView('length-generalisation', {
 
     // Methods (checkboxes over lg.methods, each box beside its name) in the settings; presets,
     // Train / Stop and the progress line above the figures, so Train is on a phone's first screen.
-    const methodsBox = el('fieldset', 'lg-methods');
-    methodsBox.append(el('legend', '', 'methods'));
-    const boxes = new Map();
-    for (const m of METHODS) {
-      if (m.randomized && !methodsBox.querySelector('.lg-methods-group')) {
-        methodsBox.append(el('span', 'lg-methods-group', 'on randomised positions (Ruoss et al. 2023)'));
-      }
-      const label = el('label');
-      const input = el('input');
-      input.type = 'checkbox';
-      input.value = m.id;
-      input.addEventListener('change', () => {
-        const ids = METHODS.map((x) => x.id).filter((id) => boxes.get(id).checked);
-        if (ids.length) store.set({ 'lg.methods': ids }, { source: 'control' });
-        else input.checked = true; // at least one method
-      });
-      boxes.set(m.id, input);
-      label.append(input, m.short);
-      label.title = m.label;
-      input.setAttribute('aria-label', m.label); // the randomised boxes repeat the plain names
-      methodsBox.append(label);
-    }
-    shell.panel.append(methodsBox);
+    const firstRandomized = METHODS.findIndex((m) => m.randomized);
+    const methodBoxes = methodCheckboxes(
+      store,
+      'lg.methods',
+      METHODS.map((m, i) => ({
+        id: m.id,
+        text: m.short,
+        name: m.label, // the randomised boxes repeat the plain names
+        heading: i === firstRandomized ? 'on randomised positions (Ruoss et al. 2023)' : undefined,
+      })),
+    );
+    shell.panel.append(methodBoxes.fieldset);
     // One embedding scale for every method (lg.embedScale > 0) favours some: said beside it.
     const knob = el('p', 'note lg-knob');
     const scales = Object.entries(EMBED_SCALE_BY_METHOD);
@@ -140,17 +124,7 @@ export default defineView('length-generalisation', {
         .join(', ') +
       `, the others ${usual}).`;
     shell.panel.append(knob);
-    const actions = el('div', 'lg-actions');
-    const buttons = el('div', 'button-row lg-buttons');
-    const button = (text, cls, title) => {
-      const b = el('button', cls, text);
-      b.type = 'button';
-      if (title) b.title = title;
-      buttons.append(b);
-      return b;
-    };
-    const train = button('Train', 'lg-train button-primary');
-    const stop = button('Stop', 'lg-stop');
+    const { button, train, stop, progress, source } = labActions(shell, 'lg');
     const quick = button(
       'Quick preset',
       'lg-quick',
@@ -162,12 +136,6 @@ export default defineView('length-generalisation', {
       'every method, plain and on randomised positions (NoPE plain only), 4 layers, N = 8, the task’s budget, ' +
         '3 seeds: 45 runs, an hour or more',
     );
-    const progress = el('p', 'lg-progress');
-    progress.setAttribute('aria-live', 'polite');
-    // Whose runs the figures show when they are not the settings' own (example, previous run).
-    const source = el('p', 'lg-source');
-    actions.append(buttons, progress, source);
-    shell.plots.append(actions);
 
     const toSettings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`lg.${k}`, v]));
     let presetSaid = ''; // said once on the progress line after a preset moved the settings
@@ -179,7 +147,7 @@ export default defineView('length-generalisation', {
     full.addEventListener('click', () => usePreset('Full', FULL_SETTINGS));
 
     // Figures.
-    const loss = shell.lines('loss', { title: 'Training loss', xTitle: 'step', yTitle: 'loss (nats)', height: 260 });
+    const loss = shell.lines('loss', { ...trainingLoss('nats'), height: 260 });
     const accuracy = shell.lines('accuracy', {
       title: 'Exact match by length',
       xTitle: 'length',
@@ -199,12 +167,7 @@ export default defineView('length-generalisation', {
       height: 280,
     });
     const results = [loss, accuracy, heatmap, tokens];
-    const table = el('table', 'lg-table');
-    const tableBox = el('div', 'lg-table-box'); // a wide table scrolls in its box on a phone
-    tableBox.append(table);
-    const papers = el('div', 'lg-papers');
-    const exports = el('div', 'button-row lg-exports');
-    shell.plots.append(tableBox, papers, exports);
+    const { table, papers, exportButton } = labResults(shell, 'lg');
 
     // Attention maps of a test example past N, for a chosen method and layer.
     const attnControls = el('div', 'lg-attention-controls');
@@ -560,20 +523,13 @@ export default defineView('length-generalisation', {
     for (const s of [attnMethod, attnLength, attnLayer]) s.addEventListener('change', drawAttention);
 
     // Exports.
-    const exportButton = (text, fn) => {
-      const b = el('button', '', text);
-      b.type = 'button';
-      b.addEventListener('click', fn);
-      exports.append(b);
-      return b;
-    };
     // The exports are of what the figures show (the example's too: its files are the CLI's).
     // Per method: every seed's result.json and each metric's summary over them.
     exportButton('Results JSON', () => {
       const out = Object.fromEntries(
         byMethod(shown.rows).map((g) => [g.id, { runs: g.runs.map((r) => r.run.result), summary: g.metrics }]),
       );
-      download('length-generalisation.json', new Blob([JSON.stringify(out, null, 1)], { type: 'application/json' }));
+      downloadJson('length-generalisation.json', out);
     });
     exportButton('Accuracy CSV', () => {
       const lines = [['length', ...shown.rows.map((r) => r.id)].join(',')];
@@ -602,11 +558,12 @@ export default defineView('length-generalisation', {
                   : String(t);
     }
 
+    const reports = trainingReports(shell, { runState, line: progress, drawLoss, render });
+
     return {
       runButtons: { run: train, cancel: stop },
       show(settings) {
-        const ids = new Set(settings.methods);
-        for (const [id, box] of boxes) box.checked = ids.has(id);
+        methodBoxes.show(settings.methods);
         knob.hidden = !(settings.embedScale > 0);
       },
       key: (settings) => runPlan(settings).map((r) => r.config),
@@ -627,13 +584,7 @@ export default defineView('length-generalisation', {
         runState.failures = [];
       },
       params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p.N }),
-      progress(m) {
-        const phase = applyProgress(runState, m, plan.find((x) => x.id === m.id)?.label ?? m.id);
-        if (phase === 'losses') drawLoss();
-        else if (phase === 'finished') render();
-        else if (phase === 'failed') shell.status.textContent = runState.failures.join(' ');
-        progress.textContent = trainingLine(m);
-      },
+      progress: (m) => reports.progress(m, plan.find((x) => x.id === m.id)?.label ?? m.id),
       draw(result) {
         if (result.plan) {
           // Restored: this setting's runs kept in this browser.
@@ -650,10 +601,7 @@ export default defineView('length-generalisation', {
           presetSaid = '';
           return;
         }
-        shell.status.textContent = runState.failures.join(' ');
-        progress.textContent = result.stopped
-          ? `Stopped: ${result.finished} of ${result.total} runs finished and kept.`
-          : `Done: ${result.total} runs in ${result.seconds.toFixed(0)} s.`;
+        reports.ended(result);
       },
     };
   },

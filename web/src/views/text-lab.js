@@ -5,23 +5,17 @@
 // until this setting's own runs exist the figures show the bundled native run, labelled. What
 // the view says about the papers' claims is computed from the curves it draws (lab/text-claims.js).
 import '../styles/lab.css';
-import { download } from '../export/download.js';
 import { methodStyle } from '../lab/method-styles.js';
 import { poolSize } from '../lab/pool.js';
-import {
-  applyProgress,
-  createRunState,
-  createTrainingExecutor,
-  restoreInto,
-  restoreRuns,
-  trainingLine,
-} from '../lab/runs.js';
+import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from '../lab/runs.js';
 import { findings, REFERENCE } from '../lab/text-claims.js';
 import { textCommand, textId, textPlan } from '../lab/text-plan.js';
 import { METHODS } from '../lab/presets.js';
 import { smoothLoss } from '../lab/smoothing.js';
 import { TRAINER_METHODS } from '../state/methods.js';
 import { createIntro, defineView, el } from './kit.js';
+import { downloadJson, labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
+import { trainingLoss } from './loss-axes.js';
 
 const SPECS = [
   { key: 'tl.N', label: 'trained context N (bytes)', kind: 'number', step: 16 },
@@ -47,6 +41,9 @@ const SCALING_STYLE = {
 };
 const SCALING_COLOURS = { linear: '#D55E00', ntk: '#009E73', dynamic: '#56B4E9', yarn: '#CC79A7' };
 
+// Both context figures plot the held-out loss against the context, so they share their axes.
+const CONTEXT_AXES = { xTitle: 'context (bytes, log scale)', yTitle: 'loss (nats per byte)' };
+
 const methodName = (id) => METHODS.find((m) => m.id === id)?.label ?? id;
 const fmt = (x) => (x === null || x === undefined ? 'n/a' : x.toFixed(2));
 
@@ -58,67 +55,28 @@ export default defineView('text-lab', {
 
     // Methods (checkboxes over tl.methods), the text (the sample, or the user's file), then
     // Train / Stop and the progress line above the figures.
-    const methodsBox = el('fieldset', 'lg-methods');
-    methodsBox.append(el('legend', '', 'methods'));
-    const boxes = new Map();
-    for (const id of TRAINER_METHODS) {
-      const label = el('label');
-      const input = el('input');
-      input.type = 'checkbox';
-      input.value = id;
-      input.addEventListener('change', () => {
-        const ids = [...boxes].filter(([, b]) => b.checked).map(([m]) => m);
-        if (ids.length) store.set({ 'tl.methods': ids }, { source: 'control' });
-        else input.checked = true; // at least one method
-      });
-      boxes.set(id, input);
-      label.append(input, methodName(id));
-      methodsBox.append(label);
-    }
+    const methodBoxes = methodCheckboxes(
+      store,
+      'tl.methods',
+      TRAINER_METHODS.map((id) => ({ id, text: methodName(id) })),
+    );
     const fileLabel = el('label', 'tl-file', 'text (empty: the sample, the FSF’s licences) ');
     const file = el('input');
     file.type = 'file';
     file.setAttribute('aria-label', 'a text file to train on');
     fileLabel.append(file);
-    shell.panel.append(methodsBox, fileLabel);
+    shell.panel.append(methodBoxes.fieldset, fileLabel);
 
-    const actions = el('div', 'lg-actions');
-    const buttons = el('div', 'button-row lg-buttons');
-    const train = el('button', 'tl-train button-primary', 'Train');
-    train.type = 'button';
-    const stop = el('button', 'tl-stop', 'Stop');
-    stop.type = 'button';
-    buttons.append(train, stop);
-    const progress = el('p', 'lg-progress tl-progress');
-    progress.setAttribute('aria-live', 'polite');
-    const source = el('p', 'lg-source tl-source');
-    actions.append(buttons, progress, source);
-    shell.plots.append(actions);
+    const { train, stop, progress, source } = labActions(shell, 'tl');
 
-    const byContext = shell.lines('context', {
-      title: 'Held-out loss by context',
-      xTitle: 'context (bytes, log scale)',
-      yTitle: 'loss (nats per byte)',
-      height: 320,
-    });
+    const byContext = shell.lines('context', { title: 'Held-out loss by context', ...CONTEXT_AXES, height: 320 });
     const scaling = shell.lines('scaling', {
       title: 'RoPE with each scaling, no fine-tuning',
-      xTitle: 'context (bytes, log scale)',
-      yTitle: 'loss (nats per byte)',
+      ...CONTEXT_AXES,
       height: 300,
     });
-    const loss = shell.lines('loss', {
-      title: 'Training loss',
-      xTitle: 'step',
-      yTitle: 'loss (nats per byte)',
-      height: 240,
-    });
-    const table = el('table', 'lg-table tl-table');
-    const tableBox = el('div', 'lg-table-box');
-    tableBox.append(table);
-    const papers = el('div', 'lg-papers tl-papers');
-    const exports = el('div', 'button-row lg-exports');
-    shell.plots.append(tableBox, papers, exports);
+    const loss = shell.lines('loss', { ...trainingLoss('nats per byte'), height: 240 });
+    const { table, tableBox, papers, exportButton } = labResults(shell, 'tl');
 
     // The text: the sample (loaded with the view's first run) or the user's file.
     let userText = null; // { bytes, id, name }
@@ -291,25 +249,16 @@ export default defineView('text-lab', {
       drawTable(m);
     }
 
-    const exportButton = (text, fn) => {
-      const b = el('button', '', text);
-      b.type = 'button';
-      b.addEventListener('click', fn);
-      exports.append(b);
-    };
     exportButton('Results JSON', () => {
-      const out = Object.fromEntries(shown.runs.map((r) => [r.method, r.result]));
-      download('train-short-test-long.json', new Blob([JSON.stringify(out, null, 1)], { type: 'application/json' }));
+      downloadJson('train-short-test-long.json', Object.fromEntries(shown.runs.map((r) => [r.method, r.result])));
     });
 
     const settingsOf = (s) => ({ methods: s.methods, N: s.N, M: Math.max(s.M, s.N), steps: s.steps, seed: s.seed });
+    const reports = trainingReports(shell, { runState, line: progress, drawLoss, render });
 
     return {
       runButtons: { run: train, cancel: stop },
-      show(s) {
-        const ids = new Set(s.methods);
-        for (const [id, box] of boxes) box.checked = ids.has(id);
-      },
+      show: (s) => methodBoxes.show(s.methods),
       key: (s) => ({ ...settingsOf(s), text: userText?.id ?? 'sample' }),
       demand: () => '', // minutes of training: only on Train
       async cached(s) {
@@ -322,13 +271,7 @@ export default defineView('text-lab', {
         runState.failures = [];
       },
       params: () => ({ runs: plan.filter((r) => !done.has(r.id)), N: p?.N ?? 0 }), // none before the plan is read
-      progress(m) {
-        const phase = applyProgress(runState, m, methodName(m.id)); // a run's id is its method
-        if (phase === 'losses') drawLoss();
-        else if (phase === 'finished') render();
-        else if (phase === 'failed') shell.status.textContent = runState.failures.join(' ');
-        progress.textContent = trainingLine(m);
-      },
+      progress: (m) => reports.progress(m, methodName(m.id)), // a run's id is its method
       draw(result) {
         if (result.plan) {
           plan = result.plan;
@@ -343,10 +286,7 @@ export default defineView('text-lab', {
             : `All ${plan.length} runs restored from this browser's cache.`;
           return;
         }
-        shell.status.textContent = runState.failures.join(' ');
-        progress.textContent = result.stopped
-          ? `Stopped: ${result.finished} of ${result.total} runs finished and kept.`
-          : `Done: ${result.total} runs in ${result.seconds.toFixed(0)} s.`;
+        reports.ended(result);
       },
     };
   },
