@@ -75,11 +75,50 @@ function embedSize() {
   };
 }
 
+// Cross-origin isolation (COOP + COEP) lets the language-model module run threaded
+// (SharedArrayBuffer); CORP cross-origin keeps PosLab's files loadable by isolated host pages
+// that embed a figure. Hosting elsewhere needs the same three headers (docs/playground.md).
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
+
+/**
+ * The threaded language-model build (build/wasm/threads), served as is at wasm-threads/: its
+ * glue loads its pthread worker script from beside itself, so it is copied, not bundled.
+ */
+function threadedLm() {
+  const dir = here('./build/wasm/threads');
+  const files = ['poslab-gpt2.mjs', 'poslab-gpt2.worker.js', 'poslab-gpt2.wasm'];
+  const types = { mjs: 'text/javascript', js: 'text/javascript', wasm: 'application/wasm' };
+  return {
+    name: 'poslab-threaded-lm',
+    configureServer(server) {
+      server.middlewares.use('/wasm-threads', (req, res, next) => {
+        const file = files.find((f) => req.url === `/${f}`);
+        if (!file || !fs.existsSync(`${dir}/${file}`)) return next();
+        res.setHeader('Content-Type', types[file.split('.').pop()]);
+        res.end(fs.readFileSync(`${dir}/${file}`));
+      });
+    },
+    generateBundle() {
+      // Without the build (a machine that built only the single-threaded modules) the page
+      // falls back to one thread and says so (web/src/worker/lm-module.js).
+      if (!fs.existsSync(`${dir}/${files[0]}`))
+        return this.warn(`no threaded build in ${dir}: models run on one thread`);
+      for (const file of files) {
+        this.emitFile({ type: 'asset', fileName: `wasm-threads/${file}`, source: fs.readFileSync(`${dir}/${file}`) });
+      }
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   publicDir: '../public',
   base: './',
-  plugins: [hubCsp(), benchIndex(), embedSize()],
+  plugins: [hubCsp(), benchIndex(), embedSize(), threadedLm()],
   resolve: {
     // The scalar build serves only the Benchmarks view's "Run on this machine" (its baseline).
     alias: { '@poslab-wasm': here('./build/wasm/simd'), '@poslab-wasm-scalar': here('./build/wasm/scalar') },
@@ -108,5 +147,7 @@ export default defineConfig({
   server: {
     // The wasm build lives outside web/; let the dev server read it.
     fs: { allow: [here('.')] },
+    headers: ISOLATION_HEADERS,
   },
+  preview: { headers: ISOLATION_HEADERS },
 });

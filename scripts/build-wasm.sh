@@ -3,6 +3,8 @@
 #   build/wasm/simd    -msimd128: the playground's build
 #   build/wasm/scalar  no SIMD (Highway falls back to EMU128): the baseline the benchmark and
 #                      tests compare against
+#   build/wasm/threads SIMD128 + pthreads, the language-model module alone: what a
+#                      cross-origin isolated page loads for its models
 # Each holds poslab.mjs + poslab.wasm; the link step prints their gzipped size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,14 +17,17 @@ jobs=${POSLAB_JOBS:-2}
 command -v emcmake >/dev/null || { echo "emcmake not found: run scripts/setup.sh" >&2; exit 1; }
 mkdir -p build/wasm
 
-for variant in simd scalar; do
-  simd=ON
+for variant in simd scalar threads; do
+  simd=ON threads=OFF targets=() eh=-fwasm-exceptions
   [ "$variant" = scalar ] && simd=OFF
+  # Emscripten 3.1.6's pthreads with WebAssembly exceptions catch only catch(...): every core
+  # error would arrive as "unknown error". Its JS-based exceptions catch by type there.
+  [ "$variant" = threads ] && threads=ON targets=(--target poslab_gpt2_wasm) eh=-fexceptions
   dir=build/wasm/$variant
   echo "== wasm $variant: configure and build ($dir)"
   # emcmake's default emulator flag (--experimental-wasm-threads) is refused by Node 20.
   emcmake cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOSLAB_WASM_SIMD=$simd \
-    -DCMAKE_CROSSCOMPILING_EMULATOR=node >"$dir.configure.log" 2>&1 ||
+    -DPOSLAB_WASM_THREADS=$threads -DPOSLAB_WASM_EH=$eh -DCMAKE_CROSSCOMPILING_EMULATOR=node >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; exit 1; }
-  cmake --build "$dir" -j "$jobs"
+  cmake --build "$dir" -j "$jobs" "${targets[@]}"
 done

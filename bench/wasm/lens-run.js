@@ -1,6 +1,6 @@
 // The measurement of bench/wasm/lens.mjs, in Node or in a Chromium page alike: the whole
 // position lens of GPT-2 small and SmolLM2-135M's shape with random weights at T tokens, on
-// one thread; one line per model.
+// the threads the lab was set to; one line per model.
 
 /** @param {object} lab the language-model API (createGpt2Lab's) @param {number} T */
 export function lensLines(lab, T) {

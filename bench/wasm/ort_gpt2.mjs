@@ -2,12 +2,12 @@
 // process, one thread each, the same random weights, every T row of the logits computed by
 // both. For each T: a warm-up, then PosLab and ORT runs interleaved (so a noisy neighbour
 // slows both alike), medians printed with the speed-up, GFLOP/s and % of the SIMD128 peak
-// measured in the same build (simdPeak, cpp/wasm/bench_bindings.cpp), and the logits checked
+// measured in the same engine (simdPeak, the poslab-bench module), and the logits checked
 // against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|.
 //
 // The weights: a GPT-2 small .safetensors written here from a seeded generator (N(0, 0.02²)
 // matrices and embeddings, small random biases, LayerNorm gains 1 ± 0.1), loaded by PosLab's
-// checkpoint loader and exported to ONNX by export_gpt2_onnx.py (torch, opset 14; installs
+// checkpoint loader and exported to ONNX by export_onnx.py (torch, opset 14; installs
 // Debian's python3-torch when missing; ~45 s, 650 MB). Both files are kept in build/bench/
 // and made again only when missing or older than what they come from.
 //
@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { bindGpt2 } from '../../web/src/core/gpt2.js';
 import { loadModule } from '../../web/src/core/load.js';
+import { loadBenchModule } from './bench-module.js';
 import { gpt2Layout } from '../../tests/helpers/model-layouts.js';
 import { layoutEntries, safetensorsBuffer } from '../../tests/helpers/safetensors.js';
 
@@ -90,7 +91,7 @@ function checkpoint(config, seed, file) {
 
 // The ONNX file, exported again when missing or older than the checkpoint or the script.
 function onnxModel(checkpointFile, onnxFile, config) {
-  const script = path.join(here, 'export_gpt2_onnx.py');
+  const script = path.join(here, 'export_onnx.py');
   const mtime = (f) => statSync(f).mtimeMs;
   if (existsSync(onnxFile) && mtime(onnxFile) > Math.max(mtime(checkpointFile), mtime(script))) return;
   console.log(`exporting ${path.relative(root, onnxFile)} with torch (about 45 s)…`);
@@ -101,7 +102,7 @@ function onnxModel(checkpointFile, onnxFile, config) {
     [script, checkpointFile, onnxFile, '--n-head', String(config.n_head), '--eps', String(config.layer_norm_epsilon)],
     { stdio: 'inherit' },
   );
-  if (r.status !== 0) throw new Error(`export_gpt2_onnx.py failed (exit ${r.status})`);
+  if (r.status !== 0) throw new Error(`export_onnx.py failed (exit ${r.status})`);
 }
 
 // Token ids in [0, V), seeded.
@@ -142,6 +143,7 @@ async function main() {
   if (!existsSync(wasmFile)) throw new Error('build/wasm/simd/poslab-gpt2.wasm is missing: run `npm run build:wasm`');
   const m = await loadModule({ variant: 'simd', wasmBinary: readFileSync(wasmFile) }, 'poslab-gpt2');
   const lab = bindGpt2(m);
+  const yardsticks = await loadBenchModule();
   const config = lab.gpt2Config({ preset: 'small' });
 
   // Weights: PosLab reads the checkpoint through its loader; ORT reads the ONNX export of it.
@@ -179,8 +181,8 @@ async function main() {
   };
 
   // The yardstick: the best of several runs of the register-only mul+add loop.
-  m.simdPeak(2_000_000, 0.9999, 1e-4); // tier up to the optimising compiler
-  const peaks = Array.from({ length: 5 }, () => m.simdPeak(20_000_000, 0.9999, 1e-4));
+  yardsticks.simdPeak(2_000_000, 0.9999, 1e-4); // tier up to the optimising compiler
+  const peaks = Array.from({ length: 5 }, () => yardsticks.simdPeak(20_000_000, 0.9999, 1e-4));
   const peak = Math.max(...peaks.map((p) => p.gflops));
   const best = peaks.find((p) => p.gflops === peak);
   const bestChains = best.variants.find((v) => v.gflops === peak).chains;
@@ -240,7 +242,7 @@ async function main() {
 
   // GEMM alone, on GPT-2 small's shapes, and what N blocks of them plus lm_head add up to (the
   // forward's matmul time if nothing else cost anything).
-  if (typeof m.gemmBench === 'function') {
+  {
     const { n_embd: E, n_layer: N, vocab_size: V } = config;
     for (const T of [8, 128]) {
       const shapes = [
@@ -254,7 +256,7 @@ async function main() {
       let flops = 0;
       let seconds = 0;
       for (const [name, M, Nc, K, transposeB, count] of shapes) {
-        const r = m.gemmBench(M, Nc, K, transposeB, 1);
+        const r = yardsticks.gemmBench(M, Nc, K, transposeB, 1);
         flops += count * 2 * M * Nc * K;
         seconds += count * r.seconds;
         const shape = `(${M}, ${K}) · (${K}, ${Nc})`;

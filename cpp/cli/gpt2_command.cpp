@@ -83,6 +83,7 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
       ->capture_default_str()
       ->check(one_of(kPrecisionNames, "precision"));
   add_lm_trace_options(cmd, a.top_k, a.trace);
+  add_threads(cmd);
   add_output(cmd, a.out);
 }
 

@@ -170,6 +170,7 @@ void add_lens_command(Commands& commands) {
             ->capture_default_str()
             ->check(integer_at_least(1));
         add_rope_scaling_flags(cmd, a.rope);
+        add_threads(cmd);
         add_output(cmd, a.out);
       },
       run_lens);

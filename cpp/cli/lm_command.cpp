@@ -136,6 +136,7 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
       ->check(parsed_by(parse_precision, choices(kPrecisionNames)));
   add_lm_trace_options(cmd, a.top_k, a.trace);
   add_rope_scaling_flags(cmd, a.rope);
+  add_threads(cmd);
   add_output(cmd, a.out);
 }
 

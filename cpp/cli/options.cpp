@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "output.hpp"
+#include "poslab/base/threads.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -169,6 +170,17 @@ CLI::Option* add_query_offset(CLI::App* app, long long& offset) {
                    "query i sits at position i + offset (Lk - Lq: the last query is the last key)")
       ->capture_default_str()
       ->check(any_integer());
+}
+
+CLI::Option* add_threads(CLI::App* app) {
+  const long long most = static_cast<long long>(max_thread_count());
+  return app
+      ->add_option_function<long long>(
+          "--threads", [](long long n) { set_thread_count(static_cast<std::size_t>(n)); },
+          "threads for the float32 products and attention (default 1, at most " +
+              std::to_string(most) + " here); the results are the same bits whatever the count")
+      ->type_name("N")
+      ->check(integer_in(1, most));
 }
 
 RopeOptions RopeFlags::resolve() const {

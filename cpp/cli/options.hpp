@@ -105,6 +105,10 @@ CLI::Option* add_output(CLI::App* app, std::string& path);
 // --offset: query i sits at position i + offset, as the mask places it (attention's --offset).
 CLI::Option* add_query_offset(CLI::App* app, long long& offset);
 
+// --threads N: how many threads the core's fast kernels use (set_thread_count) while the
+// command runs.
+CLI::Option* add_threads(CLI::App* app);
+
 // The RoPE options as they arrive from the command line: enums as text, converted by the
 // core once parsing has validated them.
 struct RopeFlags {

@@ -1,4 +1,4 @@
-// Benchmark entries of the GPT-2 module, for bench/wasm/ort_gpt2.mjs (not part of the JS API):
+// The poslab-bench module, for the wasm benchmarks (bench/wasm; not part of the JS API):
 // the SIMD128 arithmetic peak of this build, measured with a register-only loop, and the
 // float32 GEMM (poslab::fast::gemm) timed on one shape, so every kernel can be printed as a %
 // of the peak in the same engine. Timed in C++ (steady_clock is performance.now() here).

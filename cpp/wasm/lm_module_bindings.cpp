@@ -14,6 +14,7 @@
 #include "heap.hpp"
 #include "js_convert.hpp"
 #include "lm_bindings.hpp"
+#include "poslab/base/threads.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm.hpp"
 #include "poslab/models/rope_config.hpp"
@@ -59,6 +60,20 @@ val rope_config_js(Str text, Str file_name) {
   });
 }
 
+// How many threads the products and attention use: 1 in the single-threaded builds, up to the
+// page's worker pool + 1 in the threaded one (base/threads.hpp). A count out of range throws
+// naming "threads".
+val set_threads_js(Num n) {
+  return guarded([&] {
+    const long long count = to_integer(n, "threads");
+    require(count >= 1, "threads", "threads must be at least 1, got " + std::to_string(count));
+    set_thread_count(static_cast<std::size_t>(count));
+    return val::undefined();
+  });
+}
+double threads_js() { return double(thread_count()); }
+double max_threads_js() { return double(max_thread_count()); }
+
 // The size of the wasm heap (it only grows): the high-water mark a benchmark reports.
 double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
 
@@ -74,4 +89,7 @@ EMSCRIPTEN_BINDINGS(poslab_lm) {
   function("ropeConfig", &rope_config_js);
   function("liveHeapBytes", &live_heap_bytes);
   function("wasmHeapBytes", &wasm_heap_bytes);
+  function("setThreads", &set_threads_js);
+  function("threads", &threads_js);
+  function("maxThreads", &max_threads_js);
 }

@@ -21,5 +21,16 @@ add_compile_options(${POSLAB_WASM_EH})
 if(POSLAB_WASM_SIMD)
   add_compile_options(-msimd128)
 endif()
+# The threaded build of the language-model module (pthreads on a SharedArrayBuffer heap, for
+# cross-origin isolated pages): every object must be compiled with atomics. At most
+# POSLAB_WASM_MAX_THREADS threads (base/threads.cpp), the page asking for fewer. It is built with
+# POSLAB_WASM_EH=-fexceptions (scripts/build-wasm.sh): with pthreads, 3.1.6's WebAssembly
+# exceptions are caught only by catch (...), so every core error would read "unknown error".
+option(POSLAB_WASM_THREADS "Compile the WebAssembly build with pthreads (the language-model module only)" OFF)
+set(POSLAB_WASM_MAX_THREADS 8)
+if(POSLAB_WASM_THREADS)
+  add_compile_options(-pthread)
+  add_compile_definitions(POSLAB_WASM_MAX_THREADS=${POSLAB_WASM_MAX_THREADS})
+endif()
 # 2^26 float32 = 256 MiB per tensor: a few of them fit under MAXIMUM_MEMORY (cpp/wasm).
 add_compile_definitions(POSLAB_MAX_ELEMENTS=67108864)

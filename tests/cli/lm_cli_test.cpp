@@ -222,6 +222,26 @@ TEST_F(LmCli, BadInputsAreRefused) {
                         "has shape (48, 96), the config needs (48, 80)");
 }
 
+// Wide enough that the products and attention split across threads (base/threads.hpp).
+TEST_F(LmCli, ThreadsGiveTheSameLogits) {
+  put("wide.json",
+      R"({"model_type": "llama", "vocab_size": 2000, "hidden_size": 128, "num_hidden_layers": 2,
+          "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512,
+          "max_position_embeddings": 128, "rope_theta": 10000, "rms_norm_eps": 1e-5,
+          "tie_word_embeddings": true})");
+  ASSERT_EQ(run({"lm-random", "--config", "wide.json", "--seed", "6", "-o", "wide"}).status, 0);
+  std::string tokens;
+  for (int i = 0; i < 128; ++i) tokens += (i ? "," : "") + std::to_string((i * 37 + 11) % 2000);
+  const auto lm = [&](const std::string& threads, const std::string& out) {
+    return run_npy({"lm", "--weights", "wide/model.safetensors", "--config", "wide/config.json",
+                    "--tokens", tokens, "--threads", threads, "-o", out},
+                   out);
+  };
+  const TensorF one = lm("1", "one.npy");
+  EXPECT_EQ(lm("2", "two.npy").data, one.data);
+  expect_usage_error(lm_neox({"--tokens", "1", "--threads", "0", "-o", "l.npy"}));
+}
+
 TEST_F(LmCli, RandomCheckpointsInHalfAndTheirConfigs) {
   ASSERT_EQ(run({"lm-random", "--config", "neox.json", "--dtype", "F16", "-o", "half"}).status, 0);
   const std::string bytes = read_file(path("half/model.safetensors"));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/validation.hpp"
+#include "poslab/base/threads.hpp"
 #include "poslab/fast/fast.hpp"
 
 namespace poslab::fast {
@@ -206,66 +207,71 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
     for (std::size_t j = 0; j < n.Lk; ++j) pad[j] = options.key_padding[j] ? kNegInf : 0.0f;
   }
 
-  const std::size_t ld = n.k_panels * n.W;               // score scratch row stride
-  std::vector<float> k_panels(n.k_panels * n.d * n.W);   // (k_panels, d, W)
-  std::vector<float> v_panels(n.v_panels * n.Lk * n.W);  // (v_panels, Lk, W)
-  std::vector<float> scores(kRows * ld);                 // (4, ld)
-  std::vector<float> out_block(kRows * n.W);             // (4, W)
+  const std::size_t ld = n.k_panels * n.W;  // score scratch row stride
   const std::vector<float> zero_row(std::max(n.d, n.Lk) + 1, 0.0f);
+  // Heads are independent: threads take runs of them, each with its own scratch, when the
+  // products (QKᵀ and PV, 4·Lq·Lk·d flops a head) are worth waking the pool for.
+  const bool split = 4.0 * double(n.H) * double(n.Lq) * double(n.Lk) * double(n.d) >= 4.0e6;
+  parallel_for(n.H, split ? 1 : n.H, [&](std::size_t h_begin, std::size_t h_end) {
+    std::vector<float> k_panels(n.k_panels * n.d * n.W);   // (k_panels, d, W)
+    std::vector<float> v_panels(n.v_panels * n.Lk * n.W);  // (v_panels, Lk, W)
+    std::vector<float> scores(kRows * ld);                 // (4, ld)
+    std::vector<float> out_block(kRows * n.W);             // (4, W)
 
-  for (std::size_t h = 0; h < n.H; ++h) {
-    pack_k(k.ptr() + h * n.Lk * n.d, n, k_panels);
-    pack_v(v.ptr() + h * n.Lk * n.dv, n, v_panels);
-    const float* bias =
-        options.bias ? options.bias->ptr() + (bias_per_head ? h * n.Lq * n.Lk : 0) : nullptr;
+    for (std::size_t h = h_begin; h < h_end; ++h) {
+      pack_k(k.ptr() + h * n.Lk * n.d, n, k_panels);
+      pack_v(v.ptr() + h * n.Lk * n.dv, n, v_panels);
+      const float* bias =
+          options.bias ? options.bias->ptr() + (bias_per_head ? h * n.Lq * n.Lk : 0) : nullptr;
 
-    for (std::size_t r0 = 0; r0 < n.Lq; r0 += kRows) {
-      const std::size_t rows = std::min(kRows, n.Lq - r0);
-      // Keys [k0, k1) are the only ones any row of this block may see (as the reference).
-      const std::size_t k0 = keys(r0).first, k1 = keys(r0 + rows - 1).second;
-      const std::size_t t0 = k0 / n.W, t1 = (k1 + n.W - 1) / n.W;  // K panels [t0, t1)
-      const std::size_t base = t0 * n.W;                           // key of scores[r][0]
+      for (std::size_t r0 = 0; r0 < n.Lq; r0 += kRows) {
+        const std::size_t rows = std::min(kRows, n.Lq - r0);
+        // Keys [k0, k1) are the only ones any row of this block may see (as the reference).
+        const std::size_t k0 = keys(r0).first, k1 = keys(r0 + rows - 1).second;
+        const std::size_t t0 = k0 / n.W, t1 = (k1 + n.W - 1) / n.W;  // K panels [t0, t1)
+        const std::size_t base = t0 * n.W;                           // key of scores[r][0]
 
-      // Rows past Lq read a zero query and are never stored.
-      const float* q_rows[kRows];
-      for (std::size_t r = 0; r < kRows; ++r) {
-        q_rows[r] = r < rows ? q.ptr() + (h * n.Lq + r0 + r) * n.d : zero_row.data();
-      }
-      for (std::size_t t = t0; t < t1; ++t) {
-        block_product(q_rows, k_panels.data() + t * n.d * n.W, n.d, scores.data() + (t - t0) * n.W,
-                      ld);
-      }
-
-      float inv_sum[kRows] = {0.0f, 0.0f, 0.0f, 0.0f};
-      const float* p_rows[kRows];
-      for (std::size_t r = 0; r < kRows; ++r) {
-        float* s = scores.data() + r * ld;
-        p_rows[r] = s + (k0 - base);
-        if (r >= rows) {  // a zero row, so PV adds nothing for it
-          std::fill(s + (k0 - base), s + (k1 - base), 0.0f);
-          continue;
+        // Rows past Lq read a zero query and are never stored.
+        const float* q_rows[kRows];
+        for (std::size_t r = 0; r < kRows; ++r) {
+          q_rows[r] = r < rows ? q.ptr() + (h * n.Lq + r0 + r) * n.d : zero_row.data();
         }
-        const std::size_t i = r0 + r;
-        const auto [lo, hi] = keys(i);
-        inv_sum[r] = softmax_row(s, base, k0, k1, lo, hi, scale, bias ? bias + i * n.Lk : nullptr,
-                                 pad.empty() ? nullptr : pad.data());
-        if (options.return_weights) {
-          float* w = result.weights.ptr() + (h * n.Lq + i) * n.Lk;
-          for (std::size_t j = k0; j < k1; ++j) w[j] = s[j - base] * inv_sum[r];
+        for (std::size_t t = t0; t < t1; ++t) {
+          block_product(q_rows, k_panels.data() + t * n.d * n.W, n.d,
+                        scores.data() + (t - t0) * n.W, ld);
         }
-      }
 
-      for (std::size_t t = 0; t < n.v_panels; ++t) {
-        block_product(p_rows, v_panels.data() + (t * n.Lk + k0) * n.W, k1 - k0, out_block.data(),
-                      n.W);
-        const std::size_t c0 = t * n.W, width = std::min(n.W, n.dv - c0);
-        for (std::size_t r = 0; r < rows; ++r) {
-          float* out = result.output.ptr() + (h * n.Lq + r0 + r) * n.dv + c0;
-          for (std::size_t c = 0; c < width; ++c) out[c] = out_block[r * n.W + c] * inv_sum[r];
+        float inv_sum[kRows] = {0.0f, 0.0f, 0.0f, 0.0f};
+        const float* p_rows[kRows];
+        for (std::size_t r = 0; r < kRows; ++r) {
+          float* s = scores.data() + r * ld;
+          p_rows[r] = s + (k0 - base);
+          if (r >= rows) {  // a zero row, so PV adds nothing for it
+            std::fill(s + (k0 - base), s + (k1 - base), 0.0f);
+            continue;
+          }
+          const std::size_t i = r0 + r;
+          const auto [lo, hi] = keys(i);
+          inv_sum[r] = softmax_row(s, base, k0, k1, lo, hi, scale, bias ? bias + i * n.Lk : nullptr,
+                                   pad.empty() ? nullptr : pad.data());
+          if (options.return_weights) {
+            float* w = result.weights.ptr() + (h * n.Lq + i) * n.Lk;
+            for (std::size_t j = k0; j < k1; ++j) w[j] = s[j - base] * inv_sum[r];
+          }
+        }
+
+        for (std::size_t t = 0; t < n.v_panels; ++t) {
+          block_product(p_rows, v_panels.data() + (t * n.Lk + k0) * n.W, k1 - k0, out_block.data(),
+                        n.W);
+          const std::size_t c0 = t * n.W, width = std::min(n.W, n.dv - c0);
+          for (std::size_t r = 0; r < rows; ++r) {
+            float* out = result.output.ptr() + (h * n.Lq + r0 + r) * n.dv + c0;
+            for (std::size_t c = 0; c < width; ++c) out[c] = out_block[r * n.W + c] * inv_sum[r];
+          }
         }
       }
     }
-  }
+  });
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "poslab/base/threads.hpp"
 #include "poslab/fast/gemm.hpp"
 
 namespace poslab::fast {
@@ -46,6 +47,10 @@ constexpr std::size_t kNC = 2048;
 constexpr std::size_t kDirectRows = 16;
 constexpr std::size_t kDotRows = 8;
 constexpr std::size_t kDotMaxRows = 32;  // A·Bᵀ: four passes over B still beat packing it
+// Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
+// panel width, so only the last slice has a partial panel), from kParallelFlops up.
+constexpr std::size_t kParallelColumns = 64;
+constexpr double kParallelFlops = 4.0e6;
 
 // Element (i, j) of op(X) for X stored row-major with stride ld.
 inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
@@ -176,17 +181,10 @@ void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float*
   }
 }
 
-}  // namespace
-
-void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda, Op op_a,
-          const float* b, std::size_t ldb, Op op_b, float* c, std::size_t ldc, bool accumulate) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    if (!accumulate) {
-      for (std::size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
-    }
-    return;
-  }
+// One thread's product: every column block of C in turn.
+void gemm_serial(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda,
+                 Op op_a, const float* b, std::size_t ldb, Op op_b, float* c, std::size_t ldc,
+                 bool accumulate) {
   if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kDotMaxRows) {
     return gemm_abt_few_rows(M, N, K, a, lda, b, ldb, c, ldc, accumulate);
   }
@@ -246,6 +244,27 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
       }
     }
   }
+}
+
+}  // namespace
+
+void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda, Op op_a,
+          const float* b, std::size_t ldb, Op op_b, float* c, std::size_t ldc, bool accumulate) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    if (!accumulate) {
+      for (std::size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
+    }
+    return;
+  }
+  // Threads take column slices of C, each packing its own panels of A and B: the same
+  // operations per element as one thread (identical results), no shared writes. Below
+  // kParallelFlops a slice's work would not pay for waking the pool: one slice, all of C.
+  const bool split = 2.0 * double(M) * double(N) * double(K) >= kParallelFlops;
+  parallel_for(N, split ? kParallelColumns : N, [&](std::size_t j0, std::size_t j1) {
+    const float* b_slice = op_b == Op::kNone ? b + j0 : b + j0 * ldb;
+    gemm_serial(M, j1 - j0, K, a, lda, op_a, b_slice, ldb, op_b, c + j0, ldc, accumulate);
+  });
 }
 
 TensorF matmul(const TensorF& a, const TensorF& b, Op op_a, Op op_b) {

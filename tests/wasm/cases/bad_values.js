@@ -83,7 +83,7 @@ const KINDS = {
     'queries',
     'keys',
   ],
-  int: ['offset', 'seed', 't5Seed', 'totalLength', 'fileSize', 'topK'],
+  int: ['offset', 'seed', 't5Seed', 'totalLength', 'fileSize', 'topK', 'threads'],
   signed: ['k'],
   num: ['base', 'scaleBase', 'std', 'eps', 'scale', 'factor'],
   str: ['layout', 'metric', 'style', 'scaling', 'mask', 'position', 'name', 'preset', 'dtype'],

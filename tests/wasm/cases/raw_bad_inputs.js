@@ -271,13 +271,15 @@ export const RAW_GPT2_CALLS = {
   ],
   ropeScalings: () => [],
   wasmHeapBytes: () => [],
+  setThreads: () => [['threads', 1]],
+  threads: () => [],
+  maxThreads: () => [],
 };
 
 // Bound functions RAW_GPT2_CALLS leaves out, and where they are tested instead: the streamed
 // GPT-NeoX and Llama loaders need a checkpoint written by the CLI (gpt_neox.test.js,
-// llama.test.js);
-// simdPeak and gemmBench are benchmark entries of bench/wasm/ort_gpt2.mjs, not the JS API.
-export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'llamaLoader', 'simdPeak', 'gemmBench'];
+// llama.test.js).
+export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'llamaLoader'];
 
 const callGpt2 = ({ m, model }, fn, args) => (fn === 'forward' ? model.forward(...args) : m[fn](...args));
 
@@ -289,5 +291,13 @@ export const RAW_GPT2_BAD_INPUTS = [
     'gpt2Config preset with another key',
     ({ m }) => m.gpt2Config({ preset: 'small', n_layer: 2 }),
     /unknown option 'n_layer'/,
+  ],
+  ['setThreads 0', ({ m }) => m.setThreads(0), /threads must be at least 1/, 'threads'],
+  // The tests load the single-threaded builds, whose most is 1.
+  [
+    'setThreads past the build',
+    ({ m }) => m.setThreads(2),
+    /between 1 and 1 \(this build runs one thread\)/,
+    'threads',
   ],
 ];

@@ -115,6 +115,14 @@ export interface GptNeoxLab {
   readonly ropeScalings: readonly RopeScalingName[];
   /** Size of the wasm heap in bytes (it only grows: the high-water mark). */
   wasmHeapBytes(): number;
+  /**
+   * Threads the float32 products and attention use, 1 to maxThreads(); the results are the
+   * same bits whatever the count. Above 1 only in the threaded build (a cross-origin isolated
+   * page), up to the workers it was started with + 1. Out of range: throws, field 'threads'.
+   */
+  setThreads(n: number): void;
+  threads(): number;
+  maxThreads(): number;
   gptNeoxConfig(choice: GptNeoxConfigChoice): GptNeoxConfig;
   gptNeoxRandom(choice: GptNeoxConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): GptNeoxModel;
   /** header: the file's first 8 + N bytes (safetensorsHeaderLength gives N); checked against the config before allocating. */

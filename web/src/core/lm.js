@@ -4,10 +4,16 @@
 import { bindGpt2 } from './gpt2.js';
 import { bindGptNeox } from './gpt-neox.js';
 import { bindLlama } from './llama.js';
-import { guardMethods } from './raw.js';
+import { guardMethods, unwrap } from './raw.js';
 import { bindRopeConfig } from './rope-config.js';
 
-/** GPT-2's methods unchanged, plus GPT-NeoX's, Llama's, architectureOf and ropeConfig. */
+/** GPT-2's methods unchanged, plus GPT-NeoX's, Llama's, architectureOf, ropeConfig and the thread count. */
 export function bindLm(m) {
-  return { ...bindGpt2(m), ...guardMethods({ ...bindGptNeox(m), ...bindLlama(m), ...bindRopeConfig(m) }) };
+  const threads = {
+    /** Threads the products and attention use: 1 up to maxThreads() (above 1 only in the threaded build). */
+    setThreads: (n) => void unwrap(m.setThreads(n)),
+    threads: () => m.threads(),
+    maxThreads: () => m.maxThreads(),
+  };
+  return { ...bindGpt2(m), ...guardMethods({ ...bindGptNeox(m), ...bindLlama(m), ...bindRopeConfig(m), ...threads }) };
 }

@@ -172,7 +172,7 @@ export default defineView('gpt2', {
         modelBox.classList.add('random');
         modelLabel.textContent = RANDOM_LABEL;
         modelDetail.textContent =
-          `Shape: ${info.label} · ${formatCount(params)} parameters · ${info.dtype} · ${formatBytes(info.bytes)} in memory. ` +
+          `Shape: ${info.label} · ${formatCount(params)} parameters · ${info.dtype} · ${formatBytes(info.bytes)} in memory · ${info.threadNote}. ` +
           'Load a trained checkpoint to see real attention.';
       } else {
         modelBox.classList.remove('random');
@@ -181,7 +181,7 @@ export default defineView('gpt2', {
           `Loaded: ${info.name}${info.configName ? ` with ${info.configName}` : ' (shape read from its header)'}`;
         modelDetail.textContent =
           `${architecture(info.architecture).name} · ${shortCount(params)} parameters (${formatCount(params)}) · ${info.dtype} · ${formatBytes(info.bytes)} in memory ` +
-          `(file ${formatBytes(info.fileBytes)}). The random-init shape setting is not used while a file is loaded.`;
+          `(file ${formatBytes(info.fileBytes)}) · ${info.threadNote}. The random-init shape setting is not used while a file is loaded.`;
       }
       useRandom.hidden = info.kind !== 'file';
     }

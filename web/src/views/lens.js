@@ -276,7 +276,7 @@ export default defineView('lens', {
         `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; text: ${r.source}, ${r.tokens.length} ${r.unit}${cut}; ` +
         `tokenizer: ${r.tokenizer}.` +
         (r.second ? ` Compared with ${r.secondLabel}.` : '') +
-        (r.ms ? ` Lens in ${(r.ms.lens / 1000).toFixed(2)} s.` : '');
+        (r.ms ? ` Lens in ${(r.ms.lens / 1000).toFixed(2)} s on ${r.threads}.` : '');
     }
 
     const showTextError = (message) => {

@@ -8,7 +8,6 @@
 // asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
-import gpt2WasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
 import { bindPosLab } from '../core/api.js';
 import { GPT2_JOBS, JOBS, loadGpt2Jobs } from './jobs/index.js';
 import { describeLoadFailure, recordViolations } from './load-failure.js';
@@ -53,18 +52,21 @@ if (self.name !== 'gpt2') {
   self.postMessage({ type: 'ready' }); // up; its module loads with the first GPT-2 job
 }
 
-// The language-model module, its API (GPT-2's and GPT-NeoX's) and its jobs: { lab, jobs }.
+// The language-model module, its API (GPT-2's and GPT-NeoX's) and its jobs: { lab, jobs };
+// lab.runtime says how many threads it runs and why (lm-module.js).
 let gpt2Ready = null;
 function gpt2() {
   gpt2Ready ??= (async () => {
-    const what = 'the GPT-2 WebAssembly module';
-    const [{ default: create }, { bindLm }, jobs, wasmBinary] = await Promise.all([
-      import('@poslab-wasm/poslab-gpt2.mjs'),
+    const what = 'the language-model WebAssembly module';
+    // Its loader is a chunk of its own, so the embed's worker (core jobs only) stays small.
+    const { LM_WASM_URL, loadLmModule } = await import('./lm-module.js');
+    const [loaded, { bindLm }, jobs] = await Promise.all([
+      explained(what, LM_WASM_URL, () => loadLmModule(wasmBytes)),
       import('../core/lm.js'),
       loadGpt2Jobs(),
-      explained(what, gpt2WasmUrl, () => wasmBytes(gpt2WasmUrl)),
     ]);
-    const lab = bindLm(await explained(what, gpt2WasmUrl, () => create({ wasmBinary })));
+    const lab = bindLm(loaded.module);
+    lab.runtime = { threads: loaded.threads, note: loaded.note };
     return { lab, jobs };
   })();
   gpt2Ready.catch(() => (gpt2Ready = null)); // a later job may try again

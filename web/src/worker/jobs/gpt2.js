@@ -29,13 +29,22 @@ function replace(next) {
   current = next;
 }
 
-/** The model's description for the page (no wasm objects). */
-function describe(model, source) {
+/** The model's description for the page (no wasm objects), with the threads it runs on. */
+function describe(lab, model, source) {
   const { config } = model;
   const arch = model.architecture ?? 'gpt2';
   // A BF16 file is held widened to F32: say both.
   const dtype = model.fileDtype === 'BF16' ? `BF16 file → ${model.dtype}` : model.dtype;
-  return { ...source, architecture: arch, config, bytes: model.bytes, dtype };
+  const threads = lab.runtime ?? { threads: 1, note: 'one thread' };
+  return {
+    ...source,
+    architecture: arch,
+    config,
+    bytes: model.bytes,
+    dtype,
+    threads: threads.threads,
+    threadNote: threads.note,
+  };
 }
 
 const randomKey = (shape) => `random:${shape}:${RANDOM_SEED}`;
@@ -56,7 +65,7 @@ function randomModel(lab, shape, progress) {
     seed: RANDOM_SEED,
   });
   const createMs = performance.now() - t0;
-  const info = describe(model, { kind: 'random', key, shape, label: spec.label, seed: RANDOM_SEED });
+  const info = describe(lab, model, { kind: 'random', key, shape, label: spec.label, seed: RANDOM_SEED });
   current = { key, model, info, tokenizer: null };
   return { model, info, createMs };
 }
@@ -202,7 +211,7 @@ export function gpt2Load(lab, p, ctx = {}) {
     }
     const key = `file:${++loads}`;
     replace(null);
-    const info = describe(model, {
+    const info = describe(lab, model, {
       kind: 'file',
       key,
       name,

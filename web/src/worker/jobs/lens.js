@@ -154,6 +154,7 @@ async function lmSubject(lab, p, progress) {
     key: m.key,
     short: file ? 'loaded' : `seed ${SEED}`,
     label: m.label,
+    threads: lab.runtime?.note,
     random: !file,
     rope: m.arch.rope,
     unscalable: m.arch.rope
@@ -258,6 +259,7 @@ export async function lens(lab, p, ctx = {}) {
     source: subject.source,
     textLength: subject.textLength,
     tokens: subject.labels,
+    threads: subject.threads ?? 'one thread (the training module)',
     head: { layer, head },
     missing,
     heatmaps,

@@ -1,0 +1,77 @@
+// The threaded language-model build in Chromium (Node cannot run it: its glue starts Web
+// Workers). The playground is served with COOP + COEP (vite.config.js), so it is cross-origin
+// isolated: the Models view loads the threaded build and says on how many threads it runs; the
+// build's copy in dist/wasm-threads/ gives the same logits, trace and lens bits on 2 threads as
+// on 1, and refuses more threads than it started workers for.
+import { describe, expect, it } from 'vitest';
+import { TINY_LLAMA_CONFIG } from '../helpers/tiny-models.js';
+import { browserForFile, drawn, openPage } from './helpers/browser.js';
+
+const session = browserForFile();
+
+describe('threads', () => {
+  it('E2E.ModelsViewRunsOnEveryCoreOfTheIsolatedPlayground', async () => {
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=gpt2`);
+    await drawn(page, 'gpt');
+    const { isolated, cores } = await page.evaluate(() => ({
+      isolated: crossOriginIsolated,
+      cores: navigator.hardwareConcurrency,
+    }));
+    expect(isolated).toBe(true);
+    const expected =
+      cores > 1
+        ? `${Math.min(cores, 8)} threads (cross-origin isolated page)`
+        : 'one thread: this machine reports one core';
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toContain(expected);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('E2E.ThreadedBuildGivesTheSameBitsOnTwoThreadsAsOnOne', async () => {
+    const { page, context, problems } = await openPage(session.browser, `${session.base}index.html`);
+    // A string, so that vitest leaves its import() alone (it rewrites those in functions).
+    await page.evaluate(
+      `import('./wasm-threads/poslab-gpt2.mjs').then((m) => (globalThis.createThreaded = m.default))`,
+    );
+    const result = await page.evaluate(async (tiny) => {
+      const script = new URL('wasm-threads/poslab-gpt2.mjs', location.href).href;
+      const wasm = new Uint8Array(await (await fetch('wasm-threads/poslab-gpt2.wasm')).arrayBuffer());
+      const create = globalThis.createThreaded;
+      // One pthread worker: at most 2 threads.
+      const m = await create({ wasmBinary: wasm, mainScriptUrlOrBlob: script, poslabWorkers: 1 });
+      // Sizes past the kernels' thresholds, so products and attention really split (threads.hpp).
+      const config = JSON.stringify({
+        ...tiny,
+        hidden_size: 128,
+        intermediate_size: 512,
+        vocab_size: 1000,
+        max_position_embeddings: 256,
+      });
+      const { model } = m.llamaRandom(config, 7, 'F32');
+      const ids = Int32Array.from({ length: 128 }, (_, i) => (i * 37 + 11) % 1000);
+      const run = (threads) => {
+        m.setThreads(threads);
+        const out = model.forward(ids, {
+          precision: 'float',
+          topK: 1,
+          trace: true,
+          logits: true,
+          lossByPosition: false,
+        });
+        return { logits: Array.from(out.logits.data), attention: Array.from(out.layers[1].attention.data) };
+      };
+      const one = run(1);
+      const two = run(2);
+      const refused = m.setThreads(3);
+      const counts = { max: m.maxThreads(), now: m.threads() };
+      model.delete();
+      return { one, two, refused, counts };
+    }, TINY_LLAMA_CONFIG);
+    expect(result.counts).toEqual({ max: 2, now: 2 });
+    expect(result.two.logits).toEqual(result.one.logits);
+    expect(result.two.attention).toEqual(result.one.attention);
+    expect(result.refused).toEqual({ error: 'threads must be between 1 and 2 here, got 3', field: 'threads' });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
