@@ -1,11 +1,12 @@
-// `npm run timing:hub`: a report, not a test. One click on "Load GPT-2 small" in Chromium
-// against the local mock hub serving a GPT-2-small-sized checkpoint (124M parameters, F32,
-// about 500 MB, random weights written here once into test-output/e2e/hub-timing/), through
+// `npm run timing:hub [-- --model gpt2|smollm2-135m|smollm2-360m]`: a report, not a test. One
+// click on a one-click model's button in Chromium against the local mock hub serving a
+// checkpoint of its size as it ships (GPT-2 small: 124M parameters, F32, about 500 MB;
+// SmolLM2: BF16; random weights written here once into test-output/e2e/hub-timing/), through
 // the hub's redirect: download → Cache Storage → loaded into the wasm core → first forward
 // drawn; then a second visit in a fresh browser on the same profile, from Cache Storage. Uses
 // a persistent profile so Cache Storage is on disk as in a normal browser (an incognito
 // context keeps it in memory). Prints the figures, the peak memory of the browser's processes
-// during each visit, and writes test-output/e2e/hub-timings.json. Builds dist/ first unless
+// during each visit, and writes test-output/e2e/hub-timings-MODEL.json. Builds dist/ first unless
 // POSLAB_E2E_NO_BUILD=1.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,19 +15,63 @@ import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { withHubConnectSrc } from '../../web/src/models/csp.js';
 import { CHROMIUM_ARGS, chromiumPath, outDir } from './helpers/browser.js';
-import { gpt2Layout, sizeOf } from '../helpers/model-layouts.js';
+import { gpt2Layout, llamaLayout, sizeOf } from '../helpers/model-layouts.js';
 import { layoutEntries, safetensorsHeader } from '../helpers/safetensors.js';
+import { tinyTokenizerJson } from '../helpers/tiny-models.js';
 import { startMockHub } from './helpers/mock-hub.mjs';
 import { serveSite } from './helpers/static-site.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
+// SmolLM2's config.json keys as the Hub lists them (HuggingFaceTB/SmolLM2-135M, -360M).
+const smollm2 = (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, intermediate_size) => ({
+  architectures: ['LlamaForCausalLM'],
+  model_type: 'llama',
+  vocab_size: 49152,
+  hidden_size,
+  num_hidden_layers,
+  num_attention_heads,
+  num_key_value_heads,
+  intermediate_size,
+  max_position_embeddings: 8192,
+  rope_theta: 100000,
+  rms_norm_eps: 1e-5,
+  tie_word_embeddings: true,
+  hidden_act: 'silu',
+  torch_dtype: 'bfloat16',
+});
+// id (the page's button) → repository, config, layout and the dtype the checkpoint ships in.
+const MODELS = {
+  gpt2: {
+    repo: 'openai-community/gpt2',
+    config: { model_type: 'gpt2', ...SMALL },
+    layout: gpt2Layout(SMALL),
+    dtype: 'F32',
+  },
+  'smollm2-135m': { repo: 'HuggingFaceTB/SmolLM2-135M', config: smollm2(576, 30, 9, 3, 1536), dtype: 'BF16' },
+  'smollm2-360m': { repo: 'HuggingFaceTB/SmolLM2-360M', config: smollm2(960, 32, 15, 5, 2560), dtype: 'BF16' },
+};
+const modelAt = process.argv.indexOf('--model');
+const id = modelAt > 0 ? process.argv[modelAt + 1] : 'gpt2';
+const chosen = MODELS[id];
+if (!chosen) throw new Error(`--model ${id}: expected one of ${Object.keys(MODELS).join(', ')}`);
+chosen.layout ??= llamaLayout(chosen.config);
 
-/** Writes a random GPT-2 small model.safetensors (F32) tensor by tensor, never whole in memory. */
+/** float32 → bfloat16, rounded to nearest even (as toBfloat16, without a call per value). */
+function bfloat16(values) {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  const out = new Uint16Array(values.length);
+  for (let i = 0; i < bits.length; i++) out[i] = (bits[i] + 0x7fff + ((bits[i] >>> 16) & 1)) >>> 16;
+  return out;
+}
+
+/** Writes a random model.safetensors of the chosen model tensor by tensor, never whole in memory. */
 function writeCheckpoint(file) {
-  const layout = gpt2Layout(SMALL);
+  const { layout, dtype } = chosen;
   const fd = fs.openSync(file, 'w');
-  fs.writeSync(fd, safetensorsHeader(layoutEntries(layout)).prefix);
+  // layoutEntries sizes 2-byte dtypes as F16 does; the header names the real one.
+  const entries = layoutEntries(layout, dtype === 'F32' ? 'F32' : 'F16').map((e) => ({ ...e, dtype }));
+  fs.writeSync(fd, safetensorsHeader(entries).prefix);
   let s = 0x9e3779b9; // xorshift32: uniform in ±0.04 (std ≈ 0.023, GPT-2's init scale)
   const chunk = new Float32Array(1 << 20);
   for (const { shape, role } of layout) {
@@ -43,7 +88,8 @@ function writeCheckpoint(file) {
           chunk[i] = ((s >>> 0) / 4294967296 - 0.5) * 0.08;
         }
       }
-      fs.writeSync(fd, new Uint8Array(chunk.buffer, 0, 4 * n));
+      if (dtype === 'F32') fs.writeSync(fd, new Uint8Array(chunk.buffer, 0, 4 * n));
+      else fs.writeSync(fd, new Uint8Array(bfloat16(chunk.subarray(0, n)).buffer));
       left -= n;
     }
   }
@@ -97,7 +143,7 @@ async function visit(profile, url, label) {
   const samples = []; // [ms since the click, bytes]
   const t0 = Date.now();
   const sampler = setInterval(() => samples.push([Date.now() - t0, descendantsRss()]), 200);
-  await page.click('#view-gpt2 .hub-load[data-model="gpt2"]');
+  await page.click(`#view-gpt2 .hub-load[data-model="${id}"]`);
   await page.waitForFunction(
     (n) =>
       globalThis.__poslabTimings.filter((t) => t.view === 'gpt').length > n ||
@@ -132,7 +178,7 @@ async function visit(profile, url, label) {
   };
 }
 
-const dir = path.join(outDir, 'hub-timing');
+const dir = path.join(outDir, 'hub-timing', id);
 fs.mkdirSync(dir, { recursive: true });
 const model = path.join(dir, 'model.safetensors');
 if (!fs.existsSync(model)) {
@@ -141,14 +187,13 @@ if (!fs.existsSync(model)) {
   console.log(`[hub-timing] wrote ${model} (${fs.statSync(model).size} bytes) in ${Date.now() - t} ms`);
 }
 if (!process.env.POSLAB_E2E_NO_BUILD) await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
-const mock = await startMockHub({
-  repos: {
-    'openai-community/gpt2': {
-      'config.json': { body: JSON.stringify({ model_type: 'gpt2', ...SMALL }), type: 'application/json' },
-      'model.safetensors': { path: model, redirect: true },
-    },
-  },
-});
+const files = {
+  'config.json': { body: JSON.stringify(chosen.config), type: 'application/json' },
+  'model.safetensors': { path: model, redirect: true },
+};
+// A Llama's tokenizer.json: a small one (its ids fit the vocabulary); timing is the weights'.
+if (id !== 'gpt2') files['tokenizer.json'] = { body: JSON.stringify(tinyTokenizerJson()), type: 'application/json' };
+const mock = await startMockHub({ repos: { [chosen.repo]: files } });
 const site = await serveSite(path.join(root, 'dist'));
 const config = { hub: mock.hub, fileHosts: [mock.files] };
 // The built page with the CSP a build for this config writes.
@@ -180,8 +225,15 @@ try {
       `peak ${second.peakRssWhileLoadingMB} MB while loading`,
   );
   const hubRequests = mock.requests.filter((r) => r.server === 'hub').length;
-  const results = { checkpointBytes: fs.statSync(model).size, first, second, hubRequests, cpus: os.cpus().length };
-  fs.writeFileSync(path.join(outDir, 'hub-timings.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const results = {
+    model: id,
+    checkpointBytes: fs.statSync(model).size,
+    first,
+    second,
+    hubRequests,
+    cpus: os.cpus().length,
+  };
+  fs.writeFileSync(path.join(outDir, `hub-timings-${id}.json`), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`[hub-timing] hub requests in all: ${hubRequests} (config.json and model.safetensors, first visit only)`);
 } finally {
   fs.rmSync(profile, { recursive: true, force: true });
