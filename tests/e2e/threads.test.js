@@ -1,7 +1,7 @@
 // The threaded language-model build in Chromium (Node cannot run it: its glue starts Web
 // Workers). The playground is served with COOP + COEP (vite.config.js), so it is cross-origin
 // isolated: the Models view loads the threaded build and says on how many threads it runs; the
-// build's copy in dist/wasm-threads/ gives the same logits, trace and lens bits on 2 threads as
+// build's copy in dist/wasm-threads/ gives the same logits and attention bits on 2 threads as
 // on 1, and refuses more threads than it started workers for.
 import { describe, expect, it } from 'vitest';
 import { TINY_LLAMA_CONFIG } from '../helpers/tiny-models.js';
