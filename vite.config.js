@@ -11,6 +11,7 @@ import { CONFIG_FILE, parseHubConfig } from './web/src/models/config.js';
 import { withHubCsp } from './web/src/models/csp.js';
 import { benchIndexJson } from './web/src/bench/index-file.js';
 import { INDEX_FILE } from './web/src/bench/results.js';
+import { ISOLATION_HEADERS } from './web/src/worker/thread-plan.js';
 import { EMBED_BUDGET_BYTES, embedLoad } from './web/src/embed/size-report.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -75,15 +76,6 @@ function embedSize() {
   };
 }
 
-// Cross-origin isolation (COOP + COEP) lets the language-model module run threaded
-// (SharedArrayBuffer); CORP cross-origin keeps PosLab's files loadable by isolated host pages
-// that embed a figure. Hosting elsewhere needs the same three headers (docs/playground.md).
-const ISOLATION_HEADERS = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
-  'Cross-Origin-Resource-Policy': 'cross-origin',
-};
-
 /**
  * The threaded language-model build (build/wasm/threads), served as is at wasm-threads/: its
  * glue loads its pthread worker script from beside itself, so it is copied, not bundled.
@@ -147,6 +139,7 @@ export default defineConfig({
   server: {
     // The wasm build lives outside web/; let the dev server read it.
     fs: { allow: [here('.')] },
+    // Cross-origin isolation lets the language-model module run threaded (docs/playground.md).
     headers: ISOLATION_HEADERS,
   },
   preview: { headers: ISOLATION_HEADERS },

@@ -1,12 +1,13 @@
 // The repository served as static files to Debian's Chromium, for the benchmarks that run in
 // the page's engine (lens.mjs, ort_llama.mjs). The server sends the playground's isolation
-// headers (COOP + COEP, vite.config.js), so a page is cross-origin isolated and may run the
+// headers (COOP + COEP, web/src/worker/thread-plan.js), so a page is cross-origin isolated and may run the
 // threaded language-model build and onnxruntime-web's threads.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../../tests/e2e/helpers/browser.js';
+import { ISOLATION_HEADERS } from '../../web/src/worker/thread-plan.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -15,11 +16,6 @@ const TYPES = {
   '.mjs': 'text/javascript',
   '.wasm': 'application/wasm',
   '.json': 'application/json',
-};
-const ISOLATION = {
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-embedder-policy': 'require-corp',
-  'cross-origin-resource-policy': 'cross-origin',
 };
 
 /**
@@ -31,14 +27,17 @@ export async function withChromium(fn) {
     const pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (pathname === '/bench/wasm/blank.html') {
       return res
-        .writeHead(200, { 'content-type': 'text/html', ...ISOLATION })
+        .writeHead(200, { 'content-type': 'text/html', ...ISOLATION_HEADERS })
         .end('<!doctype html><title>bench</title>');
     }
     const file = path.join(root, pathname);
     if (!file.startsWith(root)) return res.writeHead(403).end();
     try {
       const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', ...ISOLATION });
+      res.writeHead(200, {
+        'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        ...ISOLATION_HEADERS,
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end();

@@ -194,7 +194,8 @@ const files = {
 // A Llama's tokenizer.json: a small one (its ids fit the vocabulary); timing is the weights'.
 if (id !== 'gpt2') files['tokenizer.json'] = { body: JSON.stringify(tinyTokenizerJson()), type: 'application/json' };
 const mock = await startMockHub({ repos: { [chosen.repo]: files } });
-const site = await serveSite(path.join(root, 'dist'));
+// Isolated as vite preview serves it: the page runs the threaded build.
+const site = await serveSite(path.join(root, 'dist'), { isolated: true });
 const config = { hub: mock.hub, fileHosts: [mock.files] };
 // The built page with the CSP a build for this config writes.
 const META = /(http-equiv="Content-Security-Policy"\s+content=")([^"]+)/;

@@ -5,7 +5,9 @@
 // Pythia (GPT-NeoX) downloaded, stored and run with its own tokenizer.json; 404, an
 // HTML page, junk, a body cut short and Cancel each leave a message beside the buttons,
 // nothing stored and the model on show; a missing or invalid poslab.config.json falls back to
-// the default hub with a note; a hub or redirect the page's CSP does not allow is named.
+// the default hub with a note; a hub or redirect the page's CSP does not allow is named. The
+// site sends the cross-origin isolation headers, as vite preview does: every download runs
+// under COEP (the threaded build's condition).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +52,7 @@ let sourcePolicy;
 
 beforeAll(async () => {
   // The built dist/ (global-setup.js), served with this file's own index.html and config.
-  site = await serveSite(path.join(root, process.env.POSLAB_DIST ?? 'dist'));
+  site = await serveSite(path.join(root, process.env.POSLAB_DIST ?? 'dist'), { isolated: true });
   base = site.url;
   browser = await launch();
   mock = await startMockHub({
@@ -106,6 +108,7 @@ async function openIn(context, allow = []) {
   page.on('pageerror', (e) => keep(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => keep(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
   await page.goto(`${base}#view=gpt2`);
+  if (!(await page.evaluate(() => crossOriginIsolated))) throw new Error('the hub tests run on an isolated page');
   await drawn(page, 'gpt');
   await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]');
   return { page, context, problems };

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { ISOLATION_HEADERS } from '../../../web/src/worker/thread-plan.js';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -19,15 +20,17 @@ const TYPES = {
 
 /**
  * @param {string} dir the built site
- * @param {{ cors?: boolean | ((urlPath: string) => boolean) }} [o] cors: send
+ * @param {{ cors?: boolean | ((urlPath: string) => boolean), isolated?: boolean }} [o] cors: send
  *   Access-Control-Allow-Origin: * with every file (what a PosLab host serving embeds to other
- *   sites must do), or with the files whose URL path the function accepts
+ *   sites must do), or with the files whose URL path the function accepts; isolated: send the
+ *   cross-origin isolation headers with every response, as vite preview does
  * @returns {Promise<{ url: string, set: (o: { html?: string, config?: string | null }) => void,
  *   close: () => Promise<void> }>} config: the text served as poslab.config.json (null: 404)
  */
-export async function serveSite(dir, { cors = false } = {}) {
+export async function serveSite(dir, { cors = false, isolated = false } = {}) {
   let overrides = {};
   const server = http.createServer((req, res) => {
+    if (isolated) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if ((p === '/' || p === '/index.html') && overrides.html !== undefined) {
       res.writeHead(200, { 'content-type': TYPES['.html'] }).end(overrides.html);
