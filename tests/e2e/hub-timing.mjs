@@ -134,6 +134,8 @@ async function visit(profile, url, label) {
   page.on('pageerror', (e) => problems.push(e.message));
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
   await page.goto(url);
+  if (!(await page.evaluate(() => crossOriginIsolated)))
+    throw new Error(`${label}: the page is not cross-origin isolated`);
   await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]', { timeout: 120_000 });
   await page.waitForFunction(() => (globalThis.__poslabTimings ?? []).some((t) => t.view === 'gpt'), null, {
     timeout: 120_000,
