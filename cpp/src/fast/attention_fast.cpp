@@ -211,7 +211,8 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
   const std::vector<float> zero_row(std::max(n.d, n.Lk) + 1, 0.0f);
   // Heads are independent: threads take runs of them, each with its own scratch, when the
   // products (QKᵀ and PV, 4·Lq·Lk·d flops a head) are worth waking the pool for.
-  const bool split = 4.0 * double(n.H) * double(n.Lq) * double(n.Lk) * double(n.d) >= 4.0e6;
+  const bool split =
+      4.0 * double(n.H) * double(n.Lq) * double(n.Lk) * double(n.d) >= kParallelFlops;
   parallel_for(n.H, split ? 1 : n.H, [&](std::size_t h_begin, std::size_t h_end) {
     std::vector<float> k_panels(n.k_panels * n.d * n.W);   // (k_panels, d, W)
     std::vector<float> v_panels(n.v_panels * n.Lk * n.W);  // (v_panels, Lk, W)

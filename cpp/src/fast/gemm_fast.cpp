@@ -50,7 +50,6 @@ constexpr std::size_t kDotMaxRows = 32;  // A·Bᵀ: four passes over B still be
 // Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
 // panel width, so only the last slice has a partial panel), from kParallelFlops up.
 constexpr std::size_t kParallelColumns = 64;
-constexpr double kParallelFlops = 4.0e6;
 
 // Element (i, j) of op(X) for X stored row-major with stride ld.
 inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {

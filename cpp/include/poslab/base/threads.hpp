@@ -48,4 +48,8 @@ void parallel_for(std::size_t n, std::size_t grain, Body&& body) {
 // The native cap: more threads than this only add synchronisation for the kernels above.
 inline constexpr std::size_t kMaxThreads = 64;
 
+// Below this many flops a kernel stays on one thread: a split's share would not pay for waking
+// the pool (tens of microseconds in wasm).
+inline constexpr double kParallelFlops = 4.0e6;
+
 }  // namespace poslab
