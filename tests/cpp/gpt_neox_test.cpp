@@ -566,6 +566,15 @@ TEST(GptNeoxConfig, RoundTripsThroughJsonWithItsRopeScaling) {
   EXPECT_EQ(hf.rope().rotary_fraction, 0.5);
   EXPECT_EQ(hf.rope().scaling, poslab::RopeScaling::kDynamic);
   EXPECT_EQ(hf.rope().original_length, 2048);
+  // transformers 5 moves the base and the rotated fraction into rope_parameters.
+  const GptNeoxConfig v5 = GptNeoxConfig::from_json(
+      R"({"vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 3,
+          "intermediate_size": 80, "rope_parameters": {"rope_type": "default",
+          "rope_theta": 500, "partial_rotary_factor": 0.5}})",
+      "c");
+  EXPECT_EQ(v5.rope().base, 500.0);
+  EXPECT_EQ(v5.rope().rotary_fraction, 0.5);
+  EXPECT_EQ(v5.rope().scaling, poslab::RopeScaling::kNone);
 }
 
 TEST(GptNeoxConfig, UnsupportedSettingsAreRefusedNamingTheKey) {

@@ -607,6 +607,84 @@ TEST(LlamaConfig, RoundTripsThroughJsonWithItsRopeScaling) {
   EXPECT_EQ(legacy.num_key_value_heads, 4);  // absent: one kv head per query head
 }
 
+// transformers 5 writes rope_parameters (rope_theta and the scaling in one object, or one per
+// layer type) where transformers 4 wrote rope_theta and rope_scaling: the same model either way.
+TEST(LlamaConfig, ReadsTransformers5RopeParameters) {
+  const std::string sizes =
+      R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "intermediate_size": 80)";
+  const LlamaConfig v4 = LlamaConfig::from_json(
+      "{" + sizes + R"(, "rope_theta": 500000.0, "rope_scaling": {"rope_type": "llama3",
+          "factor": 8.0, "original_max_position_embeddings": 8, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0}})",
+      "c");
+  const std::string v5_rope = R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0,
+      "original_max_position_embeddings": 8, "low_freq_factor": 1.0, "high_freq_factor": 4.0})";
+  for (const std::string& rope : {v5_rope, R"({"full_attention": )" + v5_rope +
+                                               R"(, "sliding_attention": )" + v5_rope + "}"}) {
+    const LlamaConfig v5 =
+        LlamaConfig::from_json("{" + sizes + R"(, "rope_parameters": )" + rope + "}", "c");
+    EXPECT_EQ(v5.to_json(), v4.to_json()) << rope;
+    EXPECT_EQ(v5.rope().base, 500000.0);
+  }
+  const LlamaConfig plain = LlamaConfig::from_json(
+      "{" + sizes + R"(, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})", "c");
+  EXPECT_EQ(plain.rope().base, 1e6);
+  EXPECT_EQ(plain.rope().scaling, poslab::RopeScaling::kNone);
+  lm_fixture::expect_configs_refused<LlamaConfig>({
+      {"{" + sizes + R"(, "rope_parameters": {"full_attention": {"rope_theta": 1e6},
+                                              "sliding_attention": {"rope_theta": 1e4}}})",
+       "differs"},
+      {"{" + sizes + R"(, "rope_parameters": {"rope_theta": 1e4, "partial_rotary_factor": 0.5}})",
+       "partial_rotary_factor"},
+      {"{" + sizes + R"(, "rope_parameters": {"rope_type": "yarn", "factor": 2, "mscale": 1}})",
+       "\"mscale\""},
+  });
+}
+
+// Phi-3's longrope: θ_i / short_factor[i] up to the original length, θ_i / long_factor[i] past
+// it, cos and sin times √(1 + ln f / ln N) with f = max_position_embeddings / N.
+TEST(LlamaConfig, LongropeFactorsAndAttentionFactor) {
+  const std::string sizes =
+      R"("vocab_size": 97, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "intermediate_size": 80, "max_position_embeddings": 32)";
+  const LlamaConfig c = LlamaConfig::from_json(
+      "{" + sizes + R"(, "original_max_position_embeddings": 8, "rope_scaling": {"type":
+          "longrope", "short_factor": [1, 1.5, 2, 3], "long_factor": [1, 2, 4, 8]}})",
+      "c");
+  EXPECT_EQ(LlamaConfig::from_json(c.to_json(), "c").to_json(), c.to_json());
+  const poslab::RopeOptions o = c.rope();
+  EXPECT_EQ(o.original_length, 8);
+  EXPECT_NEAR(o.attention_factor, std::sqrt(1.0 + std::log(4.0) / std::log(8.0)), 1e-15);
+  const std::vector<double> short_f = {1, 1.5, 2, 3}, long_f = {1, 2, 4, 8};
+  for (const long long S : {1LL, 8LL, 9LL, 40LL}) {
+    const poslab::RopeFrequencies f = poslab::rope_frequencies(c.head_dim(), o, S);
+    EXPECT_EQ(f.attention_factor, o.attention_factor);
+    for (std::size_t i = 0; i < 4; ++i) {
+      const double plain = std::pow(10000.0, -double(2 * i) / 8.0);
+      EXPECT_NEAR(f.inv_freq[i], plain / (S > 8 ? long_f : short_f)[i], 1e-15) << S << " " << i;
+    }
+  }
+  // A factor in the config sets the attention factor; an attention_factor overrides both.
+  const LlamaConfig named =
+      LlamaConfig::from_json("{" + sizes + R"(, "rope_scaling": {"type": "longrope", "factor": 16,
+          "original_max_position_embeddings": 8, "attention_factor": 1.25,
+          "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1]}})",
+                             "c");
+  EXPECT_EQ(named.rope().attention_factor, 1.25);
+  lm_fixture::expect_configs_refused<LlamaConfig>({
+      {"{" + sizes + R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1],
+                                          "long_factor": [1, 1]}})",
+       "one per rotary pair"},
+      {"{" + sizes + R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 0],
+                                          "long_factor": [1, 1, 1, 1]}})",
+       "positive"},
+      {"{" + sizes + R"(, "rope_scaling": {"type": "linear", "factor": 2,
+                                          "long_factor": [1, 1, 1, 1]}})",
+       "\"long_factor\""},
+  });
+}
+
 TEST(LlamaConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
   const std::string sizes =
       R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,

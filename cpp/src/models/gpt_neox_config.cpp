@@ -65,7 +65,9 @@ GptNeoxConfig GptNeoxConfig::from_json(const std::string& text, const std::strin
   }
   fixed_flag(json, "tie_word_embeddings", false, "GPT-NeoX's embed_out is its own matrix", name);
   fixed_flag(json, "attention_bias", true, "query_key_value and dense carry biases", name);
-  lm_config::read_rope_scaling(json, c, name);
+  const lm_config::RopeParameterKeys rope = lm_config::read_rope_scaling(json, c, name);
+  if (rope.theta) c.rotary_emb_base = *rope.theta;
+  if (rope.partial_rotary_factor) c.rotary_pct = *rope.partial_rotary_factor;
   lm_config::validate_named(c, name);
   return c;
 }
@@ -88,7 +90,7 @@ std::string GptNeoxConfig::to_json() const {
 
 RopeOptions GptNeoxConfig::rope() const {
   return rope_options(rotary_emb_base, rotary_pct,
-                      rope_original_length > 0 ? rope_original_length : dims.context);
+                      rope_original_length > 0 ? rope_original_length : dims.context, dims.context);
 }
 
 void GptNeoxConfig::validate() const {

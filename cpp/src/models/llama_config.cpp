@@ -142,11 +142,12 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
             name + ": \"pretraining_tp\" other than 1 is not supported (got " +
                 json["pretraining_tp"].dump() + ")");
   }
-  if (json.contains("partial_rotary_factor")) {
-    require(json["partial_rotary_factor"] == 1 || json["partial_rotary_factor"] == 1.0,
-            name + ": \"partial_rotary_factor\" other than 1 is not supported");
-  }
-  lm_config::read_rope_scaling(json, c, name);
+  const lm_config::RopeParameterKeys rope = lm_config::read_rope_scaling(json, c, name);
+  if (rope.theta) c.rope_theta = *rope.theta;
+  const double partial = json.contains("partial_rotary_factor")
+                             ? number_key(json, "partial_rotary_factor", name)
+                             : rope.partial_rotary_factor.value_or(1.0);
+  require(partial == 1.0, name + ": \"partial_rotary_factor\" other than 1 is not supported");
   read_sliding_window(json, c, name);
   lm_config::validate_named(c, name);
   return c;
@@ -193,7 +194,8 @@ RopeOptions LlamaConfig::rope() const {
                       rope_scaling == RopeScaling::kDynamic  ? dims.context
                       : rope_original_length > 0             ? rope_original_length
                       : original_max_position_embeddings > 0 ? original_max_position_embeddings
-                                                             : dims.context);
+                                                             : dims.context,
+                      dims.context);
 }
 
 void LlamaConfig::validate() const {

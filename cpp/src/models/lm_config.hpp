@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
@@ -111,63 +113,119 @@ inline std::string rope_type_of(const nlohmann::json& s, const std::string& wher
   return type;
 }
 
-// config.json's rope_scaling ({"type" | "rope_type": ..., "factor": f, ...}, as transformers
-// writes it; null or absent: none) into a RoPE config's fields (GptNeoxConfig's, LlamaConfig's:
-// rope_scaling, rope_factor, rope_original_length, rope_low/high_freq_factor,
-// rope_beta_fast/slow). As transformers' rope validation: every scaling names its factor, and
-// llama3 its original_max_position_embeddings, low_freq_factor and high_freq_factor; keys of
-// other scalings (attention_factor, mscale, truncate, long_factor, ...) are refused.
-template <class Config>
-void read_rope_scaling(const nlohmann::json& json, Config& c, const std::string& name) {
-  if (!json.contains("rope_scaling") || json["rope_scaling"].is_null()) return;
-  const nlohmann::json& s = json["rope_scaling"];
-  const std::string where = name + ": rope_scaling";
-  require(s.is_object(), where + " must be an object or null");
-  std::string type = rope_type_of(s, where);
-  require(!type.empty(), where + " has no \"rope_type\" (or \"type\")");
-  if (type == "default") type = "none";
-  try {
-    c.rope_scaling = parse_rope_scaling(type);
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
+// The keys of transformers 5's rope_parameters that are not a scaling's: the base and the
+// rotated fraction, which transformers 4 kept at the top level (rope_theta, and
+// partial_rotary_factor or GPT-NeoX's rotary_pct). Absent: the config's own keys decide.
+struct RopeParameterKeys {
+  std::optional<double> theta, partial_rotary_factor;
+};
+
+inline std::vector<double> factor_list(const nlohmann::json& value, const std::string& where) {
+  require(value.is_array(), where + " must be a list of numbers");
+  std::vector<double> out;
+  for (const nlohmann::json& v : value) {
+    require(v.is_number(), where + " must hold numbers, got " + v.dump());
+    out.push_back(v.get<double>());
   }
-  for (const auto& [key, value] : s.items()) {
-    if (key == "rope_type" || key == "type") continue;
-    if (key == "factor") {
+  return out;
+}
+
+// config.json's rotation settings into a RoPE config's fields (GptNeoxConfig's, LlamaConfig's:
+// rope_scaling, rope_factor, rope_original_length, rope_low/high_freq_factor,
+// rope_beta_fast/slow, rope_attention_factor, rope_short/long_factor), from rope_scaling
+// ({"type" | "rope_type": ..., "factor": f, ...}: transformers 4) or rope_parameters
+// (transformers 5: the same keys plus rope_theta and partial_rotary_factor, returned; one
+// object, or one per layer type, which must then agree: only Gemma 3 turns its layer types at
+// different bases). Null or absent: none. As transformers' rope validation: every scaling but
+// longrope names its factor, llama3 its original_max_position_embeddings, low_freq_factor and
+// high_freq_factor, longrope its short_factor and long_factor; other keys (mscale, truncate,
+// ...) are refused.
+template <class Config>
+RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
+                                    const std::string& name) {
+  const char* key = "rope_scaling";
+  if (!json.contains(key) || json[key].is_null()) key = "rope_parameters";
+  if (!json.contains(key) || json[key].is_null()) return {};
+  const nlohmann::json* object = &json[key];
+  std::string where = name + ": " + key;
+  require(object->is_object(), where + " must be an object or null");
+  if (object->contains("full_attention") || object->contains("sliding_attention")) {
+    const auto first = object->begin();
+    for (const auto& [layer_type, value] : object->items()) {
+      require(value == first.value(), where + ": \"" + layer_type + "\" differs from \"" +
+                                          first.key() +
+                                          "\"; this model runs one rotation on every layer");
+    }
+    where += "." + first.key();
+    object = &first.value();
+    require(object->is_object(), where + " must be an object");
+  }
+  const nlohmann::json& s = *object;
+  std::string type = rope_type_of(s, where);
+  require(!type.empty() || key == std::string("rope_parameters"),
+          where + " has no \"rope_type\" (or \"type\")");
+  if (type.empty() || type == "default") type = "none";
+  const bool longrope = type == "longrope";
+  try {
+    c.rope_scaling = longrope ? RopeScaling::kNone : parse_rope_scaling(type);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what() + " or longrope");
+  }
+  RopeParameterKeys extra;
+  for (const auto& [k, value] : s.items()) {
+    if (k == "rope_type" || k == "type" || value.is_null()) continue;
+    if (k == "factor") {
       c.rope_factor = number_key(s, "factor", where);
-    } else if (key == "original_max_position_embeddings") {
+    } else if (k == "original_max_position_embeddings") {
       c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
       require(c.rope_original_length > 0,
               where + ": \"original_max_position_embeddings\" must be positive, got " +
                   std::to_string(c.rope_original_length));
-    } else if (key == "low_freq_factor") {
+    } else if (k == "low_freq_factor") {
       c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
-    } else if (key == "high_freq_factor") {
+    } else if (k == "high_freq_factor") {
       c.rope_high_freq_factor = number_key(s, "high_freq_factor", where);
-    } else if (key == "beta_fast") {
+    } else if (k == "beta_fast") {
       c.rope_beta_fast = number_key(s, "beta_fast", where);
-    } else if (key == "beta_slow") {
+    } else if (k == "beta_slow") {
       c.rope_beta_slow = number_key(s, "beta_slow", where);
+    } else if (k == "attention_factor" && (longrope || type == "yarn")) {
+      c.rope_attention_factor = number_key(s, "attention_factor", where);
+    } else if ((k == "short_factor" || k == "long_factor") && longrope) {
+      (k == "short_factor" ? c.rope_short_factor : c.rope_long_factor) =
+          factor_list(value, where + ": \"" + k + "\"");
+    } else if (k == "rope_theta" && key == std::string("rope_parameters")) {
+      extra.theta = number_key(s, "rope_theta", where);
+    } else if (k == "partial_rotary_factor" && key == std::string("rope_parameters")) {
+      extra.partial_rotary_factor = number_key(s, "partial_rotary_factor", where);
     } else {
-      throw Error(where + ": \"" + key + "\" is not supported");
+      throw Error(where + ": \"" + k + "\" is not supported");
     }
   }
-  require(c.rope_scaling == RopeScaling::kNone || s.contains("factor"),
+  const bool needs_factor = c.rope_scaling != RopeScaling::kNone;
+  require(!needs_factor || s.contains("factor"),
           where + ": \"factor\" is required for " + type + " scaling");
   if (c.rope_scaling == RopeScaling::kLlama3) {
-    for (const char* key :
+    for (const char* k :
          {"original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}) {
-      require(s.contains(key), where + ": \"" + key + "\" is required for llama3 scaling");
+      require(s.contains(k), where + ": \"" + k + "\" is required for llama3 scaling");
     }
   }
+  if (longrope) {
+    require(!c.rope_short_factor.empty() && !c.rope_long_factor.empty(),
+            where + ": longrope needs \"short_factor\" and \"long_factor\"");
+    if (!s.contains("factor") || s["factor"].is_null()) c.rope_factor = 0.0;
+  }
+  return extra;
 }
 
 // The rope_scaling object read_rope_scaling reads back to the same fields, into `json`
 // (nothing when there is no scaling).
 template <class Config>
 void write_rope_scaling(const Config& c, nlohmann::json& json) {
-  if (c.rope_scaling == RopeScaling::kNone) return;
-  nlohmann::json s = {{"rope_type", to_string(c.rope_scaling)}, {"factor", c.rope_factor}};
+  if (c.rope_scaling == RopeScaling::kNone && !c.longrope()) return;
+  nlohmann::json s = {{"rope_type", c.longrope() ? "longrope" : to_string(c.rope_scaling)}};
+  if (c.rope_scaling != RopeScaling::kNone || c.rope_factor > 0.0) s["factor"] = c.rope_factor;
   if (c.rope_original_length > 0) s["original_max_position_embeddings"] = c.rope_original_length;
   if (c.rope_scaling == RopeScaling::kLlama3) {
     s["low_freq_factor"] = c.rope_low_freq_factor;
@@ -176,6 +234,11 @@ void write_rope_scaling(const Config& c, nlohmann::json& json) {
   if (c.rope_scaling == RopeScaling::kYarn) {
     s["beta_fast"] = c.rope_beta_fast;
     s["beta_slow"] = c.rope_beta_slow;
+  }
+  if (c.rope_attention_factor > 0.0) s["attention_factor"] = c.rope_attention_factor;
+  if (c.longrope()) {
+    s["short_factor"] = c.rope_short_factor;
+    s["long_factor"] = c.rope_long_factor;
   }
   json["rope_scaling"] = s;
 }

@@ -36,6 +36,23 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
   require(positive_finite(o.base) && o.base != 1.0, "base",
           "RoPE base must be a positive finite number other than 1 (got " + format_number(o.base) +
               ")");
+  require(std::isfinite(o.attention_factor) && o.attention_factor >= 0.0, "attentionFactor",
+          "the attention factor must be positive (or 0 for the scaling's own)");
+  if (!o.longrope_short_factor.empty() || !o.longrope_long_factor.empty()) {
+    require(o.scaling == RopeScaling::kNone, "scaling", "longrope replaces the other scalings");
+    require(o.original_length > 0, "originalLength",
+            "longrope needs the original (trained) length N > 0");
+    for (const auto* list : {&o.longrope_short_factor, &o.longrope_long_factor}) {
+      const char* which = list == &o.longrope_short_factor ? "short" : "long";
+      require(list->size() == std::size_t(rotary_dim / 2), "headDim",
+              std::string("longrope's ") + which + "_factor has " + std::to_string(list->size()) +
+                  " entries; it needs one per rotary pair, " + std::to_string(rotary_dim / 2));
+      for (double f : *list) {
+        require(positive_finite(f), "factor",
+                std::string("longrope's ") + which + "_factor must hold positive numbers");
+      }
+    }
+  }
   if (o.scaling == RopeScaling::kNone) return;
   const std::string name = to_string(o.scaling);
   require(std::isfinite(o.factor) && o.factor >= 1.0, "factor",
@@ -56,8 +73,6 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
             "yarn needs beta_fast >= beta_slow (got beta_fast " + format_number(o.beta_fast) +
                 ", beta_slow " + format_number(o.beta_slow) + "; the defaults are 32 and 1)");
   }
-  require(std::isfinite(o.attention_factor) && o.attention_factor >= 0.0, "attentionFactor",
-          "the attention factor must be positive (or 0 for the scaling's own)");
   if (o.scaling == RopeScaling::kLlama3) {
     // The field is the factor that is out of range, or lowFreqFactor when they are misordered.
     const bool high_ok = positive_finite(o.high_freq_factor) || !positive_finite(o.low_freq_factor);
@@ -160,6 +175,12 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
       break;
     default:
       break;
+  }
+  if (!o.longrope_long_factor.empty()) {
+    const std::vector<double>& f =
+        total_length > o.original_length ? o.longrope_long_factor : o.longrope_short_factor;
+    for (std::size_t i = 0; i < f.size(); ++i) out.inv_freq[i] /= f[i];
+    if (o.attention_factor > 0.0) out.attention_factor = o.attention_factor;
   }
   return out;
 }

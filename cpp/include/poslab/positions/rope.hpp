@@ -50,6 +50,11 @@ struct RopeOptions {
   double beta_slow = 1.0;         // yarn
   bool yarn_truncate = true;      // yarn: round the ramp's ends to whole pairs (gpt-oss: false)
   double attention_factor = 0.0;  // yarn: config.json's attention_factor; 0: 0.1·ln f + 1
+  // LongRoPE (Phi-3; with scaling none): θ_i divided by short_factor[i], or by long_factor[i]
+  // once the sequence S = offset + L passes original_length; cos and sin times
+  // attention_factor (0: 1). One entry per pair, both lists or neither. Only the language
+  // models set them, from config.json's lists.
+  std::vector<double> longrope_short_factor, longrope_long_factor;
 };
 
 // The effective rotation of one configuration: what the playground plots.
