@@ -685,6 +685,61 @@ TEST(LlamaConfig, LongropeFactorsAndAttentionFactor) {
   });
 }
 
+// Gemma 3's text model: its defaults, its layer kinds (every sliding_window_pattern-th layer
+// full, else sliding) and local base, and transformers 5's rope_parameters per layer type.
+TEST(LlamaConfig, Gemma3TextFromHuggingFaceJson) {
+  const std::string sizes =
+      R"("model_type": "gemma3_text", "vocab_size": 97, "hidden_size": 32,
+         "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 80)";
+  const LlamaConfig hub = LlamaConfig::from_json(
+      "{" + sizes + R"(, "head_dim": 16, "num_key_value_heads": 1, "sliding_window": 3,
+          "sliding_window_pattern": 2, "query_pre_attn_scalar": 24, "rope_theta": 1e6,
+          "rope_local_base_freq": 1e4, "rope_scaling": {"rope_type": "linear", "factor": 8},
+          "final_logit_softcapping": null, "hidden_activation": "gelu_pytorch_tanh"})",
+      "c");
+  EXPECT_TRUE(hub.gemma());
+  EXPECT_TRUE(hub.tie_word_embeddings);  // Gemma's default
+  EXPECT_EQ(hub.sliding_layers, (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(hub.window_of(0), 3);
+  EXPECT_EQ(hub.attention_scale(), 1.0 / std::sqrt(24.0));
+  EXPECT_EQ(hub.embedding_scale(), std::sqrt(32.0));
+  EXPECT_EQ(hub.rope().scaling, poslab::RopeScaling::kLinear);
+  EXPECT_EQ(hub.layer_rope(1, hub.rope()).base, 1e6);
+  const poslab::RopeOptions local = hub.layer_rope(0, hub.rope());
+  EXPECT_EQ(local.base, 1e4);
+  EXPECT_EQ(local.scaling, poslab::RopeScaling::kNone);
+  EXPECT_EQ(LlamaConfig::from_json(hub.to_json(), "c").to_json(), hub.to_json());
+  const LlamaConfig v5 = LlamaConfig::from_json(
+      "{" + sizes + R"(, "head_dim": 16, "num_key_value_heads": 1, "sliding_window": 3,
+          "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+                          "full_attention"], "query_pre_attn_scalar": 24,
+          "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8,
+                                                 "rope_theta": 1e6},
+                              "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}})",
+      "c");
+  EXPECT_EQ(v5.to_json(), hub.to_json());
+  // Absent keys: Gemma3TextConfig's defaults (head_dim 256, 4 kv heads, pattern 6, θ 1e6).
+  const LlamaConfig defaults = LlamaConfig::from_json(
+      R"({"model_type": "gemma3_text", "vocab_size": 97, "hidden_size": 64,
+          "num_hidden_layers": 6, "num_attention_heads": 8, "intermediate_size": 80})",
+      "c");
+  EXPECT_EQ(defaults.head_dim(), 256);
+  EXPECT_EQ(defaults.num_key_value_heads, 4);
+  EXPECT_EQ(defaults.rope().base, 1e6);
+  EXPECT_EQ(defaults.sliding_layers, (std::vector<bool>{true, true, true, true, true, false}));
+  EXPECT_EQ(defaults.attention_scale(), 1.0 / 16.0);  // query_pre_attn_scalar 256
+  lm_fixture::expect_configs_refused<LlamaConfig>({
+      {"{" + sizes + R"(, "hidden_activation": "gelu"})", "hidden_activation"},
+      {"{" + sizes + R"(, "final_logit_softcapping": 30.0})", "final_logit_softcapping"},
+      {"{" + sizes + R"(, "attn_logit_softcapping": 50.0})", "attn_logit_softcapping"},
+      {"{" + sizes + R"(, "use_bidirectional_attention": true})", "use_bidirectional_attention"},
+      {"{" + sizes + R"(, "query_pre_attn_scalar": 0})", "query_pre_attn_scalar"},
+      {"{" + sizes + R"(, "rope_parameters": {"full_attention": {"rope_theta": 1e6},
+          "sliding_attention": {"rope_type": "linear", "factor": 2, "rope_theta": 1e4}}})",
+       "unscaled"},
+  });
+}
+
 TEST(LlamaConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
   const std::string sizes =
       R"("vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -60,6 +60,9 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
   for (std::size_t t = 0; t < T; ++t) {
     parts.embedding->widen(std::size_t(tokens[t]) * E, E, x.ptr() + t * E);
   }
+  if (parts.embedding_scale != 1.0) {
+    for (float& value : x.data) value = static_cast<float>(value * parts.embedding_scale);
+  }
   return x;
 }
 
@@ -128,7 +131,7 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long lon
 }
 
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
-                       LmLayerTrace* trace, long long window) {
+                       LmLayerTrace* trace, long long window, double scale) {
   // k rotated before repeat_kv: K heads of work.
   if (options.positions.empty()) {
     rotate(heads, rope, options.precision, options.position_offset);
@@ -141,7 +144,7 @@ TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions
     heads.v = repeat_heads(heads.v, g);
   }
   TensorF merged = causal_attention(heads, nullptr, options.precision,
-                                    trace ? &trace->attention : nullptr, window);
+                                    trace ? &trace->attention : nullptr, window, scale);
   if (trace && options.pair_energy) {
     const long long R = rope_frequencies(heads.q.dim(2), rope).rotary_dim;
     trace->pair_energy = rope_pair_energy(heads.q, heads.k, trace->attention, R, rope.style);
@@ -155,8 +158,9 @@ void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>&
 }
 
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
-                         TensorF* weights, long long window) {
-  AttentionOptions options;  // default scale 1/√d, as every model
+                         TensorF* weights, long long window, double scale) {
+  AttentionOptions options;  // default scale 1/√d, as most models
+  if (scale > 0.0) options.scale = scale;
   options.mask = window > 0 ? Mask{MaskKind::kSlidingWindow, window} : Mask{MaskKind::kCausal, 0};
   options.bias = bias;
   options.return_weights = weights != nullptr;
@@ -182,13 +186,19 @@ std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
   return [&weight, &bias, eps](const TensorF& x) { return layer_norm(x, weight, bias, eps); };
 }
 
-TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps) {
-  const TensorF gamma = weight.to_float();
+TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps, double gain_offset) {
+  TensorF gamma = weight.to_float();
+  if (gain_offset != 0.0) {
+    for (float& g : gamma.data) g = static_cast<float>(g + gain_offset);
+  }
   return poslab::rms_norm(x, eps, &gamma);
 }
 
-std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps) {
-  return [&weight, eps](const TensorF& x) { return rms_norm(x, weight, eps); };
+std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps,
+                                                   double gain_offset) {
+  return [&weight, eps, gain_offset](const TensorF& x) {
+    return rms_norm(x, weight, eps, gain_offset);
+  };
 }
 
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace) {

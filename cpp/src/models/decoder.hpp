@@ -56,15 +56,16 @@ void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>&
 // offset or positions), k and v repeated to the query heads (repeat_heads, g = H / K),
 // causal_attention with its weights in the trace, and, when the options ask, the trace's
 // pair_energy from the rotated q and k.
+// `scale`: the scores' scale, 1/√d when 0.
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
-                       LmLayerTrace* trace, long long window = 0);
+                       LmLayerTrace* trace, long long window = 0, double scale = 0.0);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
 // window W > 0: a sliding window as well, key j visible to query i when i − W < j <= i
 // (MaskKind::kSlidingWindow, transformers' sliding_window_overlay).
 TensorF causal_attention(const Heads& heads, const TensorF* bias, Precision precision,
-                         TensorF* weights, long long window = 0);
+                         TensorF* weights, long long window = 0, double scale = 0.0);
 
 // (x − mean)/√(var + eps)·γ + β with the stored gain and bias.
 TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTensor& bias,
@@ -73,9 +74,12 @@ TensorF layer_norm(const TensorF& x, const StoredTensor& weight, const StoredTen
 std::function<TensorF(const TensorF&)> layer_norm_op(const StoredTensor& weight,
                                                      const StoredTensor& bias, double eps);
 
-// x/√(mean(x²) + eps)·γ over each row, γ the stored gain (RMSNorm), and as a layer's op.
-TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps);
-std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps);
+// x/√(mean(x²) + eps)·γ over each row, γ the stored gain plus `gain_offset` (RMSNorm; Gemma's
+// (1 + w) with offset 1), and as a layer's op.
+TensorF rms_norm(const TensorF& x, const StoredTensor& weight, double eps,
+                 double gain_offset = 0.0);
+std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, double eps,
+                                                   double gain_offset = 0.0);
 
 // Where the MLP reads from: kSequential h = x + attn, x' = h + mlp(norm_2(h)) (GPT-2,
 // GPT-NeoX's use_parallel_residual false); kParallel x' = x + attn + mlp(norm_2(x)).
@@ -104,6 +108,7 @@ TensorF decoder_layers(TensorF x, std::size_t n,
 struct RopeLmParts {
   const char* model;                               // "GPT-NeoX": words the messages
   const StoredTensor* embedding;                   // (V, E)
+  double embedding_scale;                          // x = embedding[token]·scale (Gemma: √E)
   const StoredTensor* head;                        // (V, E): the vocabulary matrix
   std::size_t layers;                              // N
   std::function<void(std::size_t T)> check_sizes;  // its tensors against the element cap
@@ -118,8 +123,8 @@ struct RopeLmParts {
 // A RoPE model's forward pass, written once. Before any work it refuses a bad request: the
 // tokens (check_tokens, up to kMaxRopeLmTokens), top_k and the outputs asked for, the rotation
 // (options.rope, else `trained`) at head_dim, the loss's tokens, then parts.check_sizes(T).
-// Then x[t] = embedding[token t], the layers, the final norm and the vocabulary head, as
-// `options` asks (logits, losses, top_k, trace).
+// Then x[t] = embedding[token t]·embedding_scale, the layers, the final norm and the vocabulary
+// head, as `options` asks (logits, losses, top_k, trace).
 RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
                              const RopeOptions& trained, const LmDims& dims, long long head_dim,
                              const RopeLmParts& parts);

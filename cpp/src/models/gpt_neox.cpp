@@ -77,7 +77,7 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
   };
   return model::rope_lm_forward(
       tokens, options, c.rope(), c.dims, c.head_dim(),
-      {"GPT-NeoX", &weights.embed_in, &weights.embed_out, weights.layers.size(),
+      {"GPT-NeoX", &weights.embed_in, 1.0, &weights.embed_out, weights.layers.size(),
        [&](std::size_t T) { check_sizes(c, T, options); }, layer,
        [&](const TensorF& x) {
          return model::layer_norm(x, weights.final_layer_norm_weight, weights.final_layer_norm_bias,

@@ -1,7 +1,8 @@
 // The Llama forward pass over one sequence, on the family's decoder skeleton (decoder.hpp) with
 // the Llama family's own ops: RMSNorm, separate q/k/v projections with grouped-query heads,
-// and the SwiGLU MLP; the products in either precision (model_ops.hpp). Tensors between steps
-// are float32 in both.
+// and the SwiGLU MLP (Gemma 3: (1 + w) gains, sandwich norms, the gated GELU-tanh MLP, its
+// scale and local rotation); the products in either precision (model_ops.hpp). Tensors between
+// steps are float32 in both.
 // Shapes: T tokens, E width, H query heads, K kv heads, d head width, I MLP width, V vocabulary.
 #include "poslab/models/llama.hpp"
 
@@ -20,10 +21,10 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
 }
 
 // RMSNorm of every head's vector: x (n, T, d) as (n·T, d) rows.
-TensorF per_head_rms_norm(TensorF x, const StoredTensor& weight, double eps) {
+TensorF per_head_rms_norm(TensorF x, const StoredTensor& weight, const LlamaConfig& c) {
   const Shape shape = x.shape;
   x.shape = {shape[0] * shape[1], shape[2]};
-  TensorF y = model::rms_norm(x, weight, eps);
+  TensorF y = model::rms_norm(x, weight, c.rms_norm_eps, c.norm_gain_offset());
   y.shape = shape;
   return y;
 }
@@ -41,24 +42,34 @@ TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaCon
   const TensorF v = linear(a, layer.v_proj_weight, layer.v_proj_bias, precision, "v (T, K·d)");
   model::Heads heads{model::heads_of(q, H, "q (H, T, d)"), model::heads_of(k, K, "k (K, T, d)"),
                      model::heads_of(v, K, "v (K, T, d)")};
-  if (c.qk_norm()) {  // qwen3: q_norm and k_norm over each head's d values, before RoPE
-    heads.q = per_head_rms_norm(std::move(heads.q), layer.q_norm_weight, c.rms_norm_eps);
-    heads.k = per_head_rms_norm(std::move(heads.k), layer.k_norm_weight, c.rms_norm_eps);
+  if (c.qk_norm()) {  // qwen3, gemma3: q_norm and k_norm over each head's d values, before RoPE
+    heads.q = per_head_rms_norm(std::move(heads.q), layer.q_norm_weight, c);
+    heads.k = per_head_rms_norm(std::move(heads.k), layer.k_norm_weight, c);
   }
-  const TensorF merged =
-      model::rope_attention(std::move(heads), rope, options, trace, c.window_of(i));
-  return linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
+  const TensorF merged = model::rope_attention(std::move(heads), c.layer_rope(i, rope), options,
+                                               trace, c.window_of(i), c.attention_scale());
+  TensorF out =
+      linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
+  if (!c.gemma()) return out;
+  return model::rms_norm(out, layer.post_attention_layernorm_weight, c.rms_norm_eps, 1.0);
 }
 
-// down_proj(silu(gate_proj(m)) · up_proj(m)): (T, E) → (T, I) → (T, E).
-TensorF mlp(const TensorF& m, const LlamaLayer& layer, Precision precision) {
+// down_proj(act(gate_proj(m)) · up_proj(m)): (T, E) → (T, I) → (T, E); act silu (SwiGLU), or
+// Gemma's GELU-tanh with the post-feedforward norm after.
+TensorF mlp(const TensorF& m, const LlamaLayer& layer, const LlamaConfig& c, Precision precision) {
   TensorF gate = model::linear(m, layer.gate_proj_weight, nullptr, model::Layout::kOutIn, precision,
                                "MLP gate (T, I)");
   const TensorF up = model::linear(m, layer.up_proj_weight, nullptr, model::Layout::kOutIn,
                                    precision, "MLP up (T, I)");
-  model::swiglu(gate, up, precision);
-  return model::linear(gate, layer.down_proj_weight, nullptr, model::Layout::kOutIn, precision,
-                       "MLP output (T, E)");
+  if (c.gemma()) {
+    model::geglu_tanh(gate, up, precision);
+  } else {
+    model::swiglu(gate, up, precision);
+  }
+  TensorF out = model::linear(gate, layer.down_proj_weight, nullptr, model::Layout::kOutIn,
+                              precision, "MLP output (T, E)");
+  if (!c.gemma()) return out;
+  return model::rms_norm(out, layer.post_feedforward_layernorm_weight, c.rms_norm_eps, 1.0);
 }
 
 // Every large tensor the pass will allocate, against the element cap, before any work.
@@ -77,23 +88,28 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
                           const LlamaOptions& options) {
   check_lm_weights(weights);
   const LlamaConfig& c = weights.config;
-  const double eps = c.rms_norm_eps;
+  const double eps = c.rms_norm_eps, offset = c.norm_gain_offset();
   const Precision precision = options.precision;
   const auto layer = [&](std::size_t i, const RopeOptions& rope, const RopeLmOptions& o) {
     const LlamaLayer* l = &weights.layers[i];
-    return model::DecoderLayer{model::rms_norm_op(l->input_layernorm_weight, eps),
-                               model::rms_norm_op(l->post_attention_layernorm_weight, eps),
-                               [l, &c, i, &rope, &o](const TensorF& a, LmLayerTrace* t) {
-                                 return self_attention(a, *l, c, i, rope, o, t);
-                               },
-                               [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
-                               model::Residual::kSequential};
+    // The norm before the MLP: post_attention_layernorm, Gemma's pre_feedforward_layernorm
+    // (its post_attention_layernorm follows the attention instead).
+    const StoredTensor& before_mlp =
+        c.gemma() ? l->pre_feedforward_layernorm_weight : l->post_attention_layernorm_weight;
+    return model::DecoderLayer{
+        model::rms_norm_op(l->input_layernorm_weight, eps, offset),
+        model::rms_norm_op(before_mlp, eps, offset),
+        [l, &c, i, &rope, &o](const TensorF& a, LmLayerTrace* t) {
+          return self_attention(a, *l, c, i, rope, o, t);
+        },
+        [l, &c, precision](const TensorF& m) { return mlp(m, *l, c, precision); },
+        model::Residual::kSequential};
   };
   return model::rope_lm_forward(
       tokens, options, c.rope(), c.dims, c.head_dim(),
-      {"Llama", &weights.embed_tokens, &weights.head(), weights.layers.size(),
-       [&](std::size_t T) { check_sizes(c, T, options); }, layer,
-       [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps); }});
+      {c.gemma() ? "Gemma 3" : "Llama", &weights.embed_tokens, c.embedding_scale(), &weights.head(),
+       weights.layers.size(), [&](std::size_t T) { check_sizes(c, T, options); }, layer,
+       [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps, offset); }});
 }
 
 }  // namespace poslab

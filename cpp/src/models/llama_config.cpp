@@ -1,7 +1,9 @@
-// Llama-family configurations (llama, mistral, qwen2, qwen3): the SmolLM2 and Qwen2.5 presets,
+// Llama-family configurations (llama, mistral, qwen2, qwen3, gemma3_text): the SmolLM2 and
+// Qwen2.5 presets,
 // Hugging Face config.json (read and written), and the size checks that run before any weight
 // is allocated.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -57,15 +59,28 @@ void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& na
     if (c.sliding_window > 0) c.sliding_layers.assign(n, true);
     return;
   }
-  if (!is_qwen(c.model_type)) return;
-  // sliding_window counts only with use_sliding_window; layer_types, when given, names each
-  // layer's kind, else the layers from max_window_layers on slide.
+  const bool gemma = c.model_type == LmArchitecture::kGemma3;
+  if (!is_qwen(c.model_type) && !gemma) return;
+  // Qwen: sliding_window counts only with use_sliding_window; layer_types, when given, names
+  // each layer's kind, else the layers from max_window_layers on slide. Gemma 3: always, every
+  // layer but each sliding_window_pattern-th (6 by default; "_sliding_window_pattern" as
+  // transformers 5 saves it) unless layer_types says.
   const long long window = window_key(json, 4096, name);
-  if (!flag(json, "use_sliding_window", false, name) || window == 0) return;
-  long long from = 28;
-  if (json.contains("max_window_layers")) from = integer_key(json, "max_window_layers", name);
+  if (!gemma && !flag(json, "use_sliding_window", false, name)) return;
+  if (window == 0) return;
   std::vector<bool> layers(n);
-  for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)i >= from;
+  if (gemma) {
+    long long pattern = 6;
+    for (const char* key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
+      if (json.contains(key) && !json[key].is_null()) pattern = integer_key(json, key, name);
+    }
+    require(pattern > 0, name + ": \"sliding_window_pattern\" must be positive");
+    for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)(i + 1) % pattern != 0;
+  } else {
+    long long from = 28;
+    if (json.contains("max_window_layers")) from = integer_key(json, "max_window_layers", name);
+    for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)i >= from;
+  }
   if (json.contains("layer_types") && !json["layer_types"].is_null()) {
     const Json& types = json["layer_types"];
     require(
@@ -83,6 +98,51 @@ void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& na
   c.sliding_layers = std::move(layers);
 }
 
+// A null or absent key, or one whose value is `allowed`; else refused, saying why.
+void require_absent_or(const Json& json, const char* key, const Json& allowed, const char* why,
+                       const std::string& name) {
+  if (!json.contains(key) || json[key].is_null() || json[key] == allowed) return;
+  throw Error(name + ": \"" + key + "\" " + json[key].dump() + " is not supported (" + why + ")");
+}
+
+// Gemma 3's own keys. Its rope_parameters per layer type (transformers 5) give the sliding
+// layers' base (sliding_attention, unscaled) and the full layers' rotation (full_attention),
+// which the caller reads as any config's: the returned config.json has that one in its place.
+Json read_gemma3(Json json, LlamaConfig& c, const std::string& name) {
+  if (json.contains("query_pre_attn_scalar")) {
+    c.query_pre_attn_scalar = number_key(json, "query_pre_attn_scalar", name);
+  }
+  if (json.contains("rope_local_base_freq")) {
+    c.rope_local_base_freq = number_key(json, "rope_local_base_freq", name);
+  }
+  if (json.contains("hidden_activation")) {
+    require(json["hidden_activation"] == "gelu_pytorch_tanh",
+            name + ": \"hidden_activation\" " + json["hidden_activation"].dump() +
+                " is not supported (only \"gelu_pytorch_tanh\", the gated GELU-tanh MLP)");
+  }
+  require_absent_or(json, "final_logit_softcapping", nullptr, "Gemma 3 caps no logits", name);
+  require_absent_or(json, "attn_logit_softcapping", nullptr, "Gemma 3 caps no scores", name);
+  require_absent_or(json, "use_bidirectional_attention", false, "a decoder attends causally", name);
+  Json& rope = json["rope_parameters"];
+  if (rope.is_object() && rope.contains("sliding_attention")) {
+    const std::string where = name + ": rope_parameters.sliding_attention";
+    const Json& local = rope["sliding_attention"];
+    require(local.is_object(), where + " must be an object");
+    const std::string type = lm_config::rope_type_of(local, where);
+    require(
+        type.empty() || type == "default",
+        where + ": the sliding layers turn unscaled (rope_type \"default\"), got \"" + type + "\"");
+    if (local.contains("rope_theta")) {
+      c.rope_local_base_freq = number_key(local, "rope_theta", where);
+    }
+    const Json full = rope.contains("full_attention") ? rope["full_attention"] : Json(nullptr);
+    rope = full;
+  } else if (rope.is_null()) {
+    json.erase("rope_parameters");
+  }
+  return json;
+}
+
 }  // namespace
 
 LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& name) {
@@ -91,27 +151,31 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   LlamaConfig c;
   if (json.contains("model_type")) {
     const Json& type = json["model_type"];
-    const bool known = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
+    const bool known = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3" ||
+                       type == "gemma3_text";
     require(known, name + ": \"model_type\" is " + type.dump() +
-                       ", not one of \"llama\", \"mistral\", \"qwen2\", \"qwen3\"");
+                       ", not one of \"llama\", \"mistral\", \"qwen2\", \"qwen3\", "
+                       "\"gemma3_text\"");
     c.model_type = parse_lm_architecture(type.get<std::string>());
   }
   // The member's transformers defaults, which differ from the SmolLM2 preset's.
   const bool qwen = is_qwen(c.model_type), mistral = c.model_type == LmArchitecture::kMistral;
-  c.dims.context = qwen ? 32768 : mistral ? 131072 : 2048;
-  c.rope_theta = 10000.0;
+  const bool gemma = c.gemma();
+  c.dims.context = qwen ? 32768 : mistral || gemma ? 131072 : 2048;
+  c.rope_theta = gemma ? 1000000.0 : 10000.0;
   c.rms_norm_eps = 1e-6;
-  c.tie_word_embeddings = false;
+  c.tie_word_embeddings = gemma;
   lm_config::read_required_dims(json, c.dims, name, what);
   c.intermediate_size = lm_config::required_size(json, "intermediate_size", name, what);
   // Absent, the member's default; null, one kv head per query head.
-  c.num_key_value_heads = qwen ? 32 : mistral ? 8 : c.dims.heads;
+  c.num_key_value_heads = qwen ? 32 : mistral ? 8 : gemma ? 4 : c.dims.heads;
   if (json.contains("num_key_value_heads")) {
     c.num_key_value_heads = json["num_key_value_heads"].is_null()
                                 ? c.dims.heads
                                 : integer_key(json, "num_key_value_heads", name);
   }
   if (c.model_type == LmArchitecture::kQwen3) c.explicit_head_dim = 128;
+  if (gemma) c.explicit_head_dim = 256;
   if (json.contains("head_dim") && json["head_dim"].is_null()) c.explicit_head_dim = 0;
   if (json.contains("head_dim") && !json["head_dim"].is_null()) {
     c.explicit_head_dim = integer_key(json, "head_dim", name);
@@ -125,13 +189,13 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   }
   if (json.contains("rope_theta")) c.rope_theta = number_key(json, "rope_theta", name);
   if (json.contains("rms_norm_eps")) c.rms_norm_eps = number_key(json, "rms_norm_eps", name);
-  c.tie_word_embeddings = flag(json, "tie_word_embeddings", false, name);
+  c.tie_word_embeddings = flag(json, "tie_word_embeddings", gemma, name);
   // Mistral and Qwen2 read no attention_bias: their biases are fixed (none; q, k and v).
-  if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3) {
+  if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3 || gemma) {
     c.attention_bias = flag(json, "attention_bias", false, name);
   }
   // Variants this forward pass does not compute: refused rather than silently computed wrong.
-  if (json.contains("hidden_act")) {
+  if (json.contains("hidden_act") && !gemma) {  // Gemma's is hidden_activation
     require(json["hidden_act"] == "silu", name + ": \"hidden_act\" " + json["hidden_act"].dump() +
                                               " is not supported (only \"silu\", SwiGLU)");
   }
@@ -142,7 +206,8 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
             name + ": \"pretraining_tp\" other than 1 is not supported (got " +
                 json["pretraining_tp"].dump() + ")");
   }
-  const lm_config::RopeParameterKeys rope = lm_config::read_rope_scaling(json, c, name);
+  const Json rope_json = gemma ? read_gemma3(json, c, name) : json;
+  const lm_config::RopeParameterKeys rope = lm_config::read_rope_scaling(rope_json, c, name);
   if (rope.theta) c.rope_theta = *rope.theta;
   const double partial = json.contains("partial_rotary_factor")
                              ? number_key(json, "partial_rotary_factor", name)
@@ -156,7 +221,7 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
 std::string LlamaConfig::to_json() const {
   Json json = lm_config::dims_json(dims, kDimKeys);
   const char* architectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
-                                 "Qwen3ForCausalLM"};
+                                 "Qwen3ForCausalLM", "Gemma3ForCausalLM"};
   const std::size_t member = std::size_t(model_type) - std::size_t(LmArchitecture::kLlama);
   json.update({{"model_type", to_string(model_type)},
                {"architectures", {architectures[member]}},
@@ -164,10 +229,20 @@ std::string LlamaConfig::to_json() const {
                {"intermediate_size", intermediate_size},
                {"rope_theta", rope_theta},
                {"rms_norm_eps", rms_norm_eps},
-               {"hidden_act", "silu"},
                {"tie_word_embeddings", tie_word_embeddings},
                {"attention_bias", attention_bias}});
   json["head_dim"] = explicit_head_dim > 0 ? Json(explicit_head_dim) : Json(nullptr);
+  json[gemma() ? "hidden_activation" : "hidden_act"] = gemma() ? "gelu_pytorch_tanh" : "silu";
+  if (gemma()) {
+    json["query_pre_attn_scalar"] = query_pre_attn_scalar;
+    json["rope_local_base_freq"] = rope_local_base_freq;
+    json["sliding_window"] = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
+    Json types = Json::array();
+    for (std::size_t i = 0; i < std::size_t(dims.layers); ++i) {
+      types.push_back(window_of(i) > 0 ? "sliding_attention" : "full_attention");
+    }
+    json["layer_types"] = types;
+  }
   if (model_type == LmArchitecture::kMistral) {
     json["sliding_window"] = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
   }
@@ -189,6 +264,22 @@ std::string LlamaConfig::to_json() const {
   return json.dump(2) + "\n";
 }
 
+double LlamaConfig::embedding_scale() const {
+  return gemma() ? std::sqrt(double(dims.width)) : 1.0;
+}
+
+double LlamaConfig::attention_scale() const {
+  return 1.0 / std::sqrt(gemma() ? query_pre_attn_scalar : double(head_dim()));
+}
+
+RopeOptions LlamaConfig::layer_rope(std::size_t layer, const RopeOptions& full) const {
+  if (!gemma() || window_of(layer) == 0) return full;
+  RopeOptions local;
+  local.base = rope_local_base_freq;
+  local.style = RopeStyle::kNeox;
+  return local;
+}
+
 RopeOptions LlamaConfig::rope() const {
   return rope_options(rope_theta, 1.0,
                       rope_scaling == RopeScaling::kDynamic  ? dims.context
@@ -208,7 +299,9 @@ void LlamaConfig::validate() const {
   positive_size(intermediate_size, "intermediate_size");
   lm_config::require_eps(rms_norm_eps, "rms_norm_eps");
   require(lm_checkpoint_family(model_type) == LmArchitecture::kLlama,
-          "model_type must be llama, mistral, qwen2 or qwen3");
+          "model_type must be llama, mistral, qwen2, qwen3 or gemma3_text");
+  require(std::isfinite(query_pre_attn_scalar) && query_pre_attn_scalar > 0.0,
+          "query_pre_attn_scalar must be positive");
   require(sliding_layers.empty() ||
               (sliding_layers.size() == std::size_t(dims.layers) && sliding_window > 0),
           "sliding_window must be positive, with one layer type per layer");
@@ -218,6 +311,12 @@ void LlamaConfig::validate() const {
   // rope_theta, the head's evenness and the scaling, by the one check RoPE itself applies.
   try {
     rope_frequencies(head_dim(), rope());
+    for (std::size_t i = 0; i < sliding_layers.size() && gemma(); ++i) {
+      if (sliding_layers[i]) {  // Gemma's local base
+        rope_frequencies(head_dim(), layer_rope(i, rope()));
+        break;
+      }
+    }
   } catch (const Error& e) {
     throw Error(std::string("rotary settings (head_dim, rope_theta, rope_scaling): ") + e.what(),
                 e.field());
@@ -238,6 +337,7 @@ std::uint64_t LlamaConfig::parameter_count() const {
   if (qkv_bias()) layer = add(layer, add(mul(H, d), mul(2, mul(K, d))));
   if (o_bias()) layer = add(layer, E);
   if (qk_norm()) layer = add(layer, mul(2, d));
+  if (gemma()) layer = add(layer, mul(2, E));  // the norms before and after the MLP
   const std::uint64_t embeddings = mul(tie_word_embeddings ? 1 : 2, mul(V, E));
   return add(add(embeddings, mul(N, layer)), E);
 }

@@ -67,6 +67,10 @@ LmTensorLayout lm_tensor_layout(LlamaWeights& w, LmLayers layers) {
     add_linear(layout, p + "mlp.up_proj", l.up_proj_weight, E, I);
     add_linear(layout, p + "mlp.down_proj", l.down_proj_weight, I, E);
     add_gain(layout, p + "post_attention_layernorm", l.post_attention_layernorm_weight, E);
+    if (c.gemma()) {
+      add_gain(layout, p + "pre_feedforward_layernorm", l.pre_feedforward_layernorm_weight, E);
+      add_gain(layout, p + "post_feedforward_layernorm", l.post_feedforward_layernorm_weight, E);
+    }
   }
   add_gain(layout, "model.norm", w.norm_weight, E);
   if (!tied) add_matrix(layout, "lm_head.weight", w.lm_head, {V, E});

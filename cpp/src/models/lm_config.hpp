@@ -173,7 +173,7 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
   }
   RopeParameterKeys extra;
   for (const auto& [k, value] : s.items()) {
-    if (k == "rope_type" || k == "type" || value.is_null()) continue;
+    if (k == "rope_type" || k == "type") continue;
     if (k == "factor") {
       c.rope_factor = number_key(s, "factor", where);
     } else if (k == "original_max_position_embeddings") {
@@ -214,7 +214,7 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
   if (longrope) {
     require(!c.rope_short_factor.empty() && !c.rope_long_factor.empty(),
             where + ": longrope needs \"short_factor\" and \"long_factor\"");
-    if (!s.contains("factor") || s["factor"].is_null()) c.rope_factor = 0.0;
+    if (!s.contains("factor")) c.rope_factor = 0.0;
   }
   return extra;
 }

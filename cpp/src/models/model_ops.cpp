@@ -120,19 +120,41 @@ void gelu_erf(TensorF& x, Precision precision) {
   for (float& value : x.data) value = static_cast<float>(formulas::gelu_erf(value));
 }
 
-void swiglu(TensorF& gate, const TensorF& up, Precision precision) {
-  require(gate.shape == up.shape, "swiglu: gate " + shape_string(gate.shape) + " and up " +
-                                      shape_string(up.shape) + " differ");
+namespace {
+
+// gate = act(gate)·up, in place: `activate_floats` on the float path (then the product in
+// float32), `activate` per element in double on the other; `name` words the shape check.
+template <class ActivateFloats, class Activate>
+void gated(TensorF& gate, const TensorF& up, Precision precision, const char* name,
+           ActivateFloats activate_floats, Activate activate) {
+  require(gate.shape == up.shape, std::string(name) + ": gate " + shape_string(gate.shape) +
+                                      " and up " + shape_string(up.shape) + " differ");
   float* g = gate.ptr();
   const float* u = up.ptr();
   if (precision == Precision::kFloat) {
-    for (std::size_t i = 0; i < gate.size(); ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+    activate_floats(g, gate.size());
+    for (std::size_t i = 0; i < gate.size(); ++i) g[i] *= u[i];
     return;
   }
   for (std::size_t i = 0; i < gate.size(); ++i) {
-    const double x = g[i];
-    g[i] = static_cast<float>(x / (1.0 + std::exp(-x)) * double(u[i]));
+    g[i] = static_cast<float>(activate(double(g[i])) * double(u[i]));
   }
+}
+
+}  // namespace
+
+void swiglu(TensorF& gate, const TensorF& up, Precision precision) {
+  gated(
+      gate, up, precision, "swiglu",
+      [](float* g, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) g[i] = g[i] / (1.0f + std::exp(-g[i]));
+      },
+      [](double x) { return x / (1.0 + std::exp(-x)); });
+}
+
+void geglu_tanh(TensorF& gate, const TensorF& up, Precision precision) {
+  gated(gate, up, precision, "geglu", fast::gelu_tanh,
+        [](double x) { return formulas::gelu_tanh(x); });
 }
 
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,

@@ -30,6 +30,8 @@ void gelu_erf(TensorF& x, Precision precision);
 // gate = silu(gate)·up, in place, silu(x) = x/(1 + e^(−x)): the SwiGLU of the Llama family's
 // MLP (float: in float32; double: each product in double, stored as float32).
 void swiglu(TensorF& gate, const TensorF& up, Precision precision);
+// gate = gelu_tanh(gate)·up, in place: Gemma's gated GELU (gelu_pytorch_tanh).
+void geglu_tanh(TensorF& gate, const TensorF& up, Precision precision);
 
 // softmax(QKᵀ·scale + bias + mask) V: poslab::attention or poslab::fast::attention.
 AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,

@@ -4,7 +4,12 @@
 // decoder skeleton. What tells the members apart: qwen2 biases q, k and v (never o); qwen3
 // RMS-normalises every head of q and k (q_norm, k_norm over d) before RoPE; mistral, qwen2 and
 // qwen3 may attend in a sliding window (masking_utils: key j visible to query i when
-// i − W < j <= i). Shapes: T tokens,
+// i − W < j <= i). Gemma 3's text model (`gemma3_text`, modeling_gemma3.py) is the same
+// description with its own few ops: RMSNorm gains (1 + w), q/k norms as qwen3's, a norm after
+// attention and around the MLP too (sandwich), embeddings times √E, scores times
+// query_pre_attn_scalar^(−1/2), the gated GELU-tanh MLP, and sliding layers (layer_types, or
+// every layer but each sliding_window_pattern-th) that turn at rope_local_base_freq unscaled
+// while the full ones turn at rope_theta with the scaling. Shapes: T tokens,
 // E = hidden_size, H = num_attention_heads, K = num_key_value_heads (H/K query heads share one
 // key/value head: GQA, MQA at K = 1), d = head_dim (config's, else E/H), I = intermediate_size,
 // V = vocab_size, N = num_hidden_layers.
@@ -61,10 +66,22 @@ struct LlamaConfig : LmRopeScaling {
   // layer_types, or with use_sliding_window the layers from max_window_layers on.
   long long sliding_window = 0;
   std::vector<bool> sliding_layers;
+  // gemma3_text: scores times query_pre_attn_scalar^(−1/2), and the sliding layers' base.
+  double query_pre_attn_scalar = 256.0;
+  double rope_local_base_freq = 10000.0;
 
   bool qkv_bias() const { return attention_bias || model_type == LmArchitecture::kQwen2; }
   bool o_bias() const { return attention_bias && model_type != LmArchitecture::kQwen2; }
-  bool qk_norm() const { return model_type == LmArchitecture::kQwen3; }
+  bool qk_norm() const {
+    return model_type == LmArchitecture::kQwen3 || model_type == LmArchitecture::kGemma3;
+  }
+  bool gemma() const { return model_type == LmArchitecture::kGemma3; }
+  // What the RMSNorm gains add to the stored weights: Gemma's (1 + w), 0 elsewhere.
+  double norm_gain_offset() const { return gemma() ? 1.0 : 0.0; }
+  // Gemma multiplies the embeddings by √E (as float32, in the model's dtype).
+  double embedding_scale() const;
+  // The attention scores' scale: 1/√d, Gemma's query_pre_attn_scalar^(−1/2).
+  double attention_scale() const;
   // The window of layer i's attention, 0 for a full causal one.
   long long window_of(std::size_t layer) const {
     return layer < sliding_layers.size() && sliding_layers[layer] ? sliding_window : 0;
@@ -102,6 +119,9 @@ struct LlamaConfig : LmRopeScaling {
   // by it), else rope_scaling's original_max_position_embeddings, the top-level one, or
   // max_position_embeddings, in that order.
   RopeOptions rope() const;
+  // Layer i's rotation: rope() (or `full`, an override to explore), but Gemma's sliding layers
+  // turn at rope_local_base_freq unscaled.
+  RopeOptions layer_rope(std::size_t layer, const RopeOptions& full) const;
 };
 
 inline constexpr std::uint64_t kMaxLlamaParameters = std::uint64_t{8} * kMaxElements;
@@ -114,9 +134,10 @@ struct LlamaLayer {
   StoredTensor k_proj_weight, k_proj_bias;                               // (K·d, E), (K·d,)
   StoredTensor v_proj_weight, v_proj_bias;                               // (K·d, E), (K·d,)
   StoredTensor o_proj_weight, o_proj_bias;                               // (E, H·d), (E,)
-  StoredTensor q_norm_weight, k_norm_weight;      // (d,): qwen3's per-head RMSNorm gains
-  StoredTensor gate_proj_weight, up_proj_weight;  // (I, E)
-  StoredTensor down_proj_weight;                  // (E, I)
+  StoredTensor q_norm_weight, k_norm_weight;  // (d,): qwen3's per-head RMSNorm gains
+  StoredTensor pre_feedforward_layernorm_weight, post_feedforward_layernorm_weight;  // gemma
+  StoredTensor gate_proj_weight, up_proj_weight;                                     // (I, E)
+  StoredTensor down_proj_weight;                                                     // (E, I)
 };
 
 struct LlamaWeights {
