@@ -34,8 +34,7 @@ struct RopeScalingFlags {
     trained.beta_fast = scaled.beta_fast;
     trained.beta_slow = scaled.beta_slow;
     trained.attention_factor = scaled.attention_factor;
-    trained.longrope_short_factor.clear();  // a config's longrope is replaced too
-    trained.longrope_long_factor.clear();
+    trained.longrope = nullptr;  // a config's longrope is replaced too
     return trained;
   }
   // A config's rotation with this scaling in place of its own.

@@ -1,5 +1,6 @@
-// The embind surface of the Llama family (llama, mistral, qwen2, qwen3) in the language-model
-// module, beside GPT-2's and GPT-NeoX's: a config with its parameter count, a model handle
+// The embind surface of the Llama family (llama, mistral, qwen2, qwen3, gemma3_text) in the
+// language-model module, beside GPT-2's and GPT-NeoX's: a config with its parameter count, a
+// model handle
 // (random init or a checkpoint streamed in chunks, F32, F16 or BF16) and its forward pass, as
 // GPT-NeoX's (rope_lm_bindings.hpp). No math: JS types checked, the core called, owned typed
 // arrays returned. Every exception becomes { error, field } (guard.hpp); the idiomatic API is
@@ -28,6 +29,13 @@ struct LlamaArch : RopeLmArch<LlamaArch, LlamaWeights, llama_forward> {
                  {"rms_norm_eps", c.rms_norm_eps},
                  {"tie_word_embeddings", c.tie_word_embeddings},
                  {"sliding_window", double(c.sliding_window)}});
+    if (c.gemma()) {
+      std::size_t sliding = 0;
+      for (const bool s : c.sliding_layers) sliding += s ? 1 : 0;
+      js_set(out, {{"query_pre_attn_scalar", c.query_pre_attn_scalar},
+                   {"rope_local_base_freq", c.rope_local_base_freq},
+                   {"sliding_layers", double(sliding)}});
+    }
   }
 };
 

@@ -18,10 +18,11 @@
 
 namespace poslab::wasm {
 
-// The rope's scaling, factor and original length: in the config object and in a forward
-// result (the rotation it ran with).
+// The rope's scaling ("longrope" for Phi-3's per-pair lists), factor and original length: in
+// the config object and in a forward result (the rotation it ran with).
 inline val rope_scaling_js(const RopeOptions& rope) {
-  return js_object({{"scaling", to_string(rope.scaling)},
+  const bool longrope = rope.longrope != nullptr;
+  return js_object({{"scaling", longrope ? std::string("longrope") : to_string(rope.scaling)},
                     {"factor", rope.factor},
                     {"originalLength", double(rope.original_length)}});
 }

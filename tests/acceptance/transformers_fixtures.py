@@ -189,19 +189,25 @@ def rope_of(config, layer_type):
     else:
         layer_type = None  # one object for every layer type
     kind = params.get("rope_type", "default") if params else "default"
-    if kind == "default":
-        theta = params.get("rope_theta", getattr(config, "rope_theta", 10000.0))
-        head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-        dim = int(head * params.get("partial_rotary_factor", 1.0))
-        return (1.0 / theta ** (np.arange(0, dim, 2) / dim)).tolist(), 1.0, "default (written here)"
-    fn = mru.ROPE_INIT_FUNCTIONS[kind]
+    fn = mru.ROPE_INIT_FUNCTIONS.get(kind)
+    if fn is None and kind == "default":  # transformers 5 keeps it on each RotaryEmbedding
+        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+        fn = LlamaRotaryEmbedding.compute_default_rope_parameters
     for call in (lambda: fn(config, "cpu", layer_type=layer_type), lambda: fn(config, "cpu")):
         try:
             inv, factor = call()
             return inv.to(torch.float64).tolist(), float(factor), kind
-        except TypeError:
+        except (TypeError, KeyError):
             continue
-    raise RuntimeError(f"no call of {kind} worked")
+    if kind != "default":
+        raise RuntimeError(f"no call of {kind} worked")
+    # The default rotation where transformers' own function does not take this layer type
+    # (Gemma 3's local layers): θ_i = rope_theta^(−2i/d), written here.
+    theta = params.get("rope_theta", getattr(config, "rope_theta", 10000.0))
+    head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    dim = int(head * params.get("partial_rotary_factor", 1.0))
+    return (1.0 / theta ** (np.arange(0, dim, 2) / dim)).tolist(), 1.0, "default (written here)"
 
 
 def rope_configs(out, configs_dir):

@@ -675,7 +675,7 @@ TEST(LlamaConfig, LongropeFactorsAndAttentionFactor) {
   lm_fixture::expect_configs_refused<LlamaConfig>({
       {"{" + sizes + R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1],
                                           "long_factor": [1, 1]}})",
-       "one per rotary pair"},
+       "factor per rotary pair"},
       {"{" + sizes + R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 0],
                                           "long_factor": [1, 1, 1, 1]}})",
        "positive"},

@@ -1,7 +1,8 @@
 // The GPT-2 view in Chromium on the real wasm core: the random-init model on typed text with
 // every head's map, a map opened with token labels, a swapped position method with its note,
-// a tiny checkpoint (written here) loaded through the file input, and broken input shown
-// beside its control with the last plot kept. Timings go to test-output/e2e/gpt2-timings.json.
+// a tiny checkpoint (written here) loaded through the file input, a tiny Gemma 3 with its
+// tokenizer.json (local files: its Hub repositories are gated), and broken input shown beside
+// its control with the last plot kept. Timings go to test-output/e2e/gpt2-timings.json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import {
   urlWith,
 } from './helpers/browser.js';
 import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+import { TINY_LLAMA_CONFIG, tinyLlamaTensors, tinyTokenizerJson } from '../helpers/tiny-models.js';
 
 const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
 // wte + wpe + 2 blocks (2 LayerNorms, c_attn, attn c_proj, c_fc, mlp c_proj, with biases) + ln_f
@@ -42,6 +44,30 @@ beforeAll(() => {
   fs.mkdirSync(path.join(dir, 'truncated'), { recursive: true });
   files.truncated = path.join(dir, 'truncated', 'model.safetensors');
   fs.writeFileSync(files.truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+  // Gemma 3's text model: 3 layers, the middle one global (sliding_window_pattern 2 on 3 layers
+  // makes layers 0 and 2 sliding), one key/value head, head_dim 16 > E/H.
+  fs.mkdirSync(path.join(dir, 'gemma'), { recursive: true });
+  files.gemma = Object.fromEntries(
+    ['model.safetensors', 'config.json', 'tokenizer.json'].map((f) => [f, path.join(dir, 'gemma', f)]),
+  );
+  const gemma = {
+    ...TINY_LLAMA_CONFIG,
+    architectures: ['Gemma3ForCausalLM'],
+    model_type: 'gemma3_text',
+    num_hidden_layers: 3,
+    num_key_value_heads: 1,
+    head_dim: 16,
+    query_pre_attn_scalar: 16,
+    sliding_window: 4,
+    sliding_window_pattern: 2,
+    rope_local_base_freq: 10000,
+    rope_scaling: { rope_type: 'linear', factor: 8 },
+    hidden_activation: 'gelu_pytorch_tanh',
+    hidden_act: undefined,
+  };
+  fs.writeFileSync(files.gemma['model.safetensors'], encodeSafetensors(tinyLlamaTensors(gemma, 9)));
+  fs.writeFileSync(files.gemma['config.json'], `${JSON.stringify(gemma, null, 2)}\n`);
+  fs.writeFileSync(files.gemma['tokenizer.json'], JSON.stringify(tinyTokenizerJson()));
 });
 afterAll(() => {
   fs.writeFileSync(path.join(outDir, 'gpt2-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
@@ -148,6 +174,37 @@ describe('GPT-2 view', () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it('E2E.Gpt2RunsAGemma3TextCheckpointFromLocalFiles', async () => {
+    const { page, context, problems } = await openPage(
+      session.browser,
+      `${session.base}#view=gpt2&gpt.text=the%20cat%20sat%20on%20the%20mat`,
+    );
+    await drawn(page, 'gpt');
+    const n = await drawCount(page, 'gpt');
+    await page.setInputFiles('#c-gpt2-file', Object.values(files.gemma));
+    await drawn(page, 'gpt', n + 1);
+    expect(await page.textContent('#c-gpt2-file-error')).toBe('');
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 file → F32 · /);
+    expect(await configValue(page, 'model_type')).toBe('gemma3_text');
+    expect(await configValue(page, 'sliding_layers')).toBe('2');
+    expect(await configValue(page, 'query_pre_attn_scalar')).toBe('16');
+    expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(
+      /scaling linear × 8 .*2 of 3 layers attend in a window of 4 and turn at base 10000, unscaled/,
+    );
+    // One key/value head serves all four query heads; 3 layers × 4 heads drawn.
+    expect(await thumbs(page).count()).toBe(3 * 4);
+    const heads = await page.$$eval('#view-gpt2 .gpt2-grid-head', (hs) => hs.map((h) => h.textContent));
+    expect(heads).toEqual(['h0 kv0', 'h1 kv0', 'h2 kv0', 'h3 kv0']);
+    const steps = await page.textContent('#view-gpt2 .gpt2-diagram');
+    for (const step of ['embed_tokens[tok] · √E', 'post_feedforward_layernorm', 'GeGLU', 'rope_local_base_freq']) {
+      expect(steps).toContain(step);
+    }
+    for (const c of await canvasColours(page, '#view-gpt2')) expect(c, 'a canvas is blank').toBeGreaterThan(2);
+    await page.screenshot({ path: path.join(outDir, 'gpt2-gemma3.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
 
   it('E2E.Gpt2LoadsATinyCheckpointAndKeepsItWhenTheNextFileIsBroken', async () => {
     const { page, context, problems } = await openPage(

@@ -63,19 +63,22 @@ export function neoxLayout({ vocab_size: V, hidden_size: E, num_hidden_layers: N
 }
 
 /**
- * Llama (LlamaForCausalLM keys): Linear weights are (out, in); K kv heads of width d; no
- * biases; lm_head unless tied. SmolLM2, Qwen2.5 and Mistral use the same names.
+ * Llama (LlamaForCausalLM keys): Linear weights are (out, in); K kv heads of width d (head_dim,
+ * else E/H); no biases; lm_head unless tied. SmolLM2, Qwen2.5 and Mistral use the same names;
+ * qwen3 adds q_norm and k_norm, gemma3_text those and the norms around its MLP.
  */
 export function llamaLayout({
+  model_type: type = 'llama',
   vocab_size: V,
   hidden_size: E,
   num_hidden_layers: N,
   num_attention_heads: H,
   num_key_value_heads: K = H,
+  head_dim: d = E / H,
   intermediate_size: I,
   tie_word_embeddings: tied = false,
 }) {
-  const d = E / H;
+  const gemma = type === 'gemma3_text';
   const layout = [{ name: 'model.embed_tokens.weight', shape: [V, E], role: 'matrix' }];
   for (let l = 0; l < N; l++) {
     const p = `model.layers.${l}.`;
@@ -90,6 +93,18 @@ export function llamaLayout({
       { name: `${p}mlp.up_proj.weight`, shape: [I, E], role: 'matrix' },
       { name: `${p}mlp.down_proj.weight`, shape: [E, I], role: 'mlpOut' },
     );
+    if (type === 'qwen3' || gemma) {
+      layout.push(
+        { name: `${p}self_attn.q_norm.weight`, shape: [d], role: 'gain' },
+        { name: `${p}self_attn.k_norm.weight`, shape: [d], role: 'gain' },
+      );
+    }
+    if (gemma) {
+      layout.push(
+        { name: `${p}pre_feedforward_layernorm.weight`, shape: [E], role: 'gain' },
+        { name: `${p}post_feedforward_layernorm.weight`, shape: [E], role: 'gain' },
+      );
+    }
   }
   layout.push({ name: 'model.norm.weight', shape: [E], role: 'gain' });
   if (!tied) layout.push({ name: 'lm_head.weight', shape: [V, E], role: 'matrix' });

@@ -3,13 +3,18 @@
 // `poslab lm-random`: the double path (the reference) within the suite's 1e-6 + 1e-6·|native|
 // (compare.js) for logits and every traced tensor, in both builds, streamed in chunks that cut
 // tensors anywhere; the float path within 1e-4 of the largest |logit|; a RoPE scaling passed
-// as `--rope-*`; losses by position; bad input refused with the core's message.
+// as `--rope-*`; losses by position; bad input refused with the core's message. And the
+// checkpoints Hugging Face transformers itself made and ran (tests/fixtures/transformers:
+// gemma3_text, longrope short and long, qwen3, BF16), against its float64 logits.
+import fs from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { requireCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { writeTinyLm } from './helpers/gpt_neox.js';
 import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm, nativeRopeArgs } from './helpers/lm.js';
-import { scratchFiles, VARIANTS } from './helpers/paths.js';
+import { readNpy } from './helpers/npy.js';
+import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 20 tokens past a trained context of 12, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4];
@@ -40,6 +45,19 @@ const file = scratchFiles('poslab-llama-wasm-');
 const YARN = { scaling: 'yarn', factor: 4, originalLength: 6 };
 
 const native = (ckpt, args) => nativeLm(file, ckpt, TOKENS, args);
+
+// A fixture of tests/fixtures/transformers: its single-file checkpoint, the config.json the
+// Hub ships and transformers 5's, and every run's ids and float64 logits.
+function transformersCase(name) {
+  const dir = path.join(repoRoot, 'tests/fixtures/transformers', name);
+  const read = (f) => fs.readFileSync(path.join(dir, f));
+  const runs = JSON.parse(read('meta.json')).runs.map((_, k) => ({
+    ids: Array.from(readNpy(path.join(dir, `ids-${k}.npy`)).data, Number),
+    logits: readNpy(path.join(dir, `logits-${k}.npy`)),
+  }));
+  const bytes = new Uint8Array(read('model.safetensors'));
+  return { bytes, configs: [read('config.json').toString(), read('config-transformers5.json').toString()], runs };
+}
 
 const ckpts = {};
 const nativeRuns = {};
@@ -110,6 +128,39 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
     }
   });
 
+  // The dtype held: BF16 files are widened to F32 as they are read, F16 kept.
+  test.each([
+    ['gemma3-text', 'gemma3_text', 'F32'],
+    ['llama-longrope', 'llama', 'F32'],
+    ['qwen3-qk-norm', 'qwen3', 'F32'],
+    ['llama-head-dim-bias-f16', 'llama', 'F16'],
+  ])('%s as transformers saved it gives transformers’ logits (both precisions)', (name, type, dtype) => {
+    const fixture = transformersCase(name);
+    for (const config of fixture.configs) {
+      const model = loadInChunks(lab, 'llamaLoader', fixture.bytes, 7777, { config });
+      try {
+        expect(model.config.model_type).toBe(type);
+        expect(model.dtype).toBe(dtype);
+        if (name === 'llama-longrope') expect(model.config.rope.scaling).toBe('longrope');
+        for (const { ids, logits } of fixture.runs) {
+          const maxLogit = logits.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+          for (const [precision, tol] of [
+            ['float', 1e-4],
+            ['double', 1e-5],
+          ]) {
+            const got = model.forward(ids, { precision });
+            assertClose(got.logits, logits, `${variant} ${name} T=${ids.length} ${precision}`, {
+              atol: tol * maxLogit,
+              rtol: 0,
+            });
+          }
+        }
+      } finally {
+        model.delete();
+      }
+    }
+  });
+
   test('presets, random weights and bad input', () => {
     expect(lab.llamaConfig({ preset: 'qwen2.5-0.5b' }).parameters).toBe(494032768);
     const model = lab.llamaRandom({ config: JSON.stringify(CONFIGS.mistral), seed: 1, dtype: 'F16' });
@@ -131,7 +182,8 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
       expect(error.message).toMatch(pattern);
     };
     refused({ ...BASE, num_key_value_heads: 3 }, /num_key_value_heads/);
-    refused({ ...BASE, model_type: 'gemma3_text' }, /model_type/);
+    refused({ ...BASE, model_type: 'gemma2' }, /model_type/);
+    refused({ ...BASE, model_type: 'gemma3_text', final_logit_softcapping: 30 }, /final_logit_softcapping/);
     refused({ ...BASE, rope_scaling: { rope_type: 'yarn' } }, /factor/);
     expect(() => lab.llamaLoader({ header: ckpts.llama.bytes.subarray(0, 8), fileSize: 8 })).toThrow(/required/);
   });

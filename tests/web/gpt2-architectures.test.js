@@ -76,19 +76,20 @@ describe('Models view architectures', () => {
     expect(architectureOfConfigJson({ model_type: 'gpt_neox' })).toBe('gpt_neox');
     expect(architectureOfConfigJson({ model_type: 'gpt2' })).toBe('gpt2');
     expect(architectureOfConfigJson({ model_type: 'qwen3' })).toBe('qwen3');
+    expect(architectureOfConfigJson({ model_type: 'gemma3_text' })).toBe('gemma3_text');
     expect(architectureOfConfigJson({ n_embd: 32 })).toBeNull();
-    expect(() => architectureOfConfigJson({ model_type: 'gemma3_text' }, 'my/config.json')).toThrow(
-      /^my\/config\.json: model_type "gemma3_text" is not a model this view runs \(gpt2, gpt_neox, llama, mistral, qwen2, qwen3\)$/,
+    expect(() => architectureOfConfigJson({ model_type: 'gemma2' }, 'my/config.json')).toThrow(
+      /^my\/config\.json: model_type "gemma2" is not a model this view runs \(gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text\)$/,
     );
-    expect(() => architecture('gemma3_text')).toThrow(
-      /this view runs gpt2, gpt_neox, llama, mistral, qwen2 and qwen3 models/,
+    expect(() => architecture('gemma2')).toThrow(
+      /this view runs gpt2, gpt_neox, llama, mistral, qwen2, qwen3 and gemma3_text models/,
     );
   });
 
   // The four Llama members are one description: loader, tokenizer, RoPE, rows from the core's config.
   it('Architectures.LlamaFamilyIsOneDescription', () => {
     const SMOL = SMOLLM2_135M;
-    for (const member of ['llama', 'mistral', 'qwen2', 'qwen3']) {
+    for (const member of ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma3_text']) {
       const a = architecture(member);
       expect([a.name, a.loader, a.tokenizer, a.rope]).toEqual(['Llama', 'llamaLoader', 'tokenizer-json', true]);
     }
@@ -111,5 +112,28 @@ describe('Models view architectures', () => {
     expect(note).toMatch(/3 key\/value heads, each shared by 3 query heads/);
     expect(note).toMatch(/sliding window of 4096/);
     expect(maxTokens(SMOL)).toBe(256);
+    // Gemma 3: its own rows and its local layers in the note; longrope named as such.
+    const GEMMA = {
+      ...SMOL,
+      model_type: 'gemma3_text',
+      sliding_window: 512,
+      sliding_layers: 25,
+      num_hidden_layers: 30,
+      rope_local_base_freq: 10000,
+      query_pre_attn_scalar: 256,
+      rope: { scaling: 'linear', factor: 8, originalLength: 16384 },
+    };
+    const gemmaRows = Object.fromEntries(
+      architecture('gemma3_text')
+        .configRows(GEMMA)
+        .map((r) => [r.key, r.value]),
+    );
+    expect(gemmaRows).toMatchObject({ sliding_layers: 25, rope_local_base_freq: 10000, query_pre_attn_scalar: 256 });
+    expect(rows.query_pre_attn_scalar).toBeUndefined();
+    expect(architecture('gemma3_text').positionNote(GEMMA)).toMatch(
+      /scaling linear × 8 .*25 of 30 layers attend in a window of 512 and turn at base 10000, unscaled/,
+    );
+    const longrope = architecture('llama').configRows({ ...SMOL, rope: { scaling: 'longrope', originalLength: 4096 } });
+    expect(longrope.find((r) => r.key === 'rope_scaling').value).toBe('longrope, a factor per pair (N = 4096)');
   });
 });

@@ -149,6 +149,27 @@ describe('RoPE model shapes', () => {
     expect(mistral.steps.find((x) => x.id === 'scores').label).toMatch(/sliding window of 4096/);
   });
 
+  it('Shapes.Gemma3ShowsItsSandwichNormsScaleAndLocalLayers', () => {
+    const gemma = architecture('gemma3_text').structure(
+      {
+        ...SMOLLM2,
+        model_type: 'gemma3_text',
+        sliding_window: 512,
+        sliding_layers: 25,
+        rope_local_base_freq: 10000,
+        query_pre_attn_scalar: 256,
+      },
+      4,
+    );
+    const ids = gemma.steps.map((x) => x.id);
+    for (const id of ['qk_norm', 'rope_local', 'post_attn_norm', 'post_ff_norm']) expect(ids).toContain(id);
+    const label = (id) => gemma.steps.find((x) => x.id === id).label;
+    expect(label('embed')).toBe('embed_tokens[tok] · √E');
+    expect(label('norm_2')).toMatch(/^pre_feedforward_layernorm \(RMSNorm × \(1 \+ γ\)\)/);
+    expect(label('act')).toMatch(/GeGLU/);
+    expect(gemma.steps.find((x) => x.id === 'scores').detail).toMatch(/1\/√query_pre_attn_scalar = 1\/√256/);
+  });
+
   it('Shapes.PythiaRotatesAQuarterWithAParallelResidual', () => {
     const s = architecture('gpt_neox').structure(PYTHIA_70M, 7);
     expect(shapes(s)).toMatchObject({ qkv: '(7, 1536)', heads: '(8, 7, 64)', merge: '(7, 512)', up: '(7, 2048)' });

@@ -120,11 +120,14 @@ struct RopeParameterKeys {
   std::optional<double> theta, partial_rotary_factor;
 };
 
+// longrope's short_factor or long_factor: positive numbers, one per rotary pair (which
+// rope_frequencies checks against the head).
 inline std::vector<double> factor_list(const nlohmann::json& value, const std::string& where) {
   require(value.is_array(), where + " must be a list of numbers");
   std::vector<double> out;
   for (const nlohmann::json& v : value) {
-    require(v.is_number(), where + " must hold numbers, got " + v.dump());
+    require(v.is_number() && v.get<double>() > 0.0 && std::isfinite(v.get<double>()),
+            where + " must hold positive numbers, got " + v.dump());
     out.push_back(v.get<double>());
   }
   return out;
@@ -192,7 +195,7 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
     } else if (k == "attention_factor" && (longrope || type == "yarn")) {
       c.rope_attention_factor = number_key(s, "attention_factor", where);
     } else if ((k == "short_factor" || k == "long_factor") && longrope) {
-      (k == "short_factor" ? c.rope_short_factor : c.rope_long_factor) =
+      (k == "short_factor" ? c.rope_longrope.short_factor : c.rope_longrope.long_factor) =
           factor_list(value, where + ": \"" + k + "\"");
     } else if (k == "rope_theta" && key == std::string("rope_parameters")) {
       extra.theta = number_key(s, "rope_theta", where);
@@ -212,7 +215,7 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
     }
   }
   if (longrope) {
-    require(!c.rope_short_factor.empty() && !c.rope_long_factor.empty(),
+    require(!c.rope_longrope.short_factor.empty() && !c.rope_longrope.long_factor.empty(),
             where + ": longrope needs \"short_factor\" and \"long_factor\"");
     if (!s.contains("factor")) c.rope_factor = 0.0;
   }
@@ -237,8 +240,8 @@ void write_rope_scaling(const Config& c, nlohmann::json& json) {
   }
   if (c.rope_attention_factor > 0.0) s["attention_factor"] = c.rope_attention_factor;
   if (c.longrope()) {
-    s["short_factor"] = c.rope_short_factor;
-    s["long_factor"] = c.rope_long_factor;
+    s["short_factor"] = c.rope_longrope.short_factor;
+    s["long_factor"] = c.rope_longrope.long_factor;
   }
   json["rope_scaling"] = s;
 }

@@ -1,10 +1,13 @@
 // Minimal .npy (format 1.0/2.0) reader and writer for the dtypes the suite exchanges with
-// the native CLI: float32, int32, uint8 (and bool read as uint8), C order, little-endian.
+// the native CLI: float32, int32, uint8 (and bool read as uint8), C order, little-endian; the
+// reader also takes float64 and int64 (BigInt64Array), as NumPy writes the fixtures'.
 import fs from 'node:fs';
 
 const MAGIC = '\x93NUMPY';
 const DTYPES = {
   '<f4': Float32Array,
+  '<f8': Float64Array,
+  '<i8': BigInt64Array,
   '<i4': Int32Array,
   '|u1': Uint8Array,
   '|b1': Uint8Array,

@@ -1,10 +1,11 @@
-// Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3), in the same lab as
-// GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are GPT-NeoX's.
+// Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3, gemma3_text), in the
+// same lab as GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are
+// GPT-NeoX's.
 import type { RopeLmLoading, RopeLmModel, RopeScalingName } from './gpt-neox';
 
 /** config.json's keys (transformers' names); the core reads and checks them as the CLI does. */
 export interface LlamaConfig {
-  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3';
+  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
   vocab_size: number;
   hidden_size: number;
   num_hidden_layers: number;
@@ -17,8 +18,19 @@ export interface LlamaConfig {
   rms_norm_eps: number;
   tie_word_embeddings: boolean;
   sliding_window: number; // 0: none
-  /** The config's own rotation (rope_scaling, or 'none'). */
-  rope: { scaling: RopeScalingName; factor: number; originalLength: number; rotaryDim: number; base: number };
+  /** gemma3_text only: the scores' scale is its −½ power. */
+  query_pre_attn_scalar?: number;
+  /** gemma3_text only: the sliding layers' RoPE base (unscaled), and how many layers slide. */
+  rope_local_base_freq?: number;
+  sliding_layers?: number;
+  /** The config's own rotation (rope_scaling, or 'none'; 'longrope' for Phi-3's per-pair lists). */
+  rope: {
+    scaling: RopeScalingName | 'longrope';
+    factor: number;
+    originalLength: number;
+    rotaryDim: number;
+    base: number;
+  };
   parameters: number;
   json: string; // the config.json the core reads back to this config
 }

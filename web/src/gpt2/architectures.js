@@ -8,7 +8,7 @@ import { ropeForwardSteps, ropeLegend } from './rope-steps.js';
 import { forwardSteps, gpt2Legend } from './shapes.js';
 
 /**
- * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3'} Architecture
+ * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text'} Architecture
  *   config.json's model_type
  * @typedef {{ key: string, label: string, value: number | string | boolean }} ConfigRow
  */
@@ -62,8 +62,11 @@ const ropeSwap = (who) =>
   `${who} rotates q and k by their positions (RoPE) inside every attention layer, as it was trained; ` +
   'the position-method swap is GPT-2’s (it replaces GPT-2’s learned position embedding) and does not apply.';
 
-const scalingText = (rope) =>
-  !rope || rope.scaling === 'none' ? 'none' : `${rope.scaling} × ${rope.factor} (N = ${rope.originalLength})`;
+const scalingText = (rope) => {
+  if (!rope || rope.scaling === 'none') return 'none';
+  if (rope.scaling === 'longrope') return `longrope, a factor per pair (N = ${rope.originalLength})`;
+  return `${rope.scaling} × ${rope.factor} (N = ${rope.originalLength})`;
+};
 
 const gpt2 = describe({
   name: 'GPT-2',
@@ -102,8 +105,8 @@ const gptNeox = describe({
   structure: ropeStructure('gpt_neox'),
 });
 
-// llama, mistral, qwen2 and qwen3: one description (the core's LlamaConfig), the member in
-// model_type.
+// llama, mistral, qwen2, qwen3 and gemma3_text: one description (the core's LlamaConfig), the
+// member in model_type; Gemma's own keys are rows when the core reports them.
 const llama = describe({
   name: 'Llama',
   tokenizer: 'tokenizer-json',
@@ -115,6 +118,13 @@ const llama = describe({
     row(c, 'rope_theta'),
     { key: 'rope_scaling', label: 'rope_scaling', value: scalingText(c.rope) },
     row(c, 'sliding_window', 'sliding_window (0: none)'),
+    ...(c.model_type === 'gemma3_text'
+      ? [
+          row(c, 'sliding_layers', 'sliding layers (the rest attend to every earlier token)'),
+          row(c, 'rope_local_base_freq', 'rope_local_base_freq (the sliding layers’ base, unscaled)'),
+          row(c, 'query_pre_attn_scalar', 'query_pre_attn_scalar (scores × its −½ power)'),
+        ]
+      : []),
     row(c, 'tie_word_embeddings'),
     row(c, 'rms_norm_eps'),
   ],
@@ -124,7 +134,15 @@ const llama = describe({
   structure: ropeStructure('llama'),
 });
 
-const TABLE = Object.freeze({ gpt2, gpt_neox: gptNeox, llama, mistral: llama, qwen2: llama, qwen3: llama });
+const TABLE = Object.freeze({
+  gpt2,
+  gpt_neox: gptNeox,
+  llama,
+  mistral: llama,
+  qwen2: llama,
+  qwen3: llama,
+  gemma3_text: llama,
+});
 
 /** The architectures this view runs, by model_type. */
 export const ARCHITECTURES = Object.freeze(Object.keys(TABLE));
@@ -174,7 +192,12 @@ export function llamaPositionNote(c) {
     c.num_key_value_heads === c.num_attention_heads
       ? ''
       : ` (grouped-query: ${c.num_key_value_heads} key/value heads, each shared by ${c.num_attention_heads / c.num_key_value_heads} query heads, so heads of one group share their keys)`;
-  const window = c.sliding_window > 0 ? `; a sliding window of ${c.sliding_window} on its windowed layers` : '';
+  const window =
+    c.model_type === 'gemma3_text'
+      ? `; ${c.sliding_layers} of ${c.num_hidden_layers} layers attend in a window of ${c.sliding_window} and turn at base ${c.rope_local_base_freq}, unscaled (local), the others at the base above (global)`
+      : c.sliding_window > 0
+        ? `; a sliding window of ${c.sliding_window} on its windowed layers`
+        : '';
   return (
     `Positions as trained: RoPE on all ${c.head_dim} dims of each head (base ${c.rope_theta}, scaling ${scalingText(c.rope)})${shared}${window}; ` +
     'no position embedding is added to the tokens. The positions setting applies to GPT-2 only.'

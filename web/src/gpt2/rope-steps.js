@@ -1,10 +1,10 @@
 // The RoPE models' structure as data, in the step format of shapes.js (GPT-2's): GPT-NeoX
-// (Pythia) and the Llama family (llama, mistral, qwen2, qwen3), each step with the shape of its
+// (Pythia) and the Llama family (llama, mistral, qwen2, qwen3, gemma3_text), each step with the shape of its
 // tensor for the config the core returns (Hugging Face keys) and T. Pure functions, unit-tested.
 // What differs between them is what the core's forward passes differ by: the fused or separate
-// projections, LayerNorm or RMSNorm, q/k norms (qwen3), the biases (qwen2), the rotated
-// fraction, grouped-query attention, a sliding window, parallel or sequential residuals, GELU
-// or SwiGLU, tied or untied output.
+// projections, LayerNorm or RMSNorm, q/k norms (qwen3, gemma3_text), the biases (qwen2), the
+// rotated fraction, grouped-query attention, a sliding window, parallel or sequential residuals,
+// Gemma's extra norms and scales, GELU or SwiGLU or GeGLU, tied or untied output.
 /** The symbols' values: T, E, H, K (key/value heads), d, R (rotated dims), I, V, N, P. */
 function dims(c, T) {
   const E = c.hidden_size;
@@ -30,7 +30,8 @@ export function ropeForwardSteps(c, T, family) {
   const add = (id, label, shape, detail, extra = {}) =>
     steps.push({ id, label, shape, detail, block: false, ...extra });
   const b = (id, label, shape, detail, extra = {}) => add(id, label, shape, detail, { block: true, ...extra });
-  const norm = neox ? 'LayerNorm' : 'RMSNorm';
+  const gemma = c.model_type === 'gemma3_text';
+  const norm = neox ? 'LayerNorm' : gemma ? 'RMSNorm × (1 + γ)' : 'RMSNorm';
   const gain = neox ? { weights: [['γ, β', ['E']]] } : { weights: [['γ', ['E']]] };
   const proj = (inputs, outputs, bias) => ({
     weights: bias
@@ -43,9 +44,13 @@ export function ropeForwardSteps(c, T, family) {
   const biased = c.model_type === 'qwen2'; // q, k and v projections with biases
 
   add('tokens', 'token ids', ['T'], 'the tokens of tokenizer.json');
-  add('embed', neox ? 'embed_in[tok]' : 'embed_tokens[tok]', ['T', 'E'], 'the residual stream; no position is added', {
-    weights: [[neox ? 'embed_in' : 'embed_tokens', ['V', 'E']]],
-  });
+  add(
+    'embed',
+    neox ? 'embed_in[tok]' : gemma ? 'embed_tokens[tok] · √E' : 'embed_tokens[tok]',
+    ['T', 'E'],
+    'the residual stream; no position is added',
+    { weights: [[neox ? 'embed_in' : 'embed_tokens', ['V', 'E']]] },
+  );
   b('norm_1', `input_layernorm (${norm})`, ['T', 'E'], 'pre-norm: normalises the layer input', gain);
   if (neox) {
     b(
@@ -60,7 +65,7 @@ export function ropeForwardSteps(c, T, family) {
     b('q', 'q_proj', ['T', 'Hd'], `H = ${v.H} query heads of d = ${v.d}`, proj('E', 'Hd', biased));
     b('kv', 'k_proj, v_proj', ['T', 'Kd'], `K = ${v.K} key/value heads each`, proj('E', 'Kd', biased));
     b('heads', 'split into heads: q and k, v', ['H', 'T', 'd'], `k and v: (K, T, d) = (${v.K}, ${T}, ${v.d})`);
-    if (c.model_type === 'qwen3') {
+    if (c.model_type === 'qwen3' || gemma) {
       b('qk_norm', 'q_norm, k_norm (RMSNorm per head)', ['H', 'T', 'd'], 'over each head’s d values, before RoPE', {
         weights: [['γ', ['d']]],
       });
@@ -76,17 +81,32 @@ export function ropeForwardSteps(c, T, family) {
       `grouped-query: each key/value head serves H/K = ${v.H / v.K} query heads`,
     );
   }
+  if (gemma) {
+    b(
+      'rope_local',
+      'local layers: RoPE at rope_local_base_freq',
+      ['H', 'T', 'd'],
+      `the ${c.sliding_layers} sliding layers turn at base ${c.rope_local_base_freq}, unscaled; the others at ${c.rope_theta} with the scaling`,
+    );
+  }
   const window = c.sliding_window > 0 ? ` + sliding window of ${c.sliding_window}` : '';
-  b('scores', `scores = q·kᵀ/√d + causal mask${window}`, ['H', 'T', 'T'], `scale 1/√${v.d}; keys after the query → −∞`);
+  const scale = gemma ? `1/√query_pre_attn_scalar = 1/√${c.query_pre_attn_scalar}` : `1/√${v.d}`;
+  b(
+    'scores',
+    `scores = q·kᵀ·${gemma ? 'scale' : '/√d'} + causal mask${window}`,
+    ['H', 'T', 'T'],
+    `scale ${scale}; keys after the query → −∞`,
+  );
   b('softmax', 'softmax over keys', ['H', 'T', 'T'], 'the attention maps drawn on this page');
   b('av', 'weights · v', ['H', 'T', 'd'], 'each head mixes the values it attends to');
   b('merge', 'merge heads', ['T', 'Hd'], 'heads side by side again');
   b('attn_out', neox ? 'attention.dense' : 'o_proj', ['T', 'E'], 'output projection', proj('Hd', 'E', neox));
   const parallel = neox && c.use_parallel_residual;
+  if (gemma) b('post_attn_norm', `post_attention_layernorm (${norm})`, ['T', 'E'], 'on the attention output', gain);
   if (!parallel) b('resid1', '+ residual', ['T', 'E'], 'h = x + attention');
   b(
     'norm_2',
-    `post_attention_layernorm (${norm})`,
+    `${gemma ? 'pre_feedforward_layernorm' : 'post_attention_layernorm'} (${norm})`,
     ['T', 'E'],
     parallel ? 'on the layer input x (parallel residual)' : 'on h, before the MLP',
     gain,
@@ -97,8 +117,10 @@ export function ropeForwardSteps(c, T, family) {
     b('down', 'mlp.dense_4h_to_h', ['T', 'E'], 'back to the width', proj('I', 'E', true));
   } else {
     b('up', 'gate_proj, up_proj', ['T', 'I'], 'two projections to the MLP width', proj('E', 'I', false));
-    b('act', 'SwiGLU: SiLU(gate) · up', ['T', 'I'], 'SiLU(u) = u·σ(u)');
+    if (gemma) b('act', 'GeGLU: GELU-tanh(gate) · up', ['T', 'I'], 'gelu_pytorch_tanh');
+    else b('act', 'SwiGLU: SiLU(gate) · up', ['T', 'I'], 'SiLU(u) = u·σ(u)');
     b('down', 'down_proj', ['T', 'E'], 'back to the width', proj('I', 'E', false));
+    if (gemma) b('post_ff_norm', `post_feedforward_layernorm (${norm})`, ['T', 'E'], 'on the MLP output', gain);
   }
   b('resid2', '+ residual', ['T', 'E'], parallel ? 'x = x + attention + MLP (parallel residual)' : 'x = h + MLP');
   add('norm_f', neox ? `final_layer_norm (${norm})` : `norm (final ${norm})`, ['T', 'E'], 'after the last layer', gain);

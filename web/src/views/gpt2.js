@@ -74,7 +74,7 @@ export default defineView('gpt2', {
     const fileLabel = el(
       'label',
       '',
-      'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX, Llama, Mistral, Qwen: with config.json and tokenizer.json)',
+      'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX, Llama, Mistral, Qwen, Gemma 3: with config.json and tokenizer.json)',
     );
     fileLabel.htmlFor = 'c-gpt2-file';
     const fileInput = el('input');
@@ -102,7 +102,8 @@ export default defineView('gpt2', {
       'gpt2-hint',
       `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
         'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
-        'a GPT-NeoX (Pythia) or Llama-family (Llama, SmolLM2, Mistral, Qwen2/2.5, Qwen3) checkpoint needs its config.json and tokenizer.json.',
+        'a GPT-NeoX (Pythia) or Llama-family (Llama, SmolLM2, Mistral, Qwen2/2.5, Qwen3, Gemma 3) checkpoint needs its config.json and tokenizer.json. ' +
+        'Gemma 3 has no button above: its Hub repositories are gated behind a user token, which this page does not handle, so it runs from files you downloaded.',
     );
     const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
     weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);

@@ -19,10 +19,10 @@ struct LmRopeScaling {
   double rope_beta_fast = 32.0, rope_beta_slow = 1.0;              // yarn
   // longrope (rope_scaling none): one factor per rotary pair, the short list up to the original
   // length, the long one past it; its attention factor (0: the one transformers derives).
-  std::vector<double> rope_short_factor, rope_long_factor;
+  LongropeFactors rope_longrope;
   double rope_attention_factor = 0.0;  // yarn's and longrope's; 0: the scaling's own
 
-  bool longrope() const { return !rope_long_factor.empty(); }
+  bool longrope() const { return !rope_longrope.long_factor.empty(); }
 
   // The rotation with this scaling: neox pairs (rotate_half), base θ, the rotated fraction of
   // each head, the scaling's original length N and the trained context (max_position_embeddings,
@@ -41,8 +41,7 @@ struct LmRopeScaling {
     o.beta_fast = rope_beta_fast;
     o.beta_slow = rope_beta_slow;
     o.attention_factor = rope_attention_factor;
-    o.longrope_short_factor = rope_short_factor;
-    o.longrope_long_factor = rope_long_factor;
+    if (longrope()) o.longrope = &rope_longrope;  // valid while this config lives
     if (longrope() && rope_attention_factor <= 0.0) {
       // transformers' _compute_longrope_parameters: √(1 + ln f / ln N) for f > 1.
       const double f = rope_factor > 0.0 ? rope_factor : double(context) / double(original_length);

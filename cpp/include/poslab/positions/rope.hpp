@@ -37,6 +37,12 @@ RopeStyle parse_rope_style(const std::string& name);      // Error with field "s
 RopeScaling parse_rope_scaling(const std::string& name);  // Error with field "scaling"
 std::string to_string(RopeScaling scaling);
 
+// LongRoPE's per-pair factors (Phi-3): θ_i / short_factor[i] up to the original length,
+// θ_i / long_factor[i] past it. One entry per pair.
+struct LongropeFactors {
+  std::vector<double> short_factor, long_factor;
+};
+
 struct RopeOptions {
   double base = defaults::kBase;
   RopeStyle style = RopeStyle::kNeox;
@@ -50,11 +56,11 @@ struct RopeOptions {
   double beta_slow = 1.0;         // yarn
   bool yarn_truncate = true;      // yarn: round the ramp's ends to whole pairs (gpt-oss: false)
   double attention_factor = 0.0;  // yarn: config.json's attention_factor; 0: 0.1·ln f + 1
-  // LongRoPE (Phi-3; with scaling none): θ_i divided by short_factor[i], or by long_factor[i]
-  // once the sequence S = offset + L passes original_length; cos and sin times
-  // attention_factor (0: 1). One entry per pair, both lists or neither. Only the language
-  // models set them, from config.json's lists.
-  std::vector<double> longrope_short_factor, longrope_long_factor;
+  // LongRoPE (with scaling none): the long list once the sequence S = offset + L passes
+  // original_length, else the short one; cos and sin times attention_factor (0: 1). Null:
+  // none. Only the language models set it, pointing at their config's lists, which must
+  // outlive these options (a pointer keeps the options a plain value everywhere else).
+  const LongropeFactors* longrope = nullptr;
 };
 
 // The effective rotation of one configuration: what the playground plots.
