@@ -367,5 +367,27 @@ TEST_F(LmCli, LensWithARopeScaling) {
                         "--rope-* is for RoPE models");
 }
 
+// longrope turns by its long factors once the sequence passes the original length, so the
+// lens does not expect a shift to leave the logits alone (transformers' own longrope checkpoint:
+// 6 tokens within N = 8, shifted by 6 past it); Gemma 3's local and global layers are
+// relative-only.
+TEST_F(LmCli, LensExpectsLongropeToMoveWithAShift) {
+  const std::string fixtures = POSLAB_TRANSFORMERS_FIXTURES;
+  auto lens = [&](const std::string& name) {
+    const std::string dir = fixtures + "/" + name + "/";
+    const RunResult r =
+        run({"lens", "--weights", dir + "model.safetensors", "--config", dir + "config.json",
+             "--tokens", "3,14,15,9,26,5", "-o", name + ".json"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(read_file(path(name + ".json")))["shift"];
+  };
+  const auto longrope = lens("llama-longrope");
+  EXPECT_EQ(longrope["invariant_expected"], false);
+  EXPECT_GT(longrope["relative_change"].get<double>(), 1e-2);
+  const auto gemma = lens("gemma3-text");
+  EXPECT_EQ(gemma["invariant_expected"], true);
+  EXPECT_LT(gemma["relative_change"].get<double>(), 1e-4);
+}
+
 }  // namespace
 }  // namespace poslab::test

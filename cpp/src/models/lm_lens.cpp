@@ -60,7 +60,8 @@ LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long 
     return as_doubles(run(t, o).losses);
   };
   const RopeOptions& rope = *base.rope;
-  out.length_dependent = rope.scaling == RopeScaling::kDynamic;
+  // Dynamic NTK and longrope (its long factors past N) turn by the sequence's length.
+  out.length_dependent = rope.scaling == RopeScaling::kDynamic || rope.longrope != nullptr;
   out.inv_freq = rope_frequencies(head_dim, rope).inv_freq;
   out.trained_context = rope.scaling != RopeScaling::kNone && rope.original_length > 0
                             ? rope.original_length

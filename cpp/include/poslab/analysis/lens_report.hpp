@@ -45,8 +45,8 @@ struct LensModel {
   long long trained_context = 0;
   // Logits (T, V) with token t at position offset + t; null: no shift check.
   std::function<TensorF(const std::vector<long long>& tokens, long long offset)> logits;
-  // Absolute positions or a length-dependent scaling (dynamic NTK): a shift is expected to move
-  // the logits.
+  // Absolute positions or a length-dependent scaling (dynamic NTK, longrope): a shift is
+  // expected to move the logits.
   bool length_dependent = false;
   long long max_positions = 0;  // GPT-2's n_positions: offset + T stays within; 0: no limit
   // The next-token loss at each position (T − 1,) with token t at positions[t], for the
