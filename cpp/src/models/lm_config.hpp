@@ -149,6 +149,7 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
   const char* key = "rope_scaling";
   if (!json.contains(key) || json[key].is_null()) key = "rope_parameters";
   if (!json.contains(key) || json[key].is_null()) return {};
+  const bool v5 = key == std::string("rope_parameters");
   const nlohmann::json* object = &json[key];
   std::string where = name + ": " + key;
   require(object->is_object(), where + " must be an object or null");
@@ -165,14 +166,15 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
   }
   const nlohmann::json& s = *object;
   std::string type = rope_type_of(s, where);
-  require(!type.empty() || key == std::string("rope_parameters"),
-          where + " has no \"rope_type\" (or \"type\")");
+  require(!type.empty() || v5, where + " has no \"rope_type\" (or \"type\")");
   if (type.empty() || type == "default") type = "none";
   const bool longrope = type == "longrope";
   try {
     c.rope_scaling = longrope ? RopeScaling::kNone : parse_rope_scaling(type);
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what() + " or longrope");
+  } catch (const Error&) {
+    throw Error(where + ": rope type \"" + type +
+                "\" is not supported (expected default, linear, ntk, dynamic, yarn, llama3 or "
+                "longrope)");
   }
   RopeParameterKeys extra;
   for (const auto& [k, value] : s.items()) {
@@ -197,9 +199,9 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
     } else if ((k == "short_factor" || k == "long_factor") && longrope) {
       (k == "short_factor" ? c.rope_longrope.short_factor : c.rope_longrope.long_factor) =
           factor_list(value, where + ": \"" + k + "\"");
-    } else if (k == "rope_theta" && key == std::string("rope_parameters")) {
+    } else if (k == "rope_theta" && v5) {
       extra.theta = number_key(s, "rope_theta", where);
-    } else if (k == "partial_rotary_factor" && key == std::string("rope_parameters")) {
+    } else if (k == "partial_rotary_factor" && v5) {
       extra.partial_rotary_factor = number_key(s, "partial_rotary_factor", where);
     } else {
       throw Error(where + ": \"" + k + "\" is not supported");
