@@ -2,8 +2,8 @@
 // language-model module, beside GPT-2's and GPT-NeoX's: a config with its parameter count, a
 // model handle (random init or a checkpoint streamed in chunks, F32, F16 or BF16) and its
 // forward pass, as GPT-NeoX's (rope_lm_bindings.hpp). No math: JS types checked, the core
-// called, owned typed arrays returned. Every exception becomes { error, field } (guard.hpp); the idiomatic API is
-// web/src/core/llama.js.
+// called, owned typed arrays returned. Every exception becomes { error, field } (guard.hpp); the
+// idiomatic API is web/src/core/llama.js.
 #include <emscripten/bind.h>
 
 #include <string>
