@@ -29,7 +29,8 @@ TALLY = Tally()
 def scheme_for(report, layer_type):
     """The scheme of the first RoPE layer of this layer type (any, for one shared by all)."""
     for layer in report["layers"]:
-        if layer["scheme"] >= 0 and (layer_type == "None" or layer["attention"] == KINDS[layer_type]):
+        kind_matches = layer_type == "None" or layer["attention"] == KINDS[layer_type]
+        if layer["scheme"] >= 0 and kind_matches:
             return report["schemes"][layer["scheme"]]
     raise AssertionError(f"no RoPE layer of type {layer_type}")
 
@@ -39,7 +40,8 @@ def main():
     print("transformers", golden.pop("transformers"))
     for file, entry in sorted(golden.items()):
         if "error" in entry:
-            print(f"not compared  {file}: transformers refuses it ({entry['error'].splitlines()[0]})")
+            why = entry["error"].splitlines()[0]
+            print(f"not compared  {file}: transformers refuses it ({why})")
             continue
         out = CLI.path(file)
         CLI.run("rope-config", "--config", os.path.join(CONFIGS, file), "-o", out)
