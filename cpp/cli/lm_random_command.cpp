@@ -60,6 +60,13 @@ void run_lm_random(const LmRandomArgs& a) {
   }
   if (!arch) throw UsageError("give --arch, or a --config whose model_type names it");
   if (a.preset.empty() && a.config.empty()) throw UsageError("give --preset or --config");
+  // A Llama-family preset is one member's shape: another member is refused, not written as it.
+  if (!a.preset.empty() && lm_checkpoint_family(*arch) == LmArchitecture::kLlama) {
+    const LmArchitecture member = LlamaConfig::preset(a.preset).model_type;
+    require(member == *arch, "--preset " + a.preset + " is a " + to_string(member) +
+                                 " shape, not --arch " + a.arch +
+                                 " (give that member's config.json with --config)");
+  }
   std::error_code error;
   require(!std::filesystem::exists(a.out, error) || std::filesystem::is_directory(a.out, error),
           a.out + ": -o must name a directory");

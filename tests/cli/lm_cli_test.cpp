@@ -260,6 +260,9 @@ TEST_F(LmCli, RandomCheckpointsInHalfAndTheirConfigs) {
                         "unknown GPT-NeoX preset 'small'");
   expect_refused_saying({"lm-random", "--arch", "gpt2", "--config", "neox.json", "-o", "x"},
                         "describes a gpt_neox model");
+  expect_refused_saying(
+      {"lm-random", "--arch", "gemma3_text", "--preset", "smollm2-135m", "-o", "x"},
+      "--preset smollm2-135m is a llama shape, not --arch gemma3_text");
   put("file", "x");
   expect_refused_saying({"lm-random", "--config", "neox.json", "-o", "file"},
                         "-o must name a directory");
