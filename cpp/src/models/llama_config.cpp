@@ -1,7 +1,6 @@
 // Llama-family configurations (llama, mistral, qwen2, qwen3, gemma3_text): the SmolLM2 and
-// Qwen2.5 presets,
-// Hugging Face config.json (read and written), and the size checks that run before any weight
-// is allocated.
+// Qwen2.5 presets, Hugging Face config.json (read and written), and the size checks that run
+// before any weight is allocated.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
