@@ -155,13 +155,15 @@ class LmModel {
 
   val config() const { return Arch::config_js(weights_->config); }
   double bytes() const { return double(weights_->bytes()); }
-  // 'F32' | 'F16' | 'mixed'
+  // 'F32' | 'F16' | 'BF16' (as the checkpoint stored it, and as it is held) | 'mixed'
   std::string dtype() const {
-    bool f16 = false, f32 = false;
+    std::string held;
     for (const auto& entry : lm_named_tensors(*weights_)) {
-      (entry.second->dtype == StoredDType::kF16 ? f16 : f32) = true;
+      const std::string name = dtype_name(entry.second->dtype);
+      if (!held.empty() && held != name) return "mixed";
+      held = name;
     }
-    return f16 && f32 ? "mixed" : f16 ? "F16" : "F32";
+    return held.empty() ? "F32" : held;
   }
   // tokens: Int32Array; options: the architecture's.
   val forward(val tokens, val options) const {

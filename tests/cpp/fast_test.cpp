@@ -71,12 +71,15 @@ TEST(FastSinusoidal, MatchesReference) {
 }
 
 TEST(FastSinusoidal, RejectsWhatTheReferenceRejects) {
-  for (const auto& [L, D, base] : std::vector<std::tuple<long long, long long, double>>{
+  for (const auto& c : std::vector<std::tuple<long long, long long, double>>{
            {-1, 8, 1e4},
            {4, 7, 1e4},
            {4, 0, 1e4},
            {4, 8, -2.0},
            {4, 8, std::numeric_limits<double>::quiet_NaN()}}) {
+    // Not a structured binding: a lambda may capture one only from C++20 (clang refuses).
+    const long long L = std::get<0>(c), D = std::get<1>(c);
+    const double base = std::get<2>(c);
     ExpectSameError([&] { poslab::sinusoidal_table(L, D, base); },
                     [&] { poslab::fast::sinusoidal_table(L, D, base); });
   }

@@ -118,10 +118,9 @@ TEST_P(GptNeoxVariant, BothPrecisionsMatchTheDoubleReference) {
   const std::string path = temp_file(encode(checkpoint, v.dtype));
   const poslab::GptNeoxWeights w = poslab::load_lm_weights(path, config);
   std::remove(path.c_str());
-  // A half or bfloat16 checkpoint holds the rounded values; half stays half in memory, BF16 is
-  // widened to F32.
+  // A half or bfloat16 checkpoint holds the rounded values, and stays 16-bit in memory.
   checkpoint = lm_fixture::as_stored(checkpoint, v.dtype);
-  EXPECT_EQ(w.embed_out.dtype, poslab::memory_dtype(v.dtype));
+  EXPECT_EQ(w.embed_out.dtype, v.dtype);
   for (const std::size_t T : {std::size_t{1}, std::size_t{7}, kTokens.size()}) {
     const std::vector<long long> tokens(kTokens.begin(), kTokens.begin() + T);
     const neox_ref::Result want = reference(checkpoint, config, tokens);
@@ -436,15 +435,15 @@ TEST_F(GptNeoxTiny, EveryBadCheckpointIsRefusedNamingTheTensor) {
   expect_load_refused(
       with_raw_entry(t, "gpt_neox.layers.0.attention.dense.bias", "F64", {E}, E * 8),
       "tensor 'gpt_neox.layers.0.attention.dense.bias': dtype \"F64\" is not supported");
-  // A BF16 entry among F32 ones loads, widened; one of the wrong byte length (an F32 tensor's,
+  // A BF16 entry among F32 ones loads, held as BF16; one of the wrong byte length (an F32 tensor's,
   // or an odd count) is refused naming it.
   t = checkpoint_;
   t.erase("gpt_neox.final_layer_norm.bias");
   const poslab::GptNeoxWeights mixed = poslab::lm_weights_from_bytes(
       with_raw_entry(t, "gpt_neox.final_layer_norm.bias", "BF16", {E}, E * 2), tiny_config(),
       "mixed.safetensors");
-  EXPECT_EQ(mixed.final_layer_norm_bias.dtype, poslab::StoredDType::kF32);
-  EXPECT_EQ(mixed.final_layer_norm_bias.f32, std::vector<float>(E, 0.0f));
+  EXPECT_EQ(mixed.final_layer_norm_bias.dtype, poslab::StoredDType::kBF16);
+  EXPECT_EQ(mixed.final_layer_norm_bias.to_float().data, std::vector<float>(E, 0.0f));
   EXPECT_EQ(mixed.embed_out.f32, checkpoint_.at("embed_out.weight").data);
   for (const std::size_t byte_count : {E * 4, E * 2 + 1}) {
     expect_load_refused(

@@ -365,9 +365,9 @@ TEST(LlamaCheckpoint, NamesAsTransformersShipsThem) {
       encode(checkpoint, poslab::StoredDType::kBF16), untied);
 }
 
-// SmolLM2, Qwen2.5 and Llama ship BF16 checkpoints: read widened to F32, they hold exactly the
-// BF16-rounded weights, so the logits are those of the rounded weights saved as F32.
-TEST(LlamaCheckpoint, Bf16IsReadAsItsRoundedWeightsInF32) {
+// SmolLM2, Qwen2.5 and Llama ship BF16 checkpoints: held as BF16 (half the bytes), widened a
+// panel at a time, they give exactly the logits of the BF16-rounded weights saved as F32.
+TEST(LlamaCheckpoint, Bf16IsHeldAsBf16AndRunsAsItsRoundedWeights) {
   const LlamaConfig c = tiny_config(4, 2, true);
   llama_ref::Weights checkpoint = tiny_checkpoint(c, 5);
   checkpoint["model.norm.weight"].data[0] = 1e6f;  // past F16's range, within BF16's
@@ -381,10 +381,10 @@ TEST(LlamaCheckpoint, Bf16IsReadAsItsRoundedWeightsInF32) {
   const auto named = poslab::lm_named_tensors(bf16);
   ASSERT_EQ(named.size(), rounded.size());
   for (const auto& [name, tensor] : named) {
-    EXPECT_EQ(tensor->dtype, poslab::StoredDType::kF32) << name;
-    EXPECT_EQ(tensor->f32, rounded.at(name).data) << name;
+    EXPECT_EQ(tensor->dtype, poslab::StoredDType::kBF16) << name;
+    EXPECT_EQ(tensor->to_float().data, rounded.at(name).data) << name;
   }
-  EXPECT_EQ(bf16.bytes(), f32.bytes());
+  EXPECT_EQ(2 * bf16.bytes(), f32.bytes());
   for (const Precision precision : {Precision::kFloat, Precision::kDouble}) {
     LlamaOptions options;
     options.precision = precision;
@@ -470,7 +470,9 @@ TEST_F(LlamaSharded, IndexAndShardsLoadAsTheTensorsTheyHold) {
     const TensorF stored = as_stored({{"t", floats_[k]}},
                                      bf16 ? poslab::StoredDType::kBF16 : poslab::StoredDType::kF32)
                                .at("t");
-    EXPECT_EQ(got[k].second->f32, stored.data) << want[k].first;
+    EXPECT_EQ(got[k].second->dtype, bf16 ? poslab::StoredDType::kBF16 : poslab::StoredDType::kF32)
+        << want[k].first;
+    EXPECT_EQ(got[k].second->to_float().data, stored.data) << want[k].first;
   }
   const poslab::LlamaWeights single = poslab::lm_weights_from_bytes(
       poslab::encode_safetensors(poslab::lm_named_tensors(loaded)), config_, "single");

@@ -90,7 +90,7 @@ template <class Weights>
 std::vector<std::pair<std::vector<float>, std::vector<std::uint16_t>>> stored_values(Weights& w) {
   std::vector<std::pair<std::vector<float>, std::vector<std::uint16_t>>> out;
   for (const auto& [name, tensor] : poslab::lm_named_tensors(w)) {
-    out.emplace_back(tensor->f32, tensor->f16);
+    out.emplace_back(tensor->f32, tensor->bits16);
   }
   return out;
 }

@@ -203,14 +203,34 @@ TEST(Safetensors, Bf16FileIsReadAsTheBfloat16RoundedFloats) {
   EXPECT_EQ(bits(file.tensors.at("a").data[3]), 0x80000000u);
 }
 
-// BF16 is no dtype a StoredTensor holds: loaders widen it to F32 (stored_tensor.hpp).
-TEST(Safetensors, StoredTensorsHoldF32OrF16Only) {
-  EXPECT_EQ(poslab::memory_dtype(StoredDType::kBF16), StoredDType::kF32);
-  EXPECT_EQ(poslab::memory_dtype(StoredDType::kF16), StoredDType::kF16);
+// A StoredTensor holds BF16 as its bits, two bytes an element, and widens it exactly: at(),
+// widen() to float and to double, to_float(). from() rounds to nearest even, as the writer.
+TEST(Safetensors, StoredTensorsHoldBf16AsItsBits) {
   EXPECT_EQ(poslab::item_size(StoredDType::kBF16), 2u);
   EXPECT_STREQ(poslab::dtype_name(StoredDType::kBF16), "BF16");
-  EXPECT_THROW(poslab::StoredTensor({2}, StoredDType::kBF16, "w"), Error);
-  EXPECT_THROW(poslab::StoredTensor::from(TensorF({2}), StoredDType::kBF16), Error);
+  const TensorF values({5}, std::vector<float>{1.0f, -70000.0f, 1e6f, 3.14159f, -0.0f});
+  const poslab::StoredTensor t = poslab::StoredTensor::from(values, StoredDType::kBF16);
+  EXPECT_EQ(t.dtype, StoredDType::kBF16);
+  EXPECT_EQ(t.size(), 5u);
+  EXPECT_EQ(t.bytes(), 10u);
+  EXPECT_TRUE(t.f32.empty());
+  std::vector<float> as_float(5);
+  std::vector<double> as_double(5);
+  t.widen(0, 5, as_float.data());
+  t.widen(0, 5, as_double.data());
+  const TensorF whole = t.to_float();
+  for (std::size_t i = 0; i < 5; ++i) {
+    const float want = poslab::bfloat16_to_float(poslab::float_to_bfloat16(values.data[i]));
+    EXPECT_EQ(bits(t.at(i)), bits(want)) << i;
+    EXPECT_EQ(bits(as_float[i]), bits(want)) << i;
+    EXPECT_EQ(as_double[i], double(want)) << i;
+    EXPECT_EQ(bits(whole.data[i]), bits(want)) << i;
+  }
+  EXPECT_EQ(t.at(1), -70144.0f);  // past F16's range, kept
+  EXPECT_EQ(t.at(2), 999424.0f);
+  const poslab::StoredTensor zeros({3}, StoredDType::kBF16, "w");
+  EXPECT_EQ(zeros.bytes(), 6u);
+  EXPECT_EQ(zeros.at(2), 0.0f);
 }
 
 TEST(Safetensors, EveryTruncationIsRefused) {

@@ -185,7 +185,7 @@ describe('GPT-2 view', () => {
     await page.setInputFiles('#c-gpt2-file', Object.values(files.gemma));
     await drawn(page, 'gpt', n + 1);
     expect(await page.textContent('#c-gpt2-file-error')).toBe('');
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 file → F32 · /);
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
     expect(await configValue(page, 'model_type')).toBe('gemma3_text');
     expect(await configValue(page, 'sliding_layers')).toBe('2');
     expect(await configValue(page, 'query_pre_attn_scalar')).toBe('16');

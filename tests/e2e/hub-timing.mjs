@@ -1,7 +1,7 @@
-// `npm run timing:hub [-- --model gpt2|smollm2-135m|smollm2-360m]`: a report, not a test. One
+// `npm run timing:hub [-- --model gpt2|smollm2-135m|smollm2-360m|qwen2.5-0.5b]`: a report, not a test. One
 // click on a one-click model's button in Chromium against the local mock hub serving a
 // checkpoint of its size as it ships (GPT-2 small: 124M parameters, F32, about 500 MB;
-// SmolLM2: BF16; random weights written here once into test-output/e2e/hub-timing/), through
+// SmolLM2, Qwen2.5: BF16; random weights written here once into test-output/e2e/hub-timing/), through
 // the hub's redirect: download → Cache Storage → loaded into the wasm core → first forward
 // drawn; then a second visit in a fresh browser on the same profile, from Cache Storage. Uses
 // a persistent profile so Cache Storage is on disk as in a normal browser (an incognito
@@ -50,6 +50,30 @@ const MODELS = {
   },
   'smollm2-135m': { repo: 'HuggingFaceTB/SmolLM2-135M', config: smollm2(576, 30, 9, 3, 1536), dtype: 'BF16' },
   'smollm2-360m': { repo: 'HuggingFaceTB/SmolLM2-360M', config: smollm2(960, 32, 15, 5, 2560), dtype: 'BF16' },
+  // Qwen/Qwen2.5-0.5B's config.json keys: q/k/v biases, tied, θ = 10⁶, window unused.
+  'qwen2.5-0.5b': {
+    repo: 'Qwen/Qwen2.5-0.5B',
+    config: {
+      architectures: ['Qwen2ForCausalLM'],
+      model_type: 'qwen2',
+      vocab_size: 151936,
+      hidden_size: 896,
+      num_hidden_layers: 24,
+      num_attention_heads: 14,
+      num_key_value_heads: 2,
+      intermediate_size: 4864,
+      max_position_embeddings: 32768,
+      max_window_layers: 24,
+      rope_theta: 1000000,
+      rms_norm_eps: 1e-6,
+      sliding_window: 32768,
+      use_sliding_window: false,
+      tie_word_embeddings: true,
+      hidden_act: 'silu',
+      torch_dtype: 'bfloat16',
+    },
+    dtype: 'BF16',
+  },
 };
 const modelAt = process.argv.indexOf('--model');
 const id = modelAt > 0 ? process.argv[modelAt + 1] : 'gpt2';

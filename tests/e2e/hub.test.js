@@ -37,11 +37,22 @@ const neoxFiles = () => ({
   'model.safetensors': { body: encodeSafetensors(tinyNeoxTensors(TINY_NEOX_CONFIG, 3, 'F16')), redirect: true },
 });
 
-const llamaFiles = () => ({
-  'config.json': json(TINY_LLAMA_CONFIG),
+const llamaFiles = (config = TINY_LLAMA_CONFIG) => ({
+  'config.json': json(config),
   'tokenizer.json': json(tinyTokenizerJson()),
-  'model.safetensors': { body: encodeSafetensors(tinyLlamaTensors()), redirect: true },
+  'model.safetensors': { body: encodeSafetensors(tinyLlamaTensors(config)), redirect: true },
 });
+// Qwen2.5's keys as it ships them: q/k/v biases, θ = 10⁶, a sliding window it does not use.
+const TINY_QWEN2_CONFIG = {
+  ...TINY_LLAMA_CONFIG,
+  architectures: ['Qwen2ForCausalLM'],
+  model_type: 'qwen2',
+  rope_theta: 1000000,
+  rms_norm_eps: 1e-6,
+  use_sliding_window: false,
+  sliding_window: 64,
+  max_window_layers: 2,
+};
 
 let browser;
 let site;
@@ -66,6 +77,7 @@ beforeAll(async () => {
       'EleutherAI/pythia-70m': neoxFiles(),
       'EleutherAI/pythia-160m': neoxFiles(),
       'HuggingFaceTB/SmolLM2-135M': llamaFiles(),
+      'Qwen/Qwen2.5-0.5B': llamaFiles(TINY_QWEN2_CONFIG),
     },
   });
   builtHtml = fs.readFileSync(path.join(root, process.env.POSLAB_DIST ?? 'dist', 'index.html'), 'utf8');
@@ -235,7 +247,8 @@ describe('Models view: one click to a hub model', () => {
     await button(page, 'smollm2-135m').click();
     await drawn(page, 'gpt', draws + 1);
     expect(await label(page)).toBe('Loaded: SmolLM2-135M (HuggingFaceTB/SmolLM2-135M), downloaded from the hub');
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 file → F32 · /);
+    // BF16 stays BF16 in memory: the model takes its file's bytes.
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
     expect(await hubError(page)).toBe('');
     await expectTinyTokenizerRun(page);
     const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
@@ -263,6 +276,28 @@ describe('Models view: one click to a hub model', () => {
     expect(await page.isVisible('#view-gpt2 .gpt2-seed')).toBe(false);
     expect(await storedRepos(page)).toEqual(['HuggingFaceTB/SmolLM2-135M']);
     await page.screenshot({ path: path.join(outDir, 'hub-smollm2.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  // Qwen2.5-0.5B: a Llama-family member (q/k/v biases) by its own model_type, BF16 held as BF16.
+  it('E2E.HubQwen25DownloadsAndRunsAsAQwen2', async () => {
+    const { page, context, problems } = await openModels();
+    await typeText(page, 'the cat sat on the mat');
+    const draws = await drawCount(page, 'gpt');
+    expect(await button(page, 'qwen2.5-0.5b').textContent()).toMatch(/Load Qwen2\.5-0\.5B.*about 988\.0 MB/);
+    await button(page, 'qwen2.5-0.5b').click();
+    await drawn(page, 'gpt', draws + 1);
+    expect(await label(page)).toBe('Loaded: Qwen2.5-0.5B (Qwen/Qwen2.5-0.5B), downloaded from the hub');
+    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
+    expect(await hubError(page)).toBe('');
+    await expectTinyTokenizerRun(page);
+    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    expect([await row('model_type'), await row('rope_theta'), await row('sliding_window')]).toEqual([
+      'qwen2',
+      '1,000,000',
+      '0',
+    ]);
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -93,6 +93,13 @@ export function llamaLayout({
       { name: `${p}mlp.up_proj.weight`, shape: [I, E], role: 'matrix' },
       { name: `${p}mlp.down_proj.weight`, shape: [E, I], role: 'mlpOut' },
     );
+    if (type === 'qwen2') {
+      layout.push(
+        { name: `${p}self_attn.q_proj.bias`, shape: [H * d], role: 'bias' },
+        { name: `${p}self_attn.k_proj.bias`, shape: [K * d], role: 'bias' },
+        { name: `${p}self_attn.v_proj.bias`, shape: [K * d], role: 'bias' },
+      );
+    }
     if (type === 'qwen3' || gemma) {
       layout.push(
         { name: `${p}self_attn.q_norm.weight`, shape: [d], role: 'gain' },

@@ -128,11 +128,11 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
     }
   });
 
-  // The dtype held: BF16 files are widened to F32 as they are read, F16 kept.
+  // The dtype held is the file's: BF16 and F16 stay 16-bit, widened a panel at a time.
   test.each([
-    ['gemma3-text', 'gemma3_text', 'F32'],
-    ['llama-longrope', 'llama', 'F32'],
-    ['qwen3-qk-norm', 'qwen3', 'F32'],
+    ['gemma3-text', 'gemma3_text', 'BF16'],
+    ['llama-longrope', 'llama', 'BF16'],
+    ['qwen3-qk-norm', 'qwen3', 'BF16'],
     ['llama-head-dim-bias-f16', 'llama', 'F16'],
   ])('%s as transformers saved it gives transformers’ logits (both precisions)', (name, type, dtype) => {
     const fixture = transformersCase(name);

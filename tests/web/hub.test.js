@@ -470,6 +470,7 @@ describe('known models and runtimes', () => {
       'EleutherAI/pythia-160m',
       'HuggingFaceTB/SmolLM2-135M',
       'HuggingFaceTB/SmolLM2-360M',
+      'Qwen/Qwen2.5-0.5B',
     ]);
     for (const m of KNOWN_MODELS) {
       expect(Object.hasOwn(RUNTIMES, m.architecture)).toBe(true);
@@ -479,6 +480,7 @@ describe('known models and runtimes', () => {
     expect(runtimeOf('gpt2').name).toBe('GPT-2');
     expect(runtimeOf('gpt_neox').name).toBe('GPT-NeoX');
     expect(runtimeOf('llama').name).toBe('Llama');
+    expect(runtimeOf('qwen2').name).toBe('Llama');
   });
 
   it('Known.RuntimesHandTheCachedFilesToTheWorkersLoader', async () => {

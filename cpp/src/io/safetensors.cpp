@@ -390,23 +390,13 @@ std::string encode_safetensors(
 std::string encode_safetensors(const std::vector<std::pair<std::string, const TensorF*>>& tensors,
                                StoredDType dtype,
                                const std::map<std::string, std::string>& metadata) {
-  // F32 and F16 as StoredTensors; BF16, which has none (stored_tensor.hpp), as its bits.
   std::vector<StoredTensor> stored;
-  std::vector<std::vector<std::uint16_t>> bf16;
   stored.reserve(tensors.size());
-  bf16.reserve(tensors.size());
   std::vector<EncodedTensor> encoded;
   for (const auto& [name, tensor] : tensors) {
     require(tensor != nullptr, "safetensors: tensor '" + name + "' is null");
-    if (dtype == StoredDType::kBF16) {
-      std::vector<std::uint16_t>& bits = bf16.emplace_back(tensor->size());
-      for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = float_to_bfloat16(tensor->data[i]);
-      encoded.push_back({name, dtype, tensor->shape, reinterpret_cast<const char*>(bits.data()),
-                         bits.size() * 2});
-    } else {
-      const StoredTensor& t = stored.emplace_back(StoredTensor::from(*tensor, dtype));
-      encoded.push_back({name, dtype, t.shape, t.raw(), t.bytes()});
-    }
+    const StoredTensor& t = stored.emplace_back(StoredTensor::from(*tensor, dtype));
+    encoded.push_back({name, dtype, t.shape, t.raw(), t.bytes()});
   }
   return encode_tensors(encoded, metadata);
 }

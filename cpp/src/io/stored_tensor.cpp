@@ -21,10 +21,6 @@ const char* dtype_name(StoredDType dtype) {
 
 std::size_t item_size(StoredDType dtype) { return dtype == StoredDType::kF32 ? 4 : 2; }
 
-StoredDType memory_dtype(StoredDType dtype) {
-  return dtype == StoredDType::kBF16 ? StoredDType::kF32 : dtype;
-}
-
 namespace {
 
 float float_of_bits(std::uint32_t bits) {
@@ -101,44 +97,34 @@ std::uint16_t float_to_bfloat16(float value) {
   return std::uint16_t(x >> 16);
 }
 
-namespace {
-
-// BF16 has no StoredTensor of its own: it is read into F32 (memory_dtype).
-void require_held_dtype(StoredDType d, const std::string& what) {
-  require(d != StoredDType::kBF16,
-          what + ": BF16 is held as F32, not as a StoredTensor of its own");
-}
-
-}  // namespace
-
 StoredTensor::StoredTensor(Shape s, StoredDType d, const std::string& what)
     : shape(std::move(s)), dtype(d) {
-  require_held_dtype(d, what);
   const std::size_t n = checked_numel(shape, what);
-  if (dtype == StoredDType::kF16) {
-    f16.resize(n);
-  } else {
+  if (dtype == StoredDType::kF32) {
     f32.resize(n);
+  } else {
+    bits16.resize(n);
   }
 }
 
 StoredTensor StoredTensor::from(const TensorF& values, StoredDType d) {
-  require_held_dtype(d, "stored tensor");
   StoredTensor t;
   t.shape = values.shape;
   t.dtype = d;
   if (d == StoredDType::kF32) {
     t.f32 = values.data;
-  } else {
-    t.f16.resize(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) t.f16[i] = float_to_half(values.data[i]);
+    return t;
   }
+  std::uint16_t (*const narrow)(float) =
+      d == StoredDType::kBF16 ? float_to_bfloat16 : float_to_half;
+  t.bits16.resize(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) t.bits16[i] = narrow(values.data[i]);
   return t;
 }
 
 char* StoredTensor::raw() {
-  return dtype == StoredDType::kF16 ? reinterpret_cast<char*>(f16.data())
-                                    : reinterpret_cast<char*>(f32.data());
+  return dtype == StoredDType::kF32 ? reinterpret_cast<char*>(f32.data())
+                                    : reinterpret_cast<char*>(bits16.data());
 }
 
 const char* StoredTensor::raw() const { return const_cast<StoredTensor*>(this)->raw(); }
@@ -157,12 +143,22 @@ const std::vector<float>& half_table() {
 
 template <class T>
 void widen_into(const StoredTensor& w, std::size_t begin, std::size_t n, T* out) {
-  if (w.dtype == StoredDType::kF16) {
-    const std::vector<float>& table = half_table();
-    for (std::size_t i = 0; i < n; ++i) out[i] = table[w.f16[begin + i]];
-  } else {
-    std::copy_n(w.f32.data() + begin, n, out);
+  switch (w.dtype) {
+    case StoredDType::kF16: {
+      const std::vector<float>& table = half_table();
+      const std::uint16_t* bits = w.bits16.data() + begin;
+      for (std::size_t i = 0; i < n; ++i) out[i] = table[bits[i]];
+      return;
+    }
+    case StoredDType::kBF16: {  // the bits are the float's high half: a shift, vectorised
+      const std::uint16_t* bits = w.bits16.data() + begin;
+      for (std::size_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(bits[i]);
+      return;
+    }
+    case StoredDType::kF32:
+      break;
   }
+  std::copy_n(w.f32.data() + begin, n, out);
 }
 
 }  // namespace

@@ -20,29 +20,13 @@ namespace {
 using detail::starts_with;
 
 bool all_finite(const StoredTensor& t) {
-  if (t.dtype == StoredDType::kF16) {
-    // Exponent bits all ones: infinity or NaN.
-    return std::none_of(t.f16.begin(), t.f16.end(),
-                        [](std::uint16_t h) { return (h & 0x7c00u) == 0x7c00u; });
+  if (t.dtype == StoredDType::kF32) {
+    return std::all_of(t.f32.begin(), t.f32.end(), [](float v) { return std::isfinite(v); });
   }
-  return std::all_of(t.f32.begin(), t.f32.end(), [](float v) { return std::isfinite(v); });
-}
-
-// Bytes [at, at + n) of a tensor's data buffer into its weight. A BF16 tensor (held as F32:
-// stored_tensor.hpp) is widened as it arrives: its byte k is byte 4·(k/2) + 2 + k%2 of the float
-// it becomes (the bfloat16 bits are the float's high half, little-endian; the low half stays
-// the constructor's zero), so a chunk may end anywhere, inside an element too.
-void copy_in(StoredTensor& tensor, bool bf16, std::uint64_t at, const char* bytes,
-             std::uint64_t n) {
-  char* out = tensor.raw();
-  if (!bf16) {
-    std::memcpy(out + at, bytes, n);
-    return;
-  }
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t k = at + i;
-    out[4 * (k / 2) + 2 + k % 2] = bytes[i];
-  }
+  // Exponent bits all ones: infinity or NaN.
+  const std::uint16_t exponent = t.dtype == StoredDType::kF16 ? 0x7c00u : 0x7f80u;
+  return std::none_of(t.bits16.begin(), t.bits16.end(),
+                      [&](std::uint16_t h) { return (h & exponent) == exponent; });
 }
 
 // Reads `n` bytes at the file's current position into dst, or throws naming the file.
@@ -210,11 +194,9 @@ LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLa
       targets_.push_back({m.entry->begin, m.entry->end, nullptr, m.entry->name});
       continue;
     }
-    // A BF16 tensor takes the F32 bytes of its shape, as an F32 one would.
-    *m.slot->tensor = StoredTensor(m.entry->shape, memory_dtype(m.entry->dtype),
-                                   name_ + ": tensor '" + m.entry->name + "'");
-    targets_.push_back({m.entry->begin, m.entry->end, m.slot->tensor, m.entry->name,
-                        m.entry->dtype == StoredDType::kBF16});
+    *m.slot->tensor =
+        StoredTensor(m.entry->shape, m.entry->dtype, name_ + ": tensor '" + m.entry->name + "'");
+    targets_.push_back({m.entry->begin, m.entry->end, m.slot->tensor, m.entry->name});
   }
   std::sort(targets_.begin(), targets_.end(),
             [](const Target& a, const Target& b) { return a.begin < b.begin; });
@@ -231,7 +213,8 @@ void LmWeightStream::append(const char* bytes, std::size_t n) {
     if (next_ < targets_.size() && received_ >= targets_[next_].begin) {
       const Target& t = targets_[next_];
       take = std::min<std::uint64_t>(n, t.end - received_);
-      if (t.tensor) copy_in(*t.tensor, t.bf16, received_ - t.begin, bytes, take);
+      // The tensor holds the file's bytes as they are (a chunk may end inside an element).
+      if (t.tensor) std::memcpy(t.tensor->raw() + (received_ - t.begin), bytes, take);
     } else {  // padding between tensors, or a skipped buffer's bytes
       const std::uint64_t until = next_ < targets_.size() ? targets_[next_].begin : expected_;
       take = std::min<std::uint64_t>(n, until - received_);

@@ -86,7 +86,7 @@ export interface RopeLmModel<Architecture extends string, Config> {
   architecture: Architecture;
   config: Config;
   bytes: number;
-  dtype: 'F32' | 'F16' | 'mixed'; // BF16 is held widened to F32
+  dtype: 'F32' | 'F16' | 'BF16' | 'mixed'; // as stored in the checkpoint, and held so
   forward(tokens: number[] | Int32Array, options?: GptNeoxForwardOptions): GptNeoxResult;
   /** The position lens on tokens: lens.json's report (docs/lens.md), one layer held at a time. */
   lens(tokens: number[] | Int32Array, options?: LensOptions): LensReport;

@@ -53,11 +53,7 @@ export async function loadCheckpoint(lab, file, opts = {}) {
       loader.append(await bytes(file, at, Math.min(size, at + chunkBytes)));
       opts.onProgress?.({ received: loader.received(), expected });
     }
-    const model = loader.finish();
-    // What the file stored, where the model holds it widened (BF16 → F32).
-    const stored = [...new Set(loader.tensors.map((t) => t.dtype))];
-    model.fileDtype = stored.length === 1 ? stored[0] : 'mixed';
-    return model;
+    return loader.finish();
   } finally {
     loader.delete();
   }

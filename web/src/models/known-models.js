@@ -60,7 +60,8 @@ export const KNOWN_MODELS = Object.freeze([
     tokenizer: 'tokenizer-json',
     approxBytes: 375e6,
   },
-  // SmolLM2 ships BF16 (half the bytes of F32); the page widens it to F32 as it loads.
+  // The Llama family ships BF16 (half the bytes of F32), and the core keeps it so: the model
+  // takes its file's size in the 2 GiB heap.
   {
     id: 'smollm2-135m',
     label: 'SmolLM2-135M',
@@ -82,6 +83,18 @@ export const KNOWN_MODELS = Object.freeze([
     tokenizerFiles: ['tokenizer.json'],
     tokenizer: 'tokenizer-json',
     approxBytes: 724e6,
+  },
+  // 494M parameters in BF16: 988 MB, which fits the 2 GiB heap only because BF16 stays BF16.
+  {
+    id: 'qwen2.5-0.5b',
+    label: 'Qwen2.5-0.5B',
+    repo: 'Qwen/Qwen2.5-0.5B',
+    architecture: 'qwen2',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 988e6,
   },
 ]);
 

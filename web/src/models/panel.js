@@ -14,7 +14,7 @@ import { HubError } from './hub.js';
 import { KNOWN_MODELS, filesOf } from './known-models.js';
 import { obtainModel } from './obtain.js';
 import { createRateMeter, progressLine } from './progress.js';
-import { ARCHITECTURE_NAMES, runtimeOf } from './runtimes.js';
+import { runtimeOf } from './runtimes.js';
 
 /**
  * @param {{ parent: HTMLElement, compute: any, channel: string,
@@ -213,7 +213,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
         const tok = await describeTokenizer(model, got);
         note.textContent =
           `${model.label} (${model.repo}): ${whereFrom} (${formatBytes(got.weights.size)} of weights; header, config.json${tok}). ` +
-          `This build has no ${ARCHITECTURE_NAMES[model.architecture]} runtime in the browser, so it cannot run here yet; ` +
+          `This build has no ${model.architecture} runtime in the browser, so it cannot run here yet; ` +
           'the model on show is unchanged, and the stored files will load without downloading once it can.';
         note.classList.add('warn');
         progressText.textContent = '';

@@ -1,7 +1,9 @@
 // Each architecture's runtime in this build: how a model's stored files become a model the
 // view runs. The weights arrive as a Blob read from Cache Storage (a handle on disk): the
 // runtime streams it into its wasm loader in pieces, exactly as a file picked from disk is.
-// This table is the one place a new architecture plugs in.
+// An architecture the Models view describes (gpt2/architectures.js) has its runtime here.
+
+import { ARCHITECTURES, architecture } from '../gpt2/architectures.js';
 
 /**
  * @typedef {{ compute: { request: Function }, channel: string, weights: Blob, config: string,
@@ -27,17 +29,16 @@ function loadInWorker({ compute, channel, weights, config, texts, onProgress }) 
   return compute.request(channel, 'gpt2Load', { model, config: configFile, tokenizer }, { onProgress });
 }
 
-/** @type {Readonly<Record<import('./known-models.js').Architecture, Runtime | null>>} */
-export const RUNTIMES = Object.freeze({
-  gpt2: { name: 'GPT-2', load: loadInWorker },
-  // Pythia: the same job; the worker reads tokenizer.json with @huggingface/tokenizers once.
-  gpt_neox: { name: 'GPT-NeoX', load: loadInWorker },
-  // The Llama family (SmolLM2): the same job, BF16 widened to F32 by the core as it streams in.
-  llama: { name: 'Llama', load: loadInWorker },
-});
-
-/** Readable names of the architectures (for messages, also without a runtime). */
-export const ARCHITECTURE_NAMES = Object.freeze({ gpt2: 'GPT-2', gpt_neox: 'GPT-NeoX', llama: 'Llama' });
+/**
+ * Every architecture the Models view runs loads through the same job: the worker picks the
+ * architecture's loader from config.json's model_type (architectures.js). Pythia's and the
+ * Llama family's tokenizer.json is read with @huggingface/tokenizers once; their BF16 weights
+ * stay BF16 in memory, widened a panel at a time.
+ * @type {Readonly<Record<import('./known-models.js').Architecture, Runtime | null>>}
+ */
+export const RUNTIMES = Object.freeze(
+  Object.fromEntries(ARCHITECTURES.map((a) => [a, { name: architecture(a).name, load: loadInWorker }])),
+);
 
 /** The runtime of `architecture` in this build, or null. */
 export const runtimeOf = (architecture) => RUNTIMES[architecture] ?? null;

@@ -146,8 +146,8 @@ void stream_safetensors_data(const std::string& path, const SafetensorsHeader& h
 
 // The data buffer of a .safetensors file delivered as a stream of bytes, filling the tensors
 // of a layout. Construction checks the header against the layout (every name, shape and dtype;
-// errors name the tensor) and only then allocates each tensor in its stored dtype (BF16 as
-// F32, widened as its bytes arrive).
+// errors name the tensor) and only then allocates each tensor in its stored dtype, which it
+// keeps.
 class LmWeightStream {
  public:
   LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout, std::string name);
@@ -175,7 +175,6 @@ class LmWeightStream {
     std::uint64_t begin, end;  // in the data buffer
     StoredTensor* tensor;      // null for a skipped buffer
     std::string name;
-    bool bf16 = false;  // stored as BF16, widened into the F32 tensor as it arrives
   };
   struct Match {
     const SafetensorsEntry* entry;

@@ -33,15 +33,13 @@ function replace(next) {
 function describe(lab, model, source) {
   const { config } = model;
   const arch = model.architecture ?? 'gpt2';
-  // A BF16 file is held widened to F32: say both.
-  const dtype = model.fileDtype === 'BF16' ? `BF16 file → ${model.dtype}` : model.dtype;
   const threads = lab.runtime ?? { threads: 1, note: 'one thread' };
   return {
     ...source,
     architecture: arch,
     config,
     bytes: model.bytes,
-    dtype,
+    dtype: model.dtype,
     threads: threads.threads,
     threadNote: threads.note,
   };
@@ -190,8 +188,8 @@ export function gpt2Load(lab, p, ctx = {}) {
     if (declared) ready(declared);
     if (declared && architecture(declared).rope)
       tokenizer = await tokenizerOf(declared, tokenizerText, p.tokenizer.name);
-    // A BF16 checkpoint (config.json's torch_dtype) is widened to F32: twice its size in memory.
-    const incoming = p.model.size * (config?.torch_dtype === 'bfloat16' ? 2 : 1);
+    // Every dtype is held as the file stores it: the file's size is the model's.
+    const incoming = p.model.size;
     if (current && current.info.bytes + incoming > KEEP_OLD_BELOW) replace(null);
     const model = await loadCheckpoint(lab, p.model, {
       name,
