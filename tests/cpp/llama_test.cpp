@@ -359,6 +359,15 @@ TEST(LlamaCheckpoint, NamesAsTransformersShipsThem) {
   t = checkpoint;
   t["model.norm.weight"].data[3] = NAN;
   expect_load_refused(encode(t), "tensor 'model.norm.weight' contains NaN", untied);
+  // Held as BF16, a NaN or an infinity is found by its exponent bits (0x7f80), not widened.
+  expect_load_refused(encode(t, poslab::StoredDType::kBF16),
+                      "tensor 'model.norm.weight' contains NaN", untied);
+  t["model.norm.weight"].data[3] = -INFINITY;
+  expect_load_refused(encode(t, poslab::StoredDType::kBF16),
+                      "tensor 'model.norm.weight' contains NaN", untied);
+  t["model.norm.weight"].data[3] = 3e38f;  // finite in BF16 (its largest is 3.39e38)
+  EXPECT_NO_THROW(
+      poslab::lm_weights_from_bytes(encode(t, poslab::StoredDType::kBF16), untied, "m"));
   lm_fixture::expect_streamed_load_contract<poslab::LlamaWeights>(
       encode(checkpoint, poslab::StoredDType::kF16), untied);
   lm_fixture::expect_streamed_load_contract<poslab::LlamaWeights>(

@@ -88,12 +88,14 @@ export function cellText(head) {
  * What the spectrum of `report` shows: one label per rotation pair ('i · λ', λ its wavelength
  * in positions) then 'unrotated', how many leading pairs turn within the trained context N
  * (the marker goes after them), and, with `other` (a report of the same model with a scaling),
- * the pairs whose inv_freq differ. null when the report has no bands (not a RoPE model, or
- * no pair energy).
- * @returns {{ labels: string[], turning: number, context: number, changed: number[] } | null}
+ * the pairs whose inv_freq differ. A model whose layers turn at different bases (Gemma 3's
+ * sliding layers) reports each layer's pairs in rope_bands.layers: `layer` picks them, and
+ * `ownBase` says they are not the model's first list. null when the report has no bands (not
+ * a RoPE model, or no pair energy).
+ * @returns {{ labels: string[], turning: number, context: number, changed: number[], ownBase: boolean } | null}
  */
-export function spectrumPlan(report, other = null) {
-  const bands = report?.rope_bands;
+export function spectrumPlan(report, other = null, layer = 0) {
+  const bands = bandsOfLayer(report, layer);
   if (!bands) return null;
   const P = bands.wavelength.length;
   const labels = Array.from(bands.wavelength, (w, i) => `${i} · ${formatShort(w)}`);
@@ -101,7 +103,7 @@ export function spectrumPlan(report, other = null) {
   let turning = 0;
   for (let i = 0; i < P; i++) if (bands.wavelength[i] <= bands.trained_context) turning++;
   const changed = [];
-  const theirs = other?.rope_bands?.inv_freq;
+  const theirs = bandsOfLayer(other, layer)?.inv_freq;
   if (theirs && theirs.length === P) {
     for (let i = 0; i < P; i++) {
       const a = bands.inv_freq[i];
@@ -109,7 +111,15 @@ export function spectrumPlan(report, other = null) {
       if (Math.abs(a - b) > 1e-9 * Math.max(Math.abs(a), Math.abs(b))) changed.push(i);
     }
   }
-  return { labels, turning, context: bands.trained_context, changed };
+  const ownBase = bands !== report.rope_bands && bands.inv_freq.some((f, i) => f !== report.rope_bands.inv_freq[i]);
+  return { labels, turning, context: bands.trained_context, changed, ownBase };
+}
+
+/** rope_bands with the pairs `layer` turns at: its entry of rope_bands.layers when there is one. */
+function bandsOfLayer(report, layer) {
+  const bands = report?.rope_bands;
+  const own = bands?.layers?.[layer];
+  return own ? { ...bands, ...own } : bands;
 }
 
 /** Why a report has no spectrum, in words. */

@@ -180,7 +180,7 @@ export default defineView('lens', {
     }
 
     function drawSpectrum(r, layer, head) {
-      const plan = spectrumPlan(r.report, r.compare === 'scaled' ? r.second : null);
+      const plan = spectrumPlan(r.report, r.compare === 'scaled' ? r.second : null, layer);
       const a = headAt(r.report, layer, head);
       const b = headAt(r.second, layer, head);
       const shown = Boolean(plan && a?.pair_energy);
@@ -203,7 +203,8 @@ export default defineView('lens', {
       spectrum.figure.setNote(
         `Each pair’s share of the head’s |q·k| energy, weighted by its attention (the last bar: the dims RoPE does not rotate). ` +
           `Left of the dashed line: the ${plan.turning} pairs whose wavelength is at most the trained context N = ${plan.context}, ` +
-          `which turn at least once within it.${changed}`,
+          `which turn at least once within it.${changed}` +
+          (plan.ownBase ? ' This layer turns at its own base (a sliding layer’s local base): these are its pairs.' : ''),
       );
     }
 
