@@ -54,8 +54,17 @@ val report_js(const LensReport& r) {
   }
   if (r.bands) {
     const LensBands& b = *r.bands;
+    val layers = val::null();
+    if (!b.layers.empty()) layers = val::array();
+    for (const LensPairs& p : b.layers) {
+      layers.call<void>("push", js_object({{"inv_freq", to_js(p.inv_freq)["data"]},
+                                           {"wavelength", to_js(p.wavelength)["data"]},
+                                           {"uniform_share", p.uniform_share},
+                                           {"positional_share", p.positional_share}}));
+    }
     bands = js_object({{"inv_freq", to_js(b.inv_freq)["data"]},
                        {"wavelength", to_js(b.wavelength)["data"]},
+                       {"layers", layers},
                        {"trained_context", double(b.trained_context)},
                        {"uniform_share", b.uniform_share},
                        {"positional_threshold", t.positional},

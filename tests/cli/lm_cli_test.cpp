@@ -2,6 +2,7 @@
 // lm-random, the logits equal to the core's forward pass in either precision, the architecture
 // read off config.json or the tensor names, --tokens-file, --loss-by-position, the trace, RoPE
 // scaling (GPT-NeoX only), and bad inputs refused with `poslab: error: ...`.
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -390,6 +391,53 @@ TEST_F(LmCli, LensExpectsLongropeToMoveWithAShift) {
   const auto gemma = lens("gemma3-text");
   EXPECT_EQ(gemma["invariant_expected"], true);
   EXPECT_LT(gemma["relative_change"].get<double>(), 1e-4);
+}
+
+// Gemma 3's sliding layers turn at rope_local_base_freq, unscaled: the lens reads their heads
+// against those pairs (rope_bands.layers), not the full-attention layers' scaled global ones.
+TEST_F(LmCli, LensReadsGemmasSlidingLayersAgainstTheirOwnPairs) {
+  const std::string dir = std::string(POSLAB_TRANSFORMERS_FIXTURES) + "/gemma3-text/";
+  const RunResult r =
+      run({"lens", "--weights", dir + "model.safetensors", "--config", dir + "config.json",
+           "--tokens", "3,14,15,9,26,5,35,8,9,7", "-o", "gemma-lens.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(read_file(path("gemma-lens.json")));
+  const nlohmann::json& bands = report["rope_bands"];
+  const auto global = bands["inv_freq"].get<std::vector<double>>();
+  ASSERT_EQ(global.size(), 8u);  // head_dim 16
+  ASSERT_EQ(bands["layers"].size(), 3u);
+  const double context = bands["trained_context"].get<double>();
+  for (std::size_t layer = 0; layer < 3; ++layer) {
+    const nlohmann::json& own = bands["layers"][layer];
+    const auto inv_freq = own["inv_freq"].get<std::vector<double>>();
+    const bool sliding = layer != 1;  // layer_types: sliding, full, sliding
+    for (std::size_t i = 0; i < 8; ++i) {
+      // Global: θ = 10⁶ with linear factor 8; local: θ = 10⁴, unscaled.
+      const double want = sliding ? std::pow(1e4, -double(2 * i) / 16.0)
+                                  : std::pow(1e6, -double(2 * i) / 16.0) / 8.0;
+      EXPECT_NEAR(inv_freq[i], want, 1e-12 * want) << layer << " " << i;
+      if (!sliding) EXPECT_EQ(inv_freq[i], global[i]);
+    }
+    for (const nlohmann::json& head : report["heads"]) {
+      if (head["layer"] != layer) continue;
+      const auto energy = head["pair_energy"].get<std::vector<double>>();
+      double turning = 0.0;
+      for (std::size_t i = 0; i < 8; ++i) {
+        if (2.0 * M_PI / inv_freq[i] <= context) turning += energy[i];
+      }
+      EXPECT_NEAR(head["turning_share"].get<double>(), turning, 1e-6);
+      EXPECT_EQ(head["bands"] == "positional",
+                head["turning_share"].get<double>() >= own["positional_share"].get<double>());
+    }
+  }
+  // A model whose layers all turn alike reports no per-layer lists.
+  ASSERT_EQ(run({"lens", "--weights", dir + "../qwen3-qk-norm/model.safetensors", "--config",
+                 dir + "../qwen3-qk-norm/config.json", "--tokens", "3,14,15,9,26,5", "-o",
+                 "qwen-lens.json"})
+                .status,
+            0);
+  EXPECT_TRUE(
+      nlohmann::json::parse(read_file(path("qwen-lens.json")))["rope_bands"]["layers"].is_null());
 }
 
 }  // namespace

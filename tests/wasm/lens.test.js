@@ -26,6 +26,9 @@ const LLAMA = {
 };
 const GPT2 = { model_type: 'gpt2', vocab_size: 100, n_positions: 32, n_embd: 32, n_layer: 2, n_head: 4 };
 const LAB_CHECKPOINT = path.join(repoRoot, 'web/src/content/text-rope.safetensors');
+// transformers' tiny Gemma 3 (tests/fixtures/transformers): layers 0 and 2 slide at the local base.
+const GEMMA_DIR = path.join(repoRoot, 'tests/fixtures/transformers/gemma3-text');
+const GEMMA_TOKENS = TOKENS.map((t) => t % 61);
 const LAB_TEXT = new TextEncoder().encode('The lens reads how each head of the lab model uses position.');
 const file = scratchFiles('poslab-lens-wasm-');
 
@@ -70,6 +73,10 @@ function expectSameReport(got, want, label, tolerance = {}) {
   }
   if (want.rope_bands) {
     close(got.rope_bands.inv_freq, want.rope_bands.inv_freq, 'inv_freq');
+    expect(got.rope_bands.layers === null).toBe(want.rope_bands.layers === null);
+    (want.rope_bands.layers ?? []).forEach((l, i) =>
+      close(got.rope_bands.layers[i].inv_freq, l.inv_freq, `layer ${i}`),
+    );
     expect(got.rope_bands.positional_heads).toBe(want.rope_bands.positional_heads);
   }
 }
@@ -92,6 +99,20 @@ beforeAll(async () => {
     '4',
   ]);
   natives.gpt2 = await nativeLens(ckpts.gpt2.weights, ['--config', ckpts.gpt2.config, ...tokens]);
+  ckpts.gemma = {
+    bytes: new Uint8Array(fs.readFileSync(path.join(GEMMA_DIR, 'model.safetensors'))),
+    configText: fs.readFileSync(path.join(GEMMA_DIR, 'config.json'), 'utf8'),
+  };
+  natives.gemma = await nativeLens(path.join(GEMMA_DIR, 'model.safetensors'), [
+    '--config',
+    path.join(GEMMA_DIR, 'config.json'),
+    '--tokens',
+    GEMMA_TOKENS.join(','),
+    '--period',
+    '5',
+    '--precision',
+    'double',
+  ]);
   natives.lab = await nativeLens(LAB_CHECKPOINT, ['--tokens', Array.from(LAB_TEXT).join(',')]);
   natives.labYarn = await nativeLens(LAB_CHECKPOINT, [
     '--tokens',
@@ -143,6 +164,18 @@ describe.each(VARIANTS)('the position lens in the %s build', (variant) => {
       expect(field(() => model.lens(TOKENS, { colour: 1 }))).toBe('colour');
       expect(field(() => model.lensMap(TOKENS, { layer: 2 }))).toBe('layer');
       expect(field(() => model.lensMap(TOKENS, { head: 4 }))).toBe('head');
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('a Gemma 3 checkpoint: each layer read against its own pairs, as the native CLI', () => {
+    const model = loadInChunks(lab, 'llamaLoader', ckpts.gemma.bytes, 4096, { config: ckpts.gemma.configText });
+    try {
+      const got = model.lens(GEMMA_TOKENS, { period: 5, precision: 'double' });
+      expectSameReport(got, natives.gemma, `${variant} gemma`);
+      expect(got.rope_bands.layers).toHaveLength(3);
+      expect(got.rope_bands.layers[0].inv_freq[1]).toBeCloseTo(10000 ** (-2 / 16), 12); // local base
     } finally {
       model.delete();
     }

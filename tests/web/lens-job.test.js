@@ -421,6 +421,23 @@ describe('what the view reads off a report', () => {
     const b = fakeReport({ layers: 1, heads: 1, T: 8, rope: true, invFreq: Float64Array.from([1, 0.1, 0.001, 1e-4]) });
     expect(spectrumPlan(a, b).changed).toEqual([2, 3]);
     expect(spectrumPlan(fakeReport({ layers: 1, heads: 1, T: 8 }))).toBeNull();
+    // Layers that turn at their own base (Gemma 3's sliding layers) are read against their pairs.
+    const local = Float64Array.from([1, 0.01, 1e-4, 1e-6]);
+    const wave = (f) => Array.from(f, (x) => (2 * Math.PI) / x);
+    const gemma = {
+      ...a,
+      rope_bands: {
+        ...a.rope_bands,
+        layers: [
+          { inv_freq: local, wavelength: wave(local) },
+          { inv_freq: a.rope_bands.inv_freq, wavelength: a.rope_bands.wavelength },
+        ],
+      },
+    };
+    const sliding = spectrumPlan(gemma, null, 0);
+    expect([sliding.labels[1], sliding.turning, sliding.ownBase]).toEqual(['1 · 628.3', 1, true]);
+    expect(spectrumPlan(gemma, null, 1)).toEqual(plan);
+    expect(plan.ownBase).toBe(false);
     // The bands' legend: the cut is positional_share, positional_threshold of the way from u.
     expect(
       bandsText({ ...a.rope_bands, uniform_share: 1 / 3, positional_threshold: 0.5, positional_share: 2 / 3 }),

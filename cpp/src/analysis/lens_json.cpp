@@ -54,8 +54,16 @@ std::string lens_json(const LensReport& r) {
   }
   if (r.bands) {
     const LensBands& b = *r.bands;
+    nlohmann::json layers = nullptr;
+    for (const LensPairs& p : b.layers) {
+      layers.push_back({{"inv_freq", p.inv_freq},
+                        {"wavelength", p.wavelength},
+                        {"uniform_share", p.uniform_share},
+                        {"positional_share", p.positional_share}});
+    }
     bands = {{"inv_freq", b.inv_freq},
              {"wavelength", b.wavelength},
+             {"layers", layers},
              {"trained_context", b.trained_context},
              {"uniform_share", b.uniform_share},
              {"positional_threshold", t.positional},

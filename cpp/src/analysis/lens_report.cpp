@@ -51,6 +51,20 @@ LensShuffle shuffle_of(const LensModel& model, const std::vector<long long>& tok
   return {std::move(in_order), model.losses(tokens, shuffled), model.losses(tokens, constant)};
 }
 
+// The pairs θ_i a head is read against, and the turning share that makes it positional.
+LensPairs lens_pairs(const std::vector<double>& inv_freq, long long context, double positional) {
+  LensPairs p;
+  p.inv_freq = inv_freq;
+  for (double theta : inv_freq) p.wavelength.push_back(2.0 * formulas::kPi / theta);
+  // A head spreading its energy evenly over the R/2 pairs and the unrotated dims would put
+  // `uniform` of it on the turning pairs: a positional head is at least `positional` of the
+  // way from there to all of it (random weights stay near `uniform`).
+  const std::vector<float> even(inv_freq.size() + 1, 1.0f / float(inv_freq.size() + 1));
+  p.uniform_share = turning_pair_share(even.data(), inv_freq, context);
+  p.positional_share = p.uniform_share + positional * (1.0 - p.uniform_share);
+  return p;
+}
+
 }  // namespace
 
 double LensShuffle::mean(const std::vector<double>& losses) {
@@ -94,15 +108,11 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
   const std::vector<std::vector<double>> induction = induction_scores(model, r.period, s);
   if (!model.inv_freq.empty()) {
     LensBands& b = r.bands.emplace();
-    b.inv_freq = model.inv_freq;
-    for (double theta : b.inv_freq) b.wavelength.push_back(2.0 * formulas::kPi / theta);
     b.trained_context = model.trained_context;
-    // A head spreading its energy evenly over the R/2 pairs and the unrotated dims would put
-    // `uniform` of it on the turning pairs: a positional head is at least `positional` of the
-    // way from there to all of it (random weights stay near `uniform`).
-    const std::vector<float> even(b.inv_freq.size() + 1, 1.0f / float(b.inv_freq.size() + 1));
-    b.uniform_share = turning_pair_share(even.data(), b.inv_freq, b.trained_context);
-    b.positional_share = b.uniform_share + t.positional * (1.0 - b.uniform_share);
+    static_cast<LensPairs&>(b) = lens_pairs(model.inv_freq, b.trained_context, t.positional);
+    for (const std::vector<double>& layer : model.layer_inv_freq) {
+      b.layers.push_back(lens_pairs(layer, b.trained_context, t.positional));
+    }
   }
   const bool shifted = model.logits && k > 0;
   LensOutputs text = model.visit(
@@ -122,9 +132,9 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
           if (energy && r.bands) {
             const float* row = energy->ptr() + h * energy->dim(1);
             head.pair_energy.assign(row, row + energy->dim(1));
-            head.turning_share =
-                turning_pair_share(row, r.bands->inv_freq, r.bands->trained_context);
-            head.positional = head.turning_share >= r.bands->positional_share;
+            const LensPairs& pairs = r.bands->of_layer(layer);
+            head.turning_share = turning_pair_share(row, pairs.inv_freq, r.bands->trained_context);
+            head.positional = head.turning_share >= pairs.positional_share;
             r.bands->positional_heads += head.positional;
           }
         }

@@ -3,6 +3,7 @@
 // the (T, V) logits; the shuffle's passes ask only for the losses.
 #include "poslab/models/lm_lens.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace poslab {
@@ -92,6 +93,19 @@ LensModel rope_lens_model_of(const Weights& weights, Precision precision,
       rope_lens_options(c, precision, rope), c.dims.vocab_size, c.head_dim(), c.dims.context);
 }
 
+// Each layer's pairs, where a Llama-family member turns some layers at another base (Gemma 3's
+// sliding layers); empty where every layer turns as `model.inv_freq` says.
+std::vector<std::vector<double>> layer_frequencies(const LlamaConfig& c, const RopeOptions& rope,
+                                                   const std::vector<double>& all) {
+  std::vector<std::vector<double>> layers;
+  for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
+    layers.push_back(rope_frequencies(c.head_dim(), c.layer_rope(i, rope)).inv_freq);
+  }
+  const bool same = std::all_of(layers.begin(), layers.end(),
+                                [&](const std::vector<double>& l) { return l == all; });
+  return same ? std::vector<std::vector<double>>{} : layers;
+}
+
 }  // namespace
 
 LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
@@ -138,7 +152,10 @@ LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
 
 LensModel lens_model(const LlamaWeights& weights, Precision precision,
                      const std::optional<RopeOptions>& rope) {
-  return rope_lens_model_of(weights, precision, rope, llama_forward);
+  LensModel out = rope_lens_model_of(weights, precision, rope, llama_forward);
+  out.layer_inv_freq =
+      layer_frequencies(weights.config, rope ? *rope : weights.config.rope(), out.inv_freq);
+  return out;
 }
 
 }  // namespace poslab

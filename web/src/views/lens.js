@@ -204,7 +204,9 @@ export default defineView('lens', {
         `Each pair’s share of the head’s |q·k| energy, weighted by its attention (the last bar: the dims RoPE does not rotate). ` +
           `Left of the dashed line: the ${plan.turning} pairs whose wavelength is at most the trained context N = ${plan.context}, ` +
           `which turn at least once within it.${changed}` +
-          (plan.ownBase ? ' This layer turns at its own base (a sliding layer’s local base): these are its pairs.' : ''),
+          (plan.ownBase
+            ? ' This layer turns at its own base (a sliding layer’s local base): these are its pairs.'
+            : ''),
       );
     }
 

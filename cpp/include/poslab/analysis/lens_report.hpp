@@ -43,6 +43,9 @@ struct LensModel {
   // (original_max_position_embeddings when scaled, else the context). Empty: no bands.
   std::vector<double> inv_freq;
   long long trained_context = 0;
+  // θ_i per layer where layers turn at different bases (Gemma 3's sliding layers, at
+  // rope_local_base_freq); empty: every layer turns at inv_freq.
+  std::vector<std::vector<double>> layer_inv_freq;
   // Logits (T, V) with token t at position offset + t; null: no shift check.
   std::function<TensorF(const std::vector<long long>& tokens, long long offset)> logits;
   // Absolute positions or a length-dependent scaling (dynamic NTK, longrope): a shift is
@@ -88,13 +91,21 @@ struct LensShuffle {
   static double mean(const std::vector<double>& losses);  // the report's mean_loss of a pass
 };
 
-struct LensBands {
+// One list of pairs a head is read against.
+struct LensPairs {
   std::vector<double> inv_freq;    // θ_i per pair
   std::vector<double> wavelength;  // 2π/θ_i per pair
+  double uniform_share = 0.0;      // the turning share of energy spread evenly
+  double positional_share = 0.0;   // uniform + positional·(1 − uniform): a positional head's
+};
+
+struct LensBands : LensPairs {  // the model's pairs (its full-attention layers' for Gemma)
   long long trained_context = 0;
-  double uniform_share = 0.0;     // the turning share of energy spread evenly
-  double positional_share = 0.0;  // uniform + positional·(1 − uniform): a positional head's
   int positional_heads = 0;
+  std::vector<LensPairs> layers;  // per layer when layers turn at different bases, else empty
+  const LensPairs& of_layer(std::size_t layer) const {
+    return layers.empty() ? *this : layers.at(layer);
+  }
 };
 
 struct LensReport {
