@@ -15,6 +15,8 @@ import { writeTinyLm } from './helpers/gpt_neox.js';
 import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm, nativeRopeArgs } from './helpers/lm.js';
 import { readNpy } from './helpers/npy.js';
 import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
+import { llamaLayout } from '../helpers/model-layouts.js';
+import { layoutEntries, safetensorsHeader } from '../helpers/safetensors.js';
 
 // 20 tokens past a trained context of 12, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4];
@@ -77,6 +79,39 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
   let lab;
   beforeAll(async () => {
     lab = await loadLmLab(variant);
+  });
+
+  // Qwen2.5's vocabulary matrix (151936, 896) holds 136M elements, past the 2^26 of a tensor
+  // the core computes: a weight, held as stored and read a panel at a time, may hold 4 · 2^26.
+  test('a weight past the computed-tensor cap is allocated up to the weight cap (Qwen2.5’s vocabulary)', () => {
+    const loader = (vocab) => {
+      const config = {
+        model_type: 'qwen2',
+        vocab_size: vocab,
+        hidden_size: 896,
+        num_hidden_layers: 1,
+        num_attention_heads: 14,
+        num_key_value_heads: 2,
+        intermediate_size: 32,
+        max_position_embeddings: 64,
+        rope_theta: 1e6,
+        rms_norm_eps: 1e-6,
+        tie_word_embeddings: true,
+      };
+      const entries = layoutEntries(llamaLayout(config), 'F16').map((e) => ({ ...e, dtype: 'BF16' }));
+      const { prefix, dataBytes } = safetensorsHeader(entries);
+      const name = 'qwen.safetensors';
+      return lab.llamaLoader({
+        header: prefix,
+        fileSize: prefix.length + dataBytes,
+        name,
+        config: JSON.stringify(config),
+      });
+    };
+    loader(151936).delete(); // 272 MB of BF16, allocated
+    expect(() => loader(300000)).toThrow(
+      "qwen.safetensors: tensor 'model.embed_tokens.weight' (300000, 896) would have 268800000 elements; the limit is 268435456",
+    );
   });
 
   const expectSameAsNative = (got, want, label) => {

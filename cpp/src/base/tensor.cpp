@@ -7,12 +7,11 @@
 
 namespace poslab {
 
-std::size_t checked_numel(const Shape& shape, const std::string& what) {
+std::size_t checked_numel(const Shape& shape, const std::string& what, std::size_t limit) {
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-    if (shape[axis] > kMaxElements) {
+    if (shape[axis] > limit) {
       throw Error(what + " " + shape_string(shape) + ": axis " + std::to_string(axis) + " has " +
-                  std::to_string(shape[axis]) + " entries; the limit is " +
-                  std::to_string(kMaxElements));
+                  std::to_string(shape[axis]) + " entries; the limit is " + std::to_string(limit));
     }
   }
   std::size_t n = 1;
@@ -22,10 +21,10 @@ std::size_t checked_numel(const Shape& shape, const std::string& what) {
     }
     n *= d;
   }
-  if (n > kMaxElements) {
+  if (n > limit) {
     std::ostringstream message;
     message << what << " " << shape_string(shape) << " would have " << n
-            << " elements; the limit is " << kMaxElements;
+            << " elements; the limit is " << limit;
     throw Error(message.str());
   }
   return n;

@@ -126,13 +126,15 @@ Entry parse_entry(const Source& src, const std::string& name, const nlohmann::js
   for (const nlohmann::json& dim : shape) {
     const std::uint64_t d = unsigned_field(src, dim, label + ": shape entry");
     // Bounded before narrowing to size_t (32 bits in wasm).
-    if (d > kMaxElements) {
+    if (d > kMaxWeightElements) {
       fail(src, label + ": dimension " + std::to_string(d) + " is over the element limit " +
-                    std::to_string(kMaxElements));
+                    std::to_string(kMaxWeightElements));
     }
     entry.shape.push_back(static_cast<std::size_t>(d));
   }
-  const std::size_t numel = checked_numel(entry.shape, src.name + ": " + label);
+  // A weight's cap (held as stored); a reader into float32 tensors (read_safetensors) applies
+  // kMaxElements when it allocates.
+  const std::size_t numel = checked_numel(entry.shape, src.name + ": " + label, kMaxWeightElements);
 
   const nlohmann::json& offsets = spec["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2) {

@@ -99,7 +99,7 @@ std::uint16_t float_to_bfloat16(float value) {
 
 StoredTensor::StoredTensor(Shape s, StoredDType d, const std::string& what)
     : shape(std::move(s)), dtype(d) {
-  const std::size_t n = checked_numel(shape, what);
+  const std::size_t n = checked_numel(shape, what, kMaxWeightElements);
   if (dtype == StoredDType::kF32) {
     f32.resize(n);
   } else {

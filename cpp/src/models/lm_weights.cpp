@@ -74,7 +74,8 @@ std::string lm_layers_note(const LmTensorLayout& layout) {
 
 void check_lm_tensors(const LmTensorLayout& layout) {
   for (const LmTensor& t : layout.tensors) {
-    require(t.tensor->shape == t.shape && t.tensor->size() == checked_numel(t.shape, t.name),
+    require(t.tensor->shape == t.shape &&
+                t.tensor->size() == checked_numel(t.shape, t.name, kMaxWeightElements),
             layout.model + " tensor '" + t.name + "' has shape " + shape_string(t.tensor->shape) +
                 ", the config needs " + shape_string(t.shape));
   }

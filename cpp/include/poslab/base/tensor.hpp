@@ -20,11 +20,16 @@ using Shape = std::vector<std::size_t>;
 #define POSLAB_MAX_ELEMENTS (std::size_t{1} << 28)
 #endif
 inline constexpr std::size_t kMaxElements = POSLAB_MAX_ELEMENTS;
+// A checkpoint's weight, held as stored (StoredTensor) and only ever read a panel at a time,
+// may be larger than any tensor the core computes: Qwen2.5's vocabulary matrix (151936, 896)
+// holds 136M elements, 272 MB in BF16. The model as a whole stays under its parameter cap.
+inline constexpr std::size_t kMaxWeightElements = 4 * kMaxElements;
 
-// Product of `shape`, or Error if any one axis or the product exceeds kMaxElements. Every
-// axis is bounded on its own: with another axis 0 the product is 0, and a loop over the huge
-// axis would still run for days. `what` names the tensor ("attention weights (H,Lq,Lk)").
-std::size_t checked_numel(const Shape& shape, const std::string& what);
+// Product of `shape`, or Error if any one axis or the product exceeds `limit`. Every axis is
+// bounded on its own: with another axis 0 the product is 0, and a loop over the huge axis
+// would still run for days. `what` names the tensor ("attention weights (H,Lq,Lk)").
+std::size_t checked_numel(const Shape& shape, const std::string& what,
+                          std::size_t limit = kMaxElements);
 
 // "(8, 512, 64)"
 std::string shape_string(const Shape& shape);
