@@ -80,7 +80,7 @@ export type Precision = 'float' | 'double';
 export interface Gpt2Model {
   config: Gpt2Config;
   bytes: number; // weight memory
-  dtype: 'F32' | 'F16' | 'mixed'; // as stored in the checkpoint (F16 stays half)
+  dtype: 'F32' | 'F16' | 'BF16' | 'mixed'; // as stored in the checkpoint (16-bit stays 16-bit)
   forward(
     tokens: number[] | Int32Array,
     options?: { position?: Gpt2Position; topK?: number; trace?: boolean; precision?: Precision },
@@ -94,7 +94,7 @@ export interface Gpt2Model {
 
 /** A checkpoint fed chunk by chunk (the bytes after the header, in order). */
 export interface Gpt2Loading {
-  tensors: { name: string; dtype: 'F32' | 'F16'; shape: number[]; begin: number; end: number }[];
+  tensors: { name: string; dtype: 'F32' | 'F16' | 'BF16'; shape: number[]; begin: number; end: number }[];
   config: Gpt2Config;
   expected: number; // data bytes in all
   received(): number;
