@@ -238,20 +238,32 @@ describe('Models view: one click to a hub model', () => {
     await context.close();
   });
 
-  // SmolLM2 (Llama family): a BF16 checkpoint, grouped-query heads, its own tokenizer.json.
-  it('E2E.HubSmolLM2Bf16DownloadsAndRunsAsALlama', async () => {
-    const { page, context, problems } = await openModels();
+  // A Llama-family button's click: its label and size, the model loaded from the hub in BF16
+  // (held as stored: the model takes its file's bytes) and run with its own tokenizer.json.
+  // Returns the open page and a reader of the config table's rows.
+  async function runBf16LlamaFromHub(id, buttonText, loaded) {
+    const opened = await openModels();
+    const { page } = opened;
     await typeText(page, 'the cat sat on the mat');
     const draws = await drawCount(page, 'gpt');
-    expect(await button(page, 'smollm2-135m').textContent()).toMatch(/Load SmolLM2-135M.*about 269\.0 MB/);
-    await button(page, 'smollm2-135m').click();
+    expect(await button(page, id).textContent()).toMatch(buttonText);
+    await button(page, id).click();
     await drawn(page, 'gpt', draws + 1);
-    expect(await label(page)).toBe('Loaded: SmolLM2-135M (HuggingFaceTB/SmolLM2-135M), downloaded from the hub');
-    // BF16 stays BF16 in memory: the model takes its file's bytes.
+    expect(await label(page)).toBe(`Loaded: ${loaded}, downloaded from the hub`);
     expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
     expect(await hubError(page)).toBe('');
     await expectTinyTokenizerRun(page);
     const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    return { ...opened, row };
+  }
+
+  // SmolLM2 (Llama family): a BF16 checkpoint, grouped-query heads, its own tokenizer.json.
+  it('E2E.HubSmolLM2Bf16DownloadsAndRunsAsALlama', async () => {
+    const { page, context, problems, row } = await runBf16LlamaFromHub(
+      'smollm2-135m',
+      /Load SmolLM2-135M.*about 269\.0 MB/,
+      'SmolLM2-135M (HuggingFaceTB/SmolLM2-135M)',
+    );
     expect([await row('model_type'), await row('num_key_value_heads'), await row('rope_theta')]).toEqual([
       'llama',
       '2',
@@ -282,17 +294,11 @@ describe('Models view: one click to a hub model', () => {
 
   // Qwen2.5-0.5B: a Llama-family member (q/k/v biases) by its own model_type, BF16 held as BF16.
   it('E2E.HubQwen25DownloadsAndRunsAsAQwen2', async () => {
-    const { page, context, problems } = await openModels();
-    await typeText(page, 'the cat sat on the mat');
-    const draws = await drawCount(page, 'gpt');
-    expect(await button(page, 'qwen2.5-0.5b').textContent()).toMatch(/Load Qwen2\.5-0\.5B.*about 988\.0 MB/);
-    await button(page, 'qwen2.5-0.5b').click();
-    await drawn(page, 'gpt', draws + 1);
-    expect(await label(page)).toBe('Loaded: Qwen2.5-0.5B (Qwen/Qwen2.5-0.5B), downloaded from the hub');
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
-    expect(await hubError(page)).toBe('');
-    await expectTinyTokenizerRun(page);
-    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    const { context, problems, row } = await runBf16LlamaFromHub(
+      'qwen2.5-0.5b',
+      /Load Qwen2\.5-0\.5B.*about 988\.0 MB/,
+      'Qwen2.5-0.5B (Qwen/Qwen2.5-0.5B)',
+    );
     expect([await row('model_type'), await row('rope_theta'), await row('sliding_window')]).toEqual([
       'qwen2',
       '1,000,000',
