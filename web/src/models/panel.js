@@ -4,7 +4,6 @@
 // Storage). Messages stay beside these controls; the model on show changes only when a load
 // succeeds.
 import { formatBytes } from '../gpt2/format.js';
-import { loadTokenizerJson } from '../gpt2/tokenizer.js';
 import { el, progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { deleteStored, freeBytes, listStored, openModelCache, storedFiles } from './cache.js';
@@ -19,10 +18,10 @@ import { runtimeOf } from './runtimes.js';
 /**
  * @param {{ parent: HTMLElement, compute: any, channel: string,
  *   lock: { busy: () => boolean, set: (busy: boolean) => void },
- *   cancelLoad: () => void, text: () => string,
+ *   cancelLoad: () => void,
  *   onLoaded: (result: any, model: any, from: 'cache' | 'hub') => Promise<void> | void }} o
  */
-export function createHubPanel({ parent, compute, channel, lock, cancelLoad, text, onLoaded }) {
+export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onLoaded }) {
   const box = el('div', 'control hub');
   const heading = el('span', 'hub-title', 'Load a trained model');
   const hubLine = el('p', 'gpt2-hint hub-source', 'hub: reading poslab.config.json…');
@@ -209,17 +208,6 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
         got.from === 'cache'
           ? "from this browser's storage"
           : `downloaded ${formatBytes(got.downloaded)} in ${(got.downloadMs / 1000).toFixed(1)} s and stored`;
-      if (!runtime) {
-        const tok = await describeTokenizer(model, got);
-        note.textContent =
-          `${model.label} (${model.repo}): ${whereFrom} (${formatBytes(got.weights.size)} of weights; header, config.json${tok}). ` +
-          `This build has no ${model.architecture} runtime in the browser, so it cannot run here yet; ` +
-          'the model on show is unchanged, and the stored files will load without downloading once it can.';
-        note.classList.add('warn');
-        progressText.textContent = '';
-        markDrawn('gpt-hub', { model: model.id, from: got.from, bytes: got.weights.size, storedMs, loadMs: null });
-        return;
-      }
       progress.value = 0;
       progressText.textContent = `${model.label}: reading ${formatBytes(got.weights.size)} into the ${runtime.name} core…`;
       const r = await runtime.load({
@@ -260,13 +248,6 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, tex
       await refreshStored();
       refreshButtons();
     }
-  }
-
-  async function describeTokenizer(model, got) {
-    if (model.tokenizer !== 'tokenizer-json') return ' checked';
-    const tok = await loadTokenizerJson(got.texts['tokenizer.json'], `${model.repo}'s tokenizer.json`);
-    const n = tok.encode(text()).length;
-    return ` and tokenizer.json checked: its ${tok.vocabSize}-token vocabulary reads the text as ${n} tokens`;
   }
 
   cancel.addEventListener('click', () => {

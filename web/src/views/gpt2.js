@@ -17,7 +17,7 @@ import { markDrawn } from '../ui/timing.js';
 import { createDiagram } from './gpt2-diagram.js';
 import { createHeadGrid } from './gpt2-grid.js';
 import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
-import { createIntro, defineView, el, notUpdated, pick, plainFigure } from './kit.js';
+import { createIntro, defineView, el, notUpdated, plainFigure } from './kit.js';
 
 const SPECS = [
   { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
@@ -308,7 +308,6 @@ export default defineView('gpt2', {
       channel: `${shell.prefix}-load`,
       lock: { busy: () => loading, set: (b) => (loading = b) },
       cancelLoad,
-      text: () => pick(store.get(), shell.prefix).text,
       onLoaded: async (r, model, from) => {
         // Should the worker lose it, the same button brings it back from Cache Storage.
         const again = `click “Load ${model.label}” again (it loads from this browser's storage, without downloading)`;
