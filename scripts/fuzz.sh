@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# Fuzzes the file readers: `scripts/fuzz.sh [SECONDS]` (default 60) builds the libFuzzer targets
-# in build/fuzz (clang, ASan + UBSan + libFuzzer) and runs each for SECONDS on a scratch copy of
-# its seed corpus, so the committed seeds are never written to:
+# Fuzzes the file readers: `scripts/fuzz.sh [SECONDS] [BUILD_DIR]` (default 60, build/fuzz) builds
+# the libFuzzer targets (clang, ASan + UBSan + libFuzzer) and runs each for SECONDS on a scratch
+# copy of its seed corpus, so the committed seeds are never written to:
 #   poslab_fuzz_safetensors  tests/fuzz/corpus         the .safetensors readers and GPT-2 loader
 #   poslab_fuzz_npy          tests/fuzz/npy_corpus     the .npy reader
 #   poslab_fuzz_config       tests/fuzz/config_corpus  GPT-2's and GPT-NeoX's config.json readers
+# A BUILD_DIR already configured with POSLAB_FUZZ=ON (the test suite's sanitizer tree) is used
+# as it is; otherwise it is configured here.
 # A crash, sanitizer report, leak, timeout or over-limit allocation fails it; libFuzzer then
-# leaves the input as build/fuzz/artifacts/crash-* (or leak-, timeout-, oom-).
+# leaves the input as BUILD_DIR/artifacts/crash-* (or leak-, timeout-, oom-).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
+dir=${2:-build/fuzz}
 jobs=${POSLAB_JOBS:-2}
-dir=build/fuzz
 
 for tool in clang clang++; do
   command -v "$tool" >/dev/null ||
     { echo "$tool not found: run scripts/setup.sh (clang libclang-rt-14-dev)" >&2; exit 1; }
 done
 mkdir -p build
-echo "== fuzz: configure and build ($dir)"
-CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPOSLAB_TESTS=OFF -DPOSLAB_FUZZ=ON >"$dir.configure.log" 2>&1 ||
-  { cat "$dir.configure.log"; exit 1; }
+if ! grep -qs '^POSLAB_FUZZ:BOOL=ON' "$dir/CMakeCache.txt"; then
+  echo "== fuzz: configure ($dir)"
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPOSLAB_TESTS=OFF -DPOSLAB_FUZZ=ON >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; exit 1; }
+fi
+echo "== fuzz: build ($dir)"
 cmake --build "$dir" -j "$jobs" --target poslab_fuzz_safetensors poslab_fuzz_npy \
   poslab_fuzz_config
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <regex>
@@ -26,8 +27,22 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // What the user had before the failed command: it must survive byte for byte.
 constexpr const char* kPrevious = "the previous output, which a failed run must not touch";
 
+// A file's bytes, made when its case runs. ctest runs each case in a process of its own, and
+// every process builds the whole table to register it: the checkpoints, made there eagerly,
+// cost 0.5 s per start.
+class Bytes {
+ public:
+  Bytes(std::string bytes) : make_([bytes = std::move(bytes)] { return bytes; }) {}
+  Bytes(const char* bytes) : Bytes(std::string(bytes)) {}
+  explicit Bytes(std::function<std::string()> make) : make_(std::move(make)) {}
+  std::string operator()() const { return make_(); }
+
+ private:
+  std::function<std::string()> make_;
+};
+
 // A name ending in '/' is a directory.
-using Files = std::vector<std::pair<std::string, std::string>>;
+using Files = std::vector<std::pair<std::string, Bytes>>;
 
 struct BadInput {
   const char* name;
@@ -68,18 +83,20 @@ std::string f4_vector(std::vector<float> values) {
 
 // A GPT-2 checkpoint header with `blocks` zero-size h.N.ln_1.weight entries and an empty
 // vocabulary: reading its config used to scan the header once per block (quadratic).
-std::string many_entry_checkpoint(std::size_t blocks) {
-  std::vector<TensorF> tensors;
-  tensors.reserve(blocks + 2);
-  tensors.emplace_back(Shape{0, 64});
-  tensors.emplace_back(Shape{16, 64});
-  std::vector<std::pair<std::string, const TensorF*>> named{{"wte.weight", &tensors[0]},
-                                                            {"wpe.weight", &tensors[1]}};
-  for (std::size_t i = 0; i < blocks; ++i) {
-    tensors.emplace_back(Shape{0});
-    named.emplace_back("h." + std::to_string(i) + ".ln_1.weight", &tensors.back());
-  }
-  return encode_safetensors(named);
+Bytes many_entry_checkpoint(std::size_t blocks) {
+  return Bytes([blocks] {
+    std::vector<TensorF> tensors;
+    tensors.reserve(blocks + 2);
+    tensors.emplace_back(Shape{0, 64});
+    tensors.emplace_back(Shape{16, 64});
+    std::vector<std::pair<std::string, const TensorF*>> named{{"wte.weight", &tensors[0]},
+                                                              {"wpe.weight", &tensors[1]}};
+    for (std::size_t i = 0; i < blocks; ++i) {
+      tensors.emplace_back(Shape{0});
+      named.emplace_back("h." + std::to_string(i) + ".ln_1.weight", &tensors.back());
+    }
+    return encode_safetensors(named);
+  });
 }
 
 const std::string kQ = f4_filled(4, 8, 1.0f);  // (4, 8) ones: q, k and v of the attention cases
@@ -115,9 +132,11 @@ std::vector<std::string> train(std::vector<std::string> more) {
   return args;
 }
 
-std::string neox_checkpoint(const std::string& config) {
-  return encode_safetensors(
-      lm_named_tensors(lm_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
+Bytes neox_checkpoint(const std::string& config) {
+  return Bytes([config] {
+    return encode_safetensors(
+        lm_named_tensors(lm_random_weights(GptNeoxConfig::from_json(config, "config.json"), 1)));
+  });
 }
 
 const std::string kLlamaTiny =
@@ -130,9 +149,11 @@ std::string llama_config_with(const std::string& entry) {
          (entry.empty() ? "" : ", " + entry) + "}";
 }
 
-std::string llama_checkpoint(const std::string& config) {
-  return encode_safetensors(
-      lm_named_tensors(lm_random_weights(LlamaConfig::from_json(config, "config.json"), 1)));
+Bytes llama_checkpoint(const std::string& config) {
+  return Bytes([config] {
+    return encode_safetensors(
+        lm_named_tensors(lm_random_weights(LlamaConfig::from_json(config, "config.json"), 1)));
+  });
 }
 
 // T token ids (all 1) as an int64 .npy.
@@ -509,9 +530,10 @@ const std::vector<BadInput>& cases() {
        1,
        R"(m\.safetensors is a GPT-NeoX checkpoint: give its config\.json with --config)"},
       {"LmRopeScalingOnLearnedPositions",
-       {{"tiny.json", kTiny},
-        {"g.safetensors", encode_safetensors(lm_named_tensors(
-                              lm_random_weights(Gpt2Config::from_json(kTiny, "tiny.json"), 1)))}},
+       {{"tiny.json", kTiny}, {"g.safetensors", Bytes([] {
+                                 return encode_safetensors(lm_named_tensors(lm_random_weights(
+                                     Gpt2Config::from_json(kTiny, "tiny.json"), 1)));
+                               })}},
        {"lm", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1",
         "--rope-scaling", "linear", "--rope-factor", "2", "-o", "out.npy"},
        2,
@@ -745,7 +767,7 @@ TEST_P(BadInputTable, IsRefusedQuicklyAndTouchesNoFile) {
     if (name.back() == '/') {
       std::filesystem::create_directories(path(name));
     } else {
-      put(name, bytes);
+      put(name, bytes());
     }
   }
   const auto before = snapshot(path(""));

@@ -416,7 +416,9 @@ TEST_F(LmCli, LensReadsGemmasSlidingLayersAgainstTheirOwnPairs) {
       const double want = sliding ? std::pow(1e4, -double(2 * i) / 16.0)
                                   : std::pow(1e6, -double(2 * i) / 16.0) / 8.0;
       EXPECT_NEAR(inv_freq[i], want, 1e-12 * want) << layer << " " << i;
-      if (!sliding) EXPECT_EQ(inv_freq[i], global[i]);
+      if (!sliding) {
+        EXPECT_EQ(inv_freq[i], global[i]);
+      }
     }
     for (const nlohmann::json& head : report["heads"]) {
       if (head["layer"] != layer) continue;
