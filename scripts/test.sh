@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds everything (core, CLI, tests,
-# benchmarks, CUDA targets where nvcc exists) and runs ctest on a Release build, checks that
-# setup brings its own Node where the system's is too old, builds the WebAssembly modules and
-# runs the vitest suites: the JS API (tests/wasm), the playground's units (tests/web), the npm
-# package (tests/npm) and the browser tests (tests/e2e). Beside the vitest suites, an ASan +
-# UBSan build runs ctest without the long tests and fuzzes the file and config.json readers.
-# Each stage prints its time.
+# benchmarks, CUDA targets where nvcc exists) and runs ctest twice (a Release build, then an
+# ASan + UBSan build without the long tests), fuzzes the file and config.json readers, checks
+# that setup brings its own Node where the system's is too old, then builds the WebAssembly
+# modules and runs the vitest suites: the JS API (tests/wasm), the playground's units
+# (tests/web), the npm package (tests/npm) and the browser tests (tests/e2e). Each stage prints its time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh # the project-local Node (.node/bin, see setup.sh) first on PATH
@@ -112,17 +111,6 @@ rm -f build/release/tests/cli/probe-shard-*.xml
 stage "release" run_suite "release" build/release "" -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON \
   -DPOSLAB_BENCH=ON "${cuda[@]}"
 count_probe_cases
-
-# pass_fail COMMAND...: one result, passed when the command exits 0.
-pass_fail() {
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
-}
-
-# instrumented: the sanitizer build and its ctest, then the fuzz targets built in its tree.
 # The sanitizer run leaves the benchmarks out (they only add build time there) and the tests
 # named *LongRunning* (behaviour that does not change under a sanitizer, only slows down: the
 # interrupted-write sweep, the real training runs) and the bad-input probe (*Probe*: hundreds of
@@ -133,19 +121,28 @@ pass_fail() {
 # compiles instrumented code about twice as fast as GCC (one TU: 14 s against 28 s): the stage
 # took 621 s with clang where it took 919 s with GCC (one fresh-clone run each, 2-core VM), and
 # clang's UBSan caught a null-pointer offset that GCC's had let pass. The same tree builds the
-# fuzz targets (POSLAB_FUZZ: the core also carries libFuzzer's coverage instrumentation): one
-# instrumented build of the core, not two. The fuzz stage runs the .safetensors, .npy and
-# config.json readers under libFuzzer (clang, ASan + UBSan), 20 s each (the stage's budget, one
-# more target): one result, failed on any crash, sanitizer report or broken property.
-instrumented() {
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    stage "asan+ubsan" run_suite "asan+ubsan" build/sanitize "LongRunning|Probe" \
-    -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-    -DPOSLAB_TESTS=ON -DPOSLAB_SANITIZE=ON -DPOSLAB_FUZZ=ON
-  echo "== fuzz: .safetensors, .npy and config.json readers"
-  POSLAB_JOBS=$jobs stage "fuzz" pass_fail bash scripts/fuzz.sh 20 build/sanitize
+# fuzz targets (POSLAB_FUZZ: the core also carries libFuzzer's coverage instrumentation), which
+# the fuzz stage below runs: one instrumented build of the core, not two.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  stage "asan+ubsan" run_suite "asan+ubsan" build/sanitize "LongRunning|Probe" \
+  -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+  -DPOSLAB_TESTS=ON -DPOSLAB_SANITIZE=ON -DPOSLAB_FUZZ=ON
+
+# pass_fail COMMAND...: one result, passed when the command exits 0.
+pass_fail() {
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 }
+
+# The .safetensors, .npy and config.json readers under libFuzzer (clang, ASan + UBSan), 20 s
+# each (the stage's budget, one more target): one result, failed on any crash, sanitizer
+# report or broken property. The targets were built in the sanitizer tree above.
+echo "== fuzz: .safetensors, .npy and config.json readers"
+POSLAB_JOBS=$jobs stage "fuzz" pass_fail bash scripts/fuzz.sh 20 build/sanitize
 
 # setup.sh on a machine whose Node is 18 (from the npm registry, in a scratch copy): the
 # suite's Node must come out >= 20.19. One result.
@@ -156,17 +153,6 @@ stage "node bootstrap" pass_fail bash tests/setup/node_bootstrap_test.sh
 # compares with the Release CLI built above.
 echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
 if stage "wasm build" bash scripts/build-wasm.sh; then
-  # The instrumented stages run beside the JS suites, which mostly wait on Chromium (the e2e
-  # suite kept about half a core busy): one after the other they took 1058 s of the 2-core
-  # machine. Their output is held in build/instrumented.log and printed once both are done.
-  echo "== asan+ubsan and fuzz: running beside the JS suites (output below when both are done)"
-  rm -f build/instrumented.counts
-  (
-    passed=0 failed=0 skipped=0
-    instrumented
-    echo "$passed $failed $skipped" >build/instrumented.counts
-  ) >build/instrumented.log 2>&1 &
-  beside=$! beside_start=$SECONDS
   POSLAB_CLI=build/release/cpp/poslab stage "wasm tests" run_vitest wasm tests/wasm
   stage "web tests" run_vitest web --config tests/web/vitest.config.js
   # The npm package packed (build/npm), installed into a scratch app, used from Node and from
@@ -175,26 +161,14 @@ if stage "wasm build" bash scripts/build-wasm.sh; then
   # The playground built (dist/) and driven in Debian's Chromium; screenshots, exports and
   # printed timings land in test-output/e2e/.
   stage "e2e tests" run_vitest e2e --config tests/e2e/vitest.config.js
-  wait "$beside"
-  cat build/instrumented.log
-  if [ -f build/instrumented.counts ]; then
-    read -r more_passed more_failed more_skipped <build/instrumented.counts
-    passed=$((passed + more_passed)) failed=$((failed + more_failed))
-    skipped=$((skipped + more_skipped))
-  else
-    failed=$((failed + 1))
-  fi
-  echo "== JS suites and, beside them, asan+ubsan and fuzz: $((SECONDS - beside_start)) s"
-  # Two reports, not tests (each counted only as a failure if it cannot run), on the machine
-  # alone again: the slider step → redrawn timings (p50 / p95 at L = D = 512 and L = 8192,
-  # D = 1024, long tasks), and Lighthouse on the built playground and embed page, mobile and
-  # desktop.
+  # Two reports, not tests (each counted only as a failure if it cannot run): the slider step
+  # → redrawn timings (p50 / p95 at L = D = 512 and L = 8192, D = 1024, long tasks), and
+  # Lighthouse on the built playground and embed page, mobile and desktop.
   POSLAB_E2E_NO_BUILD=1 stage "timing report" node tests/e2e/timing.mjs || failed=$((failed + 1))
   POSLAB_E2E_NO_BUILD=1 stage "lighthouse report" node tests/e2e/lighthouse.mjs || failed=$((failed + 1))
   reports="2 reports printed above, not counted as tests: slider timing ([timing]), Lighthouse ([lighthouse])"
 else
   failed=$((failed + 1))
-  instrumented
 fi
 
 echo
