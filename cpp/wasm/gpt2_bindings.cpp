@@ -92,5 +92,6 @@ struct Gpt2Arch {
 // forward()'s position methods: gpt2Positions.
 EMSCRIPTEN_BINDINGS(poslab_gpt2) {
   using namespace poslab::wasm;
-  register_lm_module<Gpt2Arch, poslab::kGpt2PositionNames>("Gpt2", "gpt2Positions");
+  // GPT-2 checkpoints ship whole (and the CLI reads shards for the RoPE families only).
+  register_lm_module<Gpt2Arch, poslab::kGpt2PositionNames, false>("Gpt2", "gpt2Positions");
 }

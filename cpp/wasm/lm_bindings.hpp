@@ -188,15 +188,14 @@ val model_result(typename Arch::Weights weights) {
   return js_object({{"model", LmModel<Arch>(std::move(weights))}});
 }
 
-// A checkpoint arriving in chunks: the header was checked against the config (and the weights
-// allocated) when this was made; append() takes the bytes after the header in order.
+// A checkpoint arriving in chunks: the header (every shard's header) was checked against the
+// config, and the weights allocated, when this was made; append() takes the bytes after the
+// header in order, and nextFile() moves on to the next shard's.
 template <class Arch>
 class LmLoading {
  public:
   using Weights = typename Arch::Weights;
-  LmLoading(const SafetensorsHeader& header, const decltype(Weights::config)& config,
-            const std::string& name)
-      : loader_(std::make_shared<LmLoader<Weights>>(header, config, name)) {}
+  explicit LmLoading(std::shared_ptr<LmLoader<Weights>> loader) : loader_(std::move(loader)) {}
 
   double received() const { return double(loader_->received()); }
   double expected() const { return double(loader_->expected()); }
@@ -205,6 +204,13 @@ class LmLoading {
     return guarded([&] {
       copy_bytes(chunk, "chunk", staging_);
       loader_->append(staging_.data(), staging_.size());
+      return val::undefined();
+    });
+  }
+
+  val next_file() {
+    return guarded([&] {
+      loader_->next_file();
       return val::undefined();
     });
   }
@@ -226,8 +232,40 @@ val loader_js(val header_bytes, val file_size, val file_name, val config) {
     const std::string name = to_string(file_name, "name");
     const SafetensorsHeader header = header_of(header_bytes, file_size, name);
     const auto c = Arch::loader_config(config, header, name);
-    return js_object({{"loader", LmLoading<Arch>(header, c, name)},
+    return js_object({{"loader", LmLoading<Arch>(std::make_shared<LmLoader<typename Arch::Weights>>(
+                                     header, c, name))},
                       {"tensors", tensors_js(header)},
+                      {"config", Arch::config_js(c)}});
+  });
+}
+
+// A sharded checkpoint: index, the text of model.safetensors.index.json named `index_name`;
+// shards, [{ name, header, fileSize }] for every shard the index names (header: the file's
+// first 8 + N bytes). Every shard is checked before the weights are allocated. Returns
+// { loader, shards: the shard names in the order their bytes are appended, config }.
+template <class Arch>
+val sharded_loader_js(val index, val index_name, val shards, val config) {
+  return guarded([&] {
+    const std::string name = to_string(index_name, "name");
+    const SafetensorsIndex parsed = parse_safetensors_index(to_string(index, "index"), name);
+    require(shards.isArray(), "shards",
+            "shards must be an array of { name, header, fileSize } (one per shard file)");
+    const auto shard_header = [&](const std::string& file) {
+      const unsigned count = shards["length"].as<unsigned>();
+      for (unsigned i = 0; i < count; ++i) {
+        const val shard = shards[i];
+        if (to_string(shard["name"], "shards[].name") == file) {
+          return std::make_pair(file, header_of(shard["header"], shard["fileSize"], file));
+        }
+      }
+      throw Error(name + " names " + file + ", which is not among the shards given", "shards");
+    };
+    const auto c = Arch::loader_config(config, shard_header(parsed.shards.front()).second, name);
+    auto loader = std::make_shared<LmLoader<typename Arch::Weights>>(parsed, name, shard_header, c);
+    val order = val::array();
+    for (const std::string& file : parsed.shards) order.call<void>("push", file);
+    return js_object({{"loader", LmLoading<Arch>(std::move(loader))},
+                      {"shards", order},
                       {"config", Arch::config_js(c)}});
   });
 }
@@ -250,10 +288,11 @@ val forward_choices_js() {
 }
 
 // Everything an architecture adds to the language-model module, its JS names from one prefix:
-// classes <Prefix>Model and <Prefix>Loading, functions <prefix>Loader, <prefix>Config and
-// <prefix>Random (the prefix's first letter in lower case), and forward's choices under
-// `choices_name` (nullptr: another architecture registers the same list).
-template <class Arch, const auto& kForwardChoices>
+// classes <Prefix>Model and <Prefix>Loading, functions <prefix>Loader, <prefix>ShardedLoader
+// (kSharded), <prefix>Config and <prefix>Random (the prefix's first letter in lower case), and
+// forward's choices under `choices_name` (nullptr: another architecture registers the same
+// list).
+template <class Arch, const auto& kForwardChoices, bool kSharded = true>
 void register_lm_module(const std::string& prefix, const char* choices_name) {
   const std::string function_prefix = char(std::tolower(prefix[0])) + prefix.substr(1);
   // embind copies each name when it registers it.
@@ -267,8 +306,12 @@ void register_lm_module(const std::string& prefix, const char* choices_name) {
       .function("received", &LmLoading<Arch>::received)
       .function("expected", &LmLoading<Arch>::expected)
       .function("append", &LmLoading<Arch>::append)
+      .function("nextFile", &LmLoading<Arch>::next_file)
       .function("finish", &LmLoading<Arch>::finish);
   emscripten::function((function_prefix + "Loader").c_str(), &loader_js<Arch>);
+  if constexpr (kSharded) {
+    emscripten::function((function_prefix + "ShardedLoader").c_str(), &sharded_loader_js<Arch>);
+  }
   emscripten::function((function_prefix + "Config").c_str(), &lm_config_js<Arch>);
   emscripten::function((function_prefix + "Random").c_str(), &Arch::random_js);
   if (choices_name) emscripten::function(choices_name, &forward_choices_js<kForwardChoices>);

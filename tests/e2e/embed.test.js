@@ -252,7 +252,9 @@ describe('embeds', () => {
       );
       expect(shown, plot).toEqual([figure]);
     }
-    expect(problems).toEqual([]);
+    // Leaving a drawn embed can cut short a chunk it was still fetching for later
+    // (net::ERR_ABORTED, seen on a loaded 2-core machine): the test's doing, not the page's.
+    expect(problems.filter((p) => !/^requestfailed: .* net::ERR_ABORTED$/.test(p))).toEqual([]);
     await context.close();
   });
 

@@ -1,4 +1,4 @@
-// `npm run timing:hub [-- --model gpt2|smollm2-135m|smollm2-360m|qwen2.5-0.5b]`: a report, not a test. One
+// `npm run timing:hub [-- --model gpt2|smollm2-135m|smollm2-360m|qwen2.5-0.5b|qwen3-0.6b]`: a report, not a test. One
 // click on a one-click model's button in Chromium against the local mock hub serving a
 // checkpoint of its size as it ships (GPT-2 small: 124M parameters, F32, about 500 MB;
 // SmolLM2, Qwen2.5: BF16; random weights written here once into test-output/e2e/hub-timing/), through
@@ -68,6 +68,32 @@ const MODELS = {
       rms_norm_eps: 1e-6,
       sliding_window: 32768,
       use_sliding_window: false,
+      tie_word_embeddings: true,
+      hidden_act: 'silu',
+      torch_dtype: 'bfloat16',
+    },
+    dtype: 'BF16',
+  },
+  // Qwen/Qwen3-0.6B's config.json keys: q/k norms, explicit head_dim, tied, θ = 10⁶.
+  'qwen3-0.6b': {
+    repo: 'Qwen/Qwen3-0.6B',
+    config: {
+      architectures: ['Qwen3ForCausalLM'],
+      model_type: 'qwen3',
+      vocab_size: 151936,
+      hidden_size: 1024,
+      head_dim: 128,
+      num_hidden_layers: 28,
+      num_attention_heads: 16,
+      num_key_value_heads: 8,
+      intermediate_size: 3072,
+      max_position_embeddings: 40960,
+      max_window_layers: 28,
+      rope_theta: 1000000,
+      rms_norm_eps: 1e-6,
+      sliding_window: null,
+      use_sliding_window: false,
+      attention_bias: false,
       tie_word_embeddings: true,
       hidden_act: 'silu',
       torch_dtype: 'bfloat16',

@@ -15,7 +15,7 @@ import { parseCsp, withHubConnectSrc } from '../../web/src/models/csp.js';
 import { drawCount, drawn, launch, openPage, outDir } from './helpers/browser.js';
 import { startMockHub } from './helpers/mock-hub.mjs';
 import { serveSite } from './helpers/static-site.mjs';
-import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+import { encodeSafetensors, shardSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import {
   TINY_LLAMA_CONFIG,
   TINY_NEOX_CONFIG,
@@ -42,6 +42,16 @@ const llamaFiles = (config = TINY_LLAMA_CONFIG) => ({
   'tokenizer.json': json(tinyTokenizerJson()),
   'model.safetensors': { body: encodeSafetensors(tinyLlamaTensors(config)), redirect: true },
 });
+// The same model as save_pretrained shards it: no model.safetensors, an index and two shards.
+const shardedLlamaFiles = () => {
+  const { 'model.safetensors': whole, ...small } = llamaFiles();
+  const { index, shards } = shardSafetensors(whole.body, 2);
+  return {
+    ...small,
+    'model.safetensors.index.json': { body: index, type: 'application/json' },
+    ...Object.fromEntries(shards.map((s) => [s.name, { body: s.bytes, redirect: true }])),
+  };
+};
 // Qwen2.5's keys as it ships them: q/k/v biases, θ = 10⁶, a sliding window it does not use.
 const TINY_QWEN2_CONFIG = {
   ...TINY_LLAMA_CONFIG,
@@ -52,6 +62,20 @@ const TINY_QWEN2_CONFIG = {
   use_sliding_window: false,
   sliding_window: 64,
   max_window_layers: 2,
+};
+
+// Qwen3's keys as it ships them: per-head q/k RMSNorm, an explicit head_dim (here 16, not E/H),
+// tied, θ = 10⁶.
+const TINY_QWEN3_CONFIG = {
+  ...TINY_LLAMA_CONFIG,
+  architectures: ['Qwen3ForCausalLM'],
+  model_type: 'qwen3',
+  head_dim: 16,
+  rope_theta: 1000000,
+  rms_norm_eps: 1e-6,
+  use_sliding_window: false,
+  sliding_window: null,
+  tie_word_embeddings: true,
 };
 
 let browser;
@@ -77,7 +101,9 @@ beforeAll(async () => {
       'EleutherAI/pythia-70m': neoxFiles(),
       'EleutherAI/pythia-160m': neoxFiles(),
       'HuggingFaceTB/SmolLM2-135M': llamaFiles(),
+      'HuggingFaceTB/SmolLM2-360M': shardedLlamaFiles(),
       'Qwen/Qwen2.5-0.5B': llamaFiles(TINY_QWEN2_CONFIG),
+      'Qwen/Qwen3-0.6B': llamaFiles(TINY_QWEN3_CONFIG),
     },
   });
   builtHtml = fs.readFileSync(path.join(root, process.env.POSLAB_DIST ?? 'dist', 'index.html'), 'utf8');
@@ -241,8 +267,8 @@ describe('Models view: one click to a hub model', () => {
   // A Llama-family button's click: its label and size, the model loaded from the hub in BF16
   // (held as stored: the model takes its file's bytes) and run with its own tokenizer.json.
   // Returns the open page and a reader of the config table's rows.
-  async function runBf16LlamaFromHub(id, buttonText, loaded) {
-    const opened = await openModels();
+  async function runBf16LlamaFromHub(id, buttonText, loaded, allow = []) {
+    const opened = await openModels({ allow });
     const { page } = opened;
     await typeText(page, 'the cat sat on the mat');
     const draws = await drawCount(page, 'gpt');
@@ -308,6 +334,61 @@ describe('Models view: one click to a hub model', () => {
     await context.close();
   }, 120_000);
 
+  // Qwen3-0.6B: q/k norms and an explicit head_dim, held as BF16 (596M parameters in the page).
+  it('E2E.HubQwen3DownloadsAndRunsAsAQwen3', async () => {
+    const { context, problems, row } = await runBf16LlamaFromHub(
+      'qwen3-0.6b',
+      /Load Qwen3-0\.6B.*about 1\.5\d* GB/,
+      'Qwen3-0.6B (Qwen/Qwen3-0.6B)',
+    );
+    expect([await row('model_type'), await row('head_dim'), await row('rope_theta')]).toEqual([
+      'qwen3',
+      '16',
+      '1,000,000',
+    ]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  // A repository that ships its weights in shards: no model.safetensors (404), so the page asks
+  // for model.safetensors.index.json and the shards it names, as from_pretrained does; they are
+  // stored as they came, and the next click reads them from storage.
+  it('E2E.HubShardedCheckpointDownloadsStoresAndRuns', async () => {
+    const repo = 'HuggingFaceTB/SmolLM2-360M';
+    const { page, context, problems } = await runBf16LlamaFromHub(
+      'smollm2-360m',
+      /Load SmolLM2-360M/,
+      `SmolLM2-360M (${repo})`,
+      [/status of 404/],
+    );
+    const asked = mock.requests
+      .filter((r) => r.server === 'hub' && r.path.includes(repo))
+      .map((r) => r.path.split('/resolve/main/')[1]);
+    expect(asked).toEqual([
+      'config.json',
+      'tokenizer.json',
+      'model.safetensors',
+      'model.safetensors.index.json',
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+    ]);
+    expect((await cacheKeys(page)).map((u) => u.slice(mock.hub.length)).sort()).toEqual(
+      [
+        'config.json',
+        'model-00001-of-00002.safetensors',
+        'model-00002-of-00002.safetensors',
+        'model.safetensors.index.json',
+        'tokenizer.json',
+      ].map((f) => `/${repo}/resolve/main/${f}`),
+    );
+    expect(await storedRepos(page)).toEqual([repo]);
+    expect(await page.textContent('#view-gpt2 .hub-stored-item')).not.toContain('incomplete');
+    await loadFromStorage(page, 'smollm2-360m');
+    expect(await label(page)).toBe(`Loaded: SmolLM2-360M (${repo}), from this browser's storage`);
+    expect(problems.filter((p) => !/model\.safetensors/.test(p))).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it('E2E.HubPythiaDownloadsStoresAndRunsWithItsTokenizer', async () => {
     const { page, context, problems } = await openModels();
     await typeText(page, 'the cat sat on the mat');
@@ -361,7 +442,7 @@ describe('Models view: one click to a hub model', () => {
     // The refused and cut-short requests the browser logs (a refused body is cancelled).
     const allow = [
       /status of 404/,
-      /requestfailed: .*(model\.safetensors|tokenizer\.json) net::ERR_(ABORTED|CONTENT_LENGTH_MISMATCH|FAILED)/,
+      /requestfailed: .*(model\.safetensors(\.index\.json)?|tokenizer\.json) net::ERR_(ABORTED|CONTENT_LENGTH_MISMATCH|FAILED)/,
       /ERR_CONTENT_LENGTH_MISMATCH/,
     ];
     const { page, context, problems } = await openModels({ allow });
@@ -373,7 +454,10 @@ describe('Models view: one click to a hub model', () => {
     expect(await waitForError(page)).toBe(
       `openai-community/gpt2-medium has no model.safetensors on ${mock.hub} (HTTP 404). PosLab reads only safetensors weights and never falls back to pickle (.bin) checkpoints.`,
     );
-    expect(mock.requests.slice(asking).some((r) => r.path.endsWith('.bin'))).toBe(false);
+    // Asked for the shards' index, as from_pretrained falls back, but never for the pickle.
+    const asked = mock.requests.slice(asking).map((r) => r.path.split('/').at(-1));
+    expect(asked).toContain('model.safetensors.index.json');
+    expect(asked.some((f) => f.endsWith('.bin'))).toBe(false);
     await page.screenshot({ path: path.join(outDir, 'hub-404.png'), fullPage: true });
 
     const attempt = async (repoFile, behaviour, id) => {

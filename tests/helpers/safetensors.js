@@ -121,3 +121,38 @@ export function seededTensors(layout, seed, dtype) {
 export function tinyGpt2Tensors(config, seed = 1, dtype = 'F32') {
   return seededTensors(gpt2Layout(config), seed, dtype);
 }
+
+/**
+ * A .safetensors file's bytes split as save_pretrained shards a checkpoint: `count` files
+ * (model-0000k-of-0000n.safetensors) holding its tensors in order, each with its bytes as
+ * stored, and model.safetensors.index.json's text naming the shard of every tensor.
+ * @returns {{ index: string, shards: { name: string, bytes: Uint8Array }[] }}
+ */
+export function shardSafetensors(bytes, count) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const names = Object.keys(header).filter((k) => k !== '__metadata__');
+  const per = Math.ceil(names.length / count);
+  const pad = (k) => String(k).padStart(5, '0');
+  const weightMap = {};
+  const shards = [];
+  for (let k = 0; k < count; k++) {
+    const name = `model-${pad(k + 1)}-of-${pad(count)}.safetensors`;
+    const part = names.slice(k * per, (k + 1) * per);
+    const entries = part.map((t) => {
+      const [lo, hi] = header[t].data_offsets;
+      return { name: t, dtype: header[t].dtype, shape: header[t].shape, bytes: hi - lo, lo };
+    });
+    const file = safetensorsBuffer(entries);
+    let at = 0;
+    for (const e of entries) {
+      file.data.set(bytes.subarray(8 + n + e.lo, 8 + n + e.lo + e.bytes), at);
+      at += e.bytes;
+      weightMap[e.name] = name;
+    }
+    shards.push({ name, bytes: file.bytes });
+  }
+  const total = shards.reduce((s, f) => s + f.bytes.length, 0);
+  return { index: JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }, null, 2), shards };
+}

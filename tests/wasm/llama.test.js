@@ -16,7 +16,7 @@ import { expectTraceSameAsNative, loadInChunks, loadLmLab, nativeLm, nativeRopeA
 import { readNpy } from './helpers/npy.js';
 import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 import { llamaLayout } from '../helpers/model-layouts.js';
-import { layoutEntries, safetensorsHeader } from '../helpers/safetensors.js';
+import { layoutEntries, safetensorsHeader, shardSafetensors } from '../helpers/safetensors.js';
 
 // 20 tokens past a trained context of 12, where the scalings differ.
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64, 33, 98, 21, 4];
@@ -57,8 +57,13 @@ function transformersCase(name) {
     ids: Array.from(readNpy(path.join(dir, `ids-${k}.npy`)).data, Number),
     logits: readNpy(path.join(dir, `logits-${k}.npy`)),
   }));
-  const bytes = new Uint8Array(read('model.safetensors'));
-  return { bytes, configs: [read('config.json').toString(), read('config-transformers5.json').toString()], runs };
+  const configs = [read('config.json').toString(), read('config-transformers5.json').toString()];
+  if (fs.existsSync(path.join(dir, 'model.safetensors.index.json'))) {
+    const index = read('model.safetensors.index.json').toString();
+    const names = [...new Set(Object.values(JSON.parse(index).weight_map))];
+    return { index, shards: names.map((name) => ({ name, bytes: new Uint8Array(read(name)) })), configs, runs };
+  }
+  return { bytes: new Uint8Array(read('model.safetensors')), configs, runs };
 }
 
 const ckpts = {};
@@ -73,6 +78,14 @@ beforeAll(async () => {
   nativeRuns.F16 = await native(ckpts.F16, ['--precision', 'double']);
   nativeRuns.yarn = await native(ckpts.llama, nativeRopeArgs(YARN));
   nativeRuns.losses = await native(ckpts.qwen3, ['--precision', 'double', '--loss-by-position']);
+  // The llama checkpoint in two shards beside their index, as save_pretrained lays them out.
+  const split = shardSafetensors(ckpts.llama.bytes, 2);
+  const dir = file('sharded');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const shard of split.shards) fs.writeFileSync(path.join(dir, shard.name), shard.bytes);
+  fs.writeFileSync(path.join(dir, 'model.safetensors.index.json'), split.index);
+  ckpts.sharded = { ...split, weights: path.join(dir, 'model.safetensors.index.json'), config: ckpts.llama.config };
+  nativeRuns.sharded = await native(ckpts.sharded, ['--precision', 'double']);
 }, 120_000);
 
 describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
@@ -137,6 +150,79 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
     }
   });
 
+  // Each shard's header and size, as the page reads them from the shard files.
+  const shardFiles = (shards) =>
+    shards.map(({ name, bytes }) => {
+      const N = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, name);
+      return { name, header: bytes.subarray(0, 8 + N), fileSize: bytes.length, start: 8 + N, bytes };
+    });
+  const shardedLoader = (shards) =>
+    lab.llamaShardedLoader({
+      index: ckpts.sharded.index,
+      shards: shards.map(({ name, header, fileSize }) => ({ name, header, fileSize })),
+      config: ckpts.llama.configText,
+    });
+
+  test('a checkpoint in shards, streamed shard after shard, equals the native CLI on its index (double)', () => {
+    const files = shardFiles(ckpts.sharded.shards);
+    const loading = shardedLoader([...files].reverse()); // any order in; the index's order out
+    let model;
+    try {
+      expect(loading.shards).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+      expect(loading.expected).toBe(files.reduce((n, f) => n + f.fileSize - f.start, 0));
+      for (const [k, name] of loading.shards.entries()) {
+        if (k > 0) loading.nextFile();
+        const { bytes, start } = files.find((f) => f.name === name);
+        for (let at = start; at < bytes.length; at += 999) loading.append(bytes.subarray(at, at + 999));
+      }
+      model = loading.finish();
+    } finally {
+      loading.delete();
+    }
+    try {
+      expectSameAsNative(
+        model.forward(TOKENS, { precision: 'double', trace: true }),
+        nativeRuns.sharded,
+        `${variant} sharded`,
+      );
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('a sharded checkpoint with a shard missing, cut short or left unread is refused, naming it', () => {
+    const files = shardFiles(ckpts.sharded.shards);
+    let notAnArray;
+    try {
+      lab.llamaShardedLoader({
+        index: ckpts.sharded.index,
+        shards: 'model.safetensors',
+        config: ckpts.llama.configText,
+      });
+    } catch (e) {
+      notAnArray = e;
+    }
+    expect([notAnArray?.name, notAnArray?.field]).toEqual(['PosLabError', 'shards']);
+    expect(() => shardedLoader(files.slice(0, 1))).toThrow(
+      'model.safetensors.index.json names model-00002-of-00002.safetensors, which is not among the shards given',
+    );
+    const loading = shardedLoader(files);
+    try {
+      const first = files[0];
+      loading.append(first.bytes.subarray(first.start, first.bytes.length - 4));
+      expect(() => loading.nextFile()).toThrow(/model-00001-of-00002\.safetensors: file ended early in tensor '[^']+'/);
+    } finally {
+      loading.delete();
+    }
+    const unread = shardedLoader(files);
+    try {
+      unread.append(files[0].bytes.subarray(files[0].start));
+      expect(() => unread.finish()).toThrow('model.safetensors.index.json: only 1 of its 2 shards were read');
+    } finally {
+      unread.delete();
+    }
+  });
+
   test('the float path is within 1e-4·max|logit| of the double reference; a yarn scaling as --rope-*', () => {
     const model = loadInChunks(lab, 'llamaLoader', ckpts.llama.bytes, 100000, { config: ckpts.llama.configText });
     try {
@@ -164,15 +250,34 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
   });
 
   // The dtype held is the file's: BF16 and F16 stay 16-bit, widened a panel at a time.
+  // A sharded fixture through llamaShardedLoader, the shards handed over in reverse.
+  const loadFixture = (fixture, config) => {
+    if (!fixture.shards) return loadInChunks(lab, 'llamaLoader', fixture.bytes, 7777, { config });
+    const files = shardFiles(fixture.shards).reverse();
+    const shards = files.map(({ name, header, fileSize }) => ({ name, header, fileSize }));
+    const loading = lab.llamaShardedLoader({ index: fixture.index, shards, config });
+    try {
+      for (const [k, name] of loading.shards.entries()) {
+        if (k > 0) loading.nextFile();
+        const { bytes, start } = files.find((f) => f.name === name);
+        for (let at = start; at < bytes.length; at += 7777) loading.append(bytes.subarray(at, at + 7777));
+      }
+      return loading.finish();
+    } finally {
+      loading.delete();
+    }
+  };
+
   test.each([
     ['gemma3-text', 'gemma3_text', 'BF16'],
     ['llama-longrope', 'llama', 'BF16'],
     ['qwen3-qk-norm', 'qwen3', 'BF16'],
     ['llama-head-dim-bias-f16', 'llama', 'F16'],
+    ['llama-gqa-sharded', 'llama', 'BF16'],
   ])('%s as transformers saved it gives transformers’ logits (both precisions)', (name, type, dtype) => {
     const fixture = transformersCase(name);
     for (const config of fixture.configs) {
-      const model = loadInChunks(lab, 'llamaLoader', fixture.bytes, 7777, { config });
+      const model = loadFixture(fixture, config);
       try {
         expect(model.config.model_type).toBe(type);
         expect(model.dtype).toBe(dtype);

@@ -1,7 +1,7 @@
 // The chunked checkpoint reader: header first, then the data buffer in order, in pieces, to a
 // loader that is always deleted; config.json parsing and sorting the picked files.
 import { describe, expect, it } from 'vitest';
-import { loadCheckpoint, parseConfigJson, pickFiles } from '../../web/src/gpt2/loading.js';
+import { checkpointOf, loadCheckpoint, parseConfigJson, pickFiles } from '../../web/src/gpt2/loading.js';
 
 // A file: 8-byte little-endian header length, the header JSON, then `data` bytes.
 function fakeFile(headerText, dataBytes, name = 'model.safetensors') {
@@ -150,5 +150,15 @@ describe('GPT-2 checkpoint reader', () => {
     expect(() => pickFiles([c])).toThrow(/config\.json alone is not a model/);
     expect(() => pickFiles([m, { name: 'b.safetensors' }])).toThrow(/one checkpoint/);
     expect(() => pickFiles([m, c, { name: 'x.JSON' }])).toThrow(/at most one config\.json/);
+    // A sharded checkpoint: its index and the shards (the core checks they are the ones named).
+    const index = { name: 'model.safetensors.index.json' };
+    const s1 = { name: 'model-00001-of-00002.safetensors', size: 5 };
+    const s2 = { name: 'model-00002-of-00002.safetensors', size: 7 };
+    const sharded = pickFiles([s2, index, c, t, s1]);
+    expect(sharded).toEqual({ model: null, index, shards: [s2, s1], config: c, tokenizer: t });
+    expect(checkpointOf(sharded)).toEqual({ name: 'model.safetensors.index.json', bytes: 12 });
+    expect(checkpointOf(pickFiles([{ name: 'm.safetensors', size: 3 }]))).toEqual({ name: 'm.safetensors', bytes: 3 });
+    expect(() => pickFiles([index, c])).toThrow('pick the shard files model.safetensors.index.json names with it');
+    expect(() => pickFiles([index, { name: 'b.index.json' }, s1])).toThrow(/one checkpoint index, not 2/);
   });
 });

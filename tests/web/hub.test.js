@@ -4,7 +4,7 @@
 // cache → read sequence against a fake hub (fetch) and a fake Cache Storage.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encodeSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
+import { encodeSafetensors, shardSafetensors, tinyGpt2Tensors } from '../helpers/safetensors.js';
 import { TINY_NEOX_CONFIG, tinyNeoxTensors, tinyTokenizerJson } from '../helpers/tiny-models.js';
 import { listStored, deleteStored } from '../../web/src/models/cache.js';
 import { DEFAULT_HUB_CONFIG, loadHubConfig, parseHubConfig } from '../../web/src/models/config.js';
@@ -27,6 +27,7 @@ import {
 } from '../../web/src/models/hub.js';
 import { KNOWN_MODELS, filesOf, knownModel } from '../../web/src/models/known-models.js';
 import { obtainModel } from '../../web/src/models/obtain.js';
+import { shardsOfIndex } from '../../web/src/models/shards.js';
 import { createRateMeter, formatEta, formatRate, progressLine } from '../../web/src/models/progress.js';
 import { RUNTIMES, runtimeOf } from '../../web/src/models/runtimes.js';
 import { loadTokenizerOf } from '../../web/src/gpt2/tokenizer.js';
@@ -382,6 +383,59 @@ describe('download → cache → read', () => {
     expect(await listStored(cache)).toEqual([]);
   });
 
+  // A repository in shards (no model.safetensors): the index and each shard it names, stored as
+  // they came and read back from the cache as the shards and the index's text.
+  it('Obtain.ShardsAndTheirIndexWhenTheRepositoryHasNoModelSafetensors', async () => {
+    const small = neoxHub();
+    const whole = small[at(neox.repo, 'model.safetensors')];
+    delete small[at(neox.repo, 'model.safetensors')];
+    const { index, shards } = shardSafetensors(whole, 2);
+    const hub = fakeHub({
+      ...small,
+      [at(neox.repo, 'model.safetensors.index.json')]: index,
+      ...Object.fromEntries(shards.map((f) => [at(neox.repo, f.name), f.bytes])),
+    });
+    const cache = fakeCache();
+    const got = await obtainModel({ model: neox, hub: HUB, cache, fetch: hub.fetch });
+    const names = shards.map((f) => f.name);
+    expect(hub.asked).toEqual(
+      ['config.json', 'tokenizer.json', 'model.safetensors', 'model.safetensors.index.json', ...names].map((f) =>
+        at(neox.repo, f),
+      ),
+    );
+    expect(got.weights).toBeNull();
+    expect(got.shards.index).toBe(index);
+    expect(got.shards.files.map((f) => [f.name, f.blob.size])).toEqual(shards.map((f) => [f.name, f.bytes.length]));
+    expect(got.weightBytes).toBe(shards.reduce((n, f) => n + f.bytes.length, 0));
+    const again = await obtainModel({ model: neox, hub: HUB, cache, fetch: hub.fetch });
+    expect(hub.asked).toHaveLength(6); // nothing asked the second time
+    expect(again.from).toBe('cache');
+    expect(again.files).toEqual(['config.json', 'tokenizer.json', 'model.safetensors.index.json', ...names]);
+    expect((await listStored(cache))[0]).toMatchObject({ repo: neox.repo, complete: true });
+    // A shard gone from storage: incomplete, and the next load asks for it again.
+    await cache.delete(HUB + at(neox.repo, names[1]));
+    expect((await listStored(cache))[0].complete).toBe(false);
+    await obtainModel({ model: neox, hub: HUB, cache, fetch: hub.fetch });
+    expect(hub.asked.slice(6)).toEqual(
+      ['model.safetensors', 'model.safetensors.index.json', names[1]].map((f) => at(neox.repo, f)),
+    );
+    expect(await deleteStored(cache, HUB, neox.repo)).toBe(5);
+  });
+
+  it('Obtain.AnIndexMustNameShardFilesBesideIt', () => {
+    const index = (map) => JSON.stringify({ weight_map: map });
+    expect(shardsOfIndex(index({ a: 'm-1.safetensors', b: 'm-2.safetensors', c: 'm-1.safetensors' }), 'i')).toEqual([
+      'm-1.safetensors',
+      'm-2.safetensors',
+    ]);
+    expect(() => shardsOfIndex(index({ a: '../m.safetensors' }), 'i')).toThrow(
+      'i: weight_map names "../m.safetensors", not a .safetensors file beside the index',
+    );
+    expect(() => shardsOfIndex(index({ a: 'm.bin' }), 'i')).toThrow(/not a \.safetensors file/);
+    expect(() => shardsOfIndex(index({}), 'i')).toThrow('i: no "weight_map" of tensor names to shard files');
+    expect(() => shardsOfIndex('{', 'i')).toThrow(/^i: not valid JSON/);
+  });
+
   it('Obtain.WrongConfigStopsBeforeTheWeights', async () => {
     const files = neoxHub();
     files[at(neox.repo, 'config.json')] = JSON.stringify({ ...TINY_NEOX_CONFIG, model_type: 'llama' });
@@ -471,6 +525,7 @@ describe('known models and runtimes', () => {
       'HuggingFaceTB/SmolLM2-135M',
       'HuggingFaceTB/SmolLM2-360M',
       'Qwen/Qwen2.5-0.5B',
+      'Qwen/Qwen3-0.6B',
     ]);
     for (const m of KNOWN_MODELS) {
       expect(Object.hasOwn(RUNTIMES, m.architecture)).toBe(true);
@@ -481,6 +536,7 @@ describe('known models and runtimes', () => {
     expect(runtimeOf('gpt_neox').name).toBe('GPT-NeoX');
     expect(runtimeOf('llama').name).toBe('Llama');
     expect(runtimeOf('qwen2').name).toBe('Llama');
+    expect(runtimeOf('qwen3').name).toBe('Llama');
   });
 
   it('Known.RuntimesHandTheCachedFilesToTheWorkersLoader', async () => {
@@ -500,6 +556,25 @@ describe('known models and runtimes', () => {
     ]);
     expect([neox[2].tokenizer.name, await neox[2].tokenizer.text()]).toEqual(['tokenizer.json', '{"model":{}}']);
     expect(gpt2[2].tokenizer).toBeNull(); // GPT-2 reads its bundled ranks
+  });
+
+  it('Known.RuntimesHandStoredShardsToTheWorkersShardedLoad', async () => {
+    const sent = [];
+    const compute = { request: async (...args) => (sent.push(args), { model: {}, loadMs: 1 }) };
+    const files = [
+      { name: 'model-00001-of-00002.safetensors', blob: new Blob([new Uint8Array(16)]) },
+      { name: 'model-00002-of-00002.safetensors', blob: new Blob([new Uint8Array(8)]) },
+    ];
+    const shards = { index: '{"weight_map":{}}', files };
+    await runtimeOf('llama').load({ compute, channel: 'gpt-load', weights: null, shards, config: '{}', texts: {} });
+    const [[, job, p]] = sent;
+    expect(job).toBe('gpt2Load');
+    expect(p.model).toBeNull();
+    expect([p.index.name, await p.index.text()]).toEqual(['model.safetensors.index.json', '{"weight_map":{}}']);
+    expect(p.shards.map((f) => [f.name, f.size])).toEqual([
+      ['model-00001-of-00002.safetensors', 16],
+      ['model-00002-of-00002.safetensors', 8],
+    ]);
   });
 
   it('Known.UnknownTokenizerKindIsRefused', async () => {

@@ -128,16 +128,11 @@ void stream_safetensors_data(const std::string& path, const SafetensorsHeader& h
   }
 }
 
-namespace {
-
-// Whether a checkpoint whose first layout tensor appears as `prefix + name` among `has` uses
-// the layout's prefix.
-bool uses_prefix(const LmTensorLayout& layout, const std::function<bool(const std::string&)>& has) {
+bool lm_uses_prefix(const LmTensorLayout& layout,
+                    const std::function<bool(const std::string&)>& has) {
   return !layout.prefix.empty() && !layout.tensors.empty() &&
          has(layout.prefix + layout.tensors.front().name);
 }
-
-}  // namespace
 
 std::vector<LmWeightStream::Match> LmWeightStream::match(const SafetensorsHeader& header,
                                                          const LmTensorLayout& layout,
@@ -180,7 +175,7 @@ void LmWeightStream::check(const SafetensorsHeader& header, const LmTensorLayout
 LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
                                std::string name)
     : LmWeightStream(header, layout, std::move(name),
-                     uses_prefix(layout, [&](const std::string& n) {
+                     lm_uses_prefix(layout, [&](const std::string& n) {
                        return std::any_of(header.entries.begin(), header.entries.end(),
                                           [&](const SafetensorsEntry& e) { return e.name == n; });
                      })) {}
@@ -246,52 +241,6 @@ void LmWeightStream::finish() {
     }
   }
   finished_ = true;
-}
-
-void load_lm_shards(const std::string& index_path, const LmTensorLayout& layout) {
-  const SafetensorsIndex index = read_safetensors_index(index_path);
-  const bool prefixed =
-      uses_prefix(layout, [&](const std::string& n) { return index.weight_map.count(n) > 0; });
-  const std::string prefix = prefixed ? layout.prefix : "";
-  // Each shard's part of the layout, from the index.
-  std::map<std::string, LmTensorLayout> parts;
-  for (const std::string& shard : index.shards) {
-    LmTensorLayout part = layout;
-    part.tensors.clear();
-    parts.emplace(shard, std::move(part));
-  }
-  for (const LmTensor& t : layout.tensors) {
-    const auto where = index.weight_map.find(prefix + t.name);
-    require(where != index.weight_map.end(), index_path + ": names no shard for tensor '" + prefix +
-                                                 t.name + "' (" + lm_layers_note(layout) +
-                                                 " needs it)");
-    parts.at(where->second).tensors.push_back(t);
-  }
-  for (const auto& entry : index.weight_map) {
-    const std::string& tensor = entry.first;
-    const std::string& shard = entry.second;
-    const bool known = std::any_of(layout.tensors.begin(), layout.tensors.end(),
-                                   [&](const LmTensor& t) { return prefix + t.name == tensor; });
-    const std::string bare = starts_with(tensor, prefix) ? tensor.substr(prefix.size()) : tensor;
-    require(known || (layout.ignored && layout.ignored(bare)),
-            index_path + ": unexpected tensor '" + tensor + "' in " + shard + " (not part of " +
-                lm_layers_note(layout) + ")");
-  }
-  // Every shard checked before the first tensor is allocated.
-  const std::filesystem::path dir = std::filesystem::path(index_path).parent_path();
-  std::vector<std::pair<std::string, SafetensorsHeader>> headers;
-  for (const std::string& shard : index.shards) {
-    const std::string path = (dir / shard).string();
-    headers.emplace_back(path, read_safetensors_header(path));
-    LmWeightStream::check(headers.back().second, parts.at(shard), path, prefixed);
-  }
-  for (std::size_t k = 0; k < headers.size(); ++k) {
-    const auto& [path, header] = headers[k];
-    LmWeightStream stream(header, parts.at(index.shards[k]), path, prefixed);
-    stream_safetensors_data(path, header,
-                            [&](const char* b, std::size_t n) { stream.append(b, n); });
-    stream.finish();
-  }
 }
 
 }  // namespace poslab

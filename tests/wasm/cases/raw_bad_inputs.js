@@ -278,8 +278,14 @@ export const RAW_GPT2_CALLS = {
 
 // Bound functions RAW_GPT2_CALLS leaves out, and where they are tested instead: the streamed
 // GPT-NeoX and Llama loaders need a checkpoint written by the CLI (gpt_neox.test.js,
-// llama.test.js).
-export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'llamaLoader'];
+// llama.test.js); the sharded loaders, one template for every architecture, a checkpoint in
+// shards (llama.test.js: written by the CLI and split, and transformers' own).
+export const RAW_GPT2_ELSEWHERE = [
+  'gptNeoxLoader',
+  'llamaLoader',
+  'gptNeoxShardedLoader',
+  'llamaShardedLoader',
+];
 
 const callGpt2 = ({ m, model }, fn, args) => (fn === 'forward' ? model.forward(...args) : m[fn](...args));
 

@@ -95,13 +95,36 @@ export interface RopeLmModel<Architecture extends string, Config> {
   delete(): void;
 }
 
-/** A checkpoint fed chunk by chunk (the bytes after the header, in order). */
+/** One file of a sharded checkpoint, for <api>ShardedLoader: its name (as the index gives it), its first 8 + N bytes and its size. */
+export interface ShardFile {
+  name: string;
+  header: Uint8Array;
+  fileSize: number;
+}
+
+/** The options of <api>ShardedLoader: model.safetensors.index.json's text and every shard it names. */
+export interface ShardedCheckpoint {
+  index: string;
+  /** The index's name in messages (default model.safetensors.index.json). */
+  name?: string;
+  shards: ShardFile[];
+}
+
+/**
+ * A checkpoint fed chunk by chunk (the bytes after the header, in order). A sharded one: each
+ * shard's bytes after its header, the shards in `shards` order, nextFile() between two.
+ */
 export interface RopeLmLoading<Model extends { config: unknown }> {
-  tensors: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
+  /** A single file's tensors (absent for a sharded checkpoint). */
+  tensors?: { name: string; dtype: string; shape: number[]; begin: number; end: number }[];
+  /** A sharded checkpoint's shard names, in the order their bytes are appended. */
+  shards?: string[];
   config: Model['config'];
   expected: number;
   received(): number;
   append(chunk: Uint8Array): void;
+  /** The current shard is complete (else throws, naming the tensor): the next bytes are the next shard's. */
+  nextFile(): void;
   /** Checks completeness and finiteness (errors name the tensor) and returns the model. */
   finish(): Model;
   delete(): void;
@@ -127,6 +150,8 @@ export interface GptNeoxLab {
   gptNeoxRandom(choice: GptNeoxConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): GptNeoxModel;
   /** header: the file's first 8 + N bytes (safetensorsHeaderLength gives N); checked against the config before allocating. */
   gptNeoxLoader(options: GptNeoxConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): GptNeoxLoading;
+  /** Every shard's header checked against the index and the config before allocating. */
+  gptNeoxShardedLoader(options: GptNeoxConfigChoice & ShardedCheckpoint): GptNeoxLoading;
   /** Which loader a checkpoint needs, from its tensor names (header: first 8 + N bytes). */
   architectureOf(header: Uint8Array, fileSize: number, name?: string): 'gpt2' | 'gpt_neox';
   /** config.json's model_type, null when absent. */

@@ -99,6 +99,8 @@ export interface Gpt2Loading {
   expected: number; // data bytes in all
   received(): number;
   append(chunk: Uint8Array): void;
+  /** A single file has no next file: throws. (GPT-2 checkpoints ship whole.) */
+  nextFile(): void;
   /** Checks completeness and finiteness (errors name the tensor) and returns the model. */
   finish(): Gpt2Model;
   delete(): void;

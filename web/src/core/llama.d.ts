@@ -1,7 +1,7 @@
 // Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3, gemma3_text), in the
 // same lab as GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are
 // GPT-NeoX's.
-import type { RopeLmLoading, RopeLmModel, RopeScalingName } from './gpt-neox';
+import type { RopeLmLoading, RopeLmModel, RopeScalingName, ShardedCheckpoint } from './gpt-neox';
 
 /** config.json's keys (transformers' names); the core reads and checks them as the CLI does. */
 export interface LlamaConfig {
@@ -49,6 +49,8 @@ export interface LlamaLab {
   llamaRandom(choice: LlamaConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): LlamaModel;
   /** header: the file's first 8 + N bytes; checked against the config before allocating. */
   llamaLoader(options: LlamaConfigChoice & { header: Uint8Array; fileSize: number; name?: string }): LlamaLoading;
+  /** Every shard's header checked against the index and the config before allocating. */
+  llamaShardedLoader(options: LlamaConfigChoice & ShardedCheckpoint): LlamaLoading;
 }
 
 export function bindLlama(module: object): LlamaLab;

@@ -140,17 +140,22 @@ export const wrapModel = (raw, model, forward, extra = {}) => {
   }));
 };
 
-// A loader handle over the binding's { loader, tensors, config }: append the file's bytes
-// after the header in order, then finish() → the model, wrapped by `wrap`.
+// A loader handle over the binding's { loader, tensors | shards, config }: append the file's
+// bytes after the header in order (a sharded checkpoint's: each shard's in `shards` order,
+// nextFile() between two), then finish() → the model, wrapped by `wrap`.
 export const wrapLoader = (r, model, wrap) =>
   wrapHandle(r.loader, `${model} loader`, (alive) => ({
-    tensors: r.tensors,
+    ...(r.shards ? { shards: r.shards } : { tensors: r.tensors }),
     config: r.config,
     expected: r.loader.expected(),
     received: () => alive().received(),
     append(chunk) {
       const loader = alive();
       call(() => loader.append(bytesArg(chunk, 'chunk')));
+    },
+    nextFile() {
+      const loader = alive();
+      call(() => loader.nextFile());
     },
     finish() {
       const loader = alive();
@@ -170,8 +175,9 @@ export const wrapLoader = (r, model, wrap) =>
  */
 export function familyMethods(m, { api, label, required, randomOptions = {}, forward, extra }) {
   const [configName, randomName, loaderName] = [`${api}Config`, `${api}Random`, `${api}Loader`];
+  const shardedName = `${api}ShardedLoader`;
   const wrap = (raw) => wrapModel(raw, label, forward, extra);
-  return {
+  const methods = {
     [configName](opts) {
       const o = check.options(opts, configName, ['preset', 'config']);
       return call(m[configName], configArg(o, configName, required));
@@ -190,4 +196,24 @@ export function familyMethods(m, { api, label, required, randomOptions = {}, for
       return wrapLoader(call(m[loaderName], ...file, configArg(o, loaderName, required)), label, wrap);
     },
   };
+  // index: model.safetensors.index.json's text; shards: [{ name, header, fileSize }], one per
+  // file it names. GPT-2's module part has none: its checkpoints ship whole.
+  if (m[shardedName]) {
+    methods[shardedName] = (opts) => {
+      const o = check.options(opts, shardedName, ['index', 'name', 'shards', 'preset', 'config']);
+      const index = check.string(o.index, 'index');
+      const name = o.name === undefined ? 'model.safetensors.index.json' : check.string(o.name, 'name');
+      if (!Array.isArray(o.shards))
+        throw new PosLabError('shards must be an array of { name, header, fileSize }, one per shard file', {
+          field: 'shards',
+        });
+      const shards = o.shards.map((shard, i) => {
+        const s = check.options(shard, `shards[${i}]`, ['name', 'header', 'fileSize']);
+        const [header, fileSize, file] = checkpointArgs(s.header, `shards[${i}].header`, s.fileSize, s.name);
+        return { name: file, header, fileSize };
+      });
+      return wrapLoader(call(m[shardedName], index, name, shards, configArg(o, shardedName, required)), label, wrap);
+    };
+  }
+  return methods;
 }

@@ -27,6 +27,8 @@ function describe({ name, tokenizer, keys, extraRows, positionSwap, loader, posi
     tokenizer,
     keys,
     loader,
+    /** The same loader for a sharded checkpoint (model.safetensors.index.json and its shards). */
+    shardedLoader: loader.replace(/Loader$/, 'ShardedLoader'),
     rope: positionNote !== null,
     positionNote,
     layers: (c) => c[layers],

@@ -1,9 +1,11 @@
 // The models kept on this machine: one Cache Storage cache whose entries are keyed by the
 // hub URL each file came from, so a second visit reads them from disk and a changed hub is
 // never confused with the old one. Lists what is stored per repository (complete when every
-// file the model needs is there), reads a stored file, deletes a model.
+// file the model needs is there: its weights whole or in the shards its stored index names),
+// reads a stored file, deletes a model.
 import { resolveUrl, parseResolveUrl, HubError } from './hub.js';
 import { filesOf, knownModelOfRepo } from './known-models.js';
+import { INDEX_FILE, shardsOfIndex } from './shards.js';
 
 export const MODEL_CACHE = 'poslab-models-v1';
 
@@ -28,12 +30,39 @@ export async function openModelCache(storage = globalThis.caches) {
 /** A stored file of `model` from `hub`, or undefined. */
 export const storedFile = (cache, hub, model, file) => cache.match(resolveUrl(hub, model.repo, file));
 
-/** Which of `model`'s files from `hub` are stored: { stored: string[], missing: string[] }. */
+/**
+ * The stored weights of `model` from `hub`: [model.weights], or the index and every shard it
+ * names (shards.js); null unless all of one or the other is there.
+ * @returns {Promise<string[] | null>}
+ */
+export async function storedWeightFiles(cache, hub, model) {
+  if (await storedFile(cache, hub, model, model.weights)) return [model.weights];
+  const index = await storedFile(cache, hub, model, INDEX_FILE);
+  if (!index) return null;
+  let shards;
+  try {
+    shards = shardsOfIndex(await index.text(), INDEX_FILE);
+  } catch {
+    return null;
+  }
+  for (const shard of shards) if (!(await storedFile(cache, hub, model, shard))) return null;
+  return [INDEX_FILE, ...shards];
+}
+
+/**
+ * Which of `model`'s files from `hub` are stored: { stored: string[], missing: string[],
+ * weights }. The weights count as one file, model.weights, until they are all there; then
+ * `weights` lists them (storedWeightFiles).
+ */
 export async function storedFiles(cache, hub, model) {
   const stored = [];
   const missing = [];
-  for (const file of filesOf(model)) ((await storedFile(cache, hub, model, file)) ? stored : missing).push(file);
-  return { stored, missing };
+  for (const file of filesOf(model).filter((f) => f !== model.weights))
+    ((await storedFile(cache, hub, model, file)) ? stored : missing).push(file);
+  const weights = await storedWeightFiles(cache, hub, model);
+  if (weights) stored.push(...weights);
+  else missing.push(model.weights);
+  return { stored, missing, weights };
 }
 
 /**
@@ -55,11 +84,12 @@ export async function listStored(cache) {
     const bytes = (await response.blob()).size;
     groups.get(key).files.push({ file: where.file, bytes, storedAt: response.headers.get('x-poslab-stored-at') });
   }
-  return [...groups.values()]
+  const complete = async (g) => (g.model ? (await storedFiles(cache, g.hub, g.model)).missing.length === 0 : false);
+  const listed = await Promise.all([...groups.values()].map(async (g) => ({ ...g, complete: await complete(g) })));
+  return listed
     .map((g) => ({
       ...g,
       bytes: g.files.reduce((a, f) => a + f.bytes, 0),
-      complete: g.model ? filesOf(g.model).every((f) => g.files.some((x) => x.file === f)) : false,
       storedAt:
         g.files
           .map((f) => f.storedAt ?? '')

@@ -96,6 +96,19 @@ export const KNOWN_MODELS = Object.freeze([
     tokenizer: 'tokenizer-json',
     approxBytes: 988e6,
   },
+  // 596M parameters (q/k norms, head_dim 128, tied): 1.2 GB held in BF16. Its file is the Hub's
+  // listed 1.5 GB; a tied model's saved lm_head.weight, if the file has one, is skipped.
+  {
+    id: 'qwen3-0.6b',
+    label: 'Qwen3-0.6B',
+    repo: 'Qwen/Qwen3-0.6B',
+    architecture: 'qwen3',
+    weights: 'model.safetensors',
+    config: 'config.json',
+    tokenizerFiles: ['tokenizer.json'],
+    tokenizer: 'tokenizer-json',
+    approxBytes: 1.5e9,
+  },
 ]);
 
 /** The known model with this id (undefined when there is none). */

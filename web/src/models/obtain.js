@@ -1,13 +1,14 @@
 // One known model's files, from this browser's storage when they are there, else from the hub
 // into storage first: the small files (config.json, tokenizer files) are fetched and checked
 // before the weights start, the weights stream into Cache Storage, and the small files are
-// stored last, so a model is listed complete only when all of it arrived. What comes back is
-// read from the cache: the weights as a Blob on disk, read later piece by piece.
+// stored last, so a model is listed complete only when all of it arrived. A repository without
+// model.safetensors is asked for its shards' index and the shards it names (shards.js). What
+// comes back is read from the cache: the weights as Blobs on disk, read later piece by piece.
 import { parseConfigJson } from '../gpt2/loading.js';
 import { loadTokenizerJson } from '../gpt2/tokenizer.js';
-import { storedFile, storedFiles } from './cache.js';
+import { storedFile, storedFiles, storedWeightFiles } from './cache.js';
 import { HubError, fetchHubText, fetchHubFile, resolveUrl, streamIntoCache } from './hub.js';
-import { filesOf } from './known-models.js';
+import { INDEX_FILE, shardsOfIndex } from './shards.js';
 
 /** Checks a config.json's text is a JSON object of the architecture the button promised. */
 export function checkConfig(text, model) {
@@ -44,7 +45,10 @@ async function checkSmallFile(file, text, model) {
  *   online?: () => boolean, blockedBy?: () => string | null,
  *   onProgress?: (p: { file: string, received: number, expected: number | null }) => void }} o
  * @returns {Promise<{ from: 'cache' | 'hub', downloaded: number, downloadMs: number,
- *   config: string, texts: Record<string, string>, weights: Blob }>} texts: the tokenizer files
+ *   config: string, texts: Record<string, string>, weights: Blob | null,
+ *   shards: { index: string, files: { name: string, blob: Blob }[] } | null, weightBytes: number,
+ *   files: string[] }>} texts: the tokenizer files; weights: model.weights, or null where the
+ *   repository ships shards (then `shards`: the index's text and each shard)
  */
 export async function obtainModel(o) {
   const { model, hub, cache, signal } = o;
@@ -54,29 +58,48 @@ export async function obtainModel(o) {
   if (missing.length) {
     const common = { hub, repo: model.repo, fetch: o.fetch, signal, online: o.online, blockedBy: o.blockedBy };
     const texts = new Map();
-    for (const file of missing.filter((f) => f !== model.weights)) {
+    const fetchText = async (file) => {
       const text = await fetchHubText({
         ...common,
         file,
         url: resolveUrl(hub, model.repo, file),
         onBytes: (received, expected) => o.onProgress?.({ file, received, expected }),
       });
-      await checkSmallFile(file, text, model);
-      texts.set(file, text);
       downloaded += new TextEncoder().encode(text).byteLength;
-    }
-    if (missing.includes(model.weights)) {
-      const url = resolveUrl(hub, model.repo, model.weights);
-      const response = await fetchHubFile({ ...common, file: model.weights, url, weights: true });
+      return text;
+    };
+    const fetchWeights = async (file) => {
+      const url = resolveUrl(hub, model.repo, file);
+      const response = await fetchHubFile({ ...common, file, url, weights: true });
       downloaded += await streamIntoCache({
         response,
         cache,
         url,
-        file: model.weights,
+        file,
         signal,
         freeBytes: (await o.freeBytes?.()) ?? null,
-        onBytes: (received, expected) => o.onProgress?.({ file: model.weights, received, expected }),
+        onBytes: (received, expected) => o.onProgress?.({ file, received, expected }),
       });
+    };
+    for (const file of missing.filter((f) => f !== model.weights)) {
+      const text = await fetchText(file);
+      await checkSmallFile(file, text, model);
+      texts.set(file, text);
+    }
+    if (missing.includes(model.weights)) {
+      try {
+        await fetchWeights(model.weights);
+      } catch (e) {
+        if (e?.code !== 'no-safetensors') throw e;
+        // No model.safetensors: the shards and their index, as from_pretrained falls back.
+        const index = await fetchText(INDEX_FILE).catch((e2) => {
+          throw e2?.code === 'not-found' ? e : e2;
+        });
+        for (const shard of shardsOfIndex(index, `${model.repo}'s ${INDEX_FILE}`)) {
+          if (!(await storedFile(cache, hub, model, shard))) await fetchWeights(shard);
+        }
+        texts.set(INDEX_FILE, index); // stored last: the shards are listed once all are there
+      }
     }
     if (signal?.aborted) throw new HubError(`${model.label}: download cancelled`, 'cancelled');
     for (const [file, text] of texts) {
@@ -97,7 +120,22 @@ export async function obtainModel(o) {
   const texts = {};
   for (const file of model.tokenizerFiles) texts[file] = await (await read(file)).text();
   const config = await (await read(model.config)).text();
-  const weights = await (await read(model.weights)).blob();
+  const weightFiles = await storedWeightFiles(cache, hub, model);
+  if (!weightFiles)
+    throw new HubError(
+      `the weights of ${model.repo} vanished from this browser's storage; load it again`,
+      'unavailable',
+    );
+  let weights = null;
+  let shards = null;
+  if (weightFiles[0] === INDEX_FILE) {
+    const index = await (await read(INDEX_FILE)).text();
+    const files = [];
+    for (const name of weightFiles.slice(1)) files.push({ name, blob: await (await read(name)).blob() });
+    shards = { index, files };
+  } else {
+    weights = await (await read(model.weights)).blob();
+  }
   return {
     from: missing.length ? 'hub' : 'cache',
     downloaded,
@@ -105,6 +143,8 @@ export async function obtainModel(o) {
     config,
     texts,
     weights,
-    files: filesOf(model),
+    shards,
+    weightBytes: weights ? weights.size : shards.files.reduce((n, f) => n + f.blob.size, 0),
+    files: [model.config, ...model.tokenizerFiles, ...weightFiles],
   };
 }

@@ -10,7 +10,7 @@ import { deleteStored, freeBytes, listStored, openModelCache, storedFiles } from
 import { loadHubConfig } from './config.js';
 import { blockedSources, metaPolicies } from './csp.js';
 import { HubError } from './hub.js';
-import { KNOWN_MODELS, filesOf } from './known-models.js';
+import { KNOWN_MODELS } from './known-models.js';
 import { obtainModel } from './obtain.js';
 import { createRateMeter, progressLine } from './progress.js';
 import { runtimeOf } from './runtimes.js';
@@ -129,9 +129,8 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
       const li = el('li', 'hub-stored-item');
       li.dataset.repo = s.repo;
       const name = s.model ? `${s.model.label} (${s.repo})` : s.repo;
-      const state = s.complete
-        ? ''
-        : ` · incomplete: ${s.files.length} of ${s.model ? filesOf(s.model).length : '?'} files`;
+      // A sharded model's file count is known only from its index: say what is there.
+      const state = s.complete ? '' : ` · incomplete: ${s.files.length} file${s.files.length === 1 ? '' : 's'} stored`;
       const from = s.hub === config.hub ? '' : ` · from ${s.hub}`;
       li.append(el('span', 'hub-stored-name', `${name} · ${formatBytes(s.bytes)}${state}${from}`));
       const del = el('button', 'export hub-delete', 'delete');
@@ -209,11 +208,12 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
           ? "from this browser's storage"
           : `downloaded ${formatBytes(got.downloaded)} in ${(got.downloadMs / 1000).toFixed(1)} s and stored`;
       progress.value = 0;
-      progressText.textContent = `${model.label}: reading ${formatBytes(got.weights.size)} into the ${runtime.name} core…`;
+      progressText.textContent = `${model.label}: reading ${formatBytes(got.weightBytes)} into the ${runtime.name} core…`;
       const r = await runtime.load({
         compute,
         channel,
         weights: got.weights,
+        shards: got.shards,
         config: got.config,
         texts: got.texts,
         onProgress: (x) => {
@@ -228,7 +228,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
       markDrawn('gpt-hub', {
         model: model.id,
         from: got.from,
-        bytes: got.weights.size,
+        bytes: got.weightBytes,
         storedMs,
         loadMs: r.loadMs,
         totalMs,

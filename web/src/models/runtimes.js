@@ -4,10 +4,13 @@
 // An architecture the Models view describes (gpt2/architectures.js) has its runtime here.
 
 import { ARCHITECTURES, architecture } from '../gpt2/architectures.js';
+import { INDEX_FILE } from './shards.js';
 
 /**
- * @typedef {{ compute: { request: Function }, channel: string, weights: Blob, config: string,
- *   texts: Record<string, string>, onProgress?: (p: any) => void }} RuntimeInput
+ * @typedef {{ compute: { request: Function }, channel: string, weights: Blob | null,
+ *   shards?: { index: string, files: { name: string, blob: Blob }[] } | null, config: string,
+ *   texts: Record<string, string>, onProgress?: (p: any) => void }} RuntimeInput weights, or
+ *   the shards and their index's text (obtain.js)
  * @typedef {{ name: string, load: (input: RuntimeInput) => Promise<any> }} Runtime load resolves
  *   with the worker's { model, loadMs } (the gpt2Load job's result), or null when superseded
  */
@@ -17,16 +20,23 @@ import { ARCHITECTURES, architecture } from '../gpt2/architectures.js';
  * architecture: it reads the cached Blob in pieces into the architecture's loader (config.json's
  * model_type decides) and keeps the model's tokenizer beside it.
  */
-function loadInWorker({ compute, channel, weights, config, texts, onProgress }) {
-  // File parts reference the cached Blob: nothing is copied here or on the way to the worker.
-  const model = new File([weights], 'model.safetensors', { type: 'application/octet-stream' });
+function loadInWorker({ compute, channel, weights, shards, config, texts, onProgress }) {
+  // File parts reference the cached Blobs: nothing is copied here or on the way to the worker.
+  const binary = (blob, name) => new File([blob], name, { type: 'application/octet-stream' });
+  const checkpoint = shards
+    ? {
+        model: null,
+        index: new File([shards.index], INDEX_FILE, { type: 'application/json' }),
+        shards: shards.files.map((f) => binary(f.blob, f.name)),
+      }
+    : { model: binary(weights, 'model.safetensors') };
   const configFile = new File([config], 'config.json', { type: 'application/json' });
   const tokenizerText = texts?.['tokenizer.json'];
   const tokenizer =
     typeof tokenizerText === 'string'
       ? new File([tokenizerText], 'tokenizer.json', { type: 'application/json' })
       : null;
-  return compute.request(channel, 'gpt2Load', { model, config: configFile, tokenizer }, { onProgress });
+  return compute.request(channel, 'gpt2Load', { ...checkpoint, config: configFile, tokenizer }, { onProgress });
 }
 
 /**

@@ -7,7 +7,7 @@
 // in the worker between passes; a loaded file is never uploaded and never in the link.
 import { architecture, parameterTotal } from '../gpt2/architectures.js';
 import { formatBytes, formatCount, shortCount, visibleToken } from '../gpt2/format.js';
-import { CHUNK_BYTES, pickFiles } from '../gpt2/loading.js';
+import { CHUNK_BYTES, checkpointOf, pickFiles } from '../gpt2/loading.js';
 import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
 import { colorize } from '../plots/colormap.js';
 import { createHeatmap } from '../plots/heatmap.js';
@@ -103,6 +103,7 @@ export default defineView('gpt2', {
       `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
         'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
         'a GPT-NeoX (Pythia) or Llama-family (Llama, SmolLM2, Mistral, Qwen2/2.5, Qwen3, Gemma 3) checkpoint needs its config.json and tokenizer.json. ' +
+        'A checkpoint in shards: pick its model.safetensors.index.json and every shard it names. ' +
         'Gemma 3 has no button above: its Hub repositories are gated behind a user token, which this page does not handle, so it runs from files you downloaded.',
     );
     const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
@@ -266,11 +267,12 @@ export default defineView('gpt2', {
       progress.hidden = false;
       progress.value = 0;
       cancel.hidden = false;
-      progressText.textContent = `Reading ${picked.model.name} (${formatBytes(picked.model.size)})…`;
+      const checkpoint = checkpointOf(picked);
+      progressText.textContent = `Reading ${checkpoint.name} (${formatBytes(checkpoint.bytes)})…`;
       const onLoadProgress = (x) => {
         if (x.phase !== 'load') return;
         progress.value = x.expected ? x.received / x.expected : 1;
-        progressText.textContent = `${picked.model.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
+        progressText.textContent = `${checkpoint.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
       };
       try {
         const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });

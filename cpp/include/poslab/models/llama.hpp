@@ -124,7 +124,10 @@ struct LlamaConfig : LmRopeScaling {
   RopeOptions layer_rope(std::size_t layer, const RopeOptions& full) const;
 };
 
-inline constexpr std::uint64_t kMaxLlamaParameters = std::uint64_t{8} * kMaxElements;
+// 2^30 parameters in the wasm build: Qwen3-0.6B's 596M fit, 1.2 GB held in BF16 as stored; the
+// 2 GiB heap, not this count, is what refuses a larger model there ("out of memory: … capped
+// at 2 GiB"). 2^32 natively.
+inline constexpr std::uint64_t kMaxLlamaParameters = std::uint64_t{16} * kMaxElements;
 
 // Every weight keeps the dtype its checkpoint stored, BF16 widened to F32 (random init is F32).
 // The biases exist only with attention_bias.

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,10 @@ void add_gain(LmTensorLayout& layout, const std::string& name, StoredTensor& wei
 
 // "a GPT-2 with n_layer 12": what an unexpected name is not part of.
 std::string lm_layers_note(const LmTensorLayout& layout);
+// Whether the checkpoint's names carry layout.prefix: `has(name)` says whether it holds a name,
+// asked of the prefixed first tensor.
+bool lm_uses_prefix(const LmTensorLayout& layout,
+                    const std::function<bool(const std::string&)>& has);
 
 // An architecture's layer list (`noun`: "blocks", "layers"), sized or checked against
 // layout.layers as `mode` says.
@@ -139,6 +144,8 @@ typename Config::Weights lm_random_weights(const Config& config, std::uint64_t s
 // The header of a .safetensors file (the first 8 + N bytes only), checked as
 // parse_safetensors_header checks it. Errors name `path`.
 SafetensorsHeader read_safetensors_header(const std::string& path);
+// The folder of an index's shards, as a prefix for their names ("dir/", or "" beside it).
+std::string lm_shard_directory(const std::string& index_path);
 // The data buffer of the file at `path` (after `header`), handed to `append` in chunks of
 // 8 MiB: the file is never held whole. Errors name `path`.
 void stream_safetensors_data(const std::string& path, const SafetensorsHeader& header,
@@ -191,6 +198,38 @@ class LmWeightStream {
   bool finished_ = false;
 };
 
+// A checkpoint's data buffers streamed into a layout's tensors, file after file: one
+// .safetensors file, or the shards of a sharded checkpoint in the order its index first names
+// them. Construction checks every file's header against the layout before the first tensor is
+// allocated: with an index, each tensor in the shard the index names for it, every name the
+// index lists part of the model, and the index itself before any shard's header is asked for.
+class LmCheckpointStream {
+ public:
+  LmCheckpointStream(const SafetensorsHeader& header, const LmTensorLayout& layout,
+                     std::string name);
+  // `shard_header(file)`: the label errors use for that shard and its header.
+  using ShardHeader = std::function<std::pair<std::string, SafetensorsHeader>(const std::string&)>;
+  LmCheckpointStream(const SafetensorsIndex& index, const std::string& index_name,
+                     const ShardHeader& shard_header, const LmTensorLayout& layout);
+
+  // The current file's bytes after its header, in order.
+  void append(const char* bytes, std::size_t n) { files_[current_]->append(bytes, n); }
+  // The current file is complete (else throws, naming the tensor it stopped in): the next
+  // appended bytes belong to the next file.
+  void next_file();
+  // Data bytes received so far, and in all, over every file.
+  std::uint64_t received() const;
+  std::uint64_t expected() const;
+  std::size_t files() const { return files_.size(); }
+  // Throws unless the last file is current and every file complete and finite.
+  void finish();
+
+ private:
+  std::vector<std::unique_ptr<LmWeightStream>> files_;  // a stream holds pointers: never moved
+  std::size_t current_ = 0;
+  std::string name_;
+};
+
 // Builds an architecture's weights (Gpt2Weights, GptNeoxWeights: a struct with a `config`
 // and an lm_tensor_layout overload) from a .safetensors checkpoint delivered as a stream of
 // bytes (a file read in chunks natively, or a browser File in the worker), never holding the
@@ -203,10 +242,16 @@ class LmLoader {
   LmLoader(const SafetensorsHeader& header, const Config& config, std::string name)
       : weights_(lm_empty_weights(config)),
         stream_(header, lm_tensor_layout(weights_, LmLayers::kRequire), std::move(name)) {}
+  // A sharded checkpoint: its index and each shard's header (LmCheckpointStream).
+  LmLoader(const SafetensorsIndex& index, const std::string& index_name,
+           const LmCheckpointStream::ShardHeader& shard_header, const Config& config)
+      : weights_(lm_empty_weights(config)),
+        stream_(index, index_name, shard_header, lm_tensor_layout(weights_, LmLayers::kRequire)) {}
   LmLoader(const LmLoader&) = delete;
   LmLoader& operator=(const LmLoader&) = delete;
 
   void append(const char* bytes, std::size_t n) { stream_.append(bytes, n); }
+  void next_file() { stream_.next_file(); }
   std::uint64_t received() const { return stream_.received(); }
   std::uint64_t expected() const { return stream_.expected(); }
   // Throws unless every tensor is complete and finite; then hands the weights over (once).
@@ -217,7 +262,7 @@ class LmLoader {
 
  private:
   Weights weights_;
-  LmWeightStream stream_;
+  LmCheckpointStream stream_;
 };
 
 // The whole checkpoint from bytes in memory / from the file at `path`, via LmLoader;
@@ -254,20 +299,35 @@ typename Config::Weights lm_weights_from_bytes(const std::string& bytes, const C
       bytes, [&](const SafetensorsHeader&) { return config; }, name);
 }
 
-// A sharded checkpoint: `index_path` (model.safetensors.index.json) and the shards beside it.
-// Every shard's header is read and checked against the layout — each tensor in the shard the
-// index names for it, every name the index lists part of the model — before the first tensor
-// is allocated; then the shards are streamed into the layout's tensors one after another.
-void load_lm_shards(const std::string& index_path, const LmTensorLayout& layout);
+// A sharded checkpoint: `index_path` (model.safetensors.index.json) and the shards beside it,
+// read by LmLoader's sharded constructor (LmCheckpointStream's checks), then streamed into the
+// weights one shard after another.
+template <class Weights>
+Weights load_lm_shards(const std::string& index_path, const decltype(Weights::config)& config) {
+  const SafetensorsIndex index = read_safetensors_index(index_path);
+  const std::string dir = lm_shard_directory(index_path);
+  std::vector<SafetensorsHeader> headers;  // in index.shards order, as the loader asks
+  LmLoader<Weights> loader(
+      index, index_path,
+      [&](const std::string& shard) {
+        headers.push_back(read_safetensors_header(dir + shard));
+        return std::make_pair(dir + shard, headers.back());
+      },
+      config);
+  for (std::size_t k = 0; k < index.shards.size(); ++k) {
+    stream_safetensors_data(dir + index.shards[k], headers[k],
+                            [&](const char* b, std::size_t n) { loader.append(b, n); });
+    if (k + 1 < index.shards.size()) loader.next_file();
+  }
+  return loader.finish();
+}
 
 // The file at `path`, or the shards an index names when `path` ends in ".index.json".
 template <class Config>
 typename Config::Weights load_lm_weights(const std::string& path, const Config& config) {
   config.validate();
   if (is_safetensors_index(path)) {
-    typename Config::Weights weights = lm_empty_weights(config);
-    load_lm_shards(path, lm_tensor_layout(weights, LmLayers::kRequire));
-    return weights;
+    return load_lm_shards<typename Config::Weights>(path, config);
   }
   return load_lm_weights<typename Config::Weights>(
       path, [&](const SafetensorsHeader&) { return config; });

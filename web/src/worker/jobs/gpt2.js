@@ -5,7 +5,7 @@
 // a model that is replaced is freed with .delete(). These jobs run one after another, so a
 // forward pass never sees a model half loaded or freed.
 import { architecture, architectureOfConfigJson } from '../../gpt2/architectures.js';
-import { loadCheckpoint, parseConfigJson } from '../../gpt2/loading.js';
+import { loadCheckpoint, loadShardedCheckpoint, parseConfigJson } from '../../gpt2/loading.js';
 import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../../gpt2/shapes.js';
 import { loadTokenizer, loadTokenizerOf } from '../../gpt2/tokenizer.js';
 
@@ -164,13 +164,15 @@ export function checkTokens(ids, pieces, config) {
  * reporting progress; on success the new model replaces the current one. The architecture is
  * config.json's model_type, else what the checkpoint's tensor names say; GPT-NeoX needs both
  * files (its shape and vocabulary are not in the checkpoint), checked before any weight is read.
- * p: { model: File, config: File|null, tokenizer?: File|null }.
+ * p: { model: File, config: File|null, tokenizer?: File|null }, or a sharded checkpoint:
+ * { model: null, index: File (model.safetensors.index.json), shards: File[], config, tokenizer }.
  */
 export function gpt2Load(lab, p, ctx = {}) {
   return serial(async () => {
     cancelled = false;
     const t0 = performance.now();
-    const name = p.model.name;
+    const sharded = !p.model && p.index;
+    const name = sharded ? p.index.name : p.model.name;
     const config = p.config ? parseConfigJson(await p.config.text(), p.config.name) : undefined;
     const declared = config ? architectureOfConfigJson(config, p.config.name) : null;
     const tokenizerText = p.tokenizer ? await p.tokenizer.text() : null;
@@ -188,17 +190,20 @@ export function gpt2Load(lab, p, ctx = {}) {
     if (declared) ready(declared);
     if (declared && architecture(declared).rope)
       tokenizer = await tokenizerOf(declared, tokenizerText, p.tokenizer.name);
-    // Every dtype is held as the file stores it: the file's size is the model's.
-    const incoming = p.model.size;
+    // Every dtype is held as the file stores it: the files' size is the model's.
+    const incoming = sharded ? p.shards.reduce((n, f) => n + f.size, 0) : p.model.size;
     if (current && current.info.bytes + incoming > KEEP_OLD_BELOW) replace(null);
-    const model = await loadCheckpoint(lab, p.model, {
+    const options = {
       name,
       config,
       ...(declared ? { architecture: declared } : {}),
       onArchitecture: ready,
       onProgress: (x) => ctx.progress?.({ phase: 'load', ...x }),
       cancelled: () => cancelled,
-    });
+    };
+    const model = sharded
+      ? await loadShardedCheckpoint(lab, { index: await p.index.text(), name, shards: p.shards }, options)
+      : await loadCheckpoint(lab, p.model, options);
     try {
       if (architecture(model.architecture ?? 'gpt2').rope && !tokenizer) {
         tokenizer = await tokenizerOf(model.architecture, tokenizerText, p.tokenizer.name);
@@ -215,7 +220,7 @@ export function gpt2Load(lab, p, ctx = {}) {
       name,
       configName: p.config?.name ?? null,
       tokenizerName: tokenizer ? p.tokenizer.name : null,
-      fileBytes: p.model.size,
+      fileBytes: incoming,
     });
     current = { key, model, info, tokenizer };
     return { model: info, loadMs: performance.now() - t0 };
