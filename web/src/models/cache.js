@@ -50,9 +50,9 @@ export async function storedWeightFiles(cache, hub, model) {
 }
 
 /**
- * Which of `model`'s files from `hub` are stored: { stored: string[], missing: string[],
- * weights }. The weights count as one file, model.weights, until they are all there; then
- * `weights` lists them (storedWeightFiles).
+ * Which of `model`'s files from `hub` are stored: { stored: string[], missing: string[] }. The
+ * weights count as one missing file, model.weights, until all of them are there
+ * (storedWeightFiles).
  */
 export async function storedFiles(cache, hub, model) {
   const stored = [];
@@ -62,7 +62,7 @@ export async function storedFiles(cache, hub, model) {
   const weights = await storedWeightFiles(cache, hub, model);
   if (weights) stored.push(...weights);
   else missing.push(model.weights);
-  return { stored, missing, weights };
+  return { stored, missing };
 }
 
 /**
