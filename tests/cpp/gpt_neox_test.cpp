@@ -22,6 +22,9 @@
 #include "poslab/models/lm.hpp"
 #include "reference.hpp"
 
+// Named, so that a unity build (cmake/TestBuild.cmake) keeps its helpers apart from
+// another file's of the same name.
+namespace gpt_neox_test {
 namespace {
 
 using poslab::Error;
@@ -602,3 +605,4 @@ TEST(GptNeoxConfig, UnsupportedSettingsAreRefusedNamingTheKey) {
 }
 
 }  // namespace
+}  // namespace gpt_neox_test

@@ -15,6 +15,9 @@
 #include "poslab/layers/attention.hpp"
 #include "reference.hpp"
 
+// Named, so that a unity build (cmake/TestBuild.cmake) keeps its helpers apart from
+// another file's of the same name.
+namespace mask_test {
 namespace {
 
 using poslab::AttentionOptions;
@@ -199,3 +202,4 @@ TEST(AttentionScores, AreScaledBiasedScoresWithHiddenKeysAtMinusInfinity) {
 }
 
 }  // namespace
+}  // namespace mask_test

@@ -11,6 +11,9 @@
 #include "poslab/positions/alibi.hpp"
 #include "reference.hpp"
 
+// Named, so that a unity build (cmake/TestBuild.cmake) keeps its helpers apart from
+// another file's of the same name.
+namespace multihead_test {
 namespace {
 
 using poslab::Error;
@@ -290,3 +293,4 @@ TEST(MultiHead, RefusesRopeAndXposTogether) {
 }
 
 }  // namespace
+}  // namespace multihead_test

@@ -15,6 +15,9 @@
 #include "poslab/fast/fast.hpp"
 #include "poslab/fast/gemm.hpp"
 
+// Named, so that a unity build (cmake/TestBuild.cmake) keeps its helpers apart from
+// another file's of the same name.
+namespace threads_test {
 namespace {
 
 using poslab::fast::Op;
@@ -143,3 +146,4 @@ TEST(Threads, AttentionGivesTheSameBitsWithSeveralThreads) {
 }
 
 }  // namespace
+}  // namespace threads_test
