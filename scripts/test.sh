@@ -41,6 +41,7 @@ run_suite() {
   fi
   echo "== $name: ctest"
   local log="$dir/ctest.log"
+  rm -rf "$dir/gtest-shards"
   local filter=()
   [ -z "$exclude" ] || filter=(-E "$exclude")
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure "${filter[@]}" 2>&1 | tee "$log"
@@ -57,6 +58,7 @@ run_suite() {
   passed=$((passed + total - fail - skip))
   failed=$((failed + fail))
   skipped=$((skipped + skip))
+  count_shard_cases "$dir"
 }
 
 # run_vitest NAME VITEST_ARGS...: one vitest run; its JSON report adds to the totals.
@@ -79,27 +81,33 @@ run_vitest() {
   failed=$((failed + ${counts#* }))
 }
 
-# The generated bad-input probe (tests/cli/probe_test.cpp) runs as gtest shards, one ctest test
-# each (tests/cli/CMakeLists.txt): count its cases, not its shards, from each shard's XML
-# report. A shard that left no report (a crash, a timeout) stays one failed test.
-count_probe_cases() {
-  local line shard xml tests fails cases=0
+# GoogleTest binaries that run as shards (poslab_gtest_shards in cmake/TestBuild.cmake: the
+# bad-input probe, and the largest suites in the sanitizer build), one ctest test each: count
+# their cases, not their shards, from each shard's XML report. A shard that left no report (a
+# crash, a timeout) stays one failed test.
+count_shard_cases() {
+  local dir=$1 line name shard xml tests fails skips cases=0
   while read -r line; do
-    shard=$(sed -n 's/.*Test *#[0-9]*: Probe\.Shard\([0-9]*\) .*/\1/p' <<<"$line")
-    xml=build/release/tests/cli/probe-shard-$shard.xml
+    name=$(sed -n 's/.*Test *#[0-9]*: \([^ ]*\)\.Shard[0-9]* .*/\1/p' <<<"$line")
+    shard=$(sed -n 's/.*Test *#[0-9]*: [^ ]*\.Shard\([0-9]*\) .*/\1/p' <<<"$line")
+    xml=$dir/gtest-shards/$name-$shard.xml
     [ -f "$xml" ] || continue
     read -r tests fails < <(sed -n 's/^<testsuites tests="\([0-9]*\)" failures="\([0-9]*\)".*/\1 \2/p' "$xml")
+    # The root element has no skipped count; each suite's element has one.
+    skips=$(grep -o '<testsuite [^>]* skipped="[0-9]*"' "$xml" | sed 's/.*skipped="\([0-9]*\)"/\1/' |
+      awk '{ s += $1 } END { print s + 0 }')
     if [[ $line == *" Passed "* ]]; then
       passed=$((passed - 1))
     else
       failed=$((failed - 1))
       ((fails > 0)) || fails=1 # it failed outside a case (an exit status, a sanitizer)
     fi
-    passed=$((passed + tests - fails))
+    passed=$((passed + tests - fails - skips))
     failed=$((failed + fails))
+    skipped=$((skipped + skips))
     cases=$((cases + tests))
-  done < <(grep 'Test *#[0-9]*: Probe\.Shard' build/release/ctest.log)
-  echo "== probe: $cases bad-input cases run"
+  done < <(grep 'Test *#[0-9]*: [^ ]*\.Shard[0-9]* ' "$dir/ctest.log")
+  echo "== $dir: $cases cases run in gtest shards"
 }
 
 mkdir -p build
@@ -107,10 +115,8 @@ mkdir -p build
 # nvcc is installed, so compile errors fail the suite.
 cuda=()
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=(-DPOSLAB_CUDA=ON); fi
-rm -f build/release/tests/cli/probe-shard-*.xml
 stage "release" run_suite "release" build/release "" -DCMAKE_BUILD_TYPE=Release -DPOSLAB_TESTS=ON \
   -DPOSLAB_BENCH=ON "${cuda[@]}"
-count_probe_cases
 # The sanitizer run leaves the benchmarks out (they only add build time there) and the tests
 # named *LongRunning* (behaviour that does not change under a sanitizer, only slows down: the
 # interrupted-write sweep, the real training runs) and the bad-input probe (*Probe*: hundreds of
