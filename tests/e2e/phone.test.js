@@ -4,7 +4,7 @@
 // under the figures and the longer prose comes after them; a screenshot of each view lands in
 // test-output/e2e/phone-<view>.png (390) and phone-360-<view>.png.
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { VIEWS } from '../../web/src/state/registry.js';
 import { browserForFile, outDir, PHONE, sidewaysScroll } from './helpers/browser.js';
 
@@ -18,8 +18,12 @@ const ACTION = { 'length-generalisation': '.lg-train', 'text-lab': '.tl-train' }
 const NARROW = { width: 360, height: 780 };
 const CASES = [PHONE, NARROW].flatMap((size) => VIEWS.map((v) => [size.width, v.name, size]));
 
-describe('phone layout', () => {
-  it.each(CASES)('Phone.%i.%s', async (width, name, size) => {
+// One phone per size, going from view to view by the URL's hash as a reader's link does (the
+// playground switches views in place): a fresh page per view spent most of this file's time
+// loading the playground again. Opening each view on a fresh page is the newcomer test's part.
+const phones = new Map();
+async function phone(size) {
+  if (!phones.has(size.width)) {
     const context = await session.browser.newContext({
       viewport: size,
       deviceScaleFactor: 2,
@@ -29,7 +33,18 @@ describe('phone layout', () => {
     const page = await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    phones.set(size.width, { context, page, problems });
+  }
+  return phones.get(size.width);
+}
+afterAll(() => Promise.all([...phones.values()].map((p) => p.context.close())));
+
+describe('phone layout', () => {
+  it.each(CASES)('Phone.%i.%s', async (width, name, size) => {
+    const { page, problems } = await phone(size);
+    problems.length = 0;
     await page.goto(`${session.base}#view=${name}`);
+    await page.evaluate(() => window.scrollTo(0, 0)); // where a freshly opened view starts
     const section = `#view-${name}`;
     const figure = `${section} ${FIGURE[name] ?? '.fig'}`;
     const first = page.locator(`${figure} >> visible=true`).first();
@@ -62,6 +77,5 @@ describe('phone layout', () => {
     const shot = width === PHONE.width ? `phone-${name}.png` : `phone-${width}-${name}.png`;
     await page.screenshot({ path: path.join(outDir, shot) });
     expect(problems).toEqual([]);
-    await context.close();
   });
 });
