@@ -318,37 +318,35 @@ describe('Models view: one click to a hub model', () => {
     await context.close();
   }, 120_000);
 
-  // Qwen2.5-0.5B: a Llama-family member (q/k/v biases) by its own model_type, BF16 held as BF16.
-  it('E2E.HubQwen25DownloadsAndRunsAsAQwen2', async () => {
-    const { context, problems, row } = await runBf16LlamaFromHub(
+  // Qwen2.5-0.5B: a Llama-family member (q/k/v biases) by its own model_type; Qwen3-0.6B: q/k
+  // norms and an explicit head_dim (596M parameters in the page). Both held as BF16.
+  it.each([
+    [
+      'Qwen25DownloadsAndRunsAsAQwen2',
       'qwen2.5-0.5b',
       /Load Qwen2\.5-0\.5B.*about 988\.0 MB/,
       'Qwen2.5-0.5B (Qwen/Qwen2.5-0.5B)',
-    );
-    expect([await row('model_type'), await row('rope_theta'), await row('sliding_window')]).toEqual([
-      'qwen2',
-      '1,000,000',
-      '0',
-    ]);
-    expect(problems).toEqual([]);
-    await context.close();
-  }, 120_000);
-
-  // Qwen3-0.6B: q/k norms and an explicit head_dim, held as BF16 (596M parameters in the page).
-  it('E2E.HubQwen3DownloadsAndRunsAsAQwen3', async () => {
-    const { context, problems, row } = await runBf16LlamaFromHub(
+      ['model_type', 'rope_theta', 'sliding_window'],
+      ['qwen2', '1,000,000', '0'],
+    ],
+    [
+      'Qwen3DownloadsAndRunsAsAQwen3',
       'qwen3-0.6b',
       /Load Qwen3-0\.6B.*about 1\.5\d* GB/,
       'Qwen3-0.6B (Qwen/Qwen3-0.6B)',
-    );
-    expect([await row('model_type'), await row('head_dim'), await row('rope_theta')]).toEqual([
-      'qwen3',
-      '16',
-      '1,000,000',
-    ]);
-    expect(problems).toEqual([]);
-    await context.close();
-  }, 120_000);
+      ['model_type', 'head_dim', 'rope_theta'],
+      ['qwen3', '16', '1,000,000'],
+    ],
+  ])(
+    'E2E.Hub%s',
+    async (_name, id, button, title, keys, values) => {
+      const { context, problems, row } = await runBf16LlamaFromHub(id, button, title);
+      expect(await Promise.all(keys.map((key) => row(key)))).toEqual(values);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+    120_000,
+  );
 
   // A repository that ships its weights in shards: no model.safetensors (404), so the page asks
   // for model.safetensors.index.json and the shards it names, as from_pretrained does; they are
