@@ -158,7 +158,7 @@ class LmModel {
   // 'F32' | 'F16' | 'BF16' (as the checkpoint stored it, and as it is held) | 'mixed'
   std::string dtype() const {
     std::string held;
-    for (const auto& entry : lm_named_tensors(*weights_)) {
+    for (const auto& entry : lm_held_tensors(*weights_)) {
       const std::string name = dtype_name(entry.second->dtype);
       if (!held.empty() && held != name) return "mixed";
       held = name;

@@ -91,7 +91,7 @@ val rope_lm_random_js(const val& config, const val& seed, const val& dtype, ToCo
     require(d == "F32" || d == "F16", "dtype", "dtype must be F32 or F16 (got '" + d + "')");
     typename Arch::Weights weights = lm_random_weights(to_config(config), to_seed(seed));
     if (d == "F16") {
-      for (const auto& entry : lm_named_tensors(weights)) {
+      for (const auto& entry : lm_held_tensors(weights)) {
         // The pointers are into `weights`, which this function owns.
         auto* tensor = const_cast<StoredTensor*>(entry.second);
         *tensor = StoredTensor::from(tensor->to_float(), StoredDType::kF16);

@@ -94,12 +94,14 @@ TEST(Gemm, MatchesDoubleReferenceForEveryTransposeVariant) {
   for (const Op op_a : {Op::kNone, Op::kTranspose}) {
     for (const Op op_b : {Op::kNone, Op::kTranspose}) {
       // Tiny, single tile, edges on every axis, more than one kc block of K (256) and one mc
-      // block of M; up to 16 rows a row-major B is read in place (with several K blocks too).
+      // block of M; up to 16 rows a row-major B is read in place (with several K blocks too);
+      // up to 8 rows A·Bᵀ takes K in chunks of 128 (8 × 31 × 1030: two row groups, a K tail).
       for (const auto& [M, N, K] : std::vector<std::array<std::size_t, 3>>{{1, 1, 1},
                                                                            {4, 12, 8},
                                                                            {6, 16, 3},
                                                                            {7, 13, 5},
                                                                            {3, 50, 600},
+                                                                           {8, 31, 1030},
                                                                            {16, 33, 300},
                                                                            {33, 70, 257},
                                                                            {150, 41, 600}}) {

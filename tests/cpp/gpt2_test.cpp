@@ -276,6 +276,33 @@ TEST_F(Gpt2Tiny, TransformerPrefixIsAccepted) {
   EXPECT_EQ(w.wte.f32, checkpoint_.at("wte.weight").data);
 }
 
+// Conv1D weights come off the file (in, out) and are held (out, in), as torch's Linear keeps
+// them: element [o, i] of the held weight is the file's [i, o]; lm_named_tensors turns them
+// back, so a saved model is the checkpoint it came from.
+TEST_F(Gpt2Tiny, ConvWeightsAreHeldOutInAndSavedAsStored) {
+  const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path_, tiny_config());
+  const std::pair<const poslab::StoredTensor*, const char*> convs[] = {
+      {&w.blocks[1].attn_c_attn_weight, "h.1.attn.c_attn.weight"},
+      {&w.blocks[1].attn_c_proj_weight, "h.1.attn.c_proj.weight"},
+      {&w.blocks[1].mlp_c_fc_weight, "h.1.mlp.c_fc.weight"},
+      {&w.blocks[1].mlp_c_proj_weight, "h.1.mlp.c_proj.weight"}};
+  for (const auto& [held, name] : convs) {
+    const TensorF& stored = checkpoint_.at(name);
+    const std::size_t in = stored.dim(0), out = stored.dim(1);
+    ASSERT_EQ(held->shape, (poslab::Shape{out, in})) << name;
+    for (std::size_t i = 0; i < in; ++i) {
+      for (std::size_t o = 0; o < out; ++o) {
+        ASSERT_EQ(held->f32[o * in + i], stored.data[i * out + o])
+            << name << " [" << i << ", " << o << "]";
+      }
+    }
+  }
+  for (const auto& [name, tensor] : poslab::lm_named_tensors(w)) {
+    EXPECT_EQ(tensor->shape, checkpoint_.at(name).shape) << name;
+    EXPECT_EQ(tensor->f32, checkpoint_.at(name).data) << name;
+  }
+}
+
 TEST_F(Gpt2Tiny, Fp16CheckpointLoadsTheHalfRoundedValues) {
   const std::string path = temp_file(encode(checkpoint_, "", poslab::StoredDType::kF16));
   const poslab::Gpt2Weights w = poslab::load_gpt2_weights(path, tiny_config());

@@ -146,7 +146,7 @@ TEST(Lens, HeadsWiredInAGpt2AreNamedByTheirRoles) {
   set(1, 5, 1.0);
   set(0, 6, 1.0);  // head 1's k: (x0, x1)
   set(1, 7, 1.0);
-  b.attn_c_attn_weight = StoredTensor::from(W);
+  b.attn_c_attn_weight = transposed(StoredTensor::from(W));  // held (out, in)
   b.attn_c_attn_bias = StoredTensor::from(bias);
 
   const std::vector<long long> tokens{1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0};

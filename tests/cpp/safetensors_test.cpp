@@ -233,6 +233,28 @@ TEST(Safetensors, StoredTensorsHoldBf16AsItsBits) {
   EXPECT_EQ(zeros.at(2), 0.0f);
 }
 
+// transposed() turns a 2-D tensor in its own dtype, bits unchanged, over sizes that are not
+// multiples of its tile (33 × 70), and refuses anything but a matrix.
+TEST(Safetensors, StoredTensorsTransposeInTheirDtype) {
+  constexpr std::size_t kRows = 33, kCols = 70;
+  TensorF values({kRows, kCols});
+  for (std::size_t i = 0; i < values.size(); ++i) values.data[i] = float(i) * 0.37f - 100.0f;
+  for (const StoredDType dtype : {StoredDType::kF32, StoredDType::kF16, StoredDType::kBF16}) {
+    const poslab::StoredTensor t = poslab::StoredTensor::from(values, dtype);
+    const poslab::StoredTensor u = poslab::transposed(t);
+    ASSERT_EQ(u.shape, (poslab::Shape{kCols, kRows}));
+    EXPECT_EQ(u.dtype, dtype);
+    for (std::size_t r = 0; r < kRows; ++r) {
+      for (std::size_t c = 0; c < kCols; ++c) {
+        ASSERT_EQ(bits(u.at(c * kRows + r)), bits(t.at(r * kCols + c))) << r << ", " << c;
+      }
+    }
+    EXPECT_EQ(poslab::transposed(u).to_float().data, t.to_float().data);
+  }
+  EXPECT_THROW(poslab::transposed(poslab::StoredTensor({3}, StoredDType::kF32, "v")),
+               poslab::Error);
+}
+
 TEST(Safetensors, EveryTruncationIsRefused) {
   const TensorF a = ref::random_tensor({2, 3}, 5);
   const std::string bytes = poslab::encode_safetensors({{"a", &a}});

@@ -48,6 +48,9 @@ constexpr std::size_t kDirectRows = 16;
 constexpr std::size_t kDotRows = 4;
 constexpr std::size_t kDotCols = 16;     // rows of B in cache at a time (48 KB at K = 768)
 constexpr std::size_t kDotMaxRows = 32;  // 32 × 3072 × 768 in cache: 39 GFLOP/s (wasm SIMD, Node)
+// Up to kChunkedRows rows, gemm_abt_interleaved takes kDotChunk elements of K per pass.
+constexpr std::size_t kChunkedRows = 8;
+constexpr std::size_t kDotChunk = 128;
 // Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
 // panel width, so only the last slice has a partial panel), from kParallelFlops up.
 constexpr std::size_t kParallelColumns = 64;
@@ -85,6 +88,34 @@ void pack_a(const float* a, std::size_t lda, Op op, std::size_t i0, std::size_t 
   }
 }
 
+// One whole panel of Bᵀ: panel[p * nr + j] = b[j * ldb + p] for j < nr (a multiple of 4),
+// p < k, in 4 × 4 blocks turned in registers (128-bit vectors, which every target has): an
+// element-by-element gather made the packed A·Bᵀ 2–6 % slower than A·B at T = 64–128.
+void pack_bt_panel(const float* b, std::size_t ldb, std::size_t k, std::size_t nr, float* panel) {
+  const hn::Full128<float> d4;
+  for (std::size_t j = 0; j < nr; j += 4) {
+    const float* r0 = b + j * ldb;
+    const float* r1 = r0 + ldb;
+    const float* r2 = r1 + ldb;
+    const float* r3 = r2 + ldb;
+    std::size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      const auto a0 = hn::LoadU(d4, r0 + p), a1 = hn::LoadU(d4, r1 + p);
+      const auto a2 = hn::LoadU(d4, r2 + p), a3 = hn::LoadU(d4, r3 + p);
+      const auto lo01 = hn::InterleaveLower(d4, a0, a1), lo23 = hn::InterleaveLower(d4, a2, a3);
+      const auto hi01 = hn::InterleaveUpper(d4, a0, a1), hi23 = hn::InterleaveUpper(d4, a2, a3);
+      float* out = panel + p * nr + j;
+      hn::StoreU(hn::ConcatLowerLower(d4, lo23, lo01), d4, out);
+      hn::StoreU(hn::ConcatUpperUpper(d4, lo23, lo01), d4, out + nr);
+      hn::StoreU(hn::ConcatLowerLower(d4, hi23, hi01), d4, out + 2 * nr);
+      hn::StoreU(hn::ConcatUpperUpper(d4, hi23, hi01), d4, out + 3 * nr);
+    }
+    for (; p < k; ++p) {
+      for (std::size_t q = 0; q < 4; ++q) panel[p * nr + j + q] = b[(j + q) * ldb + p];
+    }
+  }
+}
+
 // op(B)[p0 .. p0+k, j0 .. j0+n] → panels of nr columns: panel c holds, for each step p, the
 // nr values of columns c·nr.. (zero past n).
 void pack_b(const float* b, std::size_t ldb, Op op, std::size_t p0, std::size_t k, std::size_t j0,
@@ -106,6 +137,8 @@ void pack_b(const float* b, std::size_t ldb, Op op, std::size_t p0, std::size_t 
         std::memcpy(dst, b + (p0 + p) * ldb + j0 + c, cols * sizeof(float));
         std::fill(dst + cols, dst + nr, 0.0f);
       }
+    } else if (cols == nr) {
+      pack_bt_panel(b + (j0 + c) * ldb + p0, ldb, k, nr, panel);
     } else {
       for (std::size_t j = 0; j < cols; ++j) {
         const float* src = b + (j0 + c + j) * ldb + p0;
@@ -147,11 +180,27 @@ HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* 
   }
 }
 
+// acc0[r] += ar[r]·b0 and acc1[r] += ar[r]·b1 lane by lane over the whole vectors of
+// [p0, p1): a tile of kDotRows rows of A × 2 rows of B, 6 loads per 8 multiply-adds.
+HWY_INLINE void dot_tile(const float* const* ar, const float* b0, const float* b1, std::size_t p0,
+                         std::size_t p1, VF* acc0, VF* acc1) {
+  const DF d;
+  for (std::size_t p = p0; p < p1; p += hn::Lanes(d)) {
+    const VF bv0 = hn::LoadU(d, b0 + p);
+    const VF bv1 = hn::LoadU(d, b1 + p);
+    for (std::size_t r = 0; r < kDotRows; ++r) {
+      const VF av = hn::LoadU(d, ar[r] + p);
+      acc0[r] = hn::MulAdd(av, bv0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, bv1, acc1[r]);
+    }
+  }
+}
+
 // C (M, N) (+)= A · Bᵀ for a few rows (M <= kDotMaxRows), A (M, K) and B (N, K) row-major: each
 // C[i][j] is a dot product along contiguous K. B — GPT-2's (V, E) token embedding for the
 // logits — is streamed from memory once, kDotCols rows at a time, and every row of A (all of A
-// stays in L2) meets those rows while they are in cache. A tile of kDotRows rows of A × 2 rows of
-// B takes 6 loads per 8 multiply-adds (one row of B against 8 rows of A took 9).
+// stays in L2) meets those rows while they are in cache, in dot_tile's tiles (one row of B
+// against 8 rows of A took 9 loads per 8 multiply-adds).
 void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda,
                        const float* b, std::size_t ldb, float* c, std::size_t ldc,
                        bool accumulate) {
@@ -170,16 +219,8 @@ void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float*
         const float* b1 = cols == 2 ? b0 + ldb : b0;
         VF acc0[kDotRows], acc1[kDotRows];
         for (std::size_t r = 0; r < kDotRows; ++r) acc0[r] = acc1[r] = hn::Zero(d);
-        std::size_t p = 0;
-        for (; p + L <= K; p += L) {
-          const VF bv0 = hn::LoadU(d, b0 + p);
-          const VF bv1 = hn::LoadU(d, b1 + p);
-          for (std::size_t r = 0; r < kDotRows; ++r) {
-            const VF av = hn::LoadU(d, ar[r] + p);
-            acc0[r] = hn::MulAdd(av, bv0, acc0[r]);
-            acc1[r] = hn::MulAdd(av, bv1, acc1[r]);
-          }
-        }
+        const std::size_t p = K / L * L;
+        dot_tile(ar, b0, b1, 0, p, acc0, acc1);
         for (std::size_t r = 0; r < rows; ++r) {
           const VF* acc[2] = {acc0, acc1};
           const float* bj[2] = {b0, b1};
@@ -195,18 +236,75 @@ void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float*
   }
 }
 
+// The same for up to kChunkedRows rows, where the kDotRows-row passes over a pair of B rows
+// would otherwise run one after another: the first reads the pair from memory, the rest from
+// L1 while no load goes to memory. Here every pass takes kDotChunk elements of K in turn
+// (partial sums kept in `partial`), so the pair streams in evenly: at M = 8 the logits product
+// (wte, 154 MB) took 25 ms against 18 at M = 4 with the passes in a row.
+void gemm_abt_interleaved(std::size_t M, std::size_t N, std::size_t K, const float* a,
+                          std::size_t lda, const float* b, std::size_t ldb, float* c,
+                          std::size_t ldc, bool accumulate) {
+  const DF d;
+  const std::size_t L = hn::Lanes(d);
+  const std::size_t groups = (M + kDotRows - 1) / kDotRows;
+  const std::size_t vector_end = K / L * L;
+  // One group of rows has nothing to interleave with: all of K in one pass.
+  const std::size_t chunk = groups == 1 ? std::max<std::size_t>(vector_end, 1) : kDotChunk;
+  HWY_ALIGN float partial[kChunkedRows / kDotRows][2 * kDotRows][HWY_MAX_BYTES / sizeof(float)];
+  for (std::size_t j = 0; j < N; j += 2) {
+    const std::size_t cols = std::min<std::size_t>(2, N - j);
+    const float* b0 = b + j * ldb;
+    const float* b1 = cols == 2 ? b0 + ldb : b0;
+    for (std::size_t g = 0; g < groups; ++g) {
+      for (std::size_t s = 0; s < 2 * kDotRows; ++s) hn::Store(hn::Zero(d), d, partial[g][s]);
+    }
+    for (std::size_t p0 = 0; p0 < vector_end; p0 += chunk) {
+      const std::size_t p1 = std::min(vector_end, p0 + chunk);
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t i0 = g * kDotRows, rows = std::min(kDotRows, M - i0);
+        const float* ar[kDotRows];  // rows past M repeat the last one: computed, never stored
+        for (std::size_t r = 0; r < kDotRows; ++r) ar[r] = a + (i0 + std::min(r, rows - 1)) * lda;
+        VF acc0[kDotRows], acc1[kDotRows];
+        for (std::size_t r = 0; r < kDotRows; ++r) {
+          acc0[r] = hn::Load(d, partial[g][r]);
+          acc1[r] = hn::Load(d, partial[g][kDotRows + r]);
+        }
+        dot_tile(ar, b0, b1, p0, p1, acc0, acc1);
+        for (std::size_t r = 0; r < kDotRows; ++r) {
+          hn::Store(acc0[r], d, partial[g][r]);
+          hn::Store(acc1[r], d, partial[g][kDotRows + r]);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < M; ++i) {
+      const std::size_t g = i / kDotRows, r = i % kDotRows;
+      const float* ai = a + i * lda;
+      const float* bj[2] = {b0, b1};
+      for (std::size_t q = 0; q < cols; ++q) {
+        float sum = hn::GetLane(hn::SumOfLanes(d, hn::Load(d, partial[g][q * kDotRows + r])));
+        for (std::size_t t = vector_end; t < K; ++t) sum += ai[t] * bj[q][t];
+        float& out = c[i * ldc + j + q];
+        out = accumulate ? out + sum : sum;
+      }
+    }
+  }
+}
+
 // One thread's product: every column block of C in turn.
 void gemm_serial(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t lda,
                  Op op_a, const float* b, std::size_t ldb, Op op_b, float* c, std::size_t ldc,
                  bool accumulate) {
+  if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kChunkedRows) {
+    return gemm_abt_interleaved(M, N, K, a, lda, b, ldb, c, ldc, accumulate);
+  }
   if (op_a == Op::kNone && op_b == Op::kTranspose && M <= kDotMaxRows) {
     return gemm_abt_few_rows(M, N, K, a, lda, b, ldb, c, ldc, accumulate);
   }
   const DF d;
   const std::size_t nr = kNV * hn::Lanes(d);
   // A few rows of A reuse each B panel only a few times: packing B would cost as much as the
-  // product, so a row-major B is read in place (a prompt of a few tokens through GPT-2's
-  // (in, out) weights). Only a partial last panel is packed, so no load runs past a row.
+  // product, so a row-major B is read in place. Only a partial last panel is packed, so no load
+  // runs past a row.
   const bool direct_b = op_b == Op::kNone && M <= kDirectRows;
   // Column blocks hold whole panels (nr need not divide kNC).
   const std::size_t nc_block = kNC / nr * nr;

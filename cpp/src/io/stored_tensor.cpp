@@ -5,6 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "poslab/base/errors.hpp"
+
 namespace poslab {
 
 const char* dtype_name(StoredDType dtype) {
@@ -169,6 +171,39 @@ void StoredTensor::widen(std::size_t begin, std::size_t n, double* out) const {
 
 void StoredTensor::widen(std::size_t begin, std::size_t n, float* out) const {
   widen_into(*this, begin, n, out);
+}
+
+namespace {
+
+// out (c, r) = in (r, c)ᵀ in square tiles, so that both sides stay in cache: a column walk of
+// a row-major matrix with rows kilobytes apart would miss on every element.
+template <class T>
+void transpose_into(const std::vector<T>& in, std::size_t r, std::size_t c, std::vector<T>& out) {
+  constexpr std::size_t kTile = 32;
+  out.resize(in.size());
+  for (std::size_t i0 = 0; i0 < r; i0 += kTile) {
+    for (std::size_t j0 = 0; j0 < c; j0 += kTile) {
+      const std::size_t i1 = std::min(r, i0 + kTile), j1 = std::min(c, j0 + kTile);
+      for (std::size_t i = i0; i < i1; ++i) {
+        for (std::size_t j = j0; j < j1; ++j) out[j * r + i] = in[i * c + j];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StoredTensor transposed(const StoredTensor& t) {
+  require(t.shape.size() == 2, "transposed: a 2-D tensor is needed, not " + shape_string(t.shape));
+  StoredTensor out;
+  out.shape = {t.shape[1], t.shape[0]};
+  out.dtype = t.dtype;
+  if (t.dtype == StoredDType::kF32) {
+    transpose_into(t.f32, t.shape[0], t.shape[1], out.f32);
+  } else {
+    transpose_into(t.bits16, t.shape[0], t.shape[1], out.bits16);
+  }
+  return out;
 }
 
 TensorF StoredTensor::to_float() const {

@@ -24,8 +24,8 @@ TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
                        const std::vector<long long>& positions, const TensorF* alibi,
                        const Gpt2Options& options, TensorF* weights) {
   const Precision precision = options.precision;
-  const TensorF qkv = model::linear(a, block.attn_c_attn_weight, &block.attn_c_attn_bias,
-                                    model::Layout::kInOut, precision, "qkv (T, 3E)");
+  const TensorF qkv =
+      model::linear(a, block.attn_c_attn_weight, &block.attn_c_attn_bias, precision, "qkv (T, 3E)");
   model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kSideBySide);
   if (options.position == Gpt2Position::kRope) {
     if (options.positions.empty()) {
@@ -35,17 +35,17 @@ TensorF self_attention(const TensorF& a, const Gpt2Block& block, std::size_t H,
     }
   }
   const TensorF merged = model::causal_attention(heads, alibi, precision, weights);
-  return model::linear(merged, block.attn_c_proj_weight, &block.attn_c_proj_bias,
-                       model::Layout::kInOut, precision, "attention (T, E)");
+  return model::linear(merged, block.attn_c_proj_weight, &block.attn_c_proj_bias, precision,
+                       "attention (T, E)");
 }
 
 // mlp.c_proj(gelu_tanh(mlp.c_fc(a))): (T, E) → (T, 4E) → (T, E).
 TensorF mlp(const TensorF& a, const Gpt2Block& block, Precision precision) {
-  TensorF hidden = model::linear(a, block.mlp_c_fc_weight, &block.mlp_c_fc_bias,
-                                 model::Layout::kInOut, precision, "MLP hidden (T, 4E)");
+  TensorF hidden = model::linear(a, block.mlp_c_fc_weight, &block.mlp_c_fc_bias, precision,
+                                 "MLP hidden (T, 4E)");
   model::gelu_tanh(hidden, precision);
-  return model::linear(hidden, block.mlp_c_proj_weight, &block.mlp_c_proj_bias,
-                       model::Layout::kInOut, precision, "MLP output (T, E)");
+  return model::linear(hidden, block.mlp_c_proj_weight, &block.mlp_c_proj_bias, precision,
+                       "MLP output (T, E)");
 }
 
 }  // namespace
@@ -148,8 +148,7 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
 
   const TensorF final_x = model::layer_norm(x, weights.ln_f_weight, weights.ln_f_bias, eps);
   // Tied to the token embedding: logits = x · wteᵀ, wte (V, E) read as an (out, in) weight.
-  result.logits = model::linear(final_x, weights.wte, nullptr, model::Layout::kOutIn,
-                                options.precision, "logits (T, V)");
+  result.logits = model::linear(final_x, weights.wte, nullptr, options.precision, "logits (T, V)");
   // The next token after the last position.
   const std::size_t V = result.logits.dim(1);
   TopK top = top_k(result.logits.ptr() + (T - 1) * V, V, std::size_t(options.top_k));

@@ -19,7 +19,7 @@ namespace {
 
 TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, Precision precision,
                const char* what) {
-  return model::linear(x, w, &b, model::Layout::kOutIn, precision, what);
+  return model::linear(x, w, &b, precision, what);
 }
 
 // Causal self-attention of one layer: qkv (T, 3E) = query_key_value(a), per head [q | k | v];

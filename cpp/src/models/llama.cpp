@@ -17,7 +17,7 @@ namespace {
 // torch's Linear, its bias when the checkpoint has one (attention_bias).
 TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, Precision precision,
                const char* what) {
-  return model::linear(x, w, b.size() > 0 ? &b : nullptr, model::Layout::kOutIn, precision, what);
+  return model::linear(x, w, b.size() > 0 ? &b : nullptr, precision, what);
 }
 
 // RMSNorm of every head's vector: x (n, T, d) as (n·T, d) rows.
@@ -57,17 +57,15 @@ TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaCon
 // down_proj(act(gate_proj(m)) · up_proj(m)): (T, E) → (T, I) → (T, E); act silu (SwiGLU), or
 // Gemma's GELU-tanh with the post-feedforward norm after.
 TensorF mlp(const TensorF& m, const LlamaLayer& layer, const LlamaConfig& c, Precision precision) {
-  TensorF gate = model::linear(m, layer.gate_proj_weight, nullptr, model::Layout::kOutIn, precision,
-                               "MLP gate (T, I)");
-  const TensorF up = model::linear(m, layer.up_proj_weight, nullptr, model::Layout::kOutIn,
-                                   precision, "MLP up (T, I)");
+  TensorF gate = model::linear(m, layer.gate_proj_weight, nullptr, precision, "MLP gate (T, I)");
+  const TensorF up = model::linear(m, layer.up_proj_weight, nullptr, precision, "MLP up (T, I)");
   if (c.gemma()) {
     model::geglu_tanh(gate, up, precision);
   } else {
     model::swiglu(gate, up, precision);
   }
-  TensorF out = model::linear(gate, layer.down_proj_weight, nullptr, model::Layout::kOutIn,
-                              precision, "MLP output (T, E)");
+  TensorF out =
+      model::linear(gate, layer.down_proj_weight, nullptr, precision, "MLP output (T, E)");
   if (!c.gemma()) return out;
   return model::rms_norm(out, layer.post_feedforward_layernorm_weight, c.rms_norm_eps, 1.0);
 }

@@ -51,16 +51,16 @@ void add_norm(LmTensorLayout& layout, const std::string& name, StoredTensor& wei
 }
 
 void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
-                StoredTensor& bias, std::size_t in, std::size_t out) {
-  const Shape shape = layout.linear == LmTensorLayout::kInOut ? Shape{in, out} : Shape{out, in};
-  add_matrix(layout, name + ".weight", weight, shape);
-  layout.tensors.push_back({name + ".bias", &bias, {out}, LmTensor::kZero});
+                std::size_t in, std::size_t out) {
+  const bool in_out = layout.linear == LmTensorLayout::kInOut;
+  add_matrix(layout, name + ".weight", weight, in_out ? Shape{in, out} : Shape{out, in});
+  layout.tensors.back().transposed = in_out;
 }
 
 void add_linear(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
-                std::size_t in, std::size_t out) {
-  const Shape shape = layout.linear == LmTensorLayout::kInOut ? Shape{in, out} : Shape{out, in};
-  add_matrix(layout, name + ".weight", weight, shape);
+                StoredTensor& bias, std::size_t in, std::size_t out) {
+  add_linear(layout, name, weight, in, out);
+  layout.tensors.push_back({name + ".bias", &bias, {out}, LmTensor::kZero});
 }
 
 void add_gain(LmTensorLayout& layout, const std::string& name, StoredTensor& weight,
@@ -74,14 +74,26 @@ std::string lm_layers_note(const LmTensorLayout& layout) {
 
 void check_lm_tensors(const LmTensorLayout& layout) {
   for (const LmTensor& t : layout.tensors) {
-    require(t.tensor->shape == t.shape &&
-                t.tensor->size() == checked_numel(t.shape, t.name, kMaxWeightElements),
-            layout.model + " tensor '" + t.name + "' has shape " + shape_string(t.tensor->shape) +
-                ", the config needs " + shape_string(t.shape));
+    const Shape held = t.held_shape();
+    require(t.tensor->shape == held &&
+                t.tensor->size() == checked_numel(held, t.name, kMaxWeightElements),
+            layout.model + " tensor '" + t.name + "' is held as " + shape_string(t.tensor->shape) +
+                ", the config needs " + shape_string(held));
   }
 }
 
-std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
+LmCheckpointTensors::LmCheckpointTensors(const LmTensorLayout& layout) {
+  for (const LmTensor& t : layout.tensors) {
+    if (!t.transposed) {
+      emplace_back(t.name, t.tensor);
+      continue;
+    }
+    copies_.push_back(std::make_unique<StoredTensor>(transposed(*t.tensor)));
+    emplace_back(t.name, copies_.back().get());
+  }
+}
+
+std::vector<std::pair<std::string, const StoredTensor*>> lm_held_tensors(
     const LmTensorLayout& layout) {
   std::vector<std::pair<std::string, const StoredTensor*>> out;
   for (const LmTensor& t : layout.tensors) out.emplace_back(t.name, t.tensor);
@@ -91,12 +103,13 @@ std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
 void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed) {
   Rng rng(seed);
   for (const LmTensor& t : layout.tensors) {
-    *t.tensor = StoredTensor(t.shape, StoredDType::kF32, layout.model + " tensor '" + t.name + "'");
-    std::vector<float>& values = t.tensor->f32;
-    if (t.init == LmTensor::kOne) std::fill(values.begin(), values.end(), 1.0f);
+    StoredTensor& tensor = *t.tensor;
+    tensor = StoredTensor(t.shape, StoredDType::kF32, layout.model + " tensor '" + t.name + "'");
+    if (t.init == LmTensor::kOne) std::fill(tensor.f32.begin(), tensor.f32.end(), 1.0f);
     if (t.init == LmTensor::kNormal) {
-      for (float& v : values) v = static_cast<float>(0.02 * rng.normal());
+      for (float& v : tensor.f32) v = static_cast<float>(0.02 * rng.normal());
     }
+    if (t.transposed) tensor = transposed(tensor);
   }
 }
 
@@ -187,12 +200,13 @@ LmWeightStream::LmWeightStream(const SafetensorsHeader& header, const LmTensorLa
   const std::vector<Match> matched = match(header, layout, name_, prefixed);
   for (const Match& m : matched) {
     if (m.slot == nullptr) {
-      targets_.push_back({m.entry->begin, m.entry->end, nullptr, m.entry->name});
+      targets_.push_back({m.entry->begin, m.entry->end, nullptr, m.entry->name, false});
       continue;
     }
     *m.slot->tensor =
         StoredTensor(m.entry->shape, m.entry->dtype, name_ + ": tensor '" + m.entry->name + "'");
-    targets_.push_back({m.entry->begin, m.entry->end, m.slot->tensor, m.entry->name});
+    targets_.push_back(
+        {m.entry->begin, m.entry->end, m.slot->tensor, m.entry->name, m.slot->transposed});
   }
   std::sort(targets_.begin(), targets_.end(),
             [](const Target& a, const Target& b) { return a.begin < b.begin; });
@@ -239,6 +253,11 @@ void LmWeightStream::finish() {
     if (t.tensor) {
       require(all_finite(*t.tensor), name_ + ": tensor '" + t.name + "' contains NaN or infinity");
     }
+  }
+  // Turned after the checks: a refused file leaves nothing half done. One tensor's copy at a
+  // time is the peak beyond the weights themselves.
+  for (const Target& t : targets_) {
+    if (t.transposed) *t.tensor = transposed(*t.tensor);
   }
   finished_ = true;
 }

@@ -26,17 +26,16 @@ struct Dims {
   std::size_t T, in, out;
 };
 
-Dims dims_of(const TensorF& x, const StoredTensor& w, Layout layout) {
-  const std::size_t in = layout == Layout::kInOut ? w.dim(0) : w.dim(1);
-  const std::size_t out = layout == Layout::kInOut ? w.dim(1) : w.dim(0);
+Dims dims_of(const TensorF& x, const StoredTensor& w) {
+  const std::size_t in = w.dim(1), out = w.dim(0);
   require(x.ndim() == 2 && x.dim(1) == in, "linear: input " + shape_string(x.shape) +
                                                " does not match weight " + shape_string(w.shape));
   return {x.dim(0), in, out};
 }
 
-TensorF linear_double(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Layout layout,
+TensorF linear_double(const TensorF& x, const StoredTensor& w, const StoredTensor* b,
                       const char* what) {
-  const Dims n = dims_of(x, w, layout);
+  const Dims n = dims_of(x, w);
   TensorF result({n.T, n.out}, what);
   const MatrixD X = Eigen::Map<const MatrixF>(x.ptr(), n.T, n.in).cast<double>();
   MatrixD y = MatrixD::Zero(n.T, n.out);
@@ -45,69 +44,51 @@ TensorF linear_double(const TensorF& x, const StoredTensor& w, const StoredTenso
     b->widen(0, n.out, bias.data());
     y.rowwise() = bias;
   }
-  if (layout == Layout::kInOut) {  // slices of input rows: y += X[:, r0:r0+k] · W[r0:r0+k]
-    const std::size_t rows = std::max<std::size_t>(1, kSliceDoubles / n.out);
-    MatrixD W(std::min(rows, n.in), n.out);
-    for (std::size_t r0 = 0; r0 < n.in; r0 += rows) {
-      const std::size_t k = std::min(rows, n.in - r0);
-      w.widen(r0 * n.out, k * n.out, W.data());
-      y.noalias() += X.middleCols(r0, k) * W.topRows(k);
-    }
-  } else {  // slices of output rows: y[:, r0:r0+k] += X · W[r0:r0+k]ᵀ
-    const std::size_t rows = std::max<std::size_t>(1, kSliceDoubles / n.in);
-    MatrixD W(std::min(rows, n.out), n.in);
-    for (std::size_t r0 = 0; r0 < n.out; r0 += rows) {
-      const std::size_t k = std::min(rows, n.out - r0);
-      w.widen(r0 * n.in, k * n.in, W.data());
-      y.middleCols(r0, k).noalias() += X * W.topRows(k).transpose();
-    }
+  // Slices of output rows: y[:, r0:r0+k] += X · W[r0:r0+k]ᵀ.
+  const std::size_t rows = std::max<std::size_t>(1, kSliceDoubles / n.in);
+  MatrixD W(std::min(rows, n.out), n.in);
+  for (std::size_t r0 = 0; r0 < n.out; r0 += rows) {
+    const std::size_t k = std::min(rows, n.out - r0);
+    w.widen(r0 * n.in, k * n.in, W.data());
+    y.middleCols(r0, k).noalias() += X * W.topRows(k).transpose();
   }
   Eigen::Map<MatrixF>(result.ptr(), n.T, n.out) = y.cast<float>();
   return result;
 }
 
-TensorF linear_float(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Layout layout,
+TensorF linear_float(const TensorF& x, const StoredTensor& w, const StoredTensor* b,
                      const char* what) {
   using fast::Op;
-  const Dims n = dims_of(x, w, layout);
+  const Dims n = dims_of(x, w);
   TensorF y({n.T, n.out}, what);
   if (b) {
     b->widen(0, n.out, y.ptr());
     for (std::size_t t = 1; t < n.T; ++t) std::copy_n(y.ptr(), n.out, y.ptr() + t * n.out);
   }
   const bool add = b != nullptr;
-  const Op op = layout == Layout::kInOut ? Op::kNone : Op::kTranspose;
-  const std::size_t ldw = layout == Layout::kInOut ? n.out : n.in;
   if (w.dtype == StoredDType::kF32) {
-    fast::gemm(n.T, n.out, n.in, x.ptr(), n.in, Op::kNone, w.f32.data(), ldw, op, y.ptr(), n.out,
-               add);
+    fast::gemm(n.T, n.out, n.in, x.ptr(), n.in, Op::kNone, w.f32.data(), n.in, Op::kTranspose,
+               y.ptr(), n.out, add);
     return y;
   }
-  // Half precision: widen a slice of W's rows at a time. (in, out) rows are the inner
-  // dimension, so each slice adds its share of the sum; (out, in) rows are output columns.
-  const std::size_t rows = std::max<std::size_t>(1, kSliceFloats / ldw);
-  const std::size_t total = layout == Layout::kInOut ? n.in : n.out;
-  std::vector<float> slice(std::min(rows, total) * ldw);
-  for (std::size_t r0 = 0; r0 < total; r0 += rows) {
-    const std::size_t k = std::min(rows, total - r0);
-    w.widen(r0 * ldw, k * ldw, slice.data());
-    if (layout == Layout::kInOut) {
-      fast::gemm(n.T, n.out, k, x.ptr() + r0, n.in, Op::kNone, slice.data(), ldw, Op::kNone,
-                 y.ptr(), n.out, add || r0 > 0);
-    } else {
-      fast::gemm(n.T, k, n.in, x.ptr(), n.in, Op::kNone, slice.data(), ldw, Op::kTranspose,
-                 y.ptr() + r0, n.out, add);
-    }
+  // Half precision: widen a slice of W's rows (output columns) at a time.
+  const std::size_t rows = std::max<std::size_t>(1, kSliceFloats / n.in);
+  std::vector<float> slice(std::min(rows, n.out) * n.in);
+  for (std::size_t r0 = 0; r0 < n.out; r0 += rows) {
+    const std::size_t k = std::min(rows, n.out - r0);
+    w.widen(r0 * n.in, k * n.in, slice.data());
+    fast::gemm(n.T, k, n.in, x.ptr(), n.in, Op::kNone, slice.data(), n.in, Op::kTranspose,
+               y.ptr() + r0, n.out, add);
   }
   return y;
 }
 
 }  // namespace
 
-TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Layout layout,
-               Precision precision, const char* what) {
-  return precision == Precision::kDouble ? linear_double(x, w, b, layout, what)
-                                         : linear_float(x, w, b, layout, what);
+TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Precision precision,
+               const char* what) {
+  return precision == Precision::kDouble ? linear_double(x, w, b, what)
+                                         : linear_float(x, w, b, what);
 }
 
 void gelu_tanh(TensorF& x, Precision precision) {

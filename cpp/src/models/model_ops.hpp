@@ -13,15 +13,12 @@
 
 namespace poslab::model {
 
-// How a weight matrix is stored: Hugging Face's Conv1D (GPT-2) keeps (in, out) and computes
-// x·W; torch.nn.Linear (GPT-NeoX, and tied logits against an (V, E) embedding) keeps
-// (out, in) and computes x·Wᵀ.
-enum class Layout { kInOut, kOutIn };
-
-// y (T, out) = x (T, in) · W (+ b), W in `layout`; b (out,) or null. Half-precision weights
-// are widened a bounded slice at a time (never a float32 copy of the whole matrix).
-TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Layout layout,
-               Precision precision, const char* what);
+// y (T, out) = x (T, in) · Wᵀ (+ b): W (out, in) as torch.nn.Linear stores it (and as the
+// loader holds GPT-2's Conv1D weights, lm_weights.hpp), or a tied (V, E) embedding; b (out,)
+// or null. Half-precision weights are widened a bounded slice of rows at a time (never a
+// float32 copy of the whole matrix).
+TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor* b, Precision precision,
+               const char* what);
 
 // In place, elementwise: GPT-2's tanh approximation / GPT-NeoX's exact erf GELU.
 void gelu_tanh(TensorF& x, Precision precision);

@@ -64,4 +64,7 @@ struct StoredTensor {
   TensorF to_float() const;
 };
 
+// The transpose of a 2-D tensor, (r, c) → (c, r), in its own dtype (bits copied unchanged).
+StoredTensor transposed(const StoredTensor& t);
+
 }  // namespace poslab

@@ -72,15 +72,17 @@ Gpt2ParameterCounts gpt2_parameter_counts(const Gpt2Config& config);
 inline constexpr std::uint64_t kMaxGpt2Parameters = std::uint64_t{8} * kMaxElements;
 
 // Every weight keeps the dtype its checkpoint stored, BF16 widened to F32 (random init is F32).
+// The checkpoint's Conv1D weights, (in, out), are held transposed, (out, in), as every other
+// architecture's linear layers (lm_weights.hpp); lm_named_tensors gives them back as stored.
 struct Gpt2Block {
   StoredTensor ln_1_weight, ln_1_bias;              // (E,)
-  StoredTensor attn_c_attn_weight;                  // (E, 3E): q, k, v side by side
+  StoredTensor attn_c_attn_weight;                  // held (3E, E): q, k, v one after another
   StoredTensor attn_c_attn_bias;                    // (3E,)
-  StoredTensor attn_c_proj_weight;                  // (E, E)
+  StoredTensor attn_c_proj_weight;                  // held (E, E), transposed
   StoredTensor attn_c_proj_bias;                    // (E,)
   StoredTensor ln_2_weight, ln_2_bias;              // (E,)
-  StoredTensor mlp_c_fc_weight, mlp_c_fc_bias;      // (E, 4E), (4E,)
-  StoredTensor mlp_c_proj_weight, mlp_c_proj_bias;  // (4E, E), (E,)
+  StoredTensor mlp_c_fc_weight, mlp_c_fc_bias;      // held (4E, E), (4E,)
+  StoredTensor mlp_c_proj_weight, mlp_c_proj_bias;  // held (E, 4E), (E,)
 };
 
 struct Gpt2Weights {

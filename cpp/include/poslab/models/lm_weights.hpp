@@ -26,8 +26,13 @@ namespace poslab {
 struct LmTensor {
   std::string name;                         // in the checkpoint, without the layout's prefix
   StoredTensor* tensor;                     // where it lives in the weights
-  Shape shape;                              // as the config gives it
+  Shape shape;                              // in the checkpoint, as the config gives it
   enum Init { kNormal, kZero, kOne } init;  // random init: N(0, 0.02²), 0, 1
+  // Held in memory as the transpose of the checkpoint's 2-D shape (a Conv1D weight, stored
+  // (in, out), is held (out, in) as every other linear layer's).
+  bool transposed = false;
+
+  Shape held_shape() const { return transposed ? Shape{shape.at(1), shape.at(0)} : shape; }
 };
 
 // How an lm_tensor_layout(Weights&, LmLayers) overload treats the weights' layer list: kSize
@@ -48,7 +53,8 @@ struct LmTensorLayout {
   // Names (without the prefix) of buffers some checkpoints save that are not weights: skipped.
   std::function<bool(const std::string&)> ignored;
   // How the checkpoint stores a linear layer's weight: Hugging Face's Conv1D (GPT-2) as
-  // (in, out), torch's Linear as (out, in).
+  // (in, out), torch's Linear as (out, in). Memory holds (out, in) either way: with the
+  // output's weights contiguous, a short prompt's product streams each weight once, in order.
   enum Linear { kInOut, kOutIn } linear = kOutIn;
 };
 
@@ -87,13 +93,29 @@ std::vector<Layer>& lm_layer_list(std::vector<Layer>& list, const LmTensorLayout
   return list;
 }
 
-// Throws unless every tensor of the layout has the shape its config asks for.
+// Throws unless every tensor of the layout is held in the shape its config asks for.
 void check_lm_tensors(const LmTensorLayout& layout);
-// Every tensor with its name, in checkpoint order.
-std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(
+
+// Every tensor with its checkpoint name, in checkpoint order and as the checkpoint stores it
+// (what encode_safetensors writes): pointers into the weights, or, for a tensor held
+// transposed, into a copy in the checkpoint's layout that this list owns. Use it while it
+// lives; a copy of the base vector does not keep those copies.
+class LmCheckpointTensors : public std::vector<std::pair<std::string, const StoredTensor*>> {
+ public:
+  explicit LmCheckpointTensors(const LmTensorLayout& layout);
+
+ private:
+  std::vector<std::unique_ptr<StoredTensor>> copies_;
+};
+inline LmCheckpointTensors lm_named_tensors(const LmTensorLayout& layout) {
+  return LmCheckpointTensors(layout);
+}
+// Every tensor as memory holds it (no copies), in checkpoint order: for dtypes and sizes.
+std::vector<std::pair<std::string, const StoredTensor*>> lm_held_tensors(
     const LmTensorLayout& layout);
 // Allocates every tensor as float32 and fills it: matrices and embeddings N(0, 0.02²) from
-// poslab::Rng(seed), biases 0, norm gains 1.
+// poslab::Rng(seed), biases 0, norm gains 1. Values are drawn in checkpoint order, so a seed
+// gives the same checkpoint whatever layout memory holds.
 void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed);
 
 // The same for an architecture's weights (Gpt2Weights, GptNeoxWeights: a struct with a
@@ -109,19 +131,26 @@ template <class Weights>
 void check_lm_weights(const Weights& weights) {
   check_lm_tensors(lm_layout_of(weights));
 }
-// Every tensor with its checkpoint name, in checkpoint order (checked first); pointers into
-// `weights`.
+// Every tensor with its checkpoint name, in checkpoint order and layout (checked first):
+// LmCheckpointTensors, pointing into `weights` or its own copies.
 template <class Weights>
-std::vector<std::pair<std::string, const StoredTensor*>> lm_named_tensors(const Weights& weights) {
+LmCheckpointTensors lm_named_tensors(const Weights& weights) {
   const LmTensorLayout layout = lm_layout_of(weights);
   check_lm_tensors(layout);
   return lm_named_tensors(layout);
+}
+// Every tensor as memory holds it, with its checkpoint name (checked first).
+template <class Weights>
+std::vector<std::pair<std::string, const StoredTensor*>> lm_held_tensors(const Weights& weights) {
+  const LmTensorLayout layout = lm_layout_of(weights);
+  check_lm_tensors(layout);
+  return lm_held_tensors(layout);
 }
 // Bytes the weights occupy in memory.
 template <class Weights>
 std::uint64_t lm_weight_bytes(const Weights& weights) {
   std::uint64_t total = 0;
-  for (const auto& entry : lm_named_tensors(weights)) total += entry.second->bytes();
+  for (const auto& entry : lm_held_tensors(weights)) total += entry.second->bytes();
   return total;
 }
 // Weights for a config (Config::Weights) with no tensor allocated, the layers sized.
@@ -182,6 +211,7 @@ class LmWeightStream {
     std::uint64_t begin, end;  // in the data buffer
     StoredTensor* tensor;      // null for a skipped buffer
     std::string name;
+    bool transposed;  // held as its transpose: turned once complete
   };
   struct Match {
     const SafetensorsEntry* entry;
