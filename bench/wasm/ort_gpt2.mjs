@@ -240,17 +240,18 @@ async function main() {
   model.delete();
   await session.release();
 
-  // GEMM alone, on GPT-2 small's shapes, and what N blocks of them plus lm_head add up to (the
-  // forward's matmul time if nothing else cost anything).
+  // GEMM alone, on GPT-2 small's shapes as the forward runs them (every weight held (out, in),
+  // x·Wᵀ), and what N blocks of them plus lm_head add up to (the forward's matmul time if
+  // nothing else cost anything).
   {
     const { n_embd: E, n_layer: N, vocab_size: V } = config;
     for (const T of [8, 128]) {
       const shapes = [
-        ['attn.c_attn', T, 3 * E, E, false, N],
-        ['attn.c_proj', T, E, E, false, N],
-        ['mlp.c_fc', T, 4 * E, E, false, N],
-        ['mlp.c_proj', T, E, 4 * E, false, N],
-        ['lm_head (wteᵀ)', T, V, E, true, 1],
+        ['attn.c_attn', T, 3 * E, E, true, N],
+        ['attn.c_proj', T, E, E, true, N],
+        ['mlp.c_fc', T, 4 * E, E, true, N],
+        ['mlp.c_proj', T, E, 4 * E, true, N],
+        ['lm_head (wte)', T, V, E, true, 1],
       ];
       console.log(`\nPosLab float32 GEMM alone (poslab::fast::gemm), T = ${T}, median time:`);
       let flops = 0;
@@ -259,7 +260,7 @@ async function main() {
         const r = yardsticks.gemmBench(M, Nc, K, transposeB, 1);
         flops += count * 2 * M * Nc * K;
         seconds += count * r.seconds;
-        const shape = `(${M}, ${K}) · (${K}, ${Nc})`;
+        const shape = `(${M}, ${K}) · (${Nc}, ${K})ᵀ`;
         console.log(
           `  ${name.padEnd(15)} ${shape.padEnd(26)} ${fmt(r.seconds * 1e3, 2).padStart(8)} ms ${fmt(r.gflops, 1).padStart(6)} GFLOP/s ${pct(r.gflops).padStart(5)} of peak`,
         );
