@@ -176,16 +176,18 @@ void StoredTensor::widen(std::size_t begin, std::size_t n, float* out) const {
 namespace {
 
 // out (c, r) = in (r, c)ᵀ in square tiles, so that both sides stay in cache: a column walk of
-// a row-major matrix with rows kilobytes apart would miss on every element.
+// a row-major matrix with rows kilobytes apart would miss on every element. Each output row's
+// run is written whole: on GPT-2's shapes 16 × 16 tiles written this way took 1.1–2.1 ns an
+// element natively, 32 × 32 read row by row 2.0–6.8.
 template <class T>
 void transpose_into(const std::vector<T>& in, std::size_t r, std::size_t c, std::vector<T>& out) {
-  constexpr std::size_t kTile = 32;
+  constexpr std::size_t kTile = 16;
   out.resize(in.size());
   for (std::size_t i0 = 0; i0 < r; i0 += kTile) {
     for (std::size_t j0 = 0; j0 < c; j0 += kTile) {
       const std::size_t i1 = std::min(r, i0 + kTile), j1 = std::min(c, j0 + kTile);
-      for (std::size_t i = i0; i < i1; ++i) {
-        for (std::size_t j = j0; j < j1; ++j) out[j * r + i] = in[i * c + j];
+      for (std::size_t j = j0; j < j1; ++j) {
+        for (std::size_t i = i0; i < i1; ++i) out[j * r + i] = in[i * c + j];
       }
     }
   }
