@@ -55,11 +55,6 @@ constexpr std::size_t kDotChunk = 128;
 // panel width, so only the last slice has a partial panel), from kParallelFlops up.
 constexpr std::size_t kParallelColumns = 64;
 
-// Element (i, j) of op(X) for X stored row-major with stride ld.
-inline const float* at(const float* x, std::size_t ld, Op op, std::size_t i, std::size_t j) {
-  return op == Op::kNone ? x + i * ld + j : x + j * ld + i;
-}
-
 // op(A)[i0 .. i0+m, p0 .. p0+k] → panels of kMR rows: panel r holds, for each step p, the
 // kMR values of rows r·kMR.. (zero past m).
 void pack_a(const float* a, std::size_t lda, Op op, std::size_t i0, std::size_t m, std::size_t p0,
