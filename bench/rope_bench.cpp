@@ -25,7 +25,8 @@ void set_throughput(benchmark::State& state, std::int64_t elements) {
   state.SetBytesProcessed(state.iterations() * elements * 2 * std::int64_t(sizeof(float)));
 }
 
-using RopeFn = poslab::TensorF (*)(const poslab::TensorF&, const poslab::RopeOptions&, long long);
+using RopeFn = poslab::TensorF (*)(const poslab::TensorF&, const poslab::RopeOptions&, long long,
+                                   poslab::RotationSide);
 
 template <RopeFn rope>
 void rope_timed(benchmark::State& state) {
@@ -33,14 +34,14 @@ void rope_timed(benchmark::State& state) {
   const poslab::TensorF x = make_input(H, L, D);
   const poslab::RopeOptions options;  // base 10000, neox, no scaling
   // Validate what is timed first: within 1e-5 (+1e-5 relative) of the double baseline.
-  const poslab::TensorF check = rope(x, options, 0);
+  const poslab::TensorF check = rope(x, options, 0, poslab::RotationSide::kQuery);
   const std::vector<float> want = poslab::naive::rope_neox(x.data, H, L, D);
   if (poslab::bench::tolerance_ratio(check.data, want, 1e-5, 1e-5) > 1.0) {
     state.SkipWithError("RoPE disagrees with the naive baseline");
     return;
   }
   for (auto _ : state) {
-    poslab::TensorF y = rope(x, options, 0);
+    poslab::TensorF y = rope(x, options, 0, poslab::RotationSide::kQuery);
     benchmark::DoNotOptimize(y.data.data());
     benchmark::ClobberMemory();
   }

@@ -4,7 +4,7 @@ for each method's checkpoint that bench/lab/text.py kept, and as the control the
 its random initialisation (`poslab train --steps 0`, the same seed), `poslab lens` on the first
 T bytes of the held-out tenth of the sample, at T = N (the trained context) and at T = 8N; then
 a table of role counts, the mean local score, the loss with positions in order, shuffled and
-all 0, and for the rotations (RoPE, xPos) how many heads lean on the turning frequency pairs. A
+all 0, and for the rotation methods how many heads lean on the turning frequency pairs. A
 benchmark, not a test: a minute.
 
   bench/lab/lens.py [--poslab build/release/cpp/poslab] [--runs build/bench-lab-text]

@@ -65,7 +65,7 @@ LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
             a.weights + " is a lab checkpoint: the lab's model runs in float only");
     auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
         read_whole_file(a.weights, std::size_t(1) << 30, "a lab checkpoint"), a.weights));
-    // --rope-* on the lab's RoPE or xPos model: its original length is the trained context.
+    // --rope-* on a lab model of a rotation method: its original length is the trained context.
     const std::optional<RopeOptions> scaling =
         rotation ? std::optional<RopeOptions>(a.rope.apply(RopeOptions{}, 0)) : std::nullopt;
     return {checkpoint, train::lens_model(*checkpoint, scaling)};

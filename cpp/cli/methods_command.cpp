@@ -32,6 +32,7 @@ nlohmann::ordered_json position_methods_json() {
                    {"support", support},
                    {"options", options},
                    {"summary", m.summary}});
+    if (m.kind == PositionKind::kRotation) out.back()["pairs"] = name_of(kRopeStyleNames, m.pairs);
   }
   return out;
 }

@@ -185,7 +185,7 @@ CLI::Option* add_threads(CLI::App* app) {
 
 RopeOptions RopeFlags::resolve() const {
   RopeOptions resolved = options;
-  resolved.style = parse_rope_style(style);
+  if (!style.empty()) resolved.style = parse_rope_style(style);
   resolved.scaling = parse_rope_scaling(scaling);
   return resolved;
 }
@@ -220,8 +220,8 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
       ->check(finite_number());
   if (with_style) {
     app->add_option("--style", flags.style,
-                    "pairing: neox (x[i], x[i+R/2]) or gptj (x[2i], x[2i+1])")
-        ->capture_default_str()
+                    "pairing: neox (x[i], x[i+R/2]) or gptj (x[2i], x[2i+1]); default: the "
+                    "method's")
         ->check(parsed_by(parse_rope_style, choices(kRopeStyleNames)));
   }
   app->add_option("--rotary-fraction", o.rotary_fraction,

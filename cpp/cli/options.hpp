@@ -113,7 +113,7 @@ CLI::Option* add_threads(CLI::App* app);
 // core once parsing has validated them.
 struct RopeFlags {
   RopeOptions options;
-  std::string style = name_of(kRopeStyleNames, options.style);
+  std::string style;  // "": options.style (neox), or the rope command's method's pairs
   std::string scaling = name_of(kRopeScalingNames, options.scaling);
 
   RopeOptions resolve() const;

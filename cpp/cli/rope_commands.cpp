@@ -1,7 +1,8 @@
-// RoPE subcommands: rotate an array (rope, or xpos with its decay), inspect a configuration's
-// effective frequencies (rope-freqs) and its relative-distance decay (rope-decay), and read any
-// model's position scheme off its config.json (rope-config).
+// RoPE subcommands: rotate an array (by any rotation method of the table), inspect a
+// configuration's effective frequencies (rope-freqs) and its relative-distance decay (rope-decay),
+// and read any model's position scheme off its config.json (rope-config).
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
@@ -10,48 +11,33 @@
 #include "options.hpp"
 #include "poslab/analysis/analysis.hpp"
 #include "poslab/models/rope_config.hpp"
+#include "poslab/positions/position_methods.hpp"
 #include "poslab/positions/rope.hpp"
 
 namespace poslab::cli {
 namespace {
 
+// Any rotation method of the table (--method): its pairs and decay unless --style or
+// --scale-base say otherwise; a decay scales queries, or keys with --key.
 void add_rope(Commands& commands) {
   struct Args {
-    std::string in;
+    std::string in, method = "rope";
     RopeFlags rope;
-    long long offset = 0;
-  };
-  add_tensor_command<Args>(
-      commands, "rope", "Rotate X (L, D) or (H, L, D) by RoPE at positions offset..offset+L-1",
-      [](CLI::App* cmd, Args& a) {
-        add_input(cmd, "--in", a.in, "array to rotate, (L, D) or (H, L, D)")->required();
-        add_rope_flags(cmd, a.rope, /*with_style=*/true);
-        cmd->add_option("--offset", a.offset, "position of the first row")
-            ->capture_default_str()
-            ->check(integer_at_least(0));
-      },
-      [](const Args& a) { return rope_apply(read_input(a.in), a.rope.resolve(), a.offset); });
-}
-
-// xPos (torchscale's XPOS): queries by default, keys with --key (its downscale).
-void add_xpos(Commands& commands) {
-  struct Args {
-    std::string in;
-    XposOptions xpos;
+    std::optional<double> scale_base;
     bool key = false;
     long long offset = 0;
   };
   add_tensor_command<Args>(
-      commands, "xpos",
-      "Rotate and scale X (L, D) or (H, L, D) by xPos at positions offset..offset+L-1",
+      commands, "rope",
+      "Rotate X (L, D) or (H, L, D) by a rotation method at positions offset..offset+L-1",
       [](CLI::App* cmd, Args& a) {
-        add_input(cmd, "--in", a.in, "array to rotate, (L, D) or (H, L, D), D even")->required();
-        cmd->add_option("--base", a.xpos.base, "frequency base b: theta_i = b^(-2i/D)")
-            ->capture_default_str()
-            ->check(finite_number());
-        cmd->add_option("--scale-base", a.xpos.scale_base,
-                        "s: queries times zeta_i^(e/s), keys zeta_i^(-e/s), e the centred position")
-            ->capture_default_str()
+        add_input(cmd, "--in", a.in, "array to rotate, (L, D) or (H, L, D)")->required();
+        cmd->add_option("--method", a.method, "a rotation method of `poslab methods`")
+            ->capture_default_str();
+        add_rope_flags(cmd, a.rope, /*with_style=*/true);
+        cmd->add_option("--scale-base", a.scale_base,
+                        "decay s: queries times zeta_i^(e/s), keys zeta_i^(-e/s), e the centred "
+                        "position; 0: none (default: the method's)")
             ->check(finite_number());
         cmd->add_flag("--key", a.key, "scale as keys (zeta^-e) instead of queries (zeta^e)");
         cmd->add_option("--offset", a.offset,
@@ -60,8 +46,13 @@ void add_xpos(Commands& commands) {
             ->check(integer_at_least(0));
       },
       [](const Args& a) {
-        return xpos_apply(read_input(a.in), a.xpos, a.key ? XposSide::kKey : XposSide::kQuery,
-                          a.offset);
+        const RopeOptions method = rotation_defaults(
+            parse_position_method(a.method, kSupportCore, "rotation method", "method"));
+        RopeOptions o = a.rope.resolve();
+        if (a.rope.style.empty()) o.style = method.style;
+        o.scale_base = a.scale_base.value_or(method.scale_base);
+        return rope_apply(read_input(a.in), o, a.offset,
+                          a.key ? RotationSide::kKey : RotationSide::kQuery);
       });
 }
 
@@ -146,7 +137,6 @@ void add_rope_config(Commands& commands) {
 
 void add_rope_commands(Commands& commands) {
   add_rope(commands);
-  add_xpos(commands);
   add_rope_freqs(commands);
   add_rope_decay(commands);
   add_rope_config(commands);

@@ -97,19 +97,12 @@ val rope_frequencies_js(Num head_dim, Num total_length, val rope) {
   });
 }
 
-val rope_js(val x, Num offset, val rope) {
+// A decaying rotation scales x as queries (ζ^e) or, with key, as keys (ζ^−e).
+val rope_js(val x, Num offset, val key, val rope) {
   return guarded([&] {
-    return to_js(
-        fast::rope_apply(to_tensor(x, "x"), to_rope_options(rope), to_integer(offset, "offset")));
-  });
-}
-
-// xPos of x as queries (ζ^e) or, with key, as keys (ζ^−e); xpos: { base?, scaleBase? }.
-val xpos_js(val x, Num offset, val key, val xpos) {
-  return guarded([&] {
-    const XposSide side = to_bool(key, "key") ? XposSide::kKey : XposSide::kQuery;
-    return to_js(
-        xpos_apply(to_tensor(x, "x"), to_xpos_options(xpos), side, to_integer(offset, "offset")));
+    const RotationSide side = to_bool(key, "key") ? RotationSide::kKey : RotationSide::kQuery;
+    return to_js(fast::rope_apply(to_tensor(x, "x"), to_rope_options(rope),
+                                  to_integer(offset, "offset"), side));
   });
 }
 
@@ -184,12 +177,12 @@ val attention_js(val q, val k, val v, val attention_options) {
 }
 
 // options: { heads, seed, mask, keyPadding?, customMask?: Uint8Array (L·L), rope?: object,
-// xpos?: object (not with rope), bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
+// bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
 val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
     const val options = to_options(mha_options, "multiHeadAttention",
                                    {"heads", "seed", "mask", "keyPadding", "customMask", "rope",
-                                    "xpos", "bias", "t5", "t5Seed", "scale"});
+                                    "bias", "t5", "t5Seed", "scale"});
     const TensorF input = to_tensor(x, "x");
     require(input.ndim() == 2, "x", "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
@@ -202,7 +195,6 @@ val multi_head_attention_js(val x, val mha_options) {
       o.custom_mask = to_bytes(field(options, "customMask"), "customMask");
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
-    if (!field(options, "xpos").isUndefined()) o.xpos = to_xpos_options(field(options, "xpos"));
     o.bias = parse_position_bias(string_field(options, "bias", "none"));
     o.t5 = to_t5_options(field(options, "t5"));
     o.t5_seed = seed_field(options, "t5Seed");
@@ -284,12 +276,15 @@ val position_methods_js() {
                                             {"max", o.max},
                                             {"about", std::string(o.about)}}));
     }
-    out.call<void>("push", js_object({{"name", std::string(m.name)},
-                                      {"aliases", aliases},
-                                      {"kind", std::string(name_of(kPositionKindNames, m.kind))},
-                                      {"support", support},
-                                      {"options", options},
-                                      {"summary", std::string(m.summary)}}));
+    val row = js_object({{"name", std::string(m.name)},
+                         {"aliases", aliases},
+                         {"kind", std::string(name_of(kPositionKindNames, m.kind))},
+                         {"support", support},
+                         {"options", options},
+                         {"summary", std::string(m.summary)}});
+    if (m.kind == PositionKind::kRotation)
+      row.set("pairs", std::string(name_of(kRopeStyleNames, m.pairs)));
+    out.call<void>("push", row);
   }
   return out;
 }
@@ -359,7 +354,6 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("alibi", &alibi_js);
   function("ropeFrequencies", &rope_frequencies_js);
   function("rope", &rope_js);
-  function("xpos", &xpos_js);
   function("ropeDecay", &rope_decay_js);
   function("ropeWavelengths", &rope_wavelengths_js);
   function("wavelengths", &wavelengths_js);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/positions/position_methods.hpp"
 
 namespace poslab::wasm {
 
@@ -187,11 +188,15 @@ std::string string_field(const val& object, const char* name, const std::string&
 }
 
 RopeOptions to_rope_options(const val& options) {
-  const val js =
-      to_options(options, "rope",
-                 {"style", "scaling", "base", "rotaryFraction", "factor", "originalLength",
-                  "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow"});
+  const val js = to_options(
+      options, "rope",
+      {"method", "style", "scaling", "base", "rotaryFraction", "factor", "originalLength",
+       "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow", "scaleBase"});
   RopeOptions o;
+  if (!field(js, "method").isUndefined()) {
+    o = rotation_defaults(parse_position_method(string_field(js, "method", ""), kSupportCore,
+                                                "rotation method", "method"));
+  }
   if (!field(js, "style").isUndefined()) o.style = parse_rope_style(string_field(js, "style", ""));
   if (!field(js, "scaling").isUndefined()) {
     o.scaling = parse_rope_scaling(string_field(js, "scaling", ""));
@@ -204,13 +209,6 @@ RopeOptions to_rope_options(const val& options) {
   o.high_freq_factor = number_field(js, "highFreqFactor", o.high_freq_factor);
   o.beta_fast = number_field(js, "betaFast", o.beta_fast);
   o.beta_slow = number_field(js, "betaSlow", o.beta_slow);
-  return o;
-}
-
-XposOptions to_xpos_options(const val& options) {
-  const val js = to_options(options, "xpos", {"base", "scaleBase"});
-  XposOptions o;
-  o.base = number_field(js, "base", o.base);
   o.scale_base = number_field(js, "scaleBase", o.scale_base);
   return o;
 }

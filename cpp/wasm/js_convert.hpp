@@ -65,12 +65,10 @@ std::uint64_t seed_field(const val& object, const char* name);  // 0 when absent
 bool bool_field(const val& object, const char* name, bool fallback);
 std::string string_field(const val& object, const char* name, const std::string& fallback);
 
-// { style, base, rotaryFraction, scaling, factor, originalLength, lowFreqFactor,
-//   highFreqFactor, betaFast, betaSlow }, each optional: absent fields keep the core's defaults.
+// { method, style, base, rotaryFraction, scaling, factor, originalLength, lowFreqFactor,
+//   highFreqFactor, betaFast, betaSlow, scaleBase }, each optional: absent fields keep the
+//   defaults of `method` (a rotation method of the table; the core's RopeOptions without it).
 RopeOptions to_rope_options(const val& js);
-
-// { base, scaleBase }, each optional: absent fields keep XposOptions' defaults.
-XposOptions to_xpos_options(const val& js);
 
 // { bidirectional, numBuckets, maxDistance }, each optional.
 T5BucketOptions to_t5_options(const val& js);

@@ -210,7 +210,7 @@ for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
     save("x.npy", x)
     for offset, scale_base, base in ((0, 512.0, 10000.0), (1000, 512.0, 10000.0), (3, 16.0, 500.0)):
         for key in (False, True):
-            run("xpos", "--in", path("x.npy"), "--offset", offset, "--scale-base", scale_base,
+            run("rope", "--method", "xpos", "--in", path("x.npy"), "--offset", offset, "--scale-base", scale_base,
                 "--base", base, *(["--key"] if key else []), "-o", path("xx.npy"))
             check(f"xpos {tag} offset={offset} scale_base={scale_base} base={base} key={key}",
                   np.load(path("xx.npy")), xpos_ref(x, offset, scale_base, base, key))

@@ -194,9 +194,11 @@ TEST_F(Cli, RopeRotatesPairsAndPreservesNorms) {
 // xPos on ones, L = 2, D = 4: positions centred at −1, 0 (total 2); ζ = (0.4·4, 2 + 0.4·4)/(1.4·4).
 TEST_F(Cli, XposRotatesGptjPairsAndScalesQueriesAndKeysApart) {
   put("x.npy", npy_f4(2, 4, {1, 1, 1, 1, 1, 1, 1, 1}));
-  const TensorF q = run_npy({"xpos", "--in", "x.npy", "--scale-base", "2", "-o", "q.npy"}, "q.npy");
-  const TensorF k =
-      run_npy({"xpos", "--in", "x.npy", "--scale-base", "2", "--key", "-o", "k.npy"}, "k.npy");
+  const TensorF q = run_npy(
+      {"rope", "--method", "xpos", "--in", "x.npy", "--scale-base", "2", "-o", "q.npy"}, "q.npy");
+  const TensorF k = run_npy(
+      {"rope", "--method", "xpos", "--in", "x.npy", "--scale-base", "2", "--key", "-o", "k.npy"},
+      "k.npy");
   const double z0 = 1.6 / 5.6, z1 = 3.6 / 5.6;
   // Position 0 (exponent −1/2): no rotation, pair 0 times ζ0^(−1/2), pair 1 times ζ1^(−1/2).
   EXPECT_FLOAT_EQ(at(q, 0, 0), float(std::pow(z0, -0.5)));
@@ -445,6 +447,9 @@ TEST_F(Cli, MethodsPrintsTheTableTheTrainerChoosesFrom) {
                                              "alibi", "t5", "fire", "none"}));
   EXPECT_EQ(table[3].at("options")[0].at("name"), "base");
   EXPECT_EQ(table[3].at("kind"), "rotation");
+  EXPECT_EQ(table[3].at("pairs"), "neox");
+  EXPECT_EQ(table[4].at("pairs"), "gptj");
+  EXPECT_FALSE(table[5].contains("pairs"));  // ALiBi does not rotate
   // Relative methods: a shift leaves their scores; the absolute tables and xPos's centred scale do
   // not.
   for (const auto& m : table) {

@@ -51,13 +51,13 @@ TEST(Formulas, RotatePairIsARotation) {
 // torchscale's XPOS: ζ_i = (2i + 0.4·D)/(1.4·D), exponent (p + (−total // 2)) / scale_base,
 // keys the reciprocal. Python's floor division written out: −5 // 2 = −3, −4 // 2 = −2.
 TEST(Formulas, XposScaleIsTorchscalesCentredPowerOfZeta) {
-  EXPECT_DOUBLE_EQ(f::xpos_zeta(0, 10), 4.0 / 14.0);
-  EXPECT_DOUBLE_EQ(f::xpos_zeta(4, 10), 12.0 / 14.0);
-  EXPECT_EQ(f::xpos_exponent(0, 5, 1.0), -3.0);
-  EXPECT_EQ(f::xpos_exponent(4, 5, 1.0), 1.0);
-  EXPECT_EQ(f::xpos_exponent(0, 4, 1.0), -2.0);
-  EXPECT_EQ(f::xpos_exponent(3, 4, 1.0), 1.0);
-  EXPECT_EQ(f::xpos_exponent(0, 1, 512.0), -1.0 / 512.0);
+  EXPECT_DOUBLE_EQ(f::decay_zeta(0, 10), 4.0 / 14.0);
+  EXPECT_DOUBLE_EQ(f::decay_zeta(4, 10), 12.0 / 14.0);
+  EXPECT_EQ(f::decay_exponent(0, 5, 1.0), -3.0);
+  EXPECT_EQ(f::decay_exponent(4, 5, 1.0), 1.0);
+  EXPECT_EQ(f::decay_exponent(0, 4, 1.0), -2.0);
+  EXPECT_EQ(f::decay_exponent(3, 4, 1.0), 1.0);
+  EXPECT_EQ(f::decay_exponent(0, 1, 512.0), -1.0 / 512.0);
   for (int D : {2, 8, 64}) {
     for (long long total : {1LL, 2LL, 7LL, 4096LL}) {
       const double min_pos = std::floor(-double(total) / 2.0);
@@ -65,8 +65,8 @@ TEST(Formulas, XposScaleIsTorchscalesCentredPowerOfZeta) {
         for (int i = 0; i < D / 2; ++i) {
           const double zeta = (2.0 * i + 0.4 * D) / (1.4 * D);
           const double want = std::pow(zeta, (min_pos + double(p)) / 512.0);
-          const double q = f::xpos_scale(i, D, p, total, 512.0, false);
-          const double k = f::xpos_scale(i, D, p, total, 512.0, true);
+          const double q = f::decay_scale(i, D, p, total, 512.0, false);
+          const double k = f::decay_scale(i, D, p, total, 512.0, true);
           EXPECT_NEAR(q, want, 1e-15 * want) << "D=" << D << " i=" << i << " p=" << p;
           EXPECT_NEAR(k, 1.0 / want, 1e-15 / want) << "D=" << D << " i=" << i << " p=" << p;
         }
@@ -74,9 +74,9 @@ TEST(Formulas, XposScaleIsTorchscalesCentredPowerOfZeta) {
     }
   }
   // Relative: a query at n and a key at m of one sequence multiply to ζ^((n − m)/s).
-  const double qk =
-      f::xpos_scale(3, 16, 900, 1000, 512.0, false) * f::xpos_scale(3, 16, 100, 1000, 512.0, true);
-  EXPECT_NEAR(qk, std::pow(f::xpos_zeta(3, 16), 800.0 / 512.0), 1e-15);
+  const double qk = f::decay_scale(3, 16, 900, 1000, 512.0, false) *
+                    f::decay_scale(3, 16, 100, 1000, 512.0, true);
+  EXPECT_NEAR(qk, std::pow(f::decay_zeta(3, 16), 800.0 / 512.0), 1e-15);
 }
 
 TEST(Formulas, AlibiSlopeMatchesReferenceGetSlopes) {

@@ -60,7 +60,7 @@ void ExpectMatchesReference(const poslab::TensorF& x, const MultiHeadWeights& w,
                             const std::string& what) {
   const poslab::MultiHeadResult got = poslab::multihead_attention(x, w, o);
   const ref::MultiHeadOut want = ref::multihead(x, w, std::size_t(o.num_heads), Spec(o.mask),
-                                                o.key_padding, o.rope, bias, o.scale, o.xpos);
+                                                o.key_padding, o.rope, bias, o.scale);
   EXPECT_ALLCLOSE(got.q, want.q, ref::kAcceptance) << what << " (q)";
   EXPECT_ALLCLOSE(got.k, want.k, ref::kAcceptance) << what << " (k)";
   EXPECT_ALLCLOSE(got.v, want.v, ref::kAcceptance) << what << " (v)";
@@ -124,7 +124,8 @@ TEST(MultiHead, MatchesReferenceWithXposAndCausalMask) {
     MultiHeadOptions o;
     o.num_heads = 2;
     o.mask = Mask{MaskKind::kCausal, 0};
-    o.xpos = poslab::XposOptions{10000.0, scale_base};
+    o.rope = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
+    o.rope->scale_base = scale_base;
     ExpectMatchesReference(x, Weights(5), o, nullptr, "xpos causal");
   }
 }
@@ -274,22 +275,8 @@ TEST(MultiHead, RejectsRopeWithOddHeadWidth) {
   o.num_heads = 2;
   o.rope = poslab::RopeOptions{};
   EXPECT_THROW(poslab::multihead_attention(x, w, o), Error);
-  o.rope.reset();
-  o.xpos = poslab::XposOptions{};
+  o.rope = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
   EXPECT_THROW(poslab::multihead_attention(x, w, o), Error);
-}
-
-TEST(MultiHead, RefusesRopeAndXposTogether) {
-  MultiHeadOptions o;
-  o.num_heads = 2;
-  o.rope = poslab::RopeOptions{};
-  o.xpos = poslab::XposOptions{};
-  try {
-    poslab::multihead_attention(ref::random_tensor({L, D}, 111), Weights(6), o);
-    ADD_FAILURE() << "rope and xpos together were accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.field(), "xpos");
-  }
 }
 
 }  // namespace

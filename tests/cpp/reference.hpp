@@ -603,8 +603,7 @@ inline MultiHeadOut multihead(const poslab::TensorF& x, const poslab::MultiHeadW
                               std::size_t H, MaskSpec mask,
                               const std::vector<std::uint8_t>& key_padding,
                               const std::optional<poslab::RopeOptions>& rope,
-                              const poslab::TensorF* bias, std::optional<double> scale,
-                              const std::optional<poslab::XposOptions>& xpos = std::nullopt) {
+                              const poslab::TensorF* bias, std::optional<double> scale) {
   const std::size_t L = x.dim(0), D = x.dim(1), d = D / H;
   const Tensor Q = linear(x, w.wq, w.bq), K = linear(x, w.wk, w.bk), V = linear(x, w.wv, w.bv);
   const auto split = [&](const Tensor& t) {
@@ -617,17 +616,16 @@ inline MultiHeadOut multihead(const poslab::TensorF& x, const poslab::MultiHeadW
   };
   poslab::TensorF q = split(Q), k = split(K), v = split(V);
   MultiHeadOut out;
-  if (rope) {
+  if (rope && rope->scale_base > 0.0) {  // torchscale's XPOS: gptj pairs over the whole head
+    const Tensor qx = xpos_apply(q, rope->base, rope->scale_base, false, 0);
+    const Tensor kx = xpos_apply(k, rope->base, rope->scale_base, true, 0);
+    for (std::size_t i = 0; i < q.data.size(); ++i) q.data[i] = static_cast<float>(qx[i]);
+    for (std::size_t i = 0; i < k.data.size(); ++i) k.data[i] = static_cast<float>(kx[i]);
+  } else if (rope) {
     const Freqs fr = rope_freqs(d, *rope, static_cast<long long>(L));
     const Tensor qr = rope_apply(q, fr, rope->style, 0), kr = rope_apply(k, fr, rope->style, 0);
     for (std::size_t i = 0; i < q.data.size(); ++i) q.data[i] = static_cast<float>(qr[i]);
     for (std::size_t i = 0; i < k.data.size(); ++i) k.data[i] = static_cast<float>(kr[i]);
-  }
-  if (xpos) {
-    const Tensor qx = xpos_apply(q, xpos->base, xpos->scale_base, false, 0);
-    const Tensor kx = xpos_apply(k, xpos->base, xpos->scale_base, true, 0);
-    for (std::size_t i = 0; i < q.data.size(); ++i) q.data[i] = static_cast<float>(qx[i]);
-    for (std::size_t i = 0; i < k.data.size(); ++i) k.data[i] = static_cast<float>(kx[i]);
   }
   out.q = widen(q);
   out.k = widen(k);

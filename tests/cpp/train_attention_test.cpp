@@ -116,13 +116,11 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
   MultiHeadOptions options;
   options.num_heads = static_cast<long long>(c.n_head);
   options.mask = Mask{MaskKind::kCausal, 0};
-  if (c.position == PositionMethod::kRope) {
-    RopeOptions rope;
+  if (position_method_info(c.position).kind == PositionKind::kRotation) {
+    RopeOptions rope = rotation_defaults(c.position);
     rope.base = c.base;
-    rope.style = RopeStyle::kNeox;
     options.rope = rope;
   }
-  if (c.position == PositionMethod::kXpos) options.xpos = XposOptions{c.base, 512.0};
   if (c.position == PositionMethod::kAlibi) options.bias = PositionBias::kAlibi;
   if (c.position == PositionMethod::kT5) {
     options.bias = PositionBias::kT5;

@@ -144,9 +144,9 @@ TEST_P(TrainOpsAttention, Backward) {
         const double a = pos[r] * std::pow(10000.0, -2.0 * i / d);
         // scale base 4: ζ^(±e) far from 1 over these positions, so a wrong side shows.
         const double q_scale =
-            xpos ? formulas::xpos_scale(int(i), int(d), pos[r], 31, 4.0, false) : 1.0;
+            xpos ? formulas::decay_scale(int(i), int(d), pos[r], 31, 4.0, false) : 1.0;
         const double k_scale =
-            xpos ? formulas::xpos_scale(int(i), int(d), pos[r], 31, 4.0, true) : 1.0;
+            xpos ? formulas::decay_scale(int(i), int(d), pos[r], 31, 4.0, true) : 1.0;
         plan.cos.push_back(std::cos(a) * q_scale);
         plan.sin.push_back(std::sin(a) * q_scale);
         if (!xpos) continue;

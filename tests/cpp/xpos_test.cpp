@@ -1,5 +1,6 @@
-// xPos (Sun et al. 2023) against torchscale's XPOS transcribed in reference.hpp, and the
-// properties the paper builds it for: q·k depends on n − m only and decays with it.
+// xPos (Sun et al. 2023), the table's decaying rotation (rotation_defaults, rope_apply with a
+// scale base), against torchscale's XPOS transcribed in reference.hpp, and the properties the
+// paper builds it for: q·k depends on n − m only and decays with it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,16 +8,29 @@
 #include <utility>
 #include <vector>
 
+#include "poslab/fast/fast.hpp"
+#include "poslab/positions/position_methods.hpp"
 #include "poslab/positions/rope.hpp"
 #include "reference.hpp"
 
 namespace {
 
 using poslab::Error;
+using poslab::RopeOptions;
+using poslab::RotationSide;
 using poslab::TensorF;
-using poslab::xpos_apply;
-using poslab::XposOptions;
-using poslab::XposSide;
+
+// xPos at the table's defaults (gptj pairs, scale base 512), with base and scale base set.
+RopeOptions Xpos(double base = 10000.0, double scale_base = 512.0) {
+  RopeOptions o = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
+  o.base = base;
+  o.scale_base = scale_base;
+  return o;
+}
+
+TensorF Apply(const TensorF& x, const RopeOptions& o, bool key, long long offset = 0) {
+  return poslab::rope_apply(x, o, offset, key ? RotationSide::kKey : RotationSide::kQuery);
+}
 
 double Dot(const TensorF& a, std::size_t row_a, const TensorF& b, std::size_t row_b) {
   const std::size_t D = a.shape.back();
@@ -30,8 +44,7 @@ TEST(Xpos, QueriesAndKeysMatchTorchscaleOnLDAndHLD) {
     for (const long long offset : {0LL, 1LL, 5LL, 3000LL}) {
       for (const poslab::Shape& shape : {poslab::Shape{7, 32}, poslab::Shape{3, 6, 8}}) {
         const TensorF x = ref::random_tensor(shape, 3 + offset);
-        const XposSide side = key ? XposSide::kKey : XposSide::kQuery;
-        EXPECT_ALLCLOSE(xpos_apply(x, XposOptions{}, side, offset),
+        EXPECT_ALLCLOSE(Apply(x, Xpos(), key, offset),
                         ref::xpos_apply(x, 10000.0, 512.0, key, offset), ref::kTight)
             << (key ? "key" : "query") << " offset " << offset << " rank " << shape.size();
       }
@@ -41,12 +54,9 @@ TEST(Xpos, QueriesAndKeysMatchTorchscaleOnLDAndHLD) {
 
 TEST(Xpos, OtherBaseAndScaleBaseMatchTorchscale) {
   const TensorF x = ref::random_tensor({9, 16}, 11);
-  XposOptions o;
-  o.base = 500.0;
-  o.scale_base = 4.0;  // a strong decay: scales far from 1 within 9 positions
+  const RopeOptions o = Xpos(500.0, 4.0);  // a strong decay: far from 1 within 9 positions
   for (const bool key : {false, true}) {
-    EXPECT_ALLCLOSE(xpos_apply(x, o, key ? XposSide::kKey : XposSide::kQuery, 2),
-                    ref::xpos_apply(x, 500.0, 4.0, key, 2), ref::kTight);
+    EXPECT_ALLCLOSE(Apply(x, o, key, 2), ref::xpos_apply(x, 500.0, 4.0, key, 2), ref::kTight);
   }
 }
 
@@ -55,9 +65,8 @@ TEST(Xpos, OtherBaseAndScaleBaseMatchTorchscale) {
 TEST(Xpos, ScoresAreRopeScoresDecayedByZetaToTheDistance) {
   const std::size_t L = 40, D = 16;
   const TensorF q = ref::random_tensor({L, D}, 5), k = ref::random_tensor({L, D}, 6);
-  XposOptions o;
-  o.scale_base = 8.0;  // far from 1 within the sequence
-  const TensorF qx = xpos_apply(q, o, XposSide::kQuery), kx = xpos_apply(k, o, XposSide::kKey);
+  const RopeOptions o = Xpos(10000.0, 8.0);  // far from 1 within the sequence
+  const TensorF qx = Apply(q, o, false), kx = Apply(k, o, true);
   poslab::RopeOptions rope;
   rope.style = poslab::RopeStyle::kGptj;
   const TensorF qr = poslab::rope_apply(q, rope), kr = poslab::rope_apply(k, rope);
@@ -74,21 +83,62 @@ TEST(Xpos, ScoresAreRopeScoresDecayedByZetaToTheDistance) {
   }
 }
 
+TEST(Xpos, TableRowIsGptjPairsWithScaleBase512) {
+  const RopeOptions xpos = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
+  EXPECT_EQ(xpos.style, poslab::RopeStyle::kGptj);
+  EXPECT_EQ(xpos.scale_base, 512.0);
+  const RopeOptions rope = poslab::rotation_defaults(poslab::PositionMethod::kRope);
+  EXPECT_EQ(rope.style, poslab::RopeStyle::kNeox);
+  EXPECT_EQ(rope.scale_base, 0.0);
+  try {
+    poslab::rotation_defaults(poslab::PositionMethod::kAlibi);
+    ADD_FAILURE() << "ALiBi was given rotation options";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "method");
+  }
+}
+
+// The fast path has no decay: it hands a decaying rotation to the reference, which the wasm
+// build's lab.rope calls through it.
+TEST(Xpos, FastRopeApplyGivesTheReferencesDecay) {
+  const TensorF x = ref::random_tensor({2, 9, 16}, 12);
+  for (const bool key : {false, true}) {
+    const RotationSide side = key ? RotationSide::kKey : RotationSide::kQuery;
+    EXPECT_ALLCLOSE(poslab::fast::rope_apply(x, Xpos(10000.0, 4.0), 3, side),
+                    Apply(x, Xpos(10000.0, 4.0), key, 3), ref::kTight);
+  }
+}
+
+// Scale base 0 is no decay: the plain rotation in the method's pairs, on both sides.
+TEST(Xpos, ScaleBaseZeroIsPlainGptjRope) {
+  const TensorF x = ref::random_tensor({5, 8}, 13);
+  RopeOptions gptj;
+  gptj.style = poslab::RopeStyle::kGptj;
+  for (const bool key : {false, true}) {
+    EXPECT_ALLCLOSE(Apply(x, Xpos(10000.0, 0.0), key, 2), poslab::rope_apply(x, gptj, 2),
+                    ref::kTight);
+  }
+}
+
 TEST(Xpos, RefusesBadOptionsShapesAndOverflow) {
   const TensorF x = ref::random_tensor({4, 8}, 1);
   for (const double base : {ref::kNaN, 0.0, 1.0, -3.0, ref::kInf}) {
-    EXPECT_THROW(xpos_apply(x, XposOptions{base, 512.0}, XposSide::kQuery), Error) << base;
+    EXPECT_THROW(Apply(x, Xpos(base, 512.0), false), Error) << base;
   }
-  for (const double scale_base : {ref::kNaN, 0.0, -512.0, ref::kInf}) {
-    EXPECT_THROW(xpos_apply(x, XposOptions{10000.0, scale_base}, XposSide::kKey), Error)
-        << scale_base;
+  for (const double scale_base : {ref::kNaN, -512.0, ref::kInf}) {
+    try {
+      Apply(x, Xpos(10000.0, scale_base), true);
+      ADD_FAILURE() << "scale base " << scale_base << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), "scaleBase");
+    }
   }
-  EXPECT_THROW(xpos_apply(ref::random_tensor({4, 7}, 1), XposOptions{}, XposSide::kQuery), Error);
-  EXPECT_THROW(xpos_apply(ref::random_tensor({8}, 1), XposOptions{}, XposSide::kQuery), Error);
-  EXPECT_THROW(xpos_apply(x, XposOptions{}, XposSide::kQuery, -1), Error);
+  EXPECT_THROW(Apply(ref::random_tensor({4, 7}, 1), Xpos(), false), Error);
+  EXPECT_THROW(Apply(ref::random_tensor({8}, 1), Xpos(), false), Error);
+  EXPECT_THROW(Apply(x, Xpos(), false, -1), Error);
   // ζ_0 = 2/7 to the power −(2^20/2)/1: no float32 holds it.
   try {
-    xpos_apply(x, XposOptions{10000.0, 1.0}, XposSide::kKey, 1 << 20);
+    Apply(x, Xpos(10000.0, 1.0), true, 1 << 20);
     ADD_FAILURE() << "an overflowing scale was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.field(), "x");

@@ -28,7 +28,8 @@ HWY_INLINE void RotatePairs(D, V& x, V& y, V cos_a, V sin_a) {
 }  // namespace
 
 // x (L, D) or (H, L, D) → same shape; pairs rotated by (offset + l)·θ_i, in place.
-TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset) {
+TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset, RotationSide side) {
+  if (options.scale_base > 0.0) return poslab::rope_apply(x, options, offset, side);
   const auto [H, L, D] = poslab::detail::check_rope_input(x, offset);
   const RopeFrequencies f =
       rope_frequencies(static_cast<long long>(D), options, offset + static_cast<long long>(L));
@@ -79,8 +80,9 @@ TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset) {
   return out;
 }
 
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
-  return rope_apply(TensorF(x), options, offset);
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset,
+                   RotationSide side) {
+  return rope_apply(TensorF(x), options, offset, side);
 }
 
 }  // namespace poslab::fast

@@ -95,15 +95,9 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   r.q = split_heads(project(X, weights.wq, weights.bq), H);
   r.k = split_heads(project(X, weights.wk, weights.bk), H);
   r.v = split_heads(project(X, weights.wv, weights.bv), H);
-  require(!options.rope || !options.xpos, "xpos",
-          "xPos already rotates q and k: pass rope or xpos, not both");
   if (options.rope) {
-    r.q = rope_apply(r.q, *options.rope);
-    r.k = rope_apply(r.k, *options.rope);
-  }
-  if (options.xpos) {
-    r.q = xpos_apply(r.q, *options.xpos, XposSide::kQuery);
-    r.k = xpos_apply(r.k, *options.xpos, XposSide::kKey);
+    r.q = rope_apply(r.q, *options.rope, 0, RotationSide::kQuery);
+    r.k = rope_apply(r.k, *options.rope, 0, RotationSide::kKey);
   }
   const long long heads = static_cast<long long>(H), length = static_cast<long long>(L);
   const long long offset = options.mask.offset;

@@ -35,4 +35,22 @@ PositionMethod parse_position_method(const std::string& text, unsigned where, co
 
 const char* to_string(PositionMethod method) { return position_method_info(method).name; }
 
+RopeOptions rotation_defaults(PositionMethod method) {
+  const PositionMethodInfo& info = position_method_info(method);
+  if (info.kind != PositionKind::kRotation) {
+    throw Error(std::string("position method '") + info.name + "' does not rotate q and k",
+                "method");
+  }
+  RopeOptions options;
+  options.style = info.pairs;
+  for (std::size_t k = 0; k < info.option_count; ++k) {
+    const PositionOption& o = info.options[k];
+    const std::string name = o.name;
+    if (name == "base") options.base = o.default_value;
+    if (name == "rotaryFraction") options.rotary_fraction = o.default_value;
+    if (name == "scaleBase") options.scale_base = o.default_value;
+  }
+  return options;
+}
+
 }  // namespace poslab

@@ -1,5 +1,5 @@
-// RoPE's rotation (at offsets or one position per row) and xPos's; the frequencies of each
-// scaling are rope_frequencies.cpp's.
+// RoPE's rotation, at offsets or one position per row, with or without a decay; the
+// frequencies of each scaling are rope_frequencies.cpp's.
 #include "poslab/positions/rope.hpp"
 
 #include <algorithm>
@@ -19,8 +19,6 @@ namespace {
 constexpr long long kMaxPosition = 1LL << 40;
 
 constexpr double kFloatMax = std::numeric_limits<float>::max();
-
-bool positive_finite(double x) { return std::isfinite(x) && x > 0.0; }
 
 }  // namespace
 
@@ -44,24 +42,31 @@ RopeDims check_rope_input(const TensorF& x, long long offset) {
 namespace {
 
 // x (L, D) or (H, L, D) → same shape; row l's pairs rotated by position(l)·θ_i, the
-// frequencies those of a sequence of `total` positions (what `dynamic` reads).
+// frequencies those of a sequence of `total` positions (what `dynamic` reads and a decay
+// centres on), a decaying rotation's pairs also times formulas::decay_scale.
 template <class PositionOf>
 TensorF rotate_rows(const TensorF& x, const detail::RopeDims& dims, const RopeOptions& options,
-                    PositionOf position_of, long long total) {
+                    RotationSide side, PositionOf position_of, long long total) {
   const std::size_t H = dims.H, L = dims.L, D = dims.D;
   const RopeFrequencies f = rope_frequencies(static_cast<long long>(D), options, total);
   const std::size_t half = std::size_t(f.rotary_dim / 2);
   // neox pairs (i, i + R/2); gptj pairs (2i, 2i + 1).
   const bool neox = options.style == RopeStyle::kNeox;
+  const bool decays = options.scale_base > 0.0;
+  const bool key = side == RotationSide::kKey;
 
   TensorF out = x;
-  std::vector<double> cos_a(half), sin_a(half);
+  std::vector<double> cos_a(half), sin_a(half), scale(half, f.attention_factor);
   for (std::size_t l = 0; l < L; ++l) {
-    const double position = position_of(l);
+    const long long position = position_of(l);
     for (std::size_t i = 0; i < half; ++i) {
-      const double a = formulas::angle(position, f.inv_freq[i]);
-      cos_a[i] = std::cos(a) * f.attention_factor;
-      sin_a[i] = std::sin(a) * f.attention_factor;
+      const double a = formulas::angle(double(position), f.inv_freq[i]);
+      if (decays) {
+        scale[i] = f.attention_factor * formulas::decay_scale(int(i), int(f.rotary_dim), position,
+                                                              total, options.scale_base, key);
+      }
+      cos_a[i] = std::cos(a) * scale[i];
+      sin_a[i] = std::sin(a) * scale[i];
     }
     for (std::size_t h = 0; h < H; ++h) {
       float* row = out.ptr() + (h * L + l) * D;
@@ -70,6 +75,11 @@ TensorF rotate_rows(const TensorF& x, const detail::RopeDims& dims, const RopeOp
         const std::size_t b = neox ? i + half : 2 * i + 1;
         double u = row[a], v = row[b];
         formulas::rotate_pair(u, v, cos_a[i], sin_a[i]);
+        // A decay grows without bound in the sequence's length: refuse what float32 cannot hold.
+        require(std::fabs(u) <= kFloatMax && std::fabs(v) <= kFloatMax, "x",
+                "the rotation's scale " + format_number(scale[i]) + " at position " +
+                    std::to_string(position) + " of " + std::to_string(total) +
+                    " overflows float32; use a larger scaleBase or a shorter sequence");
         row[a] = static_cast<float>(u);
         row[b] = static_cast<float>(v);
       }
@@ -80,15 +90,17 @@ TensorF rotate_rows(const TensorF& x, const detail::RopeDims& dims, const RopeOp
 
 }  // namespace
 
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset) {
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset,
+                   RotationSide side) {
   const detail::RopeDims dims = detail::check_rope_input(x, offset);
   return rotate_rows(
-      x, dims, options, [offset](std::size_t l) { return double(offset) + double(l); },
+      x, dims, options, side,
+      [offset](std::size_t l) { return offset + static_cast<long long>(l); },
       offset + static_cast<long long>(dims.L));
 }
 
 TensorF rope_apply(const TensorF& x, const RopeOptions& options,
-                   const std::vector<long long>& positions) {
+                   const std::vector<long long>& positions, RotationSide side) {
   const detail::RopeDims dims = detail::check_rope_input(x, 0);
   require(positions.size() == dims.L, "positions",
           "RoPE needs one position per row: " + std::to_string(dims.L) + " rows, " +
@@ -100,52 +112,7 @@ TensorF rope_apply(const TensorF& x, const RopeOptions& options,
     last = std::max(last, p);
   }
   return rotate_rows(
-      x, dims, options, [&positions](std::size_t l) { return double(positions[l]); }, last + 1);
-}
-
-// x (L, D) or (H, L, D) → same shape; gptj pair i at p = offset + l rotated by p·θ_i, then
-// both members times formulas::xpos_scale (ζ_i^e for queries, ζ_i^(−e) for keys).
-TensorF xpos_apply(const TensorF& x, const XposOptions& options, XposSide side, long long offset) {
-  const auto [H, L, D] = detail::check_rope_input(x, offset);
-  require(D % 2 == 0, "x",
-          "xPos rotates pairs: the width D = " + std::to_string(D) + " must be even");
-  require(positive_finite(options.base) && options.base != 1.0, "base",
-          "xPos base must be a positive finite number other than 1 (got " +
-              format_number(options.base) + ")");
-  require(positive_finite(options.scale_base), "scaleBase",
-          "xPos scale base must be a positive finite number (got " +
-              format_number(options.scale_base) + ")");
-  const std::size_t half = D / 2;
-  const long long total = offset + static_cast<long long>(L);
-  const bool key = side == XposSide::kKey;
-
-  TensorF out = x;
-  std::vector<double> cos_a(half), sin_a(half), scale(half);
-  for (std::size_t l = 0; l < L; ++l) {
-    const long long position = offset + static_cast<long long>(l);
-    for (std::size_t i = 0; i < half; ++i) {
-      const double a =
-          formulas::angle(double(position), formulas::inv_freq(int(i), int(D), options.base));
-      scale[i] = formulas::xpos_scale(int(i), int(D), position, total, options.scale_base, key);
-      cos_a[i] = std::cos(a) * scale[i];
-      sin_a[i] = std::sin(a) * scale[i];
-    }
-    for (std::size_t h = 0; h < H; ++h) {
-      float* row = out.ptr() + (h * L + l) * D;
-      for (std::size_t i = 0; i < half; ++i) {
-        double u = row[2 * i], v = row[2 * i + 1];
-        formulas::rotate_pair(u, v, cos_a[i], sin_a[i]);
-        // ζ^(±e) grows without bound in the sequence's length: refuse what float32 cannot hold.
-        require(std::fabs(u) <= kFloatMax && std::fabs(v) <= kFloatMax, "x",
-                "xPos scale " + format_number(scale[i]) + " at position " +
-                    std::to_string(position) + " of " + std::to_string(total) +
-                    " overflows float32; use a larger scaleBase or a shorter sequence");
-        row[2 * i] = static_cast<float>(u);
-        row[2 * i + 1] = static_cast<float>(v);
-      }
-    }
-  }
-  return out;
+      x, dims, options, side, [&positions](std::size_t l) { return positions[l]; }, last + 1);
 }
 
 }  // namespace poslab

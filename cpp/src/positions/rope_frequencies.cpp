@@ -31,6 +31,9 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
               ")");
   require(std::isfinite(o.attention_factor) && o.attention_factor >= 0.0, "attentionFactor",
           "the attention factor must be positive (or 0 for the scaling's own)");
+  require(std::isfinite(o.scale_base) && o.scale_base >= 0.0, "scaleBase",
+          "the scale base must be 0 (no decay) or a positive finite number (got " +
+              format_number(o.scale_base) + ")");
   // LongRoPE's lists: their values are checked as a model reads them (lm_config.hpp), their
   // length here, against the rotary dim (this module is in the embed's few kilobytes).
   if (o.longrope) {

@@ -165,20 +165,21 @@ void validate(const TrainConfig& c) {
         ("coupled positions MAX (at least the most digits + 2, " + std::to_string(digits + 2) + ")")
             .c_str());
   }
-  if (c.position == PositionMethod::kXpos) {
-    // xPos scales a query by ζ^e and a key by ζ^−e, e = (p − ⌈total/2⌉)/512, so both grow
+  const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
+  const double scale_base = rotates ? rotation_defaults(c.position).scale_base : 0.0;
+  if (scale_base > 0.0) {
+    // A decay scales a query by ζ^e and a key by ζ^−e, e = (p − ⌈total/2⌉)/s, so both grow
     // without bound in a row's positions (up to MAX − 1 when randomised). At position 0 the
     // first pair's query scale is the largest and its key scale the smallest of the row: both
     // must stay well inside float32's range, or the scores overflow or vanish.
     const std::int64_t total = static_cast<std::int64_t>(std::max(c.randomized_positions, longest));
-    const double query = formulas::xpos_scale(0, static_cast<int>(head_dim), 0, total,
-                                              formulas::kXposScaleBase, false);
-    const double key = formulas::xpos_scale(0, static_cast<int>(head_dim), 0, total,
-                                            formulas::kXposScaleBase, true);
+    const int d = static_cast<int>(head_dim);
+    const double query = formulas::decay_scale(0, d, 0, total, scale_base, false);
+    const double key = formulas::decay_scale(0, d, 0, total, scale_base, true);
     require(query <= 1e30 && key >= 1e-30,
             c.randomized_positions > 0 ? "randomizedPositions" : "testLen",
-            "xPos's scale reaches " + format_number(query) + " (and " + format_number(key) +
-                ") over positions 0.." + std::to_string(total - 1) +
+            std::string(to_string(c.position)) + "'s scale reaches " + format_number(query) +
+                " (and " + format_number(key) + ") over positions 0.." + std::to_string(total - 1) +
                 ", outside float32's range: use fewer positions (randomised positions MAX or "
                 "the test length)");
   }

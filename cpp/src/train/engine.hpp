@@ -157,7 +157,7 @@ class Engine {
   // Attention weights (B, H, T, T) of layer l from the last forward().
   const std::vector<T>& attention(std::size_t l) const { return layers_[l].att; }
   // The queries and keys (B, H, T, d) layer l scored with in the last forward(), after the
-  // rotation (RoPE, xPos).
+  // rotation.
   const std::vector<T>& queries(std::size_t l) const { return layers_[l].q; }
   const std::vector<T>& keys(std::size_t l) const { return layers_[l].k; }
   std::size_t rows() const { return n_; }
@@ -217,9 +217,8 @@ class Engine {
     plan_.length = L_;
     plan_.heads = H;
     plan_.head_dim = d;
-    const bool xpos = c_.position == PositionMethod::kXpos;
-    plan_.rope = c_.position == PositionMethod::kRope || xpos;
-    plan_.interleaved = xpos;
+    plan_.rope = position_method_info(c_.position).kind == PositionKind::kRotation;
+    plan_.interleaved = false;
     plan_.cos.clear();
     plan_.sin.clear();
     plan_.key_cos.clear();
@@ -229,11 +228,14 @@ class Engine {
     plan_.t5_bucket.clear();
     if (plan_.rope) {
       // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), scaled only when evaluation asks
-      // (set_rope_scaling; dynamic reads the longest position + 1); neox pairs for RoPE, gptj
-      // pairs for xPos (as torchscale), whose q and k also take ζ_i^(±e).
+      // (set_rope_scaling; dynamic reads the longest position + 1), in the method's pairs; a
+      // decaying rotation's q and k also take ζ_i^(±e) (formulas::decay_scale).
+      const RopeOptions method = rotation_defaults(c_.position);
+      plan_.interleaved = method.style == RopeStyle::kGptj;
+      const bool decays = method.scale_base > 0.0;
       RopeOptions rope = rope_scaling_;
       rope.base = c_.base;
-      rope.style = RopeStyle::kNeox;
+      rope.style = method.style;
       const std::int32_t last = *std::max_element(batch.positions.begin(), batch.positions.end());
       const RopeFrequencies frequencies =
           rope_frequencies(static_cast<long long>(d), rope, static_cast<long long>(last) + 1);
@@ -242,12 +244,12 @@ class Engine {
       const std::size_t half = d / 2;
       plan_.cos.resize(n_ * half);
       plan_.sin.resize(n_ * half);
-      if (xpos) {
+      if (decays) {
         plan_.key_cos.resize(n_ * half);
         plan_.key_sin.resize(n_ * half);
       }
       for (std::size_t r = 0; r < n_; ++r) {
-        // xPos centres a row's positions on the sequence they index, [0, last + 1) (the row's
+        // A decay centres a row's positions on the sequence they index, [0, last + 1) (the row's
         // positions rise; padding repeats the last), as torchscale centres [0, L).
         const std::int64_t total =
             static_cast<std::int64_t>(batch.positions[(r / L_) * L_ + L_ - 1]) + 1;
@@ -255,10 +257,10 @@ class Engine {
           const double angle = formulas::angle(batch.positions[r], theta[i]);
           plan_.cos[r * half + i] = mscale * std::cos(angle);
           plan_.sin[r * half + i] = mscale * std::sin(angle);
-          if (!xpos) continue;
+          if (!decays) continue;
           const auto scale = [&](bool key) {
-            return formulas::xpos_scale(static_cast<int>(i), static_cast<int>(d),
-                                        batch.positions[r], total, formulas::kXposScaleBase, key);
+            return formulas::decay_scale(static_cast<int>(i), static_cast<int>(d),
+                                         batch.positions[r], total, method.scale_base, key);
           };
           const double q_scale = scale(false), k_scale = scale(true);
           plan_.key_cos[r * half + i] = plan_.cos[r * half + i] * k_scale;

@@ -57,8 +57,8 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
   out.vocab = V;
   const PositionMethod p = checkpoint.model.position;
   const bool rotates = position_method_info(p).kind == PositionKind::kRotation;
-  // RoPE's neox pairs, xPos's gptj pairs (as torchscale), over the whole head.
-  const RopeStyle style = p == PositionMethod::kXpos ? RopeStyle::kGptj : RopeStyle::kNeox;
+  // The method's pairs, over the whole head.
+  const RopeStyle style = rotates ? rotation_defaults(p).style : RopeStyle::kNeox;
   const long long d = (long long)(checkpoint.model.n_embd / checkpoint.model.n_head);
   // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
   out.visit = [&checkpoint, model, V, rotates, style, d](const std::vector<long long>& t,
@@ -89,7 +89,7 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
   };
   require(!scaling || rotates, "rope",
           std::string("a ") + name_of(kPositionMethodNames, p) +
-              " model has no rotation to scale: a scaling is for RoPE and xPos models");
+              " model has no rotation to scale: a scaling is for rotation methods' models");
   if (rotates) {
     RopeOptions rope = scaling.value_or(RopeOptions{});
     rope.base = checkpoint.model.base;

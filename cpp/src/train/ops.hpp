@@ -150,17 +150,17 @@ inline std::size_t visible_keys(std::size_t i, std::size_t L) {
 // batch's positions, shared by every layer.
 struct AttentionPlan {
   std::size_t batch = 0, length = 0, heads = 0, head_dim = 0;
-  bool rope = false;         // q and k rotated (RoPE, xPos)
-  bool interleaved = false;  // pairs (x[2i], x[2i+1]) as torchscale's xPos; neox (x[i], x[i+d/2])
+  bool rope = false;         // q and k rotated (a rotation method)
+  bool interleaved = false;  // gptj pairs (x[2i], x[2i+1]); else neox (x[i], x[i+d/2])
   std::vector<double> cos,
-      sin;  // (B·T, d/2): cos and sin of position·θ_i, in double (xPos: ·ζ_i^e)
-  std::vector<double> key_cos, key_sin;  // xPos: the keys' (·ζ_i^(−e)); empty: keys use cos, sin
-  std::vector<double> alibi_slopes;      // (H) or empty
+      sin;  // (B·T, d/2): cos and sin of position·θ_i, in double (a decay: ·ζ_i^e)
+  std::vector<double> key_cos, key_sin;      // a decay: the keys' (·ζ_i^(−e)); empty: cos, sin
+  std::vector<double> alibi_slopes;          // (H) or empty
   std::vector<std::int32_t> alibi_distance;  // (B, T, T): |pos_i − pos_j| (ALiBi only)
   std::vector<std::int32_t> t5_bucket;       // (B, T, T): bucket of pos_j − pos_i, or empty
 };
 
-// Rotates the pairs of one head vector by the angles of `row`, a query's or a key's (xPos
+// Rotates the pairs of one head vector by the angles of `row`, a query's or a key's (a decay
 // scales them apart; cos and sin carry the scale). Inverse: by −angle, the transpose of the
 // scaled rotation, which is what the backward pass needs.
 template <class T>
@@ -322,8 +322,8 @@ void fire_backward(T* dfire, const T* dbias, const T* fire, const std::int32_t* 
 }
 
 // Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
-//   q, k, v (B, H, T, d): the split heads, q and k rotated (RoPE, xPos); att (B, H, T, T): the
-//   softmax weights (0 above the diagonal); out (B·T, E): merged heads.
+//   q, k, v (B, H, T, d): the split heads, q and k rotated (a rotation method); att (B, H, T, T):
+//   the softmax weights (0 above the diagonal); out (B·T, E): merged heads.
 // rel_bias (num_buckets, H) is T5's table (null otherwise); score_bias (B, H, T, T) is added to
 // the scores as it is (FIRE's, null otherwise). D: the head width if fixed.
 template <std::size_t D = 0, class T>

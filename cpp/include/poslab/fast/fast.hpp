@@ -30,8 +30,11 @@ TensorF sinusoidal_table(long long length, long long dim, double base = defaults
 
 // x (L, D) or (H, L, D) rotated at positions offset..offset+L−1, as poslab::rope_apply.
 // The rvalue overload rotates x's own storage (no copy): for callers that own a fresh input.
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
-TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset = 0);
+// A decaying rotation (scale_base > 0) is poslab::rope_apply's: it has no fast path.
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0,
+                   RotationSide side = RotationSide::kQuery);
+TensorF rope_apply(TensorF&& x, const RopeOptions& options, long long offset = 0,
+                   RotationSide side = RotationSide::kQuery);
 
 // softmax(Q Kᵀ · scale + bias + mask) V in float32, as poslab::attention. Never allocates
 // an (H, Lq, Lk) matrix unless options.return_weights asks for it.

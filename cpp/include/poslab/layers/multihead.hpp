@@ -1,5 +1,5 @@
 // Multi-head self-attention from x: project the whole width to Q, K, V, split into heads,
-// optionally rotate (RoPE, xPos) or bias (ALiBi, T5) by position, attend, merge, project out.
+// optionally rotate (RopeOptions) or bias (ALiBi, T5) by position, attend, merge, project out.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,6 @@ struct MultiHeadOptions {
   std::vector<std::uint8_t>
       custom_mask;                  // (L, L), nonzero = key j hidden from query i; empty = none
   std::optional<RopeOptions> rope;  // rotate Q and K per head at positions 0..L−1
-  std::optional<XposOptions> xpos;  // or rotate and scale them by xPos (queries ζ^e, keys ζ^−e)
   PositionBias bias = PositionBias::kNone;
   T5BucketOptions t5;  // for PositionBias::kT5
   std::uint64_t t5_seed = 0;
@@ -52,7 +51,7 @@ struct MultiHeadResult {
   TensorF output;   // (L, D)
   TensorF weights;  // (H, L, L)
   TensorF scores;   // (H, L, L) q·k·scale + bias before the softmax, −∞ where hidden
-  TensorF q, k, v;  // (H, L, d) per head, Q and K after RoPE or xPos
+  TensorF q, k, v;  // (H, L, d) per head, Q and K after the rotation
   TensorF heads;    // (H, L, d) each head's weights · v, before merging and the output projection
   TensorF bias;     // (H, L, L) position bias added to the scores, empty if none
 };

@@ -35,32 +35,29 @@ POSLAB_HD inline void rotate_pair(T& x, T& y, T cos_a, T sin_a) {
   y = x0 * sin_a + y0 * cos_a;
 }
 
-// xPos (Sun et al. 2023, "A Length-Extrapolatable Transformer"), as torchscale's XPOS
-// (torchscale/component/xpos_relative_position.py): RoPE's gptj pairs (x[2i], x[2i+1]) at
-// θ_i = base^(−2i/D), each rotated pair also scaled by a power of ζ_i = (2i + 0.4·D) / (1.4·D),
-// i in [0, D/2), D the head width. Queries take ζ_i^(n/s), keys ζ_i^(−m/s) (s = scale_base,
-// 512 there), so q·k decays as ζ^((n−m)/s) with distance.
-inline constexpr double kXposScaleBase = 512.0;  // torchscale's XPOS default
-
-POSLAB_HD inline double xpos_zeta(int i, int dim) { return (2.0 * i + 0.4 * dim) / (1.4 * dim); }
+// A decaying rotation: xPos (Sun et al. 2023, "A Length-Extrapolatable Transformer"), as
+// torchscale's XPOS (torchscale/component/xpos_relative_position.py). Each rotated pair is also
+// scaled by a power of ζ_i = (2i + 0.4·R) / (1.4·R), i in [0, R/2), R the rotary width. Queries
+// take ζ_i^(n/s), keys ζ_i^(−m/s) (s the scale base, 512 there), so q·k decays as ζ^((n−m)/s)
+// with distance.
+POSLAB_HD inline double decay_zeta(int i, int dim) { return (2.0 * i + 0.4 * dim) / (1.4 * dim); }
 
 // The exponent torchscale raises ζ to at `position` in [0, total), total = offset + L:
 // (position + min_pos) / s with min_pos = −(total)//2 in Python, −⌈total/2⌉. Centred, ζ^(±e)
 // stays near 1 at both ends of a long sequence instead of underflowing at one. Queries and keys
 // of one attention share `total` (the keys' length), so the centre cancels in q·k.
-POSLAB_HD inline double xpos_exponent(std::int64_t position, std::int64_t total,
-                                      double scale_base) {
+POSLAB_HD inline double decay_exponent(std::int64_t position, std::int64_t total,
+                                       double scale_base) {
   const std::int64_t min_pos = -((total + 1) / 2);
   return static_cast<double>(position + min_pos) / scale_base;
 }
 
-// The per-pair xPos scale of pair i at `position` of `total`: ζ_i^e for a query,
-// ζ_i^(−e) for a key (torchscale's downscale). Both members of the pair take it, multiplying
-// the rotated pair.
-POSLAB_HD inline double xpos_scale(int i, int dim, std::int64_t position, std::int64_t total,
-                                   double scale_base, bool key) {
-  const double e = xpos_exponent(position, total, scale_base);
-  return std::pow(xpos_zeta(i, dim), key ? -e : e);
+// The decay of pair i at `position` of `total`: ζ_i^e for a query, ζ_i^(−e) for a key
+// (torchscale's downscale). Both members of the pair take it, multiplying the rotated pair.
+POSLAB_HD inline double decay_scale(int i, int dim, std::int64_t position, std::int64_t total,
+                                    double scale_base, bool key) {
+  const double e = decay_exponent(position, total, scale_base);
+  return std::pow(decay_zeta(i, dim), key ? -e : e);
 }
 
 // GELU, tanh approximation (Hendrycks & Gimpel; GPT-2's `gelu_new`, PyTorch's

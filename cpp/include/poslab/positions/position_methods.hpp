@@ -10,7 +10,7 @@
 
 #include "poslab/base/defaults.hpp"
 #include "poslab/base/names.hpp"
-#include "poslab/positions/formulas.hpp"
+#include "poslab/positions/rope.hpp"
 
 namespace poslab {
 
@@ -22,7 +22,7 @@ enum class PositionKind {
   kAddedTable,     // a fixed table added to the token embeddings (sinusoidal)
   kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
-  kRotation,       // q and k rotated by position (RoPE, xPos)
+  kRotation,       // q and k rotated by position, as rotation_defaults gives
   kScoreBias,      // a bias added to the attention scores (ALiBi, T5, FIRE)
   kNone,           // position only through the causal mask (NoPE)
 };
@@ -72,6 +72,9 @@ struct PositionMethodInfo {
   std::array<PositionOption, 2> options;
   std::size_t option_count;
   const char* summary;
+  // A rotation's pairs; its options "base" and "scaleBase" (a decay, formulas::decay_scale)
+  // set RopeOptions' fields of the same names (rotation_defaults).
+  RopeStyle pairs = RopeStyle::kNeox;
 };
 
 // In the enum's order: kPositionMethods[int(m)] describes m.
@@ -117,10 +120,11 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      PositionKind::kRotation,
      kSupportCore | kSupportTrainer | kSupportCuda,
      {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/D)"},
-       {"scaleBase", formulas::kXposScaleBase, 0, 1e300,
+       {"scaleBase", 512, 0, 1e300,  // torchscale's XPOS default
         "q·zeta_i^(n/scaleBase), k·zeta_i^(-m/scaleBase)"}}},
      2,
-     "RoPE times a decay zeta_i^((n-m)/scaleBase) per pair (Sun et al. 2023)"},
+     "RoPE times a decay zeta_i^((n-m)/scaleBase) per pair (Sun et al. 2023)",
+     RopeStyle::kGptj},
     {PositionMethod::kAlibi,
      "alibi",
      "",
@@ -191,5 +195,9 @@ PositionMethod parse_position_method(const std::string& text, unsigned where, co
                                      const char* field);
 
 const char* to_string(PositionMethod method);
+
+// A rotation method's RopeOptions at the table's defaults: its pairs, and each option the
+// table gives it in the field of that name (base, scaleBase). Error for any other kind.
+RopeOptions rotation_defaults(PositionMethod method);
 
 }  // namespace poslab

@@ -1,5 +1,6 @@
 // Rotary position embedding (Su et al., RoFormer) and its long-context scalings, each as
-// in its paper and the Hugging Face `rope_type` code; xPos, RoPE with a per-pair decay.
+// in its paper and the Hugging Face `rope_type` code, and the decaying rotation
+// (formulas::decay_scale) a position method's row may ask for.
 #pragma once
 
 #include <string>
@@ -61,7 +62,14 @@ struct RopeOptions {
   // none. Only the language models set it, pointing at their config's lists, which must
   // outlive these options (a pointer keeps the options a plain value everywhere else).
   const LongropeFactors* longrope = nullptr;
+  // A decaying rotation when > 0: each rotated pair also times formulas::decay_scale, ζ_i^(±e)
+  // with e the position centred on the sequence over this scale base; 0: none.
+  double scale_base = 0.0;
 };
+
+// Which side of attention a decaying rotation scales: queries take ζ^e, keys ζ^(−e). A plain
+// rotation treats both alike.
+enum class RotationSide { kQuery, kKey };
 
 // The effective rotation of one configuration: what the playground plots.
 struct RopeFrequencies {
@@ -75,28 +83,15 @@ struct RopeFrequencies {
 RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& options,
                                  long long total_length = 0);
 
-// Rotates x at positions offset..offset+L−1. x is (L, D) or (H, L, D); the result has x's
-// shape. Angles p·θ_i are computed in double.
-TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0);
+// Rotates x at positions offset..offset+L−1 of a sequence of offset + L positions. x is (L, D)
+// or (H, L, D); the result has x's shape. Angles p·θ_i are computed in double. A decaying
+// rotation refuses a result beyond float32 (ζ^(−e) over a long sequence).
+TensorF rope_apply(const TensorF& x, const RopeOptions& options, long long offset = 0,
+                   RotationSide side = RotationSide::kQuery);
 // The same with row l at positions[l] (L entries, each in [0, 2^40], any order: shuffled or
 // constant positions), of a sequence of max(positions) + 1 (what `dynamic` reads).
 TensorF rope_apply(const TensorF& x, const RopeOptions& options,
-                   const std::vector<long long>& positions);
-
-// xPos (Sun et al. 2023), as torchscale's XPOS: RoPE's gptj pairs at θ_i = base^(−2i/D) over
-// the whole head, each rotated pair times ζ_i^(±e) (formulas::xpos_scale: ζ_i = (2i + 0.4·D) /
-// (1.4·D), e the position centred on the sequence, over scale_base).
-struct XposOptions {
-  double base = defaults::kBase;
-  double scale_base = formulas::kXposScaleBase;
-};
-
-enum class XposSide { kQuery, kKey };  // queries take ζ^e, keys ζ^(−e)
-
-// Rotates and scales x at positions offset..offset+L−1 of a sequence of offset + L positions
-// (torchscale's forward(x, offset, downscale)). x is (L, D) or (H, L, D), D even; the result
-// has x's shape. Refuses a result beyond float32 (a scale ζ^(−e) over a long sequence).
-TensorF xpos_apply(const TensorF& x, const XposOptions& options, XposSide side,
-                   long long offset = 0);
+                   const std::vector<long long>& positions,
+                   RotationSide side = RotationSide::kQuery);
 
 }  // namespace poslab

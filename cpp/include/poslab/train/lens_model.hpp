@@ -3,7 +3,7 @@
 // logits unless its method reads only p_i − p_j (the table's kRelativeOnly), and may be
 // shuffled where it reads them in any order (kReadsAnyOrder). The LensModel refers to
 // `checkpoint`, which the caller keeps alive while it is used. `scaling`: a rotation's model
-// (RoPE, xPos) with a long-context scaling (its scaling, factor and parameters; the original
+// (a rotation method) with a long-context scaling (its scaling, factor and parameters; the original
 // length is the trained context), as the text task's evaluation applies one
 // (Model::set_rope_scaling); refused for the other methods.
 #pragma once

@@ -113,7 +113,7 @@ class Model {
   // Attention weights (n_layer, n_head, T, T) of sequence `b` of the batch.
   TensorF attention_maps(const Parameters& params, const Batch& batch, std::size_t b);
   // The same, and with `qk` the queries and keys each head scored with (n_layer, n_head, T, d),
-  // after the rotation (RoPE, xPos): the position lens's frequency bands.
+  // after the rotation (a rotation method): the position lens's frequency bands.
   struct AttentionTrace {
     TensorF maps, q, k;
   };
