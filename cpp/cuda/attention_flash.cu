@@ -26,7 +26,6 @@ constexpr FlashMethod kFlashMethods[] = {
     {"ALiBi", [](const AttentionConfig& c) { return c.alibi; }, detail::flash_alibi},
     {"T5", [](const AttentionConfig& c) { return c.t5_table != nullptr; }, detail::flash_t5},
     {"RoPE", [](const AttentionConfig& c) { return c.rope != nullptr; }, detail::flash_rope},
-    {"xPos", [](const AttentionConfig& c) { return c.xpos != nullptr; }, detail::flash_xpos},
 };
 
 }  // namespace
@@ -41,8 +40,7 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
   require(n.d == 64 || n.d == 128,
           "flash attention supports head widths 64 and 128 (got " + std::to_string(n.d) + ")");
   require(config.bias == nullptr,
-          "flash attention takes a position method (config.alibi, t5_table, rope, xpos), not a "
-          "bias "
+          "flash attention takes a position method (config.alibi, t5_table, rope), not a bias "
           "tensor: use attention_naive");
   require(n.H <= 65535 && n.B <= 65535, "flash attention: B and H must be at most 65535");
   for (const void* p : {q, k, v, static_cast<const void*>(out)}) {

@@ -20,7 +20,7 @@
 //             and key j becomes head(score, p, j), before the mask (ALiBi, T5: attention_flash_
 //             alibi.cu, attention_flash_t5.cu).
 //   Rotation  a load-time transform of the Q and K tiles in shared memory, before any MMA reads
-//             them (RoPE, xPos: attention_flash_rope.cu, attention_flash_xpos.cu).
+//             them (RoPE, with or without a decay: attention_flash_rope.cu).
 // The contracts of both are written above NoScoreMod and NoRotation below.
 #pragma once
 
@@ -81,17 +81,15 @@ struct NoScoreMod {
   __device__ void stage(Head&, float*, int, int) const {}
 };
 
-// Which side of attention a tile holds: xPos scales queries and keys by opposite powers.
-enum class Side { kQuery, kKey };
-
-// A rotation of q and k by position (RoPE, xPos), applied to the Q tile and each K tile in
-// shared memory as they land. Row r of a tile whose first row sits at position p0 has its
+// A rotation of q and k by position (RoPE, plain or decaying), applied to the Q tile and each K
+// tile in shared memory as they land. Row r of a tile whose first row sits at position p0 has its
 // pair k multiplied, as a complex number, by tile_factor(p0, k) · row_factor(r, k): the
 // (cos, sin) of (p0 + r)·θ_k composed from a per-tile and a per-block table (sum of angles),
 // times any per-pair scale the method has, so each element costs a few FMAs and no
 // transcendental. A policy type provides:
 //   kRotates                  false only here
-//   kRowsDependOnSide         the row factors differ for queries and keys (rebuilt for K)
+//   kRowsDependOnSide         the row factors differ for queries and keys (rebuilt for K): a
+//                             decay scales the two sides by opposite powers
 //   rotary_dim()              R, a multiple of 4; dims ≥ R are left alone
 //   neox()                    pairs (k, k + R/2); otherwise (2k, 2k + 1)
 //   row_factor(r, k, side)    float2 (re, im) for row offset r
@@ -133,7 +131,8 @@ __device__ __forceinline__ void load_tile(T* tile, const T* g, int row0, int L) 
 
 // sRow[r·D/2 + k] = the rotation's row factor of rows r < kRows, pair k.
 template <int D, int kRows, int kThreads, class Rotation>
-__device__ __forceinline__ void rotation_row_factors(float2* sRow, const Rotation& rot, Side side) {
+__device__ __forceinline__ void rotation_row_factors(float2* sRow, const Rotation& rot,
+                                                     RotationSide side) {
   const int half = rot.rotary_dim() / 2;
   for (int e = threadIdx.x; e < kRows * half; e += kThreads) {
     const int r = e / half, k = e % half;
@@ -144,7 +143,7 @@ __device__ __forceinline__ void rotation_row_factors(float2* sRow, const Rotatio
 // sTile[k] = the rotation's factor of a tile whose first row sits at position p0.
 template <class Rotation>
 __device__ __forceinline__ void rotation_tile_factors(float2* sTile, const Rotation& rot, int p0,
-                                                      Side side) {
+                                                      RotationSide side) {
   if (threadIdx.x < rot.rotary_dim() / 2)
     sTile[threadIdx.x] = rot.tile_factor(p0, threadIdx.x, side);
 }
@@ -226,8 +225,8 @@ __global__ void __launch_bounds__(Tl::kThreads, (min_blocks_per_sm<Tl, D>()))
   if (n_begin < n_end) load_tile<T, D, kBc, kThreads>(sK, K, n_begin, a.Lk);
   cp_async_commit();
   if constexpr (Rotation::kRotates) {  // while the tiles are in flight
-    rotation_row_factors<D, kBr, kThreads>(sRow, rot, Side::kQuery);
-    rotation_tile_factors(sTile, rot, p0, Side::kQuery);
+    rotation_row_factors<D, kBr, kThreads>(sRow, rot, RotationSide::kQuery);
+    rotation_tile_factors(sTile, rot, p0, RotationSide::kQuery);
   }
   cp_async_wait<0>();
   __syncthreads();
@@ -236,7 +235,7 @@ __global__ void __launch_bounds__(Tl::kThreads, (min_blocks_per_sm<Tl, D>()))
     __syncthreads();
     // The keys' rows, published by the first tile's barrier below.
     if constexpr (Rotation::kRowsDependOnSide) {
-      rotation_row_factors<D, kBc, kThreads>(sRow, rot, Side::kKey);
+      rotation_row_factors<D, kBc, kThreads>(sRow, rot, RotationSide::kKey);
     }
   }
 
@@ -272,7 +271,7 @@ __global__ void __launch_bounds__(Tl::kThreads, (min_blocks_per_sm<Tl, D>()))
     load_tile<T, D, kBc, kThreads>(sV, V, n0, a.Lk);
     cp_async_commit();
     cp_async_wait<1>();  // K tile n0 has landed; V may still be in flight
-    if constexpr (Rotation::kRotates) rotation_tile_factors(sTile, rot, n0, Side::kKey);
+    if constexpr (Rotation::kRotates) rotation_tile_factors(sTile, rot, n0, RotationSide::kKey);
     score.template stage<Tl>(head, sScore, n0, p0);
     // The barrier also publishes this tile's key padding, whether any key of it is padded,
     // the score modifier's staged data and the rotation's tile factors.

@@ -33,11 +33,10 @@ struct FlashLaunch {
 };
 
 // Each checks the options of its method in `config` (throwing poslab::Error), then launches
-// (nothing when Lq = 0).
+// (nothing when Lq = 0). flash_rope runs RoPE with or without a decay (config.rope).
 void flash_without_position(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_alibi(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_t5(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_rope(const FlashLaunch& launch, const AttentionConfig& config);
-void flash_xpos(const FlashLaunch& launch, const AttentionConfig& config);
 
 }  // namespace poslab::cuda::detail

@@ -182,10 +182,11 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
   const double scale = detail::check_attention(n, config);
   require(config.t5_table == nullptr,
           "naive attention takes T5 as a bias tensor (cuda::t5_bias), not config.t5_table");
+  require(config.rope == nullptr || config.rope->scale_base() == 0.0,
+          "naive attention does not apply a decaying rotation (config.rope with a scale base): "
+          "attention_flash does");
   require(config.rope == nullptr,
           "naive attention takes rotated q and k (cuda::rope_apply), not config.rope");
-  require(config.xpos == nullptr,
-          "naive attention does not apply xPos (config.xpos): attention_flash does");
   require(workspace_bytes >= attention_naive_workspace(n, dtype),
           "naive attention needs a workspace of " +
               std::to_string(attention_naive_workspace(n, dtype)) + " bytes");

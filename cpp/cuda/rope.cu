@@ -10,7 +10,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -146,30 +145,8 @@ DeviceRopeFrequencies::DeviceRopeFrequencies(long long head_dim, const RopeOptio
   rotary_dim_ = static_cast<int>(f.rotary_dim);
   attention_factor_ = static_cast<float>(f.attention_factor);
   style_ = options.style;
+  scale_base_ = options.scale_base;
 }
-
-namespace {
-
-// Checked first, so a bad option is named as xPos's, not RoPE's.
-RopeOptions xpos_rotation(long long head_dim, const XposOptions& options) {
-  require(head_dim >= 2 && head_dim % 2 == 0,
-          "xPos rotates pairs: the head width must be even (got " + std::to_string(head_dim) + ")");
-  require(std::isfinite(options.base) && options.base > 0.0 && options.base != 1.0,
-          "xPos base must be a positive finite number other than 1 (got " +
-              format_number(options.base) + ")");
-  require(std::isfinite(options.scale_base) && options.scale_base > 0.0,
-          "xPos scale base must be a positive finite number (got " +
-              format_number(options.scale_base) + ")");
-  RopeOptions rotation;
-  rotation.style = RopeStyle::kGptj;
-  rotation.base = options.base;
-  return rotation;
-}
-
-}  // namespace
-
-DeviceXposFrequencies::DeviceXposFrequencies(long long head_dim, const XposOptions& options)
-    : rope_(head_dim, xpos_rotation(head_dim, options), 0), scale_base_(options.scale_base) {}
 
 void rope_apply(const void* x, void* out, DType dtype, long long rows, long long length,
                 const DeviceRopeFrequencies& freq, long long offset, int variant,
@@ -179,6 +156,10 @@ void rope_apply(const void* x, void* out, DType dtype, long long rows, long long
           "offset must be in [0, 2^40] (got " + std::to_string(offset) + ")");
   require(variant >= 1 && variant <= kRopeVariants,
           "unknown RoPE kernel variant " + std::to_string(variant));
+  // A decay scales queries and keys apart: attention_flash applies it as q and k load.
+  require(freq.scale_base() == 0.0, "cuda::rope_apply rotates without a decay (scale base " +
+                                        format_number(freq.scale_base()) +
+                                        "): attention_flash applies one to q and k");
   const int D = freq.head_dim(), R = freq.rotary_dim();
   checked_numel({std::size_t(rows), std::size_t(length), std::size_t(D)},
                 "RoPE input (rows, L, D)");

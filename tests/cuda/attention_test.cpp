@@ -1,8 +1,8 @@
 // Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
 // masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
-// and xPos on load (fused, one position method per call; the reference rotates with
-// poslab::rope_apply and poslab::xpos_apply), lengths that are not multiples of the tiles, Lq !=
-// Lk, and rows that see no key.
+// plain and decaying (xPos) on load (fused, one position method per call; the reference rotates
+// with poslab::rope_apply), lengths that are not multiples of the tiles, Lq != Lk, and rows
+// that see no key.
 #include "poslab/layers/attention.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,7 @@
 #include "poslab/cuda/attention.hpp"
 #include "poslab/positions/alibi.hpp"
 #include "poslab/positions/learned.hpp"
+#include "poslab/positions/position_methods.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -42,7 +43,6 @@ struct Case {
   poslab::T5BucketOptions t5_options = T5Options();
   std::vector<std::uint8_t> padding;        // (B, Lk) or empty
   std::optional<poslab::RopeOptions> rope;  // flash only
-  std::optional<poslab::XposOptions> xpos;  // flash only
 };
 
 // The position bias the kernels must reproduce, from the core with the mask's offset: query i
@@ -60,20 +60,13 @@ TensorF PositionBias(const Case& c) {
   return bias;
 }
 
-// x (H, L, d) rotated at positions offset.., rounded to the storage type: what the fused
-// kernel holds in shared memory before its products.
+// x (H, L, d) rotated (and with a decay, scaled for `side`) at positions offset.. of
+// offset + L, rounded to the storage type: what the fused kernel holds in shared memory before
+// its products.
 std::vector<float> Rotated(const std::vector<float>& x, const poslab::Shape& shape,
-                           const poslab::RopeOptions& options, long long offset, DType dtype) {
-  const TensorF rotated = poslab::rope_apply(TensorF(shape, x), options, offset);
-  return poslab::cuda::from_half_bits(poslab::cuda::to_half_bits(rotated.data, dtype), dtype);
-}
-
-// x (H, L, d) rotated and scaled by xPos at positions offset.. of offset + L, rounded to the
-// storage type.
-std::vector<float> XposRotated(const std::vector<float>& x, const poslab::Shape& shape,
-                               const poslab::XposOptions& options, poslab::XposSide side,
-                               long long offset, DType dtype) {
-  const TensorF rotated = poslab::xpos_apply(TensorF(shape, x), options, side, offset);
+                           const poslab::RopeOptions& options, long long offset,
+                           poslab::RotationSide side, DType dtype) {
+  const TensorF rotated = poslab::rope_apply(TensorF(shape, x), options, offset, side);
   return poslab::cuda::from_half_bits(poslab::cuda::to_half_bits(rotated.data, dtype), dtype);
 }
 
@@ -97,10 +90,9 @@ std::string Describe(const Case& c, Path path) {
                : "") +
          (c.padding.empty() ? "" : " padding") +
          (c.rope ? std::string(" rope ") + poslab::name_of(poslab::kRopeStyleNames, c.rope->style) +
-                       " " + poslab::to_string(c.rope->scaling)
-                 : "") +
-         (c.xpos ? " xpos base " + std::to_string(c.xpos->base) + " scale base " +
-                       std::to_string(c.xpos->scale_base)
+                       " " + poslab::to_string(c.rope->scaling) + " base " +
+                       std::to_string(c.rope->base) + " scale base " +
+                       std::to_string(c.rope->scale_base)
                  : "");
 }
 
@@ -144,11 +136,6 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     freq.emplace(n.d, *c.rope, 0);
     config.rope = &*freq;
   }
-  std::optional<poslab::cuda::DeviceXposFrequencies> xpos;
-  if (c.xpos) {
-    xpos.emplace(n.d, *c.xpos);
-    config.xpos = &*xpos;
-  }
 
   if (path == Path::kFlash) {
     poslab::cuda::attention_flash(dq.get(), dk.get(), dv.get(), dout.get(), c.dtype, n, config,
@@ -174,12 +161,8 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     std::vector<float> qv(q.begin() + b * per_q, q.begin() + (b + 1) * per_q);
     std::vector<float> kv(k.begin() + b * per_k, k.begin() + (b + 1) * per_k);
     if (c.rope) {
-      qv = Rotated(qv, qs, *c.rope, c.mask.offset, c.dtype);
-      kv = Rotated(kv, ks, *c.rope, 0, c.dtype);
-    }
-    if (c.xpos) {
-      qv = XposRotated(qv, qs, *c.xpos, poslab::XposSide::kQuery, c.mask.offset, c.dtype);
-      kv = XposRotated(kv, ks, *c.xpos, poslab::XposSide::kKey, 0, c.dtype);
+      qv = Rotated(qv, qs, *c.rope, c.mask.offset, poslab::RotationSide::kQuery, c.dtype);
+      kv = Rotated(kv, ks, *c.rope, 0, poslab::RotationSide::kKey, c.dtype);
     }
     const TensorF qb(qs, qv);
     const TensorF kb(ks, kv);
@@ -419,19 +402,23 @@ TEST(AttentionFlash, ScoreModifiersMatchCoreFarFromTheKeys) {
   ExpectMatchesCore(c, Path::kFlash);
 }
 
-// xPos on the Q and K tiles as they land, against poslab::xpos_apply (queries at offset.. of
-// offset + Lq, keys of Lk) then poslab::attention: both widths and types, every mask, an offset
-// with Lq != Lk and padding, another base and scale base, and a longer sequence whose scales
-// ζ^(±e) move well away from 1.
+// xPos, RoPE with a decay, on the Q and K tiles as they land, against poslab::rope_apply
+// (queries at offset.. of offset + Lq, keys of Lk on the key side) then poslab::attention: both
+// widths and types, every mask, an offset with Lq != Lk and padding, another base and scale
+// base, a longer sequence whose scales ζ^(±e) move well away from 1, and a decay on neox pairs
+// over part of the head with YaRN's attention factor.
 TEST(AttentionFlash, XposOnLoadMatchesScaledRotatedCore) {
-  const poslab::XposOptions plain;
+  const poslab::RopeOptions xpos = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
   Case c;
-  c.xpos = plain;
+  c.rope = xpos;
   ExpectFlashMatchesCoreForEveryTypeWidthAndMask(c);
   c.dims = {1, 2, 100, 150, 64};
   c.mask = {MaskKind::kCausal, 0, 50};
   c.padding = PadTail(1, 150, 9);
-  c.xpos = poslab::XposOptions{500.0, 64.0};
+  poslab::RopeOptions other = xpos;
+  other.base = 500.0;
+  other.scale_base = 64.0;
+  c.rope = other;
   ExpectMatchesCore(c, Path::kFlash);
   c.dims = {1, 2, 70, 200, 128};
   c.mask = {MaskKind::kNone, 0, 300};  // query totals (370) differ from the keys' (200)
@@ -439,7 +426,17 @@ TEST(AttentionFlash, XposOnLoadMatchesScaledRotatedCore) {
   ExpectMatchesCore(c, Path::kFlash);
   c.dims = {1, 2, 1024, 1024, 64};
   c.mask = {MaskKind::kCausal, 0};
-  c.xpos = plain;
+  c.rope = xpos;
+  ExpectMatchesCore(c, Path::kFlash);
+  poslab::RopeOptions yarn = xpos;
+  yarn.style = poslab::RopeStyle::kNeox;
+  yarn.scaling = poslab::RopeScaling::kYarn;
+  yarn.factor = 4.0;
+  yarn.original_length = 64;
+  yarn.rotary_fraction = 0.5;
+  c.dims = {1, 2, 100, 150, 128};
+  c.mask = {MaskKind::kCausal, 0, 50};
+  c.rope = yarn;
   ExpectMatchesCore(c, Path::kFlash);
 }
 
@@ -458,9 +455,9 @@ TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
   EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
                                              blas, p, 1 << 16),
                poslab::Error);
-  config.rope = nullptr;
-  const poslab::cuda::DeviceXposFrequencies xpos(64, poslab::XposOptions{});
-  config.xpos = &xpos;
+  const poslab::cuda::DeviceRopeFrequencies xpos(
+      64, poslab::rotation_defaults(poslab::PositionMethod::kXpos), 0);
+  config.rope = &xpos;
   EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
                                              blas, p, 1 << 16),
                poslab::Error);
@@ -517,12 +514,13 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config = AttentionConfig{};
-  const poslab::cuda::DeviceXposFrequencies xpos_wide(128, poslab::XposOptions{});
-  config.xpos = &xpos_wide;  // frequencies for another head width
+  const poslab::RopeOptions decaying = poslab::rotation_defaults(poslab::PositionMethod::kXpos);
+  const poslab::cuda::DeviceRopeFrequencies xpos_wide(128, decaying, 0);
+  config.rope = &xpos_wide;  // frequencies for another head width
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
-  const poslab::cuda::DeviceXposFrequencies xpos(64, poslab::XposOptions{});
-  config.xpos = &xpos;
+  const poslab::cuda::DeviceRopeFrequencies xpos(64, decaying, 0);
+  config.rope = &xpos;
   config.mask = {MaskKind::kCausal, 0, -1};  // query 0 at position -1
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
@@ -534,11 +532,13 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.alibi = true;  // xPos and ALiBi: two methods
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
-  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(64, poslab::XposOptions{1.0, 512.0}),
-               poslab::Error);
-  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(64, poslab::XposOptions{10000.0, 0.0}),
-               poslab::Error);
-  EXPECT_THROW(poslab::cuda::DeviceXposFrequencies(63, poslab::XposOptions{}), poslab::Error);
+  poslab::RopeOptions bad = decaying;
+  bad.base = 1.0;
+  EXPECT_THROW(poslab::cuda::DeviceRopeFrequencies(64, bad, 0), poslab::Error);
+  bad = decaying;
+  bad.scale_base = -512.0;  // 0 is no decay; below it, nothing
+  EXPECT_THROW(poslab::cuda::DeviceRopeFrequencies(64, bad, 0), poslab::Error);
+  EXPECT_THROW(poslab::cuda::DeviceRopeFrequencies(63, decaying, 0), poslab::Error);
 }
 
 }  // namespace

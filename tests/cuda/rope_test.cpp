@@ -1,6 +1,6 @@
 // RoPE from the GPU against poslab::rope_apply: every scaling (frequencies from
 // poslab::rope_frequencies), both pairings, fp32/fp16/bf16 storage, partial rotary dims,
-// in place, and positions near 65 536.
+// in place, positions near 65 536, and the decay it leaves to attention_flash.
 #include "poslab/cuda/rope.hpp"
 
 #include <gtest/gtest.h>
@@ -96,6 +96,16 @@ TEST(Rope, PositionsNear65536StayWithinTolerance) {
     ExpectMatchesCore(1, 256, 64, Options(RopeStyle::kGptj, RopeScaling::kNone), 65536 - 256,
                       DType::kF32, variant);
   }
+}
+
+// A decay scales queries and keys apart: the fused attention applies it, this kernel refuses it.
+TEST(Rope, RefusesADecayingRotation) {
+  RopeOptions o = Options(RopeStyle::kGptj, RopeScaling::kNone);
+  o.scale_base = 512.0;
+  const poslab::cuda::DeviceRopeFrequencies freq(64, o, 4);
+  DeviceBuffer x(4 * 64 * sizeof(float));
+  EXPECT_THROW(poslab::cuda::rope_apply(x.get(), x.get(), DType::kF32, 1, 4, freq, 0),
+               poslab::Error);
 }
 
 }  // namespace

@@ -33,12 +33,10 @@ struct AttentionConfig {
   const float* t5_table = nullptr;
   T5BucketOptions t5;
   // Flash only: RoPE applied to the Q and K tiles as they are loaded (query at p_i, key at j),
-  // the scalings as precomputed inv_freq and attention factor. Head width must be freq's.
+  // the scalings as precomputed inv_freq and attention factor. Head width must be freq's. With
+  // a decay (scale_base > 0) as poslab::rope_apply's: queries (of offset + Lq positions) scaled
+  // by ζ_i^e, keys (of Lk) by ζ_i^(−e).
   const DeviceRopeFrequencies* rope = nullptr;
-  // Flash only: xPos (poslab::xpos_apply) on the Q and K tiles as they are loaded: gptj pairs
-  // rotated by p·θ_i, queries (at p_i, of offset + Lq positions) scaled by ζ_i^e, keys (at j, of
-  // Lk) by ζ_i^(−e). Head width must be the frequencies'.
-  const DeviceXposFrequencies* xpos = nullptr;
 };
 
 // Variant 1, "standard attention": S = Q Kᵀ·scale with cuBLAS into a (B, H, Lq, Lk) float32
@@ -53,10 +51,10 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
 // (variant 3, 8 warps of 16 rows) or 128 (variant 4, 4 warps of 32 rows, FlashAttention-2's
 // layout) queries of one head, online softmax over 64-key tiles in shared memory (variant 4 at
 // d = 128: 32), fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in float32; masks,
-// padding, ALiBi, T5 buckets, RoPE and xPos inside the kernel; tiles a causal or windowed block
-// cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor, and one
-// position method per call (ALiBi, T5, RoPE or xPos: each is its own instantiation of the
-// kernel).
+// padding, ALiBi, T5 buckets and RoPE (with or without a decay) inside the kernel; tiles a
+// causal or windowed block cannot see are never loaded. fp16 and bf16, d = 64 or 128. No `bias`
+// tensor, and one position method per call (ALiBi, T5 or RoPE: each is its own instantiation of
+// the kernel, a decaying RoPE another).
 inline constexpr int kAttentionVariants = 4;  // 1 is attention_naive
 void attention_flash(const void* q, const void* k, const void* v, void* out, DType dtype,
                      const AttentionDims& dims, const AttentionConfig& config, int variant = 2,

@@ -18,6 +18,7 @@ namespace poslab::cuda {
 inline constexpr int kRopeVariants = 2;
 
 // θ_i on the device, in double: float32 θ would put p·θ off by up to 4e-3 rad at p = 65 536.
+// A decaying rotation (options.scale_base > 0) runs inside attention_flash only.
 class DeviceRopeFrequencies {
  public:
   // head_dim D and the options as in poslab::rope_frequencies (total_length for `dynamic`).
@@ -28,6 +29,7 @@ class DeviceRopeFrequencies {
   int rotary_dim() const { return rotary_dim_; }
   float attention_factor() const { return attention_factor_; }
   RopeStyle style() const { return style_; }
+  double scale_base() const { return scale_base_; }  // > 0: a decay, formulas::decay_scale
 
  private:
   DeviceBuffer buffer_;
@@ -35,27 +37,12 @@ class DeviceRopeFrequencies {
   int rotary_dim_ = 0;
   float attention_factor_ = 1.0f;
   RopeStyle style_ = RopeStyle::kNeox;
-};
-
-// xPos (Sun et al. 2023, poslab::xpos_apply) for the fused attention kernel: θ_i =
-// base^(−2i/D) on the device over the whole head (RoPE's gptj frequencies) and the scale base
-// of ζ_i^(±e) (formulas::xpos_scale). Options are checked as xpos_apply checks them.
-class DeviceXposFrequencies {
- public:
-  DeviceXposFrequencies(long long head_dim, const XposOptions& options);
-
-  const double* inv_freq() const { return rope_.inv_freq(); }
-  int head_dim() const { return rope_.head_dim(); }
-  double scale_base() const { return scale_base_; }
-
- private:
-  DeviceRopeFrequencies rope_;
-  double scale_base_;
+  double scale_base_ = 0.0;
 };
 
 // x, out: device (rows, L, D) in `dtype` (rows = B·H; out may equal x). Position of row
 // element l is offset + l; dims ≥ R pass through. Rotation in float32 with cos/sin from
-// double angles, times the attention factor (YaRN).
+// double angles, times the attention factor (YaRN). Refuses a decaying rotation (Error).
 void rope_apply(const void* x, void* out, DType dtype, long long rows, long long length,
                 const DeviceRopeFrequencies& freq, long long offset, int variant = 2,
                 cudaStream_t stream = nullptr);
