@@ -148,7 +148,7 @@ describe('whole page', () => {
     const table = '#view-encodings .fig canvas';
     for (const n of await canvasColours(page, '#view-encodings')) expect(n, 'a canvas is blank').toBeGreaterThan(2);
     expect(await page.textContent('#view-encodings .fig .fig-title >> nth=0')).toContain(
-      'xPos (queries, scale base 512)',
+      'xPos (gptj; queries, scale base 512)',
     );
     expect(await page.isVisible('#c-enc-base')).toBe(true);
     expect(await page.isVisible('#c-enc-style')).toBe(false); // xPos pairs gptj only

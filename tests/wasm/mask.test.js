@@ -130,6 +130,11 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       ['base', 10000],
       ['scaleBase', 512],
     ]);
+    // A rotation's pairs (its rope option's style); the other kinds have none.
+    expect(positionMethods.filter((m) => m.pairs !== undefined).map((m) => [m.name, m.kind, m.pairs])).toEqual([
+      ['rope', 'rotation', 'neox'],
+      ['xpos', 'rotation', 'gptj'],
+    ]);
     expect(Object.isFrozen(lab.names.masks)).toBe(true);
     // Every name is accepted where it belongs.
     for (const style of lab.names.ropeStyles) expect(() => lab.ropeFrequencies({ headDim: 8, style })).not.toThrow();

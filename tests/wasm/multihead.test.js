@@ -23,8 +23,8 @@ const CONFIGS = [
     64,
     { heads: 8, mask: 'causal', rope: { style: 'gptj', scaling: 'yarn', factor: 4, originalLength: 8 } },
   ],
-  ['4 heads, causal, xPos', 32, { heads: 4, mask: 'causal', xpos: { scaleBase: 8 } }],
-  ['2 heads, xPos (defaults) + ALiBi', 16, { heads: 2, xpos: true, bias: 'alibi' }],
+  ['4 heads, causal, xPos', 32, { heads: 4, mask: 'causal', rope: { method: 'xpos', scaleBase: 8 } }],
+  ['2 heads, xPos (defaults) + ALiBi', 16, { heads: 2, rope: { method: 'xpos' }, bias: 'alibi' }],
   ['4 heads, causal, ALiBi', 32, { heads: 4, mask: 'causal', bias: 'alibi' }],
   [
     '4 heads, T5 bias',
@@ -119,20 +119,11 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
     });
 
     if (o.rope) {
-      test('q and k are the unrotated projections rotated by lab.rope; v is untouched', () => {
+      // A decaying rotation (xPos) scales q as queries and k as keys; a plain one treats both alike.
+      test('q and k are the unrotated projections through lab.rope as queries and as keys; v is untouched', () => {
         const plain = lab.multiHeadAttention(x, { seed: 7, ...o, rope: false });
         assertClose(r.q, lab.rope(plain.q, o.rope), `${name}: q`);
-        assertClose(r.k, lab.rope(plain.k, o.rope), `${name}: k`);
-        expect(r.v.data).toEqual(plain.v.data);
-      });
-    }
-
-    if (o.xpos) {
-      test('q and k are the projections through lab.xpos as queries and as keys; v is untouched', () => {
-        const plain = lab.multiHeadAttention(x, { seed: 7, ...o, xpos: false });
-        const xo = o.xpos === true ? {} : o.xpos;
-        assertClose(r.q, lab.xpos(plain.q, xo), `${name}: q`);
-        assertClose(r.k, lab.xpos(plain.k, { ...xo, key: true }), `${name}: k`);
+        assertClose(r.k, lab.rope(plain.k, { ...o.rope, key: true }), `${name}: k`);
         expect(r.v.data).toEqual(plain.v.data);
       });
     }
@@ -156,6 +147,16 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
     const a = lab.multiHeadAttention(x, { heads: 2, rope: true });
     expect(a.q.data).toEqual(lab.multiHeadAttention(x, { heads: 2, rope: {} }).q.data);
     expect(a.q.data).not.toEqual(lab.multiHeadAttention(x, { heads: 2 }).q.data);
+  });
+
+  test("rope: { method } starts from the method's defaults: 'rope' is rope: {}, 'xpos' gptj pairs with a decay", () => {
+    const x = randomNormal(15, [6, 16]);
+    const q = (rope) => lab.multiHeadAttention(x, { heads: 2, rope }).q.data;
+    expect(q({ method: 'rope' })).toEqual(q({}));
+    expect(q({ method: 'xpos' })).toEqual(q({ style: 'gptj', scaleBase: 512 }));
+    // Other fields override the method's: xPos without its decay is RoPE on gptj pairs.
+    expect(q({ method: 'xpos', scaleBase: 0 })).toEqual(q({ style: 'gptj' }));
+    expect(q({ method: 'xpos' })).not.toEqual(q({ style: 'gptj' }));
   });
 
   test('rope: false and no rope option are the same', () => {

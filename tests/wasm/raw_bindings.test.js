@@ -73,10 +73,10 @@ describe.each(VARIANTS)('%s raw embind layer', (variant) => {
 
   test('undefined options mean the defaults; null options are refused', () => {
     const x = tensor([2, 4], Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8));
-    expect(m.rope(x, 1, undefined)).toEqual(m.rope(x, 1, {}));
+    expect(m.rope(x, 1, false, undefined)).toEqual(m.rope(x, 1, false, {}));
     expect(m.t5Buckets(4, 3, undefined)).toEqual(m.t5Buckets(4, 3, {}));
     expect(m.attention(x, x, x, undefined)).toEqual(m.attention(x, x, x, {}));
-    expect(m.rope(x, 1, null).error).toMatch(/rope options must be an object \(got null\)/);
+    expect(m.rope(x, 1, false, null).error).toMatch(/rope options must be an object \(got null\)/);
     expect(m.attention(x, x, x, null).error).toMatch(/attention options must be an object \(got null\)/);
   });
 

@@ -61,6 +61,11 @@ describe('compute glue', () => {
     }
     expect(Array.from(ropeUnitInput(1, 6, 'gptj').data)).toEqual([1, 0, 1, 0, 1, 0]);
     expect(Array.from(ropeUnitInput(1, 6, 'neox').data)).toEqual([1, 1, 1, 0, 0, 0]);
+    // The view's scale base (always among its settings) is a decay's: RoPE, which has none, ignores it.
+    const viewRope = encodings(lab, params('enc', { method: 'rope', L: 20, D: 8, style: 'gptj', scalebase: 4 }));
+    expect(viewRope.heatmaps.main.data).toEqual(
+      encodingTable(lab, { method: 'rope', L: 20, D: 8, style: 'gptj' }).data,
+    );
   });
 
   it('Encodings.XposRowsAreCosSinPairsTimesZetaToTheCentredPosition', () => {
@@ -80,6 +85,9 @@ describe('compute glue', () => {
         expect(close(m.data[p * D + d], ref(p, d), 1e-6 + 1e-6 * Math.abs(ref(p, d)))).toBe(true);
     // Position 0 of pair 0 is ζ₀^(−⌈L/2⌉/s) = 3.5^(5/4): the decay is in the table, not only the turn.
     expect(m.data[0]).toBeCloseTo(3.5 ** (5 / 4), 5);
+    // Its pairs are the table row's (gptj), whatever RoPE's pairing setting says.
+    const neox = encodings(lab, params('enc', { method: 'xpos', L, D, base, scalebase, style: 'neox' })).heatmaps.main;
+    expect(neox.data).toEqual(m.data);
   });
 
   it('Encodings.NopeIsZeroAndBiasMethodsAreSquare', () => {
@@ -230,8 +238,8 @@ describe('compute glue', () => {
   it('Attention.RefusesBadShapes', () => {
     expect(() => attention(lab, params('att', { D: 64, H: 3 }))).toThrow(/divisible/);
     expect(() => attention(lab, params('att', { text: '   ' }))).toThrow(/at least one word/);
-    expect(() => attention(lab, params('att', { rope: 'rope', D: 12, H: 4 }))).toThrow(/RoPE.*even/);
-    expect(() => attention(lab, params('att', { rope: 'xpos', D: 12, H: 4 }))).toThrow(/xPos.*even/);
+    expect(() => attention(lab, params('att', { rope: 'rope', D: 12, H: 4 }))).toThrow(/rope rotates pairs.*even/);
+    expect(() => attention(lab, params('att', { rope: 'xpos', D: 12, H: 4 }))).toThrow(/xpos rotates pairs.*even/);
     expect(() => attention(lab, params('att', { mask: 'custom', custom: '9.!' }))).toThrow(/malformed/);
   });
 

@@ -39,8 +39,13 @@ describe('link fall-back', () => {
     expect(state['enc.scalebase']).toBe(Math.ceil((4096 * Math.log(3.5)) / 88));
     expect((4096 * Math.log(3.5)) / state['enc.scalebase']).toBeLessThan(Math.log(3.4028234663852886e38));
     expect(problems[0]).toMatch(/enc\.scalebase.*clamped/);
-    expect(refusal('enc', { method: 'xpos', L: 8192, D: 2, scalebase: 58 })?.key).toBe('enc.scalebase');
+    expect(refusal('enc', { method: 'xpos', L: 8192, D: 2, scalebase: 58 })).toEqual({
+      key: 'enc.scalebase',
+      message: expect.stringMatching(/^xpos scales position 0 .* at least 59$/),
+    });
     expect(refusal('enc', { method: 'xpos', L: 50, D: 8, scalebase: 1 })).toBeNull();
+    // The rule is a decay's (a method with a scaleBase option): RoPE's table has none to overflow.
+    expect(refusal('enc', { method: 'rope', L: 8192, D: 2, scalebase: 10 })).toBeNull();
   });
 
   it('LinkFallback.OldRopeCheckboxLinksOpenAsTheRopeRotation', () => {

@@ -16,8 +16,10 @@ import {
   VECTOR_METHODS,
   hasOption,
   isPairMethod,
-  methodOption,
+  isRotation,
   needsEvenWidth,
+  optionDefault,
+  rotationPairs,
 } from '../../web/src/state/methods.js';
 import { EVERY_METHOD, METHODS as LAB_METHODS } from '../../web/src/lab/presets.js';
 import { METHOD_INFO } from '../../web/src/content/methods.js';
@@ -55,12 +57,18 @@ describe('position methods', () => {
     expect(isPairMethod('rope')).toBe(false);
     expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope', 'xpos']);
     expect(ROTATIONS).toEqual(['rope', 'xpos']);
+    expect(METHODS.filter(isRotation)).toEqual(ROTATIONS);
+    // RoPE's pairs are its pairing setting; xPos's are its row's (torchscale's gptj).
+    expect(['neox', 'gptj'].map((style) => rotationPairs('rope', style))).toEqual(['neox', 'gptj']);
+    expect(rotationPairs('xpos', 'neox')).toBe('gptj');
   });
 
   it('PositionMethods.OptionsAreReadFromTheTable', () => {
     expect(METHODS.filter((m) => hasOption(m, 'base'))).toEqual(['sinusoidal', 'rope', 'xpos']);
-    expect(methodOption('xpos', 'scaleBase').default).toBe(512); // torchscale's XPOS
-    expect(() => methodOption('alibi', 'scaleBase')).toThrow(/no option 'scaleBase' for 'alibi'/);
+    expect(METHODS.filter((m) => hasOption(m, 'scaleBase'))).toEqual(['xpos']);
+    expect(optionDefault('scaleBase')).toBe(512); // torchscale's XPOS
+    expect(optionDefault('base')).toBe(10000);
+    expect(() => optionDefault('scalebase')).toThrow(/no method of the core's table has the option 'scalebase'/);
   });
 
   it('PositionMethods.EveryMethodHasItsExplanation', () => {

@@ -24,11 +24,7 @@ export const API_CALLS = {
   ropeFrequencies: () => [['options', { headDim: 8, totalLength: 4, base: 100, scaling: 'linear', factor: 2 }]],
   rope: () => [
     ['x', ones(2, 4)],
-    ['options', { offset: 1, style: 'neox' }],
-  ],
-  xpos: () => [
-    ['x', ones(2, 4)],
-    ['options', { offset: 1, key: true, base: 100, scaleBase: 64 }],
+    ['options', { offset: 1, key: true, method: 'xpos', style: 'neox', base: 100, scaleBase: 64 }],
   ],
   ropeDecay: () => [['options', { headDim: 8, maxDistance: 4 }]],
   ropeWavelengths: () => [['options', { headDim: 8, totalLength: 4 }]],
@@ -94,24 +90,29 @@ export const MHA_OPTION_CASES = [
     /unknown option 'sytle'/,
   ],
   [
-    'multiHeadAttention xpos a number',
-    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: 5 }),
-    /xpos options must be an object/,
+    'multiHeadAttention xpos is a rope method, not an option',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: {} }),
+    /unknown option 'xpos'/,
   ],
   [
-    'multiHeadAttention xpos unknown option',
-    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: { scalebase: 64 } }),
+    'multiHeadAttention rope scalebase misspelled',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { method: 'xpos', scalebase: 64 } }),
     /unknown option 'scalebase'/,
   ],
   [
-    'multiHeadAttention xpos scaleBase 0',
-    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, xpos: { scaleBase: 0 } }),
-    /scale base/,
+    'multiHeadAttention rope scaleBase negative',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { method: 'xpos', scaleBase: -1 } }),
+    /scale base must be 0 \(no decay\) or a positive finite number \(got -1\)/,
   ],
   [
-    'multiHeadAttention rope and xpos together',
-    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: {}, xpos: {} }),
-    /rope or xpos, not both/,
+    'multiHeadAttention rope method not a rotation',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { method: 'alibi' } }),
+    /position method 'alibi' does not rotate q and k/,
+  ],
+  [
+    'multiHeadAttention rope method a number',
+    (api) => api.multiHeadAttention(ones(4, 8), { heads: 2, rope: { method: 1 } }),
+    /\bmethod\b/,
   ],
   [
     'multiHeadAttention t5 bidirectional a number',
@@ -139,6 +140,39 @@ export const BAD_INPUTS = [
   ],
   ['odd rotary dim', (lab) => lab.ropeFrequencies({ headDim: 6, rotaryFraction: 0.5 }), /rotary/, 'rotaryFraction'],
   ['odd head dim', (lab) => lab.ropeFrequencies({ headDim: 7 }), /rotary/, 'headDim'],
+  // A rotation method of the core's table, and its decay (xPos's).
+  [
+    'rope unknown method',
+    (lab) => lab.rope(zeros(2, 4), { method: 'spiral' }),
+    /unknown rotation method 'spiral'/,
+    'method',
+  ],
+  [
+    'rope method that does not rotate',
+    (lab) => lab.rope(zeros(2, 4), { method: 'alibi' }),
+    /position method 'alibi' does not rotate q and k/,
+    'method',
+  ],
+  [
+    'rope method the core lacks',
+    (lab) => lab.rope(zeros(2, 4), { method: 'fire' }),
+    /rotation method 'fire' is not available here/,
+    'method',
+  ],
+  [
+    'rope scaleBase negative',
+    (lab) => lab.rope(zeros(2, 4), { method: 'xpos', scaleBase: -1 }),
+    /the scale base must be 0 \(no decay\) or a positive finite number \(got -1\)/,
+    'scaleBase',
+  ],
+  [
+    'rope decay past float32',
+    // Position 0 of 200 as a query: ζ₀^(−100/1) = 3.5^100.
+    (lab) => lab.rope(ones(200, 4), { method: 'xpos', scaleBase: 1 }),
+    /the rotation's scale \S+ at position 0 of 200 overflows float32; use a larger scaleBase or a shorter sequence/,
+    'x',
+  ],
+  ['rope xpos odd width', (lab) => lab.rope(zeros(2, 5), { method: 'xpos' }), /rotary/, 'headDim'],
   ['sinusoidal odd dim names dim', (lab) => lab.sinusoidal({ length: 4, dim: 7 }), /even/, 'dim'],
   ['attention window:0', (lab) => attend(lab, { mask: 'window:0' }), /window/, 'window'],
   ['attention { window: 0 }', (lab) => attend(lab, { mask: { window: 0 } }), /window/, 'window'],

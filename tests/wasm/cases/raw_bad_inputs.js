@@ -65,13 +65,8 @@ export const RAW_CALLS = {
   rope: () => [
     ['x', ones(2, 4)],
     ['offset', 1],
-    ['rope', { style: 'neox' }],
-  ],
-  xpos: () => [
-    ['x', ones(2, 4)],
-    ['offset', 1],
     ['key', true],
-    ['xpos', { base: 100, scaleBase: 64 }],
+    ['rope', { method: 'xpos', style: 'neox', base: 100, scaleBase: 64 }],
   ],
   ropeDecay: () => [
     ['headDim', 8],
@@ -159,10 +154,14 @@ export const RAW_BAD_INPUTS = [
     (m) => m.similarityByOffset(tensor([2, 2], Float32Array.of(1, 0, 0, Infinity)), 'dot'),
     /x\[1, 1\] is \+inf/,
   ],
-  ['rope x NaN', (m) => m.rope(tensor([2, 4], Float32Array.of(0, 0, 0, 0, 0, 0, 0, NaN)), 0, {}), /x\[1, 3\] is NaN/],
+  [
+    'rope x NaN',
+    (m) => m.rope(tensor([2, 4], Float32Array.of(0, 0, 0, 0, 0, 0, 0, NaN)), 0, false, {}),
+    /x\[1, 3\] is NaN/,
+  ],
   [
     'rope 3-D x +inf',
-    (m) => m.rope(tensor([2, 1, 2], Float32Array.of(0, 0, Infinity, 0)), 0, {}),
+    (m) => m.rope(tensor([2, 1, 2], Float32Array.of(0, 0, Infinity, 0)), 0, false, {}),
     /x\[1, 0, 0\] is \+inf/,
   ],
   [
@@ -206,8 +205,8 @@ export const RAW_BAD_INPUTS = [
   ...MHA_OPTION_CASES,
   ['attention keyPadding boolean[]', (m) => m.attention(...qkv(), { keyPadding: [true, false, false] }), /Uint8Array/],
   ['attention bias a string', (m) => m.attention(...qkv(), { bias: 'alibi' }), /bias/],
-  ['rope number[] data', (m) => m.rope(tensor([1, 2], [1, 2]), 0, {}), /Float32Array/],
-  ['rope data length != product(shape)', (m) => m.rope(tensor([2, 4], f32(7)), 0, {}), /7/],
+  ['rope number[] data', (m) => m.rope(tensor([1, 2], [1, 2]), 0, false, {}), /Float32Array/],
+  ['rope data length != product(shape)', (m) => m.rope(tensor([2, 4], f32(7)), 0, false, {}), /7/],
   [
     'sinusoidal non-integer length (embind would truncate it)',
     (m) => m.sinusoidal(3.7, 8, 10000, 'interleaved', 0),
@@ -280,12 +279,7 @@ export const RAW_GPT2_CALLS = {
 // GPT-NeoX and Llama loaders need a checkpoint written by the CLI (gpt_neox.test.js,
 // llama.test.js); the sharded loaders, one template for every architecture, a checkpoint in
 // shards (llama.test.js: written by the CLI and split, and transformers' own).
-export const RAW_GPT2_ELSEWHERE = [
-  'gptNeoxLoader',
-  'llamaLoader',
-  'gptNeoxShardedLoader',
-  'llamaShardedLoader',
-];
+export const RAW_GPT2_ELSEWHERE = ['gptNeoxLoader', 'llamaLoader', 'gptNeoxShardedLoader', 'llamaShardedLoader'];
 
 const callGpt2 = ({ m, model }, fn, args) => (fn === 'forward' ? model.forward(...args) : m[fn](...args));
 

@@ -1,27 +1,20 @@
 // Native-vs-wasm cases for RoPE: rotation (2-D and 3-D inputs, both pairings, partial
 // rotation, every long-context scaling, offsets), its effective frequencies with the
 // attention factor, its decay curve, and the wavelengths derived from the frequencies; and
-// xPos (queries and keys, offsets, bases and scale bases) against `poslab xpos`.
+// the table's other rotation, xPos (a decay: queries and keys, offsets, bases and scale bases),
+// against `poslab rope --method xpos`.
 import { label, ROPE_FLAGS, toFlags } from './flags.js';
+
+const ROTATE_FLAGS = { ...ROPE_FLAGS, method: '--method', scaleBase: '--scale-base', key: '--key', offset: '--offset' };
 
 const rope = (shape, o) => ({
   name: `rope x=(${shape}) ${label(o)}`,
   inputs: { x: shape },
-  cli: (f) => ['rope', '--in', f.x, ...toFlags(o, { ...ROPE_FLAGS, offset: '--offset' })],
+  cli: (f) => ['rope', '--in', f.x, ...toFlags(o, ROTATE_FLAGS)],
   run: (lab, { x }) => ({ out: lab.rope(x, o) }),
 });
 
-const xpos = (shape, o) => ({
-  name: `xpos x=(${shape}) ${label(o)}`,
-  inputs: { x: shape },
-  cli: (f) => [
-    'xpos',
-    '--in',
-    f.x,
-    ...toFlags(o, { base: '--base', scaleBase: '--scale-base', key: '--key', offset: '--offset' }),
-  ],
-  run: (lab, { x }) => ({ out: lab.xpos(x, o) }),
-});
+const xpos = (shape, o) => rope(shape, { method: 'xpos', ...o });
 
 // The CLI prints `attention_factor <value>` beside the frequencies.
 const attentionFactor = (stdout) => {
@@ -119,4 +112,12 @@ export const ROPE_CASES = [
   xpos([16, 64], { offset: 4000, key: true }),
   xpos([1, 8], { offset: 3 }),
   xpos([7, 2], { key: true }),
+  // The method's defaults are a starting point: other fields override them, and a decay is an
+  // option of any rotation.
+  xpos([9, 16], { style: 'neox', key: true }),
+  xpos([9, 16], { scaleBase: 0 }),
+  xpos([2, 9, 32], { rotaryFraction: 0.5, key: true, offset: 2 }),
+  xpos([12, 32], { scaling: 'yarn', factor: 4, originalLength: 8 }),
+  rope([9, 16], { method: 'rope', scaleBase: 64, key: true }),
+  rope([9, 16], { key: true }), // no decay: the keys' side is the queries'
 ];

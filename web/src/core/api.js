@@ -5,11 +5,19 @@
 import { guardMethods, unwrap } from './raw.js';
 import * as check from './validate.js';
 
-const ROPE_STRINGS = ['style', 'scaling'];
-const ROPE_NUMBERS = ['base', 'rotaryFraction', 'factor', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow'];
+const ROPE_STRINGS = ['method', 'style', 'scaling'];
+const ROPE_NUMBERS = [
+  'base',
+  'rotaryFraction',
+  'factor',
+  'lowFreqFactor',
+  'highFreqFactor',
+  'betaFast',
+  'betaSlow',
+  'scaleBase',
+];
 const ROPE_KEYS = [...ROPE_STRINGS, ...ROPE_NUMBERS, 'originalLength'];
 const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
-const XPOS_KEYS = ['base', 'scaleBase'];
 
 /** The API bound to an instantiated Emscripten module (the resolved value of its factory). */
 export function bindPosLab(m) {
@@ -32,18 +40,13 @@ export function bindPosLab(m) {
   const elements = (shape, what) => check.elements(shape, what, max);
   const tensor = (t, name, ranks, negInf = false) => check.tensor(t, name, { ranks, maxElements: max, negInf });
 
-  // RoPE options: type-checked here, absent fields left to the core's defaults (rope.hpp).
+  // RoPE options: type-checked here, absent fields left to the defaults of `method` (the
+  // core's table) or else the core's (rope.hpp).
   const rope = (o) => {
     const out = {};
     for (const key of ROPE_STRINGS) if (o[key] !== undefined) out[key] = str(o, key);
     for (const key of ROPE_NUMBERS) if (o[key] !== undefined) out[key] = num(o, key);
     if (o.originalLength !== undefined) out.originalLength = size(o, 'originalLength');
-    return out;
-  };
-  // xPos options: type-checked here, absent fields left to the core's defaults (rope.hpp).
-  const xpos = (o) => {
-    const out = {};
-    for (const key of XPOS_KEYS) if (o[key] !== undefined) out[key] = num(o, key);
     return out;
   };
   // { mask, offset } of attention and attentionMask in the binding's form.
@@ -127,15 +130,9 @@ export function bindPosLab(m) {
     },
 
     rope(x, opts) {
-      const o = check.options(opts, 'rope', ['offset', ...ROPE_KEYS]);
+      const o = check.options(opts, 'rope', ['offset', 'key', ...ROPE_KEYS]);
       const t = tensor(x, 'x', [2, 3]);
-      return call('rope', t, size(o, 'offset', 0), rope(o));
-    },
-
-    xpos(x, opts) {
-      const o = check.options(opts, 'xpos', ['offset', 'key', ...XPOS_KEYS]);
-      const t = tensor(x, 'x', [2, 3]);
-      return call('xpos', t, size(o, 'offset', 0), bool(o, 'key', false), xpos(o));
+      return call('rope', t, size(o, 'offset', 0), bool(o, 'key', false), rope(o));
     },
 
     ropeDecay(opts) {
@@ -188,7 +185,6 @@ export function bindPosLab(m) {
         'keyPadding',
         'customMask',
         'rope',
-        'xpos',
         'bias',
         't5',
         't5Seed',
@@ -209,9 +205,6 @@ export function bindPosLab(m) {
       if (o.customMask !== undefined) raw.customMask = check.padding(o.customMask, 'customMask', max);
       if (o.rope !== undefined && o.rope !== false) {
         raw.rope = o.rope === true ? {} : rope(check.options(o.rope, 'multiHeadAttention rope', ROPE_KEYS, 'rope'));
-      }
-      if (o.xpos !== undefined && o.xpos !== false) {
-        raw.xpos = o.xpos === true ? {} : xpos(check.options(o.xpos, 'multiHeadAttention xpos', XPOS_KEYS, 'xpos'));
       }
       if (o.scale !== undefined) raw.scale = num(o, 'scale');
       return call('multiHeadAttention', t, raw);

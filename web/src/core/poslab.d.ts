@@ -19,7 +19,8 @@
  *   rotaryFraction < 1, else 'headDim'), 'betaFast'/'betaSlow' (the first that is not
  *   positive), 'lowFreqFactor'/'highFreqFactor' (the one out of range; 'lowFreqFactor' when
  *   both are valid but low >= high), 'headDim' when ntk/dynamic need R > 2, 'style', 'scaling',
- *   'offset', 'totalLength';
+ *   'offset', 'totalLength', 'method' (unknown, or not a rotation), 'scaleBase' (negative);
+ *   'x' when a decaying rotation's scale takes x past float32;
  * - sizes: 'length', 'dim', 'headDim', 'heads' (also "D not divisible by H"), 'queryLength',
  *   'keyLength', 'maxDistance', 'queries', 'keys'; 'base', 'std', 'eps', 'scale', 'metric',
  *   'layout', 'bias' (multiHeadAttention's position bias name), 'seed', 't5Seed';
@@ -72,8 +73,18 @@ export { bindLm } from './gpt-neox';
 /** The length-generalisation lab's trainer (its own module): train.d.ts. */
 export { bindTrain, createTrainLab } from './train';
 
-/** RoPE configuration (rope.hpp). All optional; defaults are the core's. */
+/**
+ * RoPE configuration (rope.hpp). All optional; defaults are those of `method`, else the core's.
+ * A decaying rotation (scaleBase > 0; Sun et al. 2023, as torchscale has it) also scales each
+ * rotated pair by ζ_i^(e/scaleBase) for queries and ζ_i^(−e/scaleBase) for keys,
+ * ζ_i = (2i + 0.4·R)/(1.4·R), e the position centred on its sequence.
+ */
 export interface RopeOptions {
+  /**
+   * A rotation method of the core's table (a row of names.positionMethods of kind 'rotation'):
+   * its pairs and options (base, scaleBase) are the starting point, the other fields override.
+   */
+  method?: string;
   /** 'neox' pairs (x[i], x[i+R/2]) (default); 'gptj' pairs (x[2i], x[2i+1]). */
   style?: 'neox' | 'gptj';
   /** θ_i = base^(-2i/R). Default 10000. */
@@ -94,17 +105,7 @@ export interface RopeOptions {
   betaFast?: number;
   /** yarn beta_slow. Default 1. */
   betaSlow?: number;
-}
-
-/**
- * xPos (Sun et al. 2023; rope.hpp, as torchscale's XPOS): gptj pairs rotated by p·θ_i,
- * θ_i = base^(-2i/D), times ζ_i^(e/scaleBase), ζ_i = (2i + 0.4·D)/(1.4·D), e the position
- * centred on its sequence; keys take ζ_i^(−e/scaleBase). All optional; defaults are the core's.
- */
-export interface XposOptions {
-  /** θ_i = base^(-2i/D). Default 10000. */
-  base?: number;
-  /** Positions per unit of the decay's exponent. Default 512 (torchscale's). */
+  /** The decay's positions per unit of its exponent (> 0), or 0 for none. Default 0, or the method's. */
   scaleBase?: number;
 }
 
@@ -156,10 +157,11 @@ export interface MultiHeadOptions {
    * in every head, on top of mask and keyPadding (they reach the scores as −∞). Default none.
    */
   customMask?: Uint8Array | boolean[] | number[];
-  /** Rotate Q and K per head at positions 0..L−1. Default false. */
+  /**
+   * Rotate Q and K per head at positions 0..L−1 ({ method } for any rotation method of the
+   * table; a decaying one scales Q as queries, K as keys). Default false.
+   */
   rope?: false | true | RopeOptions;
-  /** Or rotate and scale them by xPos (queries ζ^e, keys ζ^−e); not with rope. Default false. */
-  xpos?: false | true | XposOptions;
   /** Position bias added to the scores. Default 'none'. */
   bias?: 'none' | 'alibi' | 't5';
   /** Bucket options when bias is 't5' (core defaults: unidirectional, 32 buckets, 128). */
@@ -181,7 +183,7 @@ export interface MultiHeadResult {
    * where the key is hidden (mask, keyPadding, customMask, or a −∞ bias).
    */
   scores: Tensor;
-  /** (H, L, d) per head, q and k after RoPE. */
+  /** (H, L, d) per head, q and k after the rotation. */
   q: Tensor;
   k: Tensor;
   v: Tensor;
@@ -221,6 +223,8 @@ export interface PositionMethodInfo {
   readonly support: Readonly<{ core: boolean; bias: boolean; trainer: boolean; cuda: boolean; gpt2: boolean }>;
   readonly options: readonly Readonly<{ name: string; default: number; min: number; max: number; about: string }>[];
   readonly summary: string;
+  /** A rotation's pairs (RopeOptions.style); absent for the other kinds. */
+  readonly pairs?: 'neox' | 'gptj';
 }
 
 /** The core's defaults, under the option names they fill (frozen). */
@@ -247,7 +251,7 @@ export interface Defaults {
   readonly seed: number;
   /** RopeOptions: style 'neox', scaling 'none', base 10000, rotaryFraction 1, factor 1,
    * originalLength 0 (unset), lowFreqFactor 1, highFreqFactor 4, betaFast 32, betaSlow 1. */
-  readonly rope: Readonly<Required<RopeOptions>> & { readonly originalLength: number };
+  readonly rope: Readonly<Required<Omit<RopeOptions, 'method' | 'scaleBase'>>> & { readonly originalLength: number };
   /** T5Options: bidirectional false, numBuckets 32, maxDistance 128. */
   readonly t5: Readonly<Required<T5Options>>;
 }
@@ -305,13 +309,12 @@ export interface PosLab {
 
   /** θ_i and mscale of a RoPE configuration; totalLength S = offset + L matters for 'dynamic' only. */
   ropeFrequencies(options: { headDim: number; totalLength?: number } & RopeOptions): RopeFrequencies;
-  /** Rotates x (L, D) or (H, L, D) at positions offset..offset+L−1 [SIMD fast path]. */
-  rope(x: TensorInput, options?: { offset?: number } & RopeOptions): Tensor;
   /**
-   * xPos of x (L, D) or (H, L, D), D even, at positions offset..offset+L−1 of a sequence of
-   * offset + L: as queries (default) or, with key, as keys.
+   * Rotates x (L, D) or (H, L, D) at positions offset..offset+L−1 of a sequence of offset + L
+   * [SIMD fast path]. A decaying rotation scales x as queries (default) or, with key, as keys;
+   * key changes nothing without a decay.
    */
-  xpos(x: TensorInput, options?: { offset?: number; key?: boolean } & XposOptions): Tensor;
+  rope(x: TensorInput, options?: { offset?: number; key?: boolean } & RopeOptions): Tensor;
   /** RoFormer's upper bound of |q·k| vs relative distance 0..maxDistance, (M+1,). */
   ropeDecay(options: { headDim: number; maxDistance: number } & RopeOptions): Tensor;
   /** Wavelength 2π/θ_i of each rotated pair, (R/2,). */
@@ -346,7 +349,7 @@ export interface PosLab {
   }): Tensor<Uint8Array>;
   /**
    * Multi-head self-attention of x (L, D) with seeded projections, in one call: output,
-   * weights, pre-softmax scores, per-head q, k, v (after RoPE) and the position bias.
+   * weights, pre-softmax scores, per-head q, k, v (after the rotation) and the position bias.
    */
   multiHeadAttention(x: TensorInput, options: MultiHeadOptions): MultiHeadResult;
 

@@ -106,8 +106,8 @@ export interface TrainLab {
   /**
    * The position lens on a lab checkpoint (TrainRun.checkpoint(), F32 or F16) and token ids (a
    * text model's: the text's bytes, as a Uint8Array): lens.json's report (docs/lens.md). Float
-   * only; options.rope (RoPE and xPos models): a scaling, its original length the trained
-   * context.
+   * only; options.rope (models of a rotation method): a scaling, its original length the
+   * trained context.
    */
   textLens(checkpoint: Uint8Array, tokens: number[] | Int32Array | Uint8Array, options?: LensOptions): LensReport;
   /** One head's attention map on a lab checkpoint (one traced pass). */

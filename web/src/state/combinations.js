@@ -6,7 +6,7 @@
 // RoPE scaling's factors), the rule here says so first: a link must never decode to settings
 // the view's job then refuses.
 import { decodeMask } from './mask-bits.js';
-import { COUPLED_METHODS, isPairMethod, needsEvenWidth } from './methods.js';
+import { COUPLED_METHODS, hasOption, isPairMethod, needsEvenWidth } from './methods.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
@@ -17,11 +17,11 @@ export const MAX_TOKENS = 64; // words of the attention view's text
 
 const NTK_LIKE = ['ntk', 'dynamic']; // scale the base by factor^(R / (R − 2)), R the rotary width
 
-// xPos's table (its queries) is largest at position 0: ζ₀^(−⌈L/2⌉/s) with ζ₀ = 2/7, the smallest
-// ζᵢ, i.e. 3.5^(⌈L/2⌉/s). The core refuses it beyond float32 (ln FLT_MAX ≈ 88.72, rope.cpp);
-// 88 keeps the rule on the safe side of rounding.
-const XPOS_MAX_EXPONENT = 88;
-const xposMinScaleBase = (L) => Math.ceil((Math.ceil(L / 2) * Math.log(3.5)) / XPOS_MAX_EXPONENT);
+// A decaying rotation's table (its queries) is largest at position 0: ζ₀^(−⌈L/2⌉/s) with
+// ζ₀ = (0.4·D)/(1.4·D) = 2/7, the smallest ζᵢ, i.e. 3.5^(⌈L/2⌉/s). The core refuses it beyond
+// float32 (ln FLT_MAX ≈ 88.72, rope.cpp); 88 keeps the rule on the safe side of rounding.
+const DECAY_MAX_EXPONENT = 88;
+const minScaleBase = (L) => Math.ceil((Math.ceil(L / 2) * Math.log(3.5)) / DECAY_MAX_EXPONENT);
 
 /** The attention view's tokens: one per whitespace-separated word of its text. */
 export const words = (text) => String(text).trim().split(/\s+/).filter(Boolean);
@@ -78,11 +78,11 @@ export const RULES = {
     evenWidth('enc.D', (p) => needsEvenWidth(p.method)),
     {
       key: 'enc.scalebase',
-      refused: (p) => p.method === 'xpos' && p.scalebase < xposMinScaleBase(p.L),
+      refused: (p) => hasOption(p.method, 'scaleBase') && p.scalebase < minScaleBase(p.L),
       message: (p) =>
-        `xPos scales position 0 by 3.5^(⌈L/2⌉/s) = 3.5^(${Math.ceil(p.L / 2)}/${p.scalebase}), beyond float32; ` +
-        `with L = ${p.L} the scale base must be at least ${xposMinScaleBase(p.L)}`,
-      fit: (p) => ({ scalebase: xposMinScaleBase(p.L) }),
+        `${p.method} scales position 0 by 3.5^(⌈L/2⌉/s) = 3.5^(${Math.ceil(p.L / 2)}/${p.scalebase}), beyond float32; ` +
+        `with L = ${p.L} the scale base must be at least ${minScaleBase(p.L)}`,
+      fit: (p) => ({ scalebase: minScaleBase(p.L) }),
     },
     {
       key: 'enc.head',
@@ -158,8 +158,7 @@ export const RULES = {
     {
       key: 'att.rope',
       refused: (p) => p.rope !== 'none' && (p.D / p.H) % 2 !== 0,
-      message: (p) =>
-        `${p.rope === 'xpos' ? 'xPos' : 'RoPE'} rotates pairs: the head width D/H = ${p.D / p.H} must be even`,
+      message: (p) => `${p.rope} rotates pairs: the head width D/H = ${p.D / p.H} must be even`,
     },
     {
       key: 'att.head',

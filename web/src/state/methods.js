@@ -22,7 +22,7 @@ export const PAIR_METHODS = names((m) => drawn(m) && kind('relative table', 'sco
 export const isPairMethod = (method) => PAIR_METHODS.includes(method);
 /** Methods whose table pairs dimensions (sin/cos, or the rotated pairs): D must be even. */
 export const needsEvenWidth = (method) => names(kind('added table', 'rotation')).includes(method);
-/** Methods that rotate q and k inside attention (RoPE, xPos): the Attention view's rotations. */
+/** Methods that rotate q and k inside attention: the Attention view's rotations. */
 export const ROTATIONS = names((m) => drawn(m) && kind('rotation')(m));
 /** Methods added to the embeddings, as the Attention view's input encodings. */
 export const EMBEDDING_METHODS = names(kind('added table', 'learned table', 'none'));
@@ -43,15 +43,22 @@ export const LAB_METHODS = [
   ...TRAINER_METHODS,
   ...TRAINER_METHODS.filter((m) => m !== 'none').map((m) => `${m}-random`),
 ];
-const optionOf = (method, option) =>
-  POSITION_METHODS.find((m) => m.name === method)?.options.find((o) => o.name === option);
-/** Whether the core's table gives `method` the option `option` (a base: sinusoidal, RoPE, xPos). */
+const rowOf = (method) => POSITION_METHODS.find((m) => m.name === method);
+const optionOf = (method, option) => rowOf(method)?.options.find((o) => o.name === option);
+/** Whether `method` rotates q and k (a rotation of the core's table: RoPE and its relatives). */
+export const isRotation = (method) => rowOf(method)?.kind === 'rotation';
+/**
+ * The pairs a rotation `method` turns: RoPE's are a setting (`style`, its pairing control); any
+ * other rotation's are those of its row of the core's table ('neox' or 'gptj').
+ */
+export const rotationPairs = (method, style) => (method === 'rope' ? style : rowOf(method).pairs);
+/** Whether the core's table gives `method` the option `option` (a base: sinusoidal and the rotations). */
 export const hasOption = (method, option) => optionOf(method, option) !== undefined;
-/** Option `option` of `method` as the core's table gives it: { name, default, min, max, about }. */
-export function methodOption(method, option) {
-  const found = optionOf(method, option);
-  if (!found) throw new Error(`the core's table has no option '${option}' for '${method}'`);
-  return found;
+/** Option `option`'s default in the first row of the core's table that has it (a setting methods share). */
+export function optionDefault(option) {
+  const found = POSITION_METHODS.map((m) => optionOf(m.name, option)).find(Boolean);
+  if (!found) throw new Error(`no method of the core's table has the option '${option}'`);
+  return found.default;
 }
 /** Other names links may use for a method ('nope' for 'none'): read as the method's own name. */
 export const METHOD_ALIASES = Object.fromEntries(

@@ -10,7 +10,7 @@ import {
   GPT2_POSITIONS,
   METHOD_ALIASES,
   METHODS,
-  methodOption,
+  optionDefault,
   ROTATIONS,
   LAB_METHODS,
   TRAINER_METHODS,
@@ -96,8 +96,9 @@ export const VIEWS = [
       buckets: int(t5.numBuckets, 2, 1024),
       maxdist: int(t5.maxDistance, 1, 65536),
       bidir: bool(true),
-      // xPos's scale base s (the core's default, 512); combinations.js keeps ζ^(e/s) within float32.
-      scalebase: num(methodOption('xpos', 'scaleBase').default, 1, 1e6),
+      // A decaying rotation's scale base s (the core's table's default); combinations.js keeps
+      // ζ^(e/s) within float32.
+      scalebase: num(optionDefault('scaleBase'), 1, 1e6),
       clip: int(4, 0, 8192),
       seed,
       pos: intList([0, 1, 2, 10, 25, 49], 0, 65535, 16),

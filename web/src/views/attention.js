@@ -78,7 +78,7 @@ const TEX = String.raw`\text{out}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h
 const NOTE =
   'Q, K, V come from seeded random projections of the whole width D, split into H heads of d = D/H. ' +
   'A mask entry is 0 where a key is visible and −∞ where it is hidden. A query that sees no key gets zero weights, never NaN. ' +
-  'One call of the wasm core gives the projections, the rotation (RoPE, or xPos: RoPE on gptj pairs with queries times ζᵢ^(e/512) and keys ζᵢ^(−e/512)), the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
+  'One call of the wasm core gives the projections, the rotation (a rotation method of the core’s table; a decaying one also scales queries by ζᵢ^(e/s) and keys by ζᵢ^(−e/s)), the bias, the scores the softmax took, the weights and each head’s weights · V; the mask drawn is the core’s own rule (attentionMask). Only the entropy is computed on the page.';
 
 const SOURCE =
   'seed 003’s module shares one d×d projection across heads and divides by √embed_size (both wrong), and its look-ahead prose has the mask’s 0 and 1 the wrong way round.';

@@ -2,7 +2,7 @@
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
-import { hasOption, isPairMethod } from '../state/methods.js';
+import { hasOption, isPairMethod, isRotation, rotationPairs } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
 import { createIntro, defineView, sourceNote, whenSettingIn } from './kit.js';
@@ -34,7 +34,12 @@ const SPECS = [
       ['gptj', 'gptj (2i, 2i + 1)'],
     ],
   },
-  { key: 'enc.scalebase', label: 'scale base s', kind: 'number', show: is('xpos') },
+  {
+    key: 'enc.scalebase',
+    label: 'scale base s',
+    kind: 'number',
+    show: (s) => hasOption(s['enc.method'], 'scaleBase'),
+  },
   { key: 'enc.heads', label: 'heads H', kind: 'number', show: is('alibi') },
   { key: 'enc.head', label: 'head shown', kind: 'number', show: is('alibi') },
   { key: 'enc.buckets', label: 'buckets', kind: 'number', show: is('t5') },
@@ -130,6 +135,12 @@ export default defineView('encodings', {
 });
 
 function headingFor(p) {
+  if (isRotation(p.method)) {
+    // A decaying rotation's table is its queries' side (ζ^e), at the scale base shown.
+    const decay = hasOption(p.method, 'scaleBase') ? `; queries, scale base ${p.scalebase}` : '';
+    const pairs = rotationPairs(p.method, p.style);
+    return `${METHOD_INFO[p.method].label} (${pairs}${decay}) of the unit vector, ${p.L} × ${p.D}`;
+  }
   switch (p.method) {
     case 'alibi':
       return `ALiBi bias of head ${p.head} (of ${p.heads}), ${p.L} × ${p.L}`;
@@ -137,10 +148,6 @@ function headingFor(p) {
       return `T5 bucket of j − i, ${p.L} × ${p.L} (${p.buckets} buckets, max distance ${p.maxdist})`;
     case 'shaw':
       return `Shaw index clip(j − i, −${p.clip}, ${p.clip}) + ${p.clip}, ${p.L} × ${p.L}`;
-    case 'rope':
-      return `RoPE (${p.style}) of the unit vector, ${p.L} × ${p.D}`;
-    case 'xpos':
-      return `xPos (queries, scale base ${p.scalebase}) of the unit vector, ${p.L} × ${p.D}`;
     case 'none':
       return `NoPE: zeros, ${p.L} × ${p.D}`;
     default:

@@ -1,6 +1,6 @@
 // View 5: multi-head self-attention over typed words, stage by stage for one head: raw
 // scores → + position bias → mask → softmax weights → output. One call of the core
-// (multiHeadAttention) gives the projections, RoPE or xPos, the bias, the scores the softmax took
+// (multiHeadAttention) gives the projections, the rotation, the bias, the scores the softmax took
 // and the weights; the mask drawn is the one the core applied (attentionMask), with the drawn
 // cells on top. Only the head's weights · V and the entropy are computed here.
 import { assertAllowed } from '../../state/combinations.js';
@@ -38,9 +38,8 @@ export function attention(lab, p) {
     mask,
     keyPadding,
     ...(custom && { customMask: custom }),
-    // The rotation of q and k: RoPE (neox pairs) or xPos (gptj pairs, scale base 512).
-    rope: p.rope === 'rope' ? { style: 'neox' } : false,
-    xpos: p.rope === 'xpos',
+    // The rotation of q and k: a rotation method of the core's table, at its defaults.
+    rope: p.rope === 'none' ? false : { method: p.rope },
     bias: p.bias,
     t5: { bidirectional: p.mask === 'none' || p.mask === 'custom' },
   });

@@ -1,9 +1,10 @@
-// The (L, D) table of a vector-valued encoding, computed by the wasm core. RoPE has no table
-// of its own (it rotates q and k), so its "table" is RoPE applied to the unit vector e that
-// has 1 in the first member of every rotated pair: row p is then (cos pθᵢ, sin pθᵢ) per pair;
-// xPos's is the same as its queries take it (gptj pairs), each pair also times ζᵢ^e.
+// The (L, D) table of a vector-valued encoding, computed by the wasm core. A rotation has no
+// table of its own (it rotates q and k), so its "table" is the rotation of the unit vector e
+// that has 1 in the first member of every rotated pair: row p is then (cos pθᵢ, sin pθᵢ) per
+// pair, as queries take it (a decaying rotation's pairs also times ζᵢ^e).
 
 import { fieldError } from '../../state/combinations.js';
+import { hasOption, isRotation, rotationPairs } from '../../state/methods.js';
 
 /** @typedef {{ data: Float32Array, shape: number[] }} Tensor */
 
@@ -21,21 +22,21 @@ export function ropeUnitInput(L, D, style) {
  * @param {any} lab the PosLab API (createPosLab)
  * @param {{ method: string, L: number, D: number, base?: number, layout?: string, style?: string, seed?: number,
  *   scalebase?: number }} p
- * @returns {Tensor} (L, D); absent options are the core's defaults
+ * @returns {Tensor} (L, D); absent options are the core's defaults (a rotation's: its method's)
  */
 export function encodingTable(lab, { method, L, D, base, layout, style, seed, scalebase }) {
+  if (isRotation(method)) {
+    if (D % 2) throw fieldError('D', `${method} rotates pairs: D must be even, got ${D}`);
+    const pairs = rotationPairs(method, style);
+    // The scale base setting is a decay's: a method without one keeps none.
+    const scaleBase = hasOption(method, 'scaleBase') ? scalebase : undefined;
+    return lab.rope(ropeUnitInput(L, D, pairs), { method, style: pairs, base, scaleBase });
+  }
   switch (method) {
     case 'sinusoidal':
       return lab.sinusoidal({ length: L, dim: D, base, layout });
     case 'learned':
       return lab.learned({ length: L, dim: D, seed });
-    case 'rope':
-      if (D % 2) throw fieldError('D', `RoPE rotates pairs: D must be even, got ${D}`);
-      return lab.rope(ropeUnitInput(L, D, style), { style, base });
-    case 'xpos':
-      // As queries (ζ^e, e = p − ⌈L/2⌉): each pair reads ζᵢ^(e/s)·(cos pθᵢ, sin pθᵢ).
-      if (D % 2) throw fieldError('D', `xPos rotates pairs: D must be even, got ${D}`);
-      return lab.xpos(ropeUnitInput(L, D, 'gptj'), { base, scaleBase: scalebase });
     case 'none':
       // No positional signal: the table NoPE adds is zero everywhere.
       return { data: new Float32Array(L * D), shape: [L, D] };
