@@ -233,7 +233,7 @@ export default defineView('lens', {
       if (!s) {
         positions.figure.setTitle('Next-token loss by position');
         positions.figure.setNote(
-          'No shuffle passes: this model’s position method reads a row’s positions as rising (a decaying rotation’s centred scale, FIRE’s normalisation), so shuffled positions mean nothing to it.',
+          'No shuffle passes: this model’s position method reads a row’s positions as rising (it centres or normalises by them; the core’s table says it reads no other order), so shuffled positions mean nothing to it.',
         );
         return;
       }
