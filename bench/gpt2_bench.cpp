@@ -1,5 +1,5 @@
 // GPT-2 small's forward pass natively (the wasm figure's counterpart, bench/wasm/ort_gpt2.mjs):
-// random weights (gpt2_random_weights, seed 1), T = 8, 32, 128, 512 random token ids, no
+// random weights (gpt2_random_weights, seed 1), T = 4, 8, 32, 128, 512 random token ids, no
 // trace, every T row of the logits computed; precision double (the reference) and float
 // (float32 SIMD products), the float rows checked against the double logits first
 // (max |Δ| ≤ 1e-3 · max |logit|, the bar of the ORT comparison). FLOP counted as there:
@@ -105,6 +105,7 @@ const bool registered = [] {
     benchmark::RegisterBenchmark((std::string("gpt2/") + poslab::to_string(p)).c_str(),
                                  [p](benchmark::State& state) { gpt2_timed(state, p); })
         ->ArgName("T")
+        ->Arg(4)
         ->Arg(8)
         ->Arg(32)
         ->Arg(128)

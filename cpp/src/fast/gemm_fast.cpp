@@ -32,9 +32,19 @@ using VF = hn::Vec<DF>;
     HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
 constexpr std::size_t kMR = 4;
 constexpr std::size_t kNV = 2;
+// A·Bᵀ as dot products up to kDotMaxRows rows (gemm_abt_few_rows), up to kChunkedRows of them
+// K-chunked (gemm_abt_interleaved): 32 × 3072 × 768 in cache ran at 39 GFLOP/s (wasm SIMD, Node).
+constexpr std::size_t kDotMaxRows = 32;
+constexpr std::size_t kChunkedRows = 8;
 #else
 constexpr std::size_t kMR = 6;
 constexpr std::size_t kNV = 2;
+// The packed kernel's 6 × 16 tile outruns the dot products from 8 rows up: GPT-2 small's
+// forward at T = 8 / 32 took 68 / 102 ms against 72 / 181 with dot products to 32 rows
+// (AVX2 + FMA, bench/gpt2_bench.cpp). One group of kDotRows rows stays on the dot products,
+// which run at the memory floor there.
+constexpr std::size_t kDotMaxRows = 4;
+constexpr std::size_t kChunkedRows = 4;
 #endif
 
 // Block sizes: a B micro-panel (kKC × NR floats, 8 KB at NR = 8) stays in L1, an A block
@@ -46,10 +56,8 @@ constexpr std::size_t kNC = 2048;
 // kDotMaxRows, A·Bᵀ runs as dot products (gemm_abt_few_rows), kDotRows rows of A at a time.
 constexpr std::size_t kDirectRows = 16;
 constexpr std::size_t kDotRows = 4;
-constexpr std::size_t kDotCols = 16;     // rows of B in cache at a time (48 KB at K = 768)
-constexpr std::size_t kDotMaxRows = 32;  // 32 × 3072 × 768 in cache: 39 GFLOP/s (wasm SIMD, Node)
-// Up to kChunkedRows rows, gemm_abt_interleaved takes kDotChunk elements of K per pass.
-constexpr std::size_t kChunkedRows = 8;
+constexpr std::size_t kDotCols = 16;  // rows of B in cache at a time (48 KB at K = 768)
+// gemm_abt_interleaved takes kDotChunk elements of K per pass.
 constexpr std::size_t kDotChunk = 128;
 // Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
 // panel width, so only the last slice has a partial panel), from kParallelFlops up.
