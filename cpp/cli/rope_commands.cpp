@@ -46,8 +46,7 @@ void add_rope(Commands& commands) {
             ->check(integer_at_least(0));
       },
       [](const Args& a) {
-        const RopeOptions method = rotation_defaults(
-            parse_position_method(a.method, kSupportCore, "rotation method", "method"));
+        const RopeOptions method = rotation_defaults(a.method);
         RopeOptions o = a.rope.resolve();
         if (a.rope.style.empty()) o.style = method.style;
         o.scale_base = a.scale_base.value_or(method.scale_base);

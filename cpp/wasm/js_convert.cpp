@@ -194,8 +194,7 @@ RopeOptions to_rope_options(const val& options) {
        "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow", "scaleBase"});
   RopeOptions o;
   if (!field(js, "method").isUndefined()) {
-    o = rotation_defaults(parse_position_method(string_field(js, "method", ""), kSupportCore,
-                                                "rotation method", "method"));
+    o = rotation_defaults(string_field(js, "method", ""));
   }
   if (!field(js, "style").isUndefined()) o.style = parse_rope_style(string_field(js, "style", ""));
   if (!field(js, "scaling").isUndefined()) {

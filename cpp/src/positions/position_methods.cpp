@@ -53,4 +53,8 @@ RopeOptions rotation_defaults(PositionMethod method) {
   return options;
 }
 
+RopeOptions rotation_defaults(const std::string& name) {
+  return rotation_defaults(parse_position_method(name, kSupportCore, "rotation method", "method"));
+}
+
 }  // namespace poslab

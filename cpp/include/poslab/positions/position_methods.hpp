@@ -199,5 +199,8 @@ const char* to_string(PositionMethod method);
 // A rotation method's RopeOptions at the table's defaults: its pairs, and each option the
 // table gives it in the field of that name (base, scaleBase). Error for any other kind.
 RopeOptions rotation_defaults(PositionMethod method);
+// The same for a method's name or alias (the CLI's --method, the JS rope options' `method`);
+// Error with field "method" for an unknown name or a method that does not rotate.
+RopeOptions rotation_defaults(const std::string& name);
 
 }  // namespace poslab
