@@ -63,13 +63,15 @@ void declare_gpt2(CLI::App* cmd, Gpt2Args& a) {
       ->type_name("IDS");
   cmd->add_option("--weights", a.weights,
                   "GPT-2 checkpoint (.safetensors, F32, F16 or BF16, names as Hugging Face's)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(input_file());
   auto* preset = cmd->add_option("--preset", a.preset,
                                  "model size: small (124M) or medium (default: read off the "
                                  "checkpoint, or small for random init)")
                      ->check(one_of({"small", "medium"}, "preset"));
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
+      ->check(input_file())
       ->excludes(preset);
   add_seed(cmd, a.seed, "seed of the random init used without --weights")->excludes("--weights");
   cmd->add_option("--position", a.position,

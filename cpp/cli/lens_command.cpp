@@ -61,6 +61,10 @@ LoadedModel rope_model(const LensArgs& a, const std::string& config_text, Precis
 LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
   const bool rotation = !a.rope.scaling.empty();
   if (is_lab_checkpoint(a.weights)) {
+    if (!a.config.empty()) {
+      throw UsageError("--config: " + a.weights +
+                       " is a lab checkpoint, which carries its own config: drop --config");
+    }
     require(precision == Precision::kFloat, "precision",
             a.weights + " is a lab checkpoint: the lab's model runs in float only");
     auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
@@ -98,6 +102,7 @@ std::vector<long long> lens_tokens(const LensArgs& a) {
   for (const char c : read_whole_file(a.text_file, std::size_t(1) << 16, "the lens's text")) {
     tokens.push_back(static_cast<unsigned char>(c));
   }
+  require(!tokens.empty(), a.text_file + " (--text-file) is empty: the lens needs a text");
   return tokens;
 }
 
@@ -139,14 +144,18 @@ void add_lens_command(Commands& commands) {
         cmd->add_option("--weights", a.weights,
                         "model.safetensors (GPT-2, GPT-NeoX, Llama family, or a lab checkpoint "
                         "of poslab train)")
-            ->required();
-        cmd->add_option("--config", a.config, "its config.json (required for RoPE models)");
+            ->required()
+            ->check(input_file());
+        cmd->add_option("--config", a.config, "its config.json (required for RoPE models)")
+            ->check(input_file());
         auto* tokens =
             cmd->add_option("--tokens", a.tokens, "token ids of the text, e.g. 464,2068");
-        auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy");
+        auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy")
+                         ->check(input_file());
         auto* text = cmd->add_option("--text-file", a.text_file,
                                      "a byte-level model's text: its bytes are the ids (a lab "
-                                     "text model, poslab train --task text)");
+                                     "text model, poslab train --task text)")
+                         ->check(input_file());
         tokens->excludes(file);
         text->excludes(tokens);
         text->excludes(file);

@@ -116,15 +116,18 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
                   "GPT-NeoX or Llama; or a sharded one's model.safetensors.index.json, its "
                   "shards beside it")
       ->required()
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(input_file());
   cmd->add_option("--config", a.config,
                   "Hugging Face config.json; its model_type (gpt2 | gpt_neox | llama | mistral | "
-                  "qwen2 | qwen3) picks the architecture (required but for GPT-2)")
-      ->type_name("FILE");
+                  "qwen2 | qwen3 | gemma3_text) picks the architecture (required but for GPT-2)")
+      ->type_name("FILE")
+      ->check(input_file());
   auto* tokens =
       cmd->add_option("--tokens", a.tokens, "token ids, comma-separated")->type_name("IDS");
   auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy")
                    ->type_name("FILE.npy")
+                   ->check(input_file())
                    ->excludes(tokens);
   tokens->excludes(file);
   cmd->add_flag("--loss-by-position", a.loss_by_position,

@@ -96,6 +96,7 @@ void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
                                     "preset"));
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")
+      ->check(input_file())
       ->excludes(preset);
   add_seed(cmd, a.seed, "seed of the random init");
   cmd->add_option("--dtype", a.dtype, "stored dtype of the weights")

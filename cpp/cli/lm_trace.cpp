@@ -33,7 +33,7 @@ void check_lm_outputs(const std::string& out, const std::string& trace) {
 void write_lm_outputs(const std::string& out, const TensorF& output, const std::string& trace_dir,
                       nlohmann::json index, const LmTrace& trace) {
   OutputFiles files;
-  files.add(out, encode_output(out, output));
+  files.add(out, encode_output(out, output), "-o");
   if (!trace_dir.empty()) {
     const std::filesystem::path dir(trace_dir);
     files.add_directory(trace_dir);
@@ -41,7 +41,7 @@ void write_lm_outputs(const std::string& out, const TensorF& output, const std::
     const auto put = [&](const std::string& name, const auto& tensor, const char* dtype,
                          const std::string& about) {
       const std::string file = name + ".npy";
-      files.add((dir / file).string(), encode_npy(tensor));
+      files.add((dir / file).string(), encode_npy(tensor), "--trace");
       index["tensors"].push_back({{"name", name},
                                   {"file", file},
                                   {"shape", tensor.shape},
@@ -70,7 +70,7 @@ void write_lm_outputs(const std::string& out, const TensorF& output, const std::
         "(k,) most likely next tokens after the last position");
     put("top_k_probs", TensorF({k}, trace.top_probs), "float32",
         "(k,) their probabilities, descending");
-    files.add((dir / "index.json").string(), index.dump(2) + "\n");
+    files.add((dir / "index.json").string(), index.dump(2) + "\n", "--trace");
   }
   files.commit();
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "options.hpp"
+#include "poslab/io/file_kind.hpp"
 #include "poslab/io/npy.hpp"
 #include "poslab/io/safetensors_index.hpp"
 #include "poslab/models/lm_weights.hpp"
@@ -55,6 +56,7 @@ std::vector<long long> read_token_file(const std::string& path) {
 }
 
 std::string read_whole_file(const std::string& path, std::size_t max_bytes, const char* what) {
+  require_regular_file(path);
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw Error(path + ": cannot open");
   std::string text;

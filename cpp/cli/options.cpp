@@ -5,10 +5,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <limits>
 
 #include "output.hpp"
+#include "output_files.hpp"
+#include "poslab/io/file_kind.hpp"
 #include "poslab/base/threads.hpp"
 
 namespace poslab::cli {
@@ -112,18 +113,11 @@ CLI::Validator one_of(const std::vector<std::string>& allowed, const std::string
 }
 
 void require_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
-  // The existing part of each path resolved (links, "." and ".."), the rest kept as written.
-  const auto identity = [](const std::string& path) {
-    std::error_code error;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
-    const std::filesystem::path p = std::filesystem::weakly_canonical(absolute, error);
-    return error ? absolute.lexically_normal() : p;
-  };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const auto& [flag_i, path_i] = outputs[i];
       const auto& [flag_j, path_j] = outputs[j];
-      if (path_i.empty() || path_j.empty() || identity(path_i) != identity(path_j)) continue;
+      if (path_i.empty() || path_j.empty() || output_identity(path_i) != output_identity(path_j)) continue;
       throw UsageError(flag_i + " and " + flag_j + " name the same file ('" + path_i + "'" +
                        (path_i == path_j ? "" : " and '" + path_j + "'") +
                        "): give each output its own path");
@@ -134,6 +128,15 @@ void require_distinct_outputs(const std::vector<std::pair<std::string, std::stri
 CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& text) -> std::string { return text.empty() ? "needs a path, got ''" : ""; },
+      "");
+}
+
+CLI::Validator input_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        const std::string kind = non_regular_kind(path);
+        return kind.empty() ? "" : "'" + path + "' is " + kind + ", not a regular file";
+      },
       "");
 }
 
@@ -152,7 +155,7 @@ CLI::Option* add_seed(CLI::App* app, std::uint64_t& seed, const std::string& des
 
 CLI::Option* add_input(CLI::App* app, const std::string& name, std::string& path,
                        const std::string& description) {
-  return app->add_option(name, path, description)->type_name("FILE.npy");
+  return app->add_option(name, path, description)->type_name("FILE.npy")->check(input_file());
 }
 
 CLI::Option* add_output(CLI::App* app, std::string& path) {
@@ -194,22 +197,45 @@ std::vector<CLI::Option*> add_rope_scaling_options(CLI::App* app, const std::str
                                                    std::string& scaling, RopeOptions& o,
                                                    const std::string& scaling_help) {
   const auto flag = [&](const char* name) { return "--" + prefix + name; };
-  std::vector<CLI::Option*> added;
-  added.push_back(app->add_option(flag("scaling"), scaling, scaling_help)
-                      ->capture_default_str()
-                      ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames))));
-  const auto number = [&](const char* name, double& value, const char* about) {
-    added.push_back(
-        app->add_option(flag(name), value, about)->capture_default_str()->check(finite_number()));
+  CLI::Option* chosen = app->add_option(flag("scaling"), scaling, scaling_help)
+                            ->capture_default_str()
+                            ->check(parsed_by(parse_rope_scaling, choices(kRopeScalingNames)));
+  // Each parameter and the scalings that read it.
+  using Reads = bool (*)(RopeScaling);
+  std::vector<std::pair<CLI::Option*, Reads>> parameters;
+  const auto number = [&](const char* name, double& value, const char* about, Reads reads) {
+    parameters.emplace_back(
+        app->add_option(flag(name), value, about)->capture_default_str()->check(finite_number()),
+        reads);
   };
-  number("factor", o.factor, "scaling factor f >= 1");
-  added.push_back(app->add_option(flag("original-len"), o.original_length,
-                                  "trained context length N (dynamic, yarn, llama3)")
-                      ->check(integer_at_least(1)));
-  number("low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor");
-  number("high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor");
-  number("beta-fast", o.beta_fast, "yarn beta_fast");
-  number("beta-slow", o.beta_slow, "yarn beta_slow");
+  number("factor", o.factor, "scaling factor f >= 1",
+         [](RopeScaling s) { return s != RopeScaling::kNone; });
+  parameters.emplace_back(app->add_option(flag("original-len"), o.original_length,
+                                          "trained context length N (dynamic, yarn, llama3)")
+                              ->check(integer_at_least(1)),
+                          [](RopeScaling s) {
+                            return s == RopeScaling::kDynamic || s == RopeScaling::kYarn ||
+                                   s == RopeScaling::kLlama3;
+                          });
+  const Reads llama3 = [](RopeScaling s) { return s == RopeScaling::kLlama3; };
+  const Reads yarn = [](RopeScaling s) { return s == RopeScaling::kYarn; };
+  number("low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor", llama3);
+  number("high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor", llama3);
+  number("beta-fast", o.beta_fast, "yarn beta_fast", yarn);
+  number("beta-slow", o.beta_slow, "yarn beta_slow", yarn);
+  // A parameter the chosen scaling does not read is refused, not silently dropped: "--factor 8"
+  // under "--scaling none" would otherwise look as if it did something.
+  app->parse_complete_callback([parameters, chosen, &scaling] {
+    if (scaling.empty()) return;  // poslab lm without --rope-scaling: the config's own
+    const RopeScaling s = parse_rope_scaling(scaling);
+    for (const auto& [option, reads] : parameters) {
+      if (option->count() == 0 || reads(s)) continue;
+      throw UsageError(option->get_name() + " is not read by " + chosen->get_name() + " " +
+                       scaling + ": drop it, or pick a scaling that reads it");
+    }
+  });
+  std::vector<CLI::Option*> added{chosen};
+  for (const auto& parameter : parameters) added.push_back(parameter.first);
   return added;
 }
 

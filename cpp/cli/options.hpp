@@ -71,6 +71,9 @@ CLI::Validator non_empty_path();
 
 // A path whose extension names an output format (.npy, .csv, .json).
 CLI::Validator output_file();
+// An input path that, when it exists, is a regular file (not a FIFO, which would block the
+// open forever, a directory or a device): checked before anything is opened.
+CLI::Validator input_file();
 
 // Accepts exactly what the core's `parse(text)` accepts and reports its Error message, so
 // the names of layouts, styles, scalings, masks and metrics live in one place.

@@ -10,8 +10,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
+#include "options.hpp"
 #include "poslab/base/errors.hpp"
 
 namespace poslab::cli {
@@ -175,6 +177,13 @@ void write_named(Registry& registry, const std::string& temp, const std::string&
 
 }  // namespace
 
+std::string output_identity(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  const std::filesystem::path real = std::filesystem::weakly_canonical(absolute, error);
+  return (error ? absolute.lexically_normal() : real).string();
+}
+
 void check_output_target(const std::string& path) {
   const std::string base = base_of(path);
   if (base.empty() || base == "." || base == "..") {
@@ -189,8 +198,8 @@ void OutputFiles::add_directory(std::string path) {
   directories_.push_back(std::move(path));
 }
 
-void OutputFiles::add(std::string path, std::string bytes) {
-  files_.push_back({std::move(path), std::move(bytes)});
+void OutputFiles::add(std::string path, std::string bytes, std::string option) {
+  files_.push_back({std::move(path), std::move(bytes), std::move(option)});
 }
 
 void OutputFiles::commit() {
@@ -211,12 +220,23 @@ void OutputFiles::commit() {
     return false;
   };
   std::vector<Staged> staged(files_.size());
+  std::vector<std::string> identities;
   for (std::size_t i = 0; i < files_.size(); ++i) {
     const std::string& path = files_[i].path;
-    // The commands refuse colliding options by name first (require_distinct_outputs); this
-    // keeps any path that gets through from silently replacing another output.
+    // The commands refuse colliding options first (require_distinct_outputs); a file inside
+    // an output directory can still be another output's, however each is spelled.
+    identities.push_back(output_identity(path));
     for (std::size_t j = 0; j < i; ++j) {
-      require(files_[j].path != path, path + ": two outputs of this command name this file");
+      if (identities[j] != identities[i]) continue;
+      const std::string& a = files_[j].option;
+      const std::string& b = files_[i].option;
+      const std::string names = "('" + files_[j].path + "'" +
+                                (files_[j].path == path ? "" : " and '" + path + "'") + ")";
+      if (!a.empty() && !b.empty() && a != b) {
+        throw UsageError(a + " and " + b + " name the same file " + names +
+                         ": give each output its own path");
+      }
+      throw Error(path + ": two outputs of this command name this file " + names);
     }
     staged[i].path = path;
     staged[i].dir = directory_of(path);

@@ -113,7 +113,8 @@ void add_rope_config(Commands& commands) {
       [](CLI::App* cmd, Args& a) {
         cmd->add_option("--config", a.config,
                         "config.json (a multimodal one's text_config is read)")
-            ->required();
+            ->required()
+            ->check(input_file());
         add_output(cmd, a.out);
       },
       [](const Args& a) {

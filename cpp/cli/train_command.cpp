@@ -87,7 +87,7 @@ void dump_into(OutputFiles& files, const std::string& dir, train::Trainer& train
           dir + ": --dump must name a directory");
   files.add_directory(dir);
   for (const auto& [name, bytes] : trainer.dump()) {
-    files.add((std::filesystem::path(dir) / name).string(), bytes);
+    files.add((std::filesystem::path(dir) / name).string(), bytes, "--dump");
   }
 }
 
@@ -110,6 +110,8 @@ void run_train(TrainArgs& a) {
   if (!a.text_file.empty()) {
     c.text = std::make_shared<const std::string>(
         read_whole_file(a.text_file, kMaxTextFile, "the text task's text"));
+    require(!c.text->empty(), "textFile",
+            a.text_file + " (--text-file) is empty: the text task needs a text to train on");
   }
   if (!a.dump.empty() && c.steps != 0) throw UsageError("--dump needs --steps 0");
   if (!a.dump.empty() && a.seeds != 1) throw UsageError("--dump takes one seed: drop --seeds");
@@ -153,10 +155,11 @@ void run_train(TrainArgs& a) {
     if (!a.checkpoint.empty()) {
       files.add(a.seeds > 1 ? seed_path(a.checkpoint, run.seed) : a.checkpoint,
                 trainer.checkpoint(parse_name(kCheckpointDTypes, a.checkpoint_dtype,
-                                              "checkpoint dtype", "checkpointDtype")));
+                                              "checkpoint dtype", "checkpointDtype")),
+                "--checkpoint");
     }
   }
-  if (!a.out.empty()) files.add(a.out, train::seeds_result_json(runs) + "\n");
+  if (!a.out.empty()) files.add(a.out, train::seeds_result_json(runs) + "\n", "-o");
   files.commit();
 }
 
@@ -195,16 +198,19 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
           },
           choices(train::kPositionMethodNames)));
   cmd->add_option("--randomized-positions", c.randomized_positions,
-                  "MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023)")
+                  "MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); MAX "
+                  "is at least the longest sequence, 0 (the default) is off")
       ->check(unsigned_integer());
   cmd->add_option("--coupled-positions", c.coupled_positions,
                   "MAX: addition only; digits of the same significance share a position, from a "
-                  "start drawn in [0, MAX) (Cho et al. 2024)")
+                  "start drawn in [0, MAX) (Cho et al. 2024); MAX is at least the most digits + "
+                  "2, 0 (the default) is off")
       ->check(unsigned_integer());
   cmd->add_option("--text-file", a.text_file,
                   "the text task's text, any bytes (at most 64 MiB): the first 90% train, the "
                   "last 10% are held out")
       ->type_name("FILE")
+      ->check(input_file())
       ->check(non_empty_path());
   cmd->add_option("--train-len", c.train_len,
                   "N: training lengths are uniform in [1, N] (text: windows of N bytes)")

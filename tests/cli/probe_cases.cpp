@@ -1316,23 +1316,6 @@ const ScalingValue kScalingValues[] = {
     {"1e-9", "Tiny", R"(1e-0?9\b)"}, {"nan", "NaN", nullptr},
     {"inf", "Inf", nullptr},         {"abc", "Text", nullptr}};
 
-// The verdicts of a parameter under a scaling, one per kScalingValues (A, R, U as for train).
-// A factor is >= 1; the original length a positive integer (checked under every scaling);
-// llama3's factors 0 < low < high (default 1 and 4), yarn's betas positive with fast >= slow
-// (default 32 and 1); the base positive and not 1; the rotary fraction in (0, 1] with an
-// even R = int(8·F) >= 2. A parameter the scaling does not read is accepted, and ignored.
-std::string scaling_verdicts(RopeScaling s, const std::string& param) {
-  if (param == "original-len") return "UUUUUUUU";
-  if (param == "base") return "RRAAAUUU";
-  if (param == "rotary-fraction") return "RRARRUUU";
-  if (param == "factor") return s == RopeScaling::kNone ? "AAAAAUUU" : "RRRRRUUU";
-  if (s == RopeScaling::kLlama3 && param == "low-freq-factor") return "RRAAAUUU";
-  if (s == RopeScaling::kLlama3 && param == "high-freq-factor") return "RRRRRUUU";
-  if (s == RopeScaling::kYarn && param == "beta-fast") return "RRRRRUUU";
-  if (s == RopeScaling::kYarn && param == "beta-slow") return "RRAAAUUU";
-  return "AAAAAUUU";
-}
-
 // Whether the scaling reads the parameter (the rope and lm tables keep only those).
 bool reads(RopeScaling s, const std::string& param) {
   if (param == "factor") return s != RopeScaling::kNone;
@@ -1342,6 +1325,25 @@ bool reads(RopeScaling s, const std::string& param) {
   }
   if (param == "low-freq-factor" || param == "high-freq-factor") return s == RopeScaling::kLlama3;
   return s == RopeScaling::kYarn;  // beta-fast, beta-slow
+}
+
+// The verdicts of a parameter under a scaling, one per kScalingValues (A, R, U as for train).
+// A factor is >= 1; the original length a positive integer (checked under every scaling);
+// llama3's factors 0 < low < high (default 1 and 4), yarn's betas positive with fast >= slow
+// (default 32 and 1); the base positive and not 1; the rotary fraction in (0, 1] with an
+// even R = int(8·F) >= 2. A parameter the scaling does not read is refused as a usage error,
+// whatever its value.
+std::string scaling_verdicts(RopeScaling s, const std::string& param) {
+  if (!reads(s, param)) return "UUUUUUUU";
+  if (param == "original-len") return "UUUUUUUU";
+  if (param == "base") return "RRAAAUUU";
+  if (param == "rotary-fraction") return "RRARRUUU";
+  if (param == "factor") return "RRRRRUUU";
+  if (s == RopeScaling::kLlama3 && param == "low-freq-factor") return "RRAAAUUU";
+  if (s == RopeScaling::kLlama3 && param == "high-freq-factor") return "RRRRRUUU";
+  if (s == RopeScaling::kYarn && param == "beta-fast") return "RRRRRUUU";
+  if (s == RopeScaling::kYarn && param == "beta-slow") return "RRAAAUUU";
+  return "AAAAAUUU";
 }
 
 bool needs_length(RopeScaling s) {

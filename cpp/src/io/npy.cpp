@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "poslab/io/file_kind.hpp"
+
 // The element loops below copy bytes straight into host integers and floats, which is what
 // '<' means only on a little-endian host. Every target of PosLab (x86-64, Arm64, wasm32) is.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -413,6 +415,7 @@ std::string encode_npy(const TensorF& tensor) { return encode(tensor, "<f4"); }
 std::string encode_npy(const TensorI& tensor) { return encode(tensor, "<i4"); }
 
 TensorF read_npy(const std::string& path) {
+  require_regular_file(path);
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) throw_errno(path, "cannot open", errno);
   // Read in chunks rather than trusting the file size, so pipes work; once the header is in,

@@ -14,6 +14,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "poslab/io/file_kind.hpp"
+
 // Tensor bytes are copied straight into host floats: little-endian hosts only (x86-64, Arm64,
 // wasm32), as in npy.cpp.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -184,6 +186,10 @@ Header parse_header(const Source& src) {
   std::string text(static_cast<std::size_t>(length), '\0');
   src.read(8, text.size(), &text[0]);
   check_depth(src, text);
+  // nlohmann's parser would stop at a NUL and read only what came before it.
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    fail(src, "header is not valid JSON: a NUL byte at offset " + std::to_string(8 + nul));
+  }
 
   nlohmann::json json;
   try {
@@ -317,6 +323,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& n
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
+  require_regular_file(path);
   const Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) throw_errno(path, "cannot open", errno);
   struct stat info;

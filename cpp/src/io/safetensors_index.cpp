@@ -9,6 +9,8 @@
 
 #include "base/strings.hpp"
 #include "poslab/base/errors.hpp"
+#include "poslab/io/file_kind.hpp"
+#include "poslab/io/json_text.hpp"
 
 namespace poslab {
 
@@ -17,12 +19,7 @@ using detail::ends_with;
 bool is_safetensors_index(const std::string& path) { return ends_with(path, ".index.json"); }
 
 SafetensorsIndex parse_safetensors_index(const std::string& text, const std::string& name) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    throw Error(name + ": not valid JSON (expected a checkpoint index with a \"weight_map\")");
-  }
+  const nlohmann::json json = parse_json_text(text, name);
   require(json.is_object(), name + ": expected a JSON object with a \"weight_map\"");
   const auto map = json.find("weight_map");
   require(map != json.end() && map->is_object() && !map->empty(),
@@ -47,6 +44,7 @@ SafetensorsIndex parse_safetensors_index(const std::string& text, const std::str
 }
 
 SafetensorsIndex read_safetensors_index(const std::string& path) {
+  require_regular_file(path);
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (error) throw Error(path + ": cannot open: " + error.message());

@@ -66,7 +66,6 @@ void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& na
   // transformers 5 saves it) unless layer_types says.
   const long long window = window_key(json, 4096, name);
   if (!gemma && !flag(json, "use_sliding_window", false, name)) return;
-  if (window == 0) return;
   std::vector<bool> layers(n);
   if (gemma) {
     long long pattern = 6;
@@ -92,7 +91,12 @@ void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& na
       layers[i] = types[i] == "sliding_attention";
     }
   }
-  if (std::find(layers.begin(), layers.end(), true) == layers.end()) return;
+  const auto first = std::find(layers.begin(), layers.end(), true);
+  if (first == layers.end()) return;
+  // A null window on a layer said to slide: refused, as the RoPE inspector does, rather than
+  // running that layer as a full one.
+  require(window > 0, name + ": layer " + std::to_string(first - layers.begin()) +
+                          " is a sliding layer but \"sliding_window\" is null");
   c.sliding_window = window;
   c.sliding_layers = std::move(layers);
 }

@@ -18,6 +18,7 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/base/tensor.hpp"
+#include "poslab/io/json_text.hpp"
 #include "poslab/models/lm_dims.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -44,12 +45,7 @@ Config preset_named(const std::string& name,
 // labels errors.
 inline nlohmann::json parse_object(const std::string& text, const std::string& name,
                                    const std::string& what) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(name + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json json = parse_json_text(text, name);
   require(json.is_object(), name + ": " + what + " must be a JSON object");
   return json;
 }
@@ -120,17 +116,154 @@ struct RopeParameterKeys {
   std::optional<double> theta, partial_rotary_factor;
 };
 
-// longrope's short_factor or long_factor: positive numbers, one per rotary pair (which
-// rope_frequencies checks against the head).
-inline std::vector<double> factor_list(const nlohmann::json& value, const std::string& where) {
-  require(value.is_array(), where + " must be a list of numbers");
-  std::vector<double> out;
-  for (const nlohmann::json& v : value) {
-    require(v.is_number() && v.get<double>() > 0.0 && std::isfinite(v.get<double>()),
-            where + " must hold positive numbers, got " + v.dump());
-    out.push_back(v.get<double>());
+// One rope_scaling (transformers 4) or rope_parameters (5) object's keys, each checked once
+// here for the runtime and the RoPE inspector alike, as transformers' rope validation reads
+// them: a key that is present must hold a valid value (never a default in its place), and a
+// type names what it needs (every scaling but longrope its factor; llama3 its
+// original_max_position_embeddings, low_freq_factor and high_freq_factor; longrope its
+// short_factor and long_factor). Null values count as absent.
+struct RopeScalingKeys {
+  std::string type = "none";  // "default" or none named: "none"; "su": "longrope"
+  std::string written;        // the type as the config spells it
+  double factor = 0.0;        // 0: absent
+  long long original = 0;     // original_max_position_embeddings; 0: absent
+  std::optional<double> low_freq_factor, high_freq_factor, beta_fast, beta_slow;
+  std::optional<double> attention_factor, mscale, mscale_all_dim;
+  std::optional<bool> truncate;
+  std::vector<double> short_factor, long_factor;
+  std::optional<double> theta, partial_rotary_factor;  // rope_parameters' own (transformers 5)
+  std::vector<std::string> unknown;                    // keys no scaling reads
+};
+
+inline RopeScalingKeys read_rope_scaling_keys(const nlohmann::json& s, const std::string& where) {
+  require(s.is_object(), where + " must be an object or null");
+  RopeScalingKeys out;
+  out.written = rope_type_of(s, where);
+  out.type = out.written.empty() || out.written == "default" ? "none"
+             : out.written == "su"                           ? "longrope"
+                                                             : out.written;
+  for (const auto& item : s.items()) {
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
+    if (key == "rope_type" || key == "type" || value.is_null()) continue;
+    const std::string w = where + ": \"" + key + "\"";
+    // A finite number, and `ok` of it ("positive", "non-negative", or "" for any).
+    const auto number = [&](const char* ok) {
+      require(value.is_number(), w + " must be a number, got " + value.dump());
+      const double v = value.get<double>();
+      require(std::isfinite(v), w + " must be finite, got " + value.dump());
+      const bool fine = std::string(ok) == "positive"       ? v > 0.0
+                        : std::string(ok) == "non-negative" ? v >= 0.0
+                                                            : true;
+      require(fine, w + " must be " + ok + ", got " + value.dump());
+      return v;
+    };
+    const auto list = [&] {
+      require(value.is_array(), w + " must be a list of numbers");
+      std::vector<double> v;
+      for (const nlohmann::json& x : value) {
+        require(x.is_number() && x.get<double>() > 0.0 && std::isfinite(x.get<double>()),
+                w + " must hold positive numbers, got " + x.dump());
+        v.push_back(x.get<double>());
+      }
+      return v;
+    };
+    if (key == "factor") {
+      out.factor = number("positive");
+    } else if (key == "original_max_position_embeddings") {
+      require(value.is_number_integer() && value.get<long long>() > 0,
+              w + " must be a positive integer, got " + value.dump());
+      out.original = integer_key(s, "original_max_position_embeddings", where);
+    } else if (key == "low_freq_factor") {
+      out.low_freq_factor = number("positive");
+    } else if (key == "high_freq_factor") {
+      out.high_freq_factor = number("positive");
+    } else if (key == "beta_fast") {
+      out.beta_fast = number("positive");
+    } else if (key == "beta_slow") {
+      out.beta_slow = number("positive");
+    } else if (key == "attention_factor") {
+      out.attention_factor = number("positive");
+    } else if (key == "mscale") {
+      out.mscale = number("non-negative");
+    } else if (key == "mscale_all_dim") {
+      out.mscale_all_dim = number("non-negative");
+    } else if (key == "truncate") {
+      require(value.is_boolean(), w + " must be true or false");
+      out.truncate = value.get<bool>();
+    } else if (key == "short_factor") {
+      out.short_factor = list();
+    } else if (key == "long_factor") {
+      out.long_factor = list();
+    } else if (key == "rope_theta") {
+      out.theta = number("positive");
+    } else if (key == "partial_rotary_factor") {
+      out.partial_rotary_factor = number("positive");
+    } else {
+      out.unknown.push_back(key);
+    }
+  }
+  const std::string& type = out.type;
+  const bool needs_factor = type != "none" && type != "longrope" && type != "mrope";
+  require(!needs_factor || out.factor > 0.0,
+          where + ": \"factor\" is required for " + type + " scaling");
+  if (type == "llama3") {
+    require(out.original > 0,
+            where + ": \"original_max_position_embeddings\" is required for llama3 scaling");
+    require(out.low_freq_factor && out.high_freq_factor,
+            where + ": \"" + (out.low_freq_factor ? "high" : "low") +
+                "_freq_factor\" is required for llama3 scaling");
+  }
+  if (type == "longrope") {
+    require(!out.short_factor.empty() && !out.long_factor.empty(),
+            where + ": longrope needs \"short_factor\" and \"long_factor\"");
   }
   return out;
+}
+
+// The one rotation object of `json` (rope_scaling, or rope_parameters when that is absent or
+// null; nullptr when both are), refused when both are given and differ in any key they share
+// the meaning of: transformers 5 reads rope_parameters and 4 rope_scaling, so a config whose
+// two disagree means one thing to one and another to the other. `layer_type` picks the entry
+// of a per-layer-type rope_parameters to compare.
+inline const nlohmann::json* rope_scaling_object(const nlohmann::json& json,
+                                                 const std::string& name,
+                                                 const char* layer_type = "full_attention") {
+  const auto given = [&](const char* key) { return json.contains(key) && !json[key].is_null(); };
+  if (!given("rope_scaling")) return given("rope_parameters") ? &json["rope_parameters"] : nullptr;
+  const nlohmann::json& scaling = json["rope_scaling"];
+  if (!given("rope_parameters")) return &scaling;
+  const nlohmann::json* parameters = &json["rope_parameters"];
+  if (parameters->is_object() && parameters->contains(layer_type)) {
+    parameters = &(*parameters)[layer_type];
+  }
+  // The scaling's keys, its type under one spelling; rope_parameters' base and fraction are
+  // the config's top-level keys in transformers 4, not rope_scaling's.
+  const auto normal = [&](const nlohmann::json& o, const std::string& where) {
+    const RopeScalingKeys keys = read_rope_scaling_keys(o, where);
+    nlohmann::json n = nlohmann::json::object();
+    for (const auto& [k, v] : o.items()) {
+      if (k != "type" && k != "rope_type" && k != "rope_theta" && k != "partial_rotary_factor" &&
+          !v.is_null()) {
+        n[k] = v;
+      }
+    }
+    n["rope_type"] = keys.type;
+    return n;
+  };
+  const nlohmann::json a = normal(scaling, name + ": rope_scaling");
+  const nlohmann::json b = normal(*parameters, name + ": rope_parameters");
+  for (const nlohmann::json* one : {&a, &b}) {
+    const nlohmann::json& other = one == &a ? b : a;
+    for (const auto& [k, v] : one->items()) {
+      if (other.contains(k) && other[k] == v) continue;
+      throw Error(name + ": rope_scaling and rope_parameters disagree on \"" + k + "\" (" +
+                  (a.contains(k) ? a[k].dump() : "absent") + " and " +
+                  (b.contains(k) ? b[k].dump() : "absent") +
+                  "): transformers 4 reads the first, 5 the second; give one");
+    }
+  }
+  return &scaling;
 }
 
 // config.json's rotation settings into a RoPE config's fields (GptNeoxConfig's, LlamaConfig's:
@@ -139,18 +272,16 @@ inline std::vector<double> factor_list(const nlohmann::json& value, const std::s
 // ({"type" | "rope_type": ..., "factor": f, ...}: transformers 4) or rope_parameters
 // (transformers 5: the same keys plus rope_theta and partial_rotary_factor, returned; one
 // object, or one per layer type, which must then agree: only Gemma 3 turns its layer types at
-// different bases). Null or absent: none. As transformers' rope validation: every scaling but
-// longrope names its factor, llama3 its original_max_position_embeddings, low_freq_factor and
-// high_freq_factor, longrope its short_factor and long_factor; other keys (mscale, truncate,
-// ...) are refused.
+// different bases). Null or absent: none. The keys are read_rope_scaling_keys'; those this
+// forward pass does not compute (mscale, truncate, ...) are refused.
 template <class Config>
 RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
                                     const std::string& name) {
-  const char* key = "rope_scaling";
-  if (!json.contains(key) || json[key].is_null()) key = "rope_parameters";
-  if (!json.contains(key) || json[key].is_null()) return {};
-  const bool v5 = key == std::string("rope_parameters");
-  const nlohmann::json* object = &json[key];
+  const nlohmann::json* found = rope_scaling_object(json, name);
+  if (found == nullptr) return {};
+  const bool v5 = json.contains("rope_parameters") && found == &json["rope_parameters"];
+  const char* key = v5 ? "rope_parameters" : "rope_scaling";
+  const nlohmann::json* object = found;
   std::string where = name + ": " + key;
   require(object->is_object(), where + " must be an object or null");
   if (object->contains("full_attention") || object->contains("sliding_attention")) {
@@ -165,63 +296,46 @@ RopeParameterKeys read_rope_scaling(const nlohmann::json& json, Config& c,
     require(object->is_object(), where + " must be an object");
   }
   const nlohmann::json& s = *object;
-  std::string type = rope_type_of(s, where);
-  require(!type.empty() || v5, where + " has no \"rope_type\" (or \"type\")");
-  if (type.empty() || type == "default") type = "none";
+  require(!rope_type_of(s, where).empty() || v5, where + " has no \"rope_type\" (or \"type\")");
+  const RopeScalingKeys k = read_rope_scaling_keys(s, where);
+  const std::string& type = k.type;
   const bool longrope = type == "longrope";
+  const auto unsupported_type = [&] {
+    throw Error(where + ": rope type \"" + k.written +
+                "\" is not supported (expected default, linear, ntk, dynamic, yarn, llama3 or "
+                "longrope)");
+  };
+  if (k.written == "su" || type == "mrope") unsupported_type();  // the inspector's leniency
   try {
     c.rope_scaling = longrope ? RopeScaling::kNone : parse_rope_scaling(type);
   } catch (const Error&) {
-    throw Error(where + ": rope type \"" + type +
-                "\" is not supported (expected default, linear, ntk, dynamic, yarn, llama3 or "
-                "longrope)");
+    unsupported_type();
   }
-  RopeParameterKeys extra;
-  for (const auto& [k, value] : s.items()) {
-    if (k == "rope_type" || k == "type") continue;
-    if (k == "factor") {
-      c.rope_factor = number_key(s, "factor", where);
-    } else if (k == "original_max_position_embeddings") {
-      c.rope_original_length = integer_key(s, "original_max_position_embeddings", where);
-      require(c.rope_original_length > 0,
-              where + ": \"original_max_position_embeddings\" must be positive, got " +
-                  std::to_string(c.rope_original_length));
-    } else if (k == "low_freq_factor") {
-      c.rope_low_freq_factor = number_key(s, "low_freq_factor", where);
-    } else if (k == "high_freq_factor") {
-      c.rope_high_freq_factor = number_key(s, "high_freq_factor", where);
-    } else if (k == "beta_fast") {
-      c.rope_beta_fast = number_key(s, "beta_fast", where);
-    } else if (k == "beta_slow") {
-      c.rope_beta_slow = number_key(s, "beta_slow", where);
-    } else if (k == "attention_factor" && (longrope || type == "yarn")) {
-      c.rope_attention_factor = number_key(s, "attention_factor", where);
-    } else if ((k == "short_factor" || k == "long_factor") && longrope) {
-      (k == "short_factor" ? c.rope_longrope.short_factor : c.rope_longrope.long_factor) =
-          factor_list(value, where + ": \"" + k + "\"");
-    } else if (k == "rope_theta" && v5) {
-      extra.theta = number_key(s, "rope_theta", where);
-    } else if (k == "partial_rotary_factor" && v5) {
-      extra.partial_rotary_factor = number_key(s, "partial_rotary_factor", where);
-    } else {
-      throw Error(where + ": \"" + k + "\" is not supported");
-    }
-  }
-  const bool needs_factor = c.rope_scaling != RopeScaling::kNone;
-  require(!needs_factor || s.contains("factor"),
-          where + ": \"factor\" is required for " + type + " scaling");
-  if (c.rope_scaling == RopeScaling::kLlama3) {
-    for (const char* k :
-         {"original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}) {
-      require(s.contains(k), where + ": \"" + k + "\" is required for llama3 scaling");
-    }
-  }
+  // Keys this forward pass does not compute, or that belong to another scaling.
+  const auto refuse = [&](const std::string& key) {
+    throw Error(where + ": \"" + key + "\" is not supported");
+  };
+  if (!k.unknown.empty()) refuse(k.unknown.front());
+  if (k.mscale) refuse("mscale");
+  if (k.mscale_all_dim) refuse("mscale_all_dim");
+  if (k.truncate) refuse("truncate");
+  if (k.attention_factor && !longrope && type != "yarn") refuse("attention_factor");
+  if (!k.short_factor.empty() && !longrope) refuse("short_factor");
+  if (!k.long_factor.empty() && !longrope) refuse("long_factor");
+  if (k.theta && !v5) refuse("rope_theta");
+  if (k.partial_rotary_factor && !v5) refuse("partial_rotary_factor");
+  if (k.factor > 0.0 || longrope) c.rope_factor = k.factor;  // longrope without one: 0, derived
+  if (k.original > 0) c.rope_original_length = k.original;
+  if (k.low_freq_factor) c.rope_low_freq_factor = *k.low_freq_factor;
+  if (k.high_freq_factor) c.rope_high_freq_factor = *k.high_freq_factor;
+  if (k.beta_fast) c.rope_beta_fast = *k.beta_fast;
+  if (k.beta_slow) c.rope_beta_slow = *k.beta_slow;
+  if (k.attention_factor) c.rope_attention_factor = *k.attention_factor;
   if (longrope) {
-    require(!c.rope_longrope.short_factor.empty() && !c.rope_longrope.long_factor.empty(),
-            where + ": longrope needs \"short_factor\" and \"long_factor\"");
-    if (!s.contains("factor")) c.rope_factor = 0.0;
+    c.rope_longrope.short_factor = k.short_factor;
+    c.rope_longrope.long_factor = k.long_factor;
   }
-  return extra;
+  return {k.theta, k.partial_rotary_factor};
 }
 
 // The rope_scaling object read_rope_scaling reads back to the same fields, into `json`

@@ -12,6 +12,7 @@
 #include "base/strings.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/base/random.hpp"
+#include "poslab/io/file_kind.hpp"
 #include "poslab/io/safetensors_index.hpp"
 
 namespace poslab {
@@ -114,6 +115,7 @@ void lm_random_init(const LmTensorLayout& layout, std::uint64_t seed) {
 }
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
+  require_regular_file(path);
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (error) throw Error(path + ": cannot open: " + error.message());
@@ -129,6 +131,7 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
 
 void stream_safetensors_data(const std::string& path, const SafetensorsHeader& header,
                              const std::function<void(const char*, std::size_t)>& append) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open");
   in.seekg(std::streamoff(header.data_start));

@@ -97,30 +97,17 @@ struct Scaling {
   bool truncate = true;
   double attention_factor = 0.0, mscale = 0.0, mscale_all_dim = 0.0;
   std::vector<double> short_factor, long_factor;
-  double theta = 0.0;  // rope_parameters' rope_theta; 0: the config's
+  double theta = 0.0;    // rope_parameters' rope_theta; 0: the config's
+  double partial = 0.0;  // rope_parameters' partial_rotary_factor; 0: the config's
 };
 
-std::vector<double> number_list(const Json& value, const std::string& where) {
-  require(value.is_array(), where + " must be a list of numbers");
-  std::vector<double> out;
-  for (const Json& v : value) {
-    require(v.is_number() && v.get<double>() > 0.0 && std::isfinite(v.get<double>()),
-            where + " must hold positive numbers, got " + v.dump());
-    out.push_back(v.get<double>());
-  }
-  return out;
-}
-
+// The shared reading (lm_config::read_rope_scaling_keys), with the inspector's leniency on
+// top: keys no scaling reads are listed as ignored, "su" and "mrope" explained in notes.
 Scaling read_scaling(const Json& s, const std::string& where, std::vector<std::string>& ignored,
                      std::vector<std::string>& notes, const std::string& prefix) {
-  require(s.is_object(), where + " must be an object or null");
-  Scaling out;
-  std::string type = lm_config::rope_type_of(s, where);
-  if (type.empty() || type == "default") type = "none";
-  if (type == "su") {
-    notes.push_back(where + ": type \"su\" is longrope's former name");
-    type = "longrope";
-  }
+  const lm_config::RopeScalingKeys k = lm_config::read_rope_scaling_keys(s, where);
+  if (k.written == "su") notes.push_back(where + ": type \"su\" is longrope's former name");
+  std::string type = k.type;
   if (type == "mrope") {
     notes.push_back(where +
                     ": mrope splits the pairs between time, height and width; each "
@@ -132,66 +119,23 @@ Scaling read_scaling(const Json& s, const std::string& where, std::vector<std::s
   require(known, where + ": rope type \"" + type +
                      "\" is not one the inspector computes (default, linear, dynamic, yarn, "
                      "llama3, longrope)");
+  for (const std::string& key : k.unknown) ignored.push_back(prefix + key);
+  Scaling out;
   out.type = type;
-  for (const auto& item : s.items()) {
-    // Named, not structured bindings: C++17 lambdas cannot capture those.
-    const std::string& key = item.key();
-    const Json& value = item.value();
-    const std::string w = where + ": \"" + key + "\"";
-    auto number = [&] {
-      require(value.is_number(), w + " must be a number, got " + value.dump());
-      return value.get<double>();
-    };
-    if (key == "rope_type" || key == "type") continue;
-    if (value.is_null()) continue;
-    if (key == "factor") {
-      out.factor = number();
-      require(out.factor > 0.0 && std::isfinite(out.factor),
-              w + " must be a positive number, got " + value.dump());
-    } else if (key == "original_max_position_embeddings") {
-      require(value.is_number_integer() && value.get<long long>() > 0,
-              w + " must be a positive integer, got " + value.dump());
-      out.original = value.get<long long>();
-    } else if (key == "low_freq_factor") {
-      out.low_freq_factor = number();
-    } else if (key == "high_freq_factor") {
-      out.high_freq_factor = number();
-    } else if (key == "beta_fast") {
-      out.beta_fast = number();
-    } else if (key == "beta_slow") {
-      out.beta_slow = number();
-    } else if (key == "truncate") {
-      require(value.is_boolean(), w + " must be true or false");
-      out.truncate = value.get<bool>();
-    } else if (key == "attention_factor") {
-      out.attention_factor = number();
-      require(out.attention_factor > 0.0, w + " must be positive, got " + value.dump());
-    } else if (key == "mscale") {
-      out.mscale = number();
-    } else if (key == "mscale_all_dim") {
-      out.mscale_all_dim = number();
-    } else if (key == "short_factor") {
-      out.short_factor = number_list(value, w);
-    } else if (key == "long_factor") {
-      out.long_factor = number_list(value, w);
-    } else if (key == "rope_theta") {
-      out.theta = number();
-    } else {
-      ignored.push_back(prefix + key);
-    }
-  }
-  const bool needs_factor =
-      type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3";
-  require(!needs_factor || out.factor > 0.0,
-          where + ": \"factor\" is required for " + type + " scaling");
-  if (type == "llama3") {
-    require(out.original > 0,
-            where + ": \"original_max_position_embeddings\" is required for llama3 scaling");
-  }
-  if (type == "longrope") {
-    require(!out.short_factor.empty() && !out.long_factor.empty(),
-            where + ": longrope needs \"short_factor\" and \"long_factor\"");
-  }
+  out.factor = k.factor;
+  out.original = k.original;
+  out.low_freq_factor = k.low_freq_factor.value_or(out.low_freq_factor);
+  out.high_freq_factor = k.high_freq_factor.value_or(out.high_freq_factor);
+  out.beta_fast = k.beta_fast.value_or(out.beta_fast);
+  out.beta_slow = k.beta_slow.value_or(out.beta_slow);
+  out.truncate = k.truncate.value_or(out.truncate);
+  out.attention_factor = k.attention_factor.value_or(0.0);
+  out.mscale = k.mscale.value_or(0.0);
+  out.mscale_all_dim = k.mscale_all_dim.value_or(0.0);
+  out.short_factor = k.short_factor;
+  out.long_factor = k.long_factor;
+  out.theta = k.theta.value_or(0.0);
+  out.partial = k.partial_rotary_factor.value_or(0.0);
   return out;
 }
 
@@ -286,7 +230,11 @@ RopeScheme make_scheme(const std::string& name, double base, const Scaling& s, l
     }
     out.factor = s.factor;
   }
-  // Dynamic NTK changes with the sequence: shown at its nominal reach N·f.
+  // Dynamic NTK changes with the sequence: shown at its nominal reach N·f, a position count.
+  require(double(N) * out.factor < 0x1p62,
+          where + ": rope_scaling \"factor\" " + format_number(out.factor) +
+              " times the trained context " + std::to_string(N) +
+              " overflows a position count (the reach N x factor must stay below 2^62)");
   const long long reach = (long long)std::llround(double(N) * out.factor);
   const RopeFrequencies scaled = frequencies(head_dim, o, reach, where);
   out.inv_freq_scaled = scaled.inv_freq;
@@ -372,6 +320,7 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   std::map<std::string, Scaling> by_layer_type;
   Scaling scaling;
   bool theta_given = json.contains(theta_key) && !json[theta_key].is_null();
+  lm_config::rope_scaling_object(json, where);  // refuses the two forms disagreeing
   for (const char* key : {"rope_scaling", "rope_parameters"}) {
     if (!keys.has(key)) continue;
     const Json& s = keys.at(key);
@@ -390,6 +339,7 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
         theta = scaling.theta;
         theta_given = true;
       }
+      if (scaling.partial > 0.0) partial = scaling.partial;
     }
   }
   if (!theta_given) defaulted(theta_key, format_number(theta));

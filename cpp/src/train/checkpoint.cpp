@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/io/json_text.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "train/text.hpp"
 
@@ -38,7 +39,7 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   m.n_head = size_in(j, "n_head", 1, m.n_embd, name);
   m.n_inner = size_in(j, "n_inner", 1, 4 * kMaxWidth, name);
   m.vocab_size = size_in(j, "vocab_size", 1, 1 << 16, name);
-  m.n_positions = size_in(j, "n_positions", 0, kMaxPositions, name);
+  m.n_positions = size_in(j, "n_positions", 1, kMaxPositions, name);
   m.layer_norm_epsilon = number_in(j, "layer_norm_epsilon", name);
   m.base = number_in(j, "base", name);
   m.embed_scale = number_in(j, "embed_scale", name);
@@ -53,6 +54,11 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   const bool rotation = position_method_info(m.position).kind == PositionKind::kRotation;
   require(!rotation || (m.n_embd / m.n_head) % 2 == 0,
           name + ": a rotation needs an even head width");
+  const std::size_t symbols = vocabulary(task).symbols;
+  require(!j.contains("symbols") ||
+              (j["symbols"].is_number_unsigned() && j["symbols"].get<std::size_t>() == symbols),
+          name + ": the checkpoint's symbols " + (j.contains("symbols") ? j["symbols"].dump() : "") +
+              " are not its task's (" + std::to_string(symbols) + ")");
   require(m.vocab_size == vocabulary(task).size(),
           name + ": the checkpoint's vocabulary (" + std::to_string(m.vocab_size) +
               ") is not its task's (" + std::to_string(vocabulary(task).size()) + ")");
@@ -69,7 +75,7 @@ LabCheckpoint read_lab_checkpoint(const std::string& bytes, const std::string& n
       format != file.metadata.end() && format->second == "poslab-train" &&
           config != file.metadata.end(),
       name + ": not a lab checkpoint (its __metadata__ has no format 'poslab-train' and config)");
-  const nlohmann::json j = nlohmann::json::parse(config->second, nullptr, false);
+  const nlohmann::json j = parse_json_text(config->second, name + ": the checkpoint's config");
   require(j.is_object(), name + ": the checkpoint's config is not a JSON object");
   require(j.contains("task") && j["task"].is_string(), name + ": the checkpoint names no task");
   LabCheckpoint out;
@@ -88,6 +94,11 @@ LabCheckpoint read_lab_checkpoint(const std::string& bytes, const std::string& n
   }
   require(file.tensors.size() == out.params.info().size(),
           name + ": the checkpoint has tensors its model does not use");
+  try {
+    require_embedding_scale_fits(out.model.embed_scale, out.params, out.model.n_embd);
+  } catch (const Error& e) {
+    throw Error(name + ": the checkpoint's " + e.what(), "embedScale");
+  }
   return out;
 }
 

@@ -74,6 +74,16 @@ void require_range(std::size_t value, std::size_t lo, std::size_t hi, const char
               "], got " + std::to_string(value));
 }
 
+// A MAX option whose 0 means "off" (randomised and coupled positions): the message gives the
+// whole rule, so 0 is not a surprise after "must be in [lo, hi]".
+void require_off_or_range(std::size_t value, std::size_t lo, const char* field, const char* what,
+                          const char* lo_is) {
+  require(value >= lo && value <= kMaxPositions, field,
+          std::string(what) + " must be 0 (off) or in [" + std::to_string(lo) + ", " +
+              std::to_string(kMaxPositions) + "] (at least " + lo_is + ", " + std::to_string(lo) +
+              "), got " + std::to_string(value));
+}
+
 // "1.5 GiB", "300 MiB": a size as a person reads it.
 std::string format_bytes(std::uint64_t bytes) {
   const double gib = double(bytes) / double(1 << 30);
@@ -139,10 +149,8 @@ void validate(const TrainConfig& c) {
   if (c.randomized_positions > 0) {
     require(c.position != PositionMethod::kNone, "randomizedPositions",
             "randomised positions need a position method: 'none' sees no positions");
-    require_range(c.randomized_positions, longest, kMaxPositions, "randomizedPositions",
-                  ("randomised positions MAX (at least the longest sequence, " +
-                   std::to_string(longest) + " tokens)")
-                      .c_str());
+    require_off_or_range(c.randomized_positions, longest, "randomizedPositions",
+                         "randomised positions MAX", "the longest sequence");
   }
   if (c.coupled_positions > 0) {
     require(c.task == Task::kAddition, "coupledPositions",
@@ -160,10 +168,8 @@ void validate(const TrainConfig& c) {
                      ? " (it sees no positions)"
                      : " (it assumes positions rise along a sequence)"));
     const std::size_t digits = std::max(c.train_len, m);
-    require_range(
-        c.coupled_positions, digits + 2, kMaxPositions, "coupledPositions",
-        ("coupled positions MAX (at least the most digits + 2, " + std::to_string(digits + 2) + ")")
-            .c_str());
+    require_off_or_range(c.coupled_positions, digits + 2, "coupledPositions",
+                         "coupled positions MAX", "the most digits + 2");
   }
   const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
   const double scale_base = rotates ? rotation_defaults(c.position).scale_base : 0.0;

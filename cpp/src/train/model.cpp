@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #ifndef __EMSCRIPTEN__
 #include <thread>
 #endif
 
 #include "base/strings.hpp"
+#include "poslab/base/format.hpp"
 #include "poslab/base/random.hpp"
 #include "train/engine.hpp"
 
@@ -68,6 +70,23 @@ const ParamInfo& Parameters::find(const std::string& name) const {
 }
 
 using detail::ends_with;
+
+void require_embedding_scale_fits(double scale, const Parameters& params, std::size_t width) {
+  // The bound keeps the first LayerNorm's sum of squares a factor 16 below FLT_MAX, room for
+  // the position signal added first; the option is blamed before a step rather than the
+  // learning rate after one.
+  const ParamInfo& wte = params.find("wte.weight");
+  double largest = 0;
+  for (std::size_t i = 0; i < wte.numel; ++i) {
+    largest = std::max(largest, std::abs(double(params.data()[wte.offset + i])));
+  }
+  const double bound = std::sqrt(double(std::numeric_limits<float>::max()) / double(width)) / 4;
+  require(std::isfinite(scale) && scale * largest <= bound, "embedScale",
+          "the embedding scale " + format_number(scale) +
+              " overflows float32: s·wte reaches " + format_number(scale * largest) +
+              " and the first LayerNorm squares it; use at most " +
+              format_number(std::floor(bound / std::max(largest, 1e-30))));
+}
 
 void init_parameters(Parameters& params, std::uint64_t seed) {
   Rng rng(seed);

@@ -122,24 +122,7 @@ Trainer::Trainer(TrainConfig config)
       adam_v_(model_.config()),
       data_rng_(data_seed(config_.seed)) {
   init_parameters(params_, config_.seed);
-  check_embedding_scale();
-}
-
-void Trainer::check_embedding_scale() const {
-  // x = s·wte[token] enters the first LayerNorm, which sums E squares of it in float32; the
-  // bound keeps that sum a factor 16 below FLT_MAX, room for the position signal added first.
-  const ParamInfo& wte = params_.find("wte.weight");
-  double largest = 0;
-  for (std::size_t i = 0; i < wte.numel; ++i) {
-    largest = std::max(largest, std::abs(double(params_.data()[wte.offset + i])));
-  }
-  const double bound =
-      std::sqrt(double(std::numeric_limits<float>::max()) / double(model_.config().n_embd)) / 4;
-  require(config_.embed_scale * largest <= bound, "embedScale",
-          "the embedding scale " + format_number(config_.embed_scale) +
-              " overflows float32: s·wte reaches " + format_number(config_.embed_scale * largest) +
-              " and the first LayerNorm squares it; use at most " +
-              format_number(std::floor(bound / largest)));
+  require_embedding_scale_fits(config_.embed_scale, params_, model_.config().n_embd);
 }
 
 double Trainer::learning_rate(std::size_t step) const {

@@ -74,6 +74,10 @@ class Parameters {
 // Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0.
 void init_parameters(Parameters& params, std::uint64_t seed);
 
+// Error (field "embedScale") when x = s·wte[token] would overflow float32 in the first
+// LayerNorm, which sums E squares of it: a fresh run's scale, or a checkpoint's.
+void require_embedding_scale_fits(double scale, const Parameters& params, std::size_t width);
+
 // FIRE's bias (n_layer, n_head, T, T) that a FIRE model adds to the scores of one sequence
 // at `positions` (T of them, sorted): bias(i, j) for keys j ≤ i, 0 where the causal mask hides
 // the key. What the lab's view draws. Error unless config.position is fire.

@@ -91,10 +91,6 @@ class Trainer {
   double flops_spent() const { return flops_spent_; }
 
  private:
-  // Refuses (field embedScale) a scale whose s·wte would overflow float32 in the first
-  // LayerNorm, so the option is blamed before a step rather than the learning rate after one.
-  void check_embedding_scale() const;
-
   TrainConfig config_;
   Model model_;
   Parameters params_, grads_, adam_m_, adam_v_;
