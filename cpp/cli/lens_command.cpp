@@ -13,6 +13,7 @@
 #include "poslab/analysis/lens_report.hpp"
 #include "poslab/base/precision.hpp"
 #include "poslab/models/lm_lens.hpp"
+#include "poslab/models/unmodelled_keys.hpp"
 #include "poslab/train/checkpoint.hpp"
 #include "poslab/train/lens_model.hpp"
 #include "rope_scaling_flags.hpp"
@@ -37,6 +38,7 @@ bool is_lab_checkpoint(const std::string& weights) {
 struct LoadedModel {
   std::shared_ptr<const void> keep;
   LensModel lens;
+  std::vector<std::string> notes;  // config keys the runtime does not read
 };
 
 template <class Weights, class... Rope>
@@ -58,6 +60,24 @@ LoadedModel rope_model(const LensArgs& a, const std::string& config_text, Precis
   return loaded(load_lm_weights(a.weights, config), precision, rope);
 }
 
+// A Hugging Face checkpoint: GPT-2, GPT-NeoX or the Llama family.
+LoadedModel load_lm_lens_model(const LensArgs& a, const std::string& config_text,
+                               LmArchitecture arch, Precision precision) {
+  const bool rotation = !a.rope.scaling.empty();
+  if (arch == LmArchitecture::kGpt2) {
+    const std::optional<Gpt2Config> config =
+        a.config.empty() ? std::nullopt
+                         : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
+    require(!rotation, "rope-scaling",
+            a.weights + " is a GPT-2 checkpoint: --rope-* is for RoPE models");
+    return loaded(load_gpt2_weights(a.weights, config), precision);
+  }
+  if (arch == LmArchitecture::kGptNeox) {
+    return rope_model<GptNeoxConfig>(a, config_text, precision, "GPT-NeoX");
+  }
+  return rope_model<LlamaConfig>(a, config_text, precision, "Llama");
+}
+
 LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
   const bool rotation = !a.rope.scaling.empty();
   if (is_lab_checkpoint(a.weights)) {
@@ -76,18 +96,11 @@ LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
   }
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
-  if (arch == LmArchitecture::kGpt2) {
-    const std::optional<Gpt2Config> config =
-        a.config.empty() ? std::nullopt
-                         : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
-    require(!rotation, "rope-scaling",
-            a.weights + " is a GPT-2 checkpoint: --rope-* is for RoPE models");
-    return loaded(load_gpt2_weights(a.weights, config), precision);
-  }
-  if (arch == LmArchitecture::kGptNeox) {
-    return rope_model<GptNeoxConfig>(a, config_text, precision, "GPT-NeoX");
-  }
-  return rope_model<LlamaConfig>(a, config_text, precision, "Llama");
+  LoadedModel model = load_lm_lens_model(a, config_text, arch, precision);
+  const std::string note =
+      unmodelled_keys_note(unmodelled_keys(config_text, arch), a.config, arch);
+  if (!note.empty()) model.notes.push_back(note);
+  return model;
 }
 
 std::vector<long long> lens_tokens(const LensArgs& a) {
@@ -114,8 +127,23 @@ void run_lens(const LensArgs& a) {
   const LoadedModel model = load_lens_model(a, parse_precision(a.precision));
   LensSettings settings = a.settings;
   settings.weights = a.weights;
-  const LensReport report = lens_report(model.lens, tokens, settings);
+  settings.memory_limit =
+      memory_limit_from_environment("POSLAB_LENS_MEMORY_LIMIT", kDefaultLensMemoryLimit);
+  LensReport report;
+  try {
+    report = lens_report(model.lens, tokens, settings);
+  } catch (const Error& e) {
+    if (e.field() != "tokens") throw;
+    const char* option = !a.text_file.empty()     ? "--text-file"
+                         : !a.tokens_file.empty() ? "--tokens-file"
+                                                  : "--tokens";
+    throw Error(std::string(e.what()) + " (" + option +
+                    "; or raise the limit with POSLAB_LENS_MEMORY_LIMIT, e.g. 8GiB)",
+                "tokens");
+  }
+  report.notes = model.notes;
   write_outputs({{a.out, lens_json(report)}});
+  for (const std::string& note : report.notes) std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
 
   std::string line;
   for (const auto& role : kHeadRoleNames) {

@@ -16,6 +16,7 @@
 #include "poslab/models/gpt_neox.hpp"
 #include "poslab/models/llama.hpp"
 #include "poslab/models/lm.hpp"
+#include "poslab/models/unmodelled_keys.hpp"
 #include "rope_scaling_flags.hpp"
 
 namespace poslab::cli {
@@ -39,6 +40,7 @@ void run_rope_model(const LmArgs& a, const std::string& config_text,
                                  " checkpoint: give its config.json with --config (the head "
                                  "counts and rotary settings are not in the tensors)");
   const Config config = Config::from_json(config_text, a.config);
+  check_trace_memory(a.trace, config.dims.layers, config.dims.heads, tokens.size());
   Options options;
   options.precision = precision;
   options.trace = !a.trace.empty();
@@ -77,7 +79,10 @@ void run_lm(const LmArgs& a) {
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
   const Precision precision = parse_precision(a.precision);
 
+  // Keys this runtime does not read that change the math elsewhere: said, not refused.
+  const std::string note = unmodelled_keys_note(unmodelled_keys(config_text, arch), a.config, arch);
   nlohmann::json index;
+  index["notes"] = note.empty() ? nlohmann::json::array() : nlohmann::json::array({note});
   index["architecture"] = to_string(arch);
   index["weights"] = a.weights;
   index["precision"] = to_string(precision);
@@ -92,6 +97,8 @@ void run_lm(const LmArgs& a) {
         a.config.empty() ? std::nullopt
                          : std::optional<Gpt2Config>(Gpt2Config::from_json(config_text, a.config));
     const Gpt2Weights weights = load_gpt2_weights(a.weights, config);
+    check_trace_memory(a.trace, weights.config.dims.layers, weights.config.dims.heads,
+                       tokens.size());
     Gpt2Options options;
     options.trace = !a.trace.empty();
     options.top_k = a.top_k;
@@ -108,6 +115,7 @@ void run_lm(const LmArgs& a) {
     run_rope_model<LlamaConfig, LlamaOptions>(a, config_text, tokens, precision, std::move(index),
                                               "Llama", llama_forward);
   }
+  if (!note.empty()) std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
 }
 
 void declare_lm(CLI::App* cmd, LmArgs& a) {

@@ -7,6 +7,7 @@
 #include "output.hpp"
 #include "output_files.hpp"
 #include "poslab/base/errors.hpp"
+#include "poslab/base/format.hpp"
 #include "poslab/io/npy.hpp"
 
 namespace poslab::cli {
@@ -28,6 +29,23 @@ void check_lm_outputs(const std::string& out, const std::string& trace) {
   require(trace.empty() || !std::filesystem::exists(trace, error) ||
               std::filesystem::is_directory(trace, error),
           trace + ": --trace must name a directory");
+}
+
+void check_trace_memory(const std::string& trace, long long layers, long long heads,
+                        std::size_t tokens) {
+  if (trace.empty()) return;
+  const std::uint64_t limit =
+      memory_limit_from_environment("POSLAB_TRACE_MEMORY_LIMIT", std::uint64_t(4) << 30);
+  const double need = 4.0 * double(layers) * double(heads) * double(tokens) * double(tokens);
+  if (need <= double(limit)) return;
+  throw Error("--trace over T = " + std::to_string(tokens) + " tokens would hold " +
+                  std::to_string(layers) + " layers x " + std::to_string(heads) +
+                  " heads x T² attention weights, about " +
+                  format_bytes(need >= 0x1p62 ? std::uint64_t(1) << 62 : std::uint64_t(need)) +
+                  ", over the limit of " + format_bytes(limit) +
+                  ": give fewer tokens (--tokens, --tokens-file) or drop --trace (or raise the "
+                  "limit with POSLAB_TRACE_MEMORY_LIMIT, e.g. 8GiB)",
+              "tokens");
 }
 
 void write_lm_outputs(const std::string& out, const TensorF& output, const std::string& trace_dir,

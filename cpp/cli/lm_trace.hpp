@@ -56,6 +56,12 @@ LmTrace lm_trace(const Result& result) {
   return t;
 }
 
+// Refuses (before the forward pass) a --trace whose attention weights, every layer's (H, T, T)
+// kept until written, would pass the limit (POSLAB_TRACE_MEMORY_LIMIT, 4 GiB by default),
+// naming T and the options; nothing to check without --trace.
+void check_trace_memory(const std::string& trace, long long layers, long long heads,
+                        std::size_t tokens);
+
 // The options that ask for the trace: --top-k (how many next tokens it lists) and --trace DIR.
 void add_lm_trace_options(CLI::App* cmd, long long& top_k, std::string& trace);
 

@@ -125,6 +125,25 @@ void require_distinct_outputs(const std::vector<std::pair<std::string, std::stri
   }
 }
 
+std::uint64_t memory_limit_from_environment(const char* variable, std::uint64_t fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  const std::string unit = end;
+  const double scale = unit.empty() || unit == "B" ? 1.0
+                       : unit == "KiB"             ? 0x1p10
+                       : unit == "MiB"             ? 0x1p20
+                       : unit == "GiB"             ? 0x1p30
+                                                   : 0.0;
+  if (end == text || errno != 0 || scale == 0.0 || !(value > 0) || value * scale > 0x1p62) {
+    throw UsageError(std::string(variable) + "='" + text +
+                     "' is not a size: give bytes, or a number with KiB, MiB or GiB (e.g. 8GiB)");
+  }
+  return static_cast<std::uint64_t>(value * scale);
+}
+
 CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& text) -> std::string { return text.empty() ? "needs a path, got ''" : ""; },

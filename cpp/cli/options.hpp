@@ -75,6 +75,10 @@ CLI::Validator output_file();
 // open forever, a directory or a device): checked before anything is opened.
 CLI::Validator input_file();
 
+// A working-set limit from the environment (`variable`: bytes, or a number with KiB, MiB or
+// GiB), `fallback` when unset; UsageError naming the variable when it is not a size.
+std::uint64_t memory_limit_from_environment(const char* variable, std::uint64_t fallback);
+
 // Accepts exactly what the core's `parse(text)` accepts and reports its Error message, so
 // the names of layouts, styles, scalings, masks and metrics live in one place.
 template <class Parse>

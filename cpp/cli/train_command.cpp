@@ -52,27 +52,6 @@ void require_extension(const std::string& path, const char* option, const char* 
                    extension + " (got '" + path + "')");
 }
 
-// POSLAB_TRAIN_MEMORY_LIMIT raises (or lowers) the working-set limit of a native run: bytes,
-// or a number with KiB, MiB or GiB.
-std::uint64_t memory_limit_from_environment() {
-  const char* text = std::getenv("POSLAB_TRAIN_MEMORY_LIMIT");
-  if (text == nullptr || *text == '\0') return train::kDefaultTrainMemoryLimit;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text, &end);
-  const std::string unit = end;
-  const double scale = unit.empty() || unit == "B" ? 1.0
-                       : unit == "KiB"             ? 0x1p10
-                       : unit == "MiB"             ? 0x1p20
-                       : unit == "GiB"             ? 0x1p30
-                                                   : 0.0;
-  if (end == text || errno != 0 || scale == 0.0 || !(value > 0) || value * scale > 0x1p62) {
-    throw UsageError(std::string("POSLAB_TRAIN_MEMORY_LIMIT='") + text +
-                     "' is not a size: give bytes, or a number with KiB, MiB or GiB (e.g. 8GiB)");
-  }
-  return static_cast<std::uint64_t>(value * scale);
-}
-
 // "m.safetensors" → "m-seed3.safetensors": one checkpoint per seed.
 std::string seed_path(const std::string& path, std::uint64_t seed) {
   std::filesystem::path p(path);
@@ -127,7 +106,8 @@ void run_train(TrainArgs& a) {
   for (std::size_t k = 0; k < a.seeds && !a.checkpoint.empty(); ++k) {
     check_output_target(a.seeds > 1 ? seed_path(a.checkpoint, c.seed + k) : a.checkpoint);
   }
-  c.memory_limit = memory_limit_from_environment();
+  c.memory_limit =
+      memory_limit_from_environment("POSLAB_TRAIN_MEMORY_LIMIT", train::kDefaultTrainMemoryLimit);
   train::validate(c);
   train::check_memory(c,
                       "--layers, --width, --batch, --eval-examples, --train-len or --test-len (or "

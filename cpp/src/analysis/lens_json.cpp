@@ -85,6 +85,7 @@ std::string lens_json(const LensReport& r) {
                                  {"shift", shift},
                                  {"shuffle", shuffle},
                                  {"rope_bands", bands},
+                                 {"notes", r.notes},
                                  {"heads", heads}};
   return report.dump(1) + "\n";
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/base/format.hpp"
 #include "poslab/base/random.hpp"
 #include "poslab/positions/formulas.hpp"
 
@@ -99,6 +100,14 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
   require(r.tokens > t.local_window, "tokens",
           "the lens needs more tokens than the local window W = " + std::to_string(t.local_window) +
               " (got " + std::to_string(r.tokens) + ")");
+  if (model.working_set) {
+    const std::uint64_t need = model.working_set(r.tokens);
+    require(need <= s.memory_limit, "tokens",
+            "the lens over T = " + std::to_string(r.tokens) + " tokens would hold about " +
+                format_bytes(need) + " at once (each layer's (H, T, T) attention maps grow as "
+                "T²), over the limit of " + format_bytes(s.memory_limit) +
+                ": give a shorter text");
+  }
   r.period = s.period > 0 ? s.period : r.tokens / 2;
   require(2 * r.period <= r.tokens, "period",
           "the repeat period n must be at most half the text's " + std::to_string(r.tokens) +

@@ -2,10 +2,12 @@
 #include "models/decoder.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/vocabulary_head.hpp"
 #include "poslab/analysis/lens.hpp"
 #include "poslab/base/errors.hpp"
+#include "poslab/base/format.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/layers/attention.hpp"
 #include "poslab/layers/norm.hpp"
@@ -73,12 +75,16 @@ RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmO
                              const RopeLmParts& parts) {
   const RopeOptions rope = options.rope ? *options.rope : trained;
   TensorF x = start_rope_forward(tokens, options, rope, dims, head_dim, parts);
+  require_finite_activation(x, "the token embedding");
   RopeLmResult result;
   x = decoder_layers(
       std::move(x), parts.layers, [&](std::size_t i) { return parts.layer(i, rope, options); },
       options.trace ? &result.layers : nullptr,
       options.trace ? options.on_layer : LmLayerVisitor{});
-  vocabulary_head_into(result, parts.final_norm(x), *parts.head, tokens, options);
+  const TensorF final_x = parts.final_norm(x);
+  require_finite_activation(final_x, "the final norm");
+  vocabulary_head_into(result, final_x, *parts.head, tokens, options);
+  require_finite_activation(result.logits, "the logits");
   return result;
 }
 
@@ -201,15 +207,40 @@ std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, d
   };
 }
 
-TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace) {
-  const TensorF attn = layer.attention(layer.norm_1(x), trace);
+void require_finite_activation(const TensorF& x, const std::string& what) {
+  const auto bad = std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
+  if (bad == x.data.end()) return;
+  const std::size_t at = std::size_t(bad - x.data.begin());
+  const std::size_t row = x.ndim() > 1 ? x.size() / x.dim(0) : 1;
+  throw Error("the forward pass overflows float32 at " + what + " (position " +
+                  std::to_string(at / row) + ", element " + std::to_string(at % row) + ": " +
+                  format_number(double(*bad)) + "): a weight or the input is too large there",
+              "weights");
+}
+
+TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
+                      std::size_t index) {
+  const std::string name = "layer " + std::to_string(index) + "'s ";
+  // Checked as each is made, so the message names the first tensor that went non-finite.
+  const auto checked = [&](TensorF t, const char* what) {
+    require_finite_activation(t, name + what);
+    return t;
+  };
+  const TensorF normed = checked(layer.norm_1(x), "first norm");
+  std::optional<TensorF> attended;
+  try {
+    attended = layer.attention(normed, trace);
+  } catch (const Error& e) {  // the attention's own overflow check: say which layer
+    throw Error("the forward pass fails at " + name + "attention: " + e.what(), e.field());
+  }
+  const TensorF attn = checked(std::move(*attended), "attention output");
   const bool parallel = layer.residual == Residual::kParallel;
   // h = x + attn: the MLP's input in a sequential layer, only traced in a parallel one.
   std::optional<TensorF> h;
-  if (!parallel || trace) h = sum({&x, &attn});
+  if (!parallel || trace) h = checked(sum({&x, &attn}), "residual after attention");
   const TensorF& mlp_input = parallel ? x : *h;
-  const TensorF out = layer.mlp(layer.norm_2(mlp_input));
-  TensorF next = parallel ? sum({&x, &attn, &out}) : sum({&*h, &out});
+  const TensorF out = checked(layer.mlp(checked(layer.norm_2(mlp_input), "second norm")), "MLP output");
+  TensorF next = checked(parallel ? sum({&x, &attn, &out}) : sum({&*h, &out}), "output");
   if (trace) {
     NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(mlp_input);
     trace->ln_1_mean = std::move(s1.mean);
@@ -228,7 +259,7 @@ TensorF decoder_layers(TensorF x, std::size_t n,
   const bool traced = traces != nullptr || bool(on_layer);
   for (std::size_t i = 0; i < n; ++i) {
     LmLayerTrace trace;
-    x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr);
+    x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr, i);
     if (on_layer) {
       on_layer(i, trace);
     } else if (traces) {

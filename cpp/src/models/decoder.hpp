@@ -94,9 +94,15 @@ struct DecoderLayer {
   Residual residual = Residual::kSequential;
 };
 
-// x after the layer. When `trace` is not null it gets the attention weights, each norm's
+// Error (field "weights") at the first value of `x` (T, ...) that is not finite, naming `what`
+// ("layer 3's attention output") and where in it: an overflow inside the forward pass is named
+// where it first appears, not reported as NaN logits at the end.
+void require_finite_activation(const TensorF& x, const std::string& what);
+
+// x after the layer (layer `index`, for the messages). When `trace` is not null it gets the attention weights, each norm's
 // input statistics and the residual norms (lm_layer_trace.hpp).
-TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace);
+TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
+                      std::size_t index = 0);
 
 // x (T, E) through n layers, layer i as layer_of(i) describes it; one trace per layer
 // appended to `traces` when it is not null, or handed to `on_layer` when that is set.

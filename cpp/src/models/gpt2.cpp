@@ -147,8 +147,10 @@ Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>
                             options.trace ? options.on_layer : LmLayerVisitor{});
 
   const TensorF final_x = model::layer_norm(x, weights.ln_f_weight, weights.ln_f_bias, eps);
+  model::require_finite_activation(final_x, "the final norm");
   // Tied to the token embedding: logits = x · wteᵀ, wte (V, E) read as an (out, in) weight.
   result.logits = model::linear(final_x, weights.wte, nullptr, options.precision, "logits (T, V)");
+  model::require_finite_activation(result.logits, "the logits");
   // The next token after the last position.
   const std::size_t V = result.logits.dim(1);
   TopK top = top_k(result.logits.ptr() + (T - 1) * V, V, std::size_t(options.top_k));

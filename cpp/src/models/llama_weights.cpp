@@ -41,6 +41,11 @@ LmTensorLayout lm_tensor_layout(LlamaWeights& w, LmLayers layers) {
       "Llama", "num_hidden_layers",
       n,       "",
       {},      [n, tied](const std::string& name) { return ignored_name(name, n, tied); }};
+  layout.sizes = "hidden_size " + std::to_string(E) + ", num_attention_heads " +
+                 std::to_string(c.dims.heads) + ", num_key_value_heads " +
+                 std::to_string(c.num_key_value_heads) + ", head_dim " + std::to_string(d) +
+                 (c.explicit_head_dim > 0 ? "" : " (hidden_size / num_attention_heads)") +
+                 ", intermediate_size " + std::to_string(I);
   lm_layer_list(w.layers, layout, layers, "layers");
   add_matrix(layout, "model.embed_tokens.weight", w.embed_tokens, {V, E});
   for (std::size_t i = 0; i < w.layers.size(); ++i) {

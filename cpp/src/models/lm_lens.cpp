@@ -81,16 +81,29 @@ RopeLmOptions rope_lens_options(const Config& config, Precision precision,
   return o;
 }
 
+// What a traced pass of an LM holds at once: one layer's (H, T, T) weights three times (the
+// attention's own, the trace's, the lens's copy), the pair energy's q and k, and the logits.
+std::function<std::uint64_t(long long)> lm_working_set(const LmDims& dims) {
+  const std::uint64_t H = std::uint64_t(dims.heads), E = std::uint64_t(dims.width),
+                      V = std::uint64_t(dims.vocab_size);
+  return [H, E, V](long long tokens) {
+    const std::uint64_t T = std::uint64_t(tokens);
+    return 4 * (3 * H * T * T + 8 * T * E + T * V);
+  };
+}
+
 // An architecture's weights and forward pass as rope_lens_model's one run.
 template <class Weights, class Forward>
 LensModel rope_lens_model_of(const Weights& weights, Precision precision,
                              const std::optional<RopeOptions>& rope, Forward forward) {
   const auto& c = weights.config;
-  return rope_lens_model(
+  LensModel out = rope_lens_model(
       [&weights, forward](const std::vector<long long>& t, const RopeLmOptions& o) {
         return forward(weights, t, o);
       },
       rope_lens_options(c, precision, rope), c.dims.vocab_size, c.head_dim(), c.dims.context);
+  out.working_set = lm_working_set(c.dims);
+  return out;
 }
 
 // Each layer's pairs, where a Llama-family member turns some layers at another base (Gemma 3's
@@ -142,6 +155,7 @@ LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
   };
   out.max_positions = weights.config.dims.context;
   out.length_dependent = true;  // learned positions: each position its own vector
+  out.working_set = lm_working_set(weights.config.dims);
   return out;
 }
 

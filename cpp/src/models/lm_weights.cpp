@@ -162,9 +162,10 @@ std::vector<LmWeightStream::Match> LmWeightStream::match(const SafetensorsHeader
     const std::string bare = has_prefix ? e.name.substr(prefix.size()) : e.name;
     const auto slot = by_name.find(bare);
     if (slot != by_name.end() && has_prefix == prefixed) {
-      require(e.shape == slot->second->shape, name + ": tensor '" + e.name + "' has shape " +
-                                                  shape_string(e.shape) + ", the config needs " +
-                                                  shape_string(slot->second->shape));
+      require(e.shape == slot->second->shape,
+              name + ": tensor '" + e.name + "' has shape " + shape_string(e.shape) +
+                  ", the config needs " + shape_string(slot->second->shape) +
+                  (layout.sizes.empty() ? "" : " (from its " + layout.sizes + ")"));
       require(e.loadable, name + ": tensor '" + e.name + "': " + unsupported_dtype(e));
       matched.push_back({&e, slot->second});
       by_name.erase(slot);

@@ -84,13 +84,6 @@ void require_off_or_range(std::size_t value, std::size_t lo, const char* field, 
               "), got " + std::to_string(value));
 }
 
-// "1.5 GiB", "300 MiB": a size as a person reads it.
-std::string format_bytes(std::uint64_t bytes) {
-  const double gib = double(bytes) / double(1 << 30);
-  if (gib >= 1) return format_number(std::round(gib * 10) / 10) + " GiB";
-  return format_number(std::round(double(bytes) / double(1 << 20) * 10) / 10) + " MiB";
-}
-
 void require_positive_finite(double value, const char* field, const char* what) {
   require(std::isfinite(value) && value > 0, field,
           std::string(what) + " must be a positive finite number, got " + format_number(value));

@@ -162,6 +162,29 @@ class Engine {
   const std::vector<T>& keys(std::size_t l) const { return layers_[l].k; }
   std::size_t rows() const { return n_; }
 
+  // Error (field "weights") naming the first tensor of the last forward() in order — the
+  // embedding with its positions, then each layer's attention weights and output, then the
+  // logits — that holds a value that is not finite: an overflow inside the model is named
+  // where it appears instead of surfacing as NaN losses or null scores.
+  void require_finite_forward() {
+    const std::size_t E = c_.n_embd;
+    const auto check = [](const T* begin, std::size_t n, const std::string& what) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::isfinite(begin[i])) continue;
+        throw Error("the forward pass overflows float32 at " + what + " (element " +
+                        std::to_string(i) + "): a weight is too large there",
+                    "weights");
+      }
+    };
+    check(residual(0), n_ * E, "the embedding with its positions");
+    for (std::size_t l = 0; l < c_.n_layer; ++l) {
+      const std::string layer = "layer " + std::to_string(l) + "'s ";
+      check(layers_[l].att.data(), layers_[l].att.size(), layer + "attention weights");
+      check(residual(l + 1), n_ * E, layer + "output");
+    }
+    check(logits_.data(), logits_.size(), "the logits");
+  }
+
  private:
   struct Acts {
     std::vector<T> ln1, ln1_mean, ln1_rstd, qkv, q, k, v, att, atty, mid, ln2, ln2_mean, ln2_rstd,

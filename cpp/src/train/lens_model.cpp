@@ -110,6 +110,14 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
   }
   out.length_dependent = out.length_dependent || !supports(p, kRelativeOnly);
   if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint.model.n_positions;
+  // The trainer's pass keeps every layer's maps (B = 1), the trace copies them, with q and k
+  // for the bands, the layers' activations and the logits.
+  const std::uint64_t N = checkpoint.model.n_layer, H = checkpoint.model.n_head,
+                      E = checkpoint.model.n_embd, I = checkpoint.model.n_inner;
+  out.working_set = [N, H, E, I, V](long long tokens) {
+    const std::uint64_t T = std::uint64_t(tokens);
+    return 4 * (2 * N * H * T * T + N * T * (12 * E + 2 * I) + T * std::uint64_t(V));
+  };
   return out;
 }
 

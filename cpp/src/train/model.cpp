@@ -216,6 +216,7 @@ double Model::loss(const Parameters& params, const Batch& batch) {
 TensorF Model::logits(const Parameters& params, const Batch& batch) {
   Engine<float>& e = workspace_->engine;
   e.forward(params.data(), batch);
+  e.require_finite_forward();
   return TensorF({batch.batch, batch.length, config_.vocab_size}, e.logits());
 }
 
@@ -247,6 +248,7 @@ Model::AttentionTrace Model::attention_trace(const Parameters& params, const Bat
   require(b < batch.batch, "sequence index past the batch");
   Engine<float>& e = workspace_->engine;
   e.forward(params.data(), batch);
+  e.require_finite_forward();
   const std::size_t N = config_.n_layer, H = config_.n_head, L = batch.length;
   const std::size_t d = config_.n_embd / H;
   AttentionTrace out{TensorF({N, H, L, L}, "attention maps"), {}, {}};

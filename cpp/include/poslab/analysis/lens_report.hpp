@@ -57,7 +57,18 @@ struct LensModel {
   std::function<std::vector<double>(const std::vector<long long>& tokens,
                                     const std::vector<std::int32_t>& positions)>
       losses;
+  // Bytes a traced pass over T tokens holds at once (its attention maps and activations),
+  // checked against LensSettings::memory_limit before any pass; null: not checked.
+  std::function<std::uint64_t(long long tokens)> working_set;
 };
+
+// The lens's working-set limit: the wasm heap's in the browser, 4 GiB natively (the CLI's
+// POSLAB_LENS_MEMORY_LIMIT changes it).
+#ifdef __EMSCRIPTEN__
+inline constexpr std::uint64_t kDefaultLensMemoryLimit = std::uint64_t(2) << 30;
+#else
+inline constexpr std::uint64_t kDefaultLensMemoryLimit = std::uint64_t(4) << 30;
+#endif
 
 struct LensSettings {
   long long period = 0;  // n of the induction pass; 0: half the text
@@ -65,6 +76,7 @@ struct LensSettings {
   long long shift = -1;  // k of the shift check; -1: the text's length (within max_positions)
   HeadRoleThresholds thresholds;
   std::string weights;  // the report's "weights": where the model came from
+  std::uint64_t memory_limit = kDefaultLensMemoryLimit;
 };
 
 struct LensHead {
@@ -116,6 +128,7 @@ struct LensReport {
   std::optional<LensShift> shift;      // none without logits, or at k = 0
   std::optional<LensShuffle> shuffle;  // none where positions must rise along the text
   std::optional<LensBands> bands;      // RoPE models
+  std::vector<std::string> notes;      // what the reader should know (keys not read, ...)
   int count(HeadRole role) const;
 };
 

@@ -1,6 +1,8 @@
 // Numbers in messages: printed so that a refused value never reads as an acceptable one.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +18,13 @@ inline std::string format_number(double value) {
     if (std::strtod(text, nullptr) == value) break;
   }
   return text;
+}
+
+// "1.5 GiB", "300 MiB": a size as a person reads it.
+inline std::string format_bytes(std::uint64_t bytes) {
+  const double gib = double(bytes) / double(1 << 30);
+  if (gib >= 1) return format_number(std::round(gib * 10) / 10) + " GiB";
+  return format_number(std::round(double(bytes) / double(1 << 20) * 10) / 10) + " MiB";
 }
 
 }  // namespace poslab

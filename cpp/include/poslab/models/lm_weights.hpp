@@ -56,6 +56,9 @@ struct LmTensorLayout {
   // (in, out), torch's Linear as (out, in). Memory holds (out, in) either way: with the
   // output's weights contiguous, a short prompt's product streams each weight once, in order.
   enum Linear { kInOut, kOutIn } linear = kOutIn;
+  // The config's sizes the shapes come from ("hidden_size 576, head_dim 64, ..."), so a
+  // shape refusal names the key to check; empty: the messages name none.
+  std::string sizes;
 };
 
 // The pieces every layout repeats, appended to layout.tensors in checkpoint order (as
