@@ -36,8 +36,7 @@ void run_gpt2(const Gpt2Args& a) {
   }
   const Gpt2Weights weights =
       a.weights.empty() ? lm_random_weights(*config, a.seed) : load_gpt2_weights(a.weights, config);
-  check_trace_memory(a.trace, weights.config.dims.layers, weights.config.dims.heads,
-                     tokens.size());
+  check_trace_memory(a.trace, weights.config.dims.layers, weights.config.dims.heads, tokens.size());
   Gpt2Options options;
   options.trace = !a.trace.empty();
   options.top_k = a.top_k;

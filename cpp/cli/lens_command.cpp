@@ -97,8 +97,7 @@ LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
   LoadedModel model = load_lm_lens_model(a, config_text, arch, precision);
-  const std::string note =
-      unmodelled_keys_note(unmodelled_keys(config_text, arch), a.config, arch);
+  const std::string note = unmodelled_keys_note(unmodelled_keys(config_text, arch), a.config, arch);
   if (!note.empty()) model.notes.push_back(note);
   return model;
 }
@@ -143,7 +142,8 @@ void run_lens(const LensArgs& a) {
   }
   report.notes = model.notes;
   write_outputs({{a.out, lens_json(report)}});
-  for (const std::string& note : report.notes) std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
+  for (const std::string& note : report.notes)
+    std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
 
   std::string line;
   for (const auto& role : kHeadRoleNames) {

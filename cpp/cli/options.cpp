@@ -9,8 +9,8 @@
 
 #include "output.hpp"
 #include "output_files.hpp"
-#include "poslab/io/file_kind.hpp"
 #include "poslab/base/threads.hpp"
+#include "poslab/io/file_kind.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -117,7 +117,8 @@ void require_distinct_outputs(const std::vector<std::pair<std::string, std::stri
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const auto& [flag_i, path_i] = outputs[i];
       const auto& [flag_j, path_j] = outputs[j];
-      if (path_i.empty() || path_j.empty() || output_identity(path_i) != output_identity(path_j)) continue;
+      if (path_i.empty() || path_j.empty() || output_identity(path_i) != output_identity(path_j))
+        continue;
       throw UsageError(flag_i + " and " + flag_j + " name the same file ('" + path_i + "'" +
                        (path_i == path_j ? "" : " and '" + path_j + "'") +
                        "): give each output its own path");

@@ -230,8 +230,8 @@ void OutputFiles::commit() {
       if (identities[j] != identities[i]) continue;
       const std::string& a = files_[j].option;
       const std::string& b = files_[i].option;
-      const std::string names = "('" + files_[j].path + "'" +
-                                (files_[j].path == path ? "" : " and '" + path + "'") + ")";
+      const std::string names =
+          "('" + files_[j].path + "'" + (files_[j].path == path ? "" : " and '" + path + "'") + ")";
       if (!a.empty() && !b.empty() && a != b) {
         throw UsageError(a + " and " + b + " name the same file " + names +
                          ": give each output its own path");

@@ -32,8 +32,6 @@ using Check = std::function<void(const std::string& dir, const RunResult& run)>;
 // An option and its value; no value leaves the option out.
 using Settings = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
-// What the user had before the command: a failed run must leave it byte for byte.
-constexpr const char* kPrevious = "the previous output, which a failed run must not touch";
 
 // `text` as a regex that matches it literally.
 std::string literal(const std::string& text) {
@@ -67,9 +65,6 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-Refused refused(int status, std::vector<std::string> patterns) {
-  return Refused{status, std::move(patterns)};
-}
 
 // `base` with each of `changes` replacing the value of its option, or added after them.
 std::vector<std::string> command(std::vector<std::string> head, Settings base,

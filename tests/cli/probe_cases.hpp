@@ -15,12 +15,13 @@
 namespace poslab::test::probe {
 
 // One entry of the sandbox before the command runs: a file with `bytes`, a directory (a name
-// ending in '/'), or a symbolic link to `link_to`.
+// ending in '/'), a symbolic link to `link_to`, or a FIFO (`link_to` kFifo).
 struct FileSpec {
   std::string name;
   std::string bytes;
   std::string link_to;
 };
+inline constexpr const char* kFifo = "<fifo>";
 using Files = std::vector<FileSpec>;
 
 // Refused: `status` 1 (the data) or 2 (the command line), 0 where either is right; every
@@ -30,13 +31,22 @@ struct Refused {
   std::vector<std::string> patterns;
 };
 
-// Accepted: exit 0 with nothing on stderr; `outputs` (paths relative to the sandbox, a
+// Accepted: exit 0 with nothing on stderr (or, with `note`, one "poslab: note: " line matching
+// it); `outputs` (paths relative to the sandbox, a
 // directory standing for everything under it) are the only entries that may be created or
 // changed, and each must exist afterwards; `check` reads them with gtest expectations.
 struct Accepted {
   std::vector<std::string> outputs;
   std::function<void(const std::string& dir, const RunResult& run)> check;
+  std::string note;  // regex of the one note line expected on stderr; empty: none
 };
+
+inline Refused refused(int status, std::vector<std::string> patterns) {
+  return Refused{status, std::move(patterns)};
+}
+
+// What the user had before the command: a failed run must leave it byte for byte.
+inline constexpr const char* kPrevious = "the previous output, which a failed run must not touch";
 
 struct ProbeCase {
   std::string name;              // the gtest parameter name: letters, digits, '_'
@@ -54,5 +64,8 @@ std::vector<ProbeCase> train_cases();    // poslab train: options × values, com
 std::vector<ProbeCase> output_cases();   // two outputs naming one file, on every command
 std::vector<ProbeCase> lm_cases();       // poslab lm / gpt2: corrupt checkpoints and configs
 std::vector<ProbeCase> scaling_cases();  // RoPE scalings' parameters in rope-freqs, rope, lm
+// Llama-family configs, lab checkpoints and the lens, inputs that are not files, outputs that
+// meet through "." ".." and links (probe_model_cases.cpp)
+std::vector<ProbeCase> model_cases();
 
 }  // namespace poslab::test::probe

@@ -3,6 +3,7 @@
 // The suites are named Probe*, so the sanitizer build leaves them out by name (they run the
 // binary some 1800 times). POSLAB_CLI_UNDER_TEST=<binary> runs them against another build.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -26,6 +27,8 @@ std::map<std::string, std::string> snapshot(const std::string& root) {
     const std::string name = fs::relative(entry.path(), root).string();
     if (entry.is_symlink()) {
       entries[name] = "-> " + fs::read_symlink(entry.path()).string();
+    } else if (entry.is_fifo()) {
+      entries[name] = "fifo";  // reading it would block
     } else if (entry.is_directory()) {
       entries[name] = "/";
     } else {
@@ -79,7 +82,9 @@ class ProbeRun : public Sandbox {
   void judge(const ProbeCase& c) {
     namespace fs = std::filesystem;
     for (const FileSpec& f : c.files ? c.files() : Files{}) {
-      if (!f.link_to.empty()) {
+      if (f.link_to == kFifo) {
+        ASSERT_EQ(::mkfifo(path(f.name).c_str(), 0644), 0) << f.name;
+      } else if (!f.link_to.empty()) {
         fs::create_symlink(f.link_to, path(f.name));
       } else if (f.name.back() == '/') {
         fs::create_directories(path(f.name));
@@ -112,7 +117,14 @@ class ProbeRun : public Sandbox {
     }
     const Accepted& accepted = std::get<Accepted>(c.verdict);
     ASSERT_EQ(r.status, 0) << line << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err, "") << line;
+    if (accepted.note.empty()) {
+      EXPECT_EQ(r.err, "") << line;
+    } else {
+      EXPECT_EQ(r.err.rfind("poslab: note: ", 0), 0u) << line << "\nstderr: " << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << line << "\nstderr: " << r.err;
+      EXPECT_TRUE(std::regex_search(r.err, std::regex(accepted.note)))
+          << line << "\nnote: " << accepted.note << "\nstderr: " << r.err;
+    }
     for (const std::string& output : accepted.outputs) {
       EXPECT_TRUE(fs::exists(path(output))) << line << " did not write " << output;
     }
@@ -128,16 +140,19 @@ class ProbeTrain : public ProbeRun, public ::testing::WithParamInterface<ProbeCa
 class ProbeOutputs : public ProbeRun, public ::testing::WithParamInterface<ProbeCase> {};
 class ProbeLm : public ProbeRun, public ::testing::WithParamInterface<ProbeCase> {};
 class ProbeScaling : public ProbeRun, public ::testing::WithParamInterface<ProbeCase> {};
+class ProbeModels : public ProbeRun, public ::testing::WithParamInterface<ProbeCase> {};
 
 TEST_P(ProbeTrain, Verdict) { judge(GetParam()); }
 TEST_P(ProbeOutputs, Verdict) { judge(GetParam()); }
 TEST_P(ProbeLm, Verdict) { judge(GetParam()); }
 TEST_P(ProbeScaling, Verdict) { judge(GetParam()); }
+TEST_P(ProbeModels, Verdict) { judge(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Probe, ProbeTrain, ::testing::ValuesIn(train_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Probe, ProbeOutputs, ::testing::ValuesIn(output_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Probe, ProbeLm, ::testing::ValuesIn(lm_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Probe, ProbeScaling, ::testing::ValuesIn(scaling_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Probe, ProbeModels, ::testing::ValuesIn(model_cases()), case_name);
 
 }  // namespace
 

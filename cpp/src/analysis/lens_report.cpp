@@ -104,9 +104,10 @@ LensReport lens_report(const LensModel& model, const std::vector<long long>& tok
     const std::uint64_t need = model.working_set(r.tokens);
     require(need <= s.memory_limit, "tokens",
             "the lens over T = " + std::to_string(r.tokens) + " tokens would hold about " +
-                format_bytes(need) + " at once (each layer's (H, T, T) attention maps grow as "
-                "T²), over the limit of " + format_bytes(s.memory_limit) +
-                ": give a shorter text");
+                format_bytes(need) +
+                " at once (each layer's (H, T, T) attention maps grow as "
+                "T²), over the limit of " +
+                format_bytes(s.memory_limit) + ": give a shorter text");
   }
   r.period = s.period > 0 ? s.period : r.tokens / 2;
   require(2 * r.period <= r.tokens, "period",

@@ -208,7 +208,8 @@ std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, d
 }
 
 void require_finite_activation(const TensorF& x, const std::string& what) {
-  const auto bad = std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
+  const auto bad =
+      std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
   if (bad == x.data.end()) return;
   const std::size_t at = std::size_t(bad - x.data.begin());
   const std::size_t row = x.ndim() > 1 ? x.size() / x.dim(0) : 1;
@@ -239,7 +240,8 @@ TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace*
   std::optional<TensorF> h;
   if (!parallel || trace) h = checked(sum({&x, &attn}), "residual after attention");
   const TensorF& mlp_input = parallel ? x : *h;
-  const TensorF out = checked(layer.mlp(checked(layer.norm_2(mlp_input), "second norm")), "MLP output");
+  const TensorF out =
+      checked(layer.mlp(checked(layer.norm_2(mlp_input), "second norm")), "MLP output");
   TensorF next = checked(parallel ? sum({&x, &attn, &out}) : sum({&*h, &out}), "output");
   if (trace) {
     NormStats s1 = layer_norm_stats(x), s2 = layer_norm_stats(mlp_input);

@@ -99,8 +99,8 @@ struct DecoderLayer {
 // where it first appears, not reported as NaN logits at the end.
 void require_finite_activation(const TensorF& x, const std::string& what);
 
-// x after the layer (layer `index`, for the messages). When `trace` is not null it gets the attention weights, each norm's
-// input statistics and the residual norms (lm_layer_trace.hpp).
+// x after the layer (layer `index`, for the messages). When `trace` is not null it gets the
+// attention weights, each norm's input statistics and the residual norms (lm_layer_trace.hpp).
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
                       std::size_t index = 0);
 

@@ -204,8 +204,8 @@ inline RopeScalingKeys read_rope_scaling_keys(const nlohmann::json& s, const std
     }
   }
   const std::string& type = out.type;
-  const bool needs_factor = type == "linear" || type == "ntk" || type == "dynamic" ||
-                            type == "yarn" || type == "llama3";
+  const bool needs_factor =
+      type == "linear" || type == "ntk" || type == "dynamic" || type == "yarn" || type == "llama3";
   require(!needs_factor || out.factor > 0.0,
           where + ": \"factor\" is required for " + type + " scaling");
   if (type == "llama3") {

@@ -57,8 +57,9 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   const std::size_t symbols = vocabulary(task).symbols;
   require(!j.contains("symbols") ||
               (j["symbols"].is_number_unsigned() && j["symbols"].get<std::size_t>() == symbols),
-          name + ": the checkpoint's symbols " + (j.contains("symbols") ? j["symbols"].dump() : "") +
-              " are not its task's (" + std::to_string(symbols) + ")");
+          name + ": the checkpoint's symbols " +
+              (j.contains("symbols") ? j["symbols"].dump() : "") + " are not its task's (" +
+              std::to_string(symbols) + ")");
   require(m.vocab_size == vocabulary(task).size(),
           name + ": the checkpoint's vocabulary (" + std::to_string(m.vocab_size) +
               ") is not its task's (" + std::to_string(vocabulary(task).size()) + ")");

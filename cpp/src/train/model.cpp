@@ -82,9 +82,8 @@ void require_embedding_scale_fits(double scale, const Parameters& params, std::s
   }
   const double bound = std::sqrt(double(std::numeric_limits<float>::max()) / double(width)) / 4;
   require(std::isfinite(scale) && scale * largest <= bound, "embedScale",
-          "the embedding scale " + format_number(scale) +
-              " overflows float32: s·wte reaches " + format_number(scale * largest) +
-              " and the first LayerNorm squares it; use at most " +
+          "the embedding scale " + format_number(scale) + " overflows float32: s·wte reaches " +
+              format_number(scale * largest) + " and the first LayerNorm squares it; use at most " +
               format_number(std::floor(bound / std::max(largest, 1e-30))));
 }
 
