@@ -207,34 +207,42 @@ std::function<TensorF(const TensorF&)> rms_norm_op(const StoredTensor& weight, d
   };
 }
 
-void require_finite_activation(const TensorF& x, const std::string& what) {
-  const auto bad =
-      std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
-  if (bad == x.data.end()) return;
-  const std::size_t at = std::size_t(bad - x.data.begin());
+namespace {
+
+// The message of require_finite_activation, out of the hot path.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_overflow(const TensorF& x, std::size_t at,
+                                                           const std::string& what) {
   const std::size_t row = x.ndim() > 1 ? x.size() / x.dim(0) : 1;
   throw Error("the forward pass overflows float32 at " + what + " (position " +
                   std::to_string(at / row) + ", element " + std::to_string(at % row) + ": " +
-                  format_number(double(*bad)) + "): a weight or the input is too large there",
+                  format_number(double(x.data[at])) + "): a weight or the input is too large there",
               "weights");
+}
+
+// The index of the first value of `x` that is not finite, or its size.
+std::size_t first_non_finite(const TensorF& x) {
+  const auto bad =
+      std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
+  return std::size_t(bad - x.data.begin());
+}
+
+}  // namespace
+
+void require_finite_activation(const TensorF& x, const std::string& what) {
+  const std::size_t at = first_non_finite(x);
+  if (at < x.size()) throw_overflow(x, at, what);
 }
 
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
                       std::size_t index) {
-  const std::string name = "layer " + std::to_string(index) + "'s ";
   // Checked as each is made, so the message names the first tensor that went non-finite.
-  const auto checked = [&](TensorF t, const char* what) {
-    require_finite_activation(t, name + what);
+  const auto checked = [index](TensorF t, const char* what) {
+    const std::size_t at = first_non_finite(t);
+    if (at < t.size()) throw_overflow(t, at, "layer " + std::to_string(index) + "'s " + what);
     return t;
   };
-  const TensorF normed = checked(layer.norm_1(x), "first norm");
-  std::optional<TensorF> attended;
-  try {
-    attended = layer.attention(normed, trace);
-  } catch (const Error& e) {  // the attention's own overflow check: say which layer
-    throw Error("the forward pass fails at " + name + "attention: " + e.what(), e.field());
-  }
-  const TensorF attn = checked(std::move(*attended), "attention output");
+  const TensorF attn =
+      checked(layer.attention(checked(layer.norm_1(x), "first norm"), trace), "attention output");
   const bool parallel = layer.residual == Residual::kParallel;
   // h = x + attn: the MLP's input in a sequential layer, only traced in a parallel one.
   std::optional<TensorF> h;
