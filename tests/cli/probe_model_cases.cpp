@@ -155,7 +155,7 @@ void configs(std::vector<ProbeCase>& cases) {
                          {"original_max_position_embeddings", 8},
                          {"attention_factor", 0}};
   lm_refused("LongropeAttentionFactorZero", llama_with({{"rope_scaling", longrope}}),
-             {R"(c\.json: rope_scaling: "attention_factor" must be positive, got 0)"});
+             {R"(c\.json: rope_scaling: "attention_factor" must be positive and finite, got 0)"});
   // Item 11: a factor whose reach overflows, in the inspector (the runtime's dynamic scaling
   // reads the factor only past N, where the base's overflow is named).
   cases.push_back({"RopeConfigDynamicFactorOverflowsTheReach",
@@ -347,20 +347,21 @@ void not_files(std::vector<ProbeCase>& cases) {
 
 void train_ranges(std::vector<ProbeCase>& cases) {
   // Item 14: 0 is off, and the message says so with the range the other values must take.
-  cases.push_back(
-      {"TrainRandomizedPositionsBelowTheLongest",
-       nullptr,
-       {"train", "-q", "--task", "copy", "--position", "rope", "--train-len", "8",
-        "--randomized-positions", "5", "-o", "r.json"},
-       {},
-       refused(1, {R"(randomised positions MAX must be 0 \(off\) or in \[67, 1048576\])"})});
-  cases.push_back(
-      {"TrainCoupledPositionsBelowTheDigits",
-       nullptr,
-       {"train", "-q", "--task", "addition", "--position", "learned", "--train-len", "5",
-        "--coupled-positions", "5", "-o", "r.json"},
-       {},
-       refused(1, {R"(coupled positions MAX must be 0 \(off\) or in \[22, 1048576\])"})});
+  struct Range {
+    const char *name, *task, *position, *train_len, *option, *message, *least;
+  };
+  for (const Range& r : {Range{"TrainRandomizedPositionsBelowTheLongest", "copy", "rope", "8",
+                               "--randomized-positions", "randomised positions MAX", "67"},
+                         Range{"TrainCoupledPositionsBelowTheDigits", "addition", "learned", "5",
+                               "--coupled-positions", "coupled positions MAX", "22"}}) {
+    cases.push_back({r.name,
+                     nullptr,
+                     {"train", "-q", "--task", r.task, "--position", r.position, "--train-len",
+                      r.train_len, r.option, "5", "-o", "r.json"},
+                     {},
+                     refused(1, {std::string(r.message) + R"( must be 0 \(off\) or in \[)" +
+                                 r.least + R"(, 1048576\])"})});
+  }
 }
 
 }  // namespace

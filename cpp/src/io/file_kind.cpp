@@ -19,7 +19,7 @@ std::string non_regular_kind(const std::string& path) {
 
 void require_regular_file(const std::string& path) {
   const std::string kind = non_regular_kind(path);
-  require(kind.empty(), path + ": is " + kind + ", not a regular file");
+  require(kind.empty(), path + " is " + kind + ", not a regular file");
 }
 
 }  // namespace poslab

@@ -418,8 +418,8 @@ TensorF read_npy(const std::string& path) {
   require_regular_file(path);
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) throw_errno(path, "cannot open", errno);
-  // Read in chunks rather than trusting the file size, so pipes work; once the header is in,
-  // its shape bounds what may follow, so an endless or oversized file stops right there.
+  // Read in chunks rather than trusting the file size (it may change while read); once the
+  // header is in, its shape bounds what may follow, so an oversized file stops right there.
   std::string bytes;
   Header header;
   std::size_t expected = 0;  // size of the whole file, once the header is known

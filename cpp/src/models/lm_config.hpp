@@ -7,6 +7,7 @@
 // held under the cap.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -142,20 +143,29 @@ inline RopeScalingKeys read_rope_scaling_keys(const nlohmann::json& s, const std
   out.type = out.written.empty() || out.written == "default" ? "none"
              : out.written == "su"                           ? "longrope"
                                                              : out.written;
+  // The number keys: each positive (the mscales may be 0), finite.
+  using Number = std::optional<double> RopeScalingKeys::*;
+  static const std::pair<const char*, Number> numbers[] = {
+      {"low_freq_factor", &RopeScalingKeys::low_freq_factor},
+      {"high_freq_factor", &RopeScalingKeys::high_freq_factor},
+      {"beta_fast", &RopeScalingKeys::beta_fast},
+      {"beta_slow", &RopeScalingKeys::beta_slow},
+      {"attention_factor", &RopeScalingKeys::attention_factor},
+      {"mscale", &RopeScalingKeys::mscale},
+      {"mscale_all_dim", &RopeScalingKeys::mscale_all_dim},
+      {"rope_theta", &RopeScalingKeys::theta},
+      {"partial_rotary_factor", &RopeScalingKeys::partial_rotary_factor}};
   for (const auto& item : s.items()) {
     const std::string& key = item.key();
     const nlohmann::json& value = item.value();
     if (key == "rope_type" || key == "type" || value.is_null()) continue;
     const std::string w = where + ": \"" + key + "\"";
-    // A finite number, and `ok` of it ("positive", "non-negative", or "" for any).
-    const auto number = [&](const char* ok) {
+    const auto number = [&](bool zero_ok) {
       require(value.is_number(), w + " must be a number, got " + value.dump());
       const double v = value.get<double>();
-      require(std::isfinite(v), w + " must be finite, got " + value.dump());
-      const bool fine = std::string(ok) == "positive"       ? v > 0.0
-                        : std::string(ok) == "non-negative" ? v >= 0.0
-                                                            : true;
-      require(fine, w + " must be " + ok + ", got " + value.dump());
+      require(std::isfinite(v) && (v > 0.0 || (zero_ok && v == 0.0)),
+              w + " must be " + (zero_ok ? "non-negative" : "positive") + " and finite, got " +
+                  value.dump());
       return v;
     };
     const auto list = [&] {
@@ -168,37 +178,21 @@ inline RopeScalingKeys read_rope_scaling_keys(const nlohmann::json& s, const std
       }
       return v;
     };
-    if (key == "factor") {
-      out.factor = number("positive");
+    const auto named = std::find_if(std::begin(numbers), std::end(numbers),
+                                    [&](const auto& n) { return key == n.first; });
+    if (named != std::end(numbers)) {
+      out.*(named->second) = number(key == "mscale" || key == "mscale_all_dim");
+    } else if (key == "factor") {
+      out.factor = number(false);
     } else if (key == "original_max_position_embeddings") {
       require(value.is_number_integer() && value.get<long long>() > 0,
               w + " must be a positive integer, got " + value.dump());
       out.original = integer_key(s, "original_max_position_embeddings", where);
-    } else if (key == "low_freq_factor") {
-      out.low_freq_factor = number("positive");
-    } else if (key == "high_freq_factor") {
-      out.high_freq_factor = number("positive");
-    } else if (key == "beta_fast") {
-      out.beta_fast = number("positive");
-    } else if (key == "beta_slow") {
-      out.beta_slow = number("positive");
-    } else if (key == "attention_factor") {
-      out.attention_factor = number("positive");
-    } else if (key == "mscale") {
-      out.mscale = number("non-negative");
-    } else if (key == "mscale_all_dim") {
-      out.mscale_all_dim = number("non-negative");
     } else if (key == "truncate") {
       require(value.is_boolean(), w + " must be true or false");
       out.truncate = value.get<bool>();
-    } else if (key == "short_factor") {
-      out.short_factor = list();
-    } else if (key == "long_factor") {
-      out.long_factor = list();
-    } else if (key == "rope_theta") {
-      out.theta = number("positive");
-    } else if (key == "partial_rotary_factor") {
-      out.partial_rotary_factor = number("positive");
+    } else if (key == "short_factor" || key == "long_factor") {
+      (key == "short_factor" ? out.short_factor : out.long_factor) = list();
     } else {
       out.unknown.push_back(key);
     }

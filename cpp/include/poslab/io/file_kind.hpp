@@ -10,7 +10,7 @@ namespace poslab {
 // device", "a socket"); "" for a regular file or a missing one (its reader then says so).
 std::string non_regular_kind(const std::string& path);
 
-// Error "`path`: is a FIFO, not a regular file" when non_regular_kind names something; checked
+// Error "`path` is a FIFO, not a regular file" when non_regular_kind names something; checked
 // before the file is opened.
 void require_regular_file(const std::string& path);
 
