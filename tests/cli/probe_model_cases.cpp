@@ -207,6 +207,22 @@ void forwards(std::vector<ProbeCase>& cases) {
         "1,2,3,4,5,6,7,8,9,10,11,1,2,3", "-o", "l.json"},
        {},
        refused(1, {R"(layer 1's)", "float32"})});
+  // Attention's own overflow check (q·k past float32) is named with its layer.
+  cases.push_back(
+      {"LmAttentionScoresOverflow",
+       [] {
+         return Files{{"c.json", llama_config().dump(), ""},
+                      {"m.safetensors",
+                       llama_checkpoint(llama_config(),
+                                        [](LlamaWeights& w) {
+                                          for (float& g : w.layers[0].input_layernorm_weight.f32)
+                                            g = 1e38f;
+                                        }),
+                       ""}};
+       },
+       kLm,
+       {},
+       refused(1, {R"(the forward pass fails at layer 0: attention scores overflow)"})});
   // Item 13: a k_proj of another head width names head_dim.
   cases.push_back(
       {"LmKProjOfAnotherHeadWidth",

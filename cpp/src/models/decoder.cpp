@@ -233,8 +233,10 @@ void require_finite_activation(const TensorF& x, const std::string& what) {
   if (at < x.size()) throw_overflow(x, at, what);
 }
 
-TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
-                      std::size_t index) {
+// Not inlined into decoder_layers' try block, where every call would become an invoke
+// through the JS-based exceptions of the threaded wasm build.
+[[gnu::noinline]] TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer,
+                                        LmLayerTrace* trace, std::size_t index) {
   // Checked as each is made, so the message names the first tensor that went non-finite.
   const auto checked = [index](TensorF t, const char* what) {
     const std::size_t at = first_non_finite(t);
@@ -269,7 +271,14 @@ TensorF decoder_layers(TensorF x, std::size_t n,
   const bool traced = traces != nullptr || bool(on_layer);
   for (std::size_t i = 0; i < n; ++i) {
     LmLayerTrace trace;
-    x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr, i);
+    try {
+      x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr, i);
+    } catch (const Error& e) {
+      // A check inside the layer (attention's score overflow) does not know which layer it is.
+      if (std::string(e.what()).rfind("the forward pass", 0) == 0) throw;
+      throw Error("the forward pass fails at layer " + std::to_string(i) + ": " + e.what(),
+                  e.field());
+    }
     if (on_layer) {
       on_layer(i, trace);
     } else if (traces) {
