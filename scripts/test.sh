@@ -3,7 +3,8 @@
 # benchmarks, CUDA targets where nvcc exists) and runs ctest twice (a Release build, then an
 # ASan + UBSan build without the long tests), fuzzes the file and config.json readers, checks
 # that setup brings its own Node where the system's is too old, then builds the WebAssembly
-# modules and runs the vitest suites: the JS API (tests/wasm), the playground's units
+# modules, checks the committed generated files against them (npm run generate -- --check) and
+# runs the vitest suites: the JS API (tests/wasm), the playground's units
 # (tests/web), the npm package (tests/npm) and the browser tests (tests/e2e). Each stage prints its time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -155,10 +156,14 @@ POSLAB_JOBS=$jobs stage "fuzz" pass_fail bash scripts/fuzz.sh 20 build/sanitize
 echo "== setup: a Node 18 machine gets its own Node"
 stage "node bootstrap" pass_fail bash tests/setup/node_bootstrap_test.sh
 
-# The WebAssembly modules (SIMD and scalar), then the JS suites on them; the wasm suite
-# compares with the Release CLI built above.
+# The WebAssembly modules (SIMD and scalar), then the generated files checked against them and
+# the JS suites on them; the wasm suite compares with the Release CLI built above.
 echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
 if stage "wasm build" bash scripts/build-wasm.sh; then
+  # The committed generated files (web/src/state/position-methods.js, ...) against what their
+  # generators write from the modules just built: one result, failed when any is stale.
+  echo "== generated files: npm run generate -- --check"
+  stage "generated files" pass_fail node scripts/generate.mjs --check
   POSLAB_CLI=build/release/cpp/poslab stage "wasm tests" run_vitest wasm tests/wasm
   stage "web tests" run_vitest web --config tests/web/vitest.config.js
   # The npm package packed (build/npm), installed into a scratch app, used from Node and from

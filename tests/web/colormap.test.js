@@ -2,15 +2,9 @@
 import { interpolateBlues, interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
 import { OKABE_ITO, seriesColor } from '../../web/src/plots/palette.js';
 import { describe, expect, it } from 'vitest';
-import {
-  SPECIAL,
-  colorize,
-  colorizeBinned,
-  lut,
-  lutIndex,
-  parseColor,
-  valueRange,
-} from '../../web/src/plots/colormap.js';
+import { SPECIAL, colorize, colorizeBinned, lut, lutIndex, valueRange } from '../../web/src/plots/colormap.js';
+import { CMAPS } from '../../web/src/state/colormaps.js';
+import { parseColor } from '../../scripts/generators/colormap-luts.mjs';
 
 const px = (rgba, i) => Array.from(rgba.slice(i * 4, i * 4 + 4));
 
@@ -27,6 +21,10 @@ describe('colour maps', () => {
       expect(Array.from(table.slice(i * 4, i * 4 + 3)), `${name}[${i}]`).toEqual(parseColor(f(i / 255)));
       expect(table[i * 4 + 3]).toBe(255);
     }
+  });
+
+  it('Colormap.EveryMapTheSettingsOfferHasATable', () => {
+    for (const name of CMAPS) expect(lut(name), name).toHaveLength(1024);
   });
 
   it('Colormap.KnownEndpoints', () => {

@@ -1,5 +1,5 @@
 // The page's copy of the core's position-method table (state/position-methods.js, written by
-// scripts/position-methods.mjs) against the built core's own (lab.names.positionMethods), and
+// `npm run generate`) against the built core's own (lab.names.positionMethods), and
 // the lists cut from it against the core's per-context lists: a method added to the table in
 // C++ fails here until the page's copy is regenerated.
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,17 +1,15 @@
 // web/src/state/train-defaults.js is the core's table of the lab's defaults as the built training
-// module gives it (scripts/train-defaults.mjs writes it), and the page's presets use it: a
+// module gives it (`npm run generate` writes it), and the page's presets use it: a
 // setting's runs train for the task's steps at each method's embedding scale unless the
 // settings give one for all.
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createTrainLab } from '../../web/src/core/poslab.js';
+import { loadTrainLab } from './helpers/lab.js';
 import { runPlan } from '../../web/src/lab/presets.js';
 import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../../web/src/state/train-defaults.js';
 
 describe('the lab defaults table', () => {
   it('TrainDefaults.TheGeneratedModuleIsTheCoresTable', async () => {
-    const wasm = new URL('../../build/wasm/simd/poslab-train.wasm', import.meta.url);
-    const { defaults, names } = await createTrainLab({ variant: 'simd', wasmBinary: fs.readFileSync(wasm) });
+    const { defaults, names } = await loadTrainLab();
     expect(STEPS_BY_TASK).toEqual(defaults.stepsByTask);
     expect(EMBED_SCALE_BY_METHOD).toEqual(defaults.embedScaleByMethod);
     expect(Object.keys(STEPS_BY_TASK)).toEqual(names.tasks);

@@ -1,5 +1,5 @@
 // Colour maps as 256-entry RGBA lookup tables (d3-scale-chromatic's maps, sampled into
-// colormap-luts.js by scripts/colormap-luts.mjs), and the loop that turns a matrix into
+// colormap-luts.js by `npm run generate`), and the loop that turns a matrix into
 // pixels with them. Non-finite values get colours of their own, outside every map, so a
 // masked (−∞) or broken (NaN) cell can never pass for data.
 import { LUTS } from './colormap-luts.js';
@@ -12,15 +12,6 @@ export const SPECIAL = {
 
 /** Diverging maps centre on zero; the others span [min, max]. */
 export const DIVERGING = new Set(['RdBu']);
-
-/** '#rrggbb' or 'rgb(r, g, b)' → [r, g, b]. */
-export function parseColor(css) {
-  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
-  if (hex) return [1, 2, 3].map((i) => parseInt(hex[i], 16));
-  const rgb = /^rgb\(\s*(\d+),\s*(\d+),\s*(\d+)\s*\)$/.exec(css);
-  if (rgb) return [1, 2, 3].map((i) => Number(rgb[i]));
-  throw new Error(`unexpected colour ${css}`);
-}
 
 const cache = new Map();
 

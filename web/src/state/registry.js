@@ -16,6 +16,7 @@ import {
   TRAINER_METHODS,
   VECTOR_METHODS,
 } from './methods.js';
+import { CMAPS } from './colormaps.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 import { ROPE_CONFIG_CHOICES } from './rope-configs.js';
 import { STEPS_BY_TASK } from './train-defaults.js';
@@ -38,7 +39,7 @@ export const CORE_DEFAULTS = {
   t5: { numBuckets: 32, maxDistance: 128 },
 };
 
-export const CMAPS = ['viridis', 'Blues', 'RdBu'];
+export { CMAPS }; // the colour maps' one list (state/colormaps.js, which their generator reads)
 export const GPT2_INITS = ['mini', 'small'];
 // Old links wrote NoPE as 'nope' (METHOD_ALIASES, from the table's aliases); they still open
 // (read as 'none', written back as 'none').
