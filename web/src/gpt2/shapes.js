@@ -29,14 +29,6 @@ export const VIEW_MAX_TOKENS = 256;
  */
 export const maxTokens = (config) => Math.min(config.n_positions ?? config.max_position_embeddings, VIEW_MAX_TOKENS);
 
-export const POSITIONS = [
-  ['learned', 'learned (as trained)'],
-  ['sinusoidal', 'sinusoidal'],
-  ['rope', 'RoPE'],
-  ['alibi', 'ALiBi'],
-  ['none', 'NoPE (none)'],
-];
-
 const dims = (config, T) => {
   const E = config.n_embd;
   const H = config.n_head;

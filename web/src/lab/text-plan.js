@@ -3,9 +3,6 @@
 // of its own (lab/runs.js). The text travels beside the configuration, and the cache keys a
 // run by its configuration and which text it read.
 
-/** The methods trained by default: Press et al.'s four, learned positions and NoPE. */
-export const TEXT_METHODS = ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none'];
-
 /** Which text a run read, for the cache: the sample, or a file by its length and FNV-1a hash. */
 export function textId(bytes, isSample) {
   if (isSample) return 'sample';

@@ -302,6 +302,9 @@ export const VIEWS = [
     group: 'experiment',
     // Training runs only when asked (Train); the text stays on the page, never in the link.
     settings: {
+      // Any of the trainer's methods (the table's); by default Press et al.'s four (sinusoidal,
+      // RoPE, ALiBi, T5), learned positions and NoPE: a choice among them, which
+      // tests/web/method-lists.test.js checks the table still has.
       methods: nameList(TRAINER_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
       N: int(64, 8, 256),
       M: int(1024, 8, 4096), // the core's kMaxTextContext; at least N (the view reads max(M, N))

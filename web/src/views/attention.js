@@ -1,11 +1,18 @@
-// View 5 — Attention & masks: typed words through seeded multi-head attention, one head
+// The Attention & masks view: typed words through seeded multi-head attention, one head
 // stage by stage (scores → + bias → mask → softmax → output), every head's weights, and the
 // entropy per head. Clicking (or Enter on) a mask cell toggles it into a custom mask.
 import { decodeMask, encodeMask } from '../state/mask-bits.js';
 import { METHOD_INFO } from '../content/methods.js';
-import { ROTATIONS } from '../state/methods.js';
+import { BIASES, EMBEDDING_METHODS, ROTATIONS } from '../state/methods.js';
 import { CMAPS } from '../state/registry.js';
 import { createIntro, defineView } from './kit.js';
+
+// The method lists are the core's table's (state/methods.js); these only word some choices
+// differently from content/methods.js's labels. A method added to the table with multi-head
+// attention's bias bit is offered as a score bias under its label there.
+const PE_LABELS = { learned: 'learned (seeded)', none: 'none (NoPE)' };
+const BIAS_LABELS = { none: 'none', t5: 'T5 buckets' };
+const label = (labels, method) => labels[method] ?? METHOD_INFO[method].label;
 
 const SPECS = [
   { key: 'att.text', label: 'text (one token per word; [PAD] marks padding)', kind: 'text' },
@@ -22,11 +29,7 @@ const SPECS = [
     key: 'att.pe',
     label: 'absolute encoding added',
     kind: 'select',
-    options: [
-      ['sinusoidal', 'sinusoidal'],
-      ['learned', 'learned (seeded)'],
-      ['none', 'none (NoPE)'],
-    ],
+    options: EMBEDDING_METHODS.map((m) => [m, label(PE_LABELS, m)]),
   },
   {
     key: 'att.rope',
@@ -38,11 +41,8 @@ const SPECS = [
     key: 'att.bias',
     label: 'score bias',
     kind: 'select',
-    options: [
-      ['none', 'none'],
-      ['alibi', 'ALiBi'],
-      ['t5', 'T5 buckets'],
-    ],
+    // 'none' (no bias) first, then the table's score biases in its order.
+    options: ['none', ...BIASES.filter((m) => m !== 'none')].map((m) => [m, label(BIAS_LABELS, m)]),
   },
   {
     key: 'att.mask',

@@ -8,9 +8,11 @@
 import { architecture, parameterTotal } from '../gpt2/architectures.js';
 import { formatBytes, formatCount, shortCount, visibleToken } from '../gpt2/format.js';
 import { CHUNK_BYTES, checkpointOf, pickFiles } from '../gpt2/loading.js';
-import { POSITIONS, RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
+import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
 import { colorize } from '../plots/colormap.js';
 import { createHeatmap } from '../plots/heatmap.js';
+import { METHOD_INFO } from '../content/methods.js';
+import { GPT2_POSITIONS } from '../state/methods.js';
 import { createHubPanel } from '../models/panel.js';
 import { progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
@@ -19,9 +21,14 @@ import { createHeadGrid } from './gpt2-grid.js';
 import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
 import { createIntro, defineView, el, notUpdated, plainFigure } from './kit.js';
 
+// The positions swapped in for the model's own: the core's table's rows with the GPT-2 swap bit
+// (GPT2_POSITIONS), in its order; content/methods.js's label unless this view words it otherwise.
+const POSITION_LABELS = { learned: 'learned (as trained)', none: 'NoPE (none)' };
+const POSITION_OPTIONS = GPT2_POSITIONS.map((m) => [m, POSITION_LABELS[m] ?? METHOD_INFO[m].label]);
+
 const SPECS = [
   { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
-  { key: 'gpt.position', label: 'positions', kind: 'select', options: POSITIONS },
+  { key: 'gpt.position', label: 'positions', kind: 'select', options: POSITION_OPTIONS },
   {
     key: 'gpt.init',
     label: 'random-init shape (when no file is loaded)',

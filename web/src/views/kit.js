@@ -378,6 +378,11 @@ export function defineView(name, { controls, ...spec }) {
     const shell = createViewShell({ root, store, name, specs: controls });
     return viewCycle(shell, spec, { store, compute });
   }
-  // What it runs, readable without building it (tests check that the job exists).
-  return Object.assign(createView, { job: spec.job ?? viewNamed(name)?.job, executor: spec.executor ?? null });
+  // What it runs and offers, readable without building it (tests check that the job exists and
+  // that each control's choices are its setting's).
+  return Object.assign(createView, {
+    job: spec.job ?? viewNamed(name)?.job,
+    executor: spec.executor ?? null,
+    controls,
+  });
 }

@@ -1,6 +1,6 @@
 // View 1: the encoding of one method as a matrix. Vector methods give (L, D), position ×
 // dimension; bias methods (ALiBi, T5 buckets, Shaw indices) give (L, L), query × key.
-import { assertAllowed } from '../../state/combinations.js';
+import { assertAllowed, fieldError } from '../../state/combinations.js';
 import { isPairMethod } from '../../state/methods.js';
 import { encodingTable } from './tables.js';
 
@@ -21,15 +21,20 @@ export function encodings(lab, p) {
   };
 }
 
-function pairMatrix(lab, p) {
-  const { method, L } = p;
-  const axes = { x: 'key position j', y: 'query position i' };
-  if (method === 'alibi') {
+// Each pair method's (L, L) figure, by name. A pair method the core's table gains (PAIR_METHODS:
+// kind 'relative table' or 'score bias', drawn by the core) needs its entry here; until it has
+// one the job refuses it rather than draw another method's matrix.
+export const PAIR_MATRICES = {
+  shaw(lab, p) {
+    const idx = lab.shawIndices({ queryLength: p.L, keyLength: p.L, maxDistance: p.clip });
+    return { heatmaps: { main: { data: idx.data, rows: p.L, cols: p.L, cmap: p.cmap } } };
+  },
+  alibi(lab, p) {
+    const { L } = p;
     const bias = lab.alibi({ heads: p.heads, queryLength: L, keyLength: L });
     const slopes = lab.alibiSlopes({ heads: p.heads });
     return {
       heatmaps: { main: { data: slice(bias, p.head, L), rows: L, cols: L, cmap: p.cmap } },
-      axes,
       bars: {
         labels: Array.from(slopes.data, (_, h) => `head ${h}`),
         values: slopes.data,
@@ -37,8 +42,9 @@ function pairMatrix(lab, p) {
         yTitle: 'slope',
       },
     };
-  }
-  if (method === 't5') {
+  },
+  t5(lab, p) {
+    const { L } = p;
     const b = lab.t5Buckets({
       queryLength: L,
       keyLength: L,
@@ -46,8 +52,13 @@ function pairMatrix(lab, p) {
       numBuckets: p.buckets,
       maxDistance: p.maxdist,
     });
-    return { heatmaps: { main: { data: b.data, rows: L, cols: L, cmap: p.cmap } }, axes };
+    return { heatmaps: { main: { data: b.data, rows: L, cols: L, cmap: p.cmap } } };
+  },
+};
+
+function pairMatrix(lab, p) {
+  if (!Object.hasOwn(PAIR_MATRICES, p.method)) {
+    throw fieldError('method', `the Encodings view has no (L, L) figure for ${p.method} yet`);
   }
-  const idx = lab.shawIndices({ queryLength: L, keyLength: L, maxDistance: p.clip });
-  return { heatmaps: { main: { data: idx.data, rows: L, cols: L, cmap: p.cmap } }, axes };
+  return { axes: { x: 'key position j', y: 'query position i' }, ...PAIR_MATRICES[p.method](lab, p) };
 }
