@@ -150,7 +150,12 @@ function headingFor(p) {
       return `Shaw index clip(j − i, −${p.clip}, ${p.clip}) + ${p.clip}, ${p.L} × ${p.L}`;
     case 'none':
       return `NoPE: zeros, ${p.L} × ${p.D}`;
+    case 'learned':
+      return `Learned (seeded) table, ${p.L} × ${p.D}`;
+    case 'sinusoidal':
+      return `Sinusoidal table, ${p.L} × ${p.D}`;
     default:
-      return `${p.method === 'learned' ? 'Learned (seeded)' : 'Sinusoidal'} table, ${p.L} × ${p.D}`;
+      // A method of the table without a heading of its own: its label, never another's.
+      return `${METHOD_INFO[p.method]?.label ?? p.method}, ${p.L} × ${isPairMethod(p.method) ? p.L : p.D}`;
   }
 }
