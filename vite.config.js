@@ -82,7 +82,7 @@ function embedSize() {
  */
 function threadedLm() {
   const dir = here('./build/wasm/threads');
-  const files = ['poslab-gpt2.mjs', 'poslab-gpt2.worker.js', 'poslab-gpt2.wasm'];
+  const files = ['poslab-lm.mjs', 'poslab-lm.worker.js', 'poslab-lm.wasm'];
   const types = { mjs: 'text/javascript', js: 'text/javascript', wasm: 'application/wasm' };
   return {
     name: 'poslab-threaded-lm',

@@ -20,7 +20,7 @@ const repo = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')
 
 // Build-time helpers of the repository that read Node modules: not part of the package.
 const LEFT_OUT = new Set(['embed/size-report.js']);
-const MODULES = ['poslab', 'poslab-gpt2', 'poslab-train'];
+const MODULES = ['poslab', 'poslab-lm', 'poslab-train'];
 
 function fail(message) {
   console.error(`build-npm: ${message}`);

@@ -22,7 +22,7 @@ for variant in simd scalar threads; do
   [ "$variant" = scalar ] && simd=OFF
   # Emscripten 3.1.6's pthreads with WebAssembly exceptions catch only catch(...): every core
   # error would arrive as "unknown error". Its JS-based exceptions catch by type there.
-  [ "$variant" = threads ] && threads=ON targets=(--target poslab_gpt2_wasm) eh=-fexceptions
+  [ "$variant" = threads ] && threads=ON targets=(--target poslab_lm_wasm) eh=-fexceptions
   dir=build/wasm/$variant
   echo "== wasm $variant: configure and build ($dir)"
   # emcmake's default emulator flag (--experimental-wasm-threads) is refused by Node 20.

@@ -72,13 +72,13 @@ export async function loadLabInPage(page, threads) {
     const { bindLm } = await import('/web/src/core/lm.js');
     if (threads === 1) {
       const { loadModule } = await import('/web/src/core/load.js');
-      globalThis.benchLab = bindLm(await loadModule({ variant: 'simd' }, 'poslab-gpt2'));
+      globalThis.benchLab = bindLm(await loadModule({ variant: 'simd' }, 'poslab-lm'));
       return;
     }
     const { instantiateThreaded } = await import('/web/src/core/threaded-module.js');
-    const wasm = new Uint8Array(await (await fetch('/build/wasm/threads/poslab-gpt2.wasm')).arrayBuffer());
+    const wasm = new Uint8Array(await (await fetch('/build/wasm/threads/poslab-lm.wasm')).arrayBuffer());
     globalThis.benchLab = bindLm(
-      await instantiateThreaded(new URL('/build/wasm/threads/poslab-gpt2.mjs', location.href).href, wasm, threads),
+      await instantiateThreaded(new URL('/build/wasm/threads/poslab-lm.mjs', location.href).href, wasm, threads),
     );
   }, threads);
 }

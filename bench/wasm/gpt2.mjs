@@ -12,7 +12,7 @@ import { createGpt2Lab } from '../../web/src/core/poslab.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const lab = await createGpt2Lab({
   variant: 'simd',
-  wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm')),
+  wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-lm.wasm')),
 });
 const ms = (t0) => `${(performance.now() - t0).toFixed(0)} ms`;
 const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;

@@ -4,11 +4,11 @@
 // by ±0.1–0.3 from run to run, slows both alike. Prints each median, base/current (above 1: the
 // current build is faster) and the largest difference of their logits.
 //
-// Keep the base first: `cp build/wasm/simd/poslab-gpt2.wasm /tmp/base.wasm`, change and rebuild
-// (`cmake --build build/wasm/simd --target poslab_gpt2_wasm`), then run this. The two builds
+// Keep the base first: `cp build/wasm/simd/poslab-lm.wasm /tmp/base.wasm`, change and rebuild
+// (`cmake --build build/wasm/simd --target poslab_lm_wasm`), then run this. The two builds
 // share the current JS glue, so they must bind the same functions.
 //
-// Options: --base FILE (required)   --current FILE (default build/wasm/simd/poslab-gpt2.wasm)
+// Options: --base FILE (required)   --current FILE (default build/wasm/simd/poslab-lm.wasm)
 // --t 1,4,8,16,128   --runs N (per T and build; default 11, T ≥ 128: 5)   --seed S
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 function parseArgs(argv) {
   const args = {
     base: undefined,
-    current: 'build/wasm/simd/poslab-gpt2.wasm',
+    current: 'build/wasm/simd/poslab-lm.wasm',
     t: [1, 4, 8, 16, 128],
     runs: undefined,
     seed: 1,
@@ -42,7 +42,7 @@ function parseArgs(argv) {
 
 async function loadModel(file, bytes) {
   const lab = bindGpt2(
-    await loadModule({ variant: 'simd', wasmBinary: readFileSync(path.resolve(root, file)) }, 'poslab-gpt2'),
+    await loadModule({ variant: 'simd', wasmBinary: readFileSync(path.resolve(root, file)) }, 'poslab-lm'),
   );
   const n = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length);
   const loader = lab.gpt2Loader({ header: bytes.subarray(0, 8 + n), fileSize: bytes.length });

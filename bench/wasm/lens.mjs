@@ -23,7 +23,7 @@ if (threads > 1 && !chromium) throw new Error('--threads above 1 runs in Chromiu
 if (!chromium) {
   const lab = await createGpt2Lab({
     variant: 'simd',
-    wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm')),
+    wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-lm.wasm')),
   });
   for (const line of lensLines(lab, T)) console.log(`node: ${line}`);
 } else {

@@ -34,7 +34,7 @@ const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 const o = parseArgs(process.argv.slice(2));
 const methods = o.methods === 'all' ? ALL : o.methods.split(',');
-const wasm = readFileSync(path.join(root, 'build/wasm', o.variant, 'poslab-gpt2.wasm'));
+const wasm = readFileSync(path.join(root, 'build/wasm', o.variant, 'poslab-lm.wasm'));
 const lab = await createGpt2Lab({ variant: o.variant, wasmBinary: wasm });
 console.log(`wasm ${o.variant}, ${o.precision}, T = ${o.t}, factor ${o.factor}, Node ${process.version}`);
 console.log(`heap at start: ${mb(lab.wasmHeapBytes())}`);

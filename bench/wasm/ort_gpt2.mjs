@@ -139,9 +139,9 @@ const fmt = (x, digits = 0) => x.toFixed(digits);
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(outDir, { recursive: true });
-  const wasmFile = path.join(root, 'build/wasm/simd/poslab-gpt2.wasm');
-  if (!existsSync(wasmFile)) throw new Error('build/wasm/simd/poslab-gpt2.wasm is missing: run `npm run build:wasm`');
-  const m = await loadModule({ variant: 'simd', wasmBinary: readFileSync(wasmFile) }, 'poslab-gpt2');
+  const wasmFile = path.join(root, 'build/wasm/simd/poslab-lm.wasm');
+  if (!existsSync(wasmFile)) throw new Error('build/wasm/simd/poslab-lm.wasm is missing: run `npm run build:wasm`');
+  const m = await loadModule({ variant: 'simd', wasmBinary: readFileSync(wasmFile) }, 'poslab-lm');
   const lab = bindGpt2(m);
   const yardsticks = await loadBenchModule();
   const config = lab.gpt2Config({ preset: 'small' });

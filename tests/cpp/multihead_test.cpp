@@ -47,7 +47,7 @@ MultiHeadOptions AlibiOptions(const Mask& mask) {
   MultiHeadOptions o;
   o.num_heads = 4;
   o.mask = mask;
-  o.bias = PositionBias::kAlibi;
+  o.bias = poslab::score_bias_defaults(PositionBias::kAlibi);
   return o;
 }
 
@@ -163,8 +163,9 @@ TEST(MultiHead, T5BiasIsAFunctionOfRelativePositionAndIsUsed) {
   const poslab::TensorF x = ref::random_tensor({L, D}, 106);
   MultiHeadOptions o;
   o.num_heads = 2;
-  o.bias = PositionBias::kT5;
-  o.t5 = poslab::T5BucketOptions{true, 8, 16};
+  o.bias = poslab::score_bias_defaults(PositionBias::kT5);
+  o.bias.options = {8, 16};
+  o.bias.bidirectional = true;
   const poslab::MultiHeadResult r = poslab::multihead_attention(x, Weights(7), o);
   ASSERT_EQ(r.bias.shape, (poslab::Shape{2, L, L}));
   // Constant along each diagonal j − i (one bucket per relative position).

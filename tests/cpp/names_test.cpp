@@ -142,13 +142,13 @@ TEST(PositionMethods, AMethodOutsideItsContextIsRefusedWithTheContextsList) {
               "rope, alibi or none)",
               "position");
   poslab::MultiHeadOptions o;
-  o.bias = poslab::PositionMethod::kRope;
+  o.bias.method = poslab::PositionMethod::kRope;
   ExpectError(
       [&] {
         poslab::multihead_attention(poslab::TensorF({2, 4}), poslab::random_multihead_weights(4),
                                     o);
       },
-      "rope is not a position bias (expected alibi, t5 or none)", "bias");
+      "rope is not a position bias (expected alibi, t5, kerple or none)", "bias");
 }
 
 }  // namespace

@@ -186,19 +186,19 @@ async function visit(profile, url, label) {
   await page.goto(url);
   if (!(await page.evaluate(() => crossOriginIsolated)))
     throw new Error(`${label}: the page is not cross-origin isolated`);
-  await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]', { timeout: 120_000 });
-  await page.waitForFunction(() => (globalThis.__poslabTimings ?? []).some((t) => t.view === 'gpt'), null, {
+  await page.waitForSelector('#view-lm .hub[data-ready="true"]', { timeout: 120_000 });
+  await page.waitForFunction(() => (globalThis.__poslabTimings ?? []).some((t) => t.view === 'lm'), null, {
     timeout: 120_000,
   });
-  const draws = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt').length);
+  const draws = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'lm').length);
   const before = descendantsRss();
   const samples = []; // [ms since the click, bytes]
   const t0 = Date.now();
   const sampler = setInterval(() => samples.push([Date.now() - t0, descendantsRss()]), 200);
-  await page.click(`#view-gpt2 .hub-load[data-model="${id}"]`);
+  await page.click(`#view-lm .hub-load[data-model="${id}"]`);
   await page.waitForFunction(
     (n) =>
-      globalThis.__poslabTimings.filter((t) => t.view === 'gpt').length > n ||
+      globalThis.__poslabTimings.filter((t) => t.view === 'lm').length > n ||
       document.getElementById('c-hub-error').textContent,
     draws,
     { timeout: 600_000, polling: 100 },
@@ -207,9 +207,9 @@ async function visit(profile, url, label) {
   clearInterval(sampler);
   const error = await page.textContent('#c-hub-error');
   if (error) throw new Error(`${label}: ${error}`);
-  const hub = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt-hub').at(-1));
-  const forward = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'gpt').at(-1));
-  const line = await page.textContent('#view-gpt2 .hub-progress-text');
+  const hub = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'lm-hub').at(-1));
+  const forward = await page.evaluate(() => globalThis.__poslabTimings.filter((t) => t.view === 'lm').at(-1));
+  const line = await page.textContent('#view-lm .hub-progress-text');
   await context.close();
   if (problems.length) throw new Error(`${label}: the page reported errors:\n${problems.join('\n')}`);
   const peak = (from, to) =>
@@ -259,7 +259,7 @@ site.set({
   config: JSON.stringify(config),
 });
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'poslab-hub-timing-'));
-const url = `${site.url}#view=gpt2`;
+const url = `${site.url}#view=lm`;
 try {
   const first = await visit(profile, url, 'first visit');
   console.log(

@@ -145,17 +145,17 @@ async function openIn(context, allow = []) {
   page.on('console', (m) => m.type() === 'error' && keep(`console: ${m.text()}`));
   page.on('pageerror', (e) => keep(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => keep(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
-  await page.goto(`${base}#view=gpt2`);
+  await page.goto(`${base}#view=lm`);
   if (!(await page.evaluate(() => crossOriginIsolated))) throw new Error('the hub tests run on an isolated page');
-  await drawn(page, 'gpt');
-  await page.waitForSelector('#view-gpt2 .hub[data-ready="true"]');
+  await drawn(page, 'lm');
+  await page.waitForSelector('#view-lm .hub[data-ready="true"]');
   return { page, context, problems };
 }
 
-const button = (page, id) => page.locator(`#view-gpt2 .hub-load[data-model="${id}"]`);
-const label = (page) => page.textContent('#view-gpt2 .gpt2-model-label');
+const button = (page, id) => page.locator(`#view-lm .hub-load[data-model="${id}"]`);
+const label = (page) => page.textContent('#view-lm .lm-model-label');
 const hubError = (page) => page.textContent('#c-hub-error');
-const storedRepos = (page) => page.$$eval('#view-gpt2 .hub-stored-item', (items) => items.map((li) => li.dataset.repo));
+const storedRepos = (page) => page.$$eval('#view-lm .hub-stored-item', (items) => items.map((li) => li.dataset.repo));
 const cacheKeys = (page) =>
   page.evaluate(async () => (await (await caches.open('poslab-models-v1')).keys()).map((r) => r.url));
 const hubRequests = () => mock.requests.length;
@@ -163,25 +163,25 @@ const hubRequests = () => mock.requests.length;
 /** Clicks a model's button and waits for its redraw, which must ask the hub nothing (stored). */
 async function loadFromStorage(page, id) {
   const asking = hubRequests();
-  const m = await drawCount(page, 'gpt');
+  const m = await drawCount(page, 'lm');
   await button(page, id).click();
-  await drawn(page, 'gpt', m + 1);
+  await drawn(page, 'lm', m + 1);
   expect(hubRequests(), 'requests to the hub').toBe(asking);
 }
 
 /** Types `text` into the view's text box and waits for its redraw. */
 async function typeText(page, text) {
-  const typed = await drawCount(page, 'gpt');
-  await page.fill('#c-gpt-text', text);
-  await page.press('#c-gpt-text', 'Tab');
-  await drawn(page, 'gpt', typed + 1);
+  const typed = await drawCount(page, 'lm');
+  await page.fill('#c-lm-text', text);
+  await page.press('#c-lm-text', 'Tab');
+  await drawn(page, 'lm', typed + 1);
 }
 
 /** The tiny tokenizer.json's 9 tokens (not GPT-2's 6), every layer × head drawn, the top 10. */
 async function expectTinyTokenizerRun(page) {
-  expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(9);
-  expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
-  expect(await page.locator('#view-gpt2 .gpt2-top tbody tr').count()).toBe(10);
+  expect(await page.locator('#view-lm .lm-chip').count()).toBe(9);
+  expect(await page.locator('#view-lm .lm-thumb').count()).toBe(2 * 4);
+  expect(await page.locator('#view-lm .lm-top tbody tr').count()).toBe(10);
 }
 
 async function waitForError(page) {
@@ -192,7 +192,7 @@ async function waitForError(page) {
 describe('Models view: one click to a hub model', () => {
   it('E2E.HubGpt2DownloadsWithProgressThenLoadsFromStorageOfflineAndDeletes', async () => {
     const { page, context, problems } = await openModels();
-    expect(await page.textContent('#view-gpt2 .hub-source')).toContain(mock.hub);
+    expect(await page.textContent('#view-lm .hub-source')).toContain(mock.hub);
     expect(await page.textContent('#tab-gpt2')).toContain('Models');
     expect(await button(page, 'gpt2').textContent()).toMatch(/Load GPT-2 small.*about 548\.0 MB/);
     expect(await storedRepos(page)).toEqual([]);
@@ -200,22 +200,22 @@ describe('Models view: one click to a hub model', () => {
     // ~3.3 MB at 1.5 MB/s: the progress line shows bytes, a rate and the time left.
     mock.throttle(1.5e6);
     const before = hubRequests();
-    const n = await drawCount(page, 'gpt');
+    const n = await drawCount(page, 'lm');
     await button(page, 'gpt2').click();
     await page.waitForFunction(() =>
       /^model\.safetensors: [\d.]+ [kM]B of 3\.\d MB \(\d+ %\) · [\d.]+ [kM]B\/s · about \d+ s left$/.test(
-        document.querySelector('#view-gpt2 .hub-progress-text').textContent,
+        document.querySelector('#view-lm .hub-progress-text').textContent,
       ),
     );
-    expect(await page.isVisible('#view-gpt2 .hub-progress')).toBe(true);
-    expect(await page.isVisible('#view-gpt2 .hub-cancel')).toBe(true);
+    expect(await page.isVisible('#view-lm .hub-progress')).toBe(true);
+    expect(await page.isVisible('#view-lm .hub-cancel')).toBe(true);
     await page.screenshot({ path: path.join(outDir, 'hub-progress.png'), fullPage: true });
-    await drawn(page, 'gpt', n + 1, { timeout: 60_000 });
+    await drawn(page, 'lm', n + 1, { timeout: 60_000 });
     mock.throttle(null);
     expect(await label(page)).toBe('Loaded: GPT-2 small (openai-community/gpt2), downloaded from the hub');
-    expect(await page.textContent('#view-gpt2 .gpt2-config tr[data-key="n_embd"] td.num')).toBe('32');
-    expect(await page.locator('#view-gpt2 .gpt2-thumb').count()).toBe(2 * 4);
-    expect(await page.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+    expect(await page.textContent('#view-lm .lm-config tr[data-key="n_embd"] td.num')).toBe('32');
+    expect(await page.locator('#view-lm .lm-thumb').count()).toBe(2 * 4);
+    expect(await page.textContent('#view-lm .hub-progress-text')).toMatch(
       /^GPT-2 small: downloaded 3\.\d MB in [\d.]+ s and stored; loaded in [\d.]+ s$/,
     );
     // The hub was asked for config.json and the weights; the weights came from the file host.
@@ -241,22 +241,22 @@ describe('Models view: one click to a hub model', () => {
     for (const id of ['gpt2-medium', 'pythia-70m', 'pythia-160m']) expect(await button(p2, id).isDisabled()).toBe(true);
     await loadFromStorage(p2, 'gpt2');
     expect(await label(p2)).toBe("Loaded: GPT-2 small (openai-community/gpt2), from this browser's storage");
-    expect(await p2.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+    expect(await p2.textContent('#view-lm .hub-progress-text')).toMatch(
       /^GPT-2 small: from this browser's storage; loaded in [\d.]+ s$/,
     );
     // The page keeps computing offline.
     const k = await drawCount(p2, 'gpt');
-    await p2.fill('#c-gpt-text', 'a cat sat');
-    await p2.press('#c-gpt-text', 'Tab');
+    await p2.fill('#c-lm-text', 'a cat sat');
+    await p2.press('#c-lm-text', 'Tab');
     await drawn(p2, 'gpt', k + 1);
     await p2.screenshot({ path: path.join(outDir, 'hub-offline.png'), fullPage: true });
     await context.setOffline(false);
 
     // Delete: the list empties, the cache is empty, the model on show stays.
-    await p2.click('#view-gpt2 .hub-stored-item[data-repo="openai-community/gpt2"] .hub-delete');
-    await p2.waitForFunction(() => document.querySelector('#view-gpt2 .hub-stored-none'));
+    await p2.click('#view-lm .hub-stored-item[data-repo="openai-community/gpt2"] .hub-delete');
+    await p2.waitForFunction(() => document.querySelector('#view-lm .hub-stored-none'));
     expect(await cacheKeys(p2)).toEqual([]);
-    expect(await p2.textContent('#view-gpt2 .hub-note')).toMatch(/^GPT-2 small \(openai-community\/gpt2\): deleted/);
+    expect(await p2.textContent('#view-lm .hub-note')).toMatch(/^GPT-2 small \(openai-community\/gpt2\): deleted/);
     expect(await label(p2)).toContain('GPT-2 small');
     expect(await button(p2, 'gpt2').textContent()).toContain('about 548.0 MB');
     expect(problems, problems.join('\n')).toEqual([]);
@@ -271,15 +271,15 @@ describe('Models view: one click to a hub model', () => {
     const opened = await openModels({ allow });
     const { page } = opened;
     await typeText(page, 'the cat sat on the mat');
-    const draws = await drawCount(page, 'gpt');
+    const draws = await drawCount(page, 'lm');
     expect(await button(page, id).textContent()).toMatch(buttonText);
     await button(page, id).click();
-    await drawn(page, 'gpt', draws + 1);
+    await drawn(page, 'lm', draws + 1);
     expect(await label(page)).toBe(`Loaded: ${loaded}, downloaded from the hub`);
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^Llama · .* · BF16 · /);
+    expect(await page.textContent('#view-lm .lm-model-detail')).toMatch(/^Llama · .* · BF16 · /);
     expect(await hubError(page)).toBe('');
     await expectTinyTokenizerRun(page);
-    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    const row = (key) => page.textContent(`#view-lm .lm-config tr[data-key="${key}"] td.num`);
     return { ...opened, row };
   }
 
@@ -295,23 +295,23 @@ describe('Models view: one click to a hub model', () => {
       '2',
       '100,000',
     ]);
-    expect(await page.isDisabled('#c-gpt-position')).toBe(true);
-    expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(
+    expect(await page.isDisabled('#c-lm-position')).toBe(true);
+    expect(await page.textContent('#view-lm .lm-position-note')).toMatch(
       /^Positions as trained: RoPE on all 8 dims of each head \(base 100000, scaling none\) \(grouped-query: 2 key\/value heads, each shared by 2 query heads/,
     );
     // Grouped-query heads in the grid: each column names its key/value head.
-    expect(await page.$$eval('#view-gpt2 .gpt2-grid-head', (hs) => hs.map((h) => h.textContent))).toEqual([
+    expect(await page.$$eval('#view-lm .lm-grid-head', (hs) => hs.map((h) => h.textContent))).toEqual([
       'h0 kv0',
       'h1 kv0',
       'h2 kv1',
       'h3 kv1',
     ]);
     // The structure diagram draws the Llama's own steps, repeat_kv among them.
-    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(true);
-    const steps = await page.textContent('#view-gpt2 .gpt2-diagram');
+    expect(await page.isVisible('#view-lm .lm-diagram')).toBe(true);
+    const steps = await page.textContent('#view-lm .lm-diagram');
     expect(steps).toContain('repeat_kv: k and v to every query head');
     expect(steps).toContain('SwiGLU');
-    expect(await page.isVisible('#view-gpt2 .gpt2-seed')).toBe(false);
+    expect(await page.isVisible('#view-lm .lm-seed')).toBe(false);
     expect(await storedRepos(page)).toEqual(['HuggingFaceTB/SmolLM2-135M']);
     await page.screenshot({ path: path.join(outDir, 'hub-smollm2.png'), fullPage: true });
     expect(problems).toEqual([]);
@@ -380,7 +380,7 @@ describe('Models view: one click to a hub model', () => {
       ].map((f) => `/${repo}/resolve/main/${f}`),
     );
     expect(await storedRepos(page)).toEqual([repo]);
-    expect(await page.textContent('#view-gpt2 .hub-stored-item')).not.toContain('incomplete');
+    expect(await page.textContent('#view-lm .hub-stored-item')).not.toContain('incomplete');
     await loadFromStorage(page, 'smollm2-360m');
     expect(await label(page)).toBe(`Loaded: SmolLM2-360M (${repo}), from this browser's storage`);
     expect(problems.filter((p) => !/model\.safetensors/.test(p))).toEqual([]);
@@ -390,17 +390,17 @@ describe('Models view: one click to a hub model', () => {
   it('E2E.HubPythiaDownloadsStoresAndRunsWithItsTokenizer', async () => {
     const { page, context, problems } = await openModels();
     await typeText(page, 'the cat sat on the mat');
-    const draws = await drawCount(page, 'gpt');
+    const draws = await drawCount(page, 'lm');
     await button(page, 'pythia-70m').click();
-    await drawn(page, 'gpt', draws + 1);
+    await drawn(page, 'lm', draws + 1);
     expect(await label(page)).toBe('Loaded: Pythia-70m (EleutherAI/pythia-70m), downloaded from the hub');
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toMatch(/^GPT-NeoX · /);
-    expect(await page.textContent('#view-gpt2 .hub-progress-text')).toMatch(
+    expect(await page.textContent('#view-lm .lm-model-detail')).toMatch(/^GPT-NeoX · /);
+    expect(await page.textContent('#view-lm .hub-progress-text')).toMatch(
       /^Pythia-70m: downloaded [\d.]+ [kM]B in [\d.]+ s and stored; loaded in [\d.]+ s$/,
     );
     expect(await hubError(page)).toBe('');
     await expectTinyTokenizerRun(page);
-    const row = (key) => page.textContent(`#view-gpt2 .gpt2-config tr[data-key="${key}"] td.num`);
+    const row = (key) => page.textContent(`#view-lm .lm-config tr[data-key="${key}"] td.num`);
     expect([await row('hidden_size'), await row('num_attention_heads'), await row('rotary_pct')]).toEqual([
       '32',
       '4',
@@ -408,10 +408,10 @@ describe('Models view: one click to a hub model', () => {
     ]);
     expect(await row('use_parallel_residual')).toBe('true');
     // GPT-2's position swap does not apply: disabled with the reason. The diagram is GPT-NeoX's.
-    expect(await page.isDisabled('#c-gpt-position')).toBe(true);
-    expect(await page.getAttribute('#c-gpt-position', 'title')).toMatch(/does not apply/);
-    expect(await page.textContent('#view-gpt2 .gpt2-position-note')).toMatch(/^Positions as trained: RoPE/);
-    expect(await page.textContent('#view-gpt2 .gpt2-diagram')).toContain('attention.query_key_value');
+    expect(await page.isDisabled('#c-lm-position')).toBe(true);
+    expect(await page.getAttribute('#c-lm-position', 'title')).toMatch(/does not apply/);
+    expect(await page.textContent('#view-lm .lm-position-note')).toMatch(/^Positions as trained: RoPE/);
+    expect(await page.textContent('#view-lm .lm-diagram')).toContain('attention.query_key_value');
     expect(await storedRepos(page)).toEqual(['EleutherAI/pythia-70m']);
     expect(await button(page, 'pythia-70m').textContent()).toContain('stored');
     const keys = await cacheKeys(page);
@@ -422,16 +422,16 @@ describe('Models view: one click to a hub model', () => {
     ]);
     // Typed text redraws through its tokenizer; again from storage, no request.
     await typeText(page, 'hello the cat');
-    expect(await page.locator('#view-gpt2 .gpt2-chip').count()).toBe(3);
+    expect(await page.locator('#view-lm .lm-chip').count()).toBe(3);
     await loadFromStorage(page, 'pythia-70m');
     expect(await label(page)).toBe("Loaded: Pythia-70m (EleutherAI/pythia-70m), from this browser's storage");
     await page.screenshot({ path: path.join(outDir, 'hub-pythia.png'), fullPage: true });
     // Back to random weights: GPT-2 again, with its position swap.
-    const n = await drawCount(page, 'gpt');
-    await page.click('#view-gpt2 .gpt2-weights button:has-text("use random weights")');
-    await drawn(page, 'gpt', n + 1);
-    expect(await page.isDisabled('#c-gpt-position')).toBe(false);
-    expect(await page.isVisible('#view-gpt2 .gpt2-diagram')).toBe(true);
+    const n = await drawCount(page, 'lm');
+    await page.click('#view-lm .lm-weights button:has-text("use random weights")');
+    await drawn(page, 'lm', n + 1);
+    expect(await page.isDisabled('#c-lm-position')).toBe(false);
+    expect(await page.isVisible('#view-lm .lm-diagram')).toBe(true);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });
@@ -444,7 +444,7 @@ describe('Models view: one click to a hub model', () => {
       /ERR_CONTENT_LENGTH_MISMATCH/,
     ];
     const { page, context, problems } = await openModels({ allow });
-    const n = await drawCount(page, 'gpt');
+    const n = await drawCount(page, 'lm');
 
     // No safetensors in the repository: said so, and no pickle fallback is tried.
     const asking = hubRequests();
@@ -483,7 +483,7 @@ describe('Models view: one click to a hub model', () => {
     expect(await cacheKeys(page)).toEqual([]);
     expect(await storedRepos(page)).toEqual([]);
     expect(await label(page)).toContain('random weights');
-    expect(await drawCount(page, 'gpt')).toBe(n);
+    expect(await drawCount(page, 'lm')).toBe(n);
     for (const id of ['gpt2', 'gpt2-medium', 'pythia-70m', 'pythia-160m']) {
       expect(await button(page, id).isDisabled()).toBe(false);
     }
@@ -496,20 +496,20 @@ describe('Models view: one click to a hub model', () => {
     mock.behave('openai-community/gpt2', 'model.safetensors', 'stall');
     await button(page, 'gpt2').click();
     await page.waitForFunction(() =>
-      /^model\.safetensors: [\d.]+ [kM]B of/.test(document.querySelector('#view-gpt2 .hub-progress-text').textContent),
+      /^model\.safetensors: [\d.]+ [kM]B of/.test(document.querySelector('#view-lm .hub-progress-text').textContent),
     );
     expect(await button(page, 'pythia-70m').isDisabled()).toBe(true); // one load at a time
-    await page.click('#view-gpt2 .hub-cancel');
+    await page.click('#view-lm .hub-cancel');
     expect(await waitForError(page)).toBe('model.safetensors: download cancelled; nothing was stored');
     mock.behave('openai-community/gpt2', 'model.safetensors', 'ok');
-    expect(await page.isVisible('#view-gpt2 .hub-progress')).toBe(false);
+    expect(await page.isVisible('#view-lm .hub-progress')).toBe(false);
     expect(await cacheKeys(page)).toEqual([]);
     expect(await storedRepos(page)).toEqual([]);
     expect(await label(page)).toContain('random weights');
     // The next click downloads it whole.
-    const n = await drawCount(page, 'gpt');
+    const n = await drawCount(page, 'lm');
     await button(page, 'gpt2').click();
-    await drawn(page, 'gpt', n + 1);
+    await drawn(page, 'lm', n + 1);
     expect(await label(page)).toContain('GPT-2 small');
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
@@ -523,8 +523,8 @@ describe('Models view: one click to a hub model', () => {
     ]) {
       // The built page's own CSP: the default hub is allowed.
       const { page, context, problems } = await openModels({ config, cspConfig: null, allow: [/status of 404/] });
-      expect(await page.textContent('#view-gpt2 .hub-config-note')).toContain(why);
-      expect(await page.textContent('#view-gpt2 .hub-source')).toContain('hub: https://huggingface.co');
+      expect(await page.textContent('#view-lm .hub-config-note')).toContain(why);
+      expect(await page.textContent('#view-lm .hub-source')).toContain('hub: https://huggingface.co');
       expect(await page.textContent('#c-hub-why')).toBe('');
       expect(await button(page, 'gpt2').isDisabled()).toBe(false);
       expect(problems, problems.join('\n')).toEqual([]);

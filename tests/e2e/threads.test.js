@@ -11,8 +11,8 @@ const session = browserForFile();
 
 describe('threads', () => {
   it('E2E.ModelsViewRunsOnEveryCoreOfTheIsolatedPlayground', async () => {
-    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=gpt2`);
-    await drawn(page, 'gpt');
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=lm`);
+    await drawn(page, 'lm');
     const { isolated, cores } = await page.evaluate(() => ({
       isolated: crossOriginIsolated,
       cores: navigator.hardwareConcurrency,
@@ -22,7 +22,7 @@ describe('threads', () => {
       cores > 1
         ? `${Math.min(cores, 8)} threads (cross-origin isolated page)`
         : 'one thread: this machine reports one core';
-    expect(await page.textContent('#view-gpt2 .gpt2-model-detail')).toContain(expected);
+    expect(await page.textContent('#view-lm .lm-model-detail')).toContain(expected);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -30,12 +30,10 @@ describe('threads', () => {
   it('E2E.ThreadedBuildGivesTheSameBitsOnTwoThreadsAsOnOne', async () => {
     const { page, context, problems } = await openPage(session.browser, `${session.base}index.html`);
     // A string, so that vitest leaves its import() alone (it rewrites those in functions).
-    await page.evaluate(
-      `import('./wasm-threads/poslab-gpt2.mjs').then((m) => (globalThis.createThreaded = m.default))`,
-    );
+    await page.evaluate(`import('./wasm-threads/poslab-lm.mjs').then((m) => (globalThis.createThreaded = m.default))`);
     const result = await page.evaluate(async (tiny) => {
-      const script = new URL('wasm-threads/poslab-gpt2.mjs', location.href).href;
-      const wasm = new Uint8Array(await (await fetch('wasm-threads/poslab-gpt2.wasm')).arrayBuffer());
+      const script = new URL('wasm-threads/poslab-lm.mjs', location.href).href;
+      const wasm = new Uint8Array(await (await fetch('wasm-threads/poslab-lm.wasm')).arrayBuffer());
       const create = globalThis.createThreaded;
       // One pthread worker: at most 2 threads.
       const m = await create({ wasmBinary: wasm, mainScriptUrlOrBlob: script, poslabWorkers: 1 });

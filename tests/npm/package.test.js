@@ -90,7 +90,7 @@ describe('npm package', () => {
     for (const file of ['src/core/poslab.d.ts', 'figure.js', 'figure.d.ts', 'src/embed/element.js'])
       expect(fs.existsSync(path.join(pkg, file)), file).toBe(true);
     for (const variant of ['simd', 'scalar'])
-      for (const module of ['poslab', 'poslab-gpt2', 'poslab-train'])
+      for (const module of ['poslab', 'poslab-lm', 'poslab-train'])
         expect(fs.existsSync(path.join(pkg, 'wasm', variant, `${module}.wasm`)), `${variant}/${module}`).toBe(true);
     // The root package.json stays private; the package is only ever packed from build/npm.
     expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).private).toBe(true);

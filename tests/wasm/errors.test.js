@@ -171,7 +171,7 @@ describe.each(VARIANTS)('%s GPT-2 API rejects bad input', (variant) => {
   beforeAll(async () => {
     let createGpt2Lab;
     ({ PosLabError, createGpt2Lab } = await loadWrapper());
-    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm'));
+    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm'));
     lab = await createGpt2Lab({ variant, wasmBinary });
     model = lab.gpt2Random({ config: TINY_GPT2, seed: 3 });
     baseline = logits();

@@ -1,4 +1,4 @@
-// GPT-2 through the poslab-gpt2 wasm module in Node, against the native CLI on the same
+// GPT-2 through the poslab-lm wasm module in Node, against the native CLI on the same
 // .safetensors file. The double path (the reference): logits and every traced tensor within
 // the suite's 1e-6 + 1e-6·|native| (compare.js), for both builds, F32 and F16 checkpoints,
 // streamed in chunks that cut tensors anywhere. The float32 path (the default) is judged
@@ -16,7 +16,7 @@ import { scratchFiles, VARIANTS } from './helpers/paths.js';
 
 const TINY = { vocab_size: 100, n_positions: 16, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2];
-const file = scratchFiles('poslab-gpt2-wasm-');
+const file = scratchFiles('poslab-lm-wasm-');
 
 // A checkpoint's bytes through gpt2Loader in `chunk`-byte pieces. config null: read off the
 // checkpoint.

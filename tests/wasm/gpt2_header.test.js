@@ -23,7 +23,7 @@ function manyEntryCheckpoint(blocks) {
 describe.each(VARIANTS)('GPT-2 checkpoint header (%s)', (variant) => {
   test('Gpt2Header.TwentyThousandEntriesAreJudgedInLinearTime', async () => {
     const { createGpt2Lab, PosLabError } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-    const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
+    const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm');
     const lab = await createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
     const bytes = manyEntryCheckpoint(20000);
     const name = 'many.safetensors';

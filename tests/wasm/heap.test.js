@@ -73,7 +73,7 @@ describe.each(VARIANTS)('%s GPT-2 wasm live heap', (variant) => {
   let model;
   beforeAll(async () => {
     const { createGpt2Lab } = await loadWrapper();
-    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm'));
+    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm'));
     lab = await createGpt2Lab({ variant, wasmBinary });
   });
   afterAll(() => model?.delete());

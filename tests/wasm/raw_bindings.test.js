@@ -95,7 +95,7 @@ describe.each(VARIANTS)('%s raw embind layer of GPT-2', (variant) => {
   let baseline;
   const logits = () => model.forward(Int32Array.of(3, 1, 4), { trace: false }).logits.data;
   beforeAll(async () => {
-    m = await loadRaw(variant, 'poslab-gpt2');
+    m = await loadRaw(variant, 'poslab-lm');
     model = m.gpt2Random(JSON.stringify(TINY_GPT2), 3).model;
     baseline = logits();
   });

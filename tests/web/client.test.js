@@ -80,8 +80,8 @@ describe('compute client progress', () => {
     const { w, client } = fakeClient();
     const seen = [];
     const other = [];
-    const a = client.request('gpt-load', 'gpt2Load', { n: 1 }, { onProgress: (x) => seen.push(x) });
-    const b = client.request('gpt', 'gpt2', {}, { onProgress: (x) => other.push(x) });
+    const a = client.request('lm-load', 'lmLoad', { n: 1 }, { onProgress: (x) => seen.push(x) });
+    const b = client.request('lm', 'lm', {}, { onProgress: (x) => other.push(x) });
     const [ida, idb] = w.sent.map((m) => m.id);
     w.send({ type: 'progress', id: ida, data: { received: 1, expected: 4 } });
     w.send({ type: 'progress', id: ida, data: { received: 4, expected: 4 } });

@@ -83,7 +83,7 @@ describe('gallery thumbnail plans', () => {
   });
 
   it('Gallery.ModelViewsGetALabelNotAComputation', () => {
-    for (const name of ['gpt2', 'long-context']) {
+    for (const name of ['lm', 'long-context']) {
       const plan = thumbnailPlan({ view: name });
       expect(plan.kind, name).toBe('label');
       expect(plan.caption).toMatch(/needs a language model/);

@@ -1,7 +1,7 @@
 // GPT-2's BPE tokenizer as the GPT-2 view uses it (js-tiktoken's gpt2 ranks, loaded lazily).
 import { describe, expect, it } from 'vitest';
-import { visibleToken } from '../../web/src/gpt2/format.js';
-import { loadTokenizer } from '../../web/src/gpt2/tokenizer.js';
+import { visibleToken } from '../../web/src/lm/format.js';
+import { loadTokenizer } from '../../web/src/lm/tokenizer.js';
 
 describe('GPT-2 tokenizer', () => {
   it('Tokenizer.KnownGpt2Ids', async () => {

@@ -30,7 +30,7 @@ import { obtainModel } from '../../web/src/models/obtain.js';
 import { shardsOfIndex } from '../../web/src/models/shards.js';
 import { createRateMeter, formatEta, formatRate, progressLine } from '../../web/src/models/progress.js';
 import { RUNTIMES, runtimeOf } from '../../web/src/models/runtimes.js';
-import { loadTokenizerOf } from '../../web/src/gpt2/tokenizer.js';
+import { loadTokenizerOf } from '../../web/src/lm/tokenizer.js';
 
 const read = (p) => fs.readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 const HUB = 'https://hub.example.org';
@@ -545,10 +545,10 @@ describe('known models and runtimes', () => {
     const weights = new Blob([new Uint8Array(16)]);
     const onProgress = () => {};
     const texts = { 'tokenizer.json': '{"model":{}}' };
-    await runtimeOf('gpt_neox').load({ compute, channel: 'gpt-load', weights, config: '{"a":1}', texts, onProgress });
-    await runtimeOf('gpt2').load({ compute, channel: 'gpt-load', weights, config: '{}', texts: {}, onProgress });
+    await runtimeOf('gpt_neox').load({ compute, channel: 'lm-load', weights, config: '{"a":1}', texts, onProgress });
+    await runtimeOf('gpt2').load({ compute, channel: 'lm-load', weights, config: '{}', texts: {}, onProgress });
     const [neox, gpt2] = sent;
-    expect([neox[0], neox[1], neox[3].onProgress]).toEqual(['gpt-load', 'gpt2Load', onProgress]);
+    expect([neox[0], neox[1], neox[3].onProgress]).toEqual(['lm-load', 'lmLoad', onProgress]);
     expect([neox[2].model.name, neox[2].model.size, await neox[2].config.text()]).toEqual([
       'model.safetensors',
       16,
@@ -566,9 +566,9 @@ describe('known models and runtimes', () => {
       { name: 'model-00002-of-00002.safetensors', blob: new Blob([new Uint8Array(8)]) },
     ];
     const shards = { index: '{"weight_map":{}}', files };
-    await runtimeOf('llama').load({ compute, channel: 'gpt-load', weights: null, shards, config: '{}', texts: {} });
+    await runtimeOf('llama').load({ compute, channel: 'lm-load', weights: null, shards, config: '{}', texts: {} });
     const [[, job, p]] = sent;
-    expect(job).toBe('gpt2Load');
+    expect(job).toBe('lmLoad');
     expect(p.model).toBeNull();
     expect([p.index.name, await p.index.text()]).toEqual(['model.safetensors.index.json', '{"weight_map":{}}']);
     expect(p.shards.map((f) => [f.name, f.size])).toEqual([

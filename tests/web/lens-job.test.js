@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BANDS, ROLES, roleOf } from '../../web/src/content/lens-roles.js';
-import { loadTokenizer } from '../../web/src/gpt2/tokenizer.js';
+import { loadTokenizer } from '../../web/src/lm/tokenizer.js';
 import { headOutsideShape, parseHead, reportShape } from '../../web/src/state/lens-head.js';
 import { SCHEMA, settingOfField, viewNamed } from '../../web/src/state/registry.js';
 import {

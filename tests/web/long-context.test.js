@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../web/src/content/long-context-sample.js';
 import { createGpt2Lab } from '../../web/src/core/poslab.js';
-import { loadTokenizer } from '../../web/src/gpt2/tokenizer.js';
+import { loadTokenizer } from '../../web/src/lm/tokenizer.js';
 import {
   etaText,
   LONG_CONTEXT_METHODS,
@@ -18,7 +18,7 @@ import {
 } from '../../web/src/worker/jobs/long-context.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const wasm = path.join(root, 'build/wasm/simd/poslab-gpt2.wasm');
+const wasm = path.join(root, 'build/wasm/simd/poslab-lm.wasm');
 
 describe('pure helpers', () => {
   test('movingAverage: centred window, shrinking at the ends; w ≤ 1 copies', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PLOTS, plotFor, resolvePlot } from '../../web/src/embed/plots.js';
 import { SCHEMA, VIEWS, settingOfField, viewNamed } from '../../web/src/state/registry.js';
 import { VIEW_LOADERS, loadView } from '../../web/src/views/loaders.js';
-import { GPT2_JOBS, JOBS } from '../../web/src/worker/jobs/index.js';
+import { LM_JOBS, JOBS } from '../../web/src/worker/jobs/index.js';
 
 describe('view registry', () => {
   it('Registry.SchemaIsEveryViewsSettings', () => {
@@ -33,7 +33,7 @@ describe('view registry', () => {
       if (factory.job === undefined && factory.executor === undefined) continue; // not on defineView
       onCycle.push(v.name);
       if (factory.executor) continue; // its own executor (the training pool)
-      expect([...Object.keys(JOBS), ...GPT2_JOBS], v.name).toContain(factory.job);
+      expect([...Object.keys(JOBS), ...LM_JOBS], v.name).toContain(factory.job);
     }
     expect(onCycle).toEqual(VIEWS.filter((v) => v.prefix).map((v) => v.name)); // every view with settings
   });
@@ -66,7 +66,7 @@ describe('view registry', () => {
     expect(resolvePlot('offset.2')).toBe('offset.residual'); // its position among the view's figures
     expect(resolvePlot('encodings.1')).toBe('encodings.vectors');
     expect(resolvePlot('offset.sides')).toBeNull(); // a figure without an embed of its own
-    expect(resolvePlot('gpt2')).toBeNull();
+    expect(resolvePlot('lm')).toBeNull();
     expect(plotFor('offset', 'sides')).toBe('offset'); // its Embed button embeds the view
     expect(plotFor('offset', 'residual')).toBe('offset.residual');
     expect(plotFor('gallery', undefined)).toBeNull();
@@ -87,12 +87,12 @@ describe('view registry', () => {
     ['attention', 'window', {}, 'att.window'], // a field that is the setting's own name
     ['attention', 'q', {}, null],
     ['offset', undefined, {}, null],
-    ['gpt2', 'tokens', {}, 'gpt.text'], // the job's and the JS API's token checks
-    ['gpt2', 'trace', {}, 'gpt.text'], // GPT-NeoX: a text too long to trace
-    ['gpt2', 'position', {}, 'gpt.position'],
-    ['gpt2', 'shape', {}, 'gpt.init'],
-    ['gpt2', 'preset', {}, 'gpt.init'],
-    ['gpt2', 'source', {}, null], // the loaded model is gone: beside the file input, no setting
+    ['lm', 'tokens', {}, 'lm.text'], // the job's and the JS API's token checks
+    ['lm', 'trace', {}, 'lm.text'], // GPT-NeoX: a text too long to trace
+    ['lm', 'position', {}, 'lm.position'],
+    ['lm', 'shape', {}, 'lm.init'],
+    ['lm', 'preset', {}, 'lm.init'],
+    ['lm', 'source', {}, null], // the loaded model is gone: beside the file input, no setting
     ['lens', 'rope', {}, 'ln.scaling'], // the core's refusal of a scaling
     ['lens', 'factor', {}, 'ln.factor'],
     ['lens', 'compare', {}, 'ln.compare'], // the job's: a model without RoPE has nothing to scale

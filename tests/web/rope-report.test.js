@@ -22,7 +22,7 @@ const configText = (name) => fs.readFileSync(path.join(root, 'web/src/content/ro
 describe('RoPE inspector report', () => {
   let lab;
   beforeAll(async () => {
-    const wasmBinary = fs.readFileSync(path.join(root, 'build/wasm/simd/poslab-gpt2.wasm'));
+    const wasmBinary = fs.readFileSync(path.join(root, 'build/wasm/simd/poslab-lm.wasm'));
     lab = await createGpt2Lab({ variant: 'simd', wasmBinary });
   });
 

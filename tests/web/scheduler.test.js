@@ -83,7 +83,7 @@ describe('per-view scheduler', () => {
   it('Scheduler.CancelEndsTheChannelsJobsAtOnce', async () => {
     const { made, client } = fakeClient({
       graceMs: 60_000,
-      sharedWorker: (ch) => (ch.startsWith('gpt') ? 'gpt2' : null),
+      sharedWorker: (ch) => (ch.startsWith('lm') ? 'lm' : null),
     });
     const a = client.request('lc', 'longContext', { times: 8 });
     const b = client.request('lc', 'longContext', { times: 4 });
@@ -101,8 +101,8 @@ describe('per-view scheduler', () => {
     expect(await c).toBe('two');
     client.cancel('nothing-here'); // no such channel: nothing to do
     // A shared worker is never cut short: its model lives there.
-    const g = client.request('gpt', 'gpt2', {});
-    client.cancel('gpt');
+    const g = client.request('lm', 'lm', {});
+    client.cancel('lm');
     expect(made[3].terminated).toBe(false);
     made[3].reply(made[3].sent[0].id, 'maps');
     expect(await g).toBe('maps');
@@ -150,16 +150,16 @@ describe('per-view scheduler', () => {
     vi.useFakeTimers();
     const { made, client } = fakeClient({
       graceMs: 0,
-      sharedWorker: (channel) => (channel.startsWith('gpt') ? 'gpt2' : null),
+      sharedWorker: (channel) => (channel.startsWith('lm') ? 'lm' : null),
     });
-    const load = client.request('gpt-load', 'gpt2Load', { n: 1 });
-    const first = client.request('gpt', 'gpt2', { text: 'a' });
-    const second = client.request('gpt', 'gpt2', { text: 'b' });
-    client.request('gpt-cancel', 'gpt2Cancel', {});
+    const load = client.request('lm-load', 'lmLoad', { n: 1 });
+    const first = client.request('lm', 'lm', { text: 'a' });
+    const second = client.request('lm', 'lm', { text: 'b' });
+    client.request('lm-cancel', 'lmCancel', {});
     vi.advanceTimersByTime(60_000);
-    expect(made.map((w) => w.name)).toEqual(['gpt2']); // one worker: the model lives there
+    expect(made.map((w) => w.name)).toEqual(['lm']); // one worker: the model lives there
     expect(made[0].terminated).toBe(false);
-    expect(made[0].sent.map((m) => m.job)).toEqual(['gpt2Load', 'gpt2', 'gpt2Cancel']);
+    expect(made[0].sent.map((m) => m.job)).toEqual(['lmLoad', 'lm', 'lmCancel']);
     made[0].reply(made[0].sent[1].id, 'a drawn');
     expect(await first).toBe('a drawn'); // waited for, not cancelled
     made[0].reply(made[0].sent[0].id, 'loaded');
@@ -283,13 +283,13 @@ describe('inline jobs', () => {
     const inline = fakeInline();
     const { made, client } = fakeClient({
       ...options(inline),
-      sharedWorker: () => 'gpt2',
+      sharedWorker: () => 'lm',
       workOf: () => 1,
     });
-    const first = client.request('gpt', 'gpt2', { text: 'a' });
+    const first = client.request('lm', 'lm', { text: 'a' });
     made[0].reply(made[0].sent[0].id, timed(0.1));
     await first;
-    client.request('gpt', 'gpt2', { text: 'b' });
+    client.request('lm', 'lm', { text: 'b' });
     expect(inline.ran).toHaveLength(0);
     expect(made[0].sent).toHaveLength(2);
   });

@@ -110,6 +110,21 @@ describe('URL state', () => {
     expect(problems).toHaveLength(1);
   });
 
+  it('UrlState.RenamedViewsOldLinksStillOpen', () => {
+    // The Models view was 'gpt2' with prefix 'gpt': such links read as 'lm', written back new.
+    const { state, problems } = parseHash('#view=gpt2&gpt.text=a%20cat&gpt.layer=2&gpt.position=rope');
+    expect(problems).toEqual([]);
+    expect(state.view).toBe('lm');
+    expect([state['lm.text'], state['lm.layer'], state['lm.position']]).toEqual(['a cat', 2, 'rope']);
+    expect(serialiseHash(state)).toBe('view=lm&lm.text=a+cat&lm.position=rope&lm.layer=2');
+    // The old and new spelling of one setting: the first is used, as for any repeated key.
+    const both = parseHash('#gpt.layer=3&lm.layer=4');
+    expect(both.state['lm.layer']).toBe(3);
+    expect(both.problems).toEqual(['“lm.layer” given twice; the first one is used']);
+    // An unknown setting under the old prefix is named as the link spells it.
+    expect(parseHash('#gpt.nope=1').problems).toEqual(['unknown setting “gpt.nope” ignored']);
+  });
+
   it('UrlState.OverlongHashIsRefusedWhole', () => {
     const { state, problems } = parseHash(`#enc.L=60&x=${'a'.repeat(MAX_HASH)}`);
     expect(state).toEqual(defaults());

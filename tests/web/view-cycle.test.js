@@ -189,13 +189,13 @@ describe('view update cycle', () => {
 
   it('ViewCycle.KeyLeavesOutWhatIsOnlyDrawn', async () => {
     // The Models view's layer and head pick a map of the result: no job, a redraw.
-    const { exec, log, view } = mount('gpt2', { key: (p) => ({ text: p.text }) });
-    view.update({ 'gpt.text': 'a cat', 'gpt.layer': 0 });
-    view.update({ 'gpt.text': 'a cat', 'gpt.layer': 1 }); // picked while it runs
+    const { exec, log, view } = mount('lm', { key: (p) => ({ text: p.text }) });
+    view.update({ 'lm.text': 'a cat', 'lm.layer': 0 });
+    view.update({ 'lm.text': 'a cat', 'lm.layer': 1 }); // picked while it runs
     exec.jobs[0].resolve('maps');
     await tick();
     expect(log.draws).toEqual([{ r: 'maps', p: { text: 'a cat', layer: 1 } }]); // with the pick made meanwhile
-    view.update({ 'gpt.text': 'a cat', 'gpt.layer': 2 });
+    view.update({ 'lm.text': 'a cat', 'lm.layer': 2 });
     expect(exec.jobs).toHaveLength(1);
     expect(log.redraws).toEqual([{ r: 'maps', p: { text: 'a cat', layer: 2 } }]);
   });
@@ -275,29 +275,29 @@ describe('view update cycle', () => {
 
   it('ViewCycle.ErrorGoesBesideTheControlItsFieldNames', async () => {
     const fileErrors = [];
-    const { exec, view, shell } = mount('gpt2', { fieldErrors: { source: (m) => fileErrors.push(m) } });
-    view.update({ 'gpt.text': 'x'.repeat(3), 'gpt.init': 'mini' });
+    const { exec, view, shell } = mount('lm', { fieldErrors: { source: (m) => fileErrors.push(m) } });
+    view.update({ 'lm.text': 'x'.repeat(3), 'lm.init': 'mini' });
     exec.jobs[0].reject(Object.assign(new Error('70 tokens: at most n_positions = 64'), { field: 'tokens' }));
     await tick();
-    expect(shell.errors).toEqual({ 'gpt.text': '70 tokens: at most n_positions = 64' });
+    expect(shell.errors).toEqual({ 'lm.text': '70 tokens: at most n_positions = 64' });
     expect(shell.status.textContent).toBe('Not drawn: 70 tokens: at most n_positions = 64.');
     expect(shell.figure.stale).toBe(true);
     // A field that is no setting but a page-local input: beside that input, and on the status line.
-    view.update({ 'gpt.text': 'xy', 'gpt.init': 'mini' });
+    view.update({ 'lm.text': 'xy', 'lm.init': 'mini' });
     exec.jobs[1].reject(Object.assign(new Error('the loaded model is no longer in memory'), { field: 'source' }));
     await tick();
     expect(shell.errors).toEqual({});
     expect(fileErrors).toEqual(['the loaded model is no longer in memory']);
     expect(shell.status.textContent).toMatch(/no longer in memory/);
     // Drawn, then refused: the last good plots stay, marked stale.
-    view.update({ 'gpt.text': 'ok', 'gpt.init': 'mini' });
+    view.update({ 'lm.text': 'ok', 'lm.init': 'mini' });
     exec.jobs[2].resolve('maps');
     await tick();
     expect(shell.figure.stale).toBe(false);
-    view.update({ 'gpt.text': 'ok', 'gpt.init': 'small' });
+    view.update({ 'lm.text': 'ok', 'lm.init': 'small' });
     exec.jobs[3].reject(Object.assign(new Error("unknown random-init shape 'small'"), { field: 'shape' }));
     await tick();
-    expect(shell.errors).toEqual({ 'gpt.init': "unknown random-init shape 'small'" });
+    expect(shell.errors).toEqual({ 'lm.init': "unknown random-init shape 'small'" });
     expect(shell.status.textContent).toBe(
       "Not updated: unknown random-init shape 'small'. The plots show the last good settings.",
     );

@@ -23,25 +23,25 @@ const store = createStore(defaults());
 const messages = createMessages(document.getElementById('messages'));
 const coreStatus = createCoreStatus(document.getElementById('core-status'));
 // One scheduler, one worker per view (started with the view): a slow figure holds no other.
-// The GPT-2 view's channels (its prefix, prefix-load, …) share one worker, where its model stays
-// loaded between jobs; its name tells the worker not to load the core module, which GPT-2 jobs
-// do not use.
-const gpt = viewNamed('gpt2').prefix;
+// The Models view's channels (its prefix, prefix-load, …) share one worker, where its model
+// stays loaded between jobs; its name tells the worker not to load the core module, which the
+// language-model jobs do not use.
+const lm = viewNamed('lm').prefix;
 const compute = createComputeClient(
   (name) => {
-    if (name !== 'gpt2') coreStatus.coreLoading(); // every other worker loads the core at start
+    if (name !== 'lm') coreStatus.coreLoading(); // every other worker loads the core at start
     return new Worker(new URL('./worker/compute.worker.js', import.meta.url), { type: 'module', name });
   },
   {
     onReady: ({ simd }) => {
-      if (simd) coreStatus.coreReady(simd); // the GPT-2 worker says ready without a core
+      if (simd) coreStatus.coreReady(simd); // the language-model worker says ready without a core
       document.documentElement.dataset.ready = 'true';
     },
     onFatal: (message) => {
       coreStatus.failed(message);
       messages.fatal(message);
     },
-    sharedWorker: (channel) => (channel === gpt || channel.startsWith(`${gpt}-`) ? 'gpt2' : null),
+    sharedWorker: (channel) => (channel === lm || channel.startsWith(`${lm}-`) ? 'lm' : null),
     // Jobs that fit in a few milliseconds run on this thread, drawn in the frame after the input.
     inline: createInlineRunner(),
   },

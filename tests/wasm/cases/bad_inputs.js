@@ -414,7 +414,7 @@ export const BAD_INPUTS = [
   ...MHA_OPTION_CASES,
 ];
 
-// GPT-2 (poslab-gpt2): calls on the API { lab, model } with `model` a live tiny random model.
+// GPT-2 (poslab-lm): calls on the API { lab, model } with `model` a live tiny random model.
 export const TINY_GPT2 = {
   vocab_size: 100,
   n_positions: 16,

@@ -13,7 +13,7 @@ import { repoRoot, wrapperPath } from './paths.js';
 
 export async function loadLmLab(variant) {
   const { createGpt2Lab } = await import(wrapperPath);
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-gpt2.wasm');
+  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm');
   return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
 }
 

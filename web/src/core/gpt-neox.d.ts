@@ -1,4 +1,4 @@
-// Types of the GPT-NeoX (Pythia) API (gpt-neox.js), in the same lab as GPT-2's (poslab-gpt2
+// Types of the GPT-NeoX (Pythia) API (gpt-neox.js), in the same lab as GPT-2's (poslab-lm
 // module). Shapes: T tokens, V vocabulary, H heads, N layers. Configs use Hugging Face's
 // config.json keys.
 import type { Tensor } from './poslab';

@@ -1,5 +1,5 @@
 // The GPT-NeoX (Pythia) API over the raw bindings of cpp/wasm/gpt_neox_bindings.cpp, in the
-// same lab object as GPT-2's (poslab-gpt2 module): configs, random-init and checkpoint models
+// same lab object as GPT-2's (poslab-lm module): configs, random-init and checkpoint models
 // that live in the wasm heap until .delete(), a loader fed a .safetensors file chunk by chunk,
 // the forward pass (logits and/or next-token losses, trace, top-k, a RoPE scaling in place of
 // the config's) and which architecture a checkpoint holds. Declarations and docs: gpt-neox.d.ts.
@@ -7,7 +7,7 @@ import { call, checkpointArgs, familyMethods } from './lm-common.js';
 import { ropeModelForward } from './rope-lm.js';
 import * as check from './validate.js';
 
-/** The GPT-NeoX methods bound to an instantiated poslab-gpt2 module (merged into its lab). */
+/** The GPT-NeoX methods bound to an instantiated poslab-lm module (merged into its lab). */
 export function bindGptNeox(m) {
   // A preset or config.json is required: a GPT-NeoX checkpoint does not say its head count
   // or rotary settings.

@@ -1,4 +1,4 @@
-// Types of the GPT-2 API (gpt2.js), from the poslab-gpt2 module. Shapes: T tokens, V vocabulary,
+// Types of the GPT-2 API (gpt2.js), from the poslab-lm module. Shapes: T tokens, V vocabulary,
 // H heads, N layers. Configs use Hugging Face's config.json keys.
 import type { CreateOptions, Tensor } from './poslab';
 import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';

@@ -7,7 +7,7 @@ import { call, checkpointArgs, familyMethods, precisionArg, tokenArray } from '.
 import { guardMethods } from './raw.js';
 import * as check from './validate.js';
 
-/** The GPT-2 API bound to an instantiated poslab-gpt2 module. */
+/** The GPT-2 API bound to an instantiated poslab-lm module. */
 export function bindGpt2(m) {
   // The core's position methods (kGpt2PositionNames); the first is the default, as trained.
   const positions = Object.freeze(m.gpt2Positions());

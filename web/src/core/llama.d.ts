@@ -1,5 +1,5 @@
 // Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3, gemma3_text), in the
-// same lab as GPT-2's and GPT-NeoX's (poslab-gpt2 module). Forward options and results are
+// same lab as GPT-2's and GPT-NeoX's (poslab-lm module). Forward options and results are
 // GPT-NeoX's.
 import type { RopeLmLoading, RopeLmModel, RopeScalingName, ShardedCheckpoint } from './gpt-neox';
 

@@ -1,4 +1,4 @@
-// The language-model module's lab (poslab-gpt2): GPT-2's API (gpt2.js), GPT-NeoX's
+// The language-model module's lab (poslab-lm): GPT-2's API (gpt2.js), GPT-NeoX's
 // (gpt-neox.js), the Llama family's (llama.js) and the RoPE inspector (rope-config.js) bound
 // to one instantiated module, so one heap holds any of the models.
 import { bindGpt2 } from './gpt2.js';

@@ -1,5 +1,5 @@
 // Finds and instantiates the Emscripten module of one build variant: `poslab` (the core),
-// `poslab-gpt2` (the language models) or `poslab-train` (the lab's trainer), each its own
+// `poslab-lm` (the language models) or `poslab-train` (the lab's trainer), each its own
 // module so its code does not weigh on the others. The static
 // import paths let both Node and Vite see the build outputs (Vite splits each into its own
 // chunk, loaded only when asked for). A caller may instead pass its own `factory`.
@@ -15,9 +15,9 @@ const builds = {
     simd: () => import('../../../build/wasm/simd/poslab.mjs'),
     scalar: () => import('../../../build/wasm/scalar/poslab.mjs'),
   },
-  'poslab-gpt2': {
-    simd: () => import('../../../build/wasm/simd/poslab-gpt2.mjs'),
-    scalar: () => import('../../../build/wasm/scalar/poslab-gpt2.mjs'),
+  'poslab-lm': {
+    simd: () => import('../../../build/wasm/simd/poslab-lm.mjs'),
+    scalar: () => import('../../../build/wasm/scalar/poslab-lm.mjs'),
   },
   'poslab-train': {
     simd: () => import('../../../build/wasm/simd/poslab-train.mjs'),

@@ -20,12 +20,12 @@ export async function createPosLab(config = {}) {
 }
 
 /**
- * Loads the language-model module (build/wasm/VARIANT/poslab-gpt2.wasm) and returns its API:
+ * Loads the language-model module (build/wasm/VARIANT/poslab-lm.wasm) and returns its API:
  * GPT-2's (gpt2.d.ts) and GPT-NeoX's (gpt-neox.d.ts).
  * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
  */
 export async function createGpt2Lab(config = {}) {
   check.options(config, 'createGpt2Lab', ['variant', 'wasmBinary', 'factory']);
-  return bindLm(await loadModule(config, 'poslab-gpt2'));
+  return bindLm(await loadModule(config, 'poslab-lm'));
 }
 export { bindTrain, createTrainLab } from './train.js';

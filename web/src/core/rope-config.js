@@ -1,4 +1,4 @@
-// The RoPE inspector's API (poslab-gpt2 module, cpp/wasm/lm_module_bindings.cpp): any
+// The RoPE inspector's API (poslab-lm module, cpp/wasm/lm_module_bindings.cpp): any
 // config.json read into its position scheme, no weights. The report is `poslab rope-config`'s
 // JSON with camelCase keys. Declarations and docs: rope-config.d.ts.
 import { call } from './lm-common.js';
@@ -13,7 +13,7 @@ function camelKeys(value) {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
 }
 
-/** The inspector bound to an instantiated poslab-gpt2 module (merged into its lab). */
+/** The inspector bound to an instantiated poslab-lm module (merged into its lab). */
 export function bindRopeConfig(m) {
   return {
     /** config.json's text → its RoPE report (schemes, layers, notes, ignoredKeys). */

@@ -5,8 +5,8 @@
 import { PosLabError } from './errors.js';
 
 /**
- * @param {string} script absolute URL of the threaded poslab-gpt2.mjs
- * @param {Uint8Array} wasmBinary its poslab-gpt2.wasm
+ * @param {string} script absolute URL of the threaded poslab-lm.mjs
+ * @param {Uint8Array} wasmBinary its poslab-lm.wasm
  * @param {number} threads 2 or more
  * @returns {Promise<object>} the raw module, set to run `threads` threads
  */

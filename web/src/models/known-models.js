@@ -5,7 +5,7 @@
 // label before a download starts; the progress bar uses the file's real Content-Length).
 
 /**
- * @typedef {import('../gpt2/architectures.js').Architecture} Architecture config.json's model_type
+ * @typedef {import('../lm/architectures.js').Architecture} Architecture config.json's model_type
  * @typedef {'tiktoken-gpt2' | 'tokenizer-json'} TokenizerKind GPT-2's ranks shipped in
  *   js-tiktoken (no file to fetch), or the repository's tokenizer.json through
  *   @huggingface/tokenizers

@@ -4,8 +4,8 @@
 // stored last, so a model is listed complete only when all of it arrived. A repository without
 // model.safetensors is asked for its shards' index and the shards it names (shards.js). What
 // comes back is read from the cache: the weights as Blobs on disk, read later piece by piece.
-import { parseConfigJson } from '../gpt2/loading.js';
-import { loadTokenizerJson } from '../gpt2/tokenizer.js';
+import { parseConfigJson } from '../lm/loading.js';
+import { loadTokenizerJson } from '../lm/tokenizer.js';
 import { storedFile, storedFiles, storedWeightFiles } from './cache.js';
 import { HubError, fetchHubText, fetchHubFile, resolveUrl, streamIntoCache } from './hub.js';
 import { INDEX_FILE, shardsOfIndex } from './shards.js';

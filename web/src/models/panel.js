@@ -3,7 +3,7 @@
 // stored models with Delete, and why a button cannot load (offline, the page's CSP, no Cache
 // Storage). Messages stay beside these controls; the model on show changes only when a load
 // succeeds.
-import { formatBytes } from '../gpt2/format.js';
+import { formatBytes } from '../lm/format.js';
 import { el, progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { deleteStored, freeBytes, listStored, openModelCache, storedFiles } from './cache.js';
@@ -24,8 +24,8 @@ import { runtimeOf } from './runtimes.js';
 export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onLoaded }) {
   const box = el('div', 'control hub');
   const heading = el('span', 'hub-title', 'Load a trained model');
-  const hubLine = el('p', 'gpt2-hint hub-source', 'hub: reading poslab.config.json…');
-  const configNote = el('p', 'gpt2-hint hub-config-note');
+  const hubLine = el('p', 'lm-hint hub-source', 'hub: reading poslab.config.json…');
+  const configNote = el('p', 'lm-hint hub-config-note');
   configNote.setAttribute('role', 'note');
   const buttons = el('div', 'hub-buttons');
   const byId = new Map();
@@ -39,7 +39,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
     buttons.append(b);
     byId.set(m.id, b);
   }
-  const why = el('p', 'gpt2-hint hub-why');
+  const why = el('p', 'lm-hint hub-why');
   why.id = 'c-hub-why';
   why.setAttribute('role', 'status');
   const { bar: progress, text: progressText } = progressBar('hub-progress', 'model download');
@@ -53,7 +53,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
   note.setAttribute('role', 'status');
   const storedTitle = el('span', 'hub-title', 'Stored models');
   const storedList = el('ul', 'hub-stored');
-  const storedHint = el('p', 'gpt2-hint hub-storage');
+  const storedHint = el('p', 'lm-hint hub-storage');
   box.append(heading, hubLine, configNote, buttons, why, progress, progressText, cancel, error, note);
   box.append(storedTitle, storedList, storedHint);
   parent.append(box);
@@ -225,7 +225,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
       if (r === null) throw new Error(`${model.label}: loading was superseded`);
       const totalMs = performance.now() - t0;
       progressText.textContent = `${model.label}: ${whereFrom}; loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
-      markDrawn('gpt-hub', {
+      markDrawn('lm-hub', {
         model: model.id,
         from: got.from,
         bytes: got.weightBytes,

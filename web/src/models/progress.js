@@ -1,7 +1,7 @@
 // What the download progress line says: bytes so far of the total, the rate over the last few
 // seconds, and the time left at that rate. Pure functions and a small meter, so the wording
 // and the arithmetic are tested without a browser.
-import { formatBytes } from '../gpt2/format.js';
+import { formatBytes } from '../lm/format.js';
 
 /**
  * The download rate over a sliding window (a stall shows as a falling rate, not as the

@@ -1,9 +1,9 @@
 // Each architecture's runtime in this build: how a model's stored files become a model the
 // view runs. The weights arrive as a Blob read from Cache Storage (a handle on disk): the
 // runtime streams it into its wasm loader in pieces, exactly as a file picked from disk is.
-// An architecture the Models view describes (gpt2/architectures.js) has its runtime here.
+// An architecture the Models view describes (lm/architectures.js) has its runtime here.
 
-import { ARCHITECTURES, architecture } from '../gpt2/architectures.js';
+import { ARCHITECTURES, architecture } from '../lm/architectures.js';
 import { INDEX_FILE } from './shards.js';
 
 /**
@@ -12,11 +12,11 @@ import { INDEX_FILE } from './shards.js';
  *   texts: Record<string, string>, onProgress?: (p: any) => void }} RuntimeInput weights, or
  *   the shards and their index's text (obtain.js)
  * @typedef {{ name: string, load: (input: RuntimeInput) => Promise<any> }} Runtime load resolves
- *   with the worker's { model, loadMs } (the gpt2Load job's result), or null when superseded
+ *   with the worker's { model, loadMs } (the lmLoad job's result), or null when superseded
  */
 
 /**
- * The worker's gpt2Load job, the streamed loader the local-file path uses, for either
+ * The worker's lmLoad job, the streamed loader the local-file path uses, for either
  * architecture: it reads the cached Blob in pieces into the architecture's loader (config.json's
  * model_type decides) and keeps the model's tokenizer beside it.
  */
@@ -36,7 +36,7 @@ function loadInWorker({ compute, channel, weights, shards, config, texts, onProg
     typeof tokenizerText === 'string'
       ? new File([tokenizerText], 'tokenizer.json', { type: 'application/json' })
       : null;
-  return compute.request(channel, 'gpt2Load', { ...checkpoint, config: configFile, tokenizer }, { onProgress });
+  return compute.request(channel, 'lmLoad', { ...checkpoint, config: configFile, tokenizer }, { onProgress });
 }
 
 /**

@@ -59,10 +59,10 @@ const cmap = (def) => oneOf(CMAPS, def);
  *   view; with `height` an embed may show it alone as `<view>.<name>` (aliases: older names).
  * @typedef {{ name: string, prefix?: string, title: string, group: string, settings?: Record<string, any>,
  *   figures?: Record<string, FigureDecl>, embed?: { height: number } | null, job?: string,
- *   fields?: Record<string, string | ((p: any) => string)> }} ViewDecl
+ *   fields?: Record<string, string | ((p: any) => string)>, was?: { name: string, prefix: string } }} ViewDecl
  *   `fields`: an error's field (a core option's camelCase name, or a job's parameter) → the
  *   setting it is about, where the names differ; a field that is one of the view's settings
- *   needs no entry.
+ *   needs no entry. `was`: the view's former name and prefix, read from links, never written.
  */
 
 /**
@@ -266,7 +266,7 @@ export const VIEWS = [
     },
     figures: { curves: { title: 'Next-token loss by position' } },
     embed: null, // minutes of compute: not for an embed
-    // Its job (longContext) runs on the language-model module: GPT2_JOBS, not JOBS.
+    // Its job (longContext) runs on the language-model module: LM_JOBS, not JOBS.
     fields: { text: 'model', methods: 'model' },
   },
   {
@@ -330,8 +330,9 @@ export const VIEWS = [
     group: 'benchmarks',
   },
   {
-    name: 'gpt2', // the name stays: #view=gpt2 links keep working
-    prefix: 'gpt',
+    name: 'lm',
+    prefix: 'lm',
+    was: { name: 'gpt2', prefix: 'gpt' }, // older links (#view=gpt2&gpt.text=…) still open it
     title: 'Models',
     group: 'models',
     // A loaded checkpoint is not part of the link: the file stays on the machine.
@@ -373,7 +374,7 @@ export const VIEWS = [
       positions: { title: 'Moving positions', height: 480 },
     },
     embed: { height: 2500 }, // the lab's model: milliseconds
-    // Its job (lens) runs on the language-model module: GPT2_JOBS, not JOBS.
+    // Its job (lens) runs on the language-model module: LM_JOBS, not JOBS.
     fields: { rope: 'scaling', layer: 'head', weights: 'model', checkpoint: 'model', config: 'model' },
   },
   {
@@ -388,7 +389,7 @@ export const VIEWS = [
       ratio: { title: 'Scaled / original frequency' },
     },
     embed: null, // it runs on the language-model module, which an embed does not load
-    // Its job (ropeConfig) runs on the language-model module: GPT2_JOBS, not JOBS.
+    // Its job (ropeConfig) runs on the language-model module: LM_JOBS, not JOBS.
   },
 ];
 
@@ -399,6 +400,17 @@ export const viewNamed = (name) => VIEWS.find((v) => v.name === name);
 
 /** The view whose settings carry `prefix` (undefined when there is none). */
 export const viewOfPrefix = (prefix) => VIEWS.find((v) => v.prefix === prefix);
+
+// A renamed view's former name and prefix (`was`) → today's, for links written before.
+const FORMER_NAMES = Object.fromEntries(VIEWS.filter((v) => v.was).map((v) => [v.was.name, v.name]));
+const FORMER_PREFIXES = Object.fromEntries(VIEWS.filter((v) => v.was).map((v) => [v.was.prefix, v.prefix]));
+
+/** A link's setting key as today's schema names it: 'gpt.text' → 'lm.text'; others unchanged. */
+export function currentKey(key) {
+  const dot = key.indexOf('.');
+  const prefix = dot > 0 ? key.slice(0, dot) : '';
+  return Object.hasOwn(FORMER_PREFIXES, prefix) ? `${FORMER_PREFIXES[prefix]}${key.slice(dot)}` : key;
+}
 
 /** A view's own settings without their prefix: pick(state, 'enc') turns 'enc.L' into L. */
 export function pick(state, prefix) {
@@ -425,7 +437,7 @@ export function settingOfField(view, field, p) {
 
 /** Every setting, keyed by its name in the URL hash ('enc.L', …; 'view' and 'theme' are the page's). */
 export const SCHEMA = {
-  view: oneOf(VIEW_NAMES, 'encodings'),
+  view: oneOf(VIEW_NAMES, 'encodings', FORMER_NAMES),
   theme: oneOf(['auto', 'light', 'dark'], 'auto'),
   ...Object.fromEntries(
     VIEWS.flatMap((v) => Object.entries(v.settings ?? {}).map(([k, type]) => [`${v.prefix}.${k}`, type])),

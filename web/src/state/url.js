@@ -4,7 +4,7 @@
 // keeps every valid parameter and reports the others; it never throws and never returns a
 // value that its type did not check.
 import { RULES, firstBroken } from './combinations.js';
-import { SCHEMA, defaults, pick, viewOfPrefix } from './registry.js';
+import { SCHEMA, currentKey, defaults, pick, viewOfPrefix } from './registry.js';
 import { preview } from './types.js';
 
 export { preview };
@@ -33,9 +33,10 @@ export function parseHash(hash) {
     return { state, problems: ['the link could not be read; using the defaults'] };
   }
   const seen = new Set();
-  for (const [key, raw] of params) {
+  for (const [given, raw] of params) {
+    const key = currentKey(given); // a renamed view's older prefix reads as today's
     if (!Object.hasOwn(SCHEMA, key)) {
-      problems.push(`unknown setting “${preview(key)}” ignored`);
+      problems.push(`unknown setting “${preview(given)}” ignored`);
       continue;
     }
     if (seen.has(key)) {

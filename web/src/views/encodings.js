@@ -1,4 +1,4 @@
-// View 1 — Encodings: the table (or bias matrix) of one method as a heatmap, the vectors of
+// The Encodings view: the table (or bias matrix) of one method as a heatmap, the vectors of
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';

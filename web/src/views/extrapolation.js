@@ -1,4 +1,4 @@
-// View 3 — Out-of-scope lengths (seed 000, done honestly): sinusoidal tables for the trained
+// The Out-of-scope lengths view (seed 000, done honestly): sinusoidal tables for the trained
 // length N and a longer evaluation length L, how close unseen positions come to seen ones,
 // and what each RoPE scaling does to frequencies, wavelengths and the attention factor.
 import { formatExact } from '../plots/format.js';

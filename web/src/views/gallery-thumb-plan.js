@@ -47,7 +47,7 @@ const STAND_INS = {
   },
 };
 
-const NEEDS_A_MODEL = new Set(['gpt2', 'long-context']);
+const NEEDS_A_MODEL = new Set(['lm', 'long-context']);
 
 /**
  * The state a preset's link opens with (defaults filled in, combinations fitted). A value its

@@ -1,4 +1,4 @@
-// View 6 — Seed gallery: a card per seed, each linking to the permalink of the preset that
+// The Seed gallery view: a card per seed, each linking to the permalink of the preset that
 // reproduces its figure, with what the seed gets wrong and a live thumbnail of that figure.
 // Links are ordinary hash links, so they open in place, in a new tab, or get copied like any
 // other permalink.

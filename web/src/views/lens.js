@@ -65,7 +65,7 @@ const profileSeries = (head, label, dashed = false) =>
 
 export default defineView('lens', {
   controls: SPECS,
-  job: 'lens', // on the language-model module (GPT2_JOBS), so not the registry's
+  job: 'lens', // on the language-model module (LM_JOBS), so not the registry's
   build(shell, { store }) {
     createIntro(shell, { title: 'Position lens', note: NOTE });
 

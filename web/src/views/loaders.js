@@ -14,7 +14,7 @@ export const VIEW_LOADERS = {
   'text-lab': () => import('./text-lab.js'),
   gallery: () => import('./gallery.js'),
   benchmarks: () => import('./benchmarks.js'),
-  gpt2: () => import('./gpt2.js'),
+  lm: () => import('./lm.js'),
   lens: () => import('./lens.js'),
   'rope-inspector': () => import('./rope-inspector.js'),
 };

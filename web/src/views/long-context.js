@@ -56,7 +56,7 @@ function overlapNote(r, p) {
 
 export default defineView('long-context', {
   controls: SPECS,
-  job: 'longContext', // on the language-model module (GPT2_JOBS), so not the registry's
+  job: 'longContext', // on the language-model module (LM_JOBS), so not the registry's
   build(shell) {
     createIntro(shell, { title: 'Long context', note: NOTE });
 

@@ -1,4 +1,4 @@
-// View 4 — Offset matrix (seed 002's claim made checkable): for a fixed offset k there is one
+// The Offset matrix view (seed 002's claim made checkable): for a fixed offset k there is one
 // matrix M_k, block diagonal with a 2×2 rotation per frequency, with PE(p+k) = M_k·PE(p) for
 // every p. Shows M_k, both sides of the equation, and their residual.
 import { formatExact } from '../plots/format.js';

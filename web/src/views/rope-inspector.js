@@ -52,7 +52,7 @@ function tableOf(headers, rows) {
 
 export default defineView('rope-inspector', {
   controls: SPECS,
-  job: 'ropeConfig', // on the language-model module (GPT2_JOBS), so not the registry's
+  job: 'ropeConfig', // on the language-model module (LM_JOBS), so not the registry's
   build(shell) {
     createIntro(shell, { title: 'RoPE inspector', note: NOTE });
 

@@ -1,4 +1,4 @@
-// View 2 — Similarity: cos (or dot) similarity of the encodings of every pair of positions
+// The Similarity view: cos (or dot) similarity of the encodings of every pair of positions
 // (seed 001's matshow), its mean by offset |i − j|, and for RoPE the q·k decay bound.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';

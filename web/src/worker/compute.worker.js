@@ -3,13 +3,13 @@
 // or a job's fieldError: an Error's own properties do not survive postMessage). The UI thread
 // never waits on a job here (only jobs predicted to take a few ms run there: inline.js). A job
 // may be async and may report progress ({ type: 'progress', id, data }); jobs can keep state
-// here between messages (the GPT-2 view's model stays loaded). The Models view's jobs run on
-// the language-model module (poslab-gpt2: GPT-2 and GPT-NeoX), fetched the first time one is
+// here between messages (the Models view's model stays loaded). The Models view's jobs run on
+// the language-model module (poslab-lm: GPT-2, GPT-NeoX and the Llama family), fetched the first time one is
 // asked for.
 import createModule from '@poslab-wasm/poslab.mjs';
 import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import { bindPosLab } from '../core/api.js';
-import { GPT2_JOBS, JOBS, loadGpt2Jobs } from './jobs/index.js';
+import { JOBS, LM_JOBS, loadLmJobs } from './jobs/index.js';
 import { describeLoadFailure, recordViolations } from './load-failure.js';
 import { paint } from './paint.js';
 
@@ -34,8 +34,8 @@ async function explained(what, url, load) {
   }
 }
 
-// The core module. Loaded at start and announced ('ready' or 'fatal'), except in the GPT-2
-// view's own worker (named 'gpt2'), which never runs a core job and says 'ready' at once.
+// The core module. Loaded at start and announced ('ready' or 'fatal'), except in the Models
+// view's own worker (named 'lm'), which never runs a core job and says 'ready' at once.
 // The page starts one worker per view; the main thread may terminate one to cancel its job.
 let coreReady = null;
 const core = () =>
@@ -43,42 +43,42 @@ const core = () =>
     bindPosLab(await createModule({ wasmBinary: await wasmBytes(wasmUrl) })),
   ));
 
-if (self.name !== 'gpt2') {
+if (self.name !== 'lm') {
   core().then(
     (lab) => self.postMessage({ type: 'ready', simd: lab.simdTarget() }),
     (e) => self.postMessage({ type: 'fatal', message: e?.message ?? String(e) }),
   );
 } else {
-  self.postMessage({ type: 'ready' }); // up; its module loads with the first GPT-2 job
+  self.postMessage({ type: 'ready' }); // up; its module loads with the first language-model job
 }
 
 // The language-model module, its API (GPT-2's and GPT-NeoX's) and its jobs: { lab, jobs };
 // lab.runtime says how many threads it runs and why (lm-module.js).
-let gpt2Ready = null;
-function gpt2() {
-  gpt2Ready ??= (async () => {
+let lmReady = null;
+function lm() {
+  lmReady ??= (async () => {
     const what = 'the language-model WebAssembly module';
     // Its loader is a chunk of its own, so the embed's worker (core jobs only) stays small.
     const { LM_WASM_URL, loadLmModule } = await import('./lm-module.js');
     const [loaded, { bindLm }, jobs] = await Promise.all([
       explained(what, LM_WASM_URL, () => loadLmModule(wasmBytes)),
       import('../core/lm.js'),
-      loadGpt2Jobs(),
+      loadLmJobs(),
     ]);
     const lab = bindLm(loaded.module);
     lab.runtime = { threads: loaded.threads, note: loaded.note };
     return { lab, jobs };
   })();
-  gpt2Ready.catch(() => (gpt2Ready = null)); // a later job may try again
-  return gpt2Ready;
+  lmReady.catch(() => (lmReady = null)); // a later job may try again
+  return lmReady;
 }
 
 self.onmessage = async ({ data: { id, job, params } }) => {
   const receivedAt = performance.now(); // the worker's own time, for the e2e timing's split
   try {
-    const isGpt2 = GPT2_JOBS.includes(job);
-    if (!isGpt2 && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
-    const { lab, jobs } = isGpt2 ? await gpt2() : { lab: await core(), jobs: JOBS };
+    const isLm = LM_JOBS.includes(job);
+    if (!isLm && !Object.hasOwn(JOBS, job)) throw new Error(`unknown job ${job}`);
+    const { lab, jobs } = isLm ? await lm() : { lab: await core(), jobs: JOBS };
     const t0 = performance.now();
     const progress = (data) => self.postMessage({ type: 'progress', id, data });
     const result = await jobs[job](lab, params, { progress });

@@ -4,7 +4,7 @@
 // build's cap; any other page, or a failed threaded load, gets the single-threaded SIMD build,
 // and the note says why. The threaded files are copied, not bundled, to wasm-threads/ beside
 // the page (vite.config.js): Emscripten's glue finds its worker script next to itself.
-import singleWasmUrl from '@poslab-wasm/poslab-gpt2.wasm?url';
+import singleWasmUrl from '@poslab-wasm/poslab-lm.wasm?url';
 import { instantiateThreaded } from '../core/threaded-module.js';
 import { threadPlan } from './thread-plan.js';
 
@@ -33,7 +33,7 @@ export async function loadLmModule(fetchBytes) {
 
 async function loadSingle(fetchBytes) {
   const [{ default: create }, wasmBinary] = await Promise.all([
-    import('@poslab-wasm/poslab-gpt2.mjs'),
+    import('@poslab-wasm/poslab-lm.mjs'),
     fetchBytes(singleWasmUrl),
   ]);
   return create({ wasmBinary });
@@ -44,6 +44,6 @@ async function loadThreaded(fetchBytes, threads) {
   const base = import.meta.env.DEV
     ? new URL('/wasm-threads/', self.location.origin)
     : new URL(THREADED_DIR, import.meta.url);
-  const wasmBinary = await fetchBytes(new URL('poslab-gpt2.wasm', base).href);
-  return instantiateThreaded(new URL('poslab-gpt2.mjs', base).href, wasmBinary, threads);
+  const wasmBinary = await fetchBytes(new URL('poslab-lm.wasm', base).href);
+  return instantiateThreaded(new URL('poslab-lm.mjs', base).href, wasmBinary, threads);
 }

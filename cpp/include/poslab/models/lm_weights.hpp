@@ -62,7 +62,7 @@ struct LmTensorLayout {
 };
 
 // The pieces every layout repeats, appended to layout.tensors in checkpoint order (as
-// web/src/gpt2/shapes.js's LAYER_NORM and linear(in, out)): a matrix or embedding (N(0, 0.02²)
+// web/src/lm/shapes.js's LAYER_NORM and linear(in, out)): a matrix or embedding (N(0, 0.02²)
 // at init); a norm's "<name>.weight" gain (1) and "<name>.bias" (0), both (width,); a linear
 // layer's "<name>.weight", stored as layout.linear says, and "<name>.bias" (out,).
 void add_matrix(LmTensorLayout& layout, const std::string& name, StoredTensor& tensor, Shape shape);

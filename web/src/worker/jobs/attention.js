@@ -1,8 +1,8 @@
-// View 5: multi-head self-attention over typed words, stage by stage for one head: raw
-// scores → + position bias → mask → softmax weights → output. One call of the core
+// The Attention view's job: multi-head self-attention over typed words, stage by stage for one
+// head: raw scores → + position bias → mask → softmax weights → output. One call of the core
 // (multiHeadAttention) gives the projections, the rotation, the bias, the scores the softmax took
-// and the weights; the mask drawn is the one the core applied (attentionMask), with the drawn
-// cells on top. Only the head's weights · V and the entropy are computed here.
+// and the weights; the mask drawn is the one the core applied (attentionMask), with the drawn cells
+// on top. Only the head's weights · V and the entropy are computed here.
 import { assertAllowed } from '../../state/combinations.js';
 import { decodeMask } from '../../state/mask-bits.js';
 import { headEntropy } from './linalg.js';

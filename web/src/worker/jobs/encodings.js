@@ -1,5 +1,5 @@
-// View 1: the encoding of one method as a matrix. Vector methods give (L, D), position ×
-// dimension; bias methods (ALiBi, T5 buckets, Shaw indices) give (L, L), query × key.
+// The Encodings view's job: the encoding of one method as a matrix. Vector methods give (L, D),
+// position × dimension; bias methods (ALiBi, T5 buckets, Shaw indices) give (L, L), query × key.
 import { assertAllowed, fieldError } from '../../state/combinations.js';
 import { isPairMethod } from '../../state/methods.js';
 import { encodingTable } from './tables.js';

@@ -1,6 +1,6 @@
-// View 3: a model trained on positions 0…N−1 and run on 0…L−1. Sinusoidal tables for both
-// lengths, how close each position's vector is to the nearest trained one, and what each
-// RoPE scaling does to the frequencies, wavelengths and attention factor.
+// The Out-of-scope lengths view's job: a model trained on positions 0…N−1 and run on 0…L−1.
+// Sinusoidal tables for both lengths, how close each position's vector is to the nearest trained
+// one, and what each RoPE scaling does to the frequencies, wavelengths and attention factor.
 import { assertAllowed, fieldError } from '../../state/combinations.js';
 import { ropeUnitInput } from './tables.js';
 import { valueRange } from '../../plots/colormap.js';

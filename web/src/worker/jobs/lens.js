@@ -5,9 +5,9 @@
 // and the selected head's attention map. The lab's model runs on the training module
 // (jobs/lab-rope.js). Models and reports stay in the worker between requests: picking another
 // head costs one traced pass (the map), not the lens again.
-import { architecture } from '../../gpt2/architectures.js';
-import { visibleToken } from '../../gpt2/format.js';
-import { loadTokenizer } from '../../gpt2/tokenizer.js';
+import { architecture } from '../../lm/architectures.js';
+import { visibleToken } from '../../lm/format.js';
+import { loadTokenizer } from '../../lm/tokenizer.js';
 import { fieldError } from '../../state/combinations.js';
 import { headOutsideShape, parseHead, reportShape } from '../../state/lens-head.js';
 import { heldOutSample, LAB_MODEL, shippedCheckpoint, trainModule } from './lab-rope.js';

@@ -2,8 +2,8 @@
 // language-model module: random-weight models of fixed shapes (RANDOM_MODELS), and a local
 // checkpoint (model.safetensors + config.json, + tokenizer.json) streamed into its
 // architecture's loader.
-import { architecture } from '../../gpt2/architectures.js';
-import { loadTokenizerJson } from '../../gpt2/tokenizer.js';
+import { architecture } from '../../lm/architectures.js';
+import { loadTokenizerJson } from '../../lm/tokenizer.js';
 
 // Random-weight models: Pythia-70m's shapes (what the runtimes are measured on), and tiny
 // ones of the same vocabulary and trained context 64 for quick looks and tests: GPT-NeoX, and

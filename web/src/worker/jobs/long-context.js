@@ -5,7 +5,7 @@
 // exists at T = 8192. The model and the last curves stay in the worker between requests (a
 // change of smoothing redraws without recomputing); Cancel terminates the worker (client.js).
 import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js';
-import { loadTokenizer } from '../../gpt2/tokenizer.js';
+import { loadTokenizer } from '../../lm/tokenizer.js';
 import { LAB_MODEL, labRopeCurves } from './lab-rope.js';
 import { fileModel, RANDOM_MODELS, randomModel } from './lm-models.js';
 import { etaText, passPerScaling } from './passes.js';

@@ -1,6 +1,6 @@
-// View 4: seed 002's claim made checkable. M_k from the core, PE(p) and PE(p+k) from the
-// core's sinusoidal table (interleaved layout, the one M_k is block diagonal for), and the
-// residual PE(p+k) − M_k·PE(p), which should sit at float32 rounding level.
+// The Offset matrix view's job: seed 002's claim made checkable. M_k from the core, PE(p) and
+// PE(p+k) from the core's sinusoidal table (interleaved layout, the one M_k is block diagonal for),
+// and the residual PE(p+k) − M_k·PE(p), which should sit at float32 rounding level.
 import { assertAllowed } from '../../state/combinations.js';
 import { matVec } from './linalg.js';
 

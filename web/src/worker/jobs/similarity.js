@@ -1,5 +1,5 @@
-// View 2: similarity of the encodings of every pair of positions, its mean by offset |i − j|,
-// and for RoPE the RoFormer bound of |q·k| against distance.
+// The Similarity view's job: similarity of the encodings of every pair of positions, its mean by
+// offset |i − j|, and for RoPE the RoFormer bound of |q·k| against distance.
 import { fieldError } from '../../state/combinations.js';
 import { encodingTable } from './tables.js';
 

@@ -1,8 +1,8 @@
-// Text of the GPT-2 view: the next-token table rows, probabilities, sizes.
+// Text of the Models view: the next-token table rows, probabilities, sizes.
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount, formatProbability, shortCount, topRows } from '../../web/src/gpt2/format.js';
+import { formatBytes, formatCount, formatProbability, shortCount, topRows } from '../../web/src/lm/format.js';
 
-describe('GPT-2 view text', () => {
+describe('Models view text', () => {
   it('Format.TopTenRowsCarryRankIdTextAndPercent', () => {
     const pieces = { 262: ' the', 13: '.', 198: '\n' };
     const rows = topRows(Int32Array.from([262, 13, 198]), Float32Array.from([0.5, 0.25, 0.000012]), (id) => pieces[id]);

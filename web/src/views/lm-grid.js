@@ -11,9 +11,9 @@ const PIXELS = 96; // backing size of each thumbnail (CSS decides how large it s
  * @param {{ onPick: (layer: number, head: number) => void }} opts
  */
 export function createHeadGrid(parent, { onPick }) {
-  const { fig, title } = plainFigure('gpt2-grid');
-  const scroller = el('div', 'gpt2-grid-scroll');
-  const cells = el('div', 'gpt2-grid-cells');
+  const { fig, title } = plainFigure('lm-grid');
+  const scroller = el('div', 'lm-grid-scroll');
+  const cells = el('div', 'lm-grid-cells');
   cells.setAttribute('role', 'group');
   scroller.append(cells);
   const note = el('p', 'fig-note');
@@ -32,23 +32,23 @@ export function createHeadGrid(parent, { onPick }) {
     const g = H / K; // query heads per key/value head
     for (let h = 0; h < H; h++) {
       const kv = Math.floor(h / g);
-      const th = el('span', 'gpt2-grid-head', g > 1 ? `h${h} kv${kv}` : `h${h}`);
+      const th = el('span', 'lm-grid-head', g > 1 ? `h${h} kv${kv}` : `h${h}`);
       if (g > 1) {
         th.title = `query head ${h} uses key/value head ${kv}, shared by ${g} query heads`;
-        th.classList.toggle('gpt2-kv-odd', kv % 2 === 1);
+        th.classList.toggle('lm-kv-odd', kv % 2 === 1);
       }
       cells.append(th);
     }
     thumbs = [];
     for (let l = 0; l < N; l++) {
-      const th = el('span', 'gpt2-grid-layer', `L${l}`);
+      const th = el('span', 'lm-grid-layer', `L${l}`);
       cells.append(th);
       const row = [];
       for (let h = 0; h < H; h++) {
         const c = el('canvas');
         c.width = PIXELS;
         c.height = PIXELS;
-        c.className = 'gpt2-thumb';
+        c.className = 'lm-thumb';
         c.dataset.layer = String(l);
         c.dataset.head = String(h);
         c.tabIndex = 0;

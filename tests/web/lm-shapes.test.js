@@ -1,8 +1,8 @@
-// The numbers the GPT-2 view prints: every step's tensor shape and the parameter table.
+// The numbers the Models view prints: every step's tensor shape and the parameter table.
 import { describe, expect, it } from 'vitest';
-import { architecture } from '../../web/src/gpt2/architectures.js';
+import { architecture } from '../../web/src/lm/architectures.js';
 import { PYTHIA_70M, SMOLLM2_135M } from './helpers/model-configs.js';
-import { countFromShapes, forwardSteps, maxTokens, parameterRows, shapeText } from '../../web/src/gpt2/shapes.js';
+import { countFromShapes, forwardSteps, maxTokens, parameterRows, shapeText } from '../../web/src/lm/shapes.js';
 
 const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
 const TINY = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4, layer_norm_epsilon: 1e-5 };

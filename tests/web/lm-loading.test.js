@@ -1,7 +1,7 @@
 // The chunked checkpoint reader: header first, then the data buffer in order, in pieces, to a
 // loader that is always deleted; config.json parsing and sorting the picked files.
 import { describe, expect, it } from 'vitest';
-import { checkpointOf, loadCheckpoint, parseConfigJson, pickFiles } from '../../web/src/gpt2/loading.js';
+import { checkpointOf, loadCheckpoint, parseConfigJson, pickFiles } from '../../web/src/lm/loading.js';
 
 // A file: 8-byte little-endian header length, the header JSON, then `data` bytes.
 function fakeFile(headerText, dataBytes, name = 'model.safetensors') {
@@ -51,7 +51,7 @@ function fakeLab({ failAt = -1 } = {}) {
   };
 }
 
-describe('GPT-2 checkpoint reader', () => {
+describe('Checkpoint reader', () => {
   it('Loading.TheArchitecturePicksTheLoaderBeforeAnyWeightIsRead', async () => {
     const neox = fakeLab();
     const gpt2Loader = neox.gpt2Loader;

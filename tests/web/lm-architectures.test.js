@@ -1,4 +1,4 @@
-// What the Models view knows of each architecture (gpt2/architectures.js): the config table's
+// What the Models view knows of each architecture (lm/architectures.js): the config table's
 // rows with GPT-NeoX's keys, the tokenizer kind, layers/heads and context, and config.json's
 // model_type accepted or refused by name.
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,8 @@ import {
   neoxPositionNote,
   parameterTotal,
   tokenizerKindOf,
-} from '../../web/src/gpt2/architectures.js';
-import { maxTokens } from '../../web/src/gpt2/shapes.js';
+} from '../../web/src/lm/architectures.js';
+import { maxTokens } from '../../web/src/lm/shapes.js';
 import { TINY_NEOX_CONFIG } from '../helpers/tiny-models.js';
 import { PYTHIA_70M, SMOLLM2_135M } from './helpers/model-configs.js';
 

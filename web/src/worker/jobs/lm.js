@@ -1,13 +1,13 @@
 // The Models view's jobs, for every architecture the language-model module runs (GPT-2,
-// GPT-NeoX and the Llama family, gpt2/architectures.js). The model lives here in the worker between forward passes
+// GPT-NeoX and the Llama family, lm/architectures.js). The model lives here in the worker between forward passes
 // (one at a time: a random init or a loaded checkpoint, keyed by an id the page passes back),
 // with its tokenizer (GPT-2's bundled ranks, or the model's tokenizer.json read once at load);
 // a model that is replaced is freed with .delete(). These jobs run one after another, so a
 // forward pass never sees a model half loaded or freed.
-import { architecture, architectureOfConfigJson } from '../../gpt2/architectures.js';
-import { loadCheckpoint, loadShardedCheckpoint, parseConfigJson } from '../../gpt2/loading.js';
-import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../../gpt2/shapes.js';
-import { loadTokenizer, loadTokenizerOf } from '../../gpt2/tokenizer.js';
+import { architecture, architectureOfConfigJson } from '../../lm/architectures.js';
+import { loadCheckpoint, loadShardedCheckpoint, parseConfigJson } from '../../lm/loading.js';
+import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../../lm/shapes.js';
+import { loadTokenizer, loadTokenizerOf } from '../../lm/tokenizer.js';
 
 // Above this, the model in memory is freed before a checkpoint is read (both would not fit
 // under the 2 GiB the wasm memory may grow to).
@@ -75,7 +75,7 @@ function randomModel(lab, shape, progress) {
  * back when it is no longer here; the page knows, e.g. a stored hub model's button). Errors
  * name their field: 'tokens' (the text), 'shape', 'source' (the model is gone), or the core's.
  */
-export function gpt2(lab, p, ctx = {}) {
+export function lm(lab, p, ctx = {}) {
   return serial(async () => {
     const t0 = performance.now();
     const file = p.source?.kind === 'file';
@@ -167,7 +167,7 @@ export function checkTokens(ids, pieces, config) {
  * p: { model: File, config: File|null, tokenizer?: File|null }, or a sharded checkpoint:
  * { model: null, index: File (model.safetensors.index.json), shards: File[], config, tokenizer }.
  */
-export function gpt2Load(lab, p, ctx = {}) {
+export function lmLoad(lab, p, ctx = {}) {
   return serial(async () => {
     cancelled = false;
     const t0 = performance.now();
@@ -237,13 +237,13 @@ async function tokenizerOf(arch, text, fileName) {
 }
 
 /** Stops a checkpoint read at its next chunk (not queued behind it). */
-export function gpt2Cancel() {
+export function lmCancel() {
   cancelled = true;
   return {};
 }
 
 /** Frees the model (tests; the page keeps it for the session). */
-export function gpt2Free() {
+export function lmFree() {
   return serial(() => {
     replace(null);
     return {};

@@ -1,6 +1,6 @@
 // Reads a local model.safetensors (a browser File, or any Blob) into the wasm core piece by
 // piece: the 8-byte length, the JSON header, then the data buffer in chunks of a few MB handed
-// to the architecture's loader (gpt2/architectures.js: lab.gpt2Loader, gptNeoxLoader or
+// to the architecture's loader (lm/architectures.js: lab.gpt2Loader, gptNeoxLoader or
 // llamaLoader).append; a sharded checkpoint's shards one after another into its sharded
 // loader. The file is never held whole in memory, never leaves the machine, and the loader is
 // deleted whether loading finishes or fails.

@@ -5,10 +5,10 @@
 // attention map, one layer's heads, the full map of one head with token labels, the next-token
 // top 10, GPT-2's structure with every tensor's shape, and the config table. The model stays
 // in the worker between passes; a loaded file is never uploaded and never in the link.
-import { architecture, parameterTotal } from '../gpt2/architectures.js';
-import { formatBytes, formatCount, shortCount, visibleToken } from '../gpt2/format.js';
-import { CHUNK_BYTES, checkpointOf, pickFiles } from '../gpt2/loading.js';
-import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../gpt2/shapes.js';
+import { architecture, parameterTotal } from '../lm/architectures.js';
+import { formatBytes, formatCount, shortCount, visibleToken } from '../lm/format.js';
+import { CHUNK_BYTES, checkpointOf, pickFiles } from '../lm/loading.js';
+import { RANDOM_SEED, RANDOM_SHAPES, maxTokens } from '../lm/shapes.js';
 import { colorize } from '../plots/colormap.js';
 import { createHeatmap } from '../plots/heatmap.js';
 import { METHOD_INFO } from '../content/methods.js';
@@ -16,9 +16,9 @@ import { GPT2_POSITIONS } from '../state/methods.js';
 import { createHubPanel } from '../models/panel.js';
 import { progressBar } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
-import { createDiagram } from './gpt2-diagram.js';
-import { createHeadGrid } from './gpt2-grid.js';
-import { renderChips, renderConfigTables, renderTopTable } from './gpt2-tables.js';
+import { createDiagram } from './lm-diagram.js';
+import { createHeadGrid } from './lm-grid.js';
+import { renderChips, renderConfigTables, renderTopTable } from './lm-tables.js';
 import { createIntro, defineView, el, notUpdated, plainFigure } from './kit.js';
 
 // The positions swapped in for the model's own: the core's table's rows with the GPT-2 swap bit
@@ -27,16 +27,16 @@ const POSITION_LABELS = { learned: 'learned (as trained)', none: 'NoPE (none)' }
 const POSITION_OPTIONS = GPT2_POSITIONS.map((m) => [m, POSITION_LABELS[m] ?? METHOD_INFO[m].label]);
 
 const SPECS = [
-  { key: 'gpt.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
-  { key: 'gpt.position', label: 'positions', kind: 'select', options: POSITION_OPTIONS },
+  { key: 'lm.text', label: 'text (split into GPT-2 BPE tokens)', kind: 'text' },
+  { key: 'lm.position', label: 'positions', kind: 'select', options: POSITION_OPTIONS },
   {
-    key: 'gpt.init',
+    key: 'lm.init',
     label: 'random-init shape (when no file is loaded)',
     kind: 'select',
     options: Object.entries(RANDOM_SHAPES).map(([k, v]) => [k, v.label]),
   },
-  { key: 'gpt.layer', label: 'layer shown', kind: 'number' },
-  { key: 'gpt.head', label: 'head shown', kind: 'number' },
+  { key: 'lm.layer', label: 'layer shown', kind: 'number' },
+  { key: 'lm.head', label: 'head shown', kind: 'number' },
 ];
 
 const TEX = String.raw`x_0 = W_{te}[t] + W_{pe}[\text{pos}],\quad h_\ell = x_\ell + \operatorname{Attn}(\operatorname{LN}_1(x_\ell)),\quad x_{\ell+1} = h_\ell + \operatorname{MLP}(\operatorname{LN}_2(h_\ell)),\quad \text{logits} = \operatorname{LN}_f(x_N)\, W_{te}^{\top}`;
@@ -68,31 +68,31 @@ function painted(m, labels) {
   };
 }
 
-export default defineView('gpt2', {
+export default defineView('lm', {
   controls: SPECS,
-  job: 'gpt2', // on the language-model module (GPT2_JOBS), so not the registry's
+  job: 'lm', // on the language-model module (LM_JOBS), so not the registry's
   build(shell, { store, compute }) {
     createIntro(shell, { title: null, tex: TEX, note: NOTE });
 
     // --- Weights: the hub's models, a file input, progress, memory (not part of the URL state) ---
-    const hubBox = el('div', 'gpt2-hub');
+    const hubBox = el('div', 'lm-hub');
     shell.panel.append(hubBox);
-    const weights = el('div', 'control control-file gpt2-weights');
+    const weights = el('div', 'control control-file lm-weights');
     const fileLabel = el(
       'label',
       '',
       'or a local checkpoint: model.safetensors, optionally with its config.json (GPT-NeoX, Llama, Mistral, Qwen, Gemma 3: with config.json and tokenizer.json)',
     );
-    fileLabel.htmlFor = 'c-gpt2-file';
+    fileLabel.htmlFor = 'c-lm-file';
     const fileInput = el('input');
     fileInput.type = 'file';
-    fileInput.id = 'c-gpt2-file';
+    fileInput.id = 'c-lm-file';
     fileInput.multiple = true;
     fileInput.accept = '.safetensors,.json,application/json';
-    fileInput.setAttribute('aria-describedby', 'c-gpt2-file-error');
+    fileInput.setAttribute('aria-describedby', 'c-lm-file-error');
     const inputs = el('div', 'inputs');
     inputs.append(fileInput);
-    const { bar: progress, text: progressText } = progressBar('gpt2-progress', 'checkpoint read so far');
+    const { bar: progress, text: progressText } = progressBar('lm-progress', 'checkpoint read so far');
     const buttons = el('div', 'inputs');
     const cancel = el('button', 'export', 'cancel');
     cancel.type = 'button';
@@ -102,18 +102,18 @@ export default defineView('gpt2', {
     useRandom.hidden = true;
     buttons.append(cancel, useRandom);
     const fileError = el('span', 'control-error');
-    fileError.id = 'c-gpt2-file-error';
+    fileError.id = 'c-lm-file-error';
     fileError.setAttribute('role', 'status');
     const fileHint = el(
       'p',
-      'gpt2-hint',
+      'lm-hint',
       `Read in the worker in ${CHUNK_BYTES >> 20} MB pieces, never uploaded anywhere. A loaded file is not part of the link: ` +
         'a shared link opens with random weights. Without config.json a GPT-2 shape is read from the tensor names and shapes (n_head = E/64); ' +
         'a GPT-NeoX (Pythia) or Llama-family (Llama, SmolLM2, Mistral, Qwen2/2.5, Qwen3, Gemma 3) checkpoint needs its config.json and tokenizer.json. ' +
         'A checkpoint in shards: pick its model.safetensors.index.json and every shard it names. ' +
         'Gemma 3 has no button above: its Hub repositories are gated behind a user token, which this page does not handle, so it runs from files you downloaded.',
     );
-    const memory = el('p', 'gpt2-hint gpt2-memory', MEMORY);
+    const memory = el('p', 'lm-hint lm-memory', MEMORY);
     weights.append(fileLabel, inputs, progress, progressText, buttons, fileError, fileHint, memory);
     shell.panel.append(weights);
     const setFileError = (text) => {
@@ -122,33 +122,33 @@ export default defineView('gpt2', {
     };
 
     // --- Plots --------------------------------------------------------------------------------
-    const modelBox = el('div', 'gpt2-model');
-    const modelLabel = el('p', 'gpt2-model-label');
-    const modelDetail = el('p', 'gpt2-model-detail');
+    const modelBox = el('div', 'lm-model');
+    const modelLabel = el('p', 'lm-model-label');
+    const modelDetail = el('p', 'lm-model-detail');
     modelBox.append(modelLabel, modelDetail);
-    const positionNote = el('p', 'gpt2-position-note');
+    const positionNote = el('p', 'lm-position-note');
     positionNote.setAttribute('role', 'note');
-    const busy = el('p', 'gpt2-busy');
+    const busy = el('p', 'lm-busy');
     busy.setAttribute('role', 'status');
 
-    const { fig: tokensFig, title: tokensTitle } = plainFigure('gpt2-tokens');
+    const { fig: tokensFig, title: tokensTitle } = plainFigure('lm-tokens');
     tokensTitle.textContent = 'Tokens';
-    const chips = el('div', 'gpt2-chips');
+    const chips = el('div', 'lm-chips');
     tokensFig.append(chips);
 
-    const tables = el('div', 'grid-2 gpt2-tables');
-    const topBox = el('div', 'fig gpt2-top');
-    const configBox = el('div', 'fig gpt2-config-box');
+    const tables = el('div', 'grid-2 lm-tables');
+    const topBox = el('div', 'fig lm-top');
+    const configBox = el('div', 'fig lm-config-box');
     tables.append(topBox, configBox);
 
     shell.plots.append(modelBox, positionNote, busy, tokensFig);
     const grid = createHeadGrid(shell.plots, {
-      onPick: (layer, head) => store.set({ 'gpt.layer': layer, 'gpt.head': head }, { source: 'control' }),
+      onPick: (layer, head) => store.set({ 'lm.layer': layer, 'lm.head': head }, { source: 'control' }),
     });
     const full = createHeatmap(shell.plots, { title: 'Layer 0 · head 0', xTitle: 'key', yTitle: 'query', height: 460 });
-    full.figure.el.classList.add('gpt2-full');
+    full.figure.el.classList.add('lm-full');
     const headsTitle = el('h3', '', 'One layer, every head');
-    const headGrid = el('div', 'grid-4 gpt2-heads');
+    const headGrid = el('div', 'grid-4 lm-heads');
     shell.plots.append(headsTitle, headGrid, tables);
     const diagram = createDiagram(shell.plots);
 
@@ -164,7 +164,7 @@ export default defineView('gpt2', {
           height: 200,
           compact: true,
         });
-        hm.figure.canvas.addEventListener('click', () => store.set({ 'gpt.head': h }, { source: 'control' }));
+        hm.figure.canvas.addEventListener('click', () => store.set({ 'lm.head': h }, { source: 'control' }));
         return hm;
       });
     };
@@ -200,11 +200,11 @@ export default defineView('gpt2', {
       const { layers: N, heads: H } = last;
       let { layer, head } = p;
       if (layer >= N) {
-        shell.controls.setError('gpt.layer', `this model has ${N} layers (0…${N - 1}); showing layer ${N - 1}`);
+        shell.controls.setError('lm.layer', `this model has ${N} layers (0…${N - 1}); showing layer ${N - 1}`);
         layer = N - 1;
       }
       if (head >= H) {
-        shell.controls.setError('gpt.head', `this model has ${H} heads (0…${H - 1}); showing head ${H - 1}`);
+        shell.controls.setError('lm.head', `this model has ${H} heads (0…${H - 1}); showing head ${H - 1}`);
         head = H - 1;
       }
       const labels = last.labels;
@@ -222,7 +222,7 @@ export default defineView('gpt2', {
     // GPT-2's position-method swap does not apply to GPT-NeoX: shown disabled, with the reason.
     function showPositionSwap(arch) {
       const why = arch.positionSwap;
-      const positionSelect = shell.panel.querySelector('#c-gpt-position');
+      const positionSelect = shell.panel.querySelector('#c-lm-position');
       if (!positionSelect) return;
       positionSelect.disabled = Boolean(why);
       positionSelect.title = why ?? '';
@@ -282,11 +282,11 @@ export default defineView('gpt2', {
         progressText.textContent = `${checkpoint.name}: ${formatBytes(x.received)} of ${formatBytes(x.expected)}`;
       };
       try {
-        const r = await compute.request(`${shell.prefix}-load`, 'gpt2Load', picked, { onProgress: onLoadProgress });
+        const r = await compute.request(`${shell.prefix}-load`, 'lmLoad', picked, { onProgress: onLoadProgress });
         source = { kind: 'file', key: r.model.key, name: r.model.name };
         loadedLabel = null;
         progressText.textContent = `${r.model.name}: loaded in ${(r.loadMs / 1000).toFixed(1)} s`;
-        markDrawn('gpt-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
+        markDrawn('lm-load', { loadMs: r.loadMs, bytes: r.model.fileBytes });
         await shell.refresh();
       } catch (e) {
         setFileError(e.message);
@@ -300,7 +300,7 @@ export default defineView('gpt2', {
         fileInput.value = ''; // picking the same file again is a new change
       }
     });
-    const cancelLoad = () => compute.request(`${shell.prefix}-cancel`, 'gpt2Cancel', {});
+    const cancelLoad = () => compute.request(`${shell.prefix}-cancel`, 'lmCancel', {});
     cancel.addEventListener('click', cancelLoad);
     useRandom.addEventListener('click', () => {
       source = { kind: 'random' };

@@ -1,7 +1,7 @@
 // The structure diagram: every step of the model's forward pass with the shape of its tensor,
 // in symbols and in the numbers of the model on screen and the current T (its architecture's
-// `structure`: gpt2/shapes.js, gpt2/rope-steps.js), and, for GPT-2, what seed 003 gets wrong.
-import { shapeText } from '../gpt2/shapes.js';
+// `structure`: lm/shapes.js, lm/rope-steps.js), and, for GPT-2, what seed 003 gets wrong.
+import { shapeText } from '../lm/shapes.js';
 import { el, plainFigure } from './kit.js';
 
 // Seed 003 (a chat answer with PyTorch code) against the released model.
@@ -18,10 +18,10 @@ const SEED_003 = [
 
 /** @param {HTMLElement} parent */
 export function createDiagram(parent) {
-  const { fig, title } = plainFigure('gpt2-diagram');
-  const list = el('ol', 'gpt2-steps');
+  const { fig, title } = plainFigure('lm-diagram');
+  const list = el('ol', 'lm-steps');
   const legend = el('p', 'fig-note');
-  const seed = el('details', 'gpt2-seed');
+  const seed = el('details', 'lm-seed');
   const summary = el('summary', undefined, 'Where seed 003’s GPT-2 is wrong (it is drawn correctly here)');
   const wrong = el('ul');
   for (const line of SEED_003) {
@@ -33,7 +33,7 @@ export function createDiagram(parent) {
   parent.append(fig);
 
   const stepItem = (s, values) => {
-    const li = el('li', 'gpt2-step');
+    const li = el('li', 'lm-step');
     li.dataset.step = s.id;
     const label = el('span', 'step-label', s.label);
     const shape = el('span', 'step-shape');
@@ -59,7 +59,7 @@ export function createDiagram(parent) {
     figure: fig,
     /**
      * @param {{ steps: object[], values: object, legend: string, seed003: boolean }} structure
-     *   the architecture's (gpt2/architectures.js `structure`)
+     *   the architecture's (lm/architectures.js `structure`)
      * @param {number} T tokens
      */
     update({ steps, values, legend: text, seed003 }, T) {
@@ -70,7 +70,7 @@ export function createDiagram(parent) {
       let block = null;
       for (const s of steps) {
         if (s.block && !block) {
-          const li = el('li', 'gpt2-block');
+          const li = el('li', 'lm-block');
           const head = el('span', 'block-title', `× ${values.N} layers (0 … ${values.N - 1}), each:`);
           block = el('ol');
           li.append(head, block);

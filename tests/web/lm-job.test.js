@@ -1,10 +1,10 @@
-// The GPT-2 worker job on a stand-in core (the real one is checked by tests/wasm and the
+// The language-model worker job on a stand-in core (the real one is checked by tests/wasm and the
 // Chromium e2e): one model kept between passes and deleted when replaced, a map per layer ×
 // head, the top 10 decoded, inputs the model cannot read refused with a message.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { countFromShapes, RANDOM_SHAPES } from '../../web/src/gpt2/shapes.js';
+import { countFromShapes, RANDOM_SHAPES } from '../../web/src/lm/shapes.js';
 import { settingOfField, viewNamed } from '../../web/src/state/registry.js';
-import { checkTokens, gpt2, gpt2Free, gpt2Load } from '../../web/src/worker/jobs/gpt2.js';
+import { checkTokens, lm, lmFree, lmLoad } from '../../web/src/worker/jobs/lm.js';
 import { TINY_NEOX_CONFIG, tinyTokenizerJson } from '../helpers/tiny-models.js';
 
 const SMALL = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12, layer_norm_epsilon: 1e-5 };
@@ -91,14 +91,14 @@ const file = (bytes, name) => new File([new Uint8Array(bytes)], name);
 
 let lab;
 beforeEach(async () => {
-  await gpt2Free(); // the job's model outlives a call by design: start each test without one
+  await lmFree(); // the job's model outlives a call by design: start each test without one
   lab = fakeLab();
 });
 
-describe('GPT-2 job', () => {
-  it('Gpt2Job.MapsForEveryLayerAndHeadAndTheTopTenDecoded', async () => {
+describe('Language-model job', () => {
+  it('LmJob.MapsForEveryLayerAndHeadAndTheTopTenDecoded', async () => {
     const progress = [];
-    const r = await gpt2(
+    const r = await lm(
       lab,
       { text: 'Hello world', position: 'learned', source: { kind: 'random', shape: 'mini' } },
       { progress: (x) => progress.push(x) },
@@ -118,26 +118,26 @@ describe('GPT-2 job', () => {
     expect(lab.log.forwards[0].opts).toEqual({ position: 'learned', topK: 10, trace: true });
   });
 
-  it('Gpt2Job.ModelStaysBetweenPassesAndIsDeletedWhenReplaced', async () => {
+  it('LmJob.ModelStaysBetweenPassesAndIsDeletedWhenReplaced', async () => {
     const p = { text: 'a b c', position: 'rope', source: { kind: 'random', shape: 'mini' } };
-    await gpt2(lab, p);
-    await gpt2(lab, { ...p, text: 'd e', position: 'alibi' });
+    await lm(lab, p);
+    await lm(lab, { ...p, text: 'd e', position: 'alibi' });
     expect(lab.log.random).toHaveLength(1); // created once
     expect(lab.log.forwards.map((f) => f.opts.position)).toEqual(['rope', 'alibi']);
     const first = lab.log.forwards[0].model;
-    const r = await gpt2(lab, { ...p, source: { kind: 'random', shape: 'small' } });
+    const r = await lm(lab, { ...p, source: { kind: 'random', shape: 'small' } });
     expect(first.deleted).toBe(true);
     expect(lab.log.random[1]).toEqual({ preset: 'small', seed: 0 });
     expect([r.layers, r.heads]).toEqual([12, 12]);
     expect(Object.keys(r.heatmaps)).toHaveLength(144);
   });
 
-  it('Gpt2Job.LoadedCheckpointReplacesTheRandomModel', async () => {
-    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+  it('LmJob.LoadedCheckpointReplacesTheRandomModel', async () => {
+    await lm(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
     const random = lab.log.forwards[0].model;
     const progress = [];
     const tiny = { vocab_size: 50257, n_positions: 64, n_embd: 32, n_layer: 2, n_head: 4 };
-    const loaded = await gpt2Load(
+    const loaded = await lmLoad(
       lab,
       { model: file(2 + 8 + 100, 'model.safetensors'), config: new File([JSON.stringify(tiny)], 'config.json') },
       { progress: (x) => progress.push(x) },
@@ -150,7 +150,7 @@ describe('GPT-2 job', () => {
       dtype: 'F16',
     });
     expect(progress.at(-1)).toEqual({ phase: 'load', received: 100, expected: 100 });
-    const r = await gpt2(lab, {
+    const r = await lm(lab, {
       text: 'Hello world',
       position: 'learned',
       source: { kind: 'file', key: loaded.model.key },
@@ -159,24 +159,24 @@ describe('GPT-2 job', () => {
     expect(r.model.key).toBe(loaded.model.key);
     // Going back to random weights frees the checkpoint.
     const fileModel = lab.log.forwards.at(-1).model;
-    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    await lm(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
     expect(fileModel.deleted).toBe(true);
     await expect(
-      gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } }),
+      lm(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } }),
     ).rejects.toThrow(/no longer in memory/);
   });
 
-  it('Gpt2Job.NeoxRunsWithItsTokenizerJsonAndItsOwnRows', async () => {
+  it('LmJob.NeoxRunsWithItsTokenizerJsonAndItsOwnRows', async () => {
     const neoxFiles = (tokenizer = JSON.stringify(tinyTokenizerJson())) => ({
       model: file(2 + 8 + 40, 'model.safetensors'),
       config: new File([JSON.stringify(TINY_NEOX_CONFIG)], 'config.json'),
       tokenizer: tokenizer === null ? null : new File([tokenizer], 'tokenizer.json'),
     });
-    const loaded = await gpt2Load(lab, neoxFiles());
+    const loaded = await lmLoad(lab, neoxFiles());
     expect(lab.log.loaders).toBe(0); // config.json's model_type chose GPT-NeoX's loader
     expect(lab.log.neoxLoaders).toEqual([TINY_NEOX_CONFIG]);
     expect(loaded.model).toMatchObject({ architecture: 'gpt_neox', tokenizerName: 'tokenizer.json', dtype: 'F16' });
-    const r = await gpt2(lab, {
+    const r = await lm(lab, {
       text: 'the cat sat',
       position: 'alibi',
       source: { kind: 'file', key: loaded.model.key },
@@ -190,18 +190,18 @@ describe('GPT-2 job', () => {
     expect(r.top.pieces[0]).toBe('at'); // top ids decoded by the model's own vocabulary (262: 'at')
     // Without its tokenizer.json or config.json a NeoX checkpoint is refused before any read.
     const before = lab.log.neoxLoaders.length;
-    await expect(gpt2Load(lab, neoxFiles(null))).rejects.toThrow(
+    await expect(lmLoad(lab, neoxFiles(null))).rejects.toThrow(
       /^model\.safetensors is a GPT-NeoX checkpoint: pick its tokenizer\.json with it/,
     );
-    await expect(gpt2Load(lab, neoxFiles('{"model": 3}'))).rejects.toThrow(
+    await expect(lmLoad(lab, neoxFiles('{"model": 3}'))).rejects.toThrow(
       /^tokenizer\.json: expected a tokenizer\.json object/,
     );
     expect(lab.log.neoxLoaders).toHaveLength(before);
     // The model on show stayed; when it is gone the page's own way back is named.
-    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } });
-    await gpt2Free();
+    await lm(lab, { text: 'x', position: 'learned', source: { kind: 'file', key: loaded.model.key } });
+    await lmFree();
     await expect(
-      gpt2(lab, {
+      lm(lab, {
         text: 'x',
         position: 'learned',
         source: { kind: 'file', key: loaded.model.key, again: 'click “Load Pythia-70m” again' },
@@ -209,18 +209,18 @@ describe('GPT-2 job', () => {
     ).rejects.toThrow(/^the loaded model is no longer in memory: click “Load Pythia-70m” again$/);
   });
 
-  it('Gpt2Job.FailedLoadKeepsTheModelInUse', async () => {
-    await gpt2(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+  it('LmJob.FailedLoadKeepsTheModelInUse', async () => {
+    await lm(lab, { text: 'x', position: 'learned', source: { kind: 'random', shape: 'mini' } });
     await expect(
-      gpt2Load(lab, { model: file(20, 'model.safetensors'), config: new File(['{oops'], 'config.json') }),
+      lmLoad(lab, { model: file(20, 'model.safetensors'), config: new File(['{oops'], 'config.json') }),
     ).rejects.toThrow(/config\.json: not valid JSON/);
     const before = lab.log.random.length;
-    await gpt2(lab, { text: 'y', position: 'learned', source: { kind: 'random', shape: 'mini' } });
+    await lm(lab, { text: 'y', position: 'learned', source: { kind: 'random', shape: 'mini' } });
     expect(lab.log.random).toHaveLength(before); // the same model served the next pass
     expect(lab.log.deleted).toHaveLength(0);
   });
 
-  it('Gpt2Job.RefusesWhatTheModelCannotRead', async () => {
+  it('LmJob.RefusesWhatTheModelCannotRead', async () => {
     const tiny = { vocab_size: 1000, n_positions: 4 };
     expect(() => checkTokens([], [], tiny)).toThrow(/no tokens/);
     expect(() => checkTokens([1, 2, 3, 4, 5], [], tiny)).toThrow(
@@ -231,28 +231,28 @@ describe('GPT-2 job', () => {
       /token 1 “ world” has id 2000, outside this checkpoint's vocabulary of 1000 tokens/,
     );
     expect(() => checkTokens(new Array(300).fill(1), [], SMALL)).toThrow(/at most 256 tokens/);
-    await expect(
-      gpt2(lab, { text: '', position: 'learned', source: { kind: 'random', shape: 'mini' } }),
-    ).rejects.toThrow(/no tokens/);
+    await expect(lm(lab, { text: '', position: 'learned', source: { kind: 'random', shape: 'mini' } })).rejects.toThrow(
+      /no tokens/,
+    );
   });
 
   // The Models view shows an error beside the control its field names (registry: fields):
   // every refusal of the job carries one, and no message is read to route it.
-  it('Gpt2Job.EveryRefusalNamesTheFieldTheModelsViewRoutes', async () => {
-    const view = viewNamed('gpt2');
+  it('LmJob.EveryRefusalNamesTheFieldTheModelsViewRoutes', async () => {
+    const view = viewNamed('lm');
     const random = (shape = 'mini') => ({ kind: 'random', shape });
     const fieldOf = (p) =>
-      gpt2(lab, { position: 'learned', source: random(), ...p }).then(
+      lm(lab, { position: 'learned', source: random(), ...p }).then(
         () => 'no error',
         (e) => [e.field, settingOfField(view, e.field, {})],
       );
-    expect(await fieldOf({ text: '' })).toEqual(['tokens', 'gpt.text']);
+    expect(await fieldOf({ text: '' })).toEqual(['tokens', 'lm.text']);
     // GPT-NeoX's limit names n_positions' twin, max_position_embeddings: still the text.
     const tooLong = { vocab_size: 1000, max_position_embeddings: 4 };
     expect(() => checkTokens([1, 2, 3, 4, 5], [], tooLong)).toThrow(
       expect.objectContaining({ field: 'tokens', message: expect.stringMatching(/max_position_embeddings/) }),
     );
-    expect(await fieldOf({ text: 'a', source: random('huge') })).toEqual(['shape', 'gpt.init']);
+    expect(await fieldOf({ text: 'a', source: random('huge') })).toEqual(['shape', 'lm.init']);
     const gone = { kind: 'file', key: 'file:999', again: 'pick it again' };
     expect(await fieldOf({ text: 'a', source: gone })).toEqual(['source', null]); // beside the file input
     // The core's own fields, as its JS API names them: a message that speaks of a position
@@ -265,17 +265,17 @@ describe('GPT-2 job', () => {
       lab.gpt2Random = () => model;
     };
     for (const [message, field, setting] of [
-      ['token 7 at position 2 is outside the vocabulary [0, 5)', 'tokens', 'gpt.text'],
-      ["unknown position method 't5' (expected learned, …)", 'position', 'gpt.position'],
-      ['the trace of 9000 tokens is too large: trace a shorter sequence', 'trace', 'gpt.text'],
+      ['token 7 at position 2 is outside the vocabulary [0, 5)', 'tokens', 'lm.text'],
+      ["unknown position method 't5' (expected learned, …)", 'position', 'lm.position'],
+      ['the trace of 9000 tokens is too large: trace a shorter sequence', 'trace', 'lm.text'],
     ]) {
-      await gpt2Free();
+      await lmFree();
       coreError(message, field);
       expect(await fieldOf({ text: 'b' }), message).toEqual([field, setting]);
     }
   });
 
-  it('Gpt2Job.PassesRunOneAfterAnother', async () => {
+  it('LmJob.PassesRunOneAfterAnother', async () => {
     const order = [];
     const slow = { ...fakeLab() };
     const base = slow.gpt2Random;
@@ -283,10 +283,10 @@ describe('GPT-2 job', () => {
       order.push('create');
       return base(o);
     };
-    const a = gpt2(slow, { text: 'a', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
+    const a = lm(slow, { text: 'a', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
       order.push('a'),
     );
-    const b = gpt2(slow, { text: 'b', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
+    const b = lm(slow, { text: 'b', position: 'learned', source: { kind: 'random', shape: 'mini' } }).then(() =>
       order.push('b'),
     );
     await Promise.all([a, b]);

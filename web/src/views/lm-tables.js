@@ -1,16 +1,16 @@
 // The Models view's text panels: token chips, the next-token table and the config table
 // (GPT-2's with parameter counts per component; GPT-NeoX's keys with its total). Everything
 // goes in through textContent.
-import { architecture, parameterTotal } from '../gpt2/architectures.js';
-import { formatCount, topRows, visibleToken } from '../gpt2/format.js';
-import { parameterRows, shapeText } from '../gpt2/shapes.js';
+import { architecture, parameterTotal } from '../lm/architectures.js';
+import { formatCount, topRows, visibleToken } from '../lm/format.js';
+import { parameterRows, shapeText } from '../lm/shapes.js';
 import { el } from './kit.js';
 
 /** Token chips: the visible text of each token with its id under it. */
 export function renderChips(box, ids, pieces) {
   box.replaceChildren(
     ...ids.map((id, i) => {
-      const chip = el('span', 'gpt2-chip');
+      const chip = el('span', 'lm-chip');
       chip.title = `position ${i}, id ${id}`;
       chip.append(el('span', 'chip-text', visibleToken(pieces[i])), el('span', 'chip-id', String(id)));
       return chip;
@@ -19,7 +19,7 @@ export function renderChips(box, ids, pieces) {
 }
 
 const table = (caption, head) => {
-  const t = el('table', 'gpt2-table');
+  const t = el('table', 'lm-table');
   t.append(el('caption', '', caption));
   const thead = el('thead');
   const tr = el('tr');
@@ -41,7 +41,7 @@ export function renderTopTable(box, top, lastPiece) {
   const pieces = new Map(top.ids.map((id, i) => [id, top.pieces[i]]));
   for (const r of topRows(top.ids, top.probs, (id) => pieces.get(id))) {
     const tr = el('tr');
-    const bar = el('span', 'gpt2-bar');
+    const bar = el('span', 'lm-bar');
     bar.style.width = `${Math.max(0, Math.min(1, r.probability)) * 100}%`;
     const p = el('td', 'num');
     p.append(el('span', '', r.percent), bar);
@@ -54,7 +54,7 @@ export function renderTopTable(box, top, lastPiece) {
 /** The config (HF keys) and the parameter count of every component (GPT-2) or in all. */
 export function renderConfigTables(box, config, arch = 'gpt2') {
   const c = table('Config', ['key', 'value']);
-  c.t.classList.add('gpt2-config');
+  c.t.classList.add('lm-config');
   const cell = (v) => (typeof v === 'number' && v >= 1 ? formatCount(v) : String(v));
   for (const { key, label, value } of architecture(arch).configRows(config)) {
     const tr = el('tr');
@@ -72,7 +72,7 @@ export function renderConfigTables(box, config, arch = 'gpt2') {
   const values = { V: config.vocab_size, P: config.n_positions, E: config.n_embd };
   Object.assign(values, { '3E': 3 * values.E, '4E': 4 * values.E });
   const p = table('Parameters per component', ['component', 'shapes', 'parameters']);
-  p.t.classList.add('gpt2-params');
+  p.t.classList.add('lm-params');
   for (const r of parameterRows(config)) {
     const tr = el('tr', r.subtotal ? 'subtotal' : r.perBlock ? 'per-block' : '');
     tr.dataset.component = r.name;
