@@ -397,14 +397,15 @@ TEST_F(Cli, AttentionWithHeads) {
 
 // The RoPE inspector: the report's JSON, one line per base on stdout, and its refusals.
 TEST_F(Cli, RopeConfigWritesTheReport) {
-  put("c.json", R"({"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4,
+  put("c.json", R"({"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 8,
     "num_hidden_layers": 2, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
     "sliding_window": 4096, "vocab_size": 32000})");
   const RunResult r = run({"rope-config", "--config", "c.json", "-o", "r.json"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("rope: base 1000000, none x 1, R 16, N 32768"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rope: base 1000000, none x 1, R 8, N 32768"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(read_file(path("r.json")));
-  EXPECT_EQ(j["schemes"][0]["inv_freq"].size(), 8u);
+  EXPECT_EQ(j["kv_heads"], 8);  // MistralConfig's default, as the runtime's
+  EXPECT_EQ(j["schemes"][0]["inv_freq"].size(), 4u);
   EXPECT_EQ(j["schemes"][0]["wavelength"][0], 2 * M_PI);
   EXPECT_EQ(j["layers"][1]["window"], 4096);
   EXPECT_EQ(j["ignored_keys"], nlohmann::json::array({"vocab_size"}));

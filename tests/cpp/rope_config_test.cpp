@@ -202,13 +202,14 @@ TEST(RopeConfig, LongropeShortAndLongFactors) {
 TEST(RopeConfig, NopeLayersAndChunks) {
   // SmolLM3: the list says 1 for RoPE, 0 for NoPE.
   RopeConfigReport r = inspect_rope_config(R"({"model_type": "smollm3", "hidden_size": 32,
-    "num_attention_heads": 2, "num_hidden_layers": 4, "max_position_embeddings": 65536,
-    "rope_theta": 5000000.0, "no_rope_layers": [1, 1, 1, 0]})");
+    "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 4,
+    "max_position_embeddings": 65536, "rope_theta": 5000000.0, "no_rope_layers": [1, 1, 1, 0]})");
   EXPECT_EQ(r.layers[2].scheme, 0);
   EXPECT_EQ(r.layers[3].scheme, -1);
   // Llama 4: an empty list means every 4th layer NoPE; RoPE layers attend in chunks.
   r = inspect_rope_config(R"({"model_type": "llama4", "text_config": {"model_type":
-    "llama4_text", "hidden_size": 32, "num_attention_heads": 2, "num_hidden_layers": 8,
+    "llama4_text", "hidden_size": 32, "num_attention_heads": 2, "num_key_value_heads": 1,
+    "num_hidden_layers": 8,
     "max_position_embeddings": 10485760, "rope_theta": 500000.0, "no_rope_layers": [],
     "attention_chunk_size": 8192}})");
   for (std::size_t i = 0; i < 8; ++i) {
@@ -222,19 +223,21 @@ TEST(RopeConfig, NopeLayersAndChunks) {
 TEST(RopeConfig, FamilyWindowRules) {
   // Qwen2: sliding only with use_sliding_window, from max_window_layers on.
   RopeConfigReport r = inspect_rope_config(R"({"model_type": "qwen2", "hidden_size": 32,
-    "num_attention_heads": 2, "num_hidden_layers": 3, "use_sliding_window": true,
+    "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 3, "use_sliding_window": true,
     "max_window_layers": 2, "sliding_window": 64})");
   EXPECT_EQ(r.layers[1].attention, "full");
   EXPECT_EQ(r.layers[2].attention, "sliding");
   r = inspect_rope_config(R"({"model_type": "qwen2", "hidden_size": 32, "num_attention_heads": 2,
-    "num_hidden_layers": 3, "use_sliding_window": false, "sliding_window": 64})");
+    "num_key_value_heads": 2, "num_hidden_layers": 3, "use_sliding_window": false, "sliding_window": 64})");
   EXPECT_EQ(r.layers[2].attention, "full");
   // Mistral: every layer, 4096 when absent, none when null.
   r = inspect_rope_config(R"({"model_type": "mistral", "hidden_size": 32,
-    "num_attention_heads": 2, "num_hidden_layers": 2})");
+    "num_attention_heads": 8, "num_hidden_layers": 2})");
+  EXPECT_EQ(r.kv_heads, 8) << "MistralConfig's default";
   EXPECT_EQ(r.layers[1].window, 4096);
   r = inspect_rope_config(R"({"model_type": "mistral", "hidden_size": 32,
-    "num_attention_heads": 2, "num_hidden_layers": 2, "sliding_window": null})");
+    "num_attention_heads": 2, "num_key_value_heads": null, "num_hidden_layers": 2,
+    "sliding_window": null})");
   EXPECT_EQ(r.layers[1].attention, "full");
 }
 

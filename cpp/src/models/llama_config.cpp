@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "models/lm_config.hpp"
+#include "models/model_type_reader.hpp"
 #include "poslab/models/llama.hpp"
+#include "poslab/models/model_types.hpp"
 
 namespace poslab {
 
@@ -41,64 +43,21 @@ bool is_qwen(LmArchitecture type) {
   return type == LmArchitecture::kQwen2 || type == LmArchitecture::kQwen3;
 }
 
-// sliding_window: an integer, or null for none (`fallback` when absent).
-long long window_key(const Json& json, long long fallback, const std::string& name) {
-  if (!json.contains("sliding_window")) return fallback;
-  if (json["sliding_window"].is_null()) return 0;
-  const long long w = integer_key(json, "sliding_window", name);
-  require(w > 0, name + ": \"sliding_window\" must be positive or null, got " + std::to_string(w));
-  return w;
-}
-
-// Which layers attend in a window, as transformers' Mistral / Qwen2 / Qwen3 configs say.
-void read_sliding_window(const Json& json, LlamaConfig& c, const std::string& name) {
-  const std::size_t n = std::size_t(std::max(0LL, c.dims.layers));
-  if (c.model_type == LmArchitecture::kMistral) {
-    c.sliding_window = window_key(json, 4096, name);
-    if (c.sliding_window > 0) c.sliding_layers.assign(n, true);
-    return;
+// Which layers attend in a window and its width, by the model type's rules (model_types.cpp);
+// this forward pass computes full and sliding layers.
+void read_sliding_window(ModelTypeReader& reader, LlamaConfig& c, const std::string& name) {
+  LayerPlan plan = reader.layers(std::size_t(std::max(0LL, c.dims.layers)));
+  for (std::size_t i = 0; i < plan.kinds.size(); ++i) {
+    require(plan.kinds[i] == "full_attention" || plan.kinds[i] == "sliding_attention",
+            name + ": \"layer_types\"[" + std::to_string(i) + "] \"" + plan.kinds[i] +
+                "\" is not \"full_attention\" or \"sliding_attention\"");
   }
-  const bool gemma = c.model_type == LmArchitecture::kGemma3;
-  if (!is_qwen(c.model_type) && !gemma) return;
-  // Qwen: sliding_window counts only with use_sliding_window; layer_types, when given, names
-  // each layer's kind, else the layers from max_window_layers on slide. Gemma 3: always, every
-  // layer but each sliding_window_pattern-th (6 by default; "_sliding_window_pattern" as
-  // transformers 5 saves it) unless layer_types says.
-  const long long window = window_key(json, 4096, name);
-  if (!gemma && !flag(json, "use_sliding_window", false, name)) return;
-  std::vector<bool> layers(n);
-  if (gemma) {
-    long long pattern = 6;
-    for (const char* key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
-      if (json.contains(key) && !json[key].is_null()) pattern = integer_key(json, key, name);
-    }
-    require(pattern > 0, name + ": \"sliding_window_pattern\" must be positive");
-    for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)(i + 1) % pattern != 0;
-  } else {
-    long long from = 28;
-    if (json.contains("max_window_layers")) from = integer_key(json, "max_window_layers", name);
-    for (std::size_t i = 0; i < n; ++i) layers[i] = (long long)i >= from;
+  if (plan.window == 0) return;
+  c.sliding_window = plan.window;
+  c.sliding_layers.resize(plan.kinds.size());
+  for (std::size_t i = 0; i < plan.kinds.size(); ++i) {
+    c.sliding_layers[i] = plan.kinds[i] == "sliding_attention";
   }
-  if (json.contains("layer_types") && !json["layer_types"].is_null()) {
-    const Json& types = json["layer_types"];
-    require(
-        types.is_array() && types.size() == n,
-        name + ": \"layer_types\" must list num_hidden_layers " + std::to_string(n) + " entries");
-    for (std::size_t i = 0; i < n; ++i) {
-      require(types[i] == "full_attention" || types[i] == "sliding_attention",
-              name + ": \"layer_types\"[" + std::to_string(i) + "] " + types[i].dump() +
-                  " is not \"full_attention\" or \"sliding_attention\"");
-      layers[i] = types[i] == "sliding_attention";
-    }
-  }
-  const auto first = std::find(layers.begin(), layers.end(), true);
-  if (first == layers.end()) return;
-  // A null window on a layer said to slide: refused, as the RoPE inspector does, rather than
-  // running that layer as a full one.
-  require(window > 0, name + ": layer " + std::to_string(first - layers.begin()) +
-                          " is a sliding layer but \"sliding_window\" is null");
-  c.sliding_window = window;
-  c.sliding_layers = std::move(layers);
 }
 
 // A null or absent key, or one whose value is `allowed`; else refused, saying why.
@@ -111,13 +70,11 @@ void require_absent_or(const Json& json, const char* key, const Json& allowed, c
 // Gemma 3's own keys. Its rope_parameters per layer type (transformers 5) give the sliding
 // layers' base (sliding_attention, unscaled) and the full layers' rotation (full_attention),
 // which the caller reads as any config's: the returned config.json has that one in its place.
-Json read_gemma3(Json json, LlamaConfig& c, const std::string& name) {
+Json read_gemma3(Json json, ModelTypeReader& reader, LlamaConfig& c, const std::string& name) {
   if (json.contains("query_pre_attn_scalar")) {
     c.query_pre_attn_scalar = number_key(json, "query_pre_attn_scalar", name);
   }
-  if (json.contains("rope_local_base_freq")) {
-    c.rope_local_base_freq = number_key(json, "rope_local_base_freq", name);
-  }
+  c.rope_local_base_freq = reader.local_base();
   if (json.contains("hidden_activation")) {
     require(json["hidden_activation"] == "gelu_pytorch_tanh",
             name + ": \"hidden_activation\" " + json["hidden_activation"].dump() +
@@ -161,38 +118,26 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
                        "\"gemma3_text\"");
     c.model_type = parse_lm_architecture(type.get<std::string>());
   }
-  // The member's transformers defaults, which differ from the SmolLM2 preset's.
-  const bool qwen = is_qwen(c.model_type), mistral = c.model_type == LmArchitecture::kMistral;
+  // The member's transformers defaults (model_types.cpp), which differ from the SmolLM2
+  // preset's.
+  const ModelType& row = model_type_row(to_string(c.model_type));
+  ModelTypeReader reader(row, json, name);
   const bool gemma = c.gemma();
-  c.dims.context = qwen ? 32768 : mistral || gemma ? 131072 : 2048;
-  c.rope_theta = gemma ? 1000000.0 : 10000.0;
-  c.rms_norm_eps = 1e-6;
-  c.tie_word_embeddings = gemma;
   lm_config::read_required_dims(json, c.dims, name, what);
+  c.dims.context = reader.context();
   c.intermediate_size = lm_config::required_size(json, "intermediate_size", name, what);
-  // Absent, the member's default; null, one kv head per query head.
-  c.num_key_value_heads = qwen ? 32 : mistral ? 8 : gemma ? 4 : c.dims.heads;
-  if (json.contains("num_key_value_heads")) {
-    c.num_key_value_heads = json["num_key_value_heads"].is_null()
-                                ? c.dims.heads
-                                : integer_key(json, "num_key_value_heads", name);
-  }
-  if (c.model_type == LmArchitecture::kQwen3) c.explicit_head_dim = 128;
-  if (gemma) c.explicit_head_dim = 256;
-  if (json.contains("head_dim") && json["head_dim"].is_null()) c.explicit_head_dim = 0;
-  if (json.contains("head_dim") && !json["head_dim"].is_null()) {
-    c.explicit_head_dim = integer_key(json, "head_dim", name);
-    positive_size(c.explicit_head_dim, "head_dim");
-  }
+  c.num_key_value_heads = reader.kv_heads(c.dims.heads);
+  c.explicit_head_dim = reader.explicit_head_dim();
   if (json.contains("original_max_position_embeddings")) {
     c.original_max_position_embeddings =
         integer_key(json, "original_max_position_embeddings", name);
     require(c.original_max_position_embeddings > 0,
             name + ": \"original_max_position_embeddings\" must be positive");
   }
-  if (json.contains("rope_theta")) c.rope_theta = number_key(json, "rope_theta", name);
-  if (json.contains("rms_norm_eps")) c.rms_norm_eps = number_key(json, "rms_norm_eps", name);
-  c.tie_word_embeddings = flag(json, "tie_word_embeddings", gemma, name);
+  c.rope_theta = reader.rope_theta();
+  c.rms_norm_eps =
+      json.contains("rms_norm_eps") ? number_key(json, "rms_norm_eps", name) : row.sizes.norm_eps;
+  c.tie_word_embeddings = flag(json, "tie_word_embeddings", row.sizes.tie_word_embeddings, name);
   // Mistral and Qwen2 read no attention_bias: their biases are fixed (none; q, k and v).
   if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3 || gemma) {
     c.attention_bias = flag(json, "attention_bias", false, name);
@@ -209,14 +154,14 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
             name + ": \"pretraining_tp\" other than 1 is not supported (got " +
                 json["pretraining_tp"].dump() + ")");
   }
-  const Json rope_json = gemma ? read_gemma3(json, c, name) : json;
+  const Json rope_json = gemma ? read_gemma3(json, reader, c, name) : json;
   const lm_config::RopeParameterKeys rope = lm_config::read_rope_scaling(rope_json, c, name);
   if (rope.theta) c.rope_theta = *rope.theta;
   const double partial = json.contains("partial_rotary_factor")
-                             ? number_key(json, "partial_rotary_factor", name)
-                             : rope.partial_rotary_factor.value_or(1.0);
+                             ? reader.rotary_fraction()
+                             : rope.partial_rotary_factor.value_or(row.rotation.fraction);
   require(partial == 1.0, name + ": \"partial_rotary_factor\" other than 1 is not supported");
-  read_sliding_window(json, c, name);
+  read_sliding_window(reader, c, name);
   lm_config::validate_named(c, name);
   return c;
 }

@@ -11,8 +11,10 @@
 #include <set>
 
 #include "models/lm_config.hpp"
+#include "models/model_type_reader.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/base/format.hpp"
+#include "poslab/models/model_types.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/positions/rope.hpp"
 
@@ -25,31 +27,6 @@ using Json = nlohmann::json;
 constexpr long long kMaxInspectedLayers = 4096;
 constexpr long long kMaxInspectedHeadDim = 65536;
 
-// transformers' config defaults for the keys that shape positions, per model_type. Only keys
-// whose default is stated in the model's configuration class are listed.
-struct TypeDefaults {
-  const char* model_type;
-  double rope_theta;
-  long long max_position_embeddings;
-  long long head_dim;        // 0: hidden_size / num_attention_heads
-  long long sliding_window;  // 0: none by default
-};
-constexpr TypeDefaults kTypeDefaults[] = {
-    {"llama", 10000.0, 2048, 0, 0},
-    {"mistral", 10000.0, 131072, 0, 4096},
-    {"qwen2", 10000.0, 32768, 0, 4096},
-    {"qwen3", 10000.0, 32768, 128, 4096},
-    {"gemma3_text", 1000000.0, 131072, 256, 4096},
-};
-constexpr TypeDefaults kGenericDefaults = {"", 10000.0, 0, 0, 0};
-
-const TypeDefaults& defaults_for(const std::string& model_type) {
-  for (const TypeDefaults& d : kTypeDefaults) {
-    if (model_type == d.model_type) return d;
-  }
-  return kGenericDefaults;
-}
-
 // config.json's keys as the inspector reads them: every key looked at is remembered, so the
 // rest can be listed as ignored.
 class Keys {
@@ -61,17 +38,13 @@ class Keys {
     return json_.contains(key) && !json_[key].is_null();
   }
   const Json& at(const char* key) const { return json_.at(key); }
-  long long integer(const char* key) { return lm_config::integer_key(json_, key, where_); }
-  double number(const char* key) { return lm_config::number_key(json_, key, where_); }
   long long positive(const char* key) {
-    const long long v = integer(key);
+    const long long v = lm_config::integer_key(json_, key, where_);
     require(v > 0, where_ + ": \"" + key + "\" must be positive, got " + std::to_string(v));
     return v;
   }
-  bool flag(const char* key, bool fallback) {
-    read_.insert(key);
-    return lm_config::flag(json_, key, fallback, where_);
-  }
+  // Keys the model type's reading looked at.
+  void mark(const std::vector<std::string>& keys) { read_.insert(keys.begin(), keys.end()); }
   std::vector<std::string> unread(const std::string& prefix) const {
     std::vector<std::string> out;
     for (const auto& [key, value] : json_.items()) {
@@ -263,37 +236,21 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   require(type != "gpt2", where +
                               ": gpt2 learns absolute positions (wpe, n_positions): it has "
                               "no rotation to inspect");
-  const TypeDefaults& d = defaults_for(type);
-  const std::string default_source =
-      type.empty() || &d == &kGenericDefaults ? "a common default" : type + "'s default";
-  auto defaulted = [&](const std::string& key, const std::string& value) {
-    report.notes.push_back("\"" + key + "\" absent: " + value + " (" + default_source + ")");
-  };
+  // The model type's defaults and rules; an unknown type reads as transformers' generic one.
+  const ModelType& row = model_type_row(type);
+  ModelTypeReader reader(row, json, where);
 
-  // GPT-NeoX spells the rotation's keys its own way.
-  const bool neox = type == "gpt_neox";
-  auto size = [&](const char* key, long long fallback) {
-    if (keys.has(key)) return keys.positive(key);
-    require(fallback > 0, where + ": missing \"" + std::string(key) + "\"");
-    defaulted(key, std::to_string(fallback));
-    return fallback;
-  };
-  const bool gemma3 = type == "gemma3_text" || type == "gemma3";
-  const long long hidden = size("hidden_size", gemma3 ? 2304 : 0);
-  report.heads = size("num_attention_heads", gemma3 ? 8 : 0);
-  const long long layers = size("num_hidden_layers", gemma3 ? 26 : 0);
-  report.kv_heads = size("num_key_value_heads", gemma3 ? 4 : report.heads);
+  const long long hidden = reader.size("hidden_size", row.sizes.hidden_size);
+  report.heads = reader.size("num_attention_heads", row.sizes.heads);
+  const long long layers = reader.size("num_hidden_layers", row.sizes.layers);
+  report.kv_heads = reader.kv_heads(report.heads);
+  require(report.kv_heads > 0, where + ": \"num_key_value_heads\" must be positive, got " +
+                                   std::to_string(report.kv_heads));
   require(report.heads % report.kv_heads == 0,
           where + ": num_key_value_heads " + std::to_string(report.kv_heads) +
               " does not divide num_attention_heads " + std::to_string(report.heads));
-  if (keys.has("head_dim")) {
-    report.head_dim = keys.positive("head_dim");
-  } else if (d.head_dim > 0) {
-    report.head_dim = d.head_dim;
-    defaulted("head_dim", std::to_string(d.head_dim));
-  } else {
-    report.head_dim = hidden / report.heads;
-  }
+  report.head_dim = reader.explicit_head_dim();
+  if (report.head_dim == 0) report.head_dim = hidden / report.heads;
   // Caps far above any model's, so a report stays small: per-layer and per-pair lists.
   require(layers <= kMaxInspectedLayers, where + ": num_hidden_layers " + std::to_string(layers) +
                                              " is more than the inspector reads (" +
@@ -301,25 +258,21 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   require(report.head_dim <= kMaxInspectedHeadDim,
           where + ": a head width of " + std::to_string(report.head_dim) +
               " is more than the inspector reads (" + std::to_string(kMaxInspectedHeadDim) + ")");
-  report.max_position_embeddings = size("max_position_embeddings", d.max_position_embeddings);
+  report.max_position_embeddings = reader.context();
+  require(
+      report.max_position_embeddings > 0,
+      where + ": " +
+          (json.contains("max_position_embeddings") ? "\"max_position_embeddings\" must be positive"
+                                                    : "missing \"max_position_embeddings\""));
   const long long top_original = keys.has("original_max_position_embeddings")
                                      ? keys.positive("original_max_position_embeddings")
                                      : 0;
-
-  double partial = 1.0;
-  for (const char* key : {"partial_rotary_factor", "rotary_pct"}) {
-    if (keys.has(key)) partial = keys.number(key);
-  }
-  double theta = d.rope_theta;
-  const char* theta_key = neox ? "rotary_emb_base" : "rope_theta";
-  if (keys.has(theta_key)) {
-    theta = keys.number(theta_key);
-  }
+  double partial = reader.rotary_fraction();
+  double theta = reader.rope_theta();
 
   // rope_scaling (transformers 4) or rope_parameters (5): one object, or one per layer type.
   std::map<std::string, Scaling> by_layer_type;
   Scaling scaling;
-  bool theta_given = json.contains(theta_key) && !json[theta_key].is_null();
   lm_config::rope_scaling_object(json, where);  // refuses the two forms disagreeing
   for (const char* key : {"rope_scaling", "rope_parameters"}) {
     if (!keys.has(key)) continue;
@@ -337,136 +290,61 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
       scaling = read_scaling(s, w, report.ignored_keys, report.notes, prefix + key + ".");
       if (scaling.theta > 0.0) {
         theta = scaling.theta;
-        theta_given = true;
+        reader.overridden(row.rotation.theta_key);
       }
-      if (scaling.partial > 0.0) partial = scaling.partial;
-    }
-  }
-  if (!theta_given) defaulted(theta_key, format_number(theta));
-
-  // Layer kinds: layer_types when given, else each family's rule.
-  const std::size_t n = std::size_t(layers);
-  std::vector<std::string> kinds(n, "full_attention");
-  const long long window = keys.has("sliding_window") ? keys.positive("sliding_window") : 0;
-  const bool window_null = json.contains("sliding_window") && json["sliding_window"].is_null();
-  const long long chunk =
-      keys.has("attention_chunk_size") ? keys.positive("attention_chunk_size") : 0;
-  const bool use_sliding = keys.flag("use_sliding_window", true);
-
-  // NoPE layers: no_rope_layers lists 1 for a RoPE layer and 0 for NoPE (SmolLM3, Llama 4).
-  std::vector<bool> rope(n, true);
-  const bool nope_family = type == "smollm3" || type == "llama4_text" || type == "llama4";
-  if (keys.has("no_rope_layers") && !keys.at("no_rope_layers").empty()) {
-    const Json& list = keys.at("no_rope_layers");
-    require(list.is_array() && list.size() == n,
-            where + ": \"no_rope_layers\" must list num_hidden_layers " + std::to_string(n) +
-                " entries");
-    for (std::size_t i = 0; i < n; ++i) {
-      require(list[i] == 0 || list[i] == 1,
-              where + ": \"no_rope_layers\"[" + std::to_string(i) + "] must be 0 or 1");
-      rope[i] = list[i] == 1;
-    }
-  } else if (nope_family) {
-    long long interval = 4;
-    if (keys.has("no_rope_layer_interval"))
-      interval = keys.positive("no_rope_layer_interval");
-    else
-      defaulted("no_rope_layers", "every " + std::to_string(interval) + "th layer NoPE");
-    for (std::size_t i = 0; i < n; ++i) rope[i] = (long long)(i + 1) % interval != 0;
-  }
-
-  if (keys.has("layer_types")) {
-    const Json& list = keys.at("layer_types");
-    require(
-        list.is_array() && list.size() == n,
-        where + ": \"layer_types\" must list num_hidden_layers " + std::to_string(n) + " entries");
-    for (std::size_t i = 0; i < n; ++i) {
-      require(list[i].is_string(),
-              where + ": \"layer_types\"[" + std::to_string(i) + "] must be a string");
-      kinds[i] = list[i].get<std::string>();
-    }
-  } else if (gemma3) {
-    long long pattern = 6;
-    bool given = false;
-    for (const char* key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
-      if (keys.has(key)) {
-        pattern = keys.positive(key);
-        given = true;
+      if (scaling.partial > 0.0) {
+        partial = scaling.partial;
+        reader.overridden(row.rotation.fraction_key);
       }
     }
-    if (!given) defaulted("sliding_window_pattern", "6");
-    for (std::size_t i = 0; i < n; ++i) {
-      if ((long long)(i + 1) % pattern != 0) kinds[i] = "sliding_attention";
-    }
-  } else if (nope_family && chunk > 0) {
-    for (std::size_t i = 0; i < n; ++i) kinds[i] = rope[i] ? "chunked_attention" : "full_attention";
-  } else if (type == "qwen2" || type == "qwen3") {
-    const long long from = keys.has("max_window_layers") ? keys.integer("max_window_layers") : 28;
-    if (keys.flag("use_sliding_window", false)) {
-      for (std::size_t i = 0; i < n; ++i) {
-        if ((long long)i >= from) kinds[i] = "sliding_attention";
-      }
-    }
-  } else if (use_sliding && !window_null && (window > 0 || d.sliding_window > 0)) {
-    kinds.assign(n, "sliding_attention");
-  }
-  const long long sliding = window > 0 ? window : window_null ? 0 : d.sliding_window;
-  const bool any_sliding =
-      std::find(kinds.begin(), kinds.end(), "sliding_attention") != kinds.end();
-  if (any_sliding && window == 0 && sliding > 0) {
-    defaulted("sliding_window", std::to_string(sliding));
   }
 
-  // Schemes: one per RoPE base. Gemma 3's local layers turn at rope_local_base_freq, unscaled.
+  // Each layer's attention and rotation, by the model type's rules.
+  const LayerPlan plan = reader.layers(std::size_t(layers));
+
+  // Schemes: one per RoPE base. A model type with a local base (Gemma 3) turns its sliding
+  // layers at it, unscaled; rope_parameters per layer type name each kind's own.
   const long long head = report.head_dim;
   const long long maxp = report.max_position_embeddings;
+  const bool two_bases = row.rotation.local_base > 0.0 && by_layer_type.empty();
   auto scheme_for = [&](const std::string& kind) -> int {
-    std::string name = "rope";
+    std::string scheme = "rope";
     double base = theta;
     Scaling s = scaling;
     if (!by_layer_type.empty()) {
       const auto it = by_layer_type.find(kind);
       require(it != by_layer_type.end(),
               where + ": rope_parameters has no entry for layer type \"" + kind + "\"");
-      name = kind;
+      scheme = kind;
       s = it->second;
       if (s.theta > 0.0) base = s.theta;
-    } else if (gemma3) {
-      name = kind == "sliding_attention" ? "local" : "global";
+    } else if (two_bases) {
+      scheme = kind == "sliding_attention" ? "local" : "global";
     }
     for (std::size_t k = 0; k < report.schemes.size(); ++k) {
-      if (report.schemes[k].name == name) return int(k);
+      if (report.schemes[k].name == scheme) return int(k);
     }
-    if (gemma3 && by_layer_type.empty()) {
-      if (name == "local") {
-        base = 10000.0;
-        if (keys.has("rope_local_base_freq"))
-          base = keys.number("rope_local_base_freq");
-        else
-          defaulted("rope_local_base_freq", "10000");
-        s = Scaling{};
-      }
+    if (scheme == "local") {
+      base = reader.local_base();
+      s = Scaling{};
     }
-    report.schemes.push_back(make_scheme(name, base, s, head, partial, maxp, top_original, where));
+    report.schemes.push_back(
+        make_scheme(scheme, base, s, head, partial, maxp, top_original, where));
     return int(report.schemes.size()) - 1;
   };
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < plan.kinds.size(); ++i) {
     RopeLayer layer;
-    const std::string& kind = kinds[i];
+    const std::string& kind = plan.kinds[i];
     if (kind == "sliding_attention") {
       layer.attention = "sliding";
-      layer.window = sliding;
-      require(sliding > 0, where + ": layer " + std::to_string(i) +
-                               " is a sliding layer but \"sliding_window\" is null");
+      layer.window = plan.window;
     } else if (kind == "chunked_attention") {
       layer.attention = "chunked";
-      layer.window = chunk;
-      require(chunk > 0, where + ": layer " + std::to_string(i) +
-                             " is chunked but \"attention_chunk_size\" is absent");
+      layer.window = plan.chunk;
     } else {
       layer.attention = kind == "full_attention" ? "full" : kind;
     }
-    layer.scheme = rope[i] ? scheme_for(kind) : -1;
+    layer.scheme = plan.rope[i] ? scheme_for(kind) : -1;
     if (layer.scheme >= 0) {
       RopeScheme& scheme = report.schemes[std::size_t(layer.scheme)];
       const long long span = layer.window > 0 ? layer.window : scheme.reaches;
@@ -474,12 +352,14 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
     }
     report.layers.push_back(layer);
   }
-  if (type == "gpt_oss") {
-    report.notes.push_back(
-        "gpt_oss: every softmax also has a learned sink logit per head, which "
-        "takes attention mass without a value");
+  const std::string source =
+      &row == &generic_model_type() ? "a common default" : type + "'s default";
+  for (const auto& [key, value] : reader.defaulted()) {
+    report.notes.push_back("\"" + key + "\" absent: " + value + " (" + source + ")");
   }
+  if (*row.note) report.notes.push_back(row.note);
   // The keys no rule read, and with text_config the wrapper's other keys.
+  keys.mark(reader.read());
   for (const std::string& key : keys.unread(prefix)) report.ignored_keys.push_back(key);
   if (nested) {
     for (const auto& [key, value] : root.items()) {
