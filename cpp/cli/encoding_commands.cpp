@@ -1,5 +1,5 @@
 // Subcommands that write a position table: sinusoidal, learned, shaw, t5-buckets, alibi,
-// alibi-slopes.
+// alibi-slopes, kerple.
 #include <cstdint>
 #include <string>
 
@@ -9,6 +9,7 @@
 #include "poslab/positions/alibi.hpp"
 #include "poslab/positions/learned.hpp"
 #include "poslab/positions/relative.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 #include "poslab/positions/sinusoidal.hpp"
 
 namespace poslab::cli {
@@ -117,6 +118,53 @@ void add_alibi(Commands& commands) {
       [](const Args& a) { return alibi_bias(a.heads, a.length, a.length, a.offset); });
 }
 
+// KERPLE (Chi et al. 2022, logarithmic): -r1_h*log(1 + r2_h*|i+offset-j|), (H, Lq, Lk); --len L
+// for a square grid or --qlen and --klen.
+void add_kerple(Commands& commands) {
+  struct Args {
+    long long heads = 0, length = 0, query_length = 0, key_length = 0, offset = 0;
+    double r1 = 0, r2 = 0;
+    std::uint64_t seed = 0;
+  };
+  add_tensor_command<Args>(
+      commands, "kerple", "KERPLE bias -r1_h*log(1 + r2_h*|i+offset-j|), (H, Lq, Lk)",
+      [](CLI::App* cmd, Args& a) {
+        add_size(cmd, "--heads", a.heads, "heads H");
+        CLI::Option* len = cmd->add_option("--len", a.length, "positions L (Lq = Lk = L)")
+                               ->check(integer_at_least(1));
+        CLI::Option* qlen = cmd->add_option("--qlen", a.query_length, "query positions Lq")
+                                ->check(integer_at_least(0))
+                                ->excludes(len);
+        cmd->add_option("--klen", a.key_length, "key positions Lk")
+            ->check(integer_at_least(0))
+            ->excludes(len)
+            ->needs(qlen);
+        qlen->needs(cmd->get_option("--klen"));
+        add_query_offset(cmd, a.offset);
+        cmd->add_option("--r1", a.r1, "every head's r1 > 0 (default: drawn per head from the seed)")
+            ->check(finite_number());
+        cmd->add_option("--r2", a.r2, "every head's r2 > 0 (default: drawn per head from the seed)")
+            ->check(finite_number());
+        add_seed(cmd, a.seed, "random seed of the per-head r1, r2 (U(0, 2), U(0, 1))");
+      },
+      [](const Args& a) {
+        if (a.length == 0 && a.query_length == 0 && a.key_length == 0) {
+          throw UsageError("kerple needs --len L or --qlen Lq --klen Lk");
+        }
+        const char* names[2] = {"--r1", "--r2"};
+        const double given[2] = {a.r1, a.r2};
+        ScoreBias bias = score_bias_defaults(PositionMethod::kKerple);
+        bias.seed = a.seed;
+        for (int k = 0; k < 2; ++k) {
+          if (given[k] < 0) throw UsageError(std::string(names[k]) + " must be positive");
+          bias.options[k] = given[k];
+        }
+        const long long Lq = a.length > 0 ? a.length : a.query_length;
+        const long long Lk = a.length > 0 ? a.length : a.key_length;
+        return score_bias_tensor(bias, a.heads, Lq, Lk, a.offset);
+      });
+}
+
 void add_alibi_slopes(Commands& commands) {
   struct Args {
     long long heads = 0;
@@ -136,6 +184,7 @@ void add_encoding_commands(Commands& commands) {
   add_t5_buckets(commands);
   add_alibi(commands);
   add_alibi_slopes(commands);
+  add_kerple(commands);
 }
 
 }  // namespace poslab::cli

@@ -210,6 +210,7 @@ RopeOptions RopeFlags::resolve() const {
   RopeOptions resolved = options;
   if (!style.empty()) resolved.style = parse_rope_style(style);
   resolved.scaling = parse_rope_scaling(scaling);
+  resolved.keep_fraction = keep_fraction.value_or(resolved.keep_fraction);
   return resolved;
 }
 
@@ -273,6 +274,10 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
   app->add_option("--rotary-fraction", o.rotary_fraction,
                   "rotate the first R = D*F dims, pass the rest through")
       ->capture_default_str()
+      ->check(finite_number());
+  app->add_option("--keep-fraction", flags.keep_fraction,
+                  "p-RoPE: keep the floor(P*R/2) highest frequencies, zero the rest (default: "
+                  "1, or the method's)")
       ->check(finite_number());
   add_rope_scaling_options(app, "", flags.scaling, o, "long-context scaling");
 }

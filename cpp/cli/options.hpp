@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -122,11 +123,13 @@ struct RopeFlags {
   RopeOptions options;
   std::string style;  // "": options.style (neox), or the rope command's method's pairs
   std::string scaling = name_of(kRopeScalingNames, options.scaling);
+  std::optional<double> keep_fraction;  // unset: every pair, or the rope command's method's
 
   RopeOptions resolve() const;
 };
 
-// --base, --rotary-fraction, --scaling and its parameters; --style when `with_style`.
+// --base, --rotary-fraction, --keep-fraction, --scaling and its parameters; --style when
+// `with_style`.
 void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style);
 
 // RoPE's scaling options, each named "--" + prefix + its name: scaling (into `scaling`, checked

@@ -50,6 +50,7 @@ void add_rope(Commands& commands) {
         RopeOptions o = a.rope.resolve();
         if (a.rope.style.empty()) o.style = method.style;
         o.scale_base = a.scale_base.value_or(method.scale_base);
+        o.keep_fraction = a.rope.keep_fraction.value_or(method.keep_fraction);
         return rope_apply(read_input(a.in), o, a.offset,
                           a.key ? RotationSide::kKey : RotationSide::kQuery);
       });

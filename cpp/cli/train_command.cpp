@@ -35,9 +35,10 @@ struct TrainArgs {
   std::string checkpoint_dtype = "f32";
   std::size_t test_len = 0;
   std::size_t seeds = 1;
-  std::optional<std::size_t> steps;   // unset: the task's (train::default_steps)
-  std::optional<std::size_t> batch;   // unset: the task's (train::default_batch)
-  std::optional<double> embed_scale;  // unset: the method's (train::default_embed_scale)
+  std::optional<std::size_t> steps;     // unset: the task's (train::default_steps)
+  std::optional<std::size_t> batch;     // unset: the task's (train::default_batch)
+  std::optional<double> embed_scale;    // unset: the method's (train::default_embed_scale)
+  std::optional<double> keep_fraction;  // unset: p-rope's table default
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -77,6 +78,7 @@ void run_train(TrainArgs& a) {
   c.steps = a.steps.value_or(train::default_steps(c.task));
   c.batch = a.batch.value_or(train::default_batch(c.task));
   c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
+  c.keep_fraction = a.keep_fraction;
   if (!a.eval_positions.empty()) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
                                   "evaluation positions", "evalPositions");
@@ -233,6 +235,9 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--embed-scale", a.embed_scale,
                   "x = s·wte[token] (the tied head is unscaled; default: the method's, " +
                       method_scales() + ")")
+      ->check(finite_number());
+  cmd->add_option("--keep-fraction", a.keep_fraction,
+                  "p-rope: the fraction of RoPE's frequencies kept, the highest (default 0.75)")
       ->check(finite_number());
   cmd->add_option("--eval-positions", a.eval_positions,
                   "index or random (default: random when --randomized-positions is set)")

@@ -73,6 +73,16 @@ val t5_bias_js(Num heads, Num query_length, Num key_length, val options, Num see
   });
 }
 
+// KERPLE (H, Lq, Lk): options { r1, r2 } (0: the seed's per-head values).
+val kerple_js(Num heads, Num query_length, Num key_length, Num offset, val options, Num seed) {
+  return guarded([&] {
+    ScoreBias bias = to_score_bias(PositionMethod::kKerple, options, to_seed(seed));
+    return to_js(
+        score_bias_tensor(bias, to_integer(heads, "heads"), to_integer(query_length, "queryLength"),
+                          to_integer(key_length, "keyLength"), to_integer(offset, "offset")));
+  });
+}
+
 val alibi_slopes_js(Num heads) {
   return guarded([&] { return to_js(alibi_slopes(to_integer(heads, "heads"))); });
 }
@@ -182,7 +192,7 @@ val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
     const val options = to_options(mha_options, "multiHeadAttention",
                                    {"heads", "seed", "mask", "keyPadding", "customMask", "rope",
-                                    "bias", "t5", "t5Seed", "scale"});
+                                    "bias", "t5", "t5Seed", "kerple", "kerpleSeed", "scale"});
     const TensorF input = to_tensor(x, "x");
     require(input.ndim() == 2, "x", "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
@@ -195,9 +205,12 @@ val multi_head_attention_js(val x, val mha_options) {
       o.custom_mask = to_bytes(field(options, "customMask"), "customMask");
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
-    o.bias = parse_position_bias(string_field(options, "bias", "none"));
-    o.t5 = to_t5_options(field(options, "t5"));
-    o.t5_seed = seed_field(options, "t5Seed");
+    // The bias's options sit under its name ({ t5: { numBuckets } }), its seed under
+    // <name>Seed (t5Seed, kerpleSeed).
+    const PositionBias method = parse_position_bias(string_field(options, "bias", "none"));
+    const std::string name = to_string(method);
+    o.bias = to_score_bias(method, field(options, name.c_str()),
+                           seed_field(options, (name + "Seed").c_str()));
     if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
     const MultiHeadWeights w =
         random_multihead_weights(static_cast<long long>(input.dim(1)), seed_field(options, "seed"));
@@ -209,7 +222,7 @@ val multi_head_attention_js(val x, val mha_options) {
                          {"k", to_js(r.k)},
                          {"v", to_js(r.v)},
                          {"heads", to_js(r.heads)}});
-    if (o.bias != PositionBias::kNone) out.set("bias", to_js(r.bias));
+    if (o.bias.method != PositionBias::kNone) out.set("bias", to_js(r.bias));
     return out;
   });
 }
@@ -315,7 +328,7 @@ val defaults_js() {
        {"mask", format_mask(Mask{})},
        {"offset", double(Mask{}.offset)},
        {"heads", double(mha.num_heads)},
-       {"bias", std::string(name_of(kPositionBiasNames, mha.bias))},
+       {"bias", std::string(name_of(kPositionBiasNames, mha.bias.method))},
        {"seed", 0.0},
        {"rope", js_object({{"style", std::string(name_of(kRopeStyleNames, rope.style))},
                            {"scaling", std::string(name_of(kRopeScalingNames, rope.scaling))},
@@ -352,6 +365,7 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("t5Bias", &t5_bias_js);
   function("alibiSlopes", &alibi_slopes_js);
   function("alibi", &alibi_js);
+  function("kerple", &kerple_js);
   function("ropeFrequencies", &rope_frequencies_js);
   function("rope", &rope_js);
   function("ropeDecay", &rope_decay_js);

@@ -191,7 +191,7 @@ RopeOptions to_rope_options(const val& options) {
   const val js = to_options(
       options, "rope",
       {"method", "style", "scaling", "base", "rotaryFraction", "factor", "originalLength",
-       "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow", "scaleBase"});
+       "lowFreqFactor", "highFreqFactor", "betaFast", "betaSlow", "scaleBase", "keepFraction"});
   RopeOptions o;
   if (!field(js, "method").isUndefined()) {
     o = rotation_defaults(string_field(js, "method", ""));
@@ -209,6 +209,7 @@ RopeOptions to_rope_options(const val& options) {
   o.beta_fast = number_field(js, "betaFast", o.beta_fast);
   o.beta_slow = number_field(js, "betaSlow", o.beta_slow);
   o.scale_base = number_field(js, "scaleBase", o.scale_base);
+  o.keep_fraction = number_field(js, "keepFraction", o.keep_fraction);
   return o;
 }
 
@@ -219,6 +220,28 @@ T5BucketOptions to_t5_options(const val& options) {
   o.num_buckets = integer_field(js, "numBuckets", o.num_buckets);
   o.max_distance = integer_field(js, "maxDistance", o.max_distance);
   return o;
+}
+
+ScoreBias to_score_bias(PositionMethod method, const val& js, std::uint64_t seed) {
+  ScoreBias bias = score_bias_defaults(method);
+  bias.seed = seed;
+  if (js.isUndefined()) return bias;
+  const PositionMethodInfo& info = position_method_info(method);
+  require(is_object(js) && !js.isArray(), info.name,
+          std::string(info.name) + " options must be an object (got " + describe(js) + ")");
+  const val keys = val::global("Object").call<val>("keys", js);
+  for (std::size_t i = 0; i < keys["length"].as<std::size_t>(); ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool known = key == "bidirectional";
+    for (std::size_t k = 0; k < info.option_count; ++k)
+      known = known || key == info.options[k].name;
+    require(known, key.c_str(), "unknown option '" + key + "' for " + info.name);
+  }
+  for (std::size_t k = 0; k < info.option_count; ++k) {
+    bias.options[k] = number_field(js, info.options[k].name, bias.options[k]);
+  }
+  bias.bidirectional = bool_field(js, "bidirectional", false);
+  return bias;
 }
 
 void copy_bytes(const val& js, const char* what, std::string& out) {

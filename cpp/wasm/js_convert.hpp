@@ -20,6 +20,7 @@
 #include "poslab/base/tensor.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 
 namespace poslab::wasm {
 
@@ -66,12 +67,17 @@ bool bool_field(const val& object, const char* name, bool fallback);
 std::string string_field(const val& object, const char* name, const std::string& fallback);
 
 // { method, style, base, rotaryFraction, scaling, factor, originalLength, lowFreqFactor,
-//   highFreqFactor, betaFast, betaSlow, scaleBase }, each optional: absent fields keep the
-//   defaults of `method` (a rotation method of the table; the core's RopeOptions without it).
+//   highFreqFactor, betaFast, betaSlow, scaleBase, keepFraction }, each optional: absent fields
+//   keep the defaults of `method` (a rotation method of the table; the core's RopeOptions without
+//   it).
 RopeOptions to_rope_options(const val& js);
 
 // { bidirectional, numBuckets, maxDistance }, each optional.
 T5BucketOptions to_t5_options(const val& js);
+
+// A score-bias method's options object: the row's option names (position_methods.hpp) and
+// bidirectional, each optional; an absent field keeps the row's default.
+ScoreBias to_score_bias(PositionMethod method, const val& js, std::uint64_t seed);
 
 // Results: fresh JS objects { data: Float32Array | Int32Array, shape: number[] } that own a
 // copy of the data, so they survive later calls and heap growth.

@@ -39,11 +39,11 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 }
 
 TrainConfig to_train_config(const val& js) {
-  const val o =
-      to_options(js, "config",
-                 {"task", "position", "randomizedPositions", "trainLen", "testLen",
-                  "coupledPositions", "layers", "width", "heads", "batch", "steps", "lr",
-                  "warmupSteps", "seed", "embedScale", "evalPositions", "evalExamples", "text"});
+  const val o = to_options(
+      js, "config",
+      {"task", "position", "randomizedPositions", "trainLen", "testLen", "coupledPositions",
+       "layers", "width", "heads", "batch", "steps", "lr", "warmupSteps", "seed", "embedScale",
+       "keepFraction", "evalPositions", "evalExamples", "text"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -63,6 +63,9 @@ TrainConfig to_train_config(const val& js) {
   c.warmup_steps = size_field(o, "warmupSteps", c.warmup_steps);
   if (!field(o, "seed").isUndefined()) c.seed = seed_field(o, "seed");
   c.embed_scale = number_field(o, "embedScale", default_embed_scale(c.position));
+  if (!field(o, "keepFraction").isUndefined()) {
+    c.keep_fraction = number_field(o, "keepFraction", 1.0);
+  }
   const std::string eval = string_field(o, "evalPositions", "");
   if (!eval.empty()) {
     c.eval_positions =
@@ -185,7 +188,7 @@ class TrainRun {
       // FIRE: the bias the model added to this example's scores, shaped like the maps.
       const ModelConfig& m = trainer_.model_config();
       if (m.position == PositionMethod::kFire) {
-        o.set("fireBias", to_js(fire_bias(m, trainer_.parameters(), ex.positions))["data"]);
+        o.set("fireBias", to_js(model_score_bias(m, trainer_.parameters(), ex.positions))["data"]);
       }
       return o;
     });

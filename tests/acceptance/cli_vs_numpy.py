@@ -206,6 +206,27 @@ for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
                 check(f"rope {tag} {scaling} {style} offset={offset} fraction={fraction}",
                       np.load(path("xr.npy")), rope_ref(x, inv, attn, style, offset, rot))
 
+# p-RoPE (Barbero et al. 2025): RoPE's own theta_i for i < floor(p*R/2), 0 for the rest.
+for dim, keep in ((16, 0.75), (16, 0.25), (10, 0.5), (16, 0.0), (16, 1.0)):
+    run("rope-freqs", "--dim", dim, "--keep-fraction", keep, "-o", path("pf.npy"))
+    want = 10000.0 ** (-2.0 * np.arange(dim // 2) / dim)
+    want[int(np.floor(keep * (dim // 2))):] = 0.0
+    check(f"p-rope frequencies D={dim} p={keep}", np.load(path("pf.npy")), want)
+save("x.npy", x2)
+for keep in (0.75, 0.25):
+    run("rope", "--method", "p-rope", "--keep-fraction", keep, "--in", path("x.npy"), "--offset", 5,
+        "-o", path("xp.npy"))
+    dim = x2.shape[-1]
+    inv = 10000.0 ** (-2.0 * np.arange(dim // 2) / dim)
+    inv[int(np.floor(keep * (dim // 2))):] = 0.0
+    check(f"rope --method p-rope p={keep}", np.load(path("xp.npy")),
+          rope_ref(x2, inv, 1.0, "neox", 5, dim))
+run("rope", "--method", "p-rope", "--in", path("x.npy"), "-o", path("xp.npy"))
+inv = 10000.0 ** (-2.0 * np.arange(x2.shape[-1] // 2) / x2.shape[-1])
+inv[int(np.floor(0.75 * (x2.shape[-1] // 2))):] = 0.0
+check("rope --method p-rope at the table's default p = 0.75", np.load(path("xp.npy")),
+      rope_ref(x2, inv, 1.0, "neox", 0, x2.shape[-1]))
+
 for x, tag in ((x2, "(L,D)"), (x3, "(H,L,D)")):
     save("x.npy", x)
     for offset, scale_base, base in ((0, 512.0, 10000.0), (1000, 512.0, 10000.0), (3, 16.0, 500.0)):
@@ -221,6 +242,31 @@ for heads in (1, 3, 8, 12):
     i = np.arange(9)
     check(f"alibi {heads} heads", np.load(path("alibi.npy")),
           -m * np.abs(i[:, None] - i[None, :])[None])
+
+# KERPLE (Chi et al. 2022, log): -r1*log(1 + r2*|i + offset - j|) for given r1, r2; without them
+# every head's r1, r2 are the seed's draws (checked positive, and the formula again per head).
+for H, Lq, Lk, offset, r1, r2 in ((1, 9, 9, 0, 1.0, 1.0), (3, 5, 12, 7, 0.3, 2.5),
+                                  (8, 12, 4, -2, 4.0, 0.01), (2, 1, 70, 1000, 1e-3, 1e3)):
+    run("kerple", "--heads", H, "--qlen", Lq, "--klen", Lk, "--offset", offset, "--r1", r1,
+        "--r2", r2, "-o", path("kerple.npy"))
+    d = np.abs((np.arange(Lq) + offset)[:, None] - np.arange(Lk)[None, :]).astype(np.float64)
+    check(f"kerple H={H} {Lq}x{Lk} offset={offset} r1={r1} r2={r2}", np.load(path("kerple.npy")),
+          np.broadcast_to(-r1 * np.log1p(r2 * d), (H, Lq, Lk)))
+run("kerple", "--heads", 4, "--len", 10, "--seed", 3, "-o", path("kerple.npy"))
+got = np.load(path("kerple.npy")).astype(np.float64)
+d = np.abs(np.arange(10)[:, None] - np.arange(10)[None, :]).astype(np.float64)
+for h in range(4):
+    # Two distances fix r1 and r2: b(1) = -r1 log(1 + r2), b(2) = -r1 log(1 + 2 r2).
+    ratio = got[h, 2, 0] / got[h, 1, 0]  # log(1 + 2 r2) / log(1 + r2), decreasing in r2
+    lo, hi = 1e-3, 1e3
+    for _ in range(200):
+        mid = np.sqrt(lo * hi)
+        lo, hi = (mid, hi) if np.log1p(2 * mid) / np.log1p(mid) > ratio else (lo, mid)
+    r2h = lo
+    r1h = -got[h, 1, 0] / np.log1p(r2h)
+    check(f"kerple seeded head {h}: r1 in [0.01, 2], r2 in [0.01, 1]",
+          np.array([0.0099 <= r1h <= 2.0 and 0.0099 <= r2h <= 1.0], dtype=float), np.array([1.0]))
+    check(f"kerple seeded head {h}: the formula at its r1, r2", got[h], -r1h * np.log1p(r2h * d))
 
 for bidirectional in (False, True):
     for qlen, klen, buckets, dist in ((300, 300, 32, 128), (5, 700, 16, 64), (40, 9, 8, 20)):

@@ -198,10 +198,12 @@ def t5_bucket(relative, num_buckets, max_distance):
     return np.where(is_small, n, large)
 
 
-def rope(x, pos, base):
-    """neox pairs (x[i], x[i + d/2]) of every head rotated by pos·base^(-2i/d). x (B, H, T, d)."""
+def rope(x, pos, base, keep=1.0):
+    """neox pairs (x[i], x[i + d/2]) of every head rotated by pos·base^(-2i/d). x (B, H, T, d).
+    p-RoPE (Barbero et al. 2025): only the floor(keep·d/2) highest frequencies kept, the rest 0."""
     d = x.value.shape[-1]
     theta = base ** (-2.0 * np.arange(d // 2) / d)
+    theta[int(np.floor(keep * (d // 2))):] = 0.0
     angle = pos[:, None, :, None] * theta  # (B, 1, T, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
     x1, x2 = slice_last(x, 0, d // 2), slice_last(x, d // 2, d)
@@ -250,6 +252,16 @@ def fire_bias(w, layer, positions):
     return transpose(out, (0, 3, 1, 2))
 
 
+def kerple_bias(w, layer, positions):
+    """KERPLE, log variant (Chi et al. 2022; the authors' ParallelKerpleLog):
+    -r1_h·log(1 + r2_h·|p_i - p_j|) with the layer's learned r1, r2 (H,). Returns (B, H, T, T)."""
+    pos = positions.astype(np.float64)
+    distance = np.abs(pos[:, :, None] - pos[:, None, :])[:, None, :, :]  # (B, 1, T, T)
+    r1 = reshape(w[f"h.{layer}.attn.kerple_r1"], (1, -1, 1, 1))
+    r2 = reshape(w[f"h.{layer}.attn.kerple_r2"], (1, -1, 1, 1))
+    return r1 * log(r2 * distance + 1.0) * -1.0
+
+
 def model_loss(cfg, w, tokens, targets, positions, mask):
     B, T = tokens.shape
     E, H = cfg["n_embd"], cfg["n_head"]
@@ -287,6 +299,9 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
         q, k, v = heads(0), heads(1), heads(2)
         if method == "rope":
             q, k = rope(q, positions, cfg["base"]), rope(k, positions, cfg["base"])
+        if method == "p-rope":
+            keep = cfg["keep_fraction"]
+            q, k = rope(q, positions, cfg["base"], keep), rope(k, positions, cfg["base"], keep)
         if method == "xpos":
             q, k = xpos(q, positions, cfg["base"], False), xpos(k, positions, cfg["base"], True)
         scores = (q @ transpose(k, (0, 1, 3, 2))) * (1 / math.sqrt(d))
@@ -294,6 +309,8 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
             scores = scores + bias
         if method == "fire":
             scores = scores + fire_bias(w, layer, positions)
+        if method == "kerple":
+            scores = scores + kerple_bias(w, layer, positions)
         scores = scores + hidden_mask
         shifted = scores - scores.value.max(axis=-1, keepdims=True)
         e = exp(shifted)
@@ -349,13 +366,16 @@ def expected_shapes(cfg):
             for name, shape in [("c", (1,)), ("threshold_scale", (1,)), ("fc1.weight", (1, 32)),
                                 ("fc1.bias", (32,)), ("fc2.weight", (32, H))]:
                 shapes[f"h.{l}.attn.fire.{name}"] = shape
+        if cfg["position"] == "kerple":
+            shapes[f"h.{l}.attn.kerple_r1"] = (H,)
+            shapes[f"h.{l}.attn.kerple_r2"] = (H,)
     return shapes
 
 
 def loss_and_grads(cfg, weights, tokens, targets, positions, mask):
     w = {name: Var(value.astype(np.float64)) for name, value in weights.items()}
     loss = model_loss(cfg, w, tokens, targets, positions.astype(np.float64)
-                      if cfg["position"] in ("sinusoidal", "rope", "xpos") else positions,
+                      if cfg["position"] in ("sinusoidal", "rope", "p-rope", "xpos") else positions,
                       mask)
     backward(loss)
     return float(loss.value), {name: (v.grad if v.grad is not None else np.zeros_like(v.value))
@@ -367,12 +387,16 @@ def self_test():
     """The autograd against central finite differences on a tiny random model, every method."""
     rng = np.random.default_rng(0)
     failures = 0
-    for method in ["none", "learned", "sinusoidal", "rope", "xpos", "alibi", "t5", "fire"]:
+    for method in ["none", "learned", "sinusoidal", "rope", "p-rope", "xpos", "alibi", "t5",
+                   "kerple", "fire"]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
-                   t5_num_buckets=32, t5_max_distance=128)
+                   t5_num_buckets=32, t5_max_distance=128, keep_fraction=0.5)
         weights = {n: rng.normal(0, 0.4, s) + (1.0 if "ln_" in n and n.endswith("weight") else 0)
                    for n, s in expected_shapes(cfg).items()}
+        for n in weights:  # KERPLE's r1, r2 are kept positive
+            if "kerple" in n:
+                weights[n] = np.abs(weights[n]) + 0.1
         tokens = rng.integers(0, 7, (2, 5))
         targets = rng.integers(0, 7, (2, 5))
         positions = np.sort(rng.choice(40, (2, 5), replace=True), axis=1)
@@ -415,6 +439,13 @@ CASES = [
     # Positions up to 2000: ζ^(±e) reaches e ≈ ±2, so a scale on the wrong side would show.
     ("xpos, randomised", ["--position", "xpos", "--randomized-positions", "2000"]),
     ("fire", ["--position", "fire"]),
+    ("kerple", ["--position", "kerple"]),
+    ("kerple, randomised", ["--position", "kerple", "--randomized-positions", "200"]),
+    ("p-rope", ["--position", "p-rope"]),
+    ("p-rope 0.25, randomised", ["--position", "p-rope", "--keep-fraction", "0.25",
+                                 "--randomized-positions", "64"]),
+    ("p-rope 0, coupled addition", ["--position", "p-rope", "--keep-fraction", "0", "--task",
+                                    "addition", "--coupled-positions", "30"]),
     # Positions up to 2000: past the threshold's 512, so both sides of max(L, i + 1) occur.
     ("fire, randomised", ["--position", "fire", "--randomized-positions", "2000"]),
     ("t5, reverse, 3 heads", ["--position", "t5", "--task", "reverse", "--heads", "3",

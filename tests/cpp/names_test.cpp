@@ -44,9 +44,9 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kSimilarityMetricNames, 2);
   ExpectComplete(poslab::kSinusoidalLayoutNames, 2);
   ExpectComplete(poslab::kPositionKindNames, 6);
-  ExpectComplete(poslab::kPositionBiasNames, 3, false);
+  ExpectComplete(poslab::kPositionBiasNames, 4, false);
   ExpectComplete(poslab::kGpt2PositionNames, 5, false);
-  ExpectComplete(poslab::train::kPositionMethodNames, 8, false);
+  ExpectComplete(poslab::train::kPositionMethodNames, 10, false);
 }
 
 TEST(Names, NoPositionIsNamedNoneEverywhere) {
@@ -73,7 +73,7 @@ TEST(Names, UnknownNameListsTheChoicesAndNamesTheField) {
   ExpectError([] { poslab::parse_mask("future"); },
               "unknown mask 'future' (expected none, causal or window:W)", "mask");
   ExpectError([] { poslab::parse_position_bias("cubic"); },
-              "unknown position bias 'cubic' (expected alibi, t5 or none)", "bias");
+              "unknown position bias 'cubic' (expected alibi, t5, kerple or none)", "bias");
   ExpectError([] { poslab::parse_gpt2_position("cubic"); },
               "unknown GPT-2 position method 'cubic' (expected learned, sinusoidal, rope, alibi or "
               "none)",

@@ -37,6 +37,7 @@ ModelConfig config_for(PositionMethod method) {
   c.n_positions = 32;
   c.position = method;
   c.embed_scale = 2.0;
+  if (method == PositionMethod::kPRope) c.keep_fraction = 0.5;  // one of the two pairs zeroed
   return c;
 }
 
@@ -119,14 +120,19 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
   if (position_method_info(c.position).kind == PositionKind::kRotation) {
     RopeOptions rope = rotation_defaults(c.position);
     rope.base = c.base;
+    rope.keep_fraction = c.keep_fraction;
     options.rope = rope;
   }
-  if (c.position == PositionMethod::kAlibi) options.bias = PositionBias::kAlibi;
-  if (c.position == PositionMethod::kT5) {
-    options.bias = PositionBias::kT5;
-    options.t5 = {false, static_cast<long long>(c.t5_num_buckets),
-                  static_cast<long long>(c.t5_max_distance)};
-    options.t5_seed = kT5Seed;
+  // A score bias of the core takes the trainer's parameters of layer 0.
+  if (c.position != PositionMethod::kNone && supports(c.position, kSupportBias)) {
+    options.bias = score_bias_defaults(c.position);
+    if (c.position == PositionMethod::kT5) {
+      options.bias.options = {double(c.t5_num_buckets), double(c.t5_max_distance)};
+    }
+    for (const std::string& name : score_bias_tensors(c, 0)) {
+      options.bias.parameters.insert(options.bias.parameters.end(), p.at(name),
+                                     p.at(name) + p.find(name).numel);
+    }
   }
   const MultiHeadResult heads = multihead_attention(normed, weights, options);
   if (c.position != PositionMethod::kFire) return heads.weights;
@@ -152,7 +158,7 @@ TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
       for (std::size_t i = 0; i < p.find(key).numel; ++i) v[i] += 0.1f * float(rng.normal());
     }
     if (method == PositionMethod::kT5) {
-      // The core's T5 bias is a seeded (buckets, H) table: the trainer's learned one takes it.
+      // A table far from the trainer's N(0, 0.02) init, so the bias shows in the weights.
       const TensorF table = learned_table(static_cast<long long>(c.t5_num_buckets),
                                           static_cast<long long>(c.n_head), kT5Seed, 1.0);
       std::copy(table.data.begin(), table.data.end(), p.at("rel_bias.weight"));

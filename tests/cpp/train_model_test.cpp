@@ -275,12 +275,12 @@ TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
   }
 }
 
-// fire_bias (what the view draws): zero above the diagonal; bad positions and other models
-// refused.
-TEST(TrainModel, FireBiasIsZeroAboveTheDiagonalAndRefusesOtherModels) {
+// model_score_bias (what the view draws): zero above the diagonal; bad positions and models
+// without a score bias refused.
+TEST(TrainModel, ScoreBiasIsZeroAboveTheDiagonalAndRefusesOtherModels) {
   const ModelConfig c = tiny_config(PositionMethod::kFire);
   const Parameters p = random_parameters(c, 9);
-  const TensorF bias = fire_bias(c, p, {0, 1, 2, 5});
+  const TensorF bias = model_score_bias(c, p, {0, 1, 2, 5});
   ASSERT_EQ(bias.shape, (Shape{c.n_layer, c.n_head, 4, 4}));
   double below = 0;
   for (std::size_t lh = 0; lh < c.n_layer * c.n_head; ++lh) {
@@ -295,10 +295,10 @@ TEST(TrainModel, FireBiasIsZeroAboveTheDiagonalAndRefusesOtherModels) {
     }
   }
   EXPECT_GT(below, 0.0);
-  EXPECT_THROW(fire_bias(c, p, {}), Error);
-  EXPECT_THROW(fire_bias(c, p, {3, 2}), Error);
-  const ModelConfig t5 = tiny_config(PositionMethod::kT5);
-  EXPECT_THROW(fire_bias(t5, Parameters(t5), {0, 1}), Error);
+  EXPECT_THROW(model_score_bias(c, p, {}), Error);
+  EXPECT_THROW(model_score_bias(c, p, {3, 2}), Error);
+  const ModelConfig rope = tiny_config(PositionMethod::kRope);
+  EXPECT_THROW(model_score_bias(rope, Parameters(rope), {0, 1}), Error);
 }
 
 TEST(TrainModel, RefusesTokensAndPositionsOutsideTheModel) {

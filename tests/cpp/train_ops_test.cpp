@@ -12,6 +12,7 @@
 
 #include "poslab/base/random.hpp"
 #include "poslab/positions/formulas.hpp"
+#include "poslab/positions/score_bias.hpp"
 #include "train/ops.hpp"
 
 namespace poslab::train::ops {
@@ -127,14 +128,14 @@ TEST(TrainOps, GeluTanhBackwardInFloatMatchesDouble) {
 class TrainOpsAttention : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
 
 TEST_P(TrainOpsAttention, Backward) {
-  const std::size_t B = 2, L = 5, H = 2, d = std::get<1>(GetParam()), E = H * d, NB = 32;
+  const std::size_t B = 2, L = 5, H = 2, d = std::get<1>(GetParam()), E = H * d;
   AttentionPlan plan;
   plan.batch = B;
   plan.length = L;
   plan.heads = H;
   plan.head_dim = d;
   const std::int32_t pos[B * L] = {0, 3, 4, 9, 30, 1, 2, 6, 7, 8};
-  const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 2 alibi, 3 t5, 5 xpos
+  const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 5 xpos (biases: ScoreBiasTerm)
   const bool xpos = kind == 5;               // gptj pairs, queries and keys scaled apart
   plan.rope = kind == 1 || xpos;
   plan.interleaved = xpos;
@@ -155,34 +156,19 @@ TEST_P(TrainOpsAttention, Backward) {
       }
     }
   }
-  for (std::size_t b = 0; b < B && kind >= 2; ++b) {
-    for (std::size_t i = 0; i < L; ++i) {
-      for (std::size_t j = 0; j < L; ++j) {
-        const int q = pos[b * L + i], k = pos[b * L + j];
-        if (kind == 2) plan.alibi_distance.push_back(std::abs(q - k));
-        if (kind == 3) plan.t5_bucket.push_back(formulas::t5_bucket(k - q, false, NB, 128));
-      }
-    }
-  }
-  if (kind == 2) plan.alibi_slopes = {0.5, 0.25};
-  Vec qkv = random_vec(B * L * 3 * E, 1), rel = random_vec(NB * H, 2);
+  Vec qkv = random_vec(B * L * 3 * E, 1);
   const Vec r = random_vec(B * L * E, 3);
   Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
   auto f = [&] {
     Vec out(B * L * E);
-    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(),
-                      kind == 3 ? rel.data() : nullptr, plan);
+    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan);
     return out;
   };
   f();
-  Vec dqkv(qkv.size()), drel(rel.size(), 0.0), dq(q.size()), dk(k.size()), dv(v.size()), datt(L);
-  attention_backward(dqkv.data(), drel.data(), dq.data(), dk.data(), dv.data(), datt.data(),
-                     r.data(), q.data(), k.data(), v.data(), att.data(), plan);
-  if (kind == 3) {
-    expect_matches_fd({&qkv, &rel}, f, {dqkv, drel}, r);
-  } else {
-    expect_matches_fd({&qkv}, f, {dqkv}, r);
-  }
+  Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L);
+  attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(), q.data(),
+                     k.data(), v.data(), att.data(), plan);
+  expect_matches_fd({&qkv}, f, {dqkv}, r);
   // Causal: weights above the diagonal are zero and each row sums to one.
   for (std::size_t row = 0; row < B * H * L; ++row) {
     double sum = 0;
@@ -197,55 +183,79 @@ TEST_P(TrainOpsAttention, Backward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, TrainOpsAttention,
-                         ::testing::Combine(::testing::Values(0, 1, 2, 3, 5),
+                         ::testing::Combine(::testing::Values(0, 1, 5),
                                             ::testing::Values(std::size_t{4}, std::size_t{16})));
 
-// FIRE's bias on its own: forward against the formula written out, backward against finite
-// differences for every packed parameter. unit = 2.75 puts the threshold L = |s|·2.75 between
-// the positions, so both sides of max(L, p_i + 1) are taken; c and s negative check the
-// absolute values.
-TEST(TrainOps, FireBiasBackward) {
-  const std::size_t B = 2, L = 5, H = 3, K = 4;
-  const double unit = 2.75, eps = 1e-6;
-  const std::int32_t pos[B * L] = {0, 1, 2, 3, 4, 1, 2, 6, 7, 11};
-  Vec fire = random_vec(2 + 2 * K + K * H, 1);
-  fire[0] = -0.3;  // c
-  fire[1] = 1.1;   // s: L = 3.025
-  const Vec r = random_vec(B * H * L * L, 2);
+// Every score-bias term (positions/score_bias.hpp) with parameters: add_gradients against
+// finite differences of Σ r·values over every pair of two sequences' positions (in any order:
+// coupled positions put keys after queries), for every parameter.
+template <class Term>
+void ExpectTermGradientsMatch(Vec parameters, const score_bias::TermShape& shape) {
+  const std::vector<std::int32_t> pos = {0, 3, 4, 9, 30, 1, 2, 6, 7, 2};
+  const std::size_t H = std::size_t(shape.heads), P = pos.size();
+  const Vec r = random_vec(P * P * H, 9);
   auto f = [&] {
-    Vec bias(B * H * L * L, 0.0);
-    fire_forward(bias.data(), fire.data(), pos, B, L, H, K, unit, eps);
-    return bias;
+    Vec out(P * P * H);
+    const Term term(parameters.data(), shape);
+    for (std::size_t i = 0; i < P; ++i)
+      for (std::size_t j = 0; j < P; ++j) term.values(pos[i], pos[j], out.data() + (i * P + j) * H);
+    return out;
   };
-  const Vec bias = f();
-  for (std::size_t b = 0; b < B; ++b) {
-    for (std::size_t i = 0; i < L; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        const double pi = pos[b * L + i], pj = pos[b * L + j];
-        const double norm = std::max(std::abs(fire[1]) * unit, pi + 1);
-        const double u = std::log(0.3 * (pi - pj) + 1) / (std::log(0.3 * norm + 1) + eps);
-        for (std::size_t h = 0; h < H; ++h) {
-          double want = 0;
-          for (std::size_t k = 0; k < K; ++k) {
-            want += std::max(0.0, fire[2 + k] * u + fire[2 + K + k]) * fire[2 + 2 * K + k * H + h];
-          }
-          ASSERT_NEAR(bias[((b * H + h) * L + i) * L + j], want, 1e-12);
-        }
-      }
-    }
-  }
-  Vec dfire(fire.size(), 0.0);
-  fire_backward(dfire.data(), r.data(), fire.data(), pos, B, L, H, K, unit, eps);
-  expect_matches_fd({&fire}, f, {dfire}, r);
-  EXPECT_NE(dfire[1], 0.0);  // some query's normaliser was the threshold
-  // s = −1.1 gives the same L and the opposite gradient.
-  fire[1] = -1.1;
-  Vec flipped(fire.size(), 0.0);
-  fire_backward(flipped.data(), r.data(), fire.data(), pos, B, L, H, K, unit, eps);
-  EXPECT_NEAR(flipped[1], -dfire[1], 1e-12);
+  Vec grad(parameters.size(), 0.0);
+  const Term term(parameters.data(), shape);
+  for (std::size_t i = 0; i < P; ++i)
+    for (std::size_t j = 0; j < P; ++j)
+      term.add_gradients(pos[i], pos[j], r.data() + (i * P + j) * H, grad.data());
+  expect_matches_fd({&parameters}, f, {grad}, r);
+  // value(h) is values()'s entry h.
+  Vec all(H);
+  term.values(pos[3], pos[1], all.data());
+  for (std::size_t h = 0; h < H; ++h) EXPECT_EQ(term.value(int(h), pos[3], pos[1]), all[h]);
 }
 
-// Attention with FIRE's (B, H, T, T) bias added to the scores: the bias gets the scores'
+TEST(TrainOps, ScoreBiasTermGradients) {
+  score_bias::TermShape shape;
+  shape.heads = 3;
+  shape.options[0] = 8;  // T5: 8 buckets up to distance 16
+  shape.options[1] = 16;
+  ExpectTermGradientsMatch<score_bias::T5<double>>(random_vec(8 * 3, 1), shape);
+  Vec kerple = random_vec(6, 2);
+  for (double& x : kerple) x = 0.2 + std::abs(x);
+  ExpectTermGradientsMatch<score_bias::Kerple<double>>(kerple, shape);
+  const std::size_t K = score_bias::kFireHidden;
+  Vec fire = random_vec(2 + 2 * K + K * 3, 3);
+  fire[0] = -0.3;       // c: its absolute value is read
+  fire[1] = 4.5 / 512;  // s: the threshold L = 4.5 lies between the positions
+  ExpectTermGradientsMatch<score_bias::Fire<double>>(fire, shape);
+  ExpectTermGradientsMatch<score_bias::Alibi<double>>({}, shape);
+}
+
+// The terms' values against their formulas written out.
+TEST(TrainOps, ScoreBiasTermValues) {
+  score_bias::TermShape shape;
+  shape.heads = 2;
+  const Vec r = {0.5, 2.0, 0.25, 3.0};  // r1 (2) then r2 (2)
+  const score_bias::Kerple<double> kerple(r.data(), shape);
+  EXPECT_DOUBLE_EQ(kerple.value(1, 9, 2), -2.0 * std::log(1 + 3.0 * 7));
+  EXPECT_DOUBLE_EQ(kerple.value(0, 2, 9), -0.5 * std::log(1 + 0.25 * 7));
+  EXPECT_EQ(kerple.value(0, 4, 4), 0.0);
+  const score_bias::Alibi<double> alibi(nullptr, shape);
+  EXPECT_DOUBLE_EQ(alibi.value(1, 10, 3), -formulas::alibi_slope(1, 2) * 7);
+  const std::size_t K = score_bias::kFireHidden;
+  Vec fire = random_vec(2 + 2 * K + K * 2, 4);
+  fire[0] = 0.3;
+  fire[1] = 1.1;
+  const score_bias::Fire<double> term(fire.data(), shape);
+  const double pi = 9, pj = 2, norm = std::max(1.1 * 512, pi + 1);
+  const double u = std::log(0.3 * (pi - pj) + 1) / (std::log(0.3 * norm + 1) + 1e-6);
+  double want = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    want += std::max(0.0, fire[2 + k] * u + fire[2 + K + k]) * fire[2 + 2 * K + k * 2 + 1];
+  }
+  EXPECT_NEAR(term.value(1, 9, 2), want, 1e-12);
+}
+
+// Attention with a score bias (B, H, T, T) added to the scores: the bias gets the scores'
 // gradient where j ≤ i.
 TEST(TrainOps, AttentionScoreBiasBackward) {
   const std::size_t B = 2, L = 4, H = 2, d = 4, E = H * d;
@@ -259,16 +269,15 @@ TEST(TrainOps, AttentionScoreBiasBackward) {
   Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
   auto f = [&] {
     Vec out(B * L * E);
-    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(),
-                      static_cast<const double*>(nullptr), plan, sb.data());
+    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
+                      sb.data());
     return out;
   };
   f();
   Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L);
   Vec dsb(sb.size(), 0.0);
-  attention_backward(dqkv.data(), static_cast<double*>(nullptr), dq.data(), dk.data(), dv.data(),
-                     datt.data(), r.data(), q.data(), k.data(), v.data(), att.data(), plan,
-                     dsb.data());
+  attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(), q.data(),
+                     k.data(), v.data(), att.data(), plan, dsb.data());
   // Above the diagonal the bias is hidden: its gradient is 0 (dsb keeps its zeros there).
   expect_matches_fd({&qkv, &sb}, f, {dqkv, dsb}, r);
 }

@@ -21,4 +21,5 @@
 #include "poslab/positions/learned.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 #include "poslab/positions/sinusoidal.hpp"

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "poslab/base/random.hpp"
-#include "poslab/positions/alibi.hpp"
 
 namespace poslab {
 
@@ -85,8 +84,8 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   check_projection(weights.wk, weights.bk, D, "k");
   check_projection(weights.wv, weights.bv, D, "v");
   check_projection(weights.wo, weights.bo, D, "o");
-  require(supports(options.bias, kSupportBias), "bias",
-          std::string(to_string(options.bias)) + " is not a position bias (expected " +
+  require(supports(options.bias.method, kSupportBias), "bias",
+          std::string(to_string(options.bias.method)) + " is not a position bias (expected " +
               name_list(kPositionBiasNames) + ")");
   require_finite(x, "x");
 
@@ -101,9 +100,8 @@ MultiHeadResult multihead_attention(const TensorF& x, const MultiHeadWeights& we
   }
   const long long heads = static_cast<long long>(H), length = static_cast<long long>(L);
   const long long offset = options.mask.offset;
-  if (options.bias == PositionBias::kAlibi) r.bias = alibi_bias(heads, length, length, offset);
-  if (options.bias == PositionBias::kT5) {
-    r.bias = t5_bias(heads, length, length, options.t5, options.t5_seed, offset);
+  if (options.bias.method != PositionBias::kNone) {
+    r.bias = score_bias_tensor(options.bias, heads, length, length, offset);
   }
 
   // A custom mask reaches the scores as −∞ in the bias, as a user-supplied mask would.

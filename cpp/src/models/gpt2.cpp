@@ -71,9 +71,15 @@ const char* gpt2_position_note(Gpt2Position position) {
       return "Exploration: wpe is dropped (NoPE); order reaches the model only through the "
              "causal mask. GPT-2 was trained with learned positions, so these outputs are not "
              "what the model computes.";
-    default:  // not swappable into GPT-2 (parse_gpt2_position refuses them)
+    case Gpt2Position::kShaw:  // not swappable into GPT-2 (parse_gpt2_position refuses them)
+    case Gpt2Position::kPRope:
+    case Gpt2Position::kXpos:
+    case Gpt2Position::kT5:
+    case Gpt2Position::kKerple:
+    case Gpt2Position::kFire:
       return "";
   }
+  return "";
 }
 
 Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,

@@ -49,6 +49,7 @@ RopeOptions rotation_defaults(PositionMethod method) {
     if (name == "base") options.base = o.default_value;
     if (name == "rotaryFraction") options.rotary_fraction = o.default_value;
     if (name == "scaleBase") options.scale_base = o.default_value;
+    if (name == "keepFraction") options.keep_fraction = o.default_value;
   }
   return options;
 }

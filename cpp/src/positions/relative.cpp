@@ -7,6 +7,7 @@
 #include "poslab/layers/mask.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/positions/learned.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 
 namespace poslab {
 
@@ -82,21 +83,14 @@ TensorI t5_buckets(long long query_length, long long key_length, const T5BucketO
   return buckets;
 }
 
-// (H, Lq, Lk) from a seeded (num_buckets, H) table.
+// (H, Lq, Lk) from a seeded (num_buckets, H) table, through T5's term (score_bias.hpp).
 TensorF t5_bias(long long num_heads, long long query_length, long long key_length,
                 const T5BucketOptions& options, std::uint64_t seed, long long offset) {
-  const std::size_t H = positive_size(num_heads, "heads", false, "heads");
-  const TensorI buckets = t5_buckets(query_length, key_length, options, offset);
-  const TensorF table = learned_table(options.num_buckets, num_heads, seed, 1.0);
-  const std::size_t L2 = buckets.size();
-  checked_numel({H, L2}, "T5 bias (H, Lq, Lk)");
-  TensorF bias({H, buckets.dim(0), buckets.dim(1)}, "T5 bias (H, Lq, Lk)");
-  for (std::size_t h = 0; h < H; ++h) {
-    for (std::size_t n = 0; n < L2; ++n) {
-      bias.data[h * L2 + n] = table.data[std::size_t(buckets.data[n]) * H + h];
-    }
-  }
-  return bias;
+  ScoreBias bias = score_bias_defaults(PositionMethod::kT5);
+  bias.options = {double(options.num_buckets), double(options.max_distance)};
+  bias.seed = seed;
+  bias.bidirectional = options.bidirectional;
+  return score_bias_tensor(bias, num_heads, query_length, key_length, offset);
 }
 
 }  // namespace poslab

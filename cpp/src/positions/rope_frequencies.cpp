@@ -41,6 +41,17 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
                 o.longrope->long_factor.size() == std::size_t(rotary_dim / 2),
             "headDim", "longrope needs one short and one long factor per rotary pair");
   }
+  require(std::isfinite(o.keep_fraction) && o.keep_fraction >= 0.0 && o.keep_fraction <= 1.0,
+          "keepFraction",
+          "the kept fraction of frequencies must be in [0, 1] (got " +
+              format_number(o.keep_fraction) + ")");
+  for (const PairRange& range : o.zero_pairs) {
+    require(range.first >= 0 && range.first <= range.last && range.last <= rotary_dim / 2,
+            "zeroPairs",
+            "a zeroed pair range [" + std::to_string(range.first) + ", " +
+                std::to_string(range.last) + ") must lie inside [0, R/2] = [0, " +
+                std::to_string(rotary_dim / 2) + "] and not be inverted");
+  }
   if (o.scaling == RopeScaling::kNone) return;
   const std::string name = to_string(o.scaling);
   require(std::isfinite(o.factor) && o.factor >= 1.0, "factor",
@@ -169,6 +180,13 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
         total_length > o.original_length ? o.longrope->long_factor : o.longrope->short_factor;
     for (std::size_t i = 0; i < f.size(); ++i) out.inv_freq[i] /= f[i];
     if (o.attention_factor > 0.0) out.attention_factor = o.attention_factor;
+  }
+  // The zeroed pairs last: a zeroed pair keeps the scaling's attention factor.
+  const long long pairs = R / 2;
+  const auto kept = static_cast<long long>(std::floor(o.keep_fraction * double(pairs)));
+  for (long long i = kept; i < pairs; ++i) out.inv_freq[std::size_t(i)] = 0.0;
+  for (const PairRange& range : o.zero_pairs) {
+    for (long long i = range.first; i < range.last; ++i) out.inv_freq[std::size_t(i)] = 0.0;
   }
   return out;
 }

@@ -42,6 +42,13 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   m.n_positions = size_in(j, "n_positions", 1, kMaxPositions, name);
   m.layer_norm_epsilon = number_in(j, "layer_norm_epsilon", name);
   m.base = number_in(j, "base", name);
+  // Older checkpoints predate p-RoPE: every pair kept.
+  if (j.contains("keep_fraction")) {
+    require(j["keep_fraction"].is_number() && j["keep_fraction"].get<double>() >= 0 &&
+                j["keep_fraction"].get<double>() <= 1,
+            name + ": the checkpoint's keep_fraction must be a number in [0, 1]");
+    m.keep_fraction = j["keep_fraction"].get<double>();
+  }
   m.embed_scale = number_in(j, "embed_scale", name);
   m.t5_num_buckets = size_in(j, "t5_num_buckets", 1, 4096, name);
   m.t5_max_distance = size_in(j, "t5_max_distance", 1, kMaxPositions, name);

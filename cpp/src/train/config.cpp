@@ -182,6 +182,14 @@ void validate(const TrainConfig& c) {
                 ", outside float32's range: use fewer positions (randomised positions MAX or "
                 "the test length)");
   }
+  if (c.keep_fraction) {
+    require(
+        c.position == PositionMethod::kPRope, "keepFraction",
+        "the kept fraction is p-rope's option, not " + std::string(to_string(c.position)) + "'s");
+    require(std::isfinite(*c.keep_fraction) && *c.keep_fraction >= 0 && *c.keep_fraction <= 1,
+            "keepFraction",
+            "the kept fraction must be in [0, 1] (got " + format_number(*c.keep_fraction) + ")");
+  }
   require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
           "evalPositions", "random evaluation positions need --randomized-positions MAX");
 }
@@ -242,9 +250,9 @@ std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_
       N * m.vocab_size,                      // logits
       N * (6 * E + 3 * E + 2 * I),           // backward buffers
       N * d * 2,                             // RoPE's cos and sin (double)
-      rows * length * length,                // ALiBi distances or T5 buckets
-      // FIRE's bias of one layer at a time (in backward, its gradient)
-      m.position == PositionMethod::kFire ? rows * H * length * length : 0,
+      // A score bias of one layer at a time (in backward, its gradient)
+      position_method_info(m.position).kind == PositionKind::kScoreBias ? rows * H * length * length
+                                                                        : 0,
   };
 }
 
@@ -292,6 +300,9 @@ ModelConfig model_config(const TrainConfig& c) {
       std::max({c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen)});
   m.position = c.position;
   m.embed_scale = c.embed_scale;
+  const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
+  m.keep_fraction =
+      c.keep_fraction.value_or(rotates ? rotation_defaults(c.position).keep_fraction : 1.0);
   return m;
 }
 

@@ -13,6 +13,7 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias.hpp"
 #include "poslab/train/model.hpp"
 #include "train/ops.hpp"
 
@@ -23,9 +24,9 @@ struct ParamOffsets {
   struct Layer {
     std::size_t ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fcproj_w,
         fcproj_b;
-    std::size_t fire = 0;  // FIRE's packed parameters (ops::fire_forward), from attn.fire.c
+    std::size_t bias = 0;  // the layer's score-bias term parameters (score_bias_tensors)
   };
-  std::size_t wte = 0, wpe = 0, rel_bias = 0, lnf_w = 0, lnf_b = 0;
+  std::size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
   std::vector<Layer> layers;
 
   ParamOffsets(const ModelConfig& config, const std::vector<ParamInfo>& info) {
@@ -37,7 +38,6 @@ struct ParamOffsets {
     };
     wte = at("wte.weight");
     if (config.position == PositionMethod::kLearned) wpe = at("wpe.weight");
-    if (config.position == PositionMethod::kT5) rel_bias = at("rel_bias.weight");
     for (std::size_t l = 0; l < config.n_layer; ++l) {
       const std::string h = "h." + std::to_string(l) + ".";
       layers.push_back({at(h + "ln_1.weight"), at(h + "ln_1.bias"), at(h + "attn.c_attn.weight"),
@@ -45,12 +45,15 @@ struct ParamOffsets {
                         at(h + "attn.c_proj.bias"), at(h + "ln_2.weight"), at(h + "ln_2.bias"),
                         at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
                         at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
-      if (config.position == PositionMethod::kFire) {
-        // The ops read c, s, fc1 and fc2 as one block: the layout must keep them adjacent.
-        const std::size_t first = at(h + "attn.fire.c"), K = kFireHidden;
-        require(at(h + "attn.fire.fc2.weight") == first + 2 + 2 * K,
-                "FIRE's parameters are not one block in the layout");
-        layers.back().fire = first;
+      // A term reads its tensors as one block: the layout must keep them adjacent.
+      const std::vector<std::string> bias = score_bias_tensors(config, l);
+      if (!bias.empty()) {
+        layers.back().bias = at(bias.front());
+        std::size_t end = layers.back().bias;
+        for (const std::string& name : bias) {
+          require(at(name) == end, "the score bias's parameters are not one block in the layout");
+          for (const ParamInfo& p : info) end += p.name == name ? p.numel : 0;
+        }
       }
     }
     lnf_w = at("ln_f.weight");
@@ -81,13 +84,9 @@ class Engine {
       ops::layernorm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p + o.ln1_w,
                              p + o.ln1_b, N, E, c_.layer_norm_epsilon);
       ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
-      if (fire()) {
-        ops::fire_forward(fire_bias_.data(), p + o.fire, positions_.data(), B_, L_, c_.n_head,
-                          kFireHidden, kFireThresholdUnit, kFireEps);
-      }
+      if (biased()) score_bias_forward(p + o.bias);
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
-                             a.qkv.data(), rel_bias(p), plan_,
-                             fire() ? fire_bias_.data() : nullptr);
+                             a.qkv.data(), plan_, biased() ? bias_.data() : nullptr);
       // x_mid = x + atty·W_o + b
       ops::linear_forward(a.mid.data(), a.atty.data(), p + o.proj_w, p + o.proj_b, N, E, E);
       for (std::size_t n = 0; n < N * E; ++n) a.mid[n] += x[n];
@@ -138,13 +137,10 @@ class Engine {
       // mid = x + atty·W_o + b: dx = dmid (kept), datty = dmid·W_oᵀ.
       ops::linear_backward(datty_.data(), g + o.proj_w, g + o.proj_b, dx_.data(), a.atty.data(),
                            p + o.proj_w, N, E, E, true);
-      ops::attention_backward(dqkv_.data(), rel_bias_grad(g), dq_.data(), dk_.data(), dv_.data(),
-                              datt_.data(), datty_.data(), a.q.data(), a.k.data(), a.v.data(),
-                              a.att.data(), plan_, fire() ? fire_bias_.data() : nullptr);
-      if (fire()) {
-        ops::fire_backward(g + o.fire, fire_bias_.data(), p + o.fire, positions_.data(), B_, L_,
-                           c_.n_head, kFireHidden, kFireThresholdUnit, kFireEps);
-      }
+      ops::attention_backward(dqkv_.data(), dq_.data(), dk_.data(), dv_.data(), datt_.data(),
+                              datty_.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
+                              plan_, biased() ? bias_.data() : nullptr);
+      if (biased()) score_bias_backward(p + o.bias, g + o.bias);
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
                            p + o.attn_w, N, E, 3 * E, true);
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
@@ -224,17 +220,58 @@ class Engine {
     dfc_.resize(N * I);
     dfc2_.resize(N * I);
     datt_.resize(L_);
-    // FIRE's bias of the current layer; in backward, its gradient (the scores').
-    fire_bias_.resize(fire() ? B_ * H * L_ * L_ : 0);
+    // The score bias of the current layer; in backward, its gradient (the scores').
+    bias_.resize(biased() ? B_ * H * L_ * L_ : 0);
   }
 
   T* residual(std::size_t l) { return residual_.data() + l * n_ * c_.n_embd; }
-  bool fire() const { return c_.position == PositionMethod::kFire; }
-  const T* rel_bias(const T* p) const {
-    return c_.position == PositionMethod::kT5 ? p + off_.rel_bias : nullptr;
+  bool biased() const { return position_method_info(c_.position).kind == PositionKind::kScoreBias; }
+
+  // The score-bias hook: every score-bias method's term (score_bias.hpp) over the batch's
+  // positions, for the keys each query sees; bias_ (B, H, T, T) holds one layer's.
+  template <class F>
+  void with_term(const T* parameters, F&& f) const {
+    score_bias::TermShape shape;
+    shape.heads = static_cast<int>(c_.n_head);
+    shape.options[0] = static_cast<double>(c_.t5_num_buckets);
+    shape.options[1] = static_cast<double>(c_.t5_max_distance);
+    score_bias::with_score_bias_term(c_.position, parameters, shape, f);
   }
-  T* rel_bias_grad(T* g) const {
-    return c_.position == PositionMethod::kT5 ? g + off_.rel_bias : nullptr;
+  void score_bias_forward(const T* parameters) {
+    const std::size_t H = c_.n_head, L = L_;
+    std::vector<double> values(H);
+    with_term(parameters, [&](const auto& term) {
+      for (std::size_t b = 0; b < B_; ++b) {
+        const std::int32_t* pos = positions_.data() + b * L;
+        for (std::size_t i = 0; i < L; ++i) {
+          for (std::size_t j = 0; j < ops::visible_keys(i, L); ++j) {
+            term.values(pos[i], pos[j], values.data());
+            for (std::size_t h = 0; h < H; ++h) {
+              bias_[((b * H + h) * L + i) * L + j] = static_cast<T>(values[h]);
+            }
+          }
+        }
+      }
+    });
+  }
+  // g += the gradient through the term of the scores' gradient, which attention_backward left
+  // in bias_; summed in double over every pair, added once.
+  void score_bias_backward(const T* parameters, T* g) {
+    const std::size_t H = c_.n_head, L = L_;
+    std::vector<double> ds(H);
+    bias_grad_.assign(score_bias_parameter_count(c_), 0.0);
+    with_term(parameters, [&](const auto& term) {
+      for (std::size_t b = 0; b < B_; ++b) {
+        const std::int32_t* pos = positions_.data() + b * L;
+        for (std::size_t i = 0; i < L; ++i) {
+          for (std::size_t j = 0; j < ops::visible_keys(i, L); ++j) {
+            for (std::size_t h = 0; h < H; ++h) ds[h] = bias_[((b * H + h) * L + i) * L + j];
+            term.add_gradients(pos[i], pos[j], ds.data(), bias_grad_.data());
+          }
+        }
+      }
+    });
+    for (std::size_t e = 0; e < bias_grad_.size(); ++e) g[e] += static_cast<T>(bias_grad_[e]);
   }
 
   void plan_attention(const Batch& batch) {
@@ -249,9 +286,6 @@ class Engine {
     plan_.sin.clear();
     plan_.key_cos.clear();
     plan_.key_sin.clear();
-    plan_.alibi_slopes.clear();
-    plan_.alibi_distance.clear();
-    plan_.t5_bucket.clear();
     if (plan_.rope) {
       // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), scaled only when evaluation asks
       // (set_rope_scaling; dynamic reads the longest position + 1), in the method's pairs; a
@@ -262,6 +296,7 @@ class Engine {
       RopeOptions rope = rope_scaling_;
       rope.base = c_.base;
       rope.style = method.style;
+      rope.keep_fraction = c_.keep_fraction;
       const std::int32_t last = *std::max_element(batch.positions.begin(), batch.positions.end());
       const RopeFrequencies frequencies =
           rope_frequencies(static_cast<long long>(d), rope, static_cast<long long>(last) + 1);
@@ -293,30 +328,6 @@ class Engine {
           plan_.key_sin[r * half + i] = plan_.sin[r * half + i] * k_scale;
           plan_.cos[r * half + i] *= q_scale;
           plan_.sin[r * half + i] *= q_scale;
-        }
-      }
-    }
-    if (c_.position == PositionMethod::kAlibi || c_.position == PositionMethod::kT5) {
-      std::vector<std::int32_t>& table =
-          c_.position == PositionMethod::kAlibi ? plan_.alibi_distance : plan_.t5_bucket;
-      table.resize(B_ * L_ * L_);
-      for (std::size_t b = 0; b < B_; ++b) {
-        for (std::size_t i = 0; i < L_; ++i) {
-          for (std::size_t j = 0; j < L_; ++j) {
-            const std::int64_t qpos = batch.positions[b * L_ + i];
-            const std::int64_t kpos = batch.positions[b * L_ + j];
-            table[(b * L_ + i) * L_ + j] =
-                c_.position == PositionMethod::kAlibi
-                    ? static_cast<std::int32_t>(kpos > qpos ? kpos - qpos : qpos - kpos)
-                    : formulas::t5_bucket(kpos - qpos, false, static_cast<int>(c_.t5_num_buckets),
-                                          static_cast<int>(c_.t5_max_distance));
-          }
-        }
-      }
-      if (c_.position == PositionMethod::kAlibi) {
-        for (std::size_t h = 0; h < H; ++h) {
-          plan_.alibi_slopes.push_back(
-              formulas::alibi_slope(static_cast<int>(h), static_cast<int>(H)));
         }
       }
     }
@@ -377,7 +388,8 @@ class Engine {
   std::vector<T> residual_, lnf_, lnf_mean_, lnf_rstd_, logits_;
   std::vector<Acts> layers_;
   std::vector<T> dx_, dbuf_, datty_, dqkv_, dq_, dk_, dv_, datt_, dfc_, dfc2_;
-  std::vector<T> fire_bias_;
+  std::vector<T> bias_;
+  std::vector<double> bias_grad_;
 };
 
 }  // namespace poslab::train

@@ -52,10 +52,46 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
       add(h + "attn.fire.fc1.bias", {kFireHidden}, false);
       add(h + "attn.fire.fc2.weight", {kFireHidden, c.n_head}, false);
     }
+    if (c.position == PositionMethod::kKerple) {
+      add(h + "attn.kerple_r1", {c.n_head}, false);
+      add(h + "attn.kerple_r2", {c.n_head}, false);
+    }
   }
   add("ln_f.weight", {E}, false);
   add("ln_f.bias", {E}, false);
   return info;
+}
+
+std::vector<std::string> score_bias_tensors(const ModelConfig& c, std::size_t layer) {
+  const std::string h = "h." + std::to_string(layer) + ".attn.";
+  switch (c.position) {
+    case PositionMethod::kT5:
+      return {"rel_bias.weight"};
+    case PositionMethod::kKerple:
+      return {h + "kerple_r1", h + "kerple_r2"};
+    case PositionMethod::kFire:
+      return {h + "fire.c", h + "fire.threshold_scale", h + "fire.fc1.weight", h + "fire.fc1.bias",
+              h + "fire.fc2.weight"};
+    case PositionMethod::kAlibi:
+    case PositionMethod::kLearned:
+    case PositionMethod::kSinusoidal:
+    case PositionMethod::kShaw:
+    case PositionMethod::kRope:
+    case PositionMethod::kPRope:
+    case PositionMethod::kXpos:
+    case PositionMethod::kNone:
+      break;
+  }
+  return {};
+}
+
+std::size_t score_bias_parameter_count(const ModelConfig& c) {
+  std::size_t count = 0;
+  const std::vector<std::string> names = score_bias_tensors(c, 0);
+  for (const ParamInfo& p : parameter_layout(c)) {
+    for (const std::string& name : names) count += p.name == name ? p.numel : 0;
+  }
+  return count;
 }
 
 Parameters::Parameters(const ModelConfig& c) : info_(parameter_layout(c)) {
@@ -99,6 +135,12 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
       w[0] = static_cast<float>(kFireInitC);
     } else if (ends_with(p.name, ".fire.threshold_scale")) {
       w[0] = 1.0f;
+    } else if (ends_with(p.name, ".kerple_r1") || ends_with(p.name, ".kerple_r2")) {
+      // The reference's torch.rand(H)·2 and ·1, clamped before use.
+      const double scale = ends_with(p.name, "_r1") ? 2.0 : 1.0;
+      for (std::size_t i = 0; i < p.numel; ++i) {
+        w[i] = static_cast<float>(std::max(scale * rng.uniform(), score_bias::kKerpleMin));
+      }
     } else if (fire_mlp) {
       // nn.Linear's default for weights and biases alike: U(−1/√fan_in, 1/√fan_in).
       const double bound = 1 / std::sqrt(p.name.find(".fc1.") != std::string::npos
@@ -111,6 +153,15 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
     } else {
       for (std::size_t i = 0; i < p.numel; ++i) w[i] = static_cast<float>(0.02 * rng.normal());
     }
+  }
+}
+
+void project_parameters(Parameters& params) {
+  for (const ParamInfo& p : params.info()) {
+    if (!ends_with(p.name, ".kerple_r1") && !ends_with(p.name, ".kerple_r2")) continue;
+    float* w = params.data() + p.offset;
+    const auto least = static_cast<float>(score_bias::kKerpleMin);
+    for (std::size_t i = 0; i < p.numel; ++i) w[i] = std::max(w[i], least);
   }
 }
 
@@ -219,21 +270,37 @@ TensorF Model::logits(const Parameters& params, const Batch& batch) {
   return TensorF({batch.batch, batch.length, config_.vocab_size}, e.logits());
 }
 
-TensorF fire_bias(const ModelConfig& config, const Parameters& params,
-                  const std::vector<std::int32_t>& positions) {
-  require(config.position == PositionMethod::kFire, "position",
-          std::string("the model's positions are ") + to_string(config.position) + ", not fire");
-  require(!positions.empty(), "length", "the FIRE bias needs at least one position");
+TensorF model_score_bias(const ModelConfig& config, const Parameters& params,
+                         const std::vector<std::int32_t>& positions) {
+  require(position_method_info(config.position).kind == PositionKind::kScoreBias, "position",
+          std::string("the model's positions are ") + to_string(config.position) +
+              ", not a score bias");
+  require(!positions.empty(), "length", "the score bias needs at least one position");
   for (std::size_t t = 0; t < positions.size(); ++t) {
     require(positions[t] >= 0 && (t == 0 || positions[t] >= positions[t - 1]), "positions",
             "positions must be >= 0 and sorted");
   }
   const std::size_t H = config.n_head, T = positions.size();
-  TensorF bias({config.n_layer, H, T, T}, "FIRE bias");  // zeros above the diagonal
+  TensorF bias({config.n_layer, H, T, T}, "score bias");  // zeros above the diagonal
   const ParamOffsets offsets(config, params.info());
+  score_bias::TermShape shape;
+  shape.heads = static_cast<int>(H);
+  shape.options[0] = static_cast<double>(config.t5_num_buckets);
+  shape.options[1] = static_cast<double>(config.t5_max_distance);
+  std::vector<double> values(H);
   for (std::size_t l = 0; l < config.n_layer; ++l) {
-    ops::fire_forward(bias.data.data() + l * H * T * T, params.data() + offsets.layers[l].fire,
-                      positions.data(), 1, T, H, kFireHidden, kFireThresholdUnit, kFireEps);
+    float* plane = bias.data.data() + l * H * T * T;
+    score_bias::with_score_bias_term(
+        config.position, params.data() + offsets.layers[l].bias, shape, [&](const auto& term) {
+          for (std::size_t i = 0; i < T; ++i) {
+            for (std::size_t j = 0; j <= i; ++j) {
+              term.values(positions[i], positions[j], values.data());
+              for (std::size_t h = 0; h < H; ++h) {
+                plane[(h * T + i) * T + j] = static_cast<float>(values[h]);
+              }
+            }
+          }
+        });
   }
   return bias;
 }

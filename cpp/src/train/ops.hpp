@@ -154,10 +154,7 @@ struct AttentionPlan {
   bool interleaved = false;  // gptj pairs (x[2i], x[2i+1]); else neox (x[i], x[i+d/2])
   std::vector<double> cos,
       sin;  // (B·T, d/2): cos and sin of position·θ_i, in double (a decay: ·ζ_i^e)
-  std::vector<double> key_cos, key_sin;      // a decay: the keys' (·ζ_i^(−e)); empty: cos, sin
-  std::vector<double> alibi_slopes;          // (H) or empty
-  std::vector<std::int32_t> alibi_distance;  // (B, T, T): |pos_i − pos_j| (ALiBi only)
-  std::vector<std::int32_t> t5_bucket;       // (B, T, T): bucket of pos_j − pos_i, or empty
+  std::vector<double> key_cos, key_sin;  // a decay: the keys' (·ζ_i^(−e)); empty: cos, sin
 };
 
 // Rotates the pairs of one head vector by the angles of `row`, a query's or a key's (a decay
@@ -227,113 +224,18 @@ void with_head_dim(std::size_t d, F&& f) {
   }
 }
 
-// FIRE's bias (Li et al. 2024) of one layer, for every visible pair j ≤ i of each sequence:
-//   u = ψ(|p_i − p_j|) / (ψ(max(L, p_i + 1)) + eps), ψ(x) = log(|c|·x + 1), L = |s|·unit,
-//   bias[b, h, i, j] = Σ_k ReLU(w1_k·u + b1_k)·w2[k, h].
-// `fire` packs the layer's parameters in the layout's order: c, s, w1 (K), b1 (K), w2 (K, H).
-// bias is (B, H, T, T) like the attention weights; entries above the diagonal are not
-// written. Computed in double, so the float model and the double reference share the formula.
-struct FirePair {
-  double u, num, den, norm;  // u = num / den; norm = max(L, p_i + 1)
-  bool threshold;            // the normaliser is L (not p_i + 1): L gets the gradient
-};
-
-inline FirePair fire_pair(double c, double s, double unit, double eps, std::int32_t pi,
-                          std::int32_t pj) {
-  FirePair f;
-  const double ac = std::abs(c), threshold = std::abs(s) * unit;
-  const double query = static_cast<double>(pi) + 1;
-  f.threshold = threshold > query;
-  f.norm = f.threshold ? threshold : query;
-  f.num = std::log(ac * std::abs(static_cast<double>(pi) - pj) + 1);
-  f.den = std::log(ac * f.norm + 1) + eps;
-  f.u = f.num / f.den;
-  return f;
-}
-
-template <class T>
-void fire_forward(T* bias, const T* fire, const std::int32_t* positions, std::size_t B,
-                  std::size_t L, std::size_t H, std::size_t K, double unit, double eps) {
-  const T *w1 = fire + 2, *b1 = w1 + K, *w2 = b1 + K;
-  std::vector<double> out(H);
-  for (std::size_t b = 0; b < B; ++b) {
-    const std::int32_t* pos = positions + b * L;
-    for (std::size_t i = 0; i < L; ++i) {
-      const std::size_t n = visible_keys(i, L);
-      for (std::size_t j = 0; j < n; ++j) {
-        const double u = fire_pair(fire[0], fire[1], unit, eps, pos[i], pos[j]).u;
-        for (std::size_t h = 0; h < H; ++h) out[h] = 0;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double a = w1[k] * u + b1[k];
-          if (a <= 0) continue;
-          for (std::size_t h = 0; h < H; ++h) out[h] += a * w2[k * H + h];
-        }
-        for (std::size_t h = 0; h < H; ++h)
-          bias[((b * H + h) * L + i) * L + j] = static_cast<T>(out[h]);
-      }
-    }
-  }
-}
-
-// dfire (the packed layout above) += the gradient through fire_forward of dbias (B, H, T, T),
-// read for j ≤ i only. A kink is taken as flat on its lower side: ReLU at 0, |c| and |s| at 0,
-// and max(L, p_i + 1) gives L the gradient only where L > p_i + 1.
-template <class T>
-void fire_backward(T* dfire, const T* dbias, const T* fire, const std::int32_t* positions,
-                   std::size_t B, std::size_t L, std::size_t H, std::size_t K, double unit,
-                   double eps) {
-  const T *w1 = fire + 2, *b1 = w1 + K, *w2 = b1 + K;
-  const double c = fire[0], s = fire[1], ac = std::abs(c);
-  const double sign_c = c > 0 ? 1 : c < 0 ? -1 : 0, sign_s = s > 0 ? 1 : s < 0 ? -1 : 0;
-  // Double sums over every pair, added to dfire once.
-  std::vector<double> g(2 + 2 * K + K * H, 0.0), dbh(H);
-  double* gw1 = g.data() + 2;
-  double* gb1 = gw1 + K;
-  double* gw2 = gb1 + K;
-  for (std::size_t b = 0; b < B; ++b) {
-    const std::int32_t* pos = positions + b * L;
-    for (std::size_t i = 0; i < L; ++i) {
-      const std::size_t n = visible_keys(i, L);
-      for (std::size_t j = 0; j < n; ++j) {
-        const FirePair f = fire_pair(c, s, unit, eps, pos[i], pos[j]);
-        for (std::size_t h = 0; h < H; ++h) dbh[h] = dbias[((b * H + h) * L + i) * L + j];
-        double du = 0;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double a = w1[k] * f.u + b1[k];
-          if (a <= 0) continue;
-          double da = 0;
-          for (std::size_t h = 0; h < H; ++h) {
-            gw2[k * H + h] += a * dbh[h];
-            da += w2[k * H + h] * dbh[h];
-          }
-          gw1[k] += da * f.u;
-          gb1[k] += da;
-          du += da * w1[k];
-        }
-        // u = num / den: num = log(|c|·r + 1), den = log(|c|·norm + 1) + eps.
-        const double r = std::abs(static_cast<double>(pos[i]) - pos[j]);
-        const double dnum = du / f.den, dden = -du * f.num / (f.den * f.den);
-        g[0] += sign_c * (dnum * r / (ac * r + 1) + dden * f.norm / (ac * f.norm + 1));
-        if (f.threshold) g[1] += dden * ac / (ac * f.norm + 1) * sign_s * unit;
-      }
-    }
-  }
-  for (std::size_t e = 0; e < g.size(); ++e) dfire[e] += static_cast<T>(g[e]);
-}
-
 // Causal multi-head attention over qkv (B·T, 3E), heads split as GPT-2's c_attn.
 //   q, k, v (B, H, T, d): the split heads, q and k rotated (a rotation method); att (B, H, T, T):
 //   the softmax weights (0 above the diagonal); out (B·T, E): merged heads.
-// rel_bias (num_buckets, H) is T5's table (null otherwise); score_bias (B, H, T, T) is added to
-// the scores as it is (FIRE's, null otherwise). D: the head width if fixed.
+// score_bias (B, H, T, T), a score-bias method's (the engine's hook), is added to the scores
+// (null: none). D: the head width if fixed.
 template <std::size_t D = 0, class T>
-void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* rel_bias,
-                       const AttentionPlan& plan, const T* score_bias = nullptr) {
+void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const AttentionPlan& plan,
+                       const T* score_bias = nullptr) {
   if constexpr (D == 0) {
     if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
       return with_head_dim(plan.head_dim, [&](auto width) {
-        attention_forward<decltype(width)::value>(out, q, k, v, att, qkv, rel_bias, plan,
-                                                  score_bias);
+        attention_forward<decltype(width)::value>(out, q, k, v, att, qkv, plan, score_bias);
       });
     }
   }
@@ -358,21 +260,12 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
         }
       }
       transpose_head(kt.data(), k + bh * d, L, d);
-      const double slope = plan.alibi_slopes.empty() ? 0.0 : plan.alibi_slopes[h];
       for (std::size_t i = 0; i < L; ++i) {
         const std::size_t n = visible_keys(i, L);
         const T* qi = q + (bh + i) * d;
         for (std::size_t c = 0; c < d; ++c) qs[c] = qi[c] * scale;
         T* row = att + (bh + i) * L;
         row_times_transposed(row, qs.data(), kt.data(), n, d, L);
-        const std::size_t bi = (b * L + i) * L;
-        if (!plan.alibi_slopes.empty()) {
-          for (std::size_t j = 0; j < n; ++j)
-            row[j] -= static_cast<T>(slope * plan.alibi_distance[bi + j]);
-        }
-        if (!plan.t5_bucket.empty()) {
-          for (std::size_t j = 0; j < n; ++j) row[j] += rel_bias[plan.t5_bucket[bi + j] * H + h];
-        }
         if (score_bias != nullptr) {
           const T* sb = score_bias + (bh + i) * L;
           for (std::size_t j = 0; j < n; ++j) row[j] += sb[j];
@@ -388,18 +281,18 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const T* 
 }
 
 // dqkv (B·T, 3E) = the gradient through attention of dout (B·T, E) (overwritten, not
-// accumulated); drel_bias += T5's share; dscore_bias (B, H, T, T), when not null, is set to the
-// scores' gradient for j ≤ i (FIRE's bias gets it). dq, dk, dv (B, H, T, d) and datt (T) are
+// accumulated); dscore_bias (B, H, T, T), when not null, is set to the scores' gradient for
+// j ≤ i (the score bias's hook reads it). dq, dk, dv (B, H, T, d) and datt (T) are
 // scratch.
 template <std::size_t D = 0, class T>
-void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, const T* dout,
-                        const T* q, const T* k, const T* v, const T* att, const AttentionPlan& plan,
+void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, const T* q,
+                        const T* k, const T* v, const T* att, const AttentionPlan& plan,
                         T* dscore_bias = nullptr) {
   if constexpr (D == 0) {
     if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
       return with_head_dim(plan.head_dim, [&](auto width) {
-        attention_backward<decltype(width)::value>(dqkv, drel_bias, dq, dk, dv, datt, dout, q, k, v,
-                                                   att, plan, dscore_bias);
+        attention_backward<decltype(width)::value>(dqkv, dq, dk, dv, datt, dout, q, k, v, att, plan,
+                                                   dscore_bias);
       });
     }
   }
@@ -432,7 +325,6 @@ void attention_backward(T* dqkv, T* drel_bias, T* dq, T* dk, T* dv, T* datt, con
         T* dqi = dqh + i * d;
         for (std::size_t j = 0; j < n; ++j) {
           const T ds = row[j] * (datt[j] - dot_sum);
-          if (!plan.t5_bucket.empty()) drel_bias[plan.t5_bucket[(b * L + i) * L + j] * H + h] += ds;
           if (dscore_bias != nullptr) dscore_bias[(bh + i) * L + j] = ds;
           const T dss = ds * scale;
           axpy(dqi, dss, k + (bh + j) * d, d);

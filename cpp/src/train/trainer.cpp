@@ -35,6 +35,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["layer_norm_epsilon"] = m.layer_norm_epsilon;
   j["position"] = name_of(kPositionMethodNames, m.position);
   j["base"] = m.base;
+  j["keep_fraction"] = m.keep_fraction;
   j["embed_scale"] = m.embed_scale;
   j["t5_num_buckets"] = m.t5_num_buckets;
   j["t5_max_distance"] = m.t5_max_distance;
@@ -177,6 +178,7 @@ double Trainer::step() {
       p[i] = static_cast<float>(p[i] * decay - lr * update);
     }
   }
+  project_parameters(params_);
   loss_curve_.emplace_back(steps_done_, loss);
   ++steps_done_;
   tokens_seen_ += static_cast<double>(batch.batch * batch.length);

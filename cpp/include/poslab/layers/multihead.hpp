@@ -1,5 +1,6 @@
 // Multi-head self-attention from x: project the whole width to Q, K, V, split into heads,
-// optionally rotate (RopeOptions) or bias (ALiBi, T5) by position, attend, merge, project out.
+// optionally rotate (RopeOptions) or bias (a score-bias method) by position, attend, merge,
+// project out.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,8 @@
 #include "poslab/base/tensor.hpp"
 #include "poslab/layers/attention.hpp"
 #include "poslab/positions/position_methods.hpp"
-#include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 
 namespace poslab {
 
@@ -31,7 +32,7 @@ MultiHeadWeights random_multihead_weights(long long model_dim, std::uint64_t see
 using PositionBias = PositionMethod;
 inline constexpr auto kPositionBiasNames = position_method_names<kSupportBias>();
 
-// "alibi" | "t5" | "none"; Error with field "bias" otherwise.
+// A name of kPositionBiasNames; Error with field "bias" otherwise.
 PositionBias parse_position_bias(const std::string& name);
 
 struct MultiHeadOptions {
@@ -41,10 +42,8 @@ struct MultiHeadOptions {
   std::vector<std::uint8_t>
       custom_mask;                  // (L, L), nonzero = key j hidden from query i; empty = none
   std::optional<RopeOptions> rope;  // rotate Q and K per head at positions 0..L−1
-  PositionBias bias = PositionBias::kNone;
-  T5BucketOptions t5;  // for PositionBias::kT5
-  std::uint64_t t5_seed = 0;
-  std::optional<double> scale;  // default 1/√d, d = D/H
+  ScoreBias bias;                   // method kNone: no bias
+  std::optional<double> scale;      // default 1/√d, d = D/H
 };
 
 struct MultiHeadResult {

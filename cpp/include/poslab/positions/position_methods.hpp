@@ -14,8 +14,20 @@
 
 namespace poslab {
 
-enum class PositionMethod { kLearned, kSinusoidal, kShaw, kRope, kXpos, kAlibi, kT5, kFire, kNone };
-inline constexpr std::size_t kPositionMethodCount = 9;
+enum class PositionMethod {
+  kLearned,
+  kSinusoidal,
+  kShaw,
+  kRope,
+  kPRope,
+  kXpos,
+  kAlibi,
+  kT5,
+  kKerple,
+  kFire,
+  kNone
+};
+inline constexpr std::size_t kPositionMethodCount = 11;
 
 // How the method reaches attention.
 enum class PositionKind {
@@ -23,7 +35,7 @@ enum class PositionKind {
   kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
   kRotation,       // q and k rotated by position, as rotation_defaults gives
-  kScoreBias,      // a bias added to the attention scores (ALiBi, T5, FIRE)
+  kScoreBias,      // a bias added to the attention scores (score_bias.hpp's terms)
   kNone,           // position only through the causal mask (NoPE)
 };
 inline constexpr Named<PositionKind> kPositionKindNames[] = {
@@ -72,8 +84,8 @@ struct PositionMethodInfo {
   std::array<PositionOption, 2> options;
   std::size_t option_count;
   const char* summary;
-  // A rotation's pairs; its options "base" and "scaleBase" (a decay, formulas::decay_scale)
-  // set RopeOptions' fields of the same names (rotation_defaults).
+  // A rotation's pairs; its options "base", "scaleBase" (a decay, formulas::decay_scale) and
+  // "keepFraction" (p-RoPE's zeroed pairs) set RopeOptions' fields (rotation_defaults).
   RopeStyle pairs = RopeStyle::kNeox;
 };
 
@@ -114,6 +126,17 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
        {"rotaryFraction", 1, 0, 1, "rotate the first R = D·fraction dims"}}},
      2,
      "q and k rotated pairwise by p·theta_i (Su et al. 2021)"},
+    {PositionMethod::kPRope,
+     "p-rope",
+     "",
+     PositionKind::kRotation,
+     kSupportCore | kSupportTrainer | kSupportCoupled | kSupportCuda | kReadsAnyOrder |
+         kRelativeOnly,
+     {{{"base", defaults::kBase, 1, 1e300, "theta_i = base^(-2i/R)"},
+       {"keepFraction", 0.75, 0, 1, "keep the floor(p·R/2) highest frequencies, zero the rest"}}},
+     2,
+     "RoPE with its lowest frequencies set to 0: those pairs carry no position (Barbero et al. "
+     "2025)"},
     {PositionMethod::kXpos,
      "xpos",
      "",
@@ -144,6 +167,16 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
        {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
      2,
      "a trained bias per bucket of j - p_i and head (Raffel et al. 2020)"},
+    {PositionMethod::kKerple,
+     "kerple",
+     "",
+     PositionKind::kScoreBias,
+     kSupportCore | kSupportBias | kSupportTrainer | kSupportCoupled | kSupportCuda |
+         kReadsAnyOrder | kRelativeOnly,
+     {{{"r1", 0, 0, 1e6, "every head's r1 (0: drawn per head, U(0, 2), from the seed)"},
+       {"r2", 0, 0, 1e6, "every head's r2 (0: drawn per head, U(0, 1), from the seed)"}}},
+     2,
+     "-r1_h·log(1 + r2_h·|p_i - j|), r1 and r2 learned per head (Chi et al. 2022, KERPLE log)"},
     {PositionMethod::kFire,
      "fire",
      "",

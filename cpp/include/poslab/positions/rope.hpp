@@ -44,6 +44,11 @@ struct LongropeFactors {
   std::vector<double> short_factor, long_factor;
 };
 
+// Rotation pairs [first, last), in Hugging Face's order (pair 0 the highest frequency).
+struct PairRange {
+  long long first = 0, last = 0;
+};
+
 struct RopeOptions {
   double base = defaults::kBase;
   RopeStyle style = RopeStyle::kNeox;
@@ -65,6 +70,12 @@ struct RopeOptions {
   // A decaying rotation when > 0: each rotated pair also times formulas::decay_scale, ζ_i^(±e)
   // with e the position centred on the sequence over this scale base; 0: none.
   double scale_base = 0.0;
+  // The zeroed-pair mask: pairs whose angle is 0, so they carry no position (cos = the attention
+  // factor, sin = 0). p-RoPE (Barbero et al. 2025) keeps the ⌊keep_fraction·R/2⌋ highest
+  // frequencies (pairs 0.., Hugging Face's order) and zeroes the rest: 1 is RoPE, 0 no rotation.
+  // zero_pairs adds ranges [first, last) of pairs, inside [0, R/2].
+  double keep_fraction = 1.0;
+  std::vector<PairRange> zero_pairs;
 };
 
 // Which side of attention a decaying rotation scales: queries take ζ^e, keys ζ^(−e). A plain

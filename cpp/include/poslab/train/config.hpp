@@ -105,8 +105,9 @@ struct ModelConfig {
   std::size_t n_positions = 0;  // rows of wpe (learned): max(MAX, the longest test sequence)
   double layer_norm_epsilon = 1e-5;
   PositionMethod position = PositionMethod::kNone;
-  double base = 10000.0;     // sinusoidal and RoPE
-  double embed_scale = 1.0;  // x = embed_scale·wte[token]; the tied head uses wte unscaled
+  double base = 10000.0;       // sinusoidal and RoPE
+  double keep_fraction = 1.0;  // p-RoPE: the fraction of RoPE's frequencies kept (rope.hpp)
+  double embed_scale = 1.0;    // x = embed_scale·wte[token]; the tied head uses wte unscaled
   std::size_t t5_num_buckets = 32;
   std::size_t t5_max_distance = 128;
 };
@@ -142,7 +143,8 @@ struct TrainConfig {
   std::size_t warmup_steps = 100;                  // min(warmup_steps, steps / 10) in practice
   std::uint64_t seed = 0;
   unsigned threads = 1;
-  double embed_scale = kDefaultEmbedScale;      // entry points: default_embed_scale(position)
+  double embed_scale = kDefaultEmbedScale;  // entry points: default_embed_scale(position)
+  std::optional<double> keep_fraction;      // p-RoPE's kept fraction; unset: the table's default
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.

@@ -1,7 +1,7 @@
 // The lab's model, forward and backward written by hand (llm.c style: each op's backward
 // beside its forward, shapes in comments), float32 over poslab::fast::gemm. The model is
 // exactly the issue's: x = s·wte[token] (+ wpe[pos] | + sinusoidal(pos)); per block
-// h = LN1(x), qkv = h·W_qkv + b, heads split as GPT-2, q·kᵀ/√d + bias (ALiBi, T5, FIRE) with RoPE
+// h = LN1(x), qkv = h·W_qkv + b, heads split as GPT-2, q·kᵀ/√d + a score bias with RoPE
 // applied to q and k (neox pairs, whole head), causal by index, softmax,
 // x += merge(out)·W_o + b, x += GELU_tanh(LN2(x)·W_fc + b)·W_proj + b; logits = LN_f(x)·wteᵀ.
 // Loss Σ mask·CE / Σ mask. Checked against finite differences in double
@@ -17,6 +17,7 @@
 
 #include "poslab/base/tensor.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias.hpp"
 #include "poslab/train/config.hpp"
 
 namespace poslab::train {
@@ -26,9 +27,10 @@ namespace poslab::train {
 // h.{l}.ln_1.weight|bias, h.{l}.attn.c_attn.weight|bias, h.{l}.attn.c_proj.weight|bias,
 // h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, (fire)
 // h.{l}.attn.fire.c (1), h.{l}.attn.fire.threshold_scale (1), h.{l}.attn.fire.fc1.weight|bias
-// ((1, 32), (32)), h.{l}.attn.fire.fc2.weight (32, H), then ln_f.weight|bias.
+// ((1, 32), (32)), h.{l}.attn.fire.fc2.weight (32, H), (kerple) h.{l}.attn.kerple_r1 (H),
+// h.{l}.attn.kerple_r2 (H), then ln_f.weight|bias.
 // Matrices are stored (in, out). `decay`: AdamW's weight decay applies (matrices only: the
-// attention and MLP weights; not embeddings, tables, FIRE's position function, gains or biases).
+// attention and MLP weights; not embeddings, tables, a score bias's parameters, gains or biases).
 struct ParamInfo {
   std::string name;
   Shape shape;
@@ -37,17 +39,15 @@ struct ParamInfo {
   bool decay = false;
 };
 
-// FIRE (Li et al. 2024), per layer: bias[h](i, j) = f(ψ(p_i − p_j) / ψ(max(L, p_i + 1))) for
-// j ≤ i, ψ(x) = log(|c|·x + 1) (+ kFireEps in the denominator), f: 1 → kFireHidden (ReLU) →
-// n_head, without fc2's bias: a constant per head shifts a whole row of scores, which the
-// softmax ignores, so its gradient is 0 and float rounding alone would move it. As in the paper's
-// code: c starts at 0.1, and the threshold L = |s|·512 is learned through its scale s (starting at
-// 1), which keeps it positive and lets Adam move it in proportion; the MLP starts as PyTorch's
-// nn.Linear does (uniform, ±1/√fan_in).
-inline constexpr std::size_t kFireHidden = 32;
-inline constexpr double kFireInitC = 0.1;
-inline constexpr double kFireThresholdUnit = 512;  // L = |threshold_scale|·512
-inline constexpr double kFireEps = 1e-6;
+// A score-bias method's term (positions/score_bias.hpp) reads its parameters as one block: the
+// tensors named here, adjacent in the layout (T5's table is shared by every layer; KERPLE's r1
+// and r2 and FIRE's function are each layer's own). Empty for the other methods.
+using score_bias::kFireHidden;
+using score_bias::kFireInitC;
+
+std::vector<std::string> score_bias_tensors(const ModelConfig& config, std::size_t layer);
+// The number of values in that block.
+std::size_t score_bias_parameter_count(const ModelConfig& config);
 
 // The layout of `config`'s parameters, in order (no buffer allocated: what the working-set
 // estimate counts and Parameters lays out).
@@ -71,18 +71,23 @@ class Parameters {
   std::vector<float> data_;
 };
 
-// Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0.
+// Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0;
+// FIRE's and KERPLE's as their papers' code starts them (score_bias.hpp).
 void init_parameters(Parameters& params, std::uint64_t seed);
+
+// Keeps the parameters in their domain after an optimiser step: KERPLE's r1 and r2 at least
+// score_bias::kKerpleMin, as the reference clamps them before each forward pass.
+void project_parameters(Parameters& params);
 
 // Error (field "embedScale") when x = s·wte[token] would overflow float32 in the first
 // LayerNorm, which sums E squares of it: a fresh run's scale, or a checkpoint's.
 void require_embedding_scale_fits(double scale, const Parameters& params, std::size_t width);
 
-// FIRE's bias (n_layer, n_head, T, T) that a FIRE model adds to the scores of one sequence
-// at `positions` (T of them, sorted): bias(i, j) for keys j ≤ i, 0 where the causal mask hides
-// the key. What the lab's view draws. Error unless config.position is fire.
-TensorF fire_bias(const ModelConfig& config, const Parameters& params,
-                  const std::vector<std::int32_t>& positions);
+// The score bias (n_layer, n_head, T, T) that a score-bias model adds to the scores of one
+// sequence at `positions` (T of them, sorted): bias(i, j) for keys j ≤ i, 0 where the causal
+// mask hides the key. What the lab's view draws. Error unless the method is a score bias.
+TensorF model_score_bias(const ModelConfig& config, const Parameters& params,
+                         const std::vector<std::int32_t>& positions);
 
 // B sequences of T tokens, all (B, T) row-major. targets[b,t] is the next token (any value
 // where loss_mask is 0); positions are what the position method sees (0..T−1, or a sorted
