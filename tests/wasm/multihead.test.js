@@ -31,6 +31,13 @@ const CONFIGS = [
     32,
     { heads: 4, bias: 't5', t5: { bidirectional: true, numBuckets: 16, maxDistance: 32 }, t5Seed: 3 },
   ],
+  ['4 heads, causal, KERPLE (seeded r1, r2)', 32, { heads: 4, mask: 'causal', bias: 'kerple', kerpleSeed: 5 }],
+  ['2 heads, KERPLE r1 = 0.7, r2 = 2', 16, { heads: 2, bias: 'kerple', kerple: { r1: 0.7, r2: 2 } }],
+  [
+    '2 heads, causal, p-RoPE p = 0.25',
+    32,
+    { heads: 2, mask: 'causal', rope: { method: 'p-rope', keepFraction: 0.25 } },
+  ],
 ];
 
 // Is key j visible to query i under the config's mask and padding?
@@ -131,6 +138,20 @@ describe.each(VARIANTS)('%s wasm multiHeadAttention', (variant) => {
     if (o.bias === 'alibi') {
       test('the bias is lab.alibi', () => {
         assertClose(r.bias, lab.alibi({ heads: H, queryLength: L, keyLength: L }), `${name}: bias`);
+      });
+    }
+
+    if (o.bias === 'kerple') {
+      test('the bias is lab.kerple, and -r1·log(1 + r2·|i − j|) in float64 when r1, r2 are given', () => {
+        const expected = lab.kerple({ heads: H, queryLength: L, keyLength: L, ...o.kerple, seed: o.kerpleSeed });
+        assertClose(r.bias, expected, `${name}: bias`);
+        if (!o.kerple) return;
+        for (let n = 0; n < H * L * L; n++) {
+          const i = Math.floor(n / L) % L;
+          const j = n % L;
+          const want = -o.kerple.r1 * Math.log1p(o.kerple.r2 * Math.abs(i - j));
+          expect(Math.abs(r.bias.data[n] - want), `bias[${n}]`).toBeLessThanOrEqual(1e-6 + 1e-6 * Math.abs(want));
+        }
       });
     }
 

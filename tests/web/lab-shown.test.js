@@ -7,7 +7,7 @@ import { methodStyle } from '../../web/src/lab/method-styles.js';
 import { EVERY_METHOD, QUICK_SETTINGS, runPlan } from '../../web/src/lab/presets.js';
 import { shownCurves, shownRuns, sourceNote } from '../../web/src/lab/shown.js';
 import { ema, smoothLoss } from '../../web/src/lab/smoothing.js';
-import { OKABE_ITO } from '../../web/src/plots/palette.js';
+import { OKABE_ITO, TOL_MUTED_EXTRA } from '../../web/src/plots/palette.js';
 
 const settings = (over = {}) => ({ ...QUICK_SETTINGS, seed: 5, ...over });
 const run = (tag) => ({ result: { tag, loss_curve: [[0, 2]] } });
@@ -116,7 +116,7 @@ describe('lab: loss smoothing and colours', () => {
   it('LabShown.EveryMethodHasItsOwnPaletteColour', () => {
     const colours = EVERY_METHOD.map((id) => methodStyle(id).color);
     expect(new Set(colours).size).toBe(colours.length);
-    for (const c of colours) expect(OKABE_ITO).toContain(c);
+    for (const c of colours) expect([...OKABE_ITO, ...TOL_MUTED_EXTRA]).toContain(c);
     expect(methodStyle('rope-random')).toEqual({ color: methodStyle('rope').color, dashed: true });
     expect(methodStyle('rope').dashed).toBe(false);
   });

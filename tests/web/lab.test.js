@@ -66,7 +66,7 @@ describe('lab presets', () => {
     const methods = [...new Set(plan.map((r) => r.method))];
     const plain = TRAINER_METHODS;
     expect(methods).toEqual([...plain, ...plain.filter((m) => m !== 'none').map((m) => `${m}-random`)]);
-    expect(plan).toHaveLength(15 * 3);
+    expect(plan).toHaveLength((2 * TRAINER_METHODS.length - 1) * 3);
     for (const r of plan) {
       // Randomised or not, the task's budget and the 4-layer model: the plain run is the control.
       expect(r.config).toMatchObject({ steps: BUDGETS.addition, layers: 4, width: 64, heads: 4 });
@@ -86,7 +86,7 @@ describe('lab presets', () => {
   it('Lab.CoupledAdditionTrainsTheMethodsThatTakeCoupling', () => {
     const full = { ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0, seeds: 1 };
     const plan = runPlan({ ...full, coupled: true });
-    expect(plan.map((r) => r.method)).toEqual(['learned', 'sinusoidal', 'rope', 'alibi', 't5']);
+    expect(plan.map((r) => r.method)).toEqual(['learned', 'sinusoidal', 'rope', 'p-rope', 'alibi', 't5', 'kerple']);
     expect(plan.map((r) => r.method)).toEqual(COUPLED_METHODS);
     for (const r of plan) {
       expect(r.config.coupledPositions).toBe(32); // the sum's 21 digits after BOS: 22 → 32
@@ -94,7 +94,7 @@ describe('lab presets', () => {
     }
     expect(coupledMax(32)).toBe(64);
     expect(runPlan({ ...full, coupled: false }).every((r) => r.config.coupledPositions === undefined)).toBe(true);
-    expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(15);
+    expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(2 * TRAINER_METHODS.length - 1);
     expect(SCHEMA['lg.coupled'].parse('true')).toMatchObject({ ok: true, value: true });
   });
 

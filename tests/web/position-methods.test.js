@@ -51,12 +51,12 @@ describe('position methods', () => {
   });
 
   it('PositionMethods.KindsDecideTheViewsRules', () => {
-    expect(PAIR_METHODS).toEqual(['shaw', 'alibi', 't5']);
-    expect(VECTOR_METHODS).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'none']);
-    expect(['alibi', 't5', 'shaw'].every(isPairMethod)).toBe(true);
+    expect(PAIR_METHODS).toEqual(['shaw', 'alibi', 't5', 'kerple']);
+    expect(VECTOR_METHODS).toEqual(['learned', 'sinusoidal', 'rope', 'p-rope', 'xpos', 'none']);
+    expect(['alibi', 't5', 'shaw', 'kerple'].every(isPairMethod)).toBe(true);
     expect(isPairMethod('rope')).toBe(false);
-    expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope', 'xpos']);
-    expect(ROTATIONS).toEqual(['rope', 'xpos']);
+    expect(METHODS.filter(needsEvenWidth)).toEqual(['sinusoidal', 'rope', 'p-rope', 'xpos']);
+    expect(ROTATIONS).toEqual(['rope', 'p-rope', 'xpos']);
     expect(METHODS.filter(isRotation)).toEqual(ROTATIONS);
     // RoPE's pairs are its pairing setting; xPos's are its row's (torchscale's gptj).
     expect(['neox', 'gptj'].map((style) => rotationPairs('rope', style))).toEqual(['neox', 'gptj']);
@@ -64,8 +64,10 @@ describe('position methods', () => {
   });
 
   it('PositionMethods.OptionsAreReadFromTheTable', () => {
-    expect(METHODS.filter((m) => hasOption(m, 'base'))).toEqual(['sinusoidal', 'rope', 'xpos']);
+    expect(METHODS.filter((m) => hasOption(m, 'base'))).toEqual(['sinusoidal', 'rope', 'p-rope', 'xpos']);
     expect(METHODS.filter((m) => hasOption(m, 'scaleBase'))).toEqual(['xpos']);
+    expect(METHODS.filter((m) => hasOption(m, 'keepFraction'))).toEqual(['p-rope']);
+    expect(optionDefault('keepFraction')).toBe(0.75); // p-RoPE's p (Barbero et al. 2025)
     expect(optionDefault('scaleBase')).toBe(512); // torchscale's XPOS
     expect(optionDefault('base')).toBe(10000);
     expect(() => optionDefault('scalebase')).toThrow(/no method of the core's table has the option 'scalebase'/);

@@ -4,9 +4,10 @@
 // note. Colours come from the colour-blind-safe palette and are fixed by method, not by place
 // in a list: a method keeps its colour when others are added or dropped, and the families most
 // often compared side by side (learned, RoPE, ALiBi, NoPE) get the four most distinct hues.
-import { OKABE_ITO } from '../plots/palette.js';
+import { OKABE_ITO, TOL_MUTED_EXTRA } from '../plots/palette.js';
 
 const [BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, GREY] = OKABE_ITO;
+const [WINE, TEAL] = TOL_MUTED_EXTRA;
 
 export const METHOD_INFO = {
   sinusoidal: {
@@ -38,6 +39,15 @@ export const METHOD_INFO = {
     source:
       'seed 004’s apply_rope multiplies x elementwise by [sin, cos]: not a rotation, it changes norms and loses the relative property.',
   },
+  'p-rope': {
+    name: 'p-RoPE (Barbero et al. 2025)',
+    label: 'p-RoPE',
+    colour: TEAL,
+    tex: String.raw`\theta_i = \begin{cases} b^{-2i/R} & i < \lfloor p\,R/2 \rfloor \\ 0 & \text{else} \end{cases}\qquad (p = 1:\ \text{RoPE},\ p = 0:\ \text{no rotation})`,
+    use:
+      'RoPE with its lowest frequencies switched off: those pairs are not rotated, so they carry meaning without position, while the kept high frequencies build positional heads (Barbero et al. 2025, “Round and Round We Go!”). The kept frequencies are RoPE’s own, not respaced. ' +
+      'Shown here: the unit vector rotated, as for RoPE; the zeroed pairs stay (1, 0) at every position.',
+  },
   xpos: {
     name: 'xPos (Sun et al. 2023)',
     label: 'xPos',
@@ -64,6 +74,15 @@ export const METHOD_INFO = {
     use: 'A learned scalar per head and bucket of relative distance; exact buckets for short distances, logarithmic ones up to max_distance, one bucket beyond. Bidirectional (encoder) splits the buckets by sign.',
     source:
       'seed 001 says T5 uses sinusoidal encodings: it does not, it uses these buckets (its embedding has no position table at all).',
+  },
+  kerple: {
+    name: 'KERPLE, logarithmic (Chi et al. 2022)',
+    label: 'KERPLE',
+    colour: WINE,
+    tex: String.raw`\text{score}_{h,i,j} = \frac{q_i \cdot k_j}{\sqrt{d}} - r_{1,h}\,\log\!\big(1 + r_{2,h}\,|i-j|\big),\qquad r_{1,h},\ r_{2,h} > 0\ \text{learned}`,
+    use:
+      'A kernelised relative bias: like ALiBi a penalty that grows with distance, but logarithmically and with two learned parameters per head (the authors’ ParallelKerpleLog; r₁ starts U(0, 2), r₂ U(0, 1), both kept ≥ 0.01). ' +
+      'Drawn: one head’s bias at its seeded starting values (query × key).',
   },
   shaw: {
     name: 'Shaw relative (Shaw et al. 2018)',

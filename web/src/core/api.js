@@ -15,9 +15,11 @@ const ROPE_NUMBERS = [
   'betaFast',
   'betaSlow',
   'scaleBase',
+  'keepFraction',
 ];
 const ROPE_KEYS = [...ROPE_STRINGS, ...ROPE_NUMBERS, 'originalLength'];
 const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance'];
+const KERPLE_KEYS = ['r1', 'r2'];
 
 /** The API bound to an instantiated Emscripten module (the resolved value of its factory). */
 export function bindPosLab(m) {
@@ -54,6 +56,12 @@ export function bindPosLab(m) {
     mask: o.mask === undefined ? defaults.mask : check.attentionMask(o.mask),
     offset: o.offset === undefined ? defaults.offset : check.integer(o.offset, 'offset', -Number.MAX_SAFE_INTEGER),
   });
+  // KERPLE's r1 and r2 from o's fields (absent or 0: each head's drawn from the seed).
+  const kerpleOptions = (o) => {
+    const out = {};
+    for (const key of KERPLE_KEYS) if (o[key] !== undefined) out[key] = num(o, key);
+    return out;
+  };
   // T5 bucket options from o's fields; absent ones keep the core's defaults (relative.hpp).
   const t5 = (o) => {
     const out = {};
@@ -115,6 +123,14 @@ export function bindPosLab(m) {
     alibiSlopes(opts) {
       const o = check.options(opts, 'alibiSlopes', ['heads']);
       return call('alibiSlopes', size(o, 'heads'));
+    },
+
+    kerple(opts) {
+      const o = check.options(opts, 'kerple', ['heads', 'queryLength', 'keyLength', 'offset', ...KERPLE_KEYS, 'seed']);
+      const [H, Lq, Lk] = [size(o, 'heads'), size(o, 'queryLength'), size(o, 'keyLength')];
+      elements([H, Lq, Lk], 'KERPLE bias (H, Lq, Lk)');
+      const offset = o.offset === undefined ? 0 : check.integer(o.offset, 'offset', -Number.MAX_SAFE_INTEGER);
+      return call('kerple', H, Lq, Lk, offset, kerpleOptions(o), seed(o));
     },
 
     alibi(opts) {
@@ -188,6 +204,8 @@ export function bindPosLab(m) {
         'bias',
         't5',
         't5Seed',
+        'kerple',
+        'kerpleSeed',
         'scale',
       ]);
       const t = tensor(x, 'x', [2]);
@@ -198,6 +216,8 @@ export function bindPosLab(m) {
         bias: str(o, 'bias', defaults.bias),
         t5: t5(check.options(o.t5, 'multiHeadAttention t5', T5_KEYS, 't5')),
         t5Seed: seed(o, 't5Seed'),
+        kerple: kerpleOptions(check.options(o.kerple, 'multiHeadAttention kerple', KERPLE_KEYS, 'kerple')),
+        kerpleSeed: seed(o, 'kerpleSeed'),
       };
       const L = t.shape[0];
       elements([raw.heads, L, L], 'attention weights (H, L, L)');

@@ -107,6 +107,14 @@ export interface RopeOptions {
   betaSlow?: number;
   /** The decay's positions per unit of its exponent (> 0), or 0 for none. Default 0, or the method's. */
   scaleBase?: number;
+  /** p-RoPE: the fraction of the highest frequencies kept, the rest set to 0 (0..1). Default 1, or the method's (p-rope: 0.75). */
+  keepFraction?: number;
+}
+
+/** KERPLE's per-head parameters (Chi et al. 2022): every head's r1 and r2 (> 0), or 0/absent for each head's drawn from the seed (U(0, 2), U(0, 1)). */
+export interface KerpleOptions {
+  r1?: number;
+  r2?: number;
 }
 
 /** T5 relative-position buckets (relative.hpp). */
@@ -163,11 +171,15 @@ export interface MultiHeadOptions {
    */
   rope?: false | true | RopeOptions;
   /** Position bias added to the scores. Default 'none'. */
-  bias?: 'none' | 'alibi' | 't5';
+  bias?: 'none' | 'alibi' | 't5' | 'kerple';
   /** Bucket options when bias is 't5' (core defaults: unidirectional, 32 buckets, 128). */
   t5?: T5Options;
   /** Seed of the (numBuckets, H) T5 bias table. Default 0. */
   t5Seed?: number;
+  /** KERPLE's r1, r2 when bias is 'kerple'. */
+  kerple?: KerpleOptions;
+  /** Seed of KERPLE's per-head r1, r2. Default 0. */
+  kerpleSeed?: number;
   /** Default 1/√d, d = D/H. */
   scale?: number;
 }
@@ -306,6 +318,10 @@ export interface PosLab {
   alibiSlopes(options: { heads: number }): Tensor;
   /** ALiBi bias −m_h·|i − j|, (H, Lq, Lk). */
   alibi(options: { heads: number; queryLength: number; keyLength: number }): Tensor;
+  /** KERPLE bias −r1_h·log(1 + r2_h·|i + offset − j|), (H, Lq, Lk). */
+  kerple(
+    options: { heads: number; queryLength: number; keyLength: number; offset?: number; seed?: number } & KerpleOptions,
+  ): Tensor;
 
   /** θ_i and mscale of a RoPE configuration; totalLength S = offset + L matters for 'dynamic' only. */
   ropeFrequencies(options: { headDim: number; totalLength?: number } & RopeOptions): RopeFrequencies;

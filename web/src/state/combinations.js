@@ -6,7 +6,7 @@
 // RoPE scaling's factors), the rule here says so first: a link must never decode to settings
 // the view's job then refuses.
 import { decodeMask } from './mask-bits.js';
-import { COUPLED_METHODS, hasOption, isPairMethod, needsEvenWidth } from './methods.js';
+import { COUPLED_METHODS, hasOption, isHeadBias, isPairMethod, needsEvenWidth } from './methods.js';
 
 export const MAX_CELLS = 8192 * 1024; // keeps one recompute + redraw within a frame budget
 export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
@@ -44,9 +44,9 @@ const evenWidth = (key, needsPairs) => ({
   message: () => 'D must be even: sin/cos (or rotated) pairs',
 });
 
-// The longest L of a bias method's L × L matrix: ALiBi's H × L × L bias stays within the core's cap.
+// The longest L of a bias method's L × L matrix: a per-head bias's H × L × L stays within the core's cap.
 const maxPairLength = (p) =>
-  p.method === 'alibi' ? Math.min(MAX_PAIR_LENGTH, Math.floor(Math.sqrt(MAX_ELEMENTS / p.heads))) : MAX_PAIR_LENGTH;
+  isHeadBias(p.method) ? Math.min(MAX_PAIR_LENGTH, Math.floor(Math.sqrt(MAX_ELEMENTS / p.heads))) : MAX_PAIR_LENGTH;
 
 // Both axes are in range but their product is over the cap: the largest axis shrinks to fit
 // (a width stays even, for the methods that pair dimensions).
@@ -86,7 +86,7 @@ export const RULES = {
     },
     {
       key: 'enc.head',
-      refused: (p) => p.method === 'alibi' && p.head >= p.heads,
+      refused: (p) => isHeadBias(p.method) && p.head >= p.heads,
       message: (p) => `head ${p.head} does not exist: there are ${p.heads} heads (0…${p.heads - 1})`,
     },
     {

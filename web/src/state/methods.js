@@ -52,6 +52,9 @@ export const isRotation = (method) => rowOf(method)?.kind === 'rotation';
  * other rotation's are those of its row of the core's table ('neox' or 'gptj').
  */
 export const rotationPairs = (method, style) => (method === 'rope' ? style : rowOf(method).pairs);
+/** The score biases the Encodings view draws one head at a time (the others draw one matrix). */
+export const HEAD_BIASES = ['alibi', 'kerple'];
+export const isHeadBias = (method) => HEAD_BIASES.includes(method);
 /** Whether the core's table gives `method` the option `option` (a base: sinusoidal and the rotations). */
 export const hasOption = (method, option) => optionOf(method, option) !== undefined;
 /** Option `option`'s default in the first row of the core's table that has it (a setting methods share). */

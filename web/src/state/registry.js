@@ -100,6 +100,8 @@ export const VIEWS = [
       // A decaying rotation's scale base s (the core's table's default); combinations.js keeps
       // ζ^(e/s) within float32.
       scalebase: num(optionDefault('scaleBase'), 1, 1e6),
+      // p-RoPE's kept fraction of RoPE's frequencies (the table's default).
+      keep: num(optionDefault('keepFraction'), 0, 1),
       clip: int(4, 0, 8192),
       seed,
       pos: intList([0, 1, 2, 10, 25, 49], 0, 65535, 16),
@@ -123,6 +125,7 @@ export const VIEWS = [
       maxDistance: (p) => (p.method === 'shaw' ? 'clip' : 'maxdist'),
       bidirectional: 'bidir',
       scaleBase: 'scalebase',
+      keepFraction: 'keep',
     },
   },
   {

@@ -6,4 +6,15 @@
 export const STEPS_BY_TASK = { copy: 2500, reverse: 2500, sort: 2000, addition: 3000, text: 2500 };
 
 /** The embedding scale s of x = s·wte[token] by default, by position method. */
-export const EMBED_SCALE_BY_METHOD = { learned: 4, sinusoidal: 8, rope: 4, xpos: 4, alibi: 4, t5: 4, fire: 4, none: 4 };
+export const EMBED_SCALE_BY_METHOD = {
+  learned: 4,
+  sinusoidal: 8,
+  rope: 4,
+  'p-rope': 4,
+  xpos: 4,
+  alibi: 4,
+  t5: 4,
+  kerple: 4,
+  fire: 4,
+  none: 4,
+};

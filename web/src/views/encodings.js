@@ -2,7 +2,7 @@
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
-import { hasOption, isPairMethod, isRotation, rotationPairs } from '../state/methods.js';
+import { hasOption, isHeadBias, isPairMethod, isRotation, rotationPairs } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
 import { createIntro, defineView, sourceNote, whenSettingIn } from './kit.js';
@@ -40,13 +40,19 @@ const SPECS = [
     kind: 'number',
     show: (s) => hasOption(s['enc.method'], 'scaleBase'),
   },
-  { key: 'enc.heads', label: 'heads H', kind: 'number', show: is('alibi') },
-  { key: 'enc.head', label: 'head shown', kind: 'number', show: is('alibi') },
+  {
+    key: 'enc.keep',
+    label: 'kept fraction p',
+    kind: 'number',
+    show: (s) => hasOption(s['enc.method'], 'keepFraction'),
+  },
+  { key: 'enc.heads', label: 'heads H', kind: 'number', show: (s) => isHeadBias(s['enc.method']) },
+  { key: 'enc.head', label: 'head shown', kind: 'number', show: (s) => isHeadBias(s['enc.method']) },
   { key: 'enc.buckets', label: 'buckets', kind: 'number', show: is('t5') },
   { key: 'enc.maxdist', label: 'max distance', kind: 'number', show: is('t5') },
   { key: 'enc.bidir', label: 'bidirectional', kind: 'checkbox', show: is('t5') },
   { key: 'enc.clip', label: 'clip K', kind: 'number', show: is('shaw') },
-  { key: 'enc.seed', label: 'seed', kind: 'number', show: is('learned') },
+  { key: 'enc.seed', label: 'seed', kind: 'number', show: (s) => ['learned', 'kerple'].includes(s['enc.method']) },
   {
     key: 'enc.pos',
     label: 'rows to plot (positions; queries for L × L)',
@@ -144,6 +150,8 @@ function headingFor(p) {
   switch (p.method) {
     case 'alibi':
       return `ALiBi bias of head ${p.head} (of ${p.heads}), ${p.L} × ${p.L}`;
+    case 'kerple':
+      return `KERPLE bias of head ${p.head} (of ${p.heads}, r₁ and r₂ drawn from seed ${p.seed}), ${p.L} × ${p.L}`;
     case 't5':
       return `T5 bucket of j − i, ${p.L} × ${p.L} (${p.buckets} buckets, max distance ${p.maxdist})`;
     case 'shaw':

@@ -43,6 +43,11 @@ export const PAIR_MATRICES = {
       },
     };
   },
+  kerple(lab, p) {
+    const { L } = p;
+    const bias = lab.kerple({ heads: p.heads, queryLength: L, keyLength: L, seed: p.seed });
+    return { heatmaps: { main: { data: slice(bias, p.head, L), rows: L, cols: L, cmap: p.cmap } } };
+  },
   t5(lab, p) {
     const { L } = p;
     const b = lab.t5Buckets({

@@ -21,16 +21,17 @@ export function ropeUnitInput(L, D, style) {
 /**
  * @param {any} lab the PosLab API (createPosLab)
  * @param {{ method: string, L: number, D: number, base?: number, layout?: string, style?: string, seed?: number,
- *   scalebase?: number }} p
+ *   scalebase?: number, keep?: number }} p
  * @returns {Tensor} (L, D); absent options are the core's defaults (a rotation's: its method's)
  */
-export function encodingTable(lab, { method, L, D, base, layout, style, seed, scalebase }) {
+export function encodingTable(lab, { method, L, D, base, layout, style, seed, scalebase, keep }) {
   if (isRotation(method)) {
     if (D % 2) throw fieldError('D', `${method} rotates pairs: D must be even, got ${D}`);
     const pairs = rotationPairs(method, style);
     // The scale base setting is a decay's: a method without one keeps none.
     const scaleBase = hasOption(method, 'scaleBase') ? scalebase : undefined;
-    return lab.rope(ropeUnitInput(L, D, pairs), { method, style: pairs, base, scaleBase });
+    const keepFraction = hasOption(method, 'keepFraction') ? keep : undefined;
+    return lab.rope(ropeUnitInput(L, D, pairs), { method, style: pairs, base, scaleBase, keepFraction });
   }
   switch (method) {
     case 'sinusoidal':
