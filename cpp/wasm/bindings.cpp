@@ -73,10 +73,11 @@ val t5_bias_js(Num heads, Num query_length, Num key_length, val options, Num see
   });
 }
 
-// KERPLE (H, Lq, Lk): options { r1, r2 } (0: the seed's per-head values).
-val kerple_js(Num heads, Num query_length, Num key_length, Num offset, val options, Num seed) {
+// Any score bias of the table (H, Lq, Lk): its options under the row's names (to_score_bias).
+val score_bias_js(std::string method, Num heads, Num query_length, Num key_length, Num offset,
+                  val options, Num seed) {
   return guarded([&] {
-    ScoreBias bias = to_score_bias(PositionMethod::kKerple, options, to_seed(seed));
+    const ScoreBias bias = to_score_bias(parse_position_bias(method), options, to_seed(seed));
     return to_js(
         score_bias_tensor(bias, to_integer(heads, "heads"), to_integer(query_length, "queryLength"),
                           to_integer(key_length, "keyLength"), to_integer(offset, "offset")));
@@ -190,9 +191,10 @@ val attention_js(val q, val k, val v, val attention_options) {
 // bias: 'none'|'alibi'|'t5', t5?, t5Seed, scale? }
 val multi_head_attention_js(val x, val mha_options) {
   return guarded([&] {
-    const val options = to_options(mha_options, "multiHeadAttention",
-                                   {"heads", "seed", "mask", "keyPadding", "customMask", "rope",
-                                    "bias", "t5", "t5Seed", "kerple", "kerpleSeed", "scale"});
+    const val options =
+        to_options(mha_options, "multiHeadAttention",
+                   {"heads", "seed", "mask", "keyPadding", "customMask", "rope", "bias", "scale"},
+                   bias_option_keys());
     const TensorF input = to_tensor(x, "x");
     require(input.ndim() == 2, "x", "x must be (L, D), got " + shape_string(input.shape));
     MultiHeadOptions o;
@@ -365,7 +367,7 @@ EMSCRIPTEN_BINDINGS(poslab) {
   function("t5Bias", &t5_bias_js);
   function("alibiSlopes", &alibi_slopes_js);
   function("alibi", &alibi_js);
-  function("kerple", &kerple_js);
+  function("scoreBias", &score_bias_js);
   function("ropeFrequencies", &rope_frequencies_js);
   function("rope", &rope_js);
   function("ropeDecay", &rope_decay_js);

@@ -104,24 +104,37 @@ std::string to_string(const val& js, const char* what) {
   return js.as<std::string>();
 }
 
-val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed) {
+val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed,
+               const std::vector<std::string>& more) {
   if (js.isUndefined()) return val::object();
   require(is_object(js) && !js.isArray(),
           std::string(what) + " options must be an object (got " + describe(js) + ")");
+  std::vector<std::string> known(allowed.begin(), allowed.end());
+  known.insert(known.end(), more.begin(), more.end());
   const val keys = val::global("Object").call<val>("keys", js);
   const std::size_t n = keys["length"].as<std::size_t>();
   for (std::size_t i = 0; i < n; ++i) {
     const std::string key = keys[i].as<std::string>();
-    bool known = false;
+    bool found = false;
     std::string expected;
-    for (const char* name : allowed) {
-      known = known || key == name;
-      expected += (expected.empty() ? "" : ", ") + std::string(name);
+    for (const std::string& name : known) {
+      found = found || key == name;
+      expected += (expected.empty() ? "" : ", ") + name;
     }
-    require(known, key.c_str(),
+    require(found, key.c_str(),
             "unknown option '" + key + "' for " + what + " (expected " + expected + ")");
   }
   return js;
+}
+
+std::vector<std::string> bias_option_keys() {
+  std::vector<std::string> keys;
+  for (const PositionMethodInfo& m : kPositionMethods) {
+    if (m.term == BiasTerm::kNone || !supports(m.method, kSupportBias)) continue;
+    keys.push_back(m.name);
+    keys.push_back(std::string(m.name) + "Seed");
+  }
+  return keys;
 }
 
 TensorF to_tensor(const val& js, const char* what) {

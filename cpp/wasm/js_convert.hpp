@@ -44,7 +44,9 @@ std::string to_string(const val& js, const char* what);
 
 // An options object (see the rule above): `js` itself, or an empty object for undefined; Error
 // "<what> options must be an object (got …)" or "unknown option 'k' for <what> (expected …)".
-val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed);
+// `more` adds keys known only at run time (bias_option_keys).
+val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed,
+               const std::vector<std::string>& more = {});
 
 // { data: Float32Array, shape: number[] } → TensorF; data.length must equal product(shape).
 TensorF to_tensor(const val& js, const char* what);
@@ -74,6 +76,9 @@ RopeOptions to_rope_options(const val& js);
 
 // { bidirectional, numBuckets, maxDistance }, each optional.
 T5BucketOptions to_t5_options(const val& js);
+
+// multiHeadAttention's keys of the score biases: each one's name (its options) and <name>Seed.
+std::vector<std::string> bias_option_keys();
 
 // A score-bias method's options object: the row's option names (position_methods.hpp) and
 // bidirectional, each optional; an absent field keeps the row's default.

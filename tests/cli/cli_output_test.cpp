@@ -444,13 +444,14 @@ TEST_F(Cli, MethodsPrintsTheTableTheTrainerChoosesFrom) {
     if (m.at("support").at("trainer")) trainer.push_back(m.at("name"));
     EXPECT_EQ(m.at("support").size(), 8u) << m.dump();
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"learned", "sinusoidal", "shaw", "rope", "xpos",
-                                             "alibi", "t5", "fire", "none"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"learned", "sinusoidal", "shaw", "rope", "p-rope",
+                                             "xpos", "alibi", "t5", "kerple", "fire", "none"}));
   EXPECT_EQ(table[3].at("options")[0].at("name"), "base");
   EXPECT_EQ(table[3].at("kind"), "rotation");
   EXPECT_EQ(table[3].at("pairs"), "neox");
-  EXPECT_EQ(table[4].at("pairs"), "gptj");
-  EXPECT_FALSE(table[5].contains("pairs"));  // ALiBi does not rotate
+  EXPECT_EQ(table[4].at("options")[1].at("name"), "keepFraction");
+  EXPECT_EQ(table[5].at("pairs"), "gptj");
+  EXPECT_FALSE(table[6].contains("pairs"));  // ALiBi does not rotate
   // Relative methods: a shift leaves their scores; the absolute tables and xPos's centred scale do
   // not.
   for (const auto& m : table) {

@@ -249,7 +249,11 @@ TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
   Parameters p(c);
   init_parameters(p, 4);
   const char* names[] = {"c", "threshold_scale", "fc1.weight", "fc1.bias", "fc2.weight"};
-  const Shape shapes[] = {{1}, {1}, {1, kFireHidden}, {kFireHidden}, {kFireHidden, c.n_head}};
+  const Shape shapes[] = {{1},
+                          {1},
+                          {1, score_bias::kFireHidden},
+                          {score_bias::kFireHidden},
+                          {score_bias::kFireHidden, c.n_head}};
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";
     std::size_t next = p.find(h + "mlp.c_proj.bias").offset + c.n_embd;
@@ -260,11 +264,11 @@ TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
       EXPECT_FALSE(info.decay) << info.name;
       next += info.numel;
     }
-    EXPECT_EQ(p.at(h + "attn.fire.c")[0], float(kFireInitC));
+    EXPECT_EQ(p.at(h + "attn.fire.c")[0], float(score_bias::kFireInitC));
     EXPECT_EQ(p.at(h + "attn.fire.threshold_scale")[0], 1.0f);
     for (const char* mlp : {"fc1.weight", "fc1.bias", "fc2.weight"}) {
       const ParamInfo& info = p.find(h + "attn.fire." + mlp);
-      const double bound = mlp[2] == '1' ? 1.0 : 1 / std::sqrt(double(kFireHidden));
+      const double bound = mlp[2] == '1' ? 1.0 : 1 / std::sqrt(double(score_bias::kFireHidden));
       double largest = 0;
       for (std::size_t i = 0; i < info.numel; ++i) {
         largest = std::max(largest, std::abs(double(p.data()[info.offset + i])));

@@ -54,32 +54,38 @@ Gpt2Position parse_gpt2_position(const std::string& name) {
   return parse_position_method(name, kSupportGpt2Swap, "GPT-2 position method", "position");
 }
 
+namespace {
+
+// What GPT-2 computes with each method swapped in for its learned positions.
+struct Gpt2PositionNote {
+  Gpt2Position position;
+  const char* note;
+};
+constexpr Gpt2PositionNote kGpt2PositionNotes[] = {
+    {Gpt2Position::kLearned, "Learned absolute positions (wpe), as GPT-2 was trained."},
+    {Gpt2Position::kSinusoidal,
+     "Exploration: sinusoidal positions replace wpe. GPT-2 was trained with learned positions, "
+     "so these outputs are not what the model computes."},
+    {Gpt2Position::kRope,
+     "Exploration: wpe is dropped and RoPE rotates every head's q and k. GPT-2 was trained with "
+     "learned positions, so these outputs are not what the model computes."},
+    {Gpt2Position::kAlibi,
+     "Exploration: wpe is dropped and ALiBi biases every head's scores. GPT-2 was trained with "
+     "learned positions, so these outputs are not what the model computes."},
+    {Gpt2Position::kNone,
+     "Exploration: wpe is dropped (NoPE); order reaches the model only through the causal mask. "
+     "GPT-2 was trained with learned positions, so these outputs are not what the model "
+     "computes."}};
+static_assert(std::size(kGpt2PositionNotes) == std::size(kGpt2PositionNames),
+              "a note for every method GPT-2 can take");
+
+}  // namespace
+
 const char* gpt2_position_note(Gpt2Position position) {
-  switch (position) {
-    case Gpt2Position::kLearned:
-      return "Learned absolute positions (wpe), as GPT-2 was trained.";
-    case Gpt2Position::kSinusoidal:
-      return "Exploration: sinusoidal positions replace wpe. GPT-2 was trained with learned "
-             "positions, so these outputs are not what the model computes.";
-    case Gpt2Position::kRope:
-      return "Exploration: wpe is dropped and RoPE rotates every head's q and k. GPT-2 was "
-             "trained with learned positions, so these outputs are not what the model computes.";
-    case Gpt2Position::kAlibi:
-      return "Exploration: wpe is dropped and ALiBi biases every head's scores. GPT-2 was "
-             "trained with learned positions, so these outputs are not what the model computes.";
-    case Gpt2Position::kNone:
-      return "Exploration: wpe is dropped (NoPE); order reaches the model only through the "
-             "causal mask. GPT-2 was trained with learned positions, so these outputs are not "
-             "what the model computes.";
-    case Gpt2Position::kShaw:  // not swappable into GPT-2 (parse_gpt2_position refuses them)
-    case Gpt2Position::kPRope:
-    case Gpt2Position::kXpos:
-    case Gpt2Position::kT5:
-    case Gpt2Position::kKerple:
-    case Gpt2Position::kFire:
-      return "";
+  for (const Gpt2PositionNote& n : kGpt2PositionNotes) {
+    if (n.position == position) return n.note;
   }
-  return "";
+  return "";  // not swappable into GPT-2 (parse_gpt2_position refuses it)
 }
 
 Gpt2Result gpt2_forward(const Gpt2Weights& weights, const std::vector<long long>& tokens,

@@ -10,7 +10,6 @@
 #include "poslab/base/random.hpp"
 #include "poslab/layers/attention.hpp"
 #include "poslab/layers/mask.hpp"
-#include "poslab/positions/learned.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/score_bias.hpp"
 
@@ -37,28 +36,11 @@ T5BucketOptions t5_options(const ScoreBias& bias) {
   return o;
 }
 
-// The number of parameters the term of `bias` reads for H heads.
-std::size_t parameter_count(const ScoreBias& bias, std::size_t H) {
-  switch (bias.method) {
-    case PositionMethod::kT5:
-      return std::size_t(t5_options(bias).num_buckets) * H;
-    case PositionMethod::kKerple:
-      return 2 * H;
-    case PositionMethod::kAlibi:
-      return 0;
-    case PositionMethod::kFire:  // the trainer's own: its MLP has no defaults outside a model
-    case PositionMethod::kLearned:
-    case PositionMethod::kSinusoidal:
-    case PositionMethod::kShaw:
-    case PositionMethod::kRope:
-    case PositionMethod::kPRope:
-    case PositionMethod::kXpos:
-    case PositionMethod::kNone:
-      break;
-  }
-  throw Error(std::string("position method '") + to_string(bias.method) +
-                  "' has no score-bias tensor in the core",
-              "bias");
+// The number of values of tensor `t` for H heads.
+std::size_t tensor_numel(const score_bias::ParameterTensor& t, const ScoreBias& bias,
+                         std::size_t H) {
+  const auto buckets = static_cast<std::size_t>(bias.options[0]);
+  return score_bias::tensor_size(t.rows, H, buckets) * score_bias::tensor_size(t.cols, H, buckets);
 }
 
 // (H, Lq, Lk): the term at (query(i), key(j)) for every head.
@@ -97,22 +79,19 @@ ScoreBias score_bias_defaults(PositionMethod method) {
   return bias;
 }
 
-std::vector<float> kerple_initial(std::size_t heads, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> r(2 * heads);
-  for (std::size_t h = 0; h < heads; ++h) r[h] = static_cast<float>(2 * rng.uniform());
-  for (std::size_t h = 0; h < heads; ++h) r[heads + h] = static_cast<float>(rng.uniform());
-  for (float& x : r) x = std::max(x, static_cast<float>(score_bias::kKerpleMin));
-  return r;
-}
-
 std::vector<float> score_bias_parameters(const ScoreBias& bias, long long num_heads) {
   const std::size_t H = checked_heads(num_heads);
-  const std::size_t count = parameter_count(bias, H);
+  const PositionMethodInfo& info = position_method_info(bias.method);
+  require(info.term != BiasTerm::kNone, "bias",
+          std::string("position method '") + info.name + "' is not a score bias");
   if (bias.method == PositionMethod::kT5) check_t5_options(t5_options(bias));
+  std::size_t count = 0;
+  for (const score_bias::ParameterTensor& t : score_bias::parameter_tensors(bias.method)) {
+    count += tensor_numel(t, bias, H);
+  }
   if (!bias.parameters.empty()) {
     require(bias.parameters.size() == count, "parameters",
-            std::string(to_string(bias.method)) + " with " + std::to_string(H) + " heads needs " +
+            std::string(info.name) + " with " + std::to_string(H) + " heads needs " +
                 std::to_string(count) + " parameters, got " +
                 std::to_string(bias.parameters.size()));
     require(std::all_of(bias.parameters.begin(), bias.parameters.end(),
@@ -120,23 +99,26 @@ std::vector<float> score_bias_parameters(const ScoreBias& bias, long long num_he
             "parameters", "score-bias parameters must be finite");
     return bias.parameters;
   }
-  if (bias.method == PositionMethod::kT5) {
-    const TensorF table = learned_table(t5_options(bias).num_buckets, num_heads, bias.seed, 1.0);
-    return table.data;
-  }
-  if (bias.method == PositionMethod::kKerple) {
-    std::vector<float> r = kerple_initial(H, bias.seed);
-    const char* names[2] = {"r1", "r2"};
-    for (std::size_t k = 0; k < 2; ++k) {
-      const double given = bias.options[k];
-      require(std::isfinite(given) && given >= 0.0, names[k],
-              std::string("kerple ") + names[k] + " must be positive (or 0 for the seed's), got " +
-                  format_number(given));
-      if (given > 0.0) std::fill(r.begin() + k * H, r.begin() + (k + 1) * H, float(given));
+  // Drawn as the trainer starts them, but a normal table at std 1 so its pattern shows; an
+  // option tied to a tensor sets all of it when > 0.
+  std::vector<float> parameters(count);
+  Rng rng(bias.seed);
+  float* at = parameters.data();
+  for (score_bias::ParameterTensor t : score_bias::parameter_tensors(bias.method)) {
+    if (t.init == score_bias::ParameterTensor::kNormal) t.value = 1.0;
+    const std::size_t n = tensor_numel(t, bias, H);
+    score_bias::initialize(t, rng, at, n);
+    if (t.option >= 0) {
+      const PositionOption& o = info.options[std::size_t(t.option)];
+      const double given = bias.options[std::size_t(t.option)];
+      require(std::isfinite(given) && given >= o.min && given <= o.max, o.name,
+              std::string(info.name) + " " + o.name + " must be in [" + format_number(o.min) +
+                  ", " + format_number(o.max) + "] (0: the seed's), got " + format_number(given));
+      if (given > 0.0) std::fill(at, at + n, static_cast<float>(given));
     }
-    return r;
+    at += n;
   }
-  return {};
+  return parameters;
 }
 
 TensorF score_bias_tensor(const ScoreBias& bias, long long num_heads, long long query_length,

@@ -18,19 +18,31 @@ namespace poslab::train {
 std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
   std::vector<ParamInfo> info;
   const std::size_t E = c.n_embd, I = c.n_inner;
-  auto add = [&](std::string name, Shape shape, bool decay) {
+  auto add = [&](std::string name, Shape shape, bool decay,
+                 const score_bias::ParameterTensor* term = nullptr) {
     ParamInfo p;
     p.name = std::move(name);
     p.numel = checked_numel(shape, p.name);
     p.shape = std::move(shape);
     p.offset = info.empty() ? 0 : info.back().offset + info.back().numel;
     p.decay = decay;
+    p.term = term;
     info.push_back(std::move(p));
+  };
+  // A score bias's tensors (score_bias.hpp): the shared ones before the layers, each layer's
+  // after its MLP.
+  const score_bias::ParameterTensors term = score_bias::parameter_tensors(c.position);
+  const auto add_term = [&](bool per_layer, const std::string& prefix) {
+    for (const score_bias::ParameterTensor& t : term) {
+      if (t.per_layer != per_layer) continue;
+      const std::size_t rows = score_bias::tensor_size(t.rows, c.n_head, c.t5_num_buckets);
+      const std::size_t cols = score_bias::tensor_size(t.cols, c.n_head, c.t5_num_buckets);
+      add(prefix + t.name, t.matrix ? Shape{rows, cols} : Shape{rows * cols}, false, &t);
+    }
   };
   add("wte.weight", {c.vocab_size, E}, false);
   if (c.position == PositionMethod::kLearned) add("wpe.weight", {c.n_positions, E}, false);
-  if (c.position == PositionMethod::kT5)
-    add("rel_bias.weight", {c.t5_num_buckets, c.n_head}, false);
+  add_term(false, "");
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";
     add(h + "ln_1.weight", {E}, false);
@@ -45,17 +57,7 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     add(h + "mlp.c_fc.bias", {I}, false);
     add(h + "mlp.c_proj.weight", {I, E}, true);
     add(h + "mlp.c_proj.bias", {E}, false);
-    if (c.position == PositionMethod::kFire) {
-      add(h + "attn.fire.c", {1}, false);
-      add(h + "attn.fire.threshold_scale", {1}, false);
-      add(h + "attn.fire.fc1.weight", {1, kFireHidden}, false);
-      add(h + "attn.fire.fc1.bias", {kFireHidden}, false);
-      add(h + "attn.fire.fc2.weight", {kFireHidden, c.n_head}, false);
-    }
-    if (c.position == PositionMethod::kKerple) {
-      add(h + "attn.kerple_r1", {c.n_head}, false);
-      add(h + "attn.kerple_r2", {c.n_head}, false);
-    }
+    add_term(true, h + "attn.");
   }
   add("ln_f.weight", {E}, false);
   add("ln_f.bias", {E}, false);
@@ -63,33 +65,18 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
 }
 
 std::vector<std::string> score_bias_tensors(const ModelConfig& c, std::size_t layer) {
-  const std::string h = "h." + std::to_string(layer) + ".attn.";
-  switch (c.position) {
-    case PositionMethod::kT5:
-      return {"rel_bias.weight"};
-    case PositionMethod::kKerple:
-      return {h + "kerple_r1", h + "kerple_r2"};
-    case PositionMethod::kFire:
-      return {h + "fire.c", h + "fire.threshold_scale", h + "fire.fc1.weight", h + "fire.fc1.bias",
-              h + "fire.fc2.weight"};
-    case PositionMethod::kAlibi:
-    case PositionMethod::kLearned:
-    case PositionMethod::kSinusoidal:
-    case PositionMethod::kShaw:
-    case PositionMethod::kRope:
-    case PositionMethod::kPRope:
-    case PositionMethod::kXpos:
-    case PositionMethod::kNone:
-      break;
+  std::vector<std::string> names;
+  for (const score_bias::ParameterTensor& t : score_bias::parameter_tensors(c.position)) {
+    names.push_back((t.per_layer ? "h." + std::to_string(layer) + ".attn." : "") + t.name);
   }
-  return {};
+  return names;
 }
 
 std::size_t score_bias_parameter_count(const ModelConfig& c) {
   std::size_t count = 0;
-  const std::vector<std::string> names = score_bias_tensors(c, 0);
-  for (const ParamInfo& p : parameter_layout(c)) {
-    for (const std::string& name : names) count += p.name == name ? p.numel : 0;
+  for (const score_bias::ParameterTensor& t : score_bias::parameter_tensors(c.position)) {
+    count += score_bias::tensor_size(t.rows, c.n_head, c.t5_num_buckets) *
+             score_bias::tensor_size(t.cols, c.n_head, c.t5_num_buckets);
   }
   return count;
 }
@@ -128,26 +115,10 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
   for (const ParamInfo& p : params.info()) {
     float* w = params.data() + p.offset;
     const bool norm = p.name.find(".ln_") != std::string::npos || p.name.rfind("ln_f.", 0) == 0;
-    const bool fire_mlp = p.name.find(".fire.fc") != std::string::npos;
-    if (norm) {
+    if (p.term != nullptr) {
+      score_bias::initialize(*p.term, rng, w, p.numel);
+    } else if (norm) {
       std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
-    } else if (ends_with(p.name, ".fire.c")) {
-      w[0] = static_cast<float>(kFireInitC);
-    } else if (ends_with(p.name, ".fire.threshold_scale")) {
-      w[0] = 1.0f;
-    } else if (ends_with(p.name, ".kerple_r1") || ends_with(p.name, ".kerple_r2")) {
-      // The reference's torch.rand(H)·2 and ·1, clamped before use.
-      const double scale = ends_with(p.name, "_r1") ? 2.0 : 1.0;
-      for (std::size_t i = 0; i < p.numel; ++i) {
-        w[i] = static_cast<float>(std::max(scale * rng.uniform(), score_bias::kKerpleMin));
-      }
-    } else if (fire_mlp) {
-      // nn.Linear's default for weights and biases alike: U(−1/√fan_in, 1/√fan_in).
-      const double bound = 1 / std::sqrt(p.name.find(".fc1.") != std::string::npos
-                                             ? 1.0
-                                             : static_cast<double>(kFireHidden));
-      for (std::size_t i = 0; i < p.numel; ++i)
-        w[i] = static_cast<float>(bound * (2 * rng.uniform() - 1));
     } else if (ends_with(p.name, ".bias")) {
       std::fill(w, w + p.numel, 0.0f);
     } else {
@@ -158,9 +129,9 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
 
 void project_parameters(Parameters& params) {
   for (const ParamInfo& p : params.info()) {
-    if (!ends_with(p.name, ".kerple_r1") && !ends_with(p.name, ".kerple_r2")) continue;
+    if (p.term == nullptr || p.term->least == score_bias::kUnbounded) continue;
     float* w = params.data() + p.offset;
-    const auto least = static_cast<float>(score_bias::kKerpleMin);
+    const auto least = static_cast<float>(p.term->least);
     for (std::size_t i = 0; i < p.numel; ++i) w[i] = std::max(w[i], least);
   }
 }

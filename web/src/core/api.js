@@ -130,7 +130,7 @@ export function bindPosLab(m) {
       const [H, Lq, Lk] = [size(o, 'heads'), size(o, 'queryLength'), size(o, 'keyLength')];
       elements([H, Lq, Lk], 'KERPLE bias (H, Lq, Lk)');
       const offset = o.offset === undefined ? 0 : check.integer(o.offset, 'offset', -Number.MAX_SAFE_INTEGER);
-      return call('kerple', H, Lq, Lk, offset, kerpleOptions(o), seed(o));
+      return call('scoreBias', 'kerple', H, Lq, Lk, offset, kerpleOptions(o), seed(o));
     },
 
     alibi(opts) {

@@ -55,6 +55,8 @@ export const rotationPairs = (method, style) => (method === 'rope' ? style : row
 /** The score biases the Encodings view draws one head at a time (the others draw one matrix). */
 export const HEAD_BIASES = ['alibi', 'kerple'];
 export const isHeadBias = (method) => HEAD_BIASES.includes(method);
+/** The methods whose drawing reads the seed setting: a seeded table, or a bias's starting values. */
+export const isSeeded = (method) => ['learned', 'kerple'].includes(method);
 /** Whether the core's table gives `method` the option `option` (a base: sinusoidal and the rotations). */
 export const hasOption = (method, option) => optionOf(method, option) !== undefined;
 /** Option `option`'s default in the first row of the core's table that has it (a setting methods share). */

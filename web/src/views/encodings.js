@@ -2,7 +2,7 @@
 // chosen positions, the waves of chosen dimensions, the formula and a note on when to use it.
 import { METHOD_INFO } from '../content/methods.js';
 import { range } from '../plots/lineplot.js';
-import { hasOption, isHeadBias, isPairMethod, isRotation, rotationPairs } from '../state/methods.js';
+import { hasOption, isHeadBias, isPairMethod, isRotation, isSeeded, rotationPairs } from '../state/methods.js';
 import { CMAPS, METHODS } from '../state/registry.js';
 import { renderMath } from '../ui/math.js';
 import { createIntro, defineView, sourceNote, whenSettingIn } from './kit.js';
@@ -52,7 +52,7 @@ const SPECS = [
   { key: 'enc.maxdist', label: 'max distance', kind: 'number', show: is('t5') },
   { key: 'enc.bidir', label: 'bidirectional', kind: 'checkbox', show: is('t5') },
   { key: 'enc.clip', label: 'clip K', kind: 'number', show: is('shaw') },
-  { key: 'enc.seed', label: 'seed', kind: 'number', show: (s) => ['learned', 'kerple'].includes(s['enc.method']) },
+  { key: 'enc.seed', label: 'seed', kind: 'number', show: (s) => isSeeded(s['enc.method']) },
   {
     key: 'enc.pos',
     label: 'rows to plot (positions; queries for L × L)',
@@ -147,11 +147,11 @@ function headingFor(p) {
     const pairs = rotationPairs(p.method, p.style);
     return `${METHOD_INFO[p.method].label} (${pairs}${decay}) of the unit vector, ${p.L} × ${p.D}`;
   }
+  if (isHeadBias(p.method)) {
+    const seeded = isSeeded(p.method) ? `, seed ${p.seed}` : '';
+    return `${METHOD_INFO[p.method].label} bias of head ${p.head} (of ${p.heads}${seeded}), ${p.L} × ${p.L}`;
+  }
   switch (p.method) {
-    case 'alibi':
-      return `ALiBi bias of head ${p.head} (of ${p.heads}), ${p.L} × ${p.L}`;
-    case 'kerple':
-      return `KERPLE bias of head ${p.head} (of ${p.heads}, r₁ and r₂ drawn from seed ${p.seed}), ${p.L} × ${p.L}`;
     case 't5':
       return `T5 bucket of j − i, ${p.L} × ${p.L} (${p.buckets} buckets, max distance ${p.maxdist})`;
     case 'shaw':

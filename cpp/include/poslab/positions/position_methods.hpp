@@ -68,6 +68,10 @@ inline constexpr Named<unsigned> kPositionSupportNames[] = {
     {kSupportCuda, "cuda"},       {kSupportGpt2Swap, "gpt2"}, {kSupportCoupled, "coupled"},
     {kReadsAnyOrder, "anyOrder"}, {kRelativeOnly, "relative"}};
 
+// A score bias's term (positions/score_bias.hpp), one per score-bias row: what that header's one
+// switch dispatches on, so a new bias is a case the compiler asks for there and nowhere else.
+enum class BiasTerm { kNone, kAlibi, kT5, kKerple, kFire };
+
 // One option of a method, as the page shows it; the core's checks refuse what is outside.
 struct PositionOption {
   const char* name;  // the JS API's option name
@@ -85,8 +89,9 @@ struct PositionMethodInfo {
   std::size_t option_count;
   const char* summary;
   // A rotation's pairs; its options "base", "scaleBase" (a decay, formulas::decay_scale) and
-  // "keepFraction" (p-RoPE's zeroed pairs) set RopeOptions' fields (rotation_defaults).
+  // "keepFraction" (the zeroed-pair mask) set RopeOptions' fields (rotation_defaults).
   RopeStyle pairs = RopeStyle::kNeox;
+  BiasTerm term = BiasTerm::kNone;  // a score bias's term
 };
 
 // In the enum's order: kPositionMethods[int(m)] describes m.
@@ -156,7 +161,9 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
          kSupportGpt2Swap | kReadsAnyOrder | kRelativeOnly,
      {},
      0,
-     "-m_h·|p_i - j| added to the scores (Press et al. 2022)"},
+     "-m_h·|p_i - j| added to the scores (Press et al. 2022)",
+     RopeStyle::kNeox,
+     BiasTerm::kAlibi},
     {PositionMethod::kT5,
      "t5",
      "",
@@ -166,7 +173,9 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      {{{"numBuckets", 32, 2, 1 << 20, "relative-position buckets"},
        {"maxDistance", 128, 2, 1 << 30, "where the logarithmic buckets end"}}},
      2,
-     "a trained bias per bucket of j - p_i and head (Raffel et al. 2020)"},
+     "a trained bias per bucket of j - p_i and head (Raffel et al. 2020)",
+     RopeStyle::kNeox,
+     BiasTerm::kT5},
     {PositionMethod::kKerple,
      "kerple",
      "",
@@ -176,7 +185,9 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      {{{"r1", 0, 0, 1e6, "every head's r1 (0: drawn per head, U(0, 2), from the seed)"},
        {"r2", 0, 0, 1e6, "every head's r2 (0: drawn per head, U(0, 1), from the seed)"}}},
      2,
-     "-r1_h·log(1 + r2_h·|p_i - j|), r1 and r2 learned per head (Chi et al. 2022, KERPLE log)"},
+     "-r1_h·log(1 + r2_h·|p_i - j|), r1 and r2 learned per head (Chi et al. 2022, KERPLE log)",
+     RopeStyle::kNeox,
+     BiasTerm::kKerple},
     {PositionMethod::kFire,
      "fire",
      "",
@@ -184,7 +195,9 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      kSupportTrainer,
      {},
      0,
-     "a per-layer MLP of log-scaled, interpolated p_i - p_j; one bias per head (Li et al. 2024)"},
+     "a per-layer MLP of log-scaled, interpolated p_i - p_j; one bias per head (Li et al. 2024)",
+     RopeStyle::kNeox,
+     BiasTerm::kFire},
     {PositionMethod::kNone,
      "none",
      "nope",
@@ -196,6 +209,14 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
 };
 static_assert(std::size(kPositionMethods) == kPositionMethodCount,
               "every PositionMethod needs a row in kPositionMethods");
+static_assert(
+    [] {
+      for (const PositionMethodInfo& m : kPositionMethods) {
+        if ((m.kind == PositionKind::kScoreBias) != (m.term != BiasTerm::kNone)) return false;
+      }
+      return true;
+    }(),
+    "a score-bias row names its term, and only a score-bias row");
 
 constexpr const PositionMethodInfo& position_method_info(PositionMethod method) {
   return kPositionMethods[static_cast<std::size_t>(method)];

@@ -11,16 +11,22 @@
 //   values(q, k, out)                 b for every head (out: H doubles),
 //   add_gradients(q, k, ds, grad)     grad += Σ_h ds[h]·∂b_h/∂θ, grad in the parameters' layout,
 //   kRelative                         b reads p_k − p_q only (the CUDA kernel stages it by
-//                                     distance).
-// The trainer's layout (train/model.cpp) names the tensors the parameters are.
+//                                     distance),
+//   kTensors                          the tensors its parameters are, in that layout's order, with
+//                                     how each starts and stays in its domain: the trainer's
+//                                     layout, init and projection and the core's defaults read
+//                                     them (train/model.cpp, score_bias_tensor.cpp).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/base/random.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/positions/position_methods.hpp"
 
@@ -46,6 +52,26 @@ struct PerHead {
   }
 };
 
+// One tensor of a term's parameters.
+struct ParameterTensor {
+  enum Size { kOne, kHeads, kHidden, kBuckets };  // kHidden: FIRE's K; kBuckets: option 0
+  enum Init {
+    kNormal,     // N(0, value²)
+    kSymmetric,  // value·(2u − 1), u uniform in [0, 1): PyTorch's nn.Linear, bound value
+    kScaled,     // value·u
+    kConstant,   // value
+  };
+  const char* name;  // per layer: the trainer's h.{l}.attn.<name>; shared: <name>
+  bool per_layer;
+  Size rows, cols;
+  bool matrix;  // shape (rows, cols); else (rows·cols,)
+  Init init;
+  double value;
+  double least;  // kept at least this (the reference's clamp); −∞: unbounded
+  int option;    // the row's option that, when > 0, sets every value instead (−1: none)
+};
+inline constexpr double kUnbounded = -std::numeric_limits<double>::infinity();
+
 POSLAB_HD inline std::int64_t distance(std::int64_t q, std::int64_t k) {
   return q > k ? q - k : k - q;
 }
@@ -54,6 +80,7 @@ POSLAB_HD inline std::int64_t distance(std::int64_t q, std::int64_t k) {
 template <class P>
 struct Alibi : PerHead<Alibi<P>> {
   static constexpr bool kRelative = true;
+  static constexpr std::array<ParameterTensor, 0> kTensors{};
   static constexpr int kCached = 64;  // slopes kept for the first heads: a pair costs no exp2
   int heads;
   double slopes[kCached];
@@ -74,6 +101,10 @@ struct Alibi : PerHead<Alibi<P>> {
 template <class P>
 struct T5 : PerHead<T5<P>> {
   static constexpr bool kRelative = true;
+  // The trainer's table, shared by every layer, starts N(0, 0.02) as its embeddings do.
+  static constexpr std::array<ParameterTensor, 1> kTensors{
+      {{"rel_bias.weight", false, ParameterTensor::kBuckets, ParameterTensor::kHeads, true,
+        ParameterTensor::kNormal, 0.02, kUnbounded, -1}}};
   const P* table;
   int heads, num_buckets, max_distance;
   bool bidirectional;
@@ -112,6 +143,12 @@ inline constexpr double kKerpleMin = 1e-2;
 template <class P>
 struct Kerple : PerHead<Kerple<P>> {
   static constexpr bool kRelative = true;
+  // torch.rand(H)·2 and ·1, clamped at kKerpleMin; the options r1, r2 set every head's.
+  static constexpr std::array<ParameterTensor, 2> kTensors{
+      {{"kerple_r1", true, ParameterTensor::kHeads, ParameterTensor::kOne, false,
+        ParameterTensor::kScaled, 2.0, kKerpleMin, 0},
+       {"kerple_r2", true, ParameterTensor::kHeads, ParameterTensor::kOne, false,
+        ParameterTensor::kScaled, 1.0, kKerpleMin, 1}}};
   const P* r;  // r1 (H) then r2 (H)
   int heads;
   POSLAB_HD Kerple(const P* parameters, const TermShape& shape)
@@ -140,6 +177,19 @@ inline constexpr double kFireEps = 1e-6;
 template <class P>
 struct Fire {
   static constexpr bool kRelative = false;
+  // c and the threshold scale as the paper's code starts them; the MLP as nn.Linear does
+  // (±1/√fan_in: fc1 reads one input, fc2 K).
+  static constexpr std::array<ParameterTensor, 5> kTensors{
+      {{"fire.c", true, ParameterTensor::kOne, ParameterTensor::kOne, false,
+        ParameterTensor::kConstant, kFireInitC, kUnbounded, -1},
+       {"fire.threshold_scale", true, ParameterTensor::kOne, ParameterTensor::kOne, false,
+        ParameterTensor::kConstant, 1.0, kUnbounded, -1},
+       {"fire.fc1.weight", true, ParameterTensor::kOne, ParameterTensor::kHidden, true,
+        ParameterTensor::kSymmetric, 1.0, kUnbounded, -1},
+       {"fire.fc1.bias", true, ParameterTensor::kHidden, ParameterTensor::kOne, false,
+        ParameterTensor::kSymmetric, 1.0, kUnbounded, -1},
+       {"fire.fc2.weight", true, ParameterTensor::kHidden, ParameterTensor::kHeads, true,
+        ParameterTensor::kSymmetric, 0.17677669529663687, kUnbounded, -1}}};  // 1/√32
   static constexpr int K = static_cast<int>(kFireHidden);
   const P* p;
   int heads;
@@ -211,32 +261,81 @@ struct Fire {
   }
 };
 
+// A term's type, handed to with_term_type's callable: typename T::template With<P> is the term
+// over parameters of type P.
+template <template <class> class Term>
+struct TermType {
+  template <class P>
+  using With = Term<P>;
+};
+
+// Calls f(TermType<...>) for `term`: the one switch over the score biases. Error (field "bias")
+// for kNone. Host only: the CUDA launcher picks its kernel here.
+template <class F>
+decltype(auto) with_term_type(BiasTerm term, F&& f) {
+  switch (term) {
+    case BiasTerm::kAlibi:
+      return f(TermType<Alibi>{});
+    case BiasTerm::kT5:
+      return f(TermType<T5>{});
+    case BiasTerm::kKerple:
+      return f(TermType<Kerple>{});
+    case BiasTerm::kFire:
+      return f(TermType<Fire>{});
+    case BiasTerm::kNone:
+      break;
+  }
+  throw Error("not a score bias", "bias");
+}
+
 // Calls f(term) with `method`'s term over `parameters`; Error (field "bias") for a method that
-// is not a score bias. Host only: the CUDA launcher picks its kernel here.
+// is not a score bias.
 template <class P, class F>
 decltype(auto) with_score_bias_term(PositionMethod method, const P* parameters,
                                     const TermShape& shape, F&& f) {
-  switch (method) {
-    case PositionMethod::kAlibi:
-      return f(Alibi<P>(parameters, shape));
-    case PositionMethod::kT5:
-      return f(T5<P>(parameters, shape));
-    case PositionMethod::kKerple:
-      return f(Kerple<P>(parameters, shape));
-    case PositionMethod::kFire:
-      return f(Fire<P>(parameters, shape));
-    case PositionMethod::kLearned:
-    case PositionMethod::kSinusoidal:
-    case PositionMethod::kShaw:
-    case PositionMethod::kRope:
-    case PositionMethod::kPRope:
-    case PositionMethod::kXpos:
-    case PositionMethod::kNone:
-      break;
+  const PositionMethodInfo& info = position_method_info(method);
+  require(info.term != BiasTerm::kNone, "bias",
+          std::string("position method '") + info.name + "' is not a score bias");
+  return with_term_type(info.term, [&](auto type) {
+    using Term = typename decltype(type)::template With<P>;
+    return f(Term(parameters, shape));
+  });
+}
+
+// The tensors of `method`'s term (none for a method without one).
+struct ParameterTensors {
+  const ParameterTensor* first = nullptr;
+  std::size_t count = 0;
+  const ParameterTensor* begin() const { return first; }
+  const ParameterTensor* end() const { return first + count; }
+};
+inline ParameterTensors parameter_tensors(PositionMethod method) {
+  const BiasTerm term = position_method_info(method).term;
+  if (term == BiasTerm::kNone) return {};
+  return with_term_type(term, [](auto type) {
+    using Term = typename decltype(type)::template With<float>;
+    return ParameterTensors{Term::kTensors.data(), Term::kTensors.size()};
+  });
+}
+
+// The number of values of one tensor for H heads and T5's `buckets`.
+inline std::size_t tensor_size(ParameterTensor::Size size, std::size_t heads, std::size_t buckets) {
+  return size == ParameterTensor::kHeads     ? heads
+         : size == ParameterTensor::kHidden  ? kFireHidden
+         : size == ParameterTensor::kBuckets ? buckets
+                                             : 1;
+}
+
+// Fills the n values of tensor `t` as it starts, drawing from `rng` in order (host only).
+template <class P>
+void initialize(const ParameterTensor& t, Rng& rng, P* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double x = t.value;
+    if (t.init == ParameterTensor::kNormal) x = t.value * rng.normal();
+    if (t.init == ParameterTensor::kSymmetric) x = t.value * (2 * rng.uniform() - 1);
+    if (t.init == ParameterTensor::kScaled) x = t.value * rng.uniform();
+    out[i] = static_cast<P>(x > t.least ? x : t.least);
   }
-  throw Error(std::string("position method '") + position_method_info(method).name +
-                  "' is not a score bias",
-              "bias");
 }
 
 }  // namespace poslab::score_bias

@@ -14,11 +14,11 @@ namespace poslab {
 
 struct ScoreBias {
   PositionMethod method = PositionMethod::kNone;
-  // The table's options in the row's order (T5: numBuckets, maxDistance; KERPLE: r1, r2);
-  // score_bias_defaults fills them.
+  // The table's options in the row's order (T5's numBuckets, maxDistance); score_bias_defaults
+  // fills them.
   std::array<double, 2> options{};
-  // The term's parameters in its layout (T5: the (num_buckets, H) table; KERPLE: r1 (H), r2 (H));
-  // empty: drawn from `seed` as score_bias_parameters says.
+  // The term's parameters in its layout (its kTensors in order, score_bias.hpp); empty: drawn
+  // from `seed` as score_bias_parameters says.
   std::vector<float> parameters;
   std::uint64_t seed = 0;
   bool bidirectional = false;  // keys after the query are seen (T5's encoder buckets)
@@ -28,14 +28,10 @@ struct ScoreBias {
 ScoreBias score_bias_defaults(PositionMethod method);
 
 // The parameters `bias` evaluates with for H heads, checked (Error naming the option): given
-// ones must have the term's size and be finite; otherwise T5 draws its table N(0, 1) (what T5
-// learns, std 1 so the pattern shows), KERPLE takes r1 and r2 from its options where > 0 and
-// else draws them U(0, 2) and U(0, 1) per head as the reference starts, raised to at least
-// score_bias::kKerpleMin as the reference clamps them. ALiBi has none.
+// ones must have the term's size and be finite; otherwise each tensor is drawn from `seed` as
+// the trainer starts it (a normal table at std 1 instead, so its pattern shows), and an option
+// the term ties to a tensor sets all of it when > 0 (the row's range checked).
 std::vector<float> score_bias_parameters(const ScoreBias& bias, long long num_heads);
-
-// KERPLE's initial r1 (H) then r2 (H) for a seed (the trainer's first values too).
-std::vector<float> kerple_initial(std::size_t heads, std::uint64_t seed);
 
 // Bias[h,i,j] = b_h(p_i, j), (H, Lq, Lk), with query i at p_i = i + offset as the mask places it
 // (mask.hpp); offsets beyond ±2^30 are refused, as the mask's are. Error for a method that is

@@ -25,10 +25,9 @@ namespace poslab::train {
 // One named tensor inside a flat float buffer. Names and order are the dump's:
 // wte.weight, wpe.weight (learned), rel_bias.weight (t5, (num_buckets, H)), then per layer l
 // h.{l}.ln_1.weight|bias, h.{l}.attn.c_attn.weight|bias, h.{l}.attn.c_proj.weight|bias,
-// h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, (fire)
-// h.{l}.attn.fire.c (1), h.{l}.attn.fire.threshold_scale (1), h.{l}.attn.fire.fc1.weight|bias
-// ((1, 32), (32)), h.{l}.attn.fire.fc2.weight (32, H), (kerple) h.{l}.attn.kerple_r1 (H),
-// h.{l}.attn.kerple_r2 (H), then ln_f.weight|bias.
+// h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, a score
+// bias's tensors of the layer (h.{l}.attn.<name>, its term's kTensors in score_bias.hpp; a shared
+// one, T5's rel_bias.weight, comes before the layers), then ln_f.weight|bias.
 // Matrices are stored (in, out). `decay`: AdamW's weight decay applies (matrices only: the
 // attention and MLP weights; not embeddings, tables, a score bias's parameters, gains or biases).
 struct ParamInfo {
@@ -37,14 +36,12 @@ struct ParamInfo {
   std::size_t offset = 0;
   std::size_t numel = 0;
   bool decay = false;
+  const score_bias::ParameterTensor* term = nullptr;  // a score bias's tensor: its init and domain
 };
 
 // A score-bias method's term (positions/score_bias.hpp) reads its parameters as one block: the
 // tensors named here, adjacent in the layout (T5's table is shared by every layer; KERPLE's r1
 // and r2 and FIRE's function are each layer's own). Empty for the other methods.
-using score_bias::kFireHidden;
-using score_bias::kFireInitC;
-
 std::vector<std::string> score_bias_tensors(const ModelConfig& config, std::size_t layer);
 // The number of values in that block.
 std::size_t score_bias_parameter_count(const ModelConfig& config);
@@ -71,12 +68,12 @@ class Parameters {
   std::vector<float> data_;
 };
 
-// Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0;
-// FIRE's and KERPLE's as their papers' code starts them (score_bias.hpp).
+// Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0; a
+// score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them).
 void init_parameters(Parameters& params, std::uint64_t seed);
 
-// Keeps the parameters in their domain after an optimiser step: KERPLE's r1 and r2 at least
-// score_bias::kKerpleMin, as the reference clamps them before each forward pass.
+// Keeps the parameters in their domain after an optimiser step: a score bias's tensor at least
+// its `least` (the reference's clamp before each forward pass).
 void project_parameters(Parameters& params);
 
 // Error (field "embedScale") when x = s·wte[token] would overflow float32 in the first
