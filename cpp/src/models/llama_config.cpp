@@ -53,11 +53,10 @@ void read_sliding_window(ModelTypeReader& reader, LlamaConfig& c, const std::str
                 "\" is not \"full_attention\" or \"sliding_attention\"");
   }
   if (plan.window == 0) return;
+  std::vector<bool> layers(plan.kinds.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) layers[i] = plan.kinds[i] == "sliding_attention";
   c.sliding_window = plan.window;
-  c.sliding_layers.resize(plan.kinds.size());
-  for (std::size_t i = 0; i < plan.kinds.size(); ++i) {
-    c.sliding_layers[i] = plan.kinds[i] == "sliding_attention";
-  }
+  c.sliding_layers = std::move(layers);
 }
 
 // A null or absent key, or one whose value is `allowed`; else refused, saying why.

@@ -37,15 +37,15 @@ class ModelTypeReader {
   long long explicit_head_dim();
   // max_position_embeddings; 0 when absent without a default.
   long long context();
-  double rope_theta();
-  double rotary_fraction();
+  // rope_theta and the rotated fraction; `given` > 0: what rope_parameters says instead (the
+  // keys are still checked, no default said).
+  double rope_theta(double given = 0.0);
+  double rotary_fraction(double given = 0.0);
   double local_base();  // rope_local_base_freq (rows with a local base)
   LayerPlan layers(std::size_t n);
 
-  // Another source (rope_parameters) decided `key`: its default is no longer said.
-  void overridden(const std::string& key);
-  // Every key looked at, present or not.
-  const std::vector<std::string>& read() const { return read_; }
+  // Every key looked at, present or not (the type's own spellings: string literals).
+  const std::vector<const char*>& read() const { return read_; }
   // ("key", "value") for each absent key whose value came from the row, in reading order.
   const std::vector<std::pair<std::string, std::string>>& defaulted() const { return defaulted_; }
 
@@ -53,13 +53,14 @@ class ModelTypeReader {
   // The value of `key`, or nullptr when absent; null counts as absent when `null_absent`.
   const nlohmann::json* value(const char* key, bool null_absent = true);
   long long positive(const char* key);
-  double aliased_number(const char* key, const char* alias, double fallback);
+  double aliased_number(const char* key, const char* alias, double fallback, double given,
+                        bool say);
   void defaulted(const std::string& key, std::string value);
 
   const ModelType& type_;
   const nlohmann::json& json_;
   std::string where_;
-  std::vector<std::string> read_;
+  std::vector<const char*> read_;
   std::vector<std::pair<std::string, std::string>> defaulted_;
 };
 

@@ -125,10 +125,10 @@ ModelTypeReader::ModelTypeReader(const ModelType& type, const Json& json, std::s
     : type_(type), json_(json), where_(std::move(where)) {}
 
 const Json* ModelTypeReader::value(const char* key, bool null_absent) {
-  read_.emplace_back(key);
-  if (!json_.contains(key)) return nullptr;
-  const Json& v = json_.at(key);
-  return null_absent && v.is_null() ? nullptr : &v;
+  read_.push_back(key);
+  const auto it = json_.find(key);
+  if (it == json_.end()) return nullptr;
+  return null_absent && it->is_null() ? nullptr : &*it;
 }
 
 long long ModelTypeReader::positive(const char* key) {
@@ -139,12 +139,6 @@ long long ModelTypeReader::positive(const char* key) {
 
 void ModelTypeReader::defaulted(const std::string& key, std::string value) {
   defaulted_.emplace_back(key, std::move(value));
-}
-
-void ModelTypeReader::overridden(const std::string& key) {
-  defaulted_.erase(std::remove_if(defaulted_.begin(), defaulted_.end(),
-                                  [&](const auto& d) { return d.first == key; }),
-                   defaulted_.end());
 }
 
 long long ModelTypeReader::size(const char* key, long long fallback) {
@@ -184,43 +178,40 @@ long long ModelTypeReader::context() {
   return type_.sizes.context;
 }
 
-double ModelTypeReader::aliased_number(const char* key, const char* alias, double fallback) {
+double ModelTypeReader::aliased_number(const char* key, const char* alias, double fallback,
+                                       double given, bool say) {
   const bool has_key = value(key, false) != nullptr;
   const bool has_alias = *alias && value(alias, false) != nullptr;
-  if (!has_key && !has_alias) {
-    defaulted(key, format_number(fallback));
-    return fallback;
+  double v = fallback;
+  if (has_key || has_alias) v = lm_config::number_key(json_, has_key ? key : alias, where_);
+  if (has_key && has_alias && lm_config::number_key(json_, alias, where_) != v) {
+    throw Error(where_ + ": \"" + key + "\" and \"" + alias + "\" disagree");
   }
-  const double v = lm_config::number_key(json_, has_key ? key : alias, where_);
-  if (has_key && has_alias) {
-    const double other = lm_config::number_key(json_, alias, where_);
-    require(other == v, where_ + ": \"" + key + "\" and \"" + alias + "\" disagree (" +
-                            json_.at(key).dump() + " vs " + json_.at(alias).dump() + ")");
-  }
+  if (given > 0.0) return given;
+  if (!has_key && !has_alias && say) defaulted(key, format_number(fallback));
   return v;
 }
 
-double ModelTypeReader::rope_theta() {
-  return aliased_number(type_.rotation.theta_key, type_.rotation.theta_alias, type_.rotation.theta);
+double ModelTypeReader::rope_theta(double given) {
+  const ModelTypeRotation& r = type_.rotation;
+  return aliased_number(r.theta_key, r.theta_alias, r.theta, given, true);
 }
 
-double ModelTypeReader::rotary_fraction() {
-  const double f = aliased_number(type_.rotation.fraction_key, type_.rotation.fraction_alias,
-                                  type_.rotation.fraction);
-  if (type_.rotation.fraction == 1.0)
-    overridden(type_.rotation.fraction_key);  // the whole head: unsaid
-  return f;
+double ModelTypeReader::rotary_fraction(double given) {
+  // The whole head, the common case, goes unsaid.
+  const ModelTypeRotation& r = type_.rotation;
+  return aliased_number(r.fraction_key, r.fraction_alias, r.fraction, given, r.fraction != 1.0);
 }
 
 double ModelTypeReader::local_base() {
-  return aliased_number("rope_local_base_freq", "", type_.rotation.local_base);
+  return aliased_number("rope_local_base_freq", "", type_.rotation.local_base, 0.0, true);
 }
 
 LayerPlan ModelTypeReader::layers(std::size_t n) {
   const ModelType& t = type_;
   LayerPlan plan;
   plan.kinds.assign(n, "full_attention");
-  plan.rope.assign(n, true);
+  plan.rope = std::vector<bool>(n, true);
   const std::string count = std::to_string(n);
   auto list_of = [&](const char* key) -> const Json* {
     const Json* v = value(key);
@@ -229,15 +220,13 @@ LayerPlan ModelTypeReader::layers(std::size_t n) {
             where_ + ": \"" + key + "\" must list num_hidden_layers " + count + " entries");
     return v;
   };
-  auto item = [&](const char* key, std::size_t i) {
-    return where_ + ": \"" + key + "\"[" + std::to_string(i) + "]";
-  };
 
   // NoPE layers: no_rope_layers says 1 for a RoPE layer and 0 for NoPE.
   if (t.layers.no_rope_layers) {
     if (const Json* list = list_of("no_rope_layers")) {
       for (std::size_t i = 0; i < n; ++i) {
-        require((*list)[i] == 0 || (*list)[i] == 1, item("no_rope_layers", i) + " must be 0 or 1");
+        require((*list)[i] == 0 || (*list)[i] == 1,
+                where_ + ": \"no_rope_layers\" holds only 0 and 1");
         plan.rope[i] = (*list)[i] == 1;
       }
     } else if (t.layers.nope_interval > 0) {
@@ -281,7 +270,7 @@ LayerPlan ModelTypeReader::layers(std::size_t n) {
       window_defaulted = true;
     }
     if (t.layers.use_sliding_window != SlidingSwitch::kNotRead) {
-      read_.emplace_back("use_sliding_window");
+      read_.push_back("use_sliding_window");
       const bool on =
           lm_config::flag(json_, "use_sliding_window",
                           t.layers.use_sliding_window == SlidingSwitch::kOnByDefault, where_);
@@ -316,8 +305,8 @@ LayerPlan ModelTypeReader::layers(std::size_t n) {
       }
       if (slides) plan.kinds[i] = "sliding_attention";
     }
-    const bool types_given =
-        t.layers.layer_types && json_.contains("layer_types") && !json_.at("layer_types").is_null();
+    const auto types = json_.find("layer_types");
+    const bool types_given = t.layers.layer_types && types != json_.end() && !types->is_null();
     if (t.layers.sliding == SlidingLayers::kPattern && !count_given &&
         *t.layers.sliding_count_key && !types_given) {
       defaulted(t.layers.sliding_count_key, std::to_string(t.layers.sliding_count));
@@ -328,7 +317,7 @@ LayerPlan ModelTypeReader::layers(std::size_t n) {
   if (t.layers.layer_types) {
     if (const Json* list = list_of("layer_types")) {
       for (std::size_t i = 0; i < n; ++i) {
-        require((*list)[i].is_string(), item("layer_types", i) + " must be a string");
+        require((*list)[i].is_string(), where_ + ": \"layer_types\" holds only strings");
         plan.kinds[i] = (*list)[i].get<std::string>();
       }
     }

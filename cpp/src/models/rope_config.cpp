@@ -43,12 +43,15 @@ class Keys {
     require(v > 0, where_ + ": \"" + key + "\" must be positive, got " + std::to_string(v));
     return v;
   }
-  // Keys the model type's reading looked at.
-  void mark(const std::vector<std::string>& keys) { read_.insert(keys.begin(), keys.end()); }
-  std::vector<std::string> unread(const std::string& prefix) const {
+  // The keys neither this nor the model type's reading (`also`) looked at.
+  std::vector<std::string> unread(const std::string& prefix,
+                                  const std::vector<const char*>& also) const {
     std::vector<std::string> out;
-    for (const auto& [key, value] : json_.items()) {
-      if (!read_.count(key)) out.push_back(prefix + key);
+    for (const auto& item : json_.items()) {
+      const std::string& key = item.key();
+      bool read = read_.count(key) > 0;
+      for (const char* k : also) read = read || key == k;
+      if (!read) out.push_back(prefix + key);
     }
     return out;
   }
@@ -267,8 +270,6 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   const long long top_original = keys.has("original_max_position_embeddings")
                                      ? keys.positive("original_max_position_embeddings")
                                      : 0;
-  double partial = reader.rotary_fraction();
-  double theta = reader.rope_theta();
 
   // rope_scaling (transformers 4) or rope_parameters (5): one object, or one per layer type.
   std::map<std::string, Scaling> by_layer_type;
@@ -288,16 +289,10 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
       }
     } else {
       scaling = read_scaling(s, w, report.ignored_keys, report.notes, prefix + key + ".");
-      if (scaling.theta > 0.0) {
-        theta = scaling.theta;
-        reader.overridden(row.rotation.theta_key);
-      }
-      if (scaling.partial > 0.0) {
-        partial = scaling.partial;
-        reader.overridden(row.rotation.fraction_key);
-      }
     }
   }
+  const double partial = reader.rotary_fraction(scaling.partial);
+  const double theta = reader.rope_theta(scaling.theta);
 
   // Each layer's attention and rotation, by the model type's rules.
   const LayerPlan plan = reader.layers(std::size_t(layers));
@@ -359,8 +354,9 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   }
   if (*row.note) report.notes.push_back(row.note);
   // The keys no rule read, and with text_config the wrapper's other keys.
-  keys.mark(reader.read());
-  for (const std::string& key : keys.unread(prefix)) report.ignored_keys.push_back(key);
+  for (const std::string& key : keys.unread(prefix, reader.read())) {
+    report.ignored_keys.push_back(key);
+  }
   if (nested) {
     for (const auto& [key, value] : root.items()) {
       if (key != "text_config" && key != "model_type") report.ignored_keys.push_back(key);
