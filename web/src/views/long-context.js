@@ -141,28 +141,7 @@ export default defineView('long-context', {
       if (!files) progress.textContent = 'Pick a .safetensors checkpoint and its config.json (and tokenizer.json).';
     });
 
-    function draw(r, p) {
-      const series = r.methods.map((m) => ({
-        label: labelOf(m, p),
-        x: range(r.losses[m].length, 1),
-        y: movingAverage(r.losses[m], p.smooth),
-      }));
-      curves.update(series, {
-        refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [],
-      });
-      const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
-      curves.figure.setNote(overlapNote(r, p));
-      curves.figure.setTitle(
-        `Next-token loss by position, T = ${r.T}${p.smooth > 1 ? ` (moving average of ${p.smooth})` : ''}`,
-      );
-      about.textContent =
-        `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; tokenizer: ${r.tokenizer}; text: ${r.source} ` +
-        `(${r.textTokens} ${r.unit ?? 'tokens'}). ${r.note ? `${r.note}. ` : ''}` +
-        (r.cached
-          ? ''
-          : `Computed in ${secs.toFixed(1)} s` +
-            (r.heapBytes ? ` (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).` : '.'));
-    }
+    const draw = (r, p) => drawCurves({ curves, about }, r, p);
 
     return {
       runButtons: { run, cancel },
@@ -212,3 +191,27 @@ export default defineView('long-context', {
     };
   },
 });
+
+// The loss curves by position, one per method (smoothed as the settings say), and what ran.
+function drawCurves({ curves, about }, r, p) {
+  const series = r.methods.map((m) => ({
+    label: labelOf(m, p),
+    x: range(r.losses[m].length, 1),
+    y: movingAverage(r.losses[m], p.smooth),
+  }));
+  curves.update(series, {
+    refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [],
+  });
+  const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
+  curves.figure.setNote(overlapNote(r, p));
+  curves.figure.setTitle(
+    `Next-token loss by position, T = ${r.T}${p.smooth > 1 ? ` (moving average of ${p.smooth})` : ''}`,
+  );
+  about.textContent =
+    `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; tokenizer: ${r.tokenizer}; text: ${r.source} ` +
+    `(${r.textTokens} ${r.unit ?? 'tokens'}). ${r.note ? `${r.note}. ` : ''}` +
+    (r.cached
+      ? ''
+      : `Computed in ${secs.toFixed(1)} s` +
+        (r.heapBytes ? ` (wasm heap ${(r.heapBytes / 2 ** 20).toFixed(0)} MiB).` : '.'));
+}

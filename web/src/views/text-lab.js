@@ -5,17 +5,21 @@
 // until this setting's own runs exist the figures show the bundled native run, labelled. What
 // the view says about the papers' claims is computed from the curves it draws (lab/text-claims.js).
 import '../styles/lab.css';
-import { methodStyle } from '../lab/method-styles.js';
 import { poolSize } from '../lab/pool.js';
 import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from '../lab/runs.js';
-import { findings, REFERENCE } from '../lab/text-claims.js';
 import { textCommand, textId, textPlan } from '../lab/text-plan.js';
-import { METHODS } from '../lab/presets.js';
-import { smoothLoss } from '../lab/smoothing.js';
 import { TRAINER_METHODS } from '../state/methods.js';
 import { createIntro, defineView, el } from './kit.js';
 import { downloadJson, labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
-import { trainingLoss } from './loss-axes.js';
+import {
+  createTextFigures,
+  drawCurves,
+  drawLoss,
+  drawPapers,
+  drawTable,
+  measured,
+  methodName,
+} from './text-lab-figures.js';
 
 const SPECS = [
   { key: 'tl.N', label: 'trained context N (bytes)', kind: 'number', step: 16 },
@@ -31,21 +35,6 @@ const NOTE =
   'scored on the last 10% in windows of N, 2N, 4N … M bytes, every position counted, in nats per byte. Learned positions ' +
   'have no row past N (n/a). The RoPE model is scored again with each long-context scaling at factor context / N, ' +
   'without fine-tuning. Natively: `poslab train --task text --text-file F --position rope --train-len 64 --test-len 1024 -o r.json`.';
-
-const SCALING_STYLE = {
-  none: { label: 'RoPE as trained', color: '#555555', dashed: false },
-  linear: { label: 'linear (PI)', dashed: true },
-  ntk: { label: 'NTK', dashed: true },
-  dynamic: { label: 'dynamic NTK', dashed: true },
-  yarn: { label: 'YaRN', dashed: true },
-};
-const SCALING_COLOURS = { linear: '#D55E00', ntk: '#009E73', dynamic: '#56B4E9', yarn: '#CC79A7' };
-
-// Both context figures plot the held-out loss against the context, so they share their axes.
-const CONTEXT_AXES = { xTitle: 'context (bytes, log scale)', yTitle: 'loss (nats per byte)' };
-
-const methodName = (id) => METHODS.find((m) => m.id === id)?.label ?? id;
-const fmt = (x) => (x === null || x === undefined ? 'n/a' : x.toFixed(2));
 
 export default defineView('text-lab', {
   controls: SPECS,
@@ -69,13 +58,7 @@ export default defineView('text-lab', {
 
     const { train, stop, progress, source } = labActions(shell, 'tl');
 
-    const byContext = shell.lines('context', { title: 'Held-out loss by context', ...CONTEXT_AXES, height: 320 });
-    const scaling = shell.lines('scaling', {
-      title: 'RoPE with each scaling, no fine-tuning',
-      ...CONTEXT_AXES,
-      height: 300,
-    });
-    const loss = shell.lines('loss', { ...trainingLoss('nats per byte'), height: 240 });
+    const figures = createTextFigures(shell);
     const { table, tableBox, papers, exportButton } = labResults(shell, 'tl');
 
     // The text: the sample (loaded with the view's first run) or the user's file.
@@ -123,130 +106,25 @@ export default defineView('text-lab', {
           : '';
     }
 
-    function measured() {
-      const rows = shown.runs;
-      if (!rows.length) return null;
-      const contexts = rows[0].result.perplexity_by_context.map((r) => r.context);
-      const losses = new Map(rows.map((r) => [r.method, r.result.perplexity_by_context.map((x) => x.loss)]));
-      const rope = rows.find((r) => r.method === 'rope')?.result.perplexity_by_context_with_scaling;
-      const scalingLosses = rope
-        ? Object.fromEntries(Object.entries(rope).map(([k, l]) => [k, l.map((x) => x.loss)]))
-        : null;
-      return { contexts, N: contexts[0], losses, scaling: scalingLosses, names: methodName };
-    }
-
-    function drawCurves(m) {
-      const nullToNaN = (l) => Float64Array.from(l, (x) => (x === null ? NaN : x));
-      const refLines = [{ axis: 'x', value: m.N, label: `trained context ${m.N}` }];
-      // The line picker brings the first line forward: one with a value at every context, so a
-      // learned table's lone point at N never leads.
-      const complete = (l) => l.every((x) => x !== null);
-      const order = [...m.losses].sort(([, a], [, b]) => complete(b) - complete(a));
-      byContext.update(
-        order.map(([id, l]) => ({
-          label: methodName(id),
-          ...methodStyle(id),
-          x: Float64Array.from(m.contexts),
-          y: nullToNaN(l),
-        })),
-        { logX: true, refLines },
-      );
-      const learned = m.losses.get('learned');
-      byContext.figure.setNote(
-        (learned ? 'Learned positions: n/a past N, a table has no row there. ' : '') +
-          (shown.source === 'example' ? 'The bundled native run (see above).' : ''),
-      );
-      scaling.figure.el.hidden = !m.scaling;
-      if (m.scaling) {
-        const rope = m.losses.get('rope');
-        scaling.update(
-          [
-            { ...SCALING_STYLE.none, x: Float64Array.from(m.contexts), y: nullToNaN(rope) },
-            ...Object.entries(m.scaling).map(([k, l]) => ({
-              ...SCALING_STYLE[k],
-              color: SCALING_COLOURS[k],
-              x: Float64Array.from(m.contexts),
-              y: nullToNaN(l),
-            })),
-          ],
-          { logX: true, refLines },
-        );
-      }
-    }
-
-    function drawLoss() {
+    // The loss curves: this setting's runs as they train, else those shown.
+    function drawTraining() {
       const own = plan.filter((r) => curves.get(r.id)?.length);
       const runs = own.length
         ? own.map((r) => ({ method: r.method, curve: curves.get(r.id) }))
         : shown.runs.map((r) => ({ method: r.method, curve: r.result.loss_curve }));
-      loss.figure.el.hidden = !runs.length;
-      loss.update(
-        runs.map((r) => ({
-          label: methodName(r.method),
-          ...methodStyle(r.method),
-          ...smoothLoss(r.curve),
-        })),
-        {},
-      );
-      loss.figure.setNote(
-        own.length
-          ? 'Each run’s loss, smoothed over a fiftieth of its steps.'
-          : 'The bundled native run’s (every tenth step), smoothed.',
-      );
-    }
-
-    function drawTable(m) {
-      table.replaceChildren();
-      const head = el('tr');
-      for (const h of ['method', ...m.contexts.map(String), 'time (s)']) head.append(el('th', '', h));
-      head.children[1].title = 'the trained context';
-      table.append(head);
-      for (const r of shown.runs) {
-        const tr = el('tr');
-        tr.append(el('td', '', methodName(r.method)));
-        for (const row of r.result.perplexity_by_context) {
-          const td = el('td', '', fmt(row.loss));
-          if (row.loss !== null) td.title = `perplexity ${row.perplexity.toFixed(2)} per byte`;
-          tr.append(td);
-        }
-        const run = done.get(r.method);
-        tr.append(
-          el(
-            'td',
-            '',
-            r.native
-              ? `${r.result.wall_time_s.toFixed(0)} (native)`
-              : run?.workerSeconds
-                ? run.workerSeconds.toFixed(0)
-                : 'cached',
-          ),
-        );
-        table.append(tr);
-      }
-      papers.replaceChildren(el('h3', '', 'What the papers report, and what we measured'));
-      for (const f of findings(m)) {
-        const para = el('p', `note tl-finding tl-${f.verdict}`);
-        const verdict = { agrees: 'Agrees', disagrees: 'Does not agree', untested: 'Not tested' }[f.verdict];
-        para.textContent = `${f.cite}: ${f.claim}. ${verdict}: ${f.said}`;
-        papers.append(para);
-      }
-      const ref = el('p', 'note tl-reference');
-      ref.textContent =
-        `For scale, ${REFERENCE.setting}, at contexts ${REFERENCE.contexts.join(' / ')}: ` +
-        REFERENCE.rows.map(([, name, v]) => `${name} ${v.map((x) => x.toFixed(2)).join(' / ')}`).join('; ') +
-        '.';
-      papers.append(ref);
+      drawLoss(figures.loss, runs, own.length > 0);
     }
 
     function render() {
       choose();
-      const m = measured();
-      for (const f of [byContext, scaling]) f.figure.el.hidden = !m;
+      const m = measured(shown.runs);
+      for (const f of [figures.byContext, figures.scaling]) f.figure.el.hidden = !m;
       tableBox.hidden = papers.hidden = !m;
-      drawLoss();
+      drawTraining();
       if (!m) return;
-      drawCurves(m);
-      drawTable(m);
+      drawCurves(figures, m, shown.source);
+      drawTable(table, m, shown.runs, done);
+      drawPapers(papers, m);
     }
 
     exportButton('Results JSON', () => {
@@ -254,7 +132,7 @@ export default defineView('text-lab', {
     });
 
     const settingsOf = (s) => ({ methods: s.methods, N: s.N, M: Math.max(s.M, s.N), steps: s.steps, seed: s.seed });
-    const reports = trainingReports(shell, { runState, line: progress, drawLoss, render });
+    const reports = trainingReports(shell, { runState, line: progress, drawLoss: drawTraining, render });
 
     return {
       runButtons: { run: train, cancel: stop },
