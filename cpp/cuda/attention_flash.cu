@@ -23,8 +23,8 @@ struct FlashMethod {
 };
 
 constexpr FlashMethod kFlashMethods[] = {
-    {"ALiBi", [](const AttentionConfig& c) { return c.alibi; }, detail::flash_alibi},
-    {"T5", [](const AttentionConfig& c) { return c.t5_table != nullptr; }, detail::flash_t5},
+    {"a score bias", [](const AttentionConfig& c) { return c.score_bias != PositionMethod::kNone; },
+     detail::flash_score_bias},
     {"RoPE", [](const AttentionConfig& c) { return c.rope != nullptr; }, detail::flash_rope},
 };
 
@@ -40,8 +40,8 @@ void attention_flash(const void* q, const void* k, const void* v, void* out, DTy
   require(n.d == 64 || n.d == 128,
           "flash attention supports head widths 64 and 128 (got " + std::to_string(n.d) + ")");
   require(config.bias == nullptr,
-          "flash attention takes a position method (config.alibi, t5_table, rope), not a bias "
-          "tensor: use attention_naive");
+          "flash attention takes a position method (config.score_bias, rope), not a bias tensor: "
+          "use attention_naive");
   require(n.H <= 65535 && n.B <= 65535, "flash attention: B and H must be at most 65535");
   for (const void* p : {q, k, v, static_cast<const void*>(out)}) {
     require(detail::aligned16(p), "flash attention needs 16-byte aligned q, k, v and out");

@@ -1,7 +1,7 @@
 // The fused kernel's position methods, one launcher each, for attention_flash to pick from.
-// Each lives in its own file, attention_flash_<method>.cu, with the method's policy (a score
-// modifier or a rotation, the contracts in attention_flash_kernel.cuh), its option checks and
-// the kernel's instantiations for it.
+// Each lives in its own file with its policy (a score modifier or a rotation, the contracts in
+// attention_flash_kernel.cuh), its option checks and the kernel's instantiations: every score
+// bias through its term in attention_flash_bias.cu, the rotations in attention_flash_rope.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,8 +35,7 @@ struct FlashLaunch {
 // Each checks the options of its method in `config` (throwing poslab::Error), then launches
 // (nothing when Lq = 0). flash_rope runs RoPE with or without a decay (config.rope).
 void flash_without_position(const FlashLaunch& launch, const AttentionConfig& config);
-void flash_alibi(const FlashLaunch& launch, const AttentionConfig& config);
-void flash_t5(const FlashLaunch& launch, const AttentionConfig& config);
+void flash_score_bias(const FlashLaunch& launch, const AttentionConfig& config);
 void flash_rope(const FlashLaunch& launch, const AttentionConfig& config);
 
 }  // namespace poslab::cuda::detail

@@ -39,10 +39,4 @@ inline MaskArgs mask_args(const AttentionConfig& config) {
 // log2(e): both kernels run the softmax in log2 units (exp2f), scores times scale·log2 e.
 inline constexpr float kLog2e = 1.4426950408889634f;
 
-// −m·|i − j| in double, stored as float32: poslab::alibi_bias's value.
-__device__ __forceinline__ float alibi_term(double slope, int i, int j) {
-  const int distance = i > j ? i - j : j - i;
-  return static_cast<float>(-slope * double(distance));
-}
-
 }  // namespace poslab::cuda::detail

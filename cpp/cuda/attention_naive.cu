@@ -29,8 +29,20 @@ using detail::kLog2e;
 struct SoftmaxArgs {
   int H, Lq, Lk;
   detail::MaskArgs mask;
-  bool alibi;
   const float* bias;  // (H, Lq, Lk) or null
+};
+
+// A score bias's term (positions/score_bias.hpp) added to each score, or none.
+struct NoTerm {
+  static constexpr bool kAdds = false;  // never called: the kernel skips the term
+};
+template <class Term>
+struct TermBias {
+  static constexpr bool kAdds = true;
+  Term term;
+  __device__ float operator()(int h, int p, int j) const {
+    return static_cast<float>(term.value(h, p, j));
+  }
 };
 
 // Reduces `v` over the block (max or sum); every thread gets the result.
@@ -75,8 +87,8 @@ __device__ __forceinline__ void store_row_chunk(T* p, const float (&x)[V], float
 // thread kItems chunks of V keys held in registers (log2 units). Hidden keys read nothing
 // and are written as 0. Every thread has read its part of the row before the first
 // reduction's barrier, so writing P over the row is safe.
-template <class T, int V, int kItems>
-__global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
+template <class T, int V, int kItems, class Bias>
+__global__ void masked_softmax_kernel(float* S, SoftmaxArgs a, Bias term) {
   __shared__ float scratch[32];
   const int row = blockIdx.x;  // (b·H + h)·Lq + i
   const int i = row % a.Lq;
@@ -86,7 +98,6 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
   T* prow = reinterpret_cast<T*>(srow);
   const int lo = a.mask.first_key(i, a.Lk), hi = a.mask.last_key(i, a.Lk);
   const float* brow = a.bias ? a.bias + (static_cast<long long>(h) * a.Lq + i) * a.Lk : nullptr;
-  const double slope = a.alibi ? formulas::alibi_slope(int(h), int(a.H)) : 0.0;
 
   float x[kItems][V];
   float mx = -INFINITY;
@@ -109,7 +120,7 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
       float s = -INFINITY;
       if (any && !a.mask.hides(i, j, b, a.Lk)) {
         s = raw[e];
-        if (a.alibi) s += detail::alibi_term(slope, i + a.mask.rule.offset, j);
+        if constexpr (Bias::kAdds) s += term(h, i + a.mask.rule.offset, j);
         if (brow) s += brow[j];
         s *= kLog2e;
       }
@@ -138,8 +149,9 @@ __global__ void masked_softmax_kernel(float* S, SoftmaxArgs a) {
   }
 }
 
-template <class T, int V, int kItems>
-void launch_softmax(float* S, const SoftmaxArgs& args, long long rows, cudaStream_t stream) {
+template <class T, int V, int kItems, class Bias>
+void launch_softmax(float* S, const SoftmaxArgs& args, const Bias& term, long long rows,
+                    cudaStream_t stream) {
   const long long per_thread = V * kItems;
   long long threads = (args.Lk + per_thread - 1) / per_thread;
   threads = (threads + 31) / 32 * 32;
@@ -147,7 +159,8 @@ void launch_softmax(float* S, const SoftmaxArgs& args, long long rows, cudaStrea
   require(threads <= 1024, "naive attention: Lk = " + std::to_string(args.Lk) +
                                " is longer than one softmax block holds (" +
                                std::to_string(1024 * per_thread) + ")");
-  masked_softmax_kernel<T, V, kItems><<<unsigned(rows), unsigned(threads), 0, stream>>>(S, args);
+  masked_softmax_kernel<T, V, kItems, Bias>
+      <<<unsigned(rows), unsigned(threads), 0, stream>>>(S, args, term);
   check_launch("masked_softmax_kernel");
 }
 
@@ -180,8 +193,9 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
                      const AttentionDims& n, const AttentionConfig& config, cublasHandle_t blas,
                      void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   const double scale = detail::check_attention(n, config);
-  require(config.t5_table == nullptr,
-          "naive attention takes T5 as a bias tensor (cuda::t5_bias), not config.t5_table");
+  const PositionMethodInfo& bias_info = position_method_info(config.score_bias);
+  require(config.score_bias == PositionMethod::kNone || supports(config.score_bias, kSupportCuda),
+          "bias", std::string("naive attention does not compute ") + bias_info.name + "'s bias");
   require(config.rope == nullptr || config.rope->scale_base() == 0.0,
           "naive attention does not apply a decaying rotation (config.rope with a scale base): "
           "attention_flash does");
@@ -209,17 +223,30 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
                  int(n.Lk), n.Lq * n.Lk, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
              "cuBLAS Q Kᵀ");
 
-  const SoftmaxArgs args{int(n.H),     int(n.Lq),  int(n.Lk), detail::mask_args(config),
-                         config.alibi, config.bias};
-  detail::dispatch_dtype(dtype, [&](auto zero_value) {
-    using T = decltype(zero_value);
-    float* S = static_cast<float*>(workspace);
-    if (n.Lk % 4 == 0) {
-      launch_softmax<T, 4, 8>(S, args, batch * n.Lq, stream);
-    } else {
-      launch_softmax<T, 1, 16>(S, args, batch * n.Lq, stream);
-    }
-  });
+  const SoftmaxArgs args{int(n.H), int(n.Lq), int(n.Lk), detail::mask_args(config), config.bias};
+  const auto softmax = [&](const auto& term) {
+    detail::dispatch_dtype(dtype, [&](auto zero_value) {
+      using T = decltype(zero_value);
+      float* S = static_cast<float*>(workspace);
+      if (n.Lk % 4 == 0) {
+        launch_softmax<T, 4, 8>(S, args, term, batch * n.Lq, stream);
+      } else {
+        launch_softmax<T, 1, 16>(S, args, term, batch * n.Lq, stream);
+      }
+    });
+  };
+  if (config.score_bias == PositionMethod::kNone) {
+    softmax(NoTerm{});
+  } else {
+    score_bias::TermShape shape = config.bias_shape;
+    shape.heads = int(n.H);
+    score_bias::with_term_type(bias_info.term, [&](auto type) {
+      using Term = typename decltype(type)::template With<float>;
+      if constexpr (Term::kRelative) {  // the terms a GPU build computes
+        softmax(TermBias<Term>{Term(config.bias_parameters, shape)});
+      }
+    });
+  }
 
   // Row-major O (Lq, d) is column-major Oᵀ (d, Lq) = Vᵀ Pᵀ; P's rows are 4·Lk bytes apart.
   const long long p_stride = n.Lk * static_cast<long long>(sizeof(float) / dtype_size(dtype));

@@ -13,6 +13,7 @@
 #include "js_object.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/positions/position_methods.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 #include "poslab/poslab.hpp"
 
 namespace poslab::wasm {
@@ -71,6 +72,33 @@ val t5_bias_js(Num heads, Num query_length, Num key_length, val options, Num see
                          to_integer(key_length, "keyLength"), to_t5_options(options),
                          to_seed(seed)));
   });
+}
+
+// multiHeadAttention's keys of the score biases: each one's name (its options) and <name>Seed.
+std::vector<std::string> bias_option_keys() {
+  std::vector<std::string> keys;
+  for (const PositionMethodInfo& m : kPositionMethods) {
+    if (m.term == BiasTerm::kNone || !supports(m.method, kSupportBias)) continue;
+    keys.push_back(m.name);
+    keys.push_back(std::string(m.name) + "Seed");
+  }
+  return keys;
+}
+
+// A score-bias method's options object: the row's option names (position_methods.hpp) and
+// bidirectional, each optional; an absent field keeps the row's default.
+ScoreBias to_score_bias(PositionMethod method, const val& options, std::uint64_t seed) {
+  ScoreBias bias = score_bias_defaults(method);
+  bias.seed = seed;
+  const PositionMethodInfo& info = position_method_info(method);
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < info.option_count; ++k) names.push_back(info.options[k].name);
+  const val js = to_options(options, info.name, {"bidirectional"}, names);
+  for (std::size_t k = 0; k < info.option_count; ++k) {
+    bias.options[k] = number_field(js, info.options[k].name, bias.options[k]);
+  }
+  bias.bidirectional = bool_field(js, "bidirectional", false);
+  return bias;
 }
 
 // Any score bias of the table (H, Lq, Lk): its options under the row's names (to_score_bias).

@@ -104,37 +104,34 @@ std::string to_string(const val& js, const char* what) {
   return js.as<std::string>();
 }
 
+val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed) {
+  static const std::vector<std::string> none;
+  return to_options(js, what, allowed, none);
+}
+
 val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed,
                const std::vector<std::string>& more) {
   if (js.isUndefined()) return val::object();
   require(is_object(js) && !js.isArray(),
           std::string(what) + " options must be an object (got " + describe(js) + ")");
-  std::vector<std::string> known(allowed.begin(), allowed.end());
-  known.insert(known.end(), more.begin(), more.end());
   const val keys = val::global("Object").call<val>("keys", js);
   const std::size_t n = keys["length"].as<std::size_t>();
   for (std::size_t i = 0; i < n; ++i) {
     const std::string key = keys[i].as<std::string>();
-    bool found = false;
+    bool known = false;
     std::string expected;
-    for (const std::string& name : known) {
-      found = found || key == name;
-      expected += (expected.empty() ? "" : ", ") + name;
+    for (const char* name : allowed) {
+      known = known || key == name;
+      expected += (expected.empty() ? "" : ", ") + std::string(name);
     }
-    require(found, key.c_str(),
+    for (const std::string& name : more) {
+      known = known || key == name;
+      expected += ", " + name;
+    }
+    require(known, key.c_str(),
             "unknown option '" + key + "' for " + what + " (expected " + expected + ")");
   }
   return js;
-}
-
-std::vector<std::string> bias_option_keys() {
-  std::vector<std::string> keys;
-  for (const PositionMethodInfo& m : kPositionMethods) {
-    if (m.term == BiasTerm::kNone || !supports(m.method, kSupportBias)) continue;
-    keys.push_back(m.name);
-    keys.push_back(std::string(m.name) + "Seed");
-  }
-  return keys;
 }
 
 TensorF to_tensor(const val& js, const char* what) {
@@ -233,28 +230,6 @@ T5BucketOptions to_t5_options(const val& options) {
   o.num_buckets = integer_field(js, "numBuckets", o.num_buckets);
   o.max_distance = integer_field(js, "maxDistance", o.max_distance);
   return o;
-}
-
-ScoreBias to_score_bias(PositionMethod method, const val& js, std::uint64_t seed) {
-  ScoreBias bias = score_bias_defaults(method);
-  bias.seed = seed;
-  if (js.isUndefined()) return bias;
-  const PositionMethodInfo& info = position_method_info(method);
-  require(is_object(js) && !js.isArray(), info.name,
-          std::string(info.name) + " options must be an object (got " + describe(js) + ")");
-  const val keys = val::global("Object").call<val>("keys", js);
-  for (std::size_t i = 0; i < keys["length"].as<std::size_t>(); ++i) {
-    const std::string key = keys[i].as<std::string>();
-    bool known = key == "bidirectional";
-    for (std::size_t k = 0; k < info.option_count; ++k)
-      known = known || key == info.options[k].name;
-    require(known, key.c_str(), "unknown option '" + key + "' for " + info.name);
-  }
-  for (std::size_t k = 0; k < info.option_count; ++k) {
-    bias.options[k] = number_field(js, info.options[k].name, bias.options[k]);
-  }
-  bias.bidirectional = bool_field(js, "bidirectional", false);
-  return bias;
 }
 
 void copy_bytes(const val& js, const char* what, std::string& out) {

@@ -20,7 +20,6 @@
 #include "poslab/base/tensor.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
-#include "poslab/positions/score_bias_tensor.hpp"
 
 namespace poslab::wasm {
 
@@ -44,9 +43,10 @@ std::string to_string(const val& js, const char* what);
 
 // An options object (see the rule above): `js` itself, or an empty object for undefined; Error
 // "<what> options must be an object (got …)" or "unknown option 'k' for <what> (expected …)".
-// `more` adds keys known only at run time (bias_option_keys).
+val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed);
+// The same, `more` adding keys known only at run time (the score biases' names).
 val to_options(const val& js, const char* what, std::initializer_list<const char*> allowed,
-               const std::vector<std::string>& more = {});
+               const std::vector<std::string>& more);
 
 // { data: Float32Array, shape: number[] } → TensorF; data.length must equal product(shape).
 TensorF to_tensor(const val& js, const char* what);
@@ -76,13 +76,6 @@ RopeOptions to_rope_options(const val& js);
 
 // { bidirectional, numBuckets, maxDistance }, each optional.
 T5BucketOptions to_t5_options(const val& js);
-
-// multiHeadAttention's keys of the score biases: each one's name (its options) and <name>Seed.
-std::vector<std::string> bias_option_keys();
-
-// A score-bias method's options object: the row's option names (position_methods.hpp) and
-// bidirectional, each optional; an absent field keeps the row's default.
-ScoreBias to_score_bias(PositionMethod method, const val& js, std::uint64_t seed);
 
 // Results: fresh JS objects { data: Float32Array | Int32Array, shape: number[] } that own a
 // copy of the data, so they survive later calls and heap growth.

@@ -1,5 +1,6 @@
 // Attention forward from the GPU (naive and fused) against poslab::attention, batch by batch:
-// masks, key padding, ALiBi, T5 (a bias tensor for naive, in-kernel buckets for fused), RoPE
+// masks, key padding, the score biases through their terms (ALiBi, T5, KERPLE; T5 also as a bias
+// tensor for naive), RoPE
 // plain and decaying (xPos) on load (fused, one position method per call; the reference rotates
 // with poslab::rope_apply), lengths that are not multiples of the tiles, Lq != Lk, and rows
 // that see no key.
@@ -15,49 +16,43 @@
 
 #include "gpu_test.hpp"
 #include "poslab/cuda/attention.hpp"
-#include "poslab/positions/alibi.hpp"
-#include "poslab/positions/learned.hpp"
 #include "poslab/positions/position_methods.hpp"
-#include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 
 namespace poslab::cuda::testing {
 namespace {
 
 enum class Path { kNaive, kFlash };
 
-constexpr std::uint64_t kT5Seed = 5;
+constexpr std::uint64_t kBiasSeed = 5;
 
-poslab::T5BucketOptions T5Options() {
-  poslab::T5BucketOptions options;
-  options.bidirectional = true;
-  return options;
+// A score bias at its table defaults, seeded; T5 with bidirectional buckets unless told.
+poslab::ScoreBias Bias(PositionMethod method, bool bidirectional = true) {
+  poslab::ScoreBias bias = poslab::score_bias_defaults(method);
+  bias.seed = kBiasSeed;
+  bias.bidirectional = bidirectional;
+  return bias;
 }
 
 struct Case {
   AttentionDims dims;
   DType dtype = DType::kF16;
   Mask mask;
-  bool alibi = false;
-  bool t5 = false;  // naive: a (H, Lq, Lk) bias tensor; flash: in the kernel
-  poslab::T5BucketOptions t5_options = T5Options();
-  std::vector<std::uint8_t> padding;        // (B, Lk) or empty
+  poslab::ScoreBias bias;             // method kNone: none
+  bool bias_as_tensor = false;        // naive: the core's (H, Lq, Lk) tensor instead of the term
+  std::vector<std::uint8_t> padding;  // (B, Lk) or empty
   std::optional<poslab::RopeOptions> rope;  // flash only
 };
 
+bool Biased(const Case& c) { return c.bias.method != PositionMethod::kNone; }
+
 // The position bias the kernels must reproduce, from the core with the mask's offset: query i
-// at i + offset for ALiBi and T5 alike (mask.hpp), so the fused kernel, which computes both in
-// place, is checked against the CPU core's own tensors.
+// at i + offset (mask.hpp), so the kernels, which compute the term in place, are checked
+// against the CPU core's own tensor of the same term.
 TensorF PositionBias(const Case& c) {
   const AttentionDims& n = c.dims;
-  const long long offset = c.mask.offset;
-  TensorF bias({std::size_t(n.H), std::size_t(n.Lq), std::size_t(n.Lk)});
-  if (c.alibi) bias = poslab::alibi_bias(n.H, n.Lq, n.Lk, offset);
-  if (c.t5) {
-    const TensorF t5 = poslab::t5_bias(n.H, n.Lq, n.Lk, c.t5_options, kT5Seed, offset);
-    for (std::size_t e = 0; e < bias.size(); ++e) bias.data[e] += t5.data[e];
-  }
-  return bias;
+  return poslab::score_bias_tensor(c.bias, n.H, n.Lq, n.Lk, c.mask.offset);
 }
 
 // x (H, L, d) rotated (and with a decay, scaled for `side`) at positions offset.. of
@@ -83,11 +78,12 @@ std::string Describe(const Case& c, Path path) {
          std::to_string(n.H) + " Lq" + std::to_string(n.Lq) + " Lk" + std::to_string(n.Lk) + " d" +
          std::to_string(n.d) + " mask " + std::to_string(int(c.mask.kind)) + " window " +
          std::to_string(c.mask.window) + " offset " + std::to_string(c.mask.offset) +
-         (c.alibi ? " alibi" : "") +
-         (c.t5 ? " t5 " + std::to_string(c.t5_options.num_buckets) + "/" +
-                     std::to_string(c.t5_options.max_distance) +
-                     (c.t5_options.bidirectional ? " bidirectional" : "")
-               : "") +
+         (Biased(c)
+              ? std::string(" ") + poslab::to_string(c.bias.method) + " " +
+                    std::to_string(c.bias.options[0]) + "/" + std::to_string(c.bias.options[1]) +
+                    (c.bias.bidirectional ? " bidirectional" : "") +
+                    (c.bias_as_tensor ? " as a tensor" : "")
+              : "") +
          (c.padding.empty() ? "" : " padding") +
          (c.rope ? std::string(" rope ") + poslab::name_of(poslab::kRopeStyleNames, c.rope->style) +
                        " " + poslab::to_string(c.rope->scaling) + " base " +
@@ -111,25 +107,28 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
 
   AttentionConfig config;
   config.mask = c.mask;
-  config.alibi = c.alibi;
   DeviceBuffer dpadding, dbias;
   if (!c.padding.empty()) {
     dpadding = DeviceBuffer(c.padding.size());
     dpadding.upload(c.padding.data(), c.padding.size());
     config.key_padding = dpadding.as<std::uint8_t>();
   }
-  const TensorF bias = c.alibi || c.t5 ? PositionBias(c) : TensorF();
-  DeviceBuffer dtable;
-  if (c.t5 && path == Path::kNaive) {
+  const TensorF bias = Biased(c) ? PositionBias(c) : TensorF();
+  DeviceBuffer dparameters;
+  if (Biased(c) && c.bias_as_tensor && path == Path::kNaive) {
     dbias = DeviceBuffer(bias.size() * sizeof(float));
     dbias.upload(bias.ptr(), bias.size() * sizeof(float));
     config.bias = dbias.as<float>();
-  } else if (c.t5) {
-    config.t5 = c.t5_options;
-    const TensorF table = poslab::learned_table(config.t5.num_buckets, n.H, kT5Seed, 1.0);
-    dtable = DeviceBuffer(table.size() * sizeof(float));
-    dtable.upload(table.ptr(), table.size() * sizeof(float));
-    config.t5_table = dtable.as<float>();
+  } else if (Biased(c)) {
+    // The term's parameters as the core drew them for its tensor (the same seed).
+    const std::vector<float> parameters = poslab::score_bias_parameters(c.bias, n.H);
+    dparameters = DeviceBuffer(std::max<std::size_t>(parameters.size(), 1) * sizeof(float));
+    if (!parameters.empty()) dparameters.upload(parameters.data(), parameters.size() * 4);
+    config.score_bias = c.bias.method;
+    config.bias_parameters = dparameters.as<float>();
+    config.bias_shape.options[0] = c.bias.options[0];
+    config.bias_shape.options[1] = c.bias.options[1];
+    config.bias_shape.bidirectional = c.bias.bidirectional;
   }
   std::optional<poslab::cuda::DeviceRopeFrequencies> freq;
   if (c.rope) {
@@ -173,7 +172,7 @@ void RunCase(const Case& c, Path path, std::vector<float>* got, std::vector<floa
     if (!c.padding.empty()) {
       options.key_padding.assign(c.padding.begin() + b * n.Lk, c.padding.begin() + (b + 1) * n.Lk);
     }
-    if (c.alibi || c.t5) options.bias = &bias;
+    if (Biased(c)) options.bias = &bias;
     const TensorF out = poslab::attention(qb, kb, vb, options).output;
     want->insert(want->end(), out.data.begin(), out.data.end());
   }
@@ -228,14 +227,19 @@ std::vector<Case> MaskCases(AttentionDims dims, DType dtype) {
   cases[2].mask = {MaskKind::kSlidingWindow, 40};
   cases[3].padding = PadTail(dims.B, dims.Lk, 30);
   cases[4].mask = {MaskKind::kCausal, 0};
-  cases[4].alibi = true;
+  cases[4].bias = Bias(PositionMethod::kAlibi);
+  Case kerple = cases[4];
+  kerple.bias = Bias(PositionMethod::kKerple);
+  cases.push_back(kerple);
   return cases;
 }
 
 TEST(AttentionNaive, Fp32MatchesCoreWithEveryMaskAndBias) {
   std::vector<Case> cases = MaskCases({2, 3, 70, 70, 16}, DType::kF32);
   Case t5 = cases[0];
-  t5.t5 = true;
+  t5.bias = Bias(PositionMethod::kT5);
+  cases.push_back(t5);
+  t5.bias_as_tensor = true;
   cases.push_back(t5);
   Case odd = cases[1];  // Lk not a multiple of 4: the scalar softmax
   odd.dims = {1, 2, 33, 45, 24};
@@ -319,7 +323,9 @@ TEST(AttentionMask, BothPathsMatchCoreWithAnOffset) {
         ExpectMatchesCore(c, path);
         c.padding = PadTail(1, s.Lk, 9);
         ExpectMatchesCore(c, path);
-        c.alibi = true;  // at position i + offset
+        c.bias = Bias(PositionMethod::kAlibi);  // at position i + offset
+        ExpectMatchesCore(c, path);
+        c.bias = Bias(PositionMethod::kKerple);
         ExpectMatchesCore(c, path);
       }
     }
@@ -330,27 +336,44 @@ TEST(AttentionMask, BothPathsMatchCoreWithAnOffset) {
 // max_distance (the logarithmic buckets saturate), and query positions moved by an offset.
 TEST(AttentionFlash, T5BucketsInsideTheKernelMatchCore) {
   Case every;
-  every.t5 = true;
+  every.bias = Bias(PositionMethod::kT5);
   ExpectFlashMatchesCoreForEveryTypeWidthAndMask(every);
   Case far;
   far.dims = {1, 2, 600, 600, 64};
-  far.t5 = true;
+  far.bias = Bias(PositionMethod::kT5);
   ExpectMatchesCore(far, Path::kFlash);
   // A decoder's buckets: unidirectional (every key after the query shares bucket 0), causal,
   // with other bucket counts and distances.
   far.mask = {MaskKind::kCausal, 0};
-  far.t5_options = {false, 16, 50};
+  far.bias = Bias(PositionMethod::kT5, false);
+  far.bias.options = {16, 50};
   ExpectMatchesCore(far, Path::kFlash);
-  far.t5_options = {true, 64, 300};
+  far.bias = Bias(PositionMethod::kT5);
+  far.bias.options = {64, 300};
   ExpectMatchesCore(far, Path::kFlash);
   for (const Mask mask : {Mask{MaskKind::kCausal, 0, 50}, Mask{MaskKind::kNone, 0, -70}}) {
     Case c;
     c.dims = {1, 2, 100, 150, 64};
     c.mask = mask;
-    c.t5 = true;
+    c.bias = Bias(PositionMethod::kT5);
     c.padding = PadTail(1, 150, 9);
     ExpectMatchesCore(c, Path::kFlash);
   }
+}
+
+// KERPLE's term in the kernel, seeded per-head r1, r2 and given ones: every type, width and mask,
+// and a long causal sequence where log(1 + r2·|p − j|) grows past the tile.
+TEST(AttentionFlash, KerpleInsideTheKernelMatchesCore) {
+  Case every;
+  every.bias = Bias(PositionMethod::kKerple);
+  ExpectFlashMatchesCoreForEveryTypeWidthAndMask(every);
+  Case given;
+  given.dims = {1, 4, 600, 600, 128};
+  given.mask = {MaskKind::kCausal, 0};
+  given.bias = Bias(PositionMethod::kKerple);
+  given.bias.options = {0.7, 3.0};
+  ExpectMatchesCore(given, Path::kFlash);
+  ExpectMatchesCore(given, Path::kNaive);
 }
 
 // RoPE on the Q and K tiles as they land, against poslab::rope_apply then poslab::attention:
@@ -395,11 +418,11 @@ TEST(AttentionFlash, ScoreModifiersMatchCoreFarFromTheKeys) {
   Case c;
   c.dims = {1, 2, 64, 130, 128};
   c.mask = {MaskKind::kNone, 0, 70000};
-  c.alibi = true;
-  ExpectMatchesCore(c, Path::kFlash);
-  c.alibi = false;
-  c.t5 = true;
-  ExpectMatchesCore(c, Path::kFlash);
+  for (PositionMethod method :
+       {PositionMethod::kAlibi, PositionMethod::kT5, PositionMethod::kKerple}) {
+    c.bias = Bias(method);
+    ExpectMatchesCore(c, Path::kFlash);
+  }
 }
 
 // xPos, RoPE with a decay, on the Q and K tiles as they land, against poslab::rope_apply
@@ -445,11 +468,12 @@ TEST(AttentionNaive, RefusesTheFusedKernelsPositionOptions) {
   void* p = buffer.get();
   cublasHandle_t blas = nullptr;  // refused before any cuBLAS call
   AttentionConfig config;
-  config.t5_table = buffer.as<float>();
+  config.score_bias = PositionMethod::kFire;  // a trainer-only term: no GPU build computes it
+  config.bias_parameters = buffer.as<float>();
   EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
                                              blas, p, 1 << 16),
                poslab::Error);
-  config.t5_table = nullptr;
+  config = AttentionConfig{};
   const poslab::cuda::DeviceRopeFrequencies freq(64, poslab::RopeOptions{}, 0);
   config.rope = &freq;
   EXPECT_THROW(poslab::cuda::attention_naive(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config,
@@ -484,12 +508,22 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
         poslab::Error);
   }
   config = AttentionConfig{};
-  config.t5_table = buffer.as<float>();
-  config.t5.num_buckets = 1;
+  config.score_bias = PositionMethod::kT5;
+  config.bias_parameters = buffer.as<float>();
+  config.bias_shape.options[0] = 1;  // one bucket
+  config.bias_shape.options[1] = 128;
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
-  config.t5 = poslab::T5BucketOptions{};
-  config.alibi = true;
+  config.bias_shape.options[0] = 32;
+  config.bias_parameters = nullptr;  // T5 without its table
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config.score_bias = PositionMethod::kFire;  // not a function of j − p alone
+  config.bias_parameters = buffer.as<float>();
+  EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
+               poslab::Error);
+  config = AttentionConfig{};
+  config.bias = buffer.as<float>();  // a bias tensor is naive's
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config = AttentionConfig{};
@@ -503,10 +537,10 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   config.mask = Mask{};
-  config.alibi = true;  // two position methods: each is its own kernel, so one at a time
+  config.score_bias = PositionMethod::kAlibi;  // two position methods: one at a time
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
-  config.alibi = false;
+  config.score_bias = PositionMethod::kNone;
   poslab::RopeOptions two;
   two.rotary_fraction = 2.0 / 64;  // R = 2: one pair, not a whole step of two
   const poslab::cuda::DeviceRopeFrequencies narrow(64, two, 0);
@@ -529,7 +563,7 @@ TEST(AttentionFlash, RejectsWhatItDoesNotSupport) {
   config.mask = Mask{};
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 20000, 64}, config),
                poslab::Error);
-  config.alibi = true;  // xPos and ALiBi: two methods
+  config.score_bias = PositionMethod::kAlibi;  // xPos and ALiBi: two methods
   EXPECT_THROW(poslab::cuda::attention_flash(p, p, p, p, DType::kF16, {1, 1, 4, 4, 64}, config),
                poslab::Error);
   poslab::RopeOptions bad = decaying;

@@ -24,10 +24,9 @@
 #include "poslab/cuda/rope.hpp"
 #include "poslab/cuda/t5.hpp"
 #include "poslab/layers/attention.hpp"
-#include "poslab/positions/formulas.hpp"
-#include "poslab/positions/learned.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/rope.hpp"
+#include "poslab/positions/score_bias_tensor.hpp"
 #include "suite.hpp"
 
 namespace poslab::cuda::bench {
@@ -37,22 +36,25 @@ struct Case {
   AttentionDims dims;
   DType dtype = DType::kF16;
   Mask mask;
-  bool alibi = false;
-  bool padding = false;  // hide the last eighth of the keys of every batch
-  bool t5 = false;       // bidirectional T5 buckets: in the fused kernel, a bias tensor for naive
+  // A score bias (its term in the kernels; T5's bidirectional buckets a bias tensor for naive).
+  PositionMethod bias = PositionMethod::kNone;
+  bool padding = false;             // hide the last eighth of the keys of every batch
   std::optional<RopeOptions> rope;  // fused: on load; naive: never (the RoPE kernel runs first)
   bool rope_separate = false;       // fused after PosLab's RoPE kernel on q and k, timed together
   std::string label;                // params.mask in the JSON
 };
 
-T5BucketOptions t5_options() {
-  T5BucketOptions options;
-  options.bidirectional = true;
-  return options;
+// The case's score bias at the table's defaults, seed 0 (T5 bidirectional, an encoder's).
+ScoreBias score_bias_of(const Case& c) {
+  ScoreBias bias = score_bias_defaults(c.bias);
+  bias.bidirectional = c.bias == PositionMethod::kT5;
+  return bias;
 }
 
-// The (num_buckets, H) table of poslab::t5_bias with seed 0.
-TensorF t5_table(long long H) { return learned_table(t5_options().num_buckets, H, 0, 1.0); }
+T5BucketOptions t5_options(const ScoreBias& bias) {
+  return {bias.bidirectional, static_cast<long long>(bias.options[0]),
+          static_cast<long long>(bias.options[1])};
+}
 
 // x rows [r0, r1) of one (L, d) head rotated at positions r0.., rounded to the storage type.
 std::vector<float> rotated(const float* x, long long r0, long long r1, long long d,
@@ -68,8 +70,8 @@ struct Inputs {
   DeviceBuffer dq, dk, dv, dout;
   std::vector<std::uint8_t> padding;  // (B, Lk) or empty
   DeviceBuffer dpadding;
-  DeviceBuffer dtable, dbias;   // T5: the table (fused), the (H, Lq, Lk) bias (naive)
-  DeviceBuffer dq_rot, dk_rot;  // RoPE in a separate kernel: rotated q and k
+  DeviceBuffer dparameters, dbias;  // a score bias's parameters; T5's (H, Lq, Lk) bias (naive)
+  DeviceBuffer dq_rot, dk_rot;      // RoPE in a separate kernel: rotated q and k
   std::optional<DeviceRopeFrequencies> freq;
 };
 
@@ -92,10 +94,10 @@ Inputs make_inputs(const Case& c) {
     in.dpadding = DeviceBuffer(in.padding.size());
     in.dpadding.upload(in.padding.data(), in.padding.size());
   }
-  if (c.t5) {
-    const TensorF table = t5_table(n.H);
-    in.dtable = DeviceBuffer(table.size() * sizeof(float));
-    in.dtable.upload(table.ptr(), table.size() * sizeof(float));
+  if (c.bias != PositionMethod::kNone) {
+    const std::vector<float> parameters = score_bias_parameters(score_bias_of(c), n.H);
+    in.dparameters = DeviceBuffer(std::max<std::size_t>(parameters.size(), 1) * sizeof(float));
+    if (!parameters.empty()) in.dparameters.upload(parameters.data(), parameters.size() * 4);
   }
   if (c.rope) {
     in.freq.emplace(n.d, *c.rope, 0);
@@ -107,14 +109,17 @@ Inputs make_inputs(const Case& c) {
   return in;
 }
 
-// poslab::attention on query rows [r0, r1) of `heads` in batch b, mask and ALiBi as a bias.
+// poslab::attention on query rows [r0, r1) of `heads` in batch b, mask and score bias as a bias.
 std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
                                   const std::vector<long long>& heads, long long r0, long long r1) {
   const AttentionDims& n = c.dims;
   const std::size_t Hs = heads.size(), R = std::size_t(r1 - r0), d = std::size_t(n.d),
                     Lk = std::size_t(n.Lk);
   TensorF q({Hs, R, d}), k({Hs, Lk, d}), v({Hs, Lk, d}), bias({Hs, R, Lk});
-  const TensorF table = c.t5 ? t5_table(n.H) : TensorF();
+  // The score bias of every head, rows r0.. at their positions (the core's tensor).
+  const TensorF full = c.bias == PositionMethod::kNone
+                           ? TensorF()
+                           : score_bias_tensor(score_bias_of(c), n.H, r1 - r0, n.Lk, r0);
   for (std::size_t s = 0; s < Hs; ++s) {
     const long long h = heads[s];
     const std::size_t bh = std::size_t(b * n.H + h);
@@ -130,7 +135,6 @@ std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
       std::copy_n(in.k.begin() + bh * Lk * d, Lk * d, k.ptr() + s * Lk * d);
     }
     std::copy_n(in.v.begin() + bh * Lk * d, Lk * d, v.ptr() + s * Lk * d);
-    const double slope = formulas::alibi_slope(int(h), int(n.H));
     for (std::size_t r = 0; r < R; ++r) {
       const long long i = r0 + static_cast<long long>(r);
       for (std::size_t j = 0; j < Lk; ++j) {
@@ -138,14 +142,7 @@ std::vector<float> reference_rows(const Case& c, const Inputs& in, long long b,
             in.padding.empty() ? nullptr : in.padding.data() + std::size_t(b) * Lk;
         const bool hidden =
             c.mask.rule().hides(i, static_cast<long long>(j), static_cast<long long>(Lk), pad);
-        const double distance = std::fabs(double(i) - double(j));
-        float value = c.alibi && distance > 0 ? float(-slope * distance) : 0.0f;
-        if (c.t5) {
-          const T5BucketOptions o = t5_options();
-          const int bucket = formulas::t5_bucket(static_cast<long long>(j) - i, o.bidirectional,
-                                                 int(o.num_buckets), int(o.max_distance));
-          value += table.data[std::size_t(bucket * n.H + h)];
-        }
+        float value = full.size() ? full.data[(std::size_t(h) * R + r) * Lk + j] : 0.0f;
         if (hidden) value = -std::numeric_limits<float>::infinity();
         bias.data[(s * R + r) * Lk + j] = value;
       }
@@ -224,18 +221,22 @@ void run_case(Context& ctx, const Case& c, Inputs& in, int variant, cublasHandle
   const bool naive = variant == 1;
   AttentionConfig config;
   config.mask = c.mask;
-  config.alibi = c.alibi;
   config.key_padding = c.padding ? in.dpadding.as<std::uint8_t>() : nullptr;
   const AttentionDims& n = c.dims;
-  if (c.t5 && naive) {  // materialised once, outside the timing (as a peer's bias tensor)
+  const ScoreBias bias = score_bias_of(c);
+  if (c.bias == PositionMethod::kT5 && naive) {  // materialised once, outside the timing (as a
+                                                 // peer's bias tensor)
     if (in.dbias.bytes() == 0) {
       in.dbias = DeviceBuffer(std::size_t(n.H * n.Lq * n.Lk) * sizeof(float));
-      t5_bias(in.dbias.as<float>(), in.dtable.as<float>(), n.H, n.Lq, n.Lk, t5_options());
+      t5_bias(in.dbias.as<float>(), in.dparameters.as<float>(), n.H, n.Lq, n.Lk, t5_options(bias));
     }
     config.bias = in.dbias.as<float>();
-  } else if (c.t5) {
-    config.t5_table = in.dtable.as<float>();
-    config.t5 = t5_options();
+  } else if (c.bias != PositionMethod::kNone) {
+    config.score_bias = c.bias;
+    config.bias_parameters = in.dparameters.as<float>();
+    config.bias_shape.options[0] = bias.options[0];
+    config.bias_shape.options[1] = bias.options[1];
+    config.bias_shape.bidirectional = bias.bidirectional;
   }
   if (c.rope && !c.rope_separate) config.rope = &*in.freq;
   if (naive) {
@@ -270,8 +271,8 @@ void run_case(Context& ctx, const Case& c, Inputs& in, int variant, cublasHandle
   r.dtype = dtype_name(c.dtype);
   r.shape = {{"B", n.B}, {"H", n.H}, {"Lq", n.Lq}, {"Lk", n.Lk}, {"d", n.d}};
   r.params = {{"mask", c.label}, {"causal", c.mask.kind != MaskKind::kNone}};
-  if (c.alibi || c.t5 || c.rope) {
-    r.params["position"] = c.alibi ? "alibi" : c.t5 ? "t5" : "rope";
+  if (c.bias != PositionMethod::kNone || c.rope) {
+    r.params["position"] = c.rope ? "rope" : to_string(c.bias);
     r.params["in_kernel"] = !naive && !c.rope_separate;  // false: a bias tensor or a RoPE pass
     if (c.rope) r.params["style"] = name_of(kRopeStyleNames, c.rope->style);
   }
@@ -339,10 +340,13 @@ void run_position(Context& ctx) {
     c.label = "causal";
     // The plain kernel at this shape, unless the attention suite times it (B·L = 16 384).
     if (16384 / L != c.dims.B) run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
-    c.alibi = true;
+    c.bias = PositionMethod::kAlibi;
     c.label = "causal+alibi";
     run_paths(ctx, c, blas, workspace);
-    c.alibi = false;
+    c.bias = PositionMethod::kKerple;
+    c.label = "causal+kerple";
+    run_paths(ctx, c, blas, workspace);
+    c.bias = PositionMethod::kNone;
     c.rope = RopeOptions{};
     c.label = "causal+rope";
     run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
@@ -350,7 +354,7 @@ void run_position(Context& ctx) {
     run_paths(ctx, c, blas, workspace, /*flash_only=*/true);
     Case t5;  // an encoder's: bidirectional buckets, no mask
     t5.dims = c.dims;
-    t5.t5 = true;
+    t5.bias = PositionMethod::kT5;
     t5.label = "t5";
     // The naive path materialises T5's (H, L, L) bias, which the core refuses past kMaxElements
     // (at L = 8192): the fused kernels are timed alone there.

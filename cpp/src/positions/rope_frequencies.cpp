@@ -45,7 +45,8 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
           "keepFraction",
           "the kept fraction of frequencies must be in [0, 1] (got " +
               format_number(o.keep_fraction) + ")");
-  for (const PairRange& range : o.zero_pairs) {
+  for (std::size_t k = 0; o.zero_pairs && k < o.zero_pairs->size(); ++k) {
+    const PairRange& range = (*o.zero_pairs)[k];
     require(range.first >= 0 && range.first <= range.last && range.last <= rotary_dim / 2,
             "zeroPairs",
             "a zeroed pair range [" + std::to_string(range.first) + ", " +
@@ -185,7 +186,8 @@ RopeFrequencies rope_frequencies(long long head_dim, const RopeOptions& o, long 
   const long long pairs = R / 2;
   const auto kept = static_cast<long long>(std::floor(o.keep_fraction * double(pairs)));
   for (long long i = kept; i < pairs; ++i) out.inv_freq[std::size_t(i)] = 0.0;
-  for (const PairRange& range : o.zero_pairs) {
+  for (std::size_t k = 0; o.zero_pairs && k < o.zero_pairs->size(); ++k) {
+    const PairRange& range = (*o.zero_pairs)[k];
     for (long long i = range.first; i < range.last; ++i) out.inv_freq[std::size_t(i)] = 0.0;
   }
   return out;

@@ -6,23 +6,15 @@
 #include <cmath>
 #include <string>
 
+#include "positions/term_grid.hpp"
 #include "poslab/base/format.hpp"
 #include "poslab/base/random.hpp"
-#include "poslab/layers/attention.hpp"
-#include "poslab/layers/mask.hpp"
 #include "poslab/positions/relative.hpp"
 #include "poslab/positions/score_bias.hpp"
 
 namespace poslab {
 
 namespace {
-
-std::size_t checked_heads(long long num_heads) {
-  const std::size_t H = positive_size(num_heads, "heads", false, "heads");
-  require(H <= 65536, "heads",
-          "heads must be at most 65536 (got " + std::to_string(num_heads) + ")");
-  return H;
-}
 
 T5BucketOptions t5_options(const ScoreBias& bias) {
   T5BucketOptions o;
@@ -43,29 +35,17 @@ std::size_t tensor_numel(const score_bias::ParameterTensor& t, const ScoreBias& 
   return score_bias::tensor_size(t.rows, H, buckets) * score_bias::tensor_size(t.cols, H, buckets);
 }
 
-// (H, Lq, Lk): the term at (query(i), key(j)) for every head.
-template <class QueryAt, class KeyAt>
-TensorF evaluate(const ScoreBias& bias, std::size_t H, std::size_t Lq, std::size_t Lk,
-                 QueryAt query, KeyAt key) {
-  const std::vector<float> parameters = score_bias_parameters(bias, static_cast<long long>(H));
-  TensorF out({H, Lq, Lk}, std::string(to_string(bias.method)) + " bias (H, Lq, Lk)");
-  std::vector<double> values(H);
-  score_bias::TermShape shape;
-  shape.heads = int(H);
-  shape.options[0] = bias.options[0];
-  shape.options[1] = bias.options[1];
-  shape.bidirectional = bias.bidirectional;
-  score_bias::with_score_bias_term(bias.method, parameters.data(), shape, [&](const auto& term) {
-    for (std::size_t i = 0; i < Lq; ++i) {
-      for (std::size_t j = 0; j < Lk; ++j) {
-        term.values(query(i), key(j), values.data());
-        for (std::size_t h = 0; h < H; ++h) {
-          out.data[(h * Lq + i) * Lk + j] = static_cast<float>(values[h]);
-        }
-      }
-    }
-  });
-  return out;
+// make(H, fill) for term_grid: `bias`'s parameters for H heads, then fill(its term).
+auto term_of(const ScoreBias& bias) {
+  return [&bias](std::size_t H, const auto& fill) {
+    const std::vector<float> parameters = score_bias_parameters(bias, static_cast<long long>(H));
+    score_bias::TermShape shape;
+    shape.heads = int(H);
+    shape.options[0] = bias.options[0];
+    shape.options[1] = bias.options[1];
+    shape.bidirectional = bias.bidirectional;
+    return score_bias::with_score_bias_term(bias.method, parameters.data(), shape, fill);
+  };
 }
 
 }  // namespace
@@ -80,7 +60,7 @@ ScoreBias score_bias_defaults(PositionMethod method) {
 }
 
 std::vector<float> score_bias_parameters(const ScoreBias& bias, long long num_heads) {
-  const std::size_t H = checked_heads(num_heads);
+  const std::size_t H = detail::checked_bias_heads(num_heads);
   const PositionMethodInfo& info = position_method_info(bias.method);
   require(info.term != BiasTerm::kNone, "bias",
           std::string("position method '") + info.name + "' is not a score bias");
@@ -123,23 +103,14 @@ std::vector<float> score_bias_parameters(const ScoreBias& bias, long long num_he
 
 TensorF score_bias_tensor(const ScoreBias& bias, long long num_heads, long long query_length,
                           long long key_length, long long offset) {
-  const std::size_t H = checked_heads(num_heads);
-  const std::size_t Lq = positive_size(query_length, "query length", true, "queryLength");
-  const std::size_t Lk = positive_size(key_length, "key length", true, "keyLength");
-  check_mask_offset(offset);
-  checked_numel({H, Lq, Lk}, "score bias (H, Lq, Lk)");
-  const MaskRule<std::int64_t> positions{false, 0, offset};
-  return evaluate(
-      bias, H, Lq, Lk, [&](std::size_t i) { return positions.position(std::int64_t(i)); },
-      [](std::size_t j) { return std::int64_t(j); });
+  return detail::term_grid_at_offset(term_of(bias), num_heads, query_length, key_length, offset,
+                                     std::string(to_string(bias.method)) + " bias");
 }
 
 TensorF score_bias_tensor(const ScoreBias& bias, long long num_heads,
                           const std::vector<long long>& positions) {
-  const std::size_t H = checked_heads(num_heads), T = positions.size();
-  checked_numel({H, T, T}, "score bias (H, T, T)");
-  const auto at = [&](std::size_t i) { return std::int64_t(positions[i]); };
-  return evaluate(bias, H, T, T, at, at);
+  return detail::term_grid_at(term_of(bias), num_heads, positions,
+                              std::string(to_string(bias.method)) + " bias");
 }
 
 }  // namespace poslab

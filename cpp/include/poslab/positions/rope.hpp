@@ -73,9 +73,10 @@ struct RopeOptions {
   // The zeroed-pair mask: pairs whose angle is 0, so they carry no position (cos = the attention
   // factor, sin = 0). p-RoPE (Barbero et al. 2025) keeps the ⌊keep_fraction·R/2⌋ highest
   // frequencies (pairs 0.., Hugging Face's order) and zeroes the rest: 1 is RoPE, 0 no rotation.
-  // zero_pairs adds ranges [first, last) of pairs, inside [0, R/2].
+  // zero_pairs adds ranges [first, last) of pairs, inside [0, R/2]; null: none. A pointer, as
+  // longrope's, keeps the options a plain value; the list must outlive them.
   double keep_fraction = 1.0;
-  std::vector<PairRange> zero_pairs;
+  const std::vector<PairRange>* zero_pairs = nullptr;
 };
 
 // Which side of attention a decaying rotation scales: queries take ζ^e, keys ζ^(−e). A plain
