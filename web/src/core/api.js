@@ -28,9 +28,29 @@ export function bindPosLab(m) {
   // defaults below are read from here, never written twice.
   const names = deepFreeze(unwrap(m.names()));
   const defaults = deepFreeze(unwrap(m.defaults()));
+  const readers = optionReaders(m, max, defaults);
+  // Each area's methods close over the same readers, so an option is read the same way by
+  // every method that takes it; the merged object is the API.
+  return guardMethods({
+    maxElements: max,
+    names,
+    defaults,
+    ...encodingMethods(readers),
+    ...ropeMethods(readers),
+    ...attentionMethods(readers),
+    ...analysisMethods(readers),
+    ...moduleMethods(m),
+  });
+}
 
+/**
+ * What every method reads its options with: the raw call, typed readers of one option each
+ * (a fallback for an absent one), and the option groups that several methods share (RoPE,
+ * T5, KERPLE, mask and offset).
+ */
+function optionReaders(m, max, defaults) {
   // Calls a raw binding: its { error } result becomes a PosLabError (and so does anything it
-  // throws: guardMethods below).
+  // throws: guardMethods in bindPosLab).
   const call = (name, ...args) => unwrap(m[name](...args));
 
   const size = (o, key, fallback) =>
@@ -71,11 +91,13 @@ export function bindPosLab(m) {
     return out;
   };
 
-  return guardMethods({
-    maxElements: max,
-    names,
-    defaults,
+  return { max, defaults, call, size, num, seed, str, bool, elements, tensor, rope, maskOptions, kerpleOptions, t5 };
+}
 
+// Absolute and relative encodings: sinusoidal and learned tables, Shaw's and T5's relative
+// terms, ALiBi's and KERPLE's biases.
+function encodingMethods({ defaults, call, size, num, seed, str, elements, kerpleOptions, t5 }) {
+  return {
     sinusoidal(opts) {
       const o = check.options(opts, 'sinusoidal', ['length', 'dim', 'base', 'layout', 'offset']);
       const [L, D] = [size(o, 'length'), size(o, 'dim')];
@@ -139,7 +161,12 @@ export function bindPosLab(m) {
       elements([H, Lq, Lk], 'ALiBi bias (H, Lq, Lk)');
       return call('alibi', H, Lq, Lk);
     },
+  };
+}
 
+// Rotary embeddings (frequencies, rotation, decay, wavelengths) and the sinusoid's wavelengths.
+function ropeMethods({ defaults, call, size, num, bool, elements, tensor, rope }) {
+  return {
     ropeFrequencies(opts) {
       const o = check.options(opts, 'ropeFrequencies', ['headDim', 'totalLength', ...ROPE_KEYS]);
       return call('ropeFrequencies', size(o, 'headDim'), size(o, 'totalLength', 0), rope(o));
@@ -167,7 +194,27 @@ export function bindPosLab(m) {
       const o = check.options(opts, 'wavelengths', ['dim', 'base']);
       return call('wavelengths', size(o, 'dim'), num(o, 'base', defaults.base));
     },
+  };
+}
 
+// Masks, single-head attention over given q, k, v, and multi-head attention over x.
+function attentionMethods({
+  max,
+  defaults,
+  call,
+  size,
+  num,
+  seed,
+  str,
+  bool,
+  elements,
+  tensor,
+  rope,
+  maskOptions,
+  kerpleOptions,
+  t5,
+}) {
+  return {
     attentionMask(opts) {
       const o = check.options(opts, 'attentionMask', ['queries', 'keys', 'mask', 'keyPadding', 'offset']);
       const [Lq, Lk] = [size(o, 'queries'), size(o, 'keys')];
@@ -229,7 +276,12 @@ export function bindPosLab(m) {
       if (o.scale !== undefined) raw.scale = num(o, 'scale');
       return call('multiHeadAttention', t, raw);
     },
+  };
+}
 
+// Norms and the analyses of a table: similarity, similarity by offset, the offset matrix.
+function analysisMethods({ max, defaults, call, size, num, str, elements, tensor }) {
+  return {
     layerNorm(x, opts) {
       const o = check.options(opts, 'layerNorm', ['eps', 'gamma', 'beta']);
       const t = tensor(x, 'x');
@@ -266,14 +318,19 @@ export function bindPosLab(m) {
       const k = check.integer(o.k, 'k', -Number.MAX_SAFE_INTEGER);
       return call('offsetMatrix', D, k, num(o, 'base', defaults.base));
     },
+  };
+}
 
+// The module's own facts: its SIMD target and heap.
+function moduleMethods(m) {
+  return {
     /** 'WASM' for the SIMD128 build, 'EMU128' or 'SCALAR' for the scalar one. */
     simdTarget: () => m.simdTarget(),
     /** Current size of the WebAssembly memory in bytes. */
     heapBytes: () => m.heapBytes(),
     /** Bytes the module's malloc has handed out and not had back (a leak check). */
     liveHeapBytes: () => m.liveHeapBytes(),
-  });
+  };
 }
 
 // Freezes a plain JSON-like value and everything in it: lab.names and lab.defaults are shared.

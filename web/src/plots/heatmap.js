@@ -25,51 +25,109 @@ const BIN_HERE_MAX = 1 << 20;
  *   onCellClick?: (row: number, col: number) => void }} opts
  */
 export function createHeatmap(parent, opts) {
-  let m = null; // { data, rows, cols, bitmap|rgba, range, cmap, specials, xLabels?, yLabels? }
-  let image = null;
+  // What drawing and picking share: the matrix and its picture, the picked cell and the plot
+  // area of the last base layer (CSS px), which the top layer and the pointer both map into.
+  // view.m: { data, rows, cols, bitmap|rgba, range, cmap, specials, xLabels?, yLabels? }
+  const view = { m: null, image: null, hover: null, area: null, titles: { x: opts.xTitle, y: opts.yTitle } };
   let pixels = null; // the canvas rgba pictures are put into, kept between updates
-  let hover = null;
-  let area = null; // the plot area of the last base layer, in CSS px
   let baseKey = '';
-  const titles = { x: opts.xTitle, y: opts.yTitle };
   const bar = opts.compact ? COMPACT_BAR : BAR;
 
   const figure = createFigure(parent, {
     title: opts.title,
     height: opts.height ?? 340,
     exports: {
-      csv: () => matrixCsv(m.data, m.rows, m.cols, { rowLabels: m.yLabels, colLabels: m.xLabels }),
-      npy: () => encodeNpy(m.data, [m.rows, m.cols]),
+      csv: () =>
+        matrixCsv(view.m.data, view.m.rows, view.m.cols, { rowLabels: view.m.yLabels, colLabels: view.m.xLabels }),
+      npy: () => encodeNpy(view.m.data, [view.m.rows, view.m.cols]),
     },
   });
   const canvas = figure.canvas;
   canvas.tabIndex = 0;
 
-  const tickLabel = (names, v) => (names ? (names[v] ?? '') : String(v));
+  const pictureFor = createPictureBinner();
+  const surface = createSurface(figure.box, canvas, {
+    base(ctx, size, colours) {
+      if (view.m) view.area = drawFrame(ctx, size, colours, view, bar, opts.compact);
+    },
+    top(ctx) {
+      const { ratio } = surface.size;
+      drawPicture(ctx, view, pictureFor(view, ratio), ratio);
+    },
+  });
 
-  function drawBase(ctx, { width, height }, colours) {
-    if (!m) return;
-    const ticksOf = (n, names) => integerTicks(n, names ? n : 8);
-    let xs = ticksOf(m.cols, m.xLabels);
-    let ys = ticksOf(m.rows, m.yLabels);
-    ctx.font = FONT;
-    const widest = Math.max(0, ...xs.map((v) => ctx.measureText(tickLabel(m.xLabels, v)).width));
-    // Token labels turn vertical when they would not fit side by side; numbers thin out instead.
-    const rotateX = Boolean(m.xLabels) && widest + 6 > (width - 80) / Math.max(1, xs.length);
-    const a = plotArea(ctx, width, height, {
-      xLabels: xs.map((v) => tickLabel(m.xLabels, v)),
-      yLabels: ys.map((v) => tickLabel(m.yLabels, v)),
-      xTitle: titles.x,
-      yTitle: titles.y,
-      right: bar.room,
-      compact: opts.compact,
-      rotateX,
-    });
-    area = a;
-    if (opts.compact) {
-      drawColorBar(ctx, a, m, bar, colours.fg);
-      return;
-    }
+  const setHover = (cell) => {
+    if (cell?.row === view.hover?.row && cell?.col === view.hover?.col) return;
+    view.hover = cell;
+    figure.setReadout(cell ? describeCell(view, cell) : '');
+    surface.repaint();
+  };
+  listenForCells(canvas, view, setHover, opts.onCellClick);
+
+  return {
+    figure,
+    /** Resolves once the last update is on the canvas. */
+    drawn: () => surface.drawn(),
+    destroy() {
+      view.m?.bitmap?.close?.();
+      surface.destroy();
+      figure.el.remove();
+    },
+    /** The current matrix ({ data, rows, cols, ... }) or null. */
+    get matrix() {
+      return view.m;
+    },
+    /**
+     * @param {{ data: ArrayLike<number>, rows: number, cols: number, range: [number, number],
+     *   cmap: string, bitmap?: ImageBitmap, rgba?: Uint8ClampedArray, specials?: object,
+     *   xLabels?: string[], yLabels?: string[], rowMarks?: { row: number, label: string }[] }} next
+     *   painted by worker/paint.js
+     * @param {{ xTitle?: string, yTitle?: string }} [axes]
+     */
+    update(next, axes = {}) {
+      const { m: last, titles } = view;
+      if (last?.bitmap && last.bitmap !== next.bitmap) last.bitmap.close?.();
+      const labelsChanged = next.xLabels !== last?.xLabels || next.yLabels !== last?.yLabels;
+      const m = next;
+      view.m = m;
+      view.image = next.bitmap ?? (pixels = toCanvas(next, pixels));
+      if (axes.xTitle) titles.x = axes.xTitle;
+      if (axes.yTitle) titles.y = axes.yTitle;
+      if (view.hover && (view.hover.row >= m.rows || view.hover.col >= m.cols)) view.hover = null;
+      // Axes and colour bar depend on these only; the picture alone is one image draw.
+      const swatches = ['negInf', 'nan', 'posInf'].map((k) => Boolean(m.specials?.[k]));
+      const key = JSON.stringify([m.rows, m.cols, m.range, m.cmap, swatches, titles]);
+      if (key !== baseKey || labelsChanged) {
+        baseKey = key;
+        surface.invalidate();
+      } else surface.repaint();
+      if (view.hover) figure.setReadout(describeCell(view, view.hover));
+    },
+  };
+}
+
+const tickLabel = (names, v) => (names ? (names[v] ?? '') : String(v));
+
+// The base layer: axes with integer ticks (or the rows' and columns' names) and the colour
+// bar. Returns the plot area it laid out.
+function drawFrame(ctx, { width, height }, colours, { m, titles }, bar, compact) {
+  const ticksOf = (n, names) => integerTicks(n, names ? n : 8);
+  let xs = ticksOf(m.cols, m.xLabels);
+  let ys = ticksOf(m.rows, m.yLabels);
+  ctx.font = FONT;
+  const widest = Math.max(0, ...xs.map((v) => ctx.measureText(tickLabel(m.xLabels, v)).width));
+  // Token labels turn vertical when they would not fit side by side; numbers thin out instead.
+  const rotateX = Boolean(m.xLabels) && widest + 6 > (width - 80) / Math.max(1, xs.length);
+  const a = plotArea(ctx, width, height, {
+    xLabels: xs.map((v) => tickLabel(m.xLabels, v)),
+    yLabels: ys.map((v) => tickLabel(m.yLabels, v)),
+    xTitle: titles.x,
+    yTitle: titles.y,
+    right: bar.room,
+    compact,
+    rotateX,
+  });
+  if (!compact) {
     const w = a.right - a.left;
     const h = a.bottom - a.top;
     xs = thin(xs, w, rotateX ? LABEL_HEIGHT : widest);
@@ -80,15 +138,19 @@ export function createHeatmap(parent, opts) {
       y: { ticks: ys.map((v) => ({ at: at(v, m.rows, a.top, h), label: tickLabel(m.yLabels, v) })), title: titles.y },
       color: colours.fg,
     });
-    drawColorBar(ctx, a, m, bar, colours.fg);
   }
+  drawColorBar(ctx, a, m, bar, colours.fg);
+  return a;
+}
 
-  // The picture to draw in plot area `a`: one with more cells than the area has device pixels
-  // is binned to them from the values (each pixel the mean of its cells), so fine stripes (512
-  // columns on a phone) keep their mean colour instead of aliasing into the few cells a
-  // resampler happens to hit. Cached per matrix and size.
+// The picture to draw in the plot area: one with more cells than the area has device pixels
+// is binned to them from the values (each pixel the mean of its cells), so fine stripes (512
+// columns on a phone) keep their mean colour instead of aliasing into the few cells a
+// resampler happens to hit. Cached per matrix and size.
+function createPictureBinner() {
   let binned = null; // { m, w, h, canvas }
-  function pictureFor(a, ratio) {
+  return ({ m, image, area: a }, ratio) => {
+    if (!m || !a || !image) return null;
     const w = Math.max(1, Math.round((a.right - a.left) * ratio));
     const h = Math.max(1, Math.round((a.bottom - a.top) * ratio));
     if ((image.width <= w && image.height <= h) || m.rows * m.cols > BIN_HERE_MAX) return image;
@@ -99,118 +161,69 @@ export function createHeatmap(parent, opts) {
       binned = { m, w, h, canvas: toCanvas({ rgba, rows, cols }, binned?.canvas) };
     }
     return binned.canvas;
-  }
-
-  function drawTop(ctx) {
-    if (!m || !area || !image) return;
-    const a = area;
-    const ratio = surface.size.ratio;
-    const picture = pictureFor(a, ratio);
-    const shrink = Math.max(
-      picture.width / ((a.right - a.left) * ratio),
-      picture.height / ((a.bottom - a.top) * ratio),
-    );
-    // Crisp cells when enlarging; when shrinking, bilinear up to 2 cells a pixel and the
-    // costlier filter only past that (the worker already bins anything over 1024 cells).
-    ctx.imageSmoothingEnabled = shrink > 1;
-    ctx.imageSmoothingQuality = shrink > 2 ? 'high' : 'low';
-    ctx.drawImage(picture, a.left, a.top, a.right - a.left, a.bottom - a.top);
-    if (m.rowMarks) drawRowMarks(ctx, a, m.rows, m.rowMarks);
-    if (!hover) return;
-    const cw = (a.right - a.left) / m.cols;
-    const ch = (a.bottom - a.top) / m.rows;
-    ctx.save();
-    ctx.lineWidth = 2;
-    ctx.strokeStyle = '#ff2d55';
-    ctx.strokeRect(a.left + hover.col * cw, a.top + hover.row * ch, Math.max(2, cw), Math.max(2, ch));
-    ctx.restore();
-  }
-
-  const surface = createSurface(figure.box, canvas, { base: drawBase, top: drawTop });
-
-  const cellAt = (px, py) => {
-    const a = area;
-    if (!m || !a || px < a.left || px >= a.right || py < a.top || py >= a.bottom) return null;
-    const col = Math.floor(((px - a.left) / (a.right - a.left)) * m.cols);
-    const row = Math.floor(((py - a.top) / (a.bottom - a.top)) * m.rows);
-    return row >= 0 && row < m.rows && col >= 0 && col < m.cols ? { row, col } : null;
   };
+}
 
-  const describe = ({ row, col }) => {
-    const v = m.data[row * m.cols + col];
-    const yName = m.yLabels ? `${row} “${m.yLabels[row]}”` : row;
-    const xName = m.xLabels ? `${col} “${m.xLabels[col]}”` : col;
-    return `${titles.y} ${yName}, ${titles.x} ${xName}: ${formatExact(v)}`;
-  };
+// The top layer: the picture, the row marks and the picked cell's outline.
+function drawPicture(ctx, { m, area: a, hover }, image, ratio) {
+  if (!image) return;
+  const shrink = Math.max(image.width / ((a.right - a.left) * ratio), image.height / ((a.bottom - a.top) * ratio));
+  // Crisp cells when enlarging; when shrinking, bilinear up to 2 cells a pixel and the
+  // costlier filter only past that (the worker already bins anything over 1024 cells).
+  ctx.imageSmoothingEnabled = shrink > 1;
+  ctx.imageSmoothingQuality = shrink > 2 ? 'high' : 'low';
+  ctx.drawImage(image, a.left, a.top, a.right - a.left, a.bottom - a.top);
+  if (m.rowMarks) drawRowMarks(ctx, a, m.rows, m.rowMarks);
+  if (!hover) return;
+  const cw = (a.right - a.left) / m.cols;
+  const ch = (a.bottom - a.top) / m.rows;
+  ctx.save();
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = '#ff2d55';
+  ctx.strokeRect(a.left + hover.col * cw, a.top + hover.row * ch, Math.max(2, cw), Math.max(2, ch));
+  ctx.restore();
+}
 
-  const setHover = (cell) => {
-    if (cell?.row === hover?.row && cell?.col === hover?.col) return;
-    hover = cell;
-    figure.setReadout(cell ? describe(cell) : '');
-    surface.repaint();
-  };
+// The cell under a point of the canvas (CSS px), or null off the plot area.
+function cellAt({ m, area: a }, px, py) {
+  if (!m || !a || px < a.left || px >= a.right || py < a.top || py >= a.bottom) return null;
+  const col = Math.floor(((px - a.left) / (a.right - a.left)) * m.cols);
+  const row = Math.floor(((py - a.top) / (a.bottom - a.top)) * m.rows);
+  return row >= 0 && row < m.rows && col >= 0 && col < m.cols ? { row, col } : null;
+}
 
-  canvas.addEventListener('mousemove', (e) => setHover(cellAt(e.offsetX, e.offsetY)));
+// The readout of a cell: its row and column (with their names) and its exact value.
+function describeCell({ m, titles }, { row, col }) {
+  const v = m.data[row * m.cols + col];
+  const yName = m.yLabels ? `${row} “${m.yLabels[row]}”` : row;
+  const xName = m.xLabels ? `${col} “${m.xLabels[col]}”` : col;
+  return `${titles.y} ${yName}, ${titles.x} ${xName}: ${formatExact(v)}`;
+}
+
+// Hover picks a cell and a click reports it; from the keyboard, arrows move the picked cell
+// (Shift: 10 cells) and Enter/Space clicks it.
+function listenForCells(canvas, view, setHover, onCellClick) {
+  canvas.addEventListener('mousemove', (e) => setHover(cellAt(view, e.offsetX, e.offsetY)));
   canvas.addEventListener('mouseleave', () => setHover(null));
   canvas.addEventListener('click', (e) => {
-    const cell = cellAt(e.offsetX, e.offsetY);
-    if (cell && opts.onCellClick) opts.onCellClick(cell.row, cell.col);
+    const cell = cellAt(view, e.offsetX, e.offsetY);
+    if (cell && onCellClick) onCellClick(cell.row, cell.col);
   });
-
-  // Keyboard: arrows move the picked cell (Shift: 10 cells), Enter/Space clicks it.
   canvas.addEventListener('keydown', (e) => {
+    const { m } = view;
     if (!m) return;
     const step = e.shiftKey ? 10 : 1;
-    const cur = hover ?? { row: 0, col: 0 };
+    const cur = view.hover ?? { row: 0, col: 0 };
     const moves = { ArrowLeft: [0, -step], ArrowRight: [0, step], ArrowUp: [-step, 0], ArrowDown: [step, 0] };
     if (moves[e.key]) {
       const [dr, dc] = moves[e.key];
       setHover({ row: clamp(cur.row + dr, m.rows), col: clamp(cur.col + dc, m.cols) });
       e.preventDefault();
-    } else if ((e.key === 'Enter' || e.key === ' ') && opts.onCellClick) {
-      opts.onCellClick(cur.row, cur.col);
+    } else if ((e.key === 'Enter' || e.key === ' ') && onCellClick) {
+      onCellClick(cur.row, cur.col);
       e.preventDefault();
     }
   });
-
-  return {
-    figure,
-    /** Resolves once the last update is on the canvas. */
-    drawn: () => surface.drawn(),
-    destroy() {
-      m?.bitmap?.close?.();
-      surface.destroy();
-      figure.el.remove();
-    },
-    /** The current matrix ({ data, rows, cols, ... }) or null. */
-    get matrix() {
-      return m;
-    },
-    /**
-     * @param {{ data: ArrayLike<number>, rows: number, cols: number, range: [number, number],
-     *   cmap: string, bitmap?: ImageBitmap, rgba?: Uint8ClampedArray, specials?: object,
-     *   xLabels?: string[], yLabels?: string[], rowMarks?: { row: number, label: string }[] }} next
-     *   painted by worker/paint.js
-     * @param {{ xTitle?: string, yTitle?: string }} [axes]
-     */
-    update(next, axes = {}) {
-      if (m?.bitmap && m.bitmap !== next.bitmap) m.bitmap.close?.();
-      const labelsChanged = next.xLabels !== m?.xLabels || next.yLabels !== m?.yLabels;
-      m = next;
-      image = next.bitmap ?? (pixels = toCanvas(next, pixels));
-      if (axes.xTitle) titles.x = axes.xTitle;
-      if (axes.yTitle) titles.y = axes.yTitle;
-      if (hover && (hover.row >= m.rows || hover.col >= m.cols)) hover = null;
-      // Axes and colour bar depend on these only; the picture alone is one image draw.
-      const swatches = ['negInf', 'nan', 'posInf'].map((k) => Boolean(m.specials?.[k]));
-      const key = JSON.stringify([m.rows, m.cols, m.range, m.cmap, swatches, titles]);
-      if (key !== baseKey || labelsChanged) {
-        baseKey = key;
-        surface.invalidate();
-      } else surface.repaint();
-      if (hover) figure.setReadout(describe(hover));
-    },
-  };
 }
 
 const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));

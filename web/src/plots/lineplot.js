@@ -77,169 +77,39 @@ function nearestIndex(xs, v) {
  * @param {{ title: string, xTitle: string, yTitle: string, height?: number }} opts
  */
 export function createLinePlot(parent, opts) {
-  /** @type {Series[]} */
-  let series = [];
-  /** @type {LineOptions} */
-  let o = {};
-  let xTitle = opts.xTitle;
-  let yTitle = opts.yTitle;
-  let geometry = null; // { area, x, y } of the last drawing, for hover
-  let hover = null; // { s, i }
+  // What drawing and hover share: the series and options of the last update, the axis titles,
+  // the scales of the last base layer ({ area, x, y }) and the point under the pointer ({ s, i }).
+  /** @type {{ series: Series[], o: LineOptions, xTitle: string, yTitle: string, geometry: any, hover: any }} */
+  const plot = { series: [], o: {}, xTitle: opts.xTitle, yTitle: opts.yTitle, geometry: null, hover: null };
 
   const figure = createFigure(parent, {
     title: opts.title,
     height: opts.height ?? 260,
-    exports: { csv: () => seriesCsv(xTitle, series) },
+    exports: { csv: () => seriesCsv(plot.xTitle, plot.series) },
   });
   const canvas = figure.canvas;
-  const colourOf = (s, i) => s.color ?? seriesColor(i);
   const picker = createLinePicker(figure.el, figure.box, () => surface.repaint());
+  const surface = createSurface(figure.box, canvas, {
+    base(ctx, size, colours) {
+      plot.geometry = drawFrame(ctx, size, colours, plot);
+    },
+    top(ctx) {
+      drawLines(ctx, plot, picker);
+    },
+  });
 
-  function drawLegend(ctx, width, colours) {
-    if (series.length < 2 || o.legend === false) return 0; // false: the page draws its own
-    ctx.font = SMALL_FONT;
-    ctx.textBaseline = 'middle';
-    let x = 0;
-    let row = 0;
-    const items = series.map((s, i) => ({ s, i, w: 18 + ctx.measureText(s.label).width + 12 }));
-    const rows = [[]];
-    for (const item of items) {
-      if (x + item.w > width - 8 && rows[row].length) {
-        rows.push([]);
-        row++;
-        x = 0;
-      }
-      rows[row].push(item);
-      x += item.w;
-    }
-    rows.forEach((r, k) => {
-      const total = r.reduce((sum, it) => sum + it.w, 0);
-      let cx = Math.max(4, (width - total) / 2);
-      const cy = 8 + k * LEGEND_ROW;
-      for (const { s, i, w } of r) {
-        ctx.strokeStyle = colourOf(s, i);
-        ctx.lineWidth = 2;
-        ctx.setLineDash(s.dashed ? [4, 3] : []);
-        ctx.beginPath();
-        ctx.moveTo(cx, cy);
-        ctx.lineTo(cx + 14, cy);
-        ctx.stroke();
-        ctx.fillStyle = colours.fg;
-        ctx.fillText(s.label, cx + 18, cy);
-        cx += w;
-      }
-    });
-    ctx.setLineDash([]);
-    return rows.length * LEGEND_ROW + 4;
-  }
-
-  function drawBase(ctx, { width, height }, colours) {
-    const legend = drawLegend(ctx, width, colours);
-    const xd = axisDomain(
-      extent(
-        series.flatMap((s) => (s.x.length ? [[s.x[0], s.x[s.x.length - 1]]] : [])),
-        o.logX,
-      ),
-      { log: o.logX, exact: true },
-    );
-    const yd = axisDomain(
-      extent(
-        series.map((s) => s.y),
-        o.logY,
-      ),
-      { log: o.logY, min: o.yMin, max: o.yMax },
-    );
-    const xLabels = xd.ticks.map(formatShort);
-    const yLabels = yd.ticks.map(formatShort);
-    const area = plotArea(ctx, width, height, { xLabels, yLabels, xTitle, yTitle, top: legend + 6, rotateX: false });
-    const x = makeScale(xd.min, xd.max, area.left, area.right, o.logX);
-    const y = makeScale(yd.min, yd.max, area.bottom, area.top, o.logY);
-    geometry = { area, x, y };
-    ctx.font = FONT;
-    const widest = Math.max(0, ...xLabels.map((s) => ctx.measureText(s).width));
-    const xTicks = thin(
-      xd.ticks.map((v, k) => ({ at: x.px(v), label: xLabels[k] })),
-      area.right - area.left,
-      widest,
-    );
-    const yTicks = thin(
-      yd.ticks.map((v, k) => ({ at: y.px(v), label: yLabels[k] })),
-      area.bottom - area.top,
-      14,
-    );
-    ctx.fillStyle = 'rgba(128, 128, 128, 0.15)';
-    for (const band of o.bands ?? []) {
-      const x0 = Math.max(area.left, x.px(band.from));
-      const x1 = Math.min(area.right, x.px(band.to));
-      if (x1 > x0) ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
-    }
-    drawAxes(ctx, area, {
-      x: { ticks: xTicks, title: xTitle },
-      y: { ticks: yTicks, title: yTitle },
-      color: colours.fg,
-      grid: colours.grid,
-    });
-    drawRefLines(ctx, geometry, o.refLines ?? [], colours.fg);
-  }
-
-  function drawTop(ctx) {
-    if (!geometry) return;
-    const { area, x, y } = geometry;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(area.left, area.top - 1, area.right - area.left, area.bottom - area.top + 2);
-    ctx.clip();
-    // Dashed overlays (the other side of an equation) go on top.
-    // A line brought forward by the picker goes on top of the faded rest.
-    const rank = (s) => Number(!!s.dashed) + 2 * Number(picker.forward === s.label);
-    const order = series.map((s, i) => i).sort((a, b) => rank(series[a]) - rank(series[b]));
-    for (const i of order) {
-      ctx.globalAlpha = picker.faded(series[i].label) ? 0.18 : 1;
-      drawSeries(ctx, series[i], colourOf(series[i], i), x, y, o);
-    }
-    ctx.globalAlpha = 1;
-    if (hover) {
-      const s = series[hover.s];
-      ctx.fillStyle = colourOf(s, hover.s);
-      ctx.beginPath();
-      ctx.arc(x.px(s.x[hover.i]), y.px(s.y[hover.i]), 4, 0, 2 * Math.PI);
-      ctx.fill();
-    }
-    ctx.restore();
-  }
-
-  const surface = createSurface(figure.box, canvas, { base: drawBase, top: drawTop });
-
-  // Nearest point along x in each series, then the closest of those on screen.
-  function pointAt(px, py) {
-    if (!geometry || !series.length) return null;
-    const { area, x, y } = geometry;
-    if (px < area.left - 4 || px > area.right + 4 || py < area.top - 4 || py > area.bottom + 4) return null;
-    const v = x.value(px);
-    let best = null;
-    series.forEach((s, k) => {
-      if (!s.x.length) return;
-      const i = nearestIndex(s.x, v);
-      if (!Number.isFinite(s.y[i])) return;
-      const d = Math.abs(x.px(s.x[i]) - px) * 4 + Math.abs(y.px(s.y[i]) - py);
-      if (!best || d < best.d) best = { s: k, i, d };
-    });
-    return best;
-  }
-
-  canvas.addEventListener('mousemove', (e) => {
-    const p = pointAt(e.offsetX, e.offsetY);
-    if (p?.s === hover?.s && p?.i === hover?.i) return;
-    hover = p;
-    const s = p && series[p.s];
-    figure.setReadout(s ? `${s.label} — ${xTitle} ${formatExact(s.x[p.i])}: ${formatExact(s.y[p.i])}` : '');
+  const setHover = (p) => {
+    plot.hover = p;
+    const s = p && plot.series[p.s];
+    figure.setReadout(s ? `${s.label} — ${plot.xTitle} ${formatExact(s.x[p.i])}: ${formatExact(s.y[p.i])}` : '');
     surface.repaint();
+  };
+  canvas.addEventListener('mousemove', (e) => {
+    const p = pointAt(plot, e.offsetX, e.offsetY);
+    if (p?.s !== plot.hover?.s || p?.i !== plot.hover?.i) setHover(p);
   });
   canvas.addEventListener('mouseleave', () => {
-    if (!hover) return;
-    hover = null;
-    figure.setReadout('');
-    surface.repaint();
+    if (plot.hover) setHover(null);
   });
 
   return {
@@ -248,23 +118,159 @@ export function createLinePlot(parent, opts) {
     drawn: () => surface.drawn(),
     /** The series drawn now. */
     get series() {
-      return series;
+      return plot.series;
     },
     /**
      * @param {Series[]} next
      * @param {LineOptions} [options]
      */
     update(next, options = {}) {
-      series = next;
-      o = options;
+      plot.series = next;
+      plot.o = options;
       picker.update(next.map((s) => s.label));
-      if (options.xTitle) xTitle = options.xTitle;
-      if (options.yTitle) yTitle = options.yTitle;
-      hover = null;
+      if (options.xTitle) plot.xTitle = options.xTitle;
+      if (options.yTitle) plot.yTitle = options.yTitle;
+      plot.hover = null;
       figure.setReadout('');
       surface.invalidate();
     },
   };
+}
+
+const colourOf = (s, i) => s.color ?? seriesColor(i);
+
+// The legend's rows of line samples and labels, centred over the plot; returns its height
+// (0 when there is none: one series, or legend: false when the page draws its own).
+function drawLegend(ctx, width, colours, series, o) {
+  if (series.length < 2 || o.legend === false) return 0;
+  ctx.font = SMALL_FONT;
+  ctx.textBaseline = 'middle';
+  let x = 0;
+  let row = 0;
+  const items = series.map((s, i) => ({ s, i, w: 18 + ctx.measureText(s.label).width + 12 }));
+  const rows = [[]];
+  for (const item of items) {
+    if (x + item.w > width - 8 && rows[row].length) {
+      rows.push([]);
+      row++;
+      x = 0;
+    }
+    rows[row].push(item);
+    x += item.w;
+  }
+  rows.forEach((r, k) => {
+    const total = r.reduce((sum, it) => sum + it.w, 0);
+    let cx = Math.max(4, (width - total) / 2);
+    const cy = 8 + k * LEGEND_ROW;
+    for (const { s, i, w } of r) {
+      ctx.strokeStyle = colourOf(s, i);
+      ctx.lineWidth = 2;
+      ctx.setLineDash(s.dashed ? [4, 3] : []);
+      ctx.beginPath();
+      ctx.moveTo(cx, cy);
+      ctx.lineTo(cx + 14, cy);
+      ctx.stroke();
+      ctx.fillStyle = colours.fg;
+      ctx.fillText(s.label, cx + 18, cy);
+      cx += w;
+    }
+  });
+  ctx.setLineDash([]);
+  return rows.length * LEGEND_ROW + 4;
+}
+
+// The base layer: legend, shaded bands, axes and reference lines. Returns the scales it laid
+// out ({ area, x, y }), which the lines and the hover use.
+function drawFrame(ctx, { width, height }, colours, { series, o, xTitle, yTitle }) {
+  const legend = drawLegend(ctx, width, colours, series, o);
+  // x spans the data's first to last x exactly; y rounds out to ticks unless yMin/yMax pin it.
+  const xSpan = extent(
+    series.flatMap((s) => (s.x.length ? [[s.x[0], s.x[s.x.length - 1]]] : [])),
+    o.logX,
+  );
+  const ySpan = extent(
+    series.map((s) => s.y),
+    o.logY,
+  );
+  const xd = axisDomain(xSpan, { log: o.logX, exact: true });
+  const yd = axisDomain(ySpan, { log: o.logY, min: o.yMin, max: o.yMax });
+  const xLabels = xd.ticks.map(formatShort);
+  const yLabels = yd.ticks.map(formatShort);
+  const area = plotArea(ctx, width, height, { xLabels, yLabels, xTitle, yTitle, top: legend + 6, rotateX: false });
+  const x = makeScale(xd.min, xd.max, area.left, area.right, o.logX);
+  const y = makeScale(yd.min, yd.max, area.bottom, area.top, o.logY);
+  ctx.font = FONT;
+  const widest = Math.max(0, ...xLabels.map((s) => ctx.measureText(s).width));
+  const xTicks = thin(
+    xd.ticks.map((v, k) => ({ at: x.px(v), label: xLabels[k] })),
+    area.right - area.left,
+    widest,
+  );
+  const yTicks = thin(
+    yd.ticks.map((v, k) => ({ at: y.px(v), label: yLabels[k] })),
+    area.bottom - area.top,
+    14,
+  );
+  ctx.fillStyle = 'rgba(128, 128, 128, 0.15)';
+  for (const band of o.bands ?? []) {
+    const x0 = Math.max(area.left, x.px(band.from));
+    const x1 = Math.min(area.right, x.px(band.to));
+    if (x1 > x0) ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
+  }
+  drawAxes(ctx, area, {
+    x: { ticks: xTicks, title: xTitle },
+    y: { ticks: yTicks, title: yTitle },
+    color: colours.fg,
+    grid: colours.grid,
+  });
+  const geometry = { area, x, y };
+  drawRefLines(ctx, geometry, o.refLines ?? [], colours.fg);
+  return geometry;
+}
+
+// The top layer: every series clipped to the plot area, then the hovered point.
+function drawLines(ctx, { series, o, geometry, hover }, picker) {
+  if (!geometry) return;
+  const { area, x, y } = geometry;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(area.left, area.top - 1, area.right - area.left, area.bottom - area.top + 2);
+  ctx.clip();
+  // Dashed overlays (the other side of an equation) go on top.
+  // A line brought forward by the picker goes on top of the faded rest.
+  const rank = (s) => Number(!!s.dashed) + 2 * Number(picker.forward === s.label);
+  const order = series.map((s, i) => i).sort((a, b) => rank(series[a]) - rank(series[b]));
+  for (const i of order) {
+    ctx.globalAlpha = picker.faded(series[i].label) ? 0.18 : 1;
+    drawSeries(ctx, series[i], colourOf(series[i], i), x, y, o);
+  }
+  ctx.globalAlpha = 1;
+  if (hover) {
+    const s = series[hover.s];
+    ctx.fillStyle = colourOf(s, hover.s);
+    ctx.beginPath();
+    ctx.arc(x.px(s.x[hover.i]), y.px(s.y[hover.i]), 4, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+// The point under the pointer: the nearest along x in each series, then the closest of those
+// on screen ({ s, i, d }), or null off the plot area.
+function pointAt({ series, geometry }, px, py) {
+  if (!geometry || !series.length) return null;
+  const { area, x, y } = geometry;
+  if (px < area.left - 4 || px > area.right + 4 || py < area.top - 4 || py > area.bottom + 4) return null;
+  const v = x.value(px);
+  let best = null;
+  series.forEach((s, k) => {
+    if (!s.x.length) return;
+    const i = nearestIndex(s.x, v);
+    if (!Number.isFinite(s.y[i])) return;
+    const d = Math.abs(x.px(s.x[i]) - px) * 4 + Math.abs(y.px(s.y[i]) - py);
+    if (!best || d < best.d) best = { s: k, i, d };
+  });
+  return best;
 }
 
 function drawSeries(ctx, s, colour, x, y, o) {

@@ -39,9 +39,97 @@ export function createComputeClient(makeWorker, options = {}) {
     inlineBudgetMs = INLINE_BUDGET_MS,
     workOf = (job, params) => JOB_WORK[job]?.(params),
   } = options;
-  const msPerWork = new Map(); // "channel job" → the last such job's time per unit of its size
+  const timer = createJobTimer(workOf);
+  const channels = createChannels(makeWorker, {
+    sharedWorker,
+    graceMs,
+    startFailure,
+    onReady,
+    onFatal,
+    measured: timer.measured,
+  });
+
+  const runsInline = (channel, job, params) => {
+    if (!inline || sharedWorker(channel) !== null) return false;
+    const ms = timer.predict(channel, job, params);
+    if (ms === undefined || ms > inlineBudgetMs) return false;
+    if (inline.ready) return true;
+    inline.warm(); // small enough: load the core here for the requests that follow
+    return false;
+  };
+
+  // A job on the main thread supersedes the channel's jobs: the waiting one is dropped, the
+  // running one resolves to null at once (its result, when it comes, is ignored) and its
+  // worker is cut short after its grace, as a newer request would.
+  function runInline(ch, task) {
+    dropWaiting(ch);
+    const old = ch.running;
+    if (old) {
+      const superseded = old.resolve;
+      Object.assign(old, { resolve: () => {}, reject: () => {}, onProgress: undefined });
+      superseded(null);
+      channels.preemptLater(ch); // never a shared channel: those never run inline
+    }
+    let result;
+    try {
+      result = inline.run(task.job, task.params);
+    } catch (e) {
+      return task.reject(Object.assign(new Error(e?.message ?? String(e)), { field: e?.field }));
+    }
+    timer.measured(ch.name, task, result.timing.computeMs + result.timing.paintMs);
+    task.resolve(result);
+  }
+
+  /**
+   * Runs `job` on `channel`. Resolves with the result, or with null when a newer request on
+   * the same channel superseded this one (dropped while waiting, or cancelled while running).
+   * @param {{ onProgress?: (data: any) => void, inline?: boolean }} [opts] onProgress: progress
+   *   reports of this request; inline: false keeps a small job off the main thread too
+   *   (background work that no input waits for)
+   */
+  function request(channel, job, params, { onProgress, inline: mayInline = true } = {}) {
+    return new Promise((resolve, reject) => {
+      if (channels.fatal) return reject(new Error(channels.fatal));
+      const ch = channels.open(channel);
+      const task = { job, params, onProgress, resolve, reject };
+      if (mayInline && runsInline(channel, job, params)) return runInline(ch, task);
+      dropWaiting(ch);
+      if (!ch.running) return channels.start(ch, task);
+      if (!ch.shared && sameJob(ch.running, task)) {
+        // The same request again (a tab shown again): this one takes over the running job.
+        const superseded = ch.running.resolve;
+        Object.assign(ch.running, { resolve, reject, onProgress });
+        clearTimeout(ch.timer);
+        return superseded(null);
+      }
+      ch.waiting = task;
+      if (!ch.shared) channels.preemptLater(ch);
+    });
+  }
+
+  /**
+   * Cancels `channel`'s jobs at once (Cancel pressed): the waiting one is dropped and the
+   * running one's worker ends, both resolving to null. A shared worker's job is never cut short.
+   */
+  function cancel(channel) {
+    const ch = channels.get(channel);
+    if (!ch) return;
+    dropWaiting(ch);
+    if (ch.running && !ch.shared) channels.cancelRunning(ch);
+  }
+
+  return { request, cancel };
+}
+
+/**
+ * The channels and their workers: a job starts on its channel's worker, its messages settle it
+ * and start the channel's waiting job, and a running job is cut short by ending its worker. A
+ * worker's fatal error or failure to start fails every job of every channel, and every request
+ * after it.
+ */
+function createChannels(makeWorker, { sharedWorker, graceMs, startFailure, onReady, onFatal, measured }) {
   const workers = new Map(); // name → Worker, alive
-  const channels = new Map(); // channel → { worker name, shared, running, waiting, timer }
+  const channels = new Map(); // channel → { name, worker name, shared, running, waiting, timer }
   const running = new Map(); // job id → { task, ch }
   let nextId = 1;
   let fatal = null;
@@ -59,6 +147,24 @@ export function createComputeClient(makeWorker, options = {}) {
     for (const task of tasks) task.reject(new Error(message));
   }
 
+  // A job's message from its worker: progress, or its result or error, which ends it.
+  function settle(data) {
+    const r = running.get(data.id);
+    if (!r) return;
+    if (data.type === 'progress') return r.task.onProgress?.(data.data);
+    running.delete(data.id);
+    if (data.type === 'result') {
+      const timing = data.result?.timing;
+      if (timing) {
+        // Posted → result taken, for the e2e timing's split (the worker's own time is in it).
+        timing.roundTripMs = performance.now() - r.task.postedAt;
+        measured(r.ch.name, r.task, timing.computeMs + timing.paintMs);
+      }
+      r.task.resolve(data.result);
+    } else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
+    next(r.ch);
+  }
+
   function workerFor(name) {
     let worker = workers.get(name);
     if (worker) return worker;
@@ -68,20 +174,7 @@ export function createComputeClient(makeWorker, options = {}) {
       if (workers.get(name) !== worker) return; // terminated: its last words are ignored
       if (data.type === 'ready') return onReady?.(data);
       if (data.type === 'fatal') return fail(data.message);
-      const r = running.get(data.id);
-      if (!r) return;
-      if (data.type === 'progress') return r.task.onProgress?.(data.data);
-      running.delete(data.id);
-      if (data.type === 'result') {
-        const timing = data.result?.timing;
-        if (timing) {
-          // Posted → result taken, for the e2e timing's split (the worker's own time is in it).
-          timing.roundTripMs = performance.now() - r.task.postedAt;
-          measured(r.ch.name, r.task, timing.computeMs + timing.paintMs);
-        }
-        r.task.resolve(data.result);
-      } else r.task.reject(Object.assign(new Error(data.message), { field: data.field })); // field: which setting
-      next(r.ch);
+      settle(data);
     });
     worker.addEventListener('error', (e) => {
       if (workers.get(name) === worker) fail(e.message || startFailure);
@@ -123,98 +216,52 @@ export function createComputeClient(makeWorker, options = {}) {
     ch.timer = setTimeout(() => ch.running === task && cancelRunning(ch), left);
   }
 
-  // The channel's time per unit of size, from a job that took `ms`.
-  function measured(channel, task, ms) {
-    const work = workOf(task.job, task.params);
-    if (work > 0 && Number.isFinite(ms)) msPerWork.set(`${channel} ${task.job}`, ms / work);
+  // A channel, made on its first request: on its own worker, or on the shared one it names.
+  function open(name) {
+    let ch = channels.get(name);
+    if (!ch) {
+      const shared = sharedWorker(name);
+      ch = { name, worker: shared ?? name, shared: shared !== null, running: null, waiting: null, timer: 0 };
+      channels.set(name, ch);
+    }
+    return ch;
   }
 
-  const runsInline = (channel, job, params) => {
-    if (!inline || sharedWorker(channel) !== null) return false;
-    const work = workOf(job, params);
-    const rate = msPerWork.get(`${channel} ${job}`);
-    if (!(work > 0) || rate === undefined || rate * work > inlineBudgetMs) return false;
-    if (inline.ready) return true;
-    inline.warm(); // small enough: load the core here for the requests that follow
-    return false;
+  return {
+    open,
+    get: (name) => channels.get(name),
+    start,
+    cancelRunning,
+    preemptLater,
+    /** The message of the failure that ended every channel, or null. */
+    get fatal() {
+      return fatal;
+    },
   };
-
-  // A job on the main thread supersedes the channel's jobs: the waiting one is dropped, the
-  // running one resolves to null at once (its result, when it comes, is ignored) and its
-  // worker is cut short after its grace, as a newer request would.
-  function runInline(ch, channel, task) {
-    ch.waiting?.resolve(null);
-    ch.waiting = null;
-    const old = ch.running;
-    if (old) {
-      const superseded = old.resolve;
-      Object.assign(old, { resolve: () => {}, reject: () => {}, onProgress: undefined });
-      superseded(null);
-      preemptLater(ch); // never a shared channel: those never run inline
-    }
-    let result;
-    try {
-      result = inline.run(task.job, task.params);
-    } catch (e) {
-      return task.reject(Object.assign(new Error(e?.message ?? String(e)), { field: e?.field }));
-    }
-    measured(channel, task, result.timing.computeMs + result.timing.paintMs);
-    task.resolve(result);
-  }
-
-  const sameJob = (a, b) => a.job === b.job && JSON.stringify(a.params) === JSON.stringify(b.params);
-
-  /**
-   * Runs `job` on `channel`. Resolves with the result, or with null when a newer request on
-   * the same channel superseded this one (dropped while waiting, or cancelled while running).
-   * @param {{ onProgress?: (data: any) => void, inline?: boolean }} [opts] onProgress: progress
-   *   reports of this request; inline: false keeps a small job off the main thread too
-   *   (background work that no input waits for)
-   */
-  function request(channel, job, params, { onProgress, inline: mayInline = true } = {}) {
-    return new Promise((resolve, reject) => {
-      if (fatal) return reject(new Error(fatal));
-      let ch = channels.get(channel);
-      if (!ch) {
-        const shared = sharedWorker(channel);
-        ch = {
-          name: channel,
-          worker: shared ?? channel,
-          shared: shared !== null,
-          running: null,
-          waiting: null,
-          timer: 0,
-        };
-        channels.set(channel, ch);
-      }
-      const task = { job, params, onProgress, resolve, reject };
-      if (mayInline && runsInline(channel, job, params)) return runInline(ch, channel, task);
-      ch.waiting?.resolve(null);
-      ch.waiting = null;
-      if (!ch.running) return start(ch, task);
-      if (!ch.shared && sameJob(ch.running, task)) {
-        // The same request again (a tab shown again): this one takes over the running job.
-        const superseded = ch.running.resolve;
-        Object.assign(ch.running, { resolve, reject, onProgress });
-        clearTimeout(ch.timer);
-        return superseded(null);
-      }
-      ch.waiting = task;
-      if (!ch.shared) preemptLater(ch);
-    });
-  }
-
-  /**
-   * Cancels `channel`'s jobs at once (Cancel pressed): the waiting one is dropped and the
-   * running one's worker ends, both resolving to null. A shared worker's job is never cut short.
-   */
-  function cancel(channel) {
-    const ch = channels.get(channel);
-    if (!ch) return;
-    ch.waiting?.resolve(null);
-    ch.waiting = null;
-    if (ch.running && !ch.shared) cancelRunning(ch);
-  }
-
-  return { request, cancel };
 }
+
+// Each channel's last measured time per unit of a job's size, which predicts the next such job.
+function createJobTimer(workOf) {
+  const msPerWork = new Map(); // "channel job" → the last such job's time per unit of its size
+  return {
+    /** Records that `task` took `ms` on `channel`. */
+    measured(channel, task, ms) {
+      const work = workOf(task.job, task.params);
+      if (work > 0 && Number.isFinite(ms)) msPerWork.set(`${channel} ${task.job}`, ms / work);
+    },
+    /** How long `job` should take on `channel`: undefined for a job without a size or a rate. */
+    predict(channel, job, params) {
+      const work = workOf(job, params);
+      const rate = msPerWork.get(`${channel} ${job}`);
+      return work > 0 && rate !== undefined ? rate * work : undefined;
+    },
+  };
+}
+
+// A newer request drops the waiting one, which resolves to null.
+function dropWaiting(ch) {
+  ch.waiting?.resolve(null);
+  ch.waiting = null;
+}
+
+const sameJob = (a, b) => a.job === b.job && JSON.stringify(a.params) === JSON.stringify(b.params);
