@@ -9,11 +9,6 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAX_LINES = 150;
-// Functions not split yet (issue 47, item 6), each held to its length today so that it cannot
-// grow; an entry whose function is back under MAX_LINES fails until it is removed.
-const NOT_YET_SPLIT = {
-  'web/src/models/panel.js createHubPanel': 254,
-};
 
 function jsFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -76,16 +71,12 @@ describe('function length', () => {
 
   it(`FunctionLength.NoWebSrcFunctionIsOver${MAX_LINES}Lines`, () => {
     const long = [];
-    const waiting = new Set(Object.keys(NOT_YET_SPLIT));
     for (const file of jsFiles(path.join(root, 'web/src'))) {
       const rel = path.relative(root, file);
       for (const f of functionsOf(fs.readFileSync(file, 'utf8'), rel)) {
-        const cap = NOT_YET_SPLIT[`${rel} ${f.name}`];
-        if (cap !== undefined && f.lines > MAX_LINES) waiting.delete(`${rel} ${f.name}`);
-        if (f.lines > (cap ?? MAX_LINES)) long.push(`${rel}:${f.line} ${f.name} (${f.lines} lines)`);
+        if (f.lines > MAX_LINES) long.push(`${rel}:${f.line} ${f.name} (${f.lines} lines)`);
       }
     }
     expect(long).toEqual([]);
-    expect([...waiting], 'split now: remove from NOT_YET_SPLIT').toEqual([]);
   });
 });
