@@ -275,9 +275,10 @@ void add_rope_flags(CLI::App* app, RopeFlags& flags, bool with_style) {
                   "rotate the first R = D*F dims, pass the rest through")
       ->capture_default_str()
       ->check(finite_number());
-  app->add_option("--keep-fraction", flags.keep_fraction,
-                  "p-RoPE: keep the floor(P*R/2) highest frequencies, zero the rest (default: "
-                  "1, or the method's)")
+  app->add_option(
+         "--keep-fraction", flags.keep_fraction,
+         "the zeroed-pair mask: keep the floor(P*R/2) highest frequencies, zero the rest (default: "
+         "1, or the method's)")
       ->check(finite_number());
   add_rope_scaling_options(app, "", flags.scaling, o, "long-context scaling");
 }

@@ -38,7 +38,7 @@ struct TrainArgs {
   std::optional<std::size_t> steps;     // unset: the task's (train::default_steps)
   std::optional<std::size_t> batch;     // unset: the task's (train::default_batch)
   std::optional<double> embed_scale;    // unset: the method's (train::default_embed_scale)
-  std::optional<double> keep_fraction;  // unset: p-rope's table default
+  std::optional<double> keep_fraction;  // unset: the method's table default
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -237,7 +237,8 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
                       method_scales() + ")")
       ->check(finite_number());
   cmd->add_option("--keep-fraction", a.keep_fraction,
-                  "p-rope: the fraction of RoPE's frequencies kept, the highest (default 0.75)")
+                  "the fraction of RoPE's frequencies kept, the highest, for a method with the "
+                  "option keepFraction (default: the method's)")
       ->check(finite_number());
   cmd->add_option("--eval-positions", a.eval_positions,
                   "index or random (default: random when --randomized-positions is set)")

@@ -1,8 +1,8 @@
 // ALiBi bias (Press et al. 2022) on the GPU, llm.c style:
 //   alibi_kernel1  one thread per element.
 //   alibi_kernel2  one thread per 4 keys of a row, one 16-byte store; grid-stride over rows.
-// Both compute −m_h·|i − j| in double with m_h = formulas::alibi_slope, stored as float32 (+0
-// on the diagonal), as poslab::alibi_bias does. Write-only: bandwidth-bound.
+// Both evaluate ALiBi's term (score_bias.hpp) in double with m_h = formulas::alibi_slope, stored
+// as float32 (+0 on the diagonal), as poslab::alibi_bias does. Write-only: bandwidth-bound.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,13 +13,14 @@
 #include "poslab/base/errors.hpp"
 #include "poslab/cuda/alibi.hpp"
 #include "poslab/positions/formulas.hpp"
+#include "poslab/positions/score_bias.hpp"
 
 namespace poslab::cuda {
 namespace {
 
+// The term of score_bias.hpp at head slope m.
 __device__ __forceinline__ float alibi_value(double slope, long long i, long long j) {
-  const long long distance = i > j ? i - j : j - i;
-  return distance == 0 ? 0.0f : static_cast<float>(-slope * double(distance));
+  return static_cast<float>(score_bias::Alibi<float>::at_slope(slope, i, j));
 }
 
 // bias (H, Lq, Lk).

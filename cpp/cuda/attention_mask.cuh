@@ -1,4 +1,4 @@
-// Which keys a query may see, and the ALiBi term: the semantics of poslab::Mask and
+// Which keys a query may see: the semantics of poslab::Mask and
 // poslab::attention shared by both attention kernels, so naive and fused agree by
 // construction.
 #pragma once

@@ -236,7 +236,7 @@ val multi_head_attention_js(val x, val mha_options) {
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
     // The bias's options sit under its name ({ t5: { numBuckets } }), its seed under
-    // <name>Seed (t5Seed, kerpleSeed).
+    // <name>Seed (t5Seed).
     const PositionBias method = parse_position_bias(string_field(options, "bias", "none"));
     const std::string name = to_string(method);
     o.bias = to_score_bias(method, field(options, name.c_str()),

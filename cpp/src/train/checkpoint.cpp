@@ -42,7 +42,7 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   m.n_positions = size_in(j, "n_positions", 1, kMaxPositions, name);
   m.layer_norm_epsilon = number_in(j, "layer_norm_epsilon", name);
   m.base = number_in(j, "base", name);
-  // Older checkpoints predate p-RoPE: every pair kept.
+  // Older checkpoints predate the zeroed-pair mask: every pair kept.
   if (j.contains("keep_fraction")) {
     require(j["keep_fraction"].is_number() && j["keep_fraction"].get<double>() >= 0 &&
                 j["keep_fraction"].get<double>() <= 1,

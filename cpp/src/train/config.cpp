@@ -58,6 +58,22 @@ EvalPositions eval_positions_of(const TrainConfig& c) {
 
 namespace {
 
+// The methods whose row has the option keepFraction (the zeroed-pair mask of rope.hpp).
+bool takes_keep_fraction(PositionMethod method) {
+  const PositionMethodInfo& info = position_method_info(method);
+  for (std::size_t k = 0; k < info.option_count; ++k) {
+    if (std::string(info.options[k].name) == "keepFraction") return true;
+  }
+  return false;
+}
+std::vector<Named<PositionMethod>> methods_taking_keep_fraction() {
+  std::vector<Named<PositionMethod>> names;
+  for (const Named<PositionMethod>& m : kPositionMethodNames) {
+    if (takes_keep_fraction(m.value)) names.push_back(m);
+  }
+  return names;
+}
+
 // Caps that keep a run inside the wasm heap and a browser's patience; the element cap below
 // is the real memory bound.
 constexpr std::size_t kMaxLength = 512;
@@ -183,9 +199,9 @@ void validate(const TrainConfig& c) {
                 "the test length)");
   }
   if (c.keep_fraction) {
-    require(
-        c.position == PositionMethod::kPRope, "keepFraction",
-        "the kept fraction is p-rope's option, not " + std::string(to_string(c.position)) + "'s");
+    require(takes_keep_fraction(c.position), "keepFraction",
+            "the kept fraction is an option of " + name_list(methods_taking_keep_fraction()) +
+                ", not of " + to_string(c.position));
     require(std::isfinite(*c.keep_fraction) && *c.keep_fraction >= 0 && *c.keep_fraction <= 1,
             "keepFraction",
             "the kept fraction must be in [0, 1] (got " + format_number(*c.keep_fraction) + ")");

@@ -137,7 +137,7 @@ inline void gelu_tanh_backward(double* din, const double* dout, const double* in
 }
 
 // The lab's decoder sees keys 0..i, by the one mask rule of every build (mask.hpp): causal,
-// query i at position i (the batch's own positions only feed RoPE, ALiBi and T5).
+// query i at position i (the batch's own positions only feed the rotations and score biases).
 inline constexpr MaskRule<long long> kCausal{true, 0, 0};
 
 // The number of keys query i of L sees: its range is [0, n).

@@ -100,7 +100,7 @@ export const VIEWS = [
       // A decaying rotation's scale base s (the core's table's default); combinations.js keeps
       // ζ^(e/s) within float32.
       scalebase: num(optionDefault('scaleBase'), 1, 1e6),
-      // p-RoPE's kept fraction of RoPE's frequencies (the table's default).
+      // The kept fraction of RoPE's frequencies, for a method with that option (the table's default).
       keep: num(optionDefault('keepFraction'), 0, 1),
       clip: int(4, 0, 8192),
       seed,

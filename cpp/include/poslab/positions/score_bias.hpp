@@ -87,11 +87,14 @@ struct Alibi : PerHead<Alibi<P>> {
   POSLAB_HD Alibi(const P*, const TermShape& shape) : heads(shape.heads) {
     for (int h = 0; h < kCached && h < heads; ++h) slopes[h] = formulas::alibi_slope(h, heads);
   }
-  POSLAB_HD double value(int h, std::int64_t q, std::int64_t k) const {
+  // The term at slope m (the GPU's bias-table kernels, which stage slopes, call it too).
+  POSLAB_HD static double at_slope(double m, std::int64_t q, std::int64_t k) {
     const std::int64_t d = distance(q, k);
-    const double m = h < kCached ? slopes[h] : formulas::alibi_slope(h, heads);
     // distance 0 gives +0, not −0, so text outputs read "0".
     return d == 0 ? 0.0 : -m * static_cast<double>(d);
+  }
+  POSLAB_HD double value(int h, std::int64_t q, std::int64_t k) const {
+    return at_slope(h < kCached ? slopes[h] : formulas::alibi_slope(h, heads), q, k);
   }
   POSLAB_HD void add_gradient(int, std::int64_t, std::int64_t, double, double*) const {}
 };

@@ -106,7 +106,7 @@ struct ModelConfig {
   double layer_norm_epsilon = 1e-5;
   PositionMethod position = PositionMethod::kNone;
   double base = 10000.0;       // sinusoidal and RoPE
-  double keep_fraction = 1.0;  // p-RoPE: the fraction of RoPE's frequencies kept (rope.hpp)
+  double keep_fraction = 1.0;  // the zeroed-pair mask's kept fraction of the frequencies (rope.hpp)
   double embed_scale = 1.0;    // x = embed_scale·wte[token]; the tied head uses wte unscaled
   std::size_t t5_num_buckets = 32;
   std::size_t t5_max_distance = 128;
@@ -144,7 +144,7 @@ struct TrainConfig {
   std::uint64_t seed = 0;
   unsigned threads = 1;
   double embed_scale = kDefaultEmbedScale;  // entry points: default_embed_scale(position)
-  std::optional<double> keep_fraction;      // p-RoPE's kept fraction; unset: the table's default
+  std::optional<double> keep_fraction;  // the kept fraction of the frequencies; unset: the method's
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.

@@ -40,8 +40,8 @@ struct ParamInfo {
 };
 
 // A score-bias method's term (positions/score_bias.hpp) reads its parameters as one block: the
-// tensors named here, adjacent in the layout (T5's table is shared by every layer; KERPLE's r1
-// and r2 and FIRE's function are each layer's own). Empty for the other methods.
+// tensors named here, adjacent in the layout (a shared one, as T5's table, is every layer's;
+// FIRE's function is each layer's own). Empty for the other methods.
 std::vector<std::string> score_bias_tensors(const ModelConfig& config, std::size_t layer);
 // The number of values in that block.
 std::size_t score_bias_parameter_count(const ModelConfig& config);

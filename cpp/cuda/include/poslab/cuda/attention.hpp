@@ -29,7 +29,7 @@ struct AttentionConfig {
   const float* bias = nullptr;                // naive only: device (H, Lq, Lk), every batch
   // A score bias of the table computed in the kernel by its term (positions/score_bias.hpp), the
   // formula poslab::score_bias_tensor evaluates: b_h(p_i, j) for the method, its device float32
-  // parameters in the term's layout (T5: the (num_buckets, H) table; KERPLE: r1 (H) then r2 (H);
+  // parameters in the term's layout (its kTensors in order: T5's (num_buckets, H) table;
   // ALiBi: none) and its options (bias_shape; its heads are the call's H).
   PositionMethod score_bias = PositionMethod::kNone;
   const float* bias_parameters = nullptr;
@@ -53,7 +53,7 @@ void attention_naive(const void* q, const void* k, const void* v, void* out, DTy
 // (variant 3, 8 warps of 16 rows) or 128 (variant 4, 4 warps of 32 rows, FlashAttention-2's
 // layout) queries of one head, online softmax over 64-key tiles in shared memory (variant 4 at
 // d = 128: 32), fp16/bf16 tensor cores (mma.sync m16n8k16) accumulating in float32; masks,
-// padding, a score bias (any relative term of score_bias.hpp: ALiBi, T5, KERPLE) and RoPE (with or
+// padding, a score bias (any relative term of score_bias.hpp: ALiBi, T5, …) and RoPE (with or
 // without a decay) inside the kernel; tiles a causal or windowed block cannot see are never
 // loaded. fp16 and bf16, d = 64 or 128. No `bias` tensor, and one position method per call (a
 // score bias or RoPE: each term is its own instantiation of the kernel, a decaying RoPE another).
