@@ -52,6 +52,26 @@ TEST_F(Cli, AbsurdSizesAreRefusedBeforeAllocating) {
   expect_usage_error({"learned", "--len", "99999999999999999999", "--dim", "2", "-o", "l.npy"});
 }
 
+// poslab kerple: a grid (--len, or --qlen with --klen), positive r1 and r2, sizes checked before
+// allocating; --keep-fraction in [0, 1], only where the method has the option.
+TEST_F(Cli, KerpleAndKeepFractionRefuseBadValues) {
+  expect_usage_error({"kerple", "--heads", "2", "-o", "k.npy"});
+  expect_usage_error(
+      {"kerple", "--heads", "2", "--len", "4", "--qlen", "4", "--klen", "4", "-o", "k.npy"});
+  expect_usage_error({"kerple", "--heads", "2", "--qlen", "4", "-o", "k.npy"});
+  expect_usage_error({"kerple", "--heads", "2", "--len", "4", "--r1", "-1", "-o", "k.npy"});
+  expect_usage_error({"kerple", "--heads", "2", "--len", "4", "--r2", "nan", "-o", "k.npy"});
+  expect_refused_saying({"kerple", "--heads", "0", "--len", "4", "-o", "k.npy"}, "heads");
+  expect_refused({"kerple", "--heads", "64", "--len", "100000", "-o", "k.npy"});
+  expect_refused_saying({"kerple", "--heads", "2", "--len", "4", "--r1", "2e6", "-o", "k.npy"},
+                        "r1");
+  expect_refused_saying({"rope-freqs", "--dim", "8", "--keep-fraction", "1.5", "-o", "f.npy"},
+                        "kept fraction");
+  expect_refused_saying({"train", "--task", "copy", "--position", "rope", "--train-len", "4",
+                         "--keep-fraction", "0.5", "--steps", "1", "-o", "r.json"},
+                        "kept fraction is an option of p-rope");
+}
+
 TEST_F(Cli, NonNumericValuesAreRejected) {
   expect_usage_error({"sinusoidal", "--len", "abc", "--dim", "4", "-o", "pe.npy"});
   expect_usage_error({"sinusoidal", "--len", "4.5", "--dim", "4", "-o", "pe.npy"});
