@@ -31,6 +31,11 @@ const GENERATORS = [
     generator: './generators/train-defaults.mjs',
     from: "the built trainer's defaults table (build/wasm/simd/poslab-train.wasm)",
   },
+  {
+    file: 'web/src/state/model-types.js',
+    generator: './generators/model-types.mjs',
+    from: "the built language-model module's model-type table (build/wasm/simd/poslab-lm.wasm)",
+  },
 ];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPosLab, createTrainLab } from '../web/src/core/poslab.js';
+import { createGpt2Lab, createPosLab, createTrainLab } from '../web/src/core/poslab.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,3 +23,6 @@ export const loadLab = (variant = 'simd') => createPosLab({ variant, wasmBinary:
 /** The lab's trainer (`poslab-train`). @param {'simd'|'scalar'} [variant] */
 export const loadTrainLab = (variant = 'simd') =>
   createTrainLab({ variant, wasmBinary: wasmBytes(variant, 'poslab-train') });
+
+/** The language-model module (`poslab-lm`): the models and the RoPE inspector. @param {'simd'|'scalar'} [variant] */
+export const loadLmLab = (variant = 'simd') => createGpt2Lab({ variant, wasmBinary: wasmBytes(variant, 'poslab-lm') });

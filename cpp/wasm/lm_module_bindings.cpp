@@ -1,10 +1,11 @@
 // The language-model module's functions that belong to no one architecture: which
 // architecture a checkpoint or config.json holds, a checkpoint header's length (read before the
 // architecture is known), the RoPE inspector (any config.json, no weights; here because this
-// module already reads configs, which keeps a JSON parser out of the core module and the embed)
-// and the heap measurements its tests and benchmark read. Each
-// architecture registers its own surface (gpt2_bindings.cpp, gpt_neox_bindings.cpp through
-// lm_bindings.hpp's register_lm_module). Every exception becomes { error, field } (guard.hpp).
+// module already reads configs, which keeps a JSON parser out of the core module and the embed),
+// the model-type table that both read configs by, and the heap measurements its tests and
+// benchmark read. Each architecture registers its own surface (gpt2_bindings.cpp,
+// gpt_neox_bindings.cpp through lm_bindings.hpp's register_lm_module). Every exception becomes
+// { error, field } (guard.hpp).
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 
@@ -17,6 +18,7 @@
 #include "poslab/base/threads.hpp"
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm.hpp"
+#include "poslab/models/model_types.hpp"
 #include "poslab/models/rope_config.hpp"
 
 namespace poslab::wasm {
@@ -60,6 +62,14 @@ val rope_config_js(Str text, Str file_name) {
   });
 }
 
+#if !defined(__EMSCRIPTEN_PTHREADS__)
+// The model-type table as JSON text (model_types_json), for scripts/generators/model-types.mjs,
+// which writes the page's copy (web/src/state/model-types.js). Only the single-threaded builds
+// have it: the page reads the generated file, never the module, and the generator loads
+// build/wasm/simd, so the threaded module (at its size budget) leaves it out.
+std::string model_types_js() { return model_types_json(); }
+#endif
+
 // How many threads the products and attention use: 1 in the single-threaded builds, up to the
 // page's worker pool + 1 in the threaded one (base/threads.hpp). A count out of range throws
 // naming "threads".
@@ -87,6 +97,9 @@ EMSCRIPTEN_BINDINGS(poslab_lm) {
   function("lmArchitectureOfCheckpoint", &lm_architecture_of_checkpoint_js);
   function("lmArchitectureOfConfig", &lm_architecture_of_config_js);
   function("ropeConfig", &rope_config_js);
+#if !defined(__EMSCRIPTEN_PTHREADS__)
+  function("modelTypes", &model_types_js);
+#endif
   function("liveHeapBytes", &live_heap_bytes);
   function("wasmHeapBytes", &wasm_heap_bytes);
   function("setThreads", &set_threads_js);

@@ -269,6 +269,7 @@ export const RAW_GPT2_CALLS = {
     ['name', 'config.json'],
   ],
   ropeScalings: () => [],
+  modelTypes: () => [],
   wasmHeapBytes: () => [],
   setThreads: () => [['threads', 1]],
   threads: () => [],

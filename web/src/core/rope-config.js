@@ -1,6 +1,7 @@
 // The RoPE inspector's API (poslab-lm module, cpp/wasm/lm_module_bindings.cpp): any
-// config.json read into its position scheme, no weights. The report is `poslab rope-config`'s
-// JSON with camelCase keys. Declarations and docs: rope-config.d.ts.
+// config.json read into its position scheme, no weights, and the model-type table it and the
+// runtime read configs by. The report and the table are the core's JSON with camelCase keys.
+// Declarations and docs: rope-config.d.ts.
 import { call } from './lm-common.js';
 import * as check from './validate.js';
 
@@ -25,5 +26,11 @@ export function bindRopeConfig(m) {
       );
       return camelKeys(JSON.parse(json));
     },
+    // Not in the threaded build (cpp/wasm/lm_module_bindings.cpp: its size budget); the page
+    // reads the generated copy, web/src/state/model-types.js.
+    ...(m.modelTypes && {
+      /** The model-type table: one row per config.json model_type (model_types.hpp). */
+      modelTypes: () => camelKeys(JSON.parse(m.modelTypes())),
+    }),
   };
 }

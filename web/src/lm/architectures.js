@@ -4,6 +4,7 @@
 // functions (no DOM, no wasm), one table per architecture, so the view and the worker job
 // never test for an architecture themselves.
 
+import { hasLocalBase } from './model-type.js';
 import { ropeForwardSteps, ropeLegend } from './rope-steps.js';
 import { forwardSteps, gpt2Legend } from './shapes.js';
 
@@ -108,7 +109,9 @@ const gptNeox = describe({
 });
 
 // llama, mistral, qwen2, qwen3 and gemma3_text: one description (the core's LlamaConfig), the
-// member in model_type; Gemma's own keys are rows when the core reports them.
+// member in model_type; a member whose sliding layers turn at their own base (the model-type
+// table's local base: gemma3_text) has rows for them, and Gemma's own scale is a row when the
+// core reports it.
 const llama = describe({
   name: 'Llama',
   tokenizer: 'tokenizer-json',
@@ -120,13 +123,15 @@ const llama = describe({
     row(c, 'rope_theta'),
     { key: 'rope_scaling', label: 'rope_scaling', value: scalingText(c.rope) },
     row(c, 'sliding_window', 'sliding_window (0: none)'),
-    ...(c.model_type === 'gemma3_text'
+    ...(hasLocalBase(c.model_type)
       ? [
           row(c, 'sliding_layers', 'sliding layers (the rest attend to every earlier token)'),
           row(c, 'rope_local_base_freq', 'rope_local_base_freq (the sliding layers’ base, unscaled)'),
-          row(c, 'query_pre_attn_scalar', 'query_pre_attn_scalar (scores × its −½ power)'),
         ]
       : []),
+    ...(c.query_pre_attn_scalar === undefined
+      ? []
+      : [row(c, 'query_pre_attn_scalar', 'query_pre_attn_scalar (scores × its −½ power)')]),
     row(c, 'tie_word_embeddings'),
     row(c, 'rms_norm_eps'),
   ],
@@ -194,12 +199,11 @@ export function llamaPositionNote(c) {
     c.num_key_value_heads === c.num_attention_heads
       ? ''
       : ` (grouped-query: ${c.num_key_value_heads} key/value heads, each shared by ${c.num_attention_heads / c.num_key_value_heads} query heads, so heads of one group share their keys)`;
-  const window =
-    c.model_type === 'gemma3_text'
-      ? `; ${c.sliding_layers} of ${c.num_hidden_layers} layers attend in a window of ${c.sliding_window} and turn at base ${c.rope_local_base_freq}, unscaled (local), the others at the base above (global)`
-      : c.sliding_window > 0
-        ? `; a sliding window of ${c.sliding_window} on its windowed layers`
-        : '';
+  const window = hasLocalBase(c.model_type)
+    ? `; ${c.sliding_layers} of ${c.num_hidden_layers} layers attend in a window of ${c.sliding_window} and turn at base ${c.rope_local_base_freq}, unscaled (local), the others at the base above (global)`
+    : c.sliding_window > 0
+      ? `; a sliding window of ${c.sliding_window} on its windowed layers`
+      : '';
   return (
     `Positions as trained: RoPE on all ${c.head_dim} dims of each head (base ${c.rope_theta}, scaling ${scalingText(c.rope)})${shared}${window}; ` +
     'no position embedding is added to the tokens. The positions setting applies to GPT-2 only.'

@@ -5,6 +5,8 @@
 // projections, LayerNorm or RMSNorm, q/k norms (qwen3, gemma3_text), the biases (qwen2), the
 // rotated fraction, grouped-query attention, a sliding window, parallel or sequential residuals,
 // Gemma's extra norms and scales, GELU or SwiGLU or GeGLU, tied or untied output.
+import { hasLocalBase } from './model-type.js';
+
 /** The symbols' values: T, E, H, K (key/value heads), d, R (rotated dims), I, V, N, P. */
 function dims(c, T) {
   const E = c.hidden_size;
@@ -81,7 +83,7 @@ export function ropeForwardSteps(c, T, family) {
       `grouped-query: each key/value head serves H/K = ${v.H / v.K} query heads`,
     );
   }
-  if (gemma) {
+  if (hasLocalBase(c.model_type)) {
     b(
       'rope_local',
       'local layers: RoPE at rope_local_base_freq',
