@@ -193,7 +193,7 @@ describe('Models view: one click to a hub model', () => {
   it('E2E.HubGpt2DownloadsWithProgressThenLoadsFromStorageOfflineAndDeletes', async () => {
     const { page, context, problems } = await openModels();
     expect(await page.textContent('#view-lm .hub-source')).toContain(mock.hub);
-    expect(await page.textContent('#tab-gpt2')).toContain('Models');
+    expect(await page.textContent('#tab-lm')).toContain('Models');
     expect(await button(page, 'gpt2').textContent()).toMatch(/Load GPT-2 small.*about 548\.0 MB/);
     expect(await storedRepos(page)).toEqual([]);
 
@@ -245,10 +245,10 @@ describe('Models view: one click to a hub model', () => {
       /^GPT-2 small: from this browser's storage; loaded in [\d.]+ s$/,
     );
     // The page keeps computing offline.
-    const k = await drawCount(p2, 'gpt');
+    const k = await drawCount(p2, 'lm');
     await p2.fill('#c-lm-text', 'a cat sat');
     await p2.press('#c-lm-text', 'Tab');
-    await drawn(p2, 'gpt', k + 1);
+    await drawn(p2, 'lm', k + 1);
     await p2.screenshot({ path: path.join(outDir, 'hub-offline.png'), fullPage: true });
     await context.setOffline(false);
 
