@@ -102,10 +102,11 @@ ScoreBias to_score_bias(PositionMethod method, const val& options, std::uint64_t
 }
 
 // Any score bias of the table (H, Lq, Lk): its options under the row's names (to_score_bias).
-val score_bias_js(std::string method, Num heads, Num query_length, Num key_length, Num offset,
-                  val options, Num seed) {
+val score_bias_js(Str method, Num heads, Num query_length, Num key_length, Num offset, val options,
+                  Num seed) {
   return guarded([&] {
-    const ScoreBias bias = to_score_bias(parse_position_bias(method), options, to_seed(seed));
+    const ScoreBias bias =
+        to_score_bias(parse_position_bias(to_string(method, "method")), options, to_seed(seed));
     return to_js(
         score_bias_tensor(bias, to_integer(heads, "heads"), to_integer(query_length, "queryLength"),
                           to_integer(key_length, "keyLength"), to_integer(offset, "offset")));
@@ -235,12 +236,17 @@ val multi_head_attention_js(val x, val mha_options) {
       o.custom_mask = to_bytes(field(options, "customMask"), "customMask");
     }
     if (!field(options, "rope").isUndefined()) o.rope = to_rope_options(field(options, "rope"));
-    // The bias's options sit under its name ({ t5: { numBuckets } }), its seed under
-    // <name>Seed (t5Seed).
+    // Each bias's options sit under its name ({ t5: { numBuckets } }), its seed under
+    // <name>Seed (t5Seed); every one given is checked, the chosen one used.
     const PositionBias method = parse_position_bias(string_field(options, "bias", "none"));
-    const std::string name = to_string(method);
-    o.bias = to_score_bias(method, field(options, name.c_str()),
-                           seed_field(options, (name + "Seed").c_str()));
+    o.bias = score_bias_defaults(method);
+    for (const PositionMethodInfo& m : kPositionMethods) {
+      if (m.term == BiasTerm::kNone || !supports(m.method, kSupportBias)) continue;
+      const std::string name = m.name;
+      const ScoreBias bias = to_score_bias(m.method, field(options, name.c_str()),
+                                           seed_field(options, (name + "Seed").c_str()));
+      if (m.method == method) o.bias = bias;
+    }
     if (!field(options, "scale").isUndefined()) o.scale = number_field(options, "scale", 0.0);
     const MultiHeadWeights w =
         random_multihead_weights(static_cast<long long>(input.dim(1)), seed_field(options, "seed"));

@@ -93,7 +93,7 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       masks: ['none', 'causal', 'window'],
       metrics: ['cosine', 'dot'],
       layouts: ['interleaved', 'concat'],
-      positionBiases: ['alibi', 't5', 'none'],
+      positionBiases: ['alibi', 't5', 'kerple', 'none'],
       gpt2Positions: ['learned', 'sinusoidal', 'rope', 'alibi', 'none'],
     });
     // The one table of position methods, from which the lists above are cut.
@@ -102,9 +102,11 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       'sinusoidal',
       'shaw',
       'rope',
+      'p-rope',
       'xpos',
       'alibi',
       't5',
+      'kerple',
       'fire',
       'none',
     ]);
@@ -118,8 +120,10 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       'learned',
       'sinusoidal',
       'rope',
+      'p-rope',
       'alibi',
       't5',
+      'kerple',
     ]);
     expect(positionMethods.find((m) => m.name === 'none').aliases).toEqual(['nope']);
     expect(positionMethods.find((m) => m.name === 't5').options.map((o) => [o.name, o.default])).toEqual([
@@ -133,6 +137,7 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
     // A rotation's pairs (its rope option's style); the other kinds have none.
     expect(positionMethods.filter((m) => m.pairs !== undefined).map((m) => [m.name, m.kind, m.pairs])).toEqual([
       ['rope', 'rotation', 'neox'],
+      ['p-rope', 'rotation', 'neox'],
       ['xpos', 'rotation', 'gptj'],
     ]);
     expect(Object.isFrozen(lab.names.masks)).toBe(true);

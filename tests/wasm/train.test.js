@@ -110,7 +110,18 @@ describe.each(VARIANTS)('training module, %s build', (variant) => {
 describe('training API', () => {
   test('defaults and names come from the core', async () => {
     const lab = await loadLab('simd');
-    expect(lab.names.positions).toEqual(['learned', 'sinusoidal', 'rope', 'xpos', 'alibi', 't5', 'fire', 'none']);
+    expect(lab.names.positions).toEqual([
+      'learned',
+      'sinusoidal',
+      'rope',
+      'p-rope',
+      'xpos',
+      'alibi',
+      't5',
+      'kerple',
+      'fire',
+      'none',
+    ]);
     expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition', 'text']);
     expect(lab.defaults).toMatchObject({ layers: 2, width: 64, heads: 4, batch: 32, trainLen: 8 });
     // Batch, like steps, is the task's when a configuration leaves it out: text's is 8.

@@ -21,6 +21,7 @@ export const API_CALLS = {
   t5Bias: () => [['options', { heads: 2, queryLength: 4, keyLength: 3, seed: 1 }]],
   alibiSlopes: () => [['options', { heads: 4 }]],
   alibi: () => [['options', { heads: 2, queryLength: 4, keyLength: 3 }]],
+  kerple: () => [['options', { heads: 2, queryLength: 4, keyLength: 3, r1: 0.5, r2: 2, seed: 1 }]],
   ropeFrequencies: () => [['options', { headDim: 8, totalLength: 4, base: 100, scaling: 'linear', factor: 2 }]],
   rope: () => [
     ['x', ones(2, 4)],

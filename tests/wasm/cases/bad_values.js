@@ -85,7 +85,7 @@ const KINDS = {
   ],
   int: ['offset', 'seed', 't5Seed', 'totalLength', 'fileSize', 'topK', 'threads'],
   signed: ['k'],
-  num: ['base', 'scaleBase', 'std', 'eps', 'scale', 'factor'],
+  num: ['base', 'scaleBase', 'keepFraction', 'r1', 'r2', 'std', 'eps', 'scale', 'factor'],
   str: ['layout', 'metric', 'method', 'style', 'scaling', 'mask', 'position', 'name', 'preset', 'dtype'],
   bool: ['bidirectional', 'returnWeights', 'trace', 'key'],
   tensor: ['x', 'q', 'v', 'gamma', 'beta'],

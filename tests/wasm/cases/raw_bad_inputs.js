@@ -52,6 +52,15 @@ export const RAW_CALLS = {
     ['seed', 1],
   ],
   alibiSlopes: () => [['heads', 4]],
+  scoreBias: () => [
+    ['method', 'kerple'],
+    ['heads', 2],
+    ['queryLength', 4],
+    ['keyLength', 3],
+    ['offset', -1, 'signed'],
+    ['options', { r1: 0.5 }],
+    ['seed', 1],
+  ],
   alibi: () => [
     ['heads', 2],
     ['queryLength', 4],
