@@ -39,6 +39,8 @@ export function createComputeClient(makeWorker, options = {}) {
     inlineBudgetMs = INLINE_BUDGET_MS,
     workOf = (job, params) => JOB_WORK[job]?.(params),
   } = options;
+  // This function is the policy (where a request runs, what it supersedes); createChannels is
+  // the mechanism it drives (workers, running jobs, their grace and failure).
   const timer = createJobTimer(workOf);
   const channels = createChannels(makeWorker, {
     sharedWorker,
