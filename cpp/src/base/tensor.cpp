@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace poslab {
 
@@ -22,20 +21,16 @@ std::size_t checked_numel(const Shape& shape, const std::string& what, std::size
     n *= d;
   }
   if (n > limit) {
-    std::ostringstream message;
-    message << what << " " << shape_string(shape) << " would have " << n
-            << " elements; the limit is " << limit;
-    throw Error(message.str());
+    throw Error(what + " " + shape_string(shape) + " would have " + std::to_string(n) +
+                " elements; the limit is " + std::to_string(limit));
   }
   return n;
 }
 
 std::string shape_string(const Shape& shape) {
-  std::ostringstream out;
-  out << '(';
-  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  out << (shape.size() == 1 ? ",)" : ")");
-  return out.str();
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::string index_string(const Shape& shape, std::size_t flat) {
@@ -45,11 +40,9 @@ std::string index_string(const Shape& shape, std::size_t flat) {
     index[axis] = flat % shape[axis];
     flat /= shape[axis];
   }
-  std::ostringstream out;
-  out << '[';
-  for (std::size_t i = 0; i < index.size(); ++i) out << (i ? ", " : "") << index[i];
-  out << ']';
-  return out.str();
+  std::string out = "[";
+  for (std::size_t i = 0; i < index.size(); ++i) out += (i ? ", " : "") + std::to_string(index[i]);
+  return out + "]";
 }
 
 void require_finite(const std::vector<float>& data, const Shape& shape, const std::string& what,

@@ -6,8 +6,8 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include "base/validation.hpp"
 
@@ -90,11 +90,15 @@ constexpr double kFloatMax = std::numeric_limits<float>::max();
 // GPU compute scores in float32), and its softmax would be ∞ − ∞: refused, with where it is.
 [[noreturn]] void throw_score_overflow(double score, double scale, std::size_t h, std::size_t i,
                                        std::size_t j) {
-  std::ostringstream message;
-  message << "attention scores overflow float32: q·k × scale = " << score << " at head " << h
-          << ", query " << i << ", key " << j << " (scale " << scale
-          << "); use a smaller scale or smaller inputs";
-  throw Error(message.str());
+  // %g: six significant digits, as a stream prints a double (and no stream linked in).
+  const auto g = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return std::string(text);
+  };
+  throw Error("attention scores overflow float32: q·k × scale = " + g(score) + " at head " +
+              std::to_string(h) + ", query " + std::to_string(i) + ", key " + std::to_string(j) +
+              " (scale " + g(scale) + "); use a smaller scale or smaller inputs");
 }
 
 struct Dims {

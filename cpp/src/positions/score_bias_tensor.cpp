@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "positions/term_grid.hpp"
 #include "poslab/base/format.hpp"
@@ -44,7 +45,17 @@ auto term_of(const ScoreBias& bias) {
     shape.options[0] = bias.options[0];
     shape.options[1] = bias.options[1];
     shape.bidirectional = bias.bidirectional;
-    return score_bias::with_score_bias_term(bias.method, parameters.data(), shape, fill);
+    // The core's biases are the relative terms (the table's core bit); FIRE's reads the query's
+    // position too and is the trainer's, and leaving it out keeps its code out of the core.
+    return score_bias::with_score_bias_term(
+        bias.method, parameters.data(), shape, [&](const auto& term) -> TensorF {
+          if constexpr (std::decay_t<decltype(term)>::kRelative) {
+            return fill(term);
+          } else {
+            throw Error(std::string(to_string(bias.method)) + " has no bias tensor in the core",
+                        "bias");
+          }
+        });
   };
 }
 
