@@ -249,7 +249,10 @@ RopeConfigReport inspect(const std::string& text, const std::string& name) {
   report.kv_heads = reader.kv_heads(report.heads);
   require(report.kv_heads > 0, where + ": \"num_key_value_heads\" must be positive, got " +
                                    std::to_string(report.kv_heads));
-  require(report.heads % report.kv_heads == 0,
+  // A given count must divide the heads; a type's default that does not (Qwen3's 32 under a
+  // small pasted config) is what transformers would read too, but the rotation does not depend
+  // on it, so the inspector reports it rather than refuse the config.
+  require(!json.contains("num_key_value_heads") || report.heads % report.kv_heads == 0,
           where + ": num_key_value_heads " + std::to_string(report.kv_heads) +
               " does not divide num_attention_heads " + std::to_string(report.heads));
   report.head_dim = reader.explicit_head_dim();
