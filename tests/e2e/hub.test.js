@@ -491,6 +491,20 @@ describe('Models view: one click to a hub model', () => {
     await context.close();
   });
 
+  it('E2E.HubErrorWithNoNetworkIsInsideTheViewportAfterTheClick', async () => {
+    // A laptop screen (1280 × 900) under a settings column taller than it: the hub cannot be
+    // reached (the browser still believes it is online), and the message must be in sight.
+    const { page, context, problems } = await openModels({ allow: [/requestfailed: /, /ERR_INTERNET_DISCONNECTED/] });
+    await page.route(`${mock.hub}/**`, (route) => route.abort('internetdisconnected'));
+    await button(page, 'gpt2').click();
+    expect(await waitForError(page)).not.toBe('');
+    const box = await page.locator('#c-hub-error').boundingBox();
+    expect(box.y, 'the error line top').toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height, 'the error line bottom').toBeLessThanOrEqual(900);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
   it('E2E.HubCancelStopsTheDownloadAndStoresNothing', async () => {
     const { page, context, problems } = await openModels({ allow: [/requestfailed: .*model\.safetensors/] });
     mock.behave('openai-community/gpt2', 'model.safetensors', 'stall');

@@ -4,7 +4,7 @@
 // Storage). Messages stay beside these controls; the model on show changes only when a load
 // succeeds.
 import { formatBytes } from '../lm/format.js';
-import { el, progressBar } from '../ui/dom.js';
+import { el, progressBar, reveal } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { deleteStored, freeBytes, listStored, openModelCache, storedFiles } from './cache.js';
 import { loadHubConfig } from './config.js';
@@ -40,6 +40,7 @@ export function createHubPanel({ parent, compute, channel, lock, cancelLoad, onL
   const setError = (message) => {
     ui.error.textContent = message;
     ui.box.classList.toggle('has-error', Boolean(message));
+    if (message) reveal(ui.error);
   };
   const refreshButtons = () => showButtons(ui, state, lock.busy());
   const refreshStored = createStoredList(ui, state, { lock, setError, refreshButtons });

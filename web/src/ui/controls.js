@@ -134,6 +134,7 @@ export function renderControls(container, specs, store, hooks = {}) {
       setError(text) {
         error.textContent = text;
         row.classList.toggle('has-error', Boolean(text));
+        return row;
       },
     };
     rows.set(spec.key, rowApi);
@@ -148,8 +149,9 @@ export function renderControls(container, specs, store, hooks = {}) {
         row.el.hidden = row.spec.show ? !row.spec.show(state) : false;
       }
     },
+    /** Shows `text` under the control of `key`; returns the control's row (null: no such control). */
     setError(key, text) {
-      rows.get(key)?.setError(text);
+      return rows.get(key)?.setError(text) ?? null;
     },
     clearErrors() {
       for (const row of rows.values()) row.setError('');

@@ -23,3 +23,13 @@ export function progressBar(className, label) {
   text.setAttribute('role', 'status');
   return { bar, text };
 }
+
+/**
+ * Scrolls `target` (an error line beside the control that caused it) into the viewport when
+ * any of it is outside: a message far down a tall settings column is otherwise never seen.
+ */
+export function reveal(target) {
+  const r = target.getBoundingClientRect();
+  if (r.top >= 0 && r.bottom <= innerHeight) return;
+  target.scrollIntoView({ block: 'nearest' });
+}

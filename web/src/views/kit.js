@@ -9,7 +9,7 @@ import { createLinePlot } from '../plots/lineplot.js';
 import { refusal } from '../state/combinations.js';
 import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
-import { el } from '../ui/dom.js';
+import { el, reveal } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { setProse } from '../ui/prose.js';
 import { markDrawn, markInput } from '../ui/timing.js';
@@ -169,10 +169,13 @@ const markStale = (shell, stale) => {
   for (const f of shell.plots.querySelectorAll('.fig')) f.classList.toggle('stale', stale);
 };
 
+// The message goes beside the control (or on the status line above the plots when no control
+// caused it) and, when the person is working in this view, is scrolled into sight.
 function showRefusal(shell, key, message) {
-  if (key && shell.controls.has(key)) shell.controls.setError(key, message);
+  const row = key && shell.controls.has(key) ? shell.controls.setError(key, message) : null;
   shell.status.textContent = notUpdated(shell, message);
   markStale(shell, true);
+  if (shell.section.contains(document.activeElement)) reveal(row ?? shell.status);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { formatBytes } from '../lm/format.js';
 import { CHUNK_BYTES, checkpointOf, pickFiles } from '../lm/loading.js';
 import { createHubPanel } from '../models/panel.js';
-import { el, progressBar } from '../ui/dom.js';
+import { el, progressBar, reveal } from '../ui/dom.js';
 import { markDrawn } from '../ui/timing.js';
 import { notUpdated } from './kit.js';
 
@@ -75,6 +75,7 @@ export function createModelSource(shell, compute) {
   const setFileError = (text) => {
     fileError.textContent = text;
     weights.classList.toggle('has-error', Boolean(text));
+    if (text) reveal(fileError);
   };
   const loaded = (next, label) => {
     source = next;
