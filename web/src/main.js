@@ -78,6 +78,7 @@ function show(state) {
   tabs.select(name);
   menu.select(name);
   shown = name;
+  coreStatus.viewShown(name);
   if (built.has(name)) {
     for (const [n, v] of built) v.section.hidden = n !== name;
     built.get(name).update(state);

@@ -13,7 +13,7 @@ import {
 } from '../bench/local-run.js';
 import { download } from '../export/download.js';
 import { createBarPlot } from '../plots/barplot.js';
-import { SIMD_WORDS } from '../ui/core-status.js';
+import { SIMD_WORDS, reportRun } from '../ui/core-status.js';
 import { el } from '../ui/dom.js';
 
 const makeBenchWorker = () => new Worker(new URL('../worker/bench.worker.js', import.meta.url), { type: 'module' });
@@ -108,6 +108,7 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
     run.disabled = size.disabled = true;
     cancel.hidden = false;
     section.dataset.state = 'running';
+    reportRun('benchmarks', 'loading');
     progress.textContent = 'Starting…';
     worker.onmessage = ({ data }) => {
       if (data.type === 'progress') {
@@ -120,10 +121,12 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
             : 'Finishing…';
       } else if (data.type === 'done') {
         stop();
+        reportRun('benchmarks', 'ready');
         show(data.file);
       } else if (data.type === 'error') {
         stop();
         section.dataset.state = 'error';
+        reportRun('benchmarks', 'failed', data.message);
         progress.textContent = `The run failed: ${data.message}`;
       }
     };
@@ -131,6 +134,7 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
       e.preventDefault();
       stop();
       section.dataset.state = 'error';
+      reportRun('benchmarks', 'failed', e.message);
       progress.textContent = `The benchmark worker failed: ${e.message || 'could not start'}`;
     };
     worker.postMessage({ size: size.value });
@@ -139,6 +143,7 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
   cancel.addEventListener('click', () => {
     stop();
     section.dataset.state = 'cancelled';
+    reportRun('benchmarks', 'cancelled');
     progress.textContent = file ? 'Cancelled; the table shows the previous run.' : 'Cancelled.';
   });
 

@@ -9,6 +9,7 @@ import { createLinePlot } from '../plots/lineplot.js';
 import { refusal } from '../state/combinations.js';
 import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
+import { reportRun } from '../ui/core-status.js';
 import { el, reveal } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { setProse } from '../ui/prose.js';
@@ -300,6 +301,7 @@ export function viewCycle(shell, { build, job = shell.view?.job, executor }, { s
     running = { id, key };
     busy(true);
     own.start?.(p);
+    reportRun(shell.view.name, 'loading'); // the header names the engine and its state
     const current = () => running?.id === id;
     const onProgress = (data) => current() && own.progress?.(data, settingsNow());
     return exec.run(job, paramsOf(p), { onProgress }).then(
@@ -307,6 +309,7 @@ export function viewCycle(shell, { build, job = shell.view?.job, executor }, { s
         if (!current()) return;
         running = null;
         busy(false);
+        reportRun(shell.view.name, result === null ? 'cancelled' : 'ready');
         if (result === null) return own.end?.('cancelled');
         // Drawn with the settings now on the controls when the result is for them (a layer
         // picked, a smoothing moved while it ran).
@@ -318,6 +321,7 @@ export function viewCycle(shell, { build, job = shell.view?.job, executor }, { s
         if (!current()) return;
         running = null;
         busy(false);
+        reportRun(shell.view.name, 'failed', e.message);
         showError(e, p);
         own.end?.('failed');
       },
