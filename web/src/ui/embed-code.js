@@ -1,8 +1,10 @@
 // "Embed" on every plot of the playground: opens a panel under the figure with both embed
-// snippets (iframe and <poslab-figure>) for the current state, each with a copy button.
+// snippets (iframe and <poslab-figure>) for the current state, each with a copy button,
+// scrolled into sight.
 // Snippets go into read-only textareas through .value: they are shown, never parsed as HTML.
 import { plotFor } from '../embed/plots.js';
 import { embedSnippets } from '../embed/snippets.js';
+import { reveal } from './dom.js';
 
 /** An export-styled button named `label` for screen readers. */
 function button(text, label, onClick) {
@@ -57,6 +59,7 @@ function attach(fig, plot, store) {
       snippetBox('iframe (with the resize script)', s.iframe),
       snippetBox('custom element', s.element),
     );
+    reveal(panel); // it opens under the figure, often below the fold: a click must show something
   });
   b.setAttribute('aria-expanded', 'false');
   fig.querySelector('.fig-actions')?.append(b);
