@@ -41,6 +41,38 @@ describe('view long-context', () => {
     await again.context.close();
   }, 240_000);
 
+  // Each scaling's curve is drawn as its pass ends, not after all six; and the comparison starts
+  // with every line alike ("all lines"), none faded.
+  it('E2E.LongContextDrawsEachCurveAsItArrivesAllAlike', async () => {
+    const section = '#view-long-context';
+    const { page, context, problems } = await openPage(
+      session.browser,
+      `${session.base}#view=long-context&lc.model=tiny&lc.times=2&lc.smooth=1`,
+    );
+    await drawn(page, 'lc');
+    expect(await page.getAttribute(`${section} .line-picker button:text-is("all lines")`, 'aria-pressed')).toBe('true');
+    // What the progress line and the plot say at each change of the line, for a new run.
+    await page.evaluate((s) => {
+      const line = document.querySelector(`${s} .lc-progress`);
+      const fig = document.querySelector(`${s} .fig[data-figure="curves"]`);
+      globalThis.__lcSeen = [];
+      new MutationObserver(() => globalThis.__lcSeen.push([line.textContent, Number(fig.dataset.curves)])).observe(
+        line,
+        { childList: true, characterData: true, subtree: true },
+      );
+    }, section);
+    await page.fill('#c-lc-factor', '2');
+    await page.press('#c-lc-factor', 'Tab');
+    await page.waitForFunction(() => globalThis.__lcSeen.some(([t]) => t === 'Done.'), null, { timeout: 120_000 });
+    const seen = await page.evaluate(() => globalThis.__lcSeen);
+    const during = seen.map(([t, n]) => [Number(/^Method (\d) of 6/.exec(t)?.[1]), n]).filter(([k]) => k >= 2);
+    expect(during.length, JSON.stringify(seen)).toBeGreaterThan(0);
+    for (const [k, n] of during) expect(n, `curves drawn while method ${k} of 6 runs`).toBe(k - 1);
+    expect(await page.getAttribute(`${section} .fig[data-figure="curves"]`, 'data-curves')).toBe('6');
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 240_000);
+
   // The view opens on the lab's trained byte-level model, shipped with the page: its curves are
   // drawn at once, on text it never trained on, and labelled as a trained model.
   it('E2E.LongContextOpensOnTheShippedTrainedModel', async () => {

@@ -74,6 +74,16 @@ describe('the longContext job (tiny random GPT-NeoX)', () => {
       '5/6 yarn',
       '6/6 llama3',
     ]);
+    // Each curve is handed over as soon as its pass ends, before the next pass starts (the view
+    // draws it at once), with the trained context and length the view's dashed line needs.
+    const order = seen.filter((d) => d.phase !== 'model').map((d) => `${d.phase} ${d.method}`);
+    expect(order.slice(0, 4)).toEqual(['run none', 'curve none', 'run linear', 'curve linear']);
+    const curves = seen.filter((d) => d.phase === 'curve');
+    expect(curves.map((d) => d.method)).toEqual(LONG_CONTEXT_METHODS);
+    for (const d of curves) {
+      expect([d.N, d.T]).toEqual([64, 256]);
+      expect(Array.from(d.losses)).toEqual(Array.from(r.losses[d.method]));
+    }
     // Independent values: the same model through the API, on the sample's first 256 tokens.
     const tok = await loadTokenizer();
     const tokens = tok.encode(SAMPLE_TEXT).slice(0, 256);

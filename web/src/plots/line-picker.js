@@ -1,6 +1,7 @@
 // Where more than MAX_TANGLED lines share one plot they tangle into a band: a row of toggle
 // buttons over the plot brings one line forward (the others fade) or shows them all alike.
-// The first line starts forward, so the plot reads on first sight; every line stays drawn.
+// The first line starts forward, so the plot reads on first sight, unless the plot is a
+// comparison (allAlike: every line starts alike); every line stays drawn.
 
 /** More lines than this get the picker. */
 export const MAX_TANGLED = 4;
@@ -9,8 +10,9 @@ export const MAX_TANGLED = 4;
  * @param {HTMLElement} figureEl the figure, whose canvas box the row goes before
  * @param {HTMLElement} box
  * @param {() => void} onPick repaints the plot
+ * @param {{ allAlike?: boolean }} [o] allAlike: start on "all lines", not the first line forward
  */
-export function createLinePicker(figureEl, box, onPick) {
+export function createLinePicker(figureEl, box, onPick, { allAlike = false } = {}) {
   const row = document.createElement('div');
   row.className = 'line-picker';
   row.setAttribute('role', 'group');
@@ -44,7 +46,9 @@ export function createLinePicker(figureEl, box, onPick) {
       const tangled = next.length > MAX_TANGLED;
       row.hidden = !tangled;
       if (!tangled) forward = null;
-      else if (labels.length <= MAX_TANGLED || (forward !== null && !next.includes(forward))) forward = next[0];
+      else if (labels.length <= MAX_TANGLED || (forward !== null && !next.includes(forward))) {
+        forward = allAlike ? null : next[0];
+      }
       const same = next.length === labels.length && next.every((l, i) => l === labels[i]);
       labels = next;
       if (tangled && !same) render(); // a slider step that keeps the lines keeps the buttons

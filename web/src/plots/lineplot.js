@@ -74,7 +74,8 @@ function nearestIndex(xs, v) {
 
 /**
  * @param {HTMLElement} parent
- * @param {{ title: string, xTitle: string, yTitle: string, height?: number }} opts
+ * @param {{ title: string, xTitle: string, yTitle: string, height?: number, allAlike?: boolean }} opts
+ *   allAlike: a comparison, whose many lines start drawn alike (the line picker's "all lines")
  */
 export function createLinePlot(parent, opts) {
   // What drawing and hover share: the series and options of the last update, the axis titles,
@@ -88,7 +89,7 @@ export function createLinePlot(parent, opts) {
     exports: { csv: () => seriesCsv(plot.xTitle, plot.series) },
   });
   const canvas = figure.canvas;
-  const picker = createLinePicker(figure.el, figure.box, () => surface.repaint());
+  const picker = createLinePicker(figure.el, figure.box, () => surface.repaint(), { allAlike: opts.allAlike });
   const surface = createSurface(figure.box, canvas, {
     base(ctx, size, colours) {
       plot.geometry = drawFrame(ctx, size, colours, plot);

@@ -93,8 +93,10 @@ export default defineView('long-context', {
 
     const about = el('p', 'note lc-about');
     shell.plots.append(about);
-    const curves = shell.lines('curves', { ...LOSS_BY_POSITION, height: 360 });
+    // A comparison: every scaling's curve starts drawn alike (the picker can bring one forward).
+    const curves = shell.lines('curves', { ...LOSS_BY_POSITION, height: 360, allAlike: true });
 
+    let arrived = null; // the running job's curves so far, drawn as each arrives
     let files = null; // { weights, config, tokenizer? }
     let retrained = null; // { checkpoint, trainedOn: 'sample' | 'text', text, steps, id }
 
@@ -141,7 +143,11 @@ export default defineView('long-context', {
       if (!files) progress.textContent = 'Pick a .safetensors checkpoint and its config.json (and tokenizer.json).';
     });
 
-    const draw = (r, p) => drawCurves({ curves, about }, r, p);
+    let complete = null; // [result, settings] of the last complete draw
+    const draw = (r, p) => {
+      if (!r.partial) complete = [r, p];
+      drawCurves({ curves, about }, r, p);
+    };
 
     return {
       runButtons: { run, cancel },
@@ -176,8 +182,15 @@ export default defineView('long-context', {
       },
       start() {
         progress.textContent = 'Starting…';
+        arrived = { methods: [], losses: {}, partial: true };
       },
-      progress(d) {
+      progress(d, p) {
+        if (d.phase === 'curve' && arrived) {
+          arrived.methods.push(d.method);
+          arrived.losses[d.method] = d.losses;
+          Object.assign(arrived, { N: d.N, T: d.T });
+          draw(arrived, p);
+        }
         if (d.phase === 'model') progress.textContent = 'Making the model…';
         else if (d.phase === 'load') progress.textContent = `Loading the checkpoint: ${Math.round(d.fraction * 100)} %`;
         else if (d.phase === 'run') {
@@ -185,6 +198,9 @@ export default defineView('long-context', {
         }
       },
       end(outcome) {
+        // A run that stopped short leaves the last complete curves, not the ones it got to.
+        if (outcome !== 'drawn' && arrived?.methods.length && complete) draw(...complete);
+        arrived = null;
         progress.textContent = { drawn: 'Done.', cancelled: 'Cancelled.', failed: '' }[outcome];
       },
       draw,
@@ -192,7 +208,8 @@ export default defineView('long-context', {
   },
 });
 
-// The loss curves by position, one per method (smoothed as the settings say), and what ran.
+// The loss curves by position, one per method (smoothed as the settings say), and what ran;
+// a partial r (the curves arrived so far of a running job) leaves the note on what ran.
 function drawCurves({ curves, about }, r, p) {
   const series = r.methods.map((m) => ({
     label: labelOf(m, p),
@@ -202,6 +219,8 @@ function drawCurves({ curves, about }, r, p) {
   curves.update(series, {
     refLines: r.T > r.N ? [{ axis: 'x', value: r.N, label: `trained context ${r.N}` }] : [],
   });
+  curves.figure.el.dataset.curves = String(series.length);
+  if (r.partial) return;
   const secs = Object.values(r.ms ?? {}).reduce((a, b) => a + b, 0) / 1000;
   curves.figure.setNote(overlapNote(r, p));
   curves.figure.setTitle(

@@ -82,10 +82,15 @@ export async function labRopeCurves(p, methods, progress) {
     note = `the text has ${text.length} bytes, fewer than ${p.times} × ${N} + 1: the curves stop there`;
   }
   const windows = Math.min(MAX_WINDOWS, Math.floor((text.length - 1) / T));
-  const { losses, ms } = passPerScaling(methods, progress, (scaling) => {
-    const options = { context: T, scaling, factor: scaling === 'none' ? 1 : p.factor, maxWindows: windows };
-    return Float32Array.from(train.textLoss(weights, text, options).losses);
-  });
+  const { losses, ms } = passPerScaling(
+    methods,
+    progress,
+    (scaling) => {
+      const options = { context: T, scaling, factor: scaling === 'none' ? 1 : p.factor, maxWindows: windows };
+      return Float32Array.from(train.textLoss(weights, text, options).losses);
+    },
+    { N, T },
+  );
   return {
     methods,
     losses,

@@ -134,6 +134,7 @@ export async function longContext(lab, p, ctx = {}) {
         topK: 1,
         rope: { scaling, factor: scaling === 'none' ? 1 : p.factor },
       }).losses.data,
+    { N, T },
   );
   const result = {
     methods,

@@ -11,9 +11,11 @@ export function etaText(done, total, elapsedMs) {
 
 /**
  * `pass(scaling)` for each of `methods`, reporting { phase: 'run', method, index, count, eta }
- * before each. Returns { losses: { [scaling]: pass's result }, ms: { [scaling]: its time } }.
+ * before each and { phase: 'curve', method, index, count, losses, ...info } after it (the view
+ * draws each curve as it arrives; info: what it needs to, such as N and T). Returns
+ * { losses: { [scaling]: pass's result }, ms: { [scaling]: its time } }.
  */
-export function passPerScaling(methods, progress, pass) {
+export function passPerScaling(methods, progress, pass, info = {}) {
   const losses = {};
   const ms = {};
   const t0 = performance.now();
@@ -23,6 +25,7 @@ export function passPerScaling(methods, progress, pass) {
     const t = performance.now();
     losses[scaling] = pass(scaling);
     ms[scaling] = performance.now() - t;
+    progress?.({ phase: 'curve', method: scaling, index, count: methods.length, losses: losses[scaling], ...info });
   });
   return { losses, ms };
 }
