@@ -40,6 +40,8 @@ describe('view rope-inspector', () => {
     await page.fill('#ri-text', '{"hidden_size": 64, "num_attention_heads": 4');
     await page.waitForFunction(() => document.querySelector('#c-ri-config-error')?.textContent.length > 0);
     expect(await page.textContent('#c-ri-config-error')).toMatch(/not valid JSON/);
+    expect(await page.textContent('#c-ri-config-error')).not.toMatch(/json\.exception/); // the parser's tag stripped
+    expect(await page.textContent('label[for="ri-text"]')).toMatch(/a link does not carry it/);
     expect(await canvasHash(page, canvas)).toBe(before);
     count = await drawCount(page, 'ri');
     await page.fill(

@@ -10,6 +10,7 @@ import { ROPE_CONFIGS } from '../../web/src/state/rope-configs.js';
 import {
   attentionText,
   layerRuns,
+  criticalText,
   positionText,
   referenceLines,
   schemeFacts,
@@ -42,22 +43,49 @@ describe('RoPE inspector report', () => {
       [5, 5, 'full', 'RoPE base 1,000,000, linear × 8 (global)'],
     ]);
     const [local, global] = r.schemes;
-    expect(schemeFacts(global)).toEqual([
+    expect(schemeFacts(global, r.maxPositionEmbeddings)).toEqual([
       'rotary dims R = 256 (128 pairs); trained context N = 16,384 (from max_position_embeddings / factor)',
-      '73 of 128 pairs complete a turn within N: the critical dimension is 146',
+      '73 of 128 pairs complete a turn within N; critical: pair 73 (dimension 146)',
       'linear × 8 reaches 131,072 positions; attention factor 1',
-      'its layers see query–key distances up to 131,071',
+      "its layers see query–key distances up to 131,071 (the reach, or a sliding or chunked layer's window, less one: a query at position p sees keys back to p − 131,071)",
     ]);
-    expect(schemeFacts(local)[3]).toBe('its layers see query–key distances up to 1,023');
+    expect(schemeFacts(local)[3]).toMatch(/^its layers see query–key distances up to 1,023 \(/);
+    expect(criticalText(local)).toBe('none (all 128 pairs turn within N)');
     // The local base's N and the global one's reach are both 131 072: one line, both labels.
     const lines = referenceLines(r.schemes);
     expect(lines.filter((l) => l.axis === 'y' && l.value === 131072)).toEqual([
       { axis: 'y', value: 131072, label: 'N = 131,072 (local); reaches 131,072 (global)' },
     ]);
+    // The plot names the critical pair as the text does; the local base has none (every pair turns).
     expect(lines.filter((l) => l.axis === 'x').map((l) => l.label)).toEqual([
-      'critical: 128 pairs (local)',
-      'critical: 73 pairs (global)',
+      'critical: pair 73 (dimension 146) (global)',
     ]);
+  });
+
+  test('RopeReport.AReachShortOfMaxPositionEmbeddingsIsExplained', () => {
+    // Llama 3.1: llama3 × 8 on N = 8,192 reaches 65,536, under max_position_embeddings 131,072.
+    const { report: r } = ropeConfig(lab, { name: 'llama-3.1-8b.json', text: configText('llama-3.1-8b') });
+    const [s] = r.schemes;
+    const facts = schemeFacts(s, r.maxPositionEmbeddings);
+    expect(facts[1]).toBe('35 of 64 pairs complete a turn within N; critical: pair 35 (dimension 70)');
+    expect(facts[2]).toMatch(
+      /^llama3 × 8 reaches 65,536 positions; attention factor 1 — fewer than max_position_embeddings 131,072: /,
+    );
+    expect(facts[2]).toMatch(/\(N × 8\)/);
+    expect(referenceLines(r.schemes).find((l) => l.axis === 'x').label).toBe('critical: pair 35 (dimension 70)');
+    // The same config at its own limit says nothing more.
+    expect(schemeFacts(s, s.reaches)[2]).toBe('llama3 × 8 reaches 65,536 positions; attention factor 1');
+  });
+
+  test('RopeReport.BadJsonIsAPlainMessageWithoutTheParserTag', () => {
+    expect(() => ropeConfig(lab, { name: 'pasted config', text: '{"hidden_size": 64,' })).toThrow(
+      expect.objectContaining({
+        field: 'config',
+        message: expect.stringMatching(
+          /^pasted config: not valid JSON: parse error at line 1, column 20: (?!.*json\.exception)/,
+        ),
+      }),
+    );
   });
 
   test('RopeReport.NopeLayersAndChunksInWords', () => {

@@ -20,7 +20,7 @@ const SPECS = [
 const NOTE =
   'Each pair of dimensions i turns by θᵢ = base^(−2i/R) per position, one full turn every 2π/θᵢ positions (its wavelength). ' +
   'Pairs whose wavelength fits in the trained context N have turned through every angle in training; the slower ones have not, so past N they meet angles never seen. ' +
-  'That boundary is the critical dimension: YaRN’s ramp (NTK-by-parts) and llama3’s bands leave the fast pairs alone and stretch the slow ones by the factor, linear stretches all, longrope gives each pair its own factor. ' +
+  'The first pair that does not is the critical pair i, at dimension 2i: YaRN’s ramp (NTK-by-parts) and llama3’s bands leave the fast pairs alone and stretch the slow ones by the factor, linear stretches all, longrope gives each pair its own factor. ' +
   'The same report, natively: `poslab rope-config --config config.json -o report.json`.';
 
 // The bundled texts live in this view's chunk (about 20 KB), loaded with the view.
@@ -60,7 +60,7 @@ export default defineView('rope-inspector', {
     const local = el('div', 'local-input');
     const { area, file, elements } = pasteOrOpen({
       id: 'ri-text',
-      label: 'config.json text',
+      label: 'config.json text (stays on this page: a link does not carry it)',
       placeholder: 'Paste a config.json here (a multimodal one’s text_config is read)',
       rows: 8,
       fileLabel: 'or open a config.json',
@@ -126,7 +126,7 @@ export default defineView('rope-inspector', {
       );
       for (const s of r.schemes) {
         const list = el('ul', 'ri-facts');
-        for (const fact of schemeFacts(s)) list.append(el('li', '', fact));
+        for (const fact of schemeFacts(s, r.maxPositionEmbeddings)) list.append(el('li', '', fact));
         about.append(el('h4', '', `RoPE base ${count(s.base)}${r.schemes.length > 1 ? ` (${s.name})` : ''}`), list);
       }
       if (r.notes.length) {

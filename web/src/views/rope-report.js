@@ -31,16 +31,39 @@ export function positionText(l, schemes) {
   return `RoPE base ${count(s.base)}${scaled}${schemes.length > 1 ? ` (${s.name})` : ''}`;
 }
 
-/** One RoPE base's facts, as the lines of its summary. */
-export function schemeFacts(s) {
+/**
+ * The critical pair, in the words the text and the plot share: the first pair that does not
+ * complete a turn within N, and its first dimension ("pair 35 (dimension 70)"), or none.
+ */
+export function criticalText(s) {
+  const pairs = s.invFreq.length;
+  if (s.rotatingPairs >= pairs) return `none (all ${pairs} pairs turn within N)`;
+  return `pair ${s.rotatingPairs} (dimension ${2 * s.rotatingPairs})`;
+}
+
+/** Why the reach differs from the config's max_position_embeddings, or '' when they agree. */
+function reachNote(s, maxPositions) {
+  if (!maxPositions || s.reaches === maxPositions) return '';
+  const how = s.scaling === 'none' ? 'N' : `N × ${formatExact(s.factor)}`;
+  return s.reaches < maxPositions
+    ? ` — fewer than max_position_embeddings ${count(maxPositions)}: the config allows longer texts than the rotation was stretched for (${how}); past ${count(s.reaches)} the angles are again ones never seen in training`
+    : ` — more than max_position_embeddings ${count(maxPositions)}: the scaling reaches further than the config's own limit`;
+}
+
+/**
+ * One RoPE base's facts, as the lines of its summary. maxPositions: the config's
+ * max_position_embeddings, against which the reach is explained.
+ */
+export function schemeFacts(s, maxPositions) {
   const pairs = s.invFreq.length;
   return [
     `rotary dims R = ${s.rotaryDim} (${pairs} pairs); trained context N = ${count(s.trainedContext)} (from ${s.trainedContextFrom})`,
-    `${s.rotatingPairs} of ${pairs} pairs complete a turn within N: the critical dimension is ${2 * s.rotatingPairs}`,
-    s.scaling === 'none'
-      ? 'no scaling'
-      : `${s.scaling} × ${formatExact(s.factor)} reaches ${count(s.reaches)} positions; attention factor ${formatExact(s.attentionFactor)}`,
-    `its layers see query–key distances up to ${count(s.maxDistance)}`,
+    `${s.rotatingPairs} of ${pairs} pairs complete a turn within N; critical: ${criticalText(s)}`,
+    (s.scaling === 'none'
+      ? `no scaling: reaches N = ${count(s.reaches)} positions`
+      : `${s.scaling} × ${formatExact(s.factor)} reaches ${count(s.reaches)} positions; attention factor ${formatExact(s.attentionFactor)}`) +
+      reachNote(s, maxPositions),
+    `its layers see query–key distances up to ${count(s.maxDistance)} (the reach, or a sliding or chunked layer's window, less one: a query at position p sees keys back to p − ${count(s.maxDistance)})`,
   ];
 }
 
@@ -56,7 +79,7 @@ export function referenceLines(schemes) {
   for (const s of schemes) {
     add('y', s.trainedContext, `N = ${count(s.trainedContext)}${tag(s)}`);
     if (s.reaches !== s.trainedContext) add('y', s.reaches, `reaches ${count(s.reaches)}${tag(s)}`);
-    add('x', s.rotatingPairs - 0.5, `critical: ${s.rotatingPairs} pairs${tag(s)}`);
+    if (s.rotatingPairs < s.invFreq.length) add('x', s.rotatingPairs - 0.5, `critical: ${criticalText(s)}${tag(s)}`);
   }
   return [...at.values()];
 }
