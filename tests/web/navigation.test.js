@@ -17,7 +17,7 @@ describe('navigation', () => {
     const listed = groups.flatMap((g) => g.views.map((v) => v.name));
     expect([...listed].sort()).toEqual(VIEWS.map((v) => v.name).sort());
     const learn = groups.find((g) => g.name === 'learn').views.map((v) => v.name);
-    expect(learn).toEqual(['encodings', 'similarity', 'extrapolation', 'offset', 'attention', 'gallery']);
+    expect(learn).toEqual(['start', 'encodings', 'similarity', 'extrapolation', 'offset', 'attention', 'gallery']);
     expect(() => groupedViews([{ name: 'x', title: 'X', group: 'nowhere' }])).toThrow(/x/);
   });
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { SEED_CARDS } from '../../web/src/content/gallery.js';
 import { SCHEMA, defaults } from '../../web/src/state/registry.js';
-import { MAX_HASH, parseHash, presetHash, serialiseHash } from '../../web/src/state/url.js';
+import { START_ROUTES } from '../../web/src/content/start.js';
+import { MAX_HASH, linkHash, parseHash, presetHash, serialiseHash } from '../../web/src/state/url.js';
 
 // A valid non-default value for every key, so a round trip exercises each type.
 function otherValue(key) {
@@ -184,5 +185,20 @@ describe('URL state', () => {
   it('UrlState.SerialiseDropsInvalidAndUnknownValues', () => {
     const hash = serialiseHash({ ...defaults(), 'enc.L': -5, bogus: 1, 'enc.D': 64 });
     expect(hash).toBe('enc.D=64');
+  });
+});
+
+describe('the landing', () => {
+  it('Landing.EveryRouteLinkOpensItsViewAndEncodingsDefaultsNameTheirView', () => {
+    // Encodings at its defaults serialises to nothing: its link must still name it, or it would reopen the landing.
+    expect(linkHash(defaults())).toBe('view=encodings');
+    expect(linkHash({ ...defaults(), view: 'start' })).toBe('view=start');
+    expect(START_ROUTES.length).toBeGreaterThanOrEqual(4);
+    for (const route of START_ROUTES) {
+      const hash = linkHash({ ...defaults(), ...route.state });
+      expect(hash, route.label).not.toBe('');
+      expect(parseHash(hash).state.view, route.label).toBe(route.state.view);
+      expect(route.state.view).not.toBe('start');
+    }
   });
 });

@@ -2,6 +2,8 @@
 // (no symbols, no paper names). The page puts it under the view's title, before anything else;
 // tests/web/leads.test.js checks that every view of the registry has one.
 export const VIEW_LEADS = {
+  start:
+    'PosLab shows how a transformer knows where each word of a text sits: its position codes, the attention they shape, longer texts, all live in your browser.',
   encodings:
     'A transformer reads all the words of a text at once, so each position gets its own list of numbers that tells the model where a word sits: this is that list, one row per position.',
   similarity:

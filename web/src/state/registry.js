@@ -80,6 +80,12 @@ export const GROUPS = [
 /** @type {ViewDecl[]} in tab order within each group */
 export const VIEWS = [
   {
+    // The landing (a link with no hash): what PosLab is and where to start, one screen.
+    name: 'start',
+    title: 'Start here',
+    group: 'learn',
+  },
+  {
     name: 'encodings',
     prefix: 'enc',
     title: 'Encodings',
@@ -440,7 +446,7 @@ export function settingOfField(view, field, p) {
 
 /** Every setting, keyed by its name in the URL hash ('enc.L', …; 'view' and 'theme' are the page's). */
 export const SCHEMA = {
-  view: oneOf(VIEW_NAMES, 'encodings', FORMER_NAMES),
+  view: oneOf(VIEW_NAMES, 'encodings', FORMER_NAMES), // the empty link opens 'start' (state/url.js)
   theme: oneOf(['auto', 'light', 'dark'], 'auto'),
   ...Object.fromEntries(
     VIEWS.flatMap((v) => Object.entries(v.settings ?? {}).map(([k, type]) => [`${v.prefix}.${k}`, type])),

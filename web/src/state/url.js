@@ -11,6 +11,9 @@ export { preview };
 
 export const MAX_HASH = 8192;
 
+/** The view of the empty link: what PosLab is and where to start (views/start.js). */
+export const LANDING = 'start';
+
 const same = (a, b) => (Array.isArray(a) ? Array.isArray(b) && a.join(',') === b.join(',') : a === b);
 
 /**
@@ -113,9 +116,17 @@ export function serialiseHash(state) {
   return params.toString();
 }
 
+/**
+ * The address bar's hash for a state: Encodings at its defaults serialises to nothing, which
+ * would reopen the landing, so it names its view.
+ */
+export function linkHash(state) {
+  return serialiseHash(state) || `view=${SCHEMA.view.format(SCHEMA.view.def)}`;
+}
+
 /** The permalink hash of a preset: the defaults with the preset's values on top. */
 export function presetHash(preset) {
-  return serialiseHash({ ...defaults(), ...preset });
+  return linkHash({ ...defaults(), ...preset });
 }
 
 /** How long the settings must stay still before the address bar is rewritten. */
@@ -133,7 +144,10 @@ export function syncHash(store, report) {
   const read = () => {
     const { state, problems } = readLink(window.location.hash);
     report(problems);
-    store.set(state, { source: 'hash' });
+    // The page's own address, with no link in it, opens the landing; a link that names no view
+    // opens Encodings, as links written before the landing existed did.
+    const bare = window.location.hash.replace(/^#/, '') === '';
+    store.set(bare ? { ...state, view: LANDING } : state, { source: 'hash' });
   };
 
   // The address bar is written once a burst of changes has settled (WRITE_DELAY_MS without
@@ -146,9 +160,9 @@ export function syncHash(store, report) {
   const write = () => {
     clearTimeout(timer);
     if (pending === null) return;
-    const hash = serialiseHash(pending);
+    const hash = linkHash(pending);
     pending = null;
-    const url = `${window.location.pathname}${window.location.search}${hash ? `#${hash}` : ''}`;
+    const url = `${window.location.pathname}${window.location.search}#${hash}`;
     writing = true;
     window.history.replaceState(null, '', url);
     writing = false;

@@ -4,6 +4,7 @@
 
 /** @type {Record<string, () => Promise<{ default: Function }>>} a view's name → its module */
 export const VIEW_LOADERS = {
+  start: () => import('./start.js'),
   encodings: () => import('./encodings.js'),
   similarity: () => import('./similarity.js'),
   extrapolation: () => import('./extrapolation.js'),
