@@ -66,4 +66,19 @@ describe('the landing', () => {
       await context.close();
     }
   });
+
+  it('Landing.SeedWordsLinkToTheirGalleryCard', async () => {
+    const { page, context, problems } = await openPage(session.browser, `${session.base}#view=encodings`);
+    const link = page.locator('#view-encodings .source a:text-is("seed 004")');
+    await link.waitFor();
+    expect(await page.textContent('#view-encodings .source')).toContain('source documents PosLab checks');
+    await link.click();
+    await page.locator('#seed-004').waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === 'seed-004');
+    const top = await page.$eval('#seed-004', (c) => c.getBoundingClientRect().top);
+    expect(top).toBeGreaterThanOrEqual(0);
+    expect(top).toBeLessThan(900);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

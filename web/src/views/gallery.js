@@ -5,6 +5,7 @@
 import { SEED_CARDS } from '../content/gallery.js';
 import { viewNamed } from '../state/registry.js';
 import { presetHash } from '../state/url.js';
+import { seedCardId } from '../ui/seed-link.js';
 import { createThumbnails } from './gallery-thumbs.js';
 import { createViewSection, textIntro } from './kit.js';
 
@@ -21,6 +22,8 @@ export default function createGalleryView({ root, compute }) {
   for (const card of SEED_CARDS) {
     const el = document.createElement('article');
     el.className = 'card';
+    el.id = seedCardId(card.seed); // where a "seed NNN" link in a view's prose lands (ui/seed-link.js)
+    el.tabIndex = -1;
     const title = document.createElement('h3');
     title.textContent = `Seed ${card.seed}: ${card.title}`;
     const thumb = thumbnails.element(card.presets[0].state);

@@ -13,6 +13,7 @@ import { reportRun } from '../ui/core-status.js';
 import { el, reveal } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { setProse } from '../ui/prose.js';
+import { SEED_WORDS, setSeedProse } from '../ui/seed-link.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
 /** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
@@ -101,8 +102,8 @@ export function sourceNote(text) {
   const p = el('p', 'note source');
   p.append(el('strong', '', 'Source: '));
   const rest = el('span');
-  setProse(rest, text);
   p.append(rest);
+  if (setSeedProse(rest, text)) p.append(el('span', 'seed-words', ` ${SEED_WORDS}`));
   return p;
 }
 

@@ -2,6 +2,7 @@
 // in symbols and in the numbers of the model on screen and the current T (its architecture's
 // `structure`: lm/shapes.js, lm/rope-steps.js), and, for GPT-2, what seed 003 gets wrong.
 import { shapeText } from '../lm/shapes.js';
+import { SEED_WORDS, setSeedProse } from '../ui/seed-link.js';
 import { el, plainFigure } from './kit.js';
 
 // Seed 003 (a chat answer with PyTorch code) against the released model.
@@ -28,7 +29,9 @@ export function createDiagram(parent) {
     const li = el('li', undefined, line);
     wrong.append(li);
   }
-  seed.append(summary, wrong);
+  const about = el('p', 'fig-note');
+  setSeedProse(about, `The list comes from seed 003. ${SEED_WORDS}`);
+  seed.append(summary, about, wrong);
   fig.append(legend, list, seed);
   parent.append(fig);
 
