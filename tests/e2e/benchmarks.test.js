@@ -73,6 +73,10 @@ describe('view benchmarks', () => {
       }
       for (const x of r.slice(5)) expect(x).toMatch(/×$/);
     }
+    // the ratios come with what they measure (a wasm time is the whole API call, copies included)
+    expect(await page.textContent(`${local} .bench-local-caveat`)).toMatch(/^A ratio is the other variant’s time/);
+    // the header names the benchmark module, loaded by this run
+    expect(await page.textContent('#core-status')).toBe('benchmark module: ready (WebAssembly)');
     // the chart: Chart.js loads on first use, then draws three colours of bars and a legend
     await page.waitForFunction(
       (s) => {

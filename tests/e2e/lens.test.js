@@ -25,6 +25,10 @@ describe('view lens', () => {
       'true',
     );
     expect(await page.textContent(`${section} .lens-badge`)).toBe('invariant ✓'); // RoPE: only i − j
+    // The loss by position smoothed as Long context's (1 gives the raw line back).
+    expect(await page.textContent(`${section} .fig[data-figure="positions"] .fig-title`)).toMatch(
+      /moving average of 8/,
+    );
     await page.screenshot({ path: path.join(outDir, 'lens.png'), fullPage: true });
 
     // A click on layer 1, head 2 picks it: the link, the profile, the map follow.

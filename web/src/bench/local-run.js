@@ -103,6 +103,20 @@ export function runCells(row) {
   ];
 }
 
+/**
+ * The note under the table: what a ratio is and what a wasm time holds, and the cases where
+ * a variant beat SIMD (a ratio under 1×: "SIMD vs plain JS 0.0873×" reads as a bug without it).
+ */
+export function ratioCaveat(rows) {
+  const base =
+    'A ratio is the other variant’s time over wasm SIMD’s: above 1× SIMD was faster. ' +
+    'A wasm time is the whole call through PosLab’s JavaScript API (checking the inputs, copying them into the module’s memory and the result back out), ' +
+    'so on small inputs it measures that copying more than the arithmetic, which plain JS does in place.';
+  const slower = rows.filter((r) => BASELINES.some((v) => r.speedup[v] != null && r.speedup[v] < 1));
+  if (!slower.length) return base;
+  return `${base} Under 1× here, SIMD was the slower: ${slower.map((r) => `${r.kernel} ${r.shape}`).join(', ')}.`;
+}
+
 /** The chart: per case, each variant's time as a multiple of wasm SIMD's (SIMD = 1). */
 export function runBars(rows) {
   return {

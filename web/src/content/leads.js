@@ -23,7 +23,7 @@ export const VIEW_LEADS = {
   'text-lab':
     'Train tiny byte-level language models in your browser on short windows of text, then see whose loss holds up on longer ones.',
   lm: 'Run a real language model (GPT-2, Pythia or a Llama-family model such as SmolLM2) on your own text and look inside it: its tokens, its attention and where position enters.',
-  lens: 'How the attention heads of a trained model use position (some look at the word just before, some only at nearby words), beside the same model before training.',
+  lens: 'How the attention heads of a trained model use position (some look at the word just before, some only at nearby words); “compare with” sets them beside the same model before training.',
   'rope-inspector':
     'Read any model’s position scheme off its config file: which layers rotate and how fast, which attend only nearby, and how far each stretching reaches.',
   benchmarks: 'How fast PosLab’s position code runs: on a data-centre GPU beside PyTorch, and in this browser.',

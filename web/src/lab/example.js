@@ -42,3 +42,12 @@ export const exampleCommand = (c, seeds = 1) =>
   `poslab train --task ${c.task} --position ${c.position} --train-len ${c.trainLen} --layers ${c.layers} ` +
   `--width ${c.width} --heads ${c.heads} --steps ${c.steps} --embed-scale ${c.embedScale} --seed ${c.seed}` +
   (seeds > 1 ? ` --seeds ${seeds}` : '');
+
+/**
+ * The command line that trains the settings p's first method natively, as the view does
+ * (runPlan: its N, model size, steps, embedding scale and seeds), or '' when no method is picked.
+ */
+export function settingsCommand(p) {
+  const first = runPlan(p)[0];
+  return first ? exampleCommand(first.config, p.seeds) : '';
+}

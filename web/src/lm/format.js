@@ -8,6 +8,12 @@ export function visibleToken(piece) {
   return piece.replace(/ /g, '␣').replace(/\n/g, '↵').replace(/\t/g, '⇥').replace(/\r/g, '␍');
 }
 
+/**
+ * Axis labels that say where each token sits, "12 e" or "3 ␣the": on a thinned axis of single
+ * bytes the labels shown then read as positions in the text, not as a scatter of letters.
+ */
+export const positionedTokens = (pieces) => pieces.map((t, i) => `${i} ${t}`);
+
 /** "12.3 %" with enough digits that small probabilities do not all read 0. */
 export function formatProbability(p) {
   const pct = p * 100;

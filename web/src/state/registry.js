@@ -374,6 +374,7 @@ export const VIEWS = [
       scaling: oneOf(SCALINGS.slice(1), 'yarn'),
       factor: num(4, 1, 64),
       head: token('0.0', /^(0|[1-9]\d?)\.(0|[1-9]\d?)$/, 5), // 'layer.head' (state/lens-head.js parseHead)
+      smooth: int(8, 1, 256), // the loss-by-position plot's moving average (1: the raw losses)
     },
     figures: {
       grid: { title: 'Head roles', height: 380 },

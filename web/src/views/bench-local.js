@@ -5,6 +5,7 @@
 import {
   RUN_COLUMNS,
   RUN_PRESETS,
+  ratioCaveat,
   resultsFileName,
   resultsJson,
   runBars,
@@ -61,7 +62,8 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
   const results = el('div', 'bench-local-results');
   results.hidden = true;
   const device = el('p', 'note bench-local-device');
-  results.append(device, table);
+  const caveat = el('p', 'note bench-local-caveat');
+  results.append(device, table, caveat);
   const chart = createBarPlot(results, {
     title: 'Time per call as a multiple of wasm SIMD’s (lower is faster)',
     yTitle: '× wasm SIMD time',
@@ -90,6 +92,7 @@ export function createLocalRun(parent, { makeWorker = makeBenchWorker } = {}) {
       tr.dataset.kernel = r.kernel;
       for (const text of runCells(r)) tr.insertCell().textContent = text;
     }
+    caveat.textContent = ratioCaveat(rows);
     // The builds' instruction sets in words; their Highway target names in the tooltip.
     const targets = Object.values(f.device.wasm_targets);
     device.textContent = `${f.device.name} · ${f.time_utc} · builds: ${targets.map((t) => SIMD_WORDS[t] ?? t).join(' / ')}`;

@@ -28,7 +28,7 @@ const SPECS = [
 const SOURCE =
   'seed 000 claims periodicity lets a model handle lengths it never saw. Its code is also off: it applies sin to the even and cos to the odd columns of the (L, D/2) angle matrix, so its “64-dim” table has 32 columns and no sin/cos pairs.';
 const NOTE =
-  'The tables above are the correct ones. The wavelengths run from 2π to 2π·b, so for any practical L no position repeats an earlier one: unseen positions are new vectors, close to their neighbours but not to any trained position far back. ' +
+  'The Trained positions and Evaluation positions tables are the correct ones. The wavelengths run from 2π to 2π·b, so for any practical L no position repeats an earlier one: unseen positions are new vectors, close to their neighbours but not to any trained position far back. ' +
   'Models trained with sinusoidal encodings do not extrapolate well in practice (Press et al. 2022); long-context models instead rescale RoPE, below.';
 
 // Reference wavelengths that define each scaling's bands (from its parameters, for labels).

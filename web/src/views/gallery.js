@@ -15,7 +15,7 @@ export default function createGalleryView({ root, compute }) {
   textIntro(
     intro,
     'Seed gallery',
-    'The source documents this lab started from, each figure reproduced from the same settings, and where the document is wrong.',
+    'Each card’s thumbnail is drawn live from the settings that rebuild the document’s figure; its links open those settings in their view.',
   );
   const cards = document.createElement('div');
   cards.className = 'cards';

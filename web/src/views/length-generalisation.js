@@ -7,13 +7,14 @@
 // configuration, so a reload shows it again. Until one's own runs exist the figures show the
 // bundled example, labelled, and never runs of other settings unmarked (lab/shown.js).
 import '../styles/lab.css';
-import { exampleCommand } from '../lab/example.js';
+import { exampleCommand, settingsCommand } from '../lab/example.js';
 import { METHODS, methodById, runPlan } from '../lab/presets.js';
 import { byMethod } from '../lab/ranking.js';
 import { createRunState, createTrainingExecutor, restoreInto } from '../lab/runs.js';
 import { COUPLED_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
+import { setProse } from '../ui/prose.js';
 import { createIntro, defineView, el } from './kit.js';
 import { labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
 import { createAttentionMaps } from './length-generalisation/attention.js';
@@ -66,8 +67,7 @@ const NOTE =
   'and tested on every length up to 4N. Each number is the mean ± sd over the seeds, with every seed a dot. ' +
   'In-distribution exact match comes first: a method under 0.9 did not train, and is never called “not generalising”. ' +
   'Methods are ranked on exact match of the whole answer on lengths N+1..2N, and two of them only when their means ' +
-  'differ by more than their two sds together; otherwise they tie. ' +
-  'Natively: `poslab train --task copy --position rope --train-len 8 --seeds 3 -o result.json`.';
+  'differ by more than their two sds together; otherwise they tie.';
 
 export default defineView('length-generalisation', {
   controls: SPECS,
@@ -79,6 +79,9 @@ export default defineView('length-generalisation', {
       source:
         'seed 000 says sinusoidal encodings let a model handle lengths it never saw; this view trains and tests that claim.',
     });
+    // The command line follows the settings (a preset's N, the model, the seeds).
+    const native = el('p', 'note lg-native');
+    shell.intro.append(native);
     const { methodBoxes, knob } = methodSettings(shell, store);
     const { button, train, stop, progress, source } = labActions(shell, 'lg');
     const line = createProgress(progress);
@@ -155,6 +158,8 @@ export default defineView('length-generalisation', {
     return {
       runButtons: { run: train, cancel: stop },
       show(settings) {
+        const command = settingsCommand(settings);
+        setProse(native, command ? `Natively, the first method of these settings: \`${command} -o result.json\`.` : '');
         methodBoxes.show(settings.methods);
         knob.hidden = !(settings.embedScale > 0);
       },

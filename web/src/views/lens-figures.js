@@ -3,9 +3,11 @@
 // marked), the head's attention map, and the losses with the positions moved. Each draw takes
 // the lens's result and the chosen layer and head.
 import { roleOf } from '../content/lens-roles.js';
+import { positionedTokens } from '../lm/format.js';
 import { formatShort } from '../plots/format.js';
 import { range } from '../plots/lineplot.js';
 import { el } from '../ui/dom.js';
+import { movingAverage } from '../plots/smooth.js';
 import { headAt, noSpectrumText, scoreRows, shiftVerdict, spectrumPlan } from './lens-report.js';
 import { LOSS_BY_POSITION } from './loss-axes.js';
 
@@ -119,10 +121,17 @@ export function drawMap(map, r, layer, head) {
   map.figure.box.hidden = !m;
   map.figure.setTitle(`Attention map: layer ${layer}, head ${head}, ${r.tokens.length} ${r.unit}`);
   map.figure.setNote(m ? 'Row i: where query i puts its weight over the keys j ≤ i (causal).' : r.missing);
-  if (m) map.update(m);
+  // Labelled with their positions: a thinned axis of single bytes then reads (lm/format.js).
+  if (m)
+    map.update({
+      ...m,
+      xLabels: m.xLabels && positionedTokens(m.xLabels),
+      yLabels: m.yLabels && positionedTokens(m.yLabels),
+    });
 }
 
-export function drawPositions({ positions, shift }, r) {
+/** The loss curves with the positions moved, each a moving average of `smooth` positions (1: raw). */
+export function drawPositions({ positions, shift }, r, smooth = 1) {
   const v = shiftVerdict(r.report.shift);
   const badge = el('span', `lens-badge ${v.kind}`, v.badge);
   shift.replaceChildren(badge, el('span', 'lens-shift-text', ` ${v.text}`));
@@ -146,17 +155,18 @@ export function drawPositions({ positions, shift }, r) {
     const tag = r.second ? ` (${name})` : '';
     const { index, shuffled, constant } = shuffle.loss_by_position;
     const x = range(index.length);
+    const y = (losses) => movingAverage(losses, smooth);
     return [
-      { label: `in order${tag}`, x, y: index, dashed },
-      { label: `shuffled${tag}`, x, y: shuffled, dashed },
-      { label: `all 0${tag}`, x, y: constant, dashed },
+      { label: `in order${tag}`, x, y: y(index), dashed },
+      { label: `shuffled${tag}`, x, y: y(shuffled), dashed },
+      { label: `all 0${tag}`, x, y: y(constant), dashed },
     ];
   };
   const colours = (list) => list.map((line, i) => ({ ...line, color: ['#0072b2', '#e69f00', '#009e73'][i % 3] }));
   positions.update(colours([...lines(s, r.names[0], false), ...lines(r.second?.shuffle, r.names[1], true)]));
   const m = s.mean_loss;
   positions.figure.setTitle(
-    `Next-token loss by position: mean ${formatShort(m.index)} in order, ${formatShort(m.shuffled)} shuffled, ${formatShort(m.constant)} all 0`,
+    `Next-token loss by position${smooth > 1 ? ` (moving average of ${smooth})` : ''}: mean ${formatShort(m.index)} in order, ${formatShort(m.shuffled)} shuffled, ${formatShort(m.constant)} all 0`,
   );
   const other = r.second?.shuffle?.mean_loss;
   positions.figure.setNote(

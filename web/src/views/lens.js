@@ -46,6 +46,7 @@ const SPECS = [
     show: scaled,
   },
   { key: 'ln.factor', label: 'scaling factor f', kind: 'number', step: 0.5, show: scaled },
+  { key: 'ln.smooth', label: 'loss by position: moving average (positions; 1: raw)', kind: 'number', step: 1 },
 ];
 
 const NOTE =
@@ -117,7 +118,7 @@ export default defineView('lens', {
       drawProfile(figures.profile, r, layer, head);
       drawSpectrum(figures.spectrum, r, layer, head);
       drawMap(figures.map, r, layer, head);
-      drawPositions(figures.positions, r);
+      drawPositions(figures.positions, r, p.smooth);
       const cut = r.textLength > r.tokens.length ? ` (its first ${r.tokens.length} of ${r.textLength})` : '';
       about.textContent =
         `${r.random ? 'RANDOM WEIGHTS (not a trained model): ' : ''}${r.model}; text: ${r.source}, ${r.tokens.length} ${r.unit}${cut}; ` +
@@ -136,7 +137,9 @@ export default defineView('lens', {
         ckptLabel.hidden = p.model !== 'file';
       },
       params: (p) => ({ ...p, text: area.value, ...(p.model === 'file' && files ? { files } : {}) }),
-      key: (p) => ({ ...p, text: area.value, files: files && [files.weights.name, files.weights.size] }),
+      // The smoothing is drawn, not computed: moving it redraws the last result.
+      key: (p) => ({ ...p, smooth: 0, text: area.value, files: files && [files.weights.name, files.weights.size] }),
+      redraw: draw,
       demand(p) {
         if (p.model !== 'file') return null;
         return files ? 'press Run: the lens runs a checkpoint several times' : 'pick a checkpoint and its config.json';

@@ -9,7 +9,7 @@
 import { range } from '../plots/lineplot.js';
 import { coincidingLines } from '../plots/overlap.js';
 import { STEPS_BY_TASK } from '../state/train-defaults.js';
-import { movingAverage } from '../worker/jobs/long-context.js';
+import { movingAverage } from '../plots/smooth.js';
 import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
 import { LOSS_BY_POSITION } from './loss-axes.js';
 import { modelRunControls, pickedCheckpoint } from './model-run-controls.js';

@@ -8,32 +8,14 @@ import { SAMPLE_SOURCE, SAMPLE_TEXT } from '../../content/long-context-sample.js
 import { loadTokenizer } from '../../lm/tokenizer.js';
 import { LAB_MODEL, labRopeCurves } from './lab-rope.js';
 import { fileModel, RANDOM_MODELS, randomModel } from './lm-models.js';
+import { movingAverage } from '../../plots/smooth.js';
 import { etaText, passPerScaling } from './passes.js';
 
-export { etaText, RANDOM_MODELS };
+export { etaText, movingAverage, RANDOM_MODELS };
 const RANDOM_SEED = 0;
 
 /** The scalings compared, in plot order ('none' is the model as trained). */
 export const LONG_CONTEXT_METHODS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'];
-
-/** Moving average over a window of `w` positions (centred, shrinking at the ends); w ≤ 1: a copy. */
-export function movingAverage(data, w) {
-  const n = data.length;
-  const out = new Float32Array(n);
-  if (!(w > 1)) {
-    out.set(data);
-    return out;
-  }
-  const half = Math.floor(w / 2);
-  const prefix = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + data[i];
-  for (let i = 0; i < n; i++) {
-    const a = Math.max(0, i - half);
-    const b = Math.min(n, i - half + w);
-    out[i] = (prefix[b] - prefix[a]) / (b - a);
-  }
-  return out;
-}
 
 /**
  * How many tokens a run takes: times × N, or fewer when the text is shorter (then it says so).
