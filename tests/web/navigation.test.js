@@ -1,6 +1,7 @@
 // The page's plain parts added for newcomers: the tabs' groups and keys, the core status text,
 // prose with `code`, every view's lead sentence, the note on coinciding curves and the
 // benchmark variants' plain names.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { plainVariant } from '../../web/src/bench/variant-names.js';
 import { VIEW_LEADS } from '../../web/src/content/leads.js';
@@ -88,5 +89,20 @@ describe('navigation', () => {
       'PyTorch SDPA, flash backend, bf16',
     );
     expect(plainVariant({ variant: 'mystery', dtype: 'fp32', label: 'mystery fp32' })).toBe('mystery fp32');
+    // Every variant of the committed result files has a plain name (issue 48: "3-rotate fp32" in a legend).
+    const dir = new URL('../../public/bench/', import.meta.url);
+    const variants = new Set(
+      fs
+        .readdirSync(dir)
+        .filter((f) => /^(poslab|torch)-.*\.json$/.test(f))
+        .flatMap((f) => JSON.parse(fs.readFileSync(new URL(f, dir), 'utf8')).results.map((r) => r.variant)),
+    );
+    expect(variants.size).toBeGreaterThan(10);
+    for (const variant of variants) {
+      expect(plainVariant({ variant, dtype: 'fp16', label: `${variant} fp16` }), variant).not.toContain(variant);
+    }
+    expect(plainVariant({ variant: 'rope+2-flash', dtype: 'fp16', label: '' })).toBe(
+      'RoPE in the fused attention, fp16',
+    );
   });
 });

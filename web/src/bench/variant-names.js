@@ -9,11 +9,22 @@ const PLAIN = {
   'torch-eager': 'PyTorch, plain ops',
   'torch-math': 'PyTorch SDPA, math backend',
   'torch-flash': 'PyTorch SDPA, flash backend',
+  // The numbered CUDA variants (cpp/cuda/*.cu's header comments say how each works).
+  '3-rotate': 'vectorised kernel, rows by rotation',
+  '3-flash128': 'fused attention, 128 queries a block',
+  '4-flash128x2': 'fused attention, 128 queries, two tiles a warp',
+  'torch-flex': 'PyTorch FlexAttention',
+  'torch-sdpa+bias': 'PyTorch SDPA with a bias tensor',
+  'torch-rope+flash': 'PyTorch RoPE, then SDPA flash',
 };
+// "rope+<variant>": RoPE applied inside that fused attention kernel.
+const FUSED_ROPE = 'rope+';
 
 /** "vectorised kernel, fp16" for variant "2-vec16", dtype "fp16" (and backend, if any). */
 export function plainVariant({ variant, dtype, label }) {
-  const name = PLAIN[variant];
+  const name = variant.startsWith(FUSED_ROPE)
+    ? PLAIN[variant.slice(FUSED_ROPE.length)] && `RoPE in the ${PLAIN[variant.slice(FUSED_ROPE.length)]}`
+    : PLAIN[variant];
   if (!name) return label;
   const backend = /\[([^\]]+)\]/.exec(label)?.[1];
   return [name, backend && `${backend} backend`, dtype].filter(Boolean).join(', ');

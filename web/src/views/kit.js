@@ -14,6 +14,7 @@ import { el, reveal } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { setProse } from '../ui/prose.js';
 import { SEED_WORDS, setSeedProse } from '../ui/seed-link.js';
+import { nativeBox } from '../ui/native.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
 /** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
@@ -79,7 +80,7 @@ export function plainFigure(className) {
  * Source note (where a claim the view checks comes from: a seed document of the gallery), all
  * text, never HTML. Returns the elements so a view whose method changes can update them.
  */
-export function createIntro(shell, { title, tex, note, source } = {}) {
+export function createIntro(shell, { title, tex, note, source, native } = {}) {
   const heading = document.createElement('h2');
   const formula = document.createElement('div');
   formula.className = 'formula';
@@ -94,6 +95,7 @@ export function createIntro(shell, { title, tex, note, source } = {}) {
   if (note !== undefined) setProse(paragraph, note);
   shell.intro.append(...(title === null ? [] : [heading]), formula, paragraph);
   if (source !== undefined) shell.intro.append(sourceNote(source));
+  if (native !== undefined) shell.intro.append(nativeBox(native).el);
   return { title: heading, formula, note: paragraph };
 }
 

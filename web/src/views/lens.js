@@ -53,14 +53,16 @@ const NOTE =
   'The lens runs the model on the text with every layer’s attention traced and scores each head: how much weight it puts on the first token (sink), ' +
   'on the token just before (previous token), within the last few tokens (local), and, on a random sequence repeated, on the token after the earlier copy (induction). ' +
   'A RoPE model’s scores are also split over its rotation pairs: heads that lean on the fast pairs read position, the others content. ' +
-  'Random weights are the control: whatever a trained model shows beyond them, training put there. ' +
-  'The same report, natively: `poslab lens --weights model.safetensors --config config.json --tokens-file ids.npy -o lens.json`.';
+  'Random weights are the control: whatever a trained model shows beyond them, training put there.';
+const NATIVE = [
+  'The same report for a checkpoint: `poslab lens --weights model.safetensors --config config.json --tokens-file ids.npy -o lens.json`',
+];
 
 export default defineView('lens', {
   controls: SPECS,
   job: 'lens', // on the language-model module (LM_JOBS), so not the registry's
   build(shell, { store }) {
-    createIntro(shell, { title: 'Position lens', note: NOTE });
+    createIntro(shell, { title: 'Position lens', note: NOTE, native: NATIVE });
 
     // Page-local inputs: the text and a checkpoint (never in the link).
     const local = el('div', 'local-input');

@@ -36,10 +36,12 @@ const NOTE =
   'Past the trained context N (the dashed line) an unscaled model usually degrades; linear (position interpolation), NTK, dynamic NTK, YaRN and llama3 stretch the rotation so longer ' +
   'texts stay in the range the model was trained on. Only the losses are computed: the logits are reduced row by row and no ' +
   'attention map is kept, so T = 8192 fits. The default model was trained by the lab on bytes of text with a context of 64 ' +
-  '(Train short, test long; docs/lab.md) and ships with the page; it reads text it never trained on. Random weights give a flat curve ' +
+  '(as in Train short, test long) and ships with the page; it reads text it never trained on. Random weights give a flat curve ' +
   'near ln V: they show the cost, not a trained model’s behaviour — load a Pythia or Llama-family checkpoint (config.json, ' +
-  'tokenizer.json) for a large model’s curves, or run natively: ' +
-  '`poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`.';
+  'tokenizer.json) for a large model’s curves.';
+const NATIVE = [
+  'A model’s loss by position, with YaRN at factor 4: `poslab lm --tokens-file ids.npy --loss-by-position --rope-scaling yarn --rope-factor 4 -o loss.npy`',
+];
 
 const labelOf = (m, p) => (m === 'none' ? 'none (as trained)' : `${m} × ${p.factor}`);
 
@@ -58,7 +60,7 @@ export default defineView('long-context', {
   controls: SPECS,
   job: 'longContext', // on the language-model module (LM_JOBS), so not the registry's
   build(shell) {
-    createIntro(shell, { title: 'Long context', note: NOTE });
+    createIntro(shell, { title: 'Long context', note: NOTE, native: NATIVE });
 
     // Page-local inputs: the user's text and a checkpoint (never in the link).
     const local = el('div', 'local-input');

@@ -20,8 +20,8 @@ const SPECS = [
 const NOTE =
   'Each pair of dimensions i turns by θᵢ = base^(−2i/R) per position, one full turn every 2π/θᵢ positions (its wavelength). ' +
   'Pairs whose wavelength fits in the trained context N have turned through every angle in training; the slower ones have not, so past N they meet angles never seen. ' +
-  'The first pair that does not is the critical pair i, at dimension 2i: YaRN’s ramp (NTK-by-parts) and llama3’s bands leave the fast pairs alone and stretch the slow ones by the factor, linear stretches all, longrope gives each pair its own factor. ' +
-  'The same report, natively: `poslab rope-config --config config.json -o report.json`.';
+  'The first pair that does not is the critical pair i, at dimension 2i: YaRN’s ramp (NTK-by-parts) and llama3’s bands leave the fast pairs alone and stretch the slow ones by the factor, linear stretches all, longrope gives each pair its own factor.';
+const NATIVE = ['The same report for a config file: `poslab rope-config --config config.json -o report.json`'];
 
 // The bundled texts live in this view's chunk (about 20 KB), loaded with the view.
 const CONFIG_TEXTS = import.meta.glob('../content/rope-configs/*.json', {
@@ -54,7 +54,7 @@ export default defineView('rope-inspector', {
   controls: SPECS,
   job: 'ropeConfig', // on the language-model module (LM_JOBS), so not the registry's
   build(shell) {
-    createIntro(shell, { title: 'RoPE inspector', note: NOTE });
+    createIntro(shell, { title: 'RoPE inspector', note: NOTE, native: NATIVE });
 
     // Page-local input: a pasted or opened config (never in the link).
     const local = el('div', 'local-input');

@@ -9,6 +9,7 @@ import { poolSize } from '../lab/pool.js';
 import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from '../lab/runs.js';
 import { textCommand, textId, textPlan } from '../lab/text-plan.js';
 import { TRAINER_METHODS } from '../state/methods.js';
+import { nativeBox } from '../ui/native.js';
 import { createIntro, defineView, el } from './kit.js';
 import { downloadJson, labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
 import {
@@ -34,13 +35,15 @@ const NOTE =
   '(vocabulary 256, no tokenizer) on windows of N bytes from the first 90% of a text, once per position method, and is ' +
   'scored on the last 10% in windows of N, 2N, 4N … M bytes, every position counted, in nats per byte. Learned positions ' +
   'have no row past N (n/a). The RoPE model is scored again with each long-context scaling at factor context / N, ' +
-  'without fine-tuning. Natively: `poslab train --task text --text-file F --position rope --train-len 64 --test-len 1024 -o r.json`.';
+  'without fine-tuning.';
 
 export default defineView('text-lab', {
   controls: SPECS,
   executor: () => createTrainingExecutor(),
   build(shell, { store }) {
     createIntro(shell, { title: 'Train short, test long', note: NOTE });
+    const native = nativeBox();
+    shell.intro.append(native.el);
 
     // Methods (checkboxes over tl.methods), the text (the sample, or the user's file), then
     // Train / Stop and the progress line above the figures.
@@ -102,8 +105,15 @@ export default defineView('text-lab', {
       source.textContent =
         shown.source === 'example'
           ? `Not your runs yet: the figures show the bundled native run on the sample (N = ${example.settings.N}, ` +
-            `M = ${example.settings.M}, seed ${example.settings.seed}; \`${example.command}\` at ${example.commit}). Press Train for this setting’s.`
+            `M = ${example.settings.M}, seed ${example.settings.seed}). Press Train for this setting’s.`
           : '';
+      // The commands: this setting's first run, and the bundled run's while it is shown.
+      native.set(
+        [
+          plan.length ? `This setting’s first run: \`${textCommand(plan[0].config)}\`` : '',
+          shown.source === 'example' ? `The bundled run: \`${example.command}\` (commit ${example.commit})` : '',
+        ].filter(Boolean),
+      );
     }
 
     // The loss curves: this setting's runs as they train, else those shown.
@@ -159,8 +169,7 @@ export default defineView('text-lab', {
           const missing = plan.length - done.size;
           progress.textContent = missing
             ? `${done.size} of ${plan.length} runs cached; press Train for the other ${missing} on ${result.text.name} ` +
-              `(${plan.length ? plan[0].config.steps : 0} steps each, ${poolSize()} at a time). ` +
-              `Natively: ${textCommand(plan[0].config)}`
+              `(${plan.length ? plan[0].config.steps : 0} steps each, ${poolSize()} at a time).`
             : `All ${plan.length} runs restored from this browser's cache.`;
           return;
         }
