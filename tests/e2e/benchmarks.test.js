@@ -65,7 +65,7 @@ describe('view benchmarks', () => {
     const rows = await page
       .locator(`${local} .bench-local-table tbody tr`)
       .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-    expect(rows.map((r) => r[0].split(' ')[0])).toEqual(['attention', 'rope', 'sinusoidal']);
+    expect(rows.map((r) => r[0].split(' ')[0])).toEqual(['attention', 'RoPE', 'sinusoidal']); // the table's labels
     for (const r of rows) {
       for (const ms of r.slice(2, 5)) {
         expect(Number.isFinite(Number(ms)), r.join(' | ')).toBe(true);

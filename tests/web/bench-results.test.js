@@ -104,7 +104,7 @@ describe('validation status', () => {
       row({ variant: 'torch-eager', params: { scaling: 'none', style: 'neox' } }),
     ];
     const groups = benchSeries([{ file: 'a.json', device, results: rows }]);
-    expect(groups.map((g) => g.title)).toEqual(['rope (scaling none, style neox)', 'rope (scaling none, style gptj)']);
+    expect(groups.map((g) => g.title)).toEqual(['RoPE (scaling none, style neox)', 'RoPE (scaling none, style gptj)']); // the table's label, not the id
     expect(groups[0].series).toHaveLength(2);
   });
   it('Series.PositionInKernelAndAsBiasPlotTogetherNamingSdpasBackend', () => {
@@ -122,7 +122,7 @@ describe('validation status', () => {
       attention('torch-flex', { in_kernel: true }),
     ];
     const groups = benchSeries([{ file: 'a.json', device, results: rows }]);
-    expect(groups.map((g) => g.title)).toEqual(['attention (mask causal+alibi, position alibi)']);
+    expect(groups.map((g) => g.title)).toEqual(['attention (mask causal+ALiBi, position ALiBi)']);
     expect(groups[0].series.map((s) => s.label)).toEqual([
       '2-flash fp16',
       '1-naive fp16',

@@ -201,6 +201,13 @@ describe('lab ranking', () => {
       ['c', 2, true],
     ]);
     expect(orderText(order)).toBe('a > b = c');
+    // The page shows the methods' labels, not their ids (issue 48: "alibi > none > learned = rope").
+    const named = [
+      { id: 'alibi', label: 'ALiBi', rank: 1 },
+      { id: 'none', label: 'NoPE', rank: 2 },
+      { id: 'rope', label: 'RoPE', rank: 2 },
+    ];
+    expect(orderText(named)).toBe('ALiBi > NoPE = RoPE');
   });
 
   it('Lab.TokenAccuracyPastNAveragesTheLengthsAndRunsThatHaveEachPosition', () => {

@@ -3,6 +3,7 @@
 // three variants side by side, SIMD's speed-up over the other two), the bars of the chart, and
 // the file to download (the poslab-bench/1 schema that results.js reads).
 import { paramsLabel, rowSize, shapeLabel, validationStatus } from './results.js';
+import { kernelName } from './variant-names.js';
 import { VARIANTS } from './wasm-bench.js';
 
 /** What the page offers: the full sizes by default, tiny ones for a quick check (and the e2e). */
@@ -96,7 +97,7 @@ const formatRatio = (x) => (x == null ? '—' : `${sig3(x)}×`);
 /** The text of each cell of a row, in the order of RUN_COLUMNS. */
 export function runCells(row) {
   return [
-    row.params ? `${row.kernel} (${row.params})` : row.kernel,
+    row.params ? `${kernelName(row.kernel)} (${row.params})` : kernelName(row.kernel),
     row.shape,
     ...VARIANTS.map((v) => formatMs(row.ms[v], row.status[v])),
     ...BASELINES.map((v) => formatRatio(row.speedup[v])),
@@ -114,13 +115,13 @@ export function ratioCaveat(rows) {
     'so on small inputs it measures that copying more than the arithmetic, which plain JS does in place.';
   const slower = rows.filter((r) => BASELINES.some((v) => r.speedup[v] != null && r.speedup[v] < 1));
   if (!slower.length) return base;
-  return `${base} Under 1× here, SIMD was the slower: ${slower.map((r) => `${r.kernel} ${r.shape}`).join(', ')}.`;
+  return `${base} Under 1× here, SIMD was the slower: ${slower.map((r) => `${kernelName(r.kernel)} ${r.shape}`).join(', ')}.`;
 }
 
 /** The chart: per case, each variant's time as a multiple of wasm SIMD's (SIMD = 1). */
 export function runBars(rows) {
   return {
-    labels: rows.map((r) => `${r.kernel} ${r.shape}`),
+    labels: rows.map((r) => `${kernelName(r.kernel)} ${r.shape}`),
     series: VARIANTS.map((v) => ({
       label: VARIANT_LABELS[v],
       values: rows.map((r) => ratio(r.ms[v], r.ms['wasm-simd']) ?? NaN),

@@ -1,6 +1,7 @@
 // Reading the benchmark results files of public/bench/ (schema poslab-bench/1): the index the
 // build writes, each row's validation status, its % of the device's peak, and the series the
 // Benchmarks view plots (one per kernel × dtype × variant, time and % of peak against size).
+import { kernelName } from './variant-names.js';
 
 /** The index file the build writes next to the results (vite.config.js, benchIndex). */
 export const INDEX_FILE = 'index.json';
@@ -94,9 +95,17 @@ export function paramsLabel(row) {
   return Object.entries(row.params || {})
     .filter(([k]) => !HOW_PARAMS.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // files list params in different orders
-    .map(([k, v]) => `${k} ${v}`)
+    .map(([k, v]) => `${k} ${paramValue(v)}`)
     .join(', ');
 }
+
+// A param's value in the table's labels: 'causal+alibi' → 'causal+ALiBi'. 'none' stays a word
+// here (scaling none, mask none), never NoPE.
+const paramValue = (v) =>
+  String(v)
+    .split('+')
+    .map((t) => (t === 'none' ? t : kernelName(t)))
+    .join('+');
 
 /**
  * Series for plotting: per kernel and params (a causal mask and no mask are different work), one series per (source, variant, dtype), points sorted by
@@ -148,7 +157,7 @@ export function benchSeries(files) {
   return [...kernels.values()].map((k) => ({
     kernel: k.kernel,
     params: k.params,
-    title: k.params ? `${k.kernel} (${k.params})` : k.kernel,
+    title: k.params ? `${kernelName(k.kernel)} (${k.params})` : kernelName(k.kernel),
     failed: k.failed,
     series: [...k.series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.size - b.size) })),
   }));

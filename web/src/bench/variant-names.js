@@ -1,5 +1,7 @@
 // Plain names for the benchmark files' variant ids ("2-vec16", "torch-flash"): what a reader
 // sees in legends, with the id kept for the tooltip. An id not listed shows as it is.
+import { METHOD_INFO } from '../content/methods.js';
+
 const PLAIN = {
   '1-scalar': 'simple kernel',
   '1-double': 'simple kernel',
@@ -19,6 +21,9 @@ const PLAIN = {
 };
 // "rope+<variant>": RoPE applied inside that fused attention kernel.
 const FUSED_ROPE = 'rope+';
+
+/** A kernel's name as the methods' table labels it ('rope' → 'RoPE'); 'attention' stays. */
+export const kernelName = (kernel) => METHOD_INFO[kernel]?.label ?? kernel;
 
 /** "vectorised kernel, fp16" for variant "2-vec16", dtype "fp16" (and backend, if any). */
 export function plainVariant({ variant, dtype, label }) {

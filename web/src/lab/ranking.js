@@ -92,10 +92,11 @@ export function rank(groups) {
 }
 
 /** The ranked order as text: "a > b = c" (= between tied neighbours). */
+// The table's labels (content/methods.js, through the runs), never the internal ids: "ALiBi > NoPE".
 export const orderText = (ranked) =>
   ranked
     .filter((g) => g.rank !== null)
-    .map((g, i, all) => (i === 0 ? g.id : `${all[i - 1].rank === g.rank ? '=' : '>'} ${g.id}`))
+    .map((g, i, all) => `${i === 0 ? '' : `${all[i - 1].rank === g.rank ? '=' : '>'} `}${g.label ?? g.id}`)
     .join(' ');
 
 /**

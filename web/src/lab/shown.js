@@ -58,7 +58,7 @@ export function shownCurves(plan, curves, shown) {
 /** The line under each figure saying whose runs it shows ('' for the settings shown). */
 export function sourceNote(source) {
   if (source === 'example')
-    return 'Example, not your settings: the Quick preset trained by the native CLI (poslab train). Press Train to train the settings shown.';
+    return 'Example, not your settings: the Quick preset trained by PosLab’s command-line tool. Press Train to train the settings shown.';
   if (source === 'previous')
     return 'From the previous run, with other settings (greyed): press Train to train the settings shown.';
   return '';

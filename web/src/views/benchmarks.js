@@ -1,6 +1,7 @@
 // View — Benchmarks: every results file of public/bench/ (listed by bench/index.json, which the
 // build writes), per kernel time and % of the device's peak against size, PosLab's variants
 // beside the PyTorch peer. Failed rows are left out; rows never checked are marked as such.
+import { plainVariant } from '../bench/variant-names.js';
 import { INDEX_FILE, STATUS, benchSeries, deviceLine, parseIndex, parseResults, shapeLabel } from '../bench/results.js';
 import { createLinePlot } from '../plots/lineplot.js';
 import { seriesColor } from '../plots/palette.js';
@@ -9,7 +10,8 @@ import { createLocalRun } from './bench-local.js';
 import { createViewSection, textIntro } from './kit.js';
 
 const dashedIfPeer = (s) => s.peer || s.status === 'unchecked';
-const seriesLabel = (s) => `${s.label}${s.status === 'unchecked' ? ` (${STATUS.unchecked})` : ''}`;
+// The plain name (bench/variant-names.js), as the legend shows it: the id only in the legend's tooltip.
+const seriesLabel = (s) => `${plainVariant(s)}${s.status === 'unchecked' ? ` (${STATUS.unchecked})` : ''}`;
 
 async function loadFiles(base) {
   const res = await fetch(`${base}${INDEX_FILE}`);

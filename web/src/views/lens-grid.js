@@ -100,8 +100,7 @@ export function createLensGrid(parent, { onPick }) {
       legend.append(item);
     }
     const b = report.rope_bands;
-    note.textContent =
-      'A head takes the first role whose score reaches its threshold (docs/lens.md).' + (b ? ` ${bandsText(b)}` : '');
+    note.textContent = 'A head takes the first role whose score reaches its threshold.' + (b ? ` ${bandsText(b)}` : '');
   }
 
   return {

@@ -100,7 +100,7 @@ export async function labRopeCurves(p, methods, progress) {
     note: (note ? `${note}; ` : '') + `mean over ${windows} window${windows === 1 ? '' : 's'} of ${T} bytes`,
     model: r
       ? `the lab’s byte-level RoPE model retrained here (${r.steps} steps on ${r.trainedOn === 'text' ? 'your text' : 'the lab’s sample'}, its first 90%)`
-      : 'a byte-level RoPE model trained by the lab (2 layers, width 64, context 64, 2000 steps; docs/lab.md)',
+      : 'a byte-level RoPE model trained by the lab (2 layers, width 64, context 64, 2000 steps)',
     random: false,
     tokenizer: 'none (bytes, vocabulary 256)',
     textTokens: text.length,

@@ -92,7 +92,7 @@ async function labSubject(p, progress) {
   return {
     key: LAB_MODEL,
     short: 'trained',
-    label: `a byte-level RoPE model trained by the lab (${config.n_layer} layers × ${config.n_head} heads, context ${N}; docs/lab.md)`,
+    label: `a byte-level RoPE model trained by the lab (${config.n_layer} layers × ${config.n_head} heads, context ${N})`,
     random: false,
     rope: true,
     context: N,
