@@ -43,7 +43,7 @@ describe('view length-generalisation', () => {
     expect((await tableMethods(page)).sort()).toEqual(['ALiBi', 'NoPE', 'RoPE', 'learned absolute']);
     expect(await page.textContent(`${section} .lg-ours`)).toMatch(/^In the example/);
     // The native command is these settings' (N = 8 by default; a preset's N follows, below).
-    expect(await page.textContent(`${section} .lg-native`)).toMatch(/--train-len 8 .*--seed 11/);
+    expect(await page.textContent(`${section} details.native`)).toMatch(/--train-len 8 .*--seed 11/);
     await page.screenshot({ path: path.join(outDir, 'length-generalisation-example.png'), fullPage: true });
     // Quick preset: the settings move to the example's, and the progress line says so.
     await page.click(`${section} .lg-quick`);
@@ -54,7 +54,7 @@ describe('view length-generalisation', () => {
     const checked = await page.$$eval(`${section} .lg-methods input:checked`, (boxes) => boxes.map((b) => b.value));
     expect(checked).toEqual(['learned', 'rope', 'alibi', 'none']);
     expect(await page.inputValue(`${section} #c-lg-N`)).toBe('5');
-    expect(await page.textContent(`${section} .lg-native`)).toMatch(/--train-len 5 /);
+    expect(await page.textContent(`${section} details.native`)).toMatch(/--train-len 5 /);
     expect(problems).toEqual([]);
     await context.close();
   });

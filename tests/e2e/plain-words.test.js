@@ -2,8 +2,9 @@
 // method id where the methods' table has a label for it ("alibi > none > learned = rope" must
 // read "ALiBi > NoPE > learned absolute = RoPE"), no raw backticks, and no command line or
 // docs/ path outside a closed "Run it natively". What is read: the view's visible text nodes
-// (not inside a closed <details>, a select, a text box or a <code> command) and every string
-// its canvases draw (legends, axis labels: fillText is recorded before the page loads).
+// (not inside a closed <details>, a select or a text box; <code> is read for commands only,
+// where ids are the CLI's words) and every string its canvases draw (legends, axis labels:
+// fillText is recorded before the page loads).
 import { describe, expect, it } from 'vitest';
 import { METHOD_INFO } from '../../web/src/content/methods.js';
 import { VIEWS } from '../../web/src/state/registry.js';
@@ -31,19 +32,20 @@ async function textOf(page, name) {
   return page.evaluate((view) => {
     const root = document.getElementById(`view-${view}`);
     const lines = [];
+    const code = []; // commands and config keys may use ids; they still must not be in plain sight
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const parent = n.parentElement;
-      if (!n.textContent.trim() || parent.closest('select, textarea, code, script, style')) continue;
+      if (!n.textContent.trim() || parent.closest('select, textarea, script, style')) continue;
       if (!parent.checkVisibility() || parent.closest('details:not([open]) > :not(summary)')) continue;
-      lines.push(n.textContent);
+      (parent.closest('code') ? code : lines).push(n.textContent);
     }
-    return { dom: lines.join('\n'), canvas: [...(globalThis.__drawnText ?? [])] };
+    return { dom: lines.join('\n'), code: code.join('\n'), canvas: [...(globalThis.__drawnText ?? [])] };
   }, name);
 }
 
 /** Every rule a text breaks: 'rule: the offending excerpt'. */
-export function plainWordFaults(dom, canvas) {
+export function plainWordFaults(dom, canvas, code = '') {
   const faults = [];
   const excerpt = (text, i) => text.slice(Math.max(0, i - 30), i + 30).replace(/\s+/g, ' ');
   for (const text of [dom, ...canvas]) {
@@ -52,8 +54,8 @@ export function plainWordFaults(dom, canvas) {
       if (m) faults.push(`method id “${id}” (label “${METHOD_INFO[id].label}”): …${excerpt(text, m.index)}…`);
     }
   }
-  const raw = /`|\bposlab (train|lm|lens|rope-config|bench)\b|\bdocs\/\w+\.md\b/.exec(dom);
-  if (raw) faults.push(`backtick, command or docs path: …${excerpt(dom, raw.index)}…`);
+  const raw = /`|\bposlab (train|lm|lens|rope-config|bench)\b|\bdocs\/\w+\.md\b/.exec(`${dom}\n${code}`);
+  if (raw) faults.push(`backtick, command or docs path: …${excerpt(`${dom}\n${code}`, raw.index)}…`);
   return faults;
 }
 
@@ -64,6 +66,7 @@ describe('plain words', () => {
     expect(plainWordFaults('Ranking: alibi > none > learned = rope.', [])).toHaveLength(4);
     expect(plainWordFaults('', ['none', 'xpos', 'rope_theta'])).toHaveLength(2); // a legend entry that is an id
     expect(plainWordFaults('Natively: `poslab train --task copy`', [])).toHaveLength(1);
+    expect(plainWordFaults('Natively:', [], 'poslab train --position rope')).toHaveLength(1); // a command in sight
     expect(plainWordFaults('ALiBi > NoPE > learned absolute = RoPE; rope_scaling, mask: none, t5-small', [])).toEqual(
       [],
     );
@@ -87,9 +90,9 @@ describe('plain words', () => {
     else if (prefix) await drawn(page, prefix, 1, { timeout: 90_000 });
     else if (name !== 'start') await page.locator(`#view-${name} canvas:visible`).first().waitFor({ timeout: 60_000 });
     await page.waitForTimeout(300); // the frame after the last draw
-    const { dom, canvas } = await textOf(page, name);
+    const { dom, code, canvas } = await textOf(page, name);
     expect(dom.length, 'the view shows text').toBeGreaterThan(50);
-    expect(plainWordFaults(dom, canvas)).toEqual([]);
+    expect(plainWordFaults(dom, canvas, code)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

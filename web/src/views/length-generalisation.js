@@ -14,7 +14,7 @@ import { createRunState, createTrainingExecutor, restoreInto } from '../lab/runs
 import { COUPLED_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
-import { setProse } from '../ui/prose.js';
+import { nativeBox } from '../ui/native.js';
 import { createIntro, defineView, el } from './kit.js';
 import { labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
 import { createAttentionMaps } from './length-generalisation/attention.js';
@@ -80,8 +80,8 @@ export default defineView('length-generalisation', {
         'seed 000 says sinusoidal encodings let a model handle lengths it never saw; this view trains and tests that claim.',
     });
     // The command line follows the settings (a preset's N, the model, the seeds).
-    const native = el('p', 'note lg-native');
-    shell.intro.append(native);
+    const native = nativeBox();
+    shell.intro.append(native.el);
     const { methodBoxes, knob } = methodSettings(shell, store);
     const { button, train, stop, progress, source } = labActions(shell, 'lg');
     const line = createProgress(progress);
@@ -159,7 +159,7 @@ export default defineView('length-generalisation', {
       runButtons: { run: train, cancel: stop },
       show(settings) {
         const command = settingsCommand(settings);
-        setProse(native, command ? `Natively, the first method of these settings: \`${command} -o result.json\`.` : '');
+        native.set(command ? [`The first method of these settings: \`${command} -o result.json\``] : []);
         methodBoxes.show(settings.methods);
         knob.hidden = !(settings.embedScale > 0);
       },
@@ -216,10 +216,10 @@ function methodSettings(shell, store) {
   const usual = scales.find(([, s]) => scales.filter(([, t]) => t === s).length * 2 > scales.length)?.[1];
   knob.textContent =
     'One embedding scale for every method favours some: over three seeds at 4 sinusoidal did not train, ' +
-    'at 8 NoPE and T5 bias did not (docs/lab.md, Fair defaults). 0 gives each method its own (' +
+    'at 8 NoPE and T5 bias did not. 0 gives each method its own (' +
     scales
       .filter(([, s]) => s !== usual)
-      .map(([m, s]) => `${m} ${s}`)
+      .map(([m, s]) => `${methodById(m)?.label ?? m} ${s}`)
       .join(', ') +
     `, the others ${usual}).`;
   shell.panel.append(knob);
