@@ -1,8 +1,9 @@
 // `npm run report:lighthouse`: a report, not a test. Lighthouse 13.5 (pinned; its package asks
 // for Node >= 22.19 but runs on the suite's Node 20 with an engine warning) drives Debian's
-// Chromium against `vite preview` of the built site and prints, for the playground and the
-// embed page on its mobile and desktop presets, the performance and accessibility scores with
-// total blocking time, cumulative layout shift and largest contentful paint; the reports go to
+// Chromium against `vite preview` of the built site and prints, for the playground (its
+// landing), Encodings and the embed page on its mobile and desktop presets, the performance and
+// accessibility scores with total blocking time, cumulative layout shift and largest
+// contentful paint; the reports go to
 // test-output/lighthouse/. Builds like the e2e run (POSLAB_E2E_NO_BUILD=1 reuses the build;
 // POSLAB_LIGHTHOUSE_PRESETS=mobile runs one preset). Exits non-zero only when Lighthouse or
 // Chromium fails to run.
@@ -17,7 +18,9 @@ import serve from './global-setup.js';
 const outDir = path.resolve(new URL('../..', import.meta.url).pathname, 'test-output/lighthouse');
 fs.mkdirSync(outDir, { recursive: true });
 
-const PAGES = { playground: '', embed: 'embed.html#plot=encodings.table' };
+// The playground's address (the landing), the view it opened on before the landing existed,
+// and an embed.
+const PAGES = { playground: '', encodings: '#view=encodings', embed: 'embed.html#plot=encodings.table' };
 const PRESETS = { mobile: undefined, desktop: desktopConfig };
 const presets = (process.env.POSLAB_LIGHTHOUSE_PRESETS ?? 'mobile,desktop').split(',');
 

@@ -121,7 +121,8 @@ function sliderRun({ L, D, key, warmUp, steps }) {
 
 const MEASURES = {
   async firstLoad(browser, base) {
-    const { page, context, problems } = await openPage(browser, base);
+    // A permalink to Encodings: the bare address opens the landing, which draws no plot.
+    const { page, context, problems } = await openPage(browser, `${base}#view=encodings`);
     await drawn(page, 'enc');
     const t = await page.evaluate(() => ({
       firstPlot: globalThis.__poslabTimings[0].at,
