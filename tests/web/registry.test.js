@@ -26,6 +26,12 @@ describe('view registry', () => {
     expect(VIEWS.some((v) => 'load' in v)).toBe(false); // the registry imports no view
   });
 
+  // What ui/primary.js puts before the figures on a phone (tests/e2e/phone.test.js finds it there).
+  it('Registry.EveryViewWithSettingsNamesItsPrimaryControl', () => {
+    const without = VIEWS.filter((v) => v.prefix && !(typeof v.primary === 'string' && v.primary.trim()));
+    expect(without.map((v) => v.name)).toEqual([]);
+  });
+
   it('Registry.EveryViewOnTheCycleRunsAJobThatExists', async () => {
     const onCycle = [];
     for (const v of VIEWS) {

@@ -14,6 +14,7 @@ import { syncHash } from './state/url.js';
 import { addEmbedButtons } from './ui/embed-code.js';
 import { createCoreStatus } from './ui/core-status.js';
 import { createMessages } from './ui/messages.js';
+import { placePrimary } from './ui/primary.js';
 import { renderTabs } from './ui/tabs.js';
 import { applyTheme, nextTheme } from './ui/theme.js';
 import { addLead, pendingHead } from './ui/view-lead.js';
@@ -98,6 +99,7 @@ function show(state) {
       dropPending(name);
       const view = factory({ root: main, store, compute });
       addLead(view.section, decl, VIEW_LEADS[name], shownLead);
+      placePrimary(view.section, decl.primary);
       if (decl.embed) addEmbedButtons(view.section, name, store);
       built.set(name, view);
       view.section.hidden = true;

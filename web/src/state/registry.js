@@ -59,10 +59,13 @@ const cmap = (def) => oneOf(CMAPS, def);
  *   view; with `height` an embed may show it alone as `<view>.<name>` (aliases: older names).
  * @typedef {{ name: string, prefix?: string, title: string, group: string, settings?: Record<string, any>,
  *   figures?: Record<string, FigureDecl>, embed?: { height: number } | null, job?: string,
- *   fields?: Record<string, string | ((p: any) => string)>, was?: { name: string, prefix: string } }} ViewDecl
+ *   fields?: Record<string, string | ((p: any) => string)>, was?: { name: string, prefix: string },
+ *   primary?: string }} ViewDecl
  *   `fields`: an error's field (a core option's camelCase name, or a job's parameter) → the
  *   setting it is about, where the names differ; a field that is one of the view's settings
  *   needs no entry. `was`: the view's former name and prefix, read from links, never written.
+ *   `primary`: its primary control (a CSS selector in the view's section: what a person came
+ *   to pick or press), which comes before the figures on narrow screens (ui/primary.js).
  */
 
 /**
@@ -89,6 +92,7 @@ export const VIEWS = [
     name: 'encodings',
     prefix: 'enc',
     title: 'Encodings',
+    primary: '.control:has(#c-enc-method)',
     group: 'learn',
     // The defaults reproduce seed 002's 50 × 512 viridis table (content/gallery.js).
     settings: {
@@ -138,6 +142,7 @@ export const VIEWS = [
     name: 'similarity',
     prefix: 'sim',
     title: 'Similarity',
+    primary: '.control:has(#c-sim-method)',
     group: 'learn',
     // Seed 001's 300 × 512 cosine similarity.
     settings: {
@@ -164,6 +169,7 @@ export const VIEWS = [
     name: 'extrapolation',
     prefix: 'ext',
     title: 'Out-of-scope lengths',
+    primary: '.control:has(#c-ext-scaling)',
     group: 'learn',
     // Seed 000's 50 vs 100 at D = 64.
     settings: {
@@ -206,6 +212,7 @@ export const VIEWS = [
     name: 'offset',
     prefix: 'off',
     title: 'Offset matrix',
+    primary: '.control:has(#c-off-k)',
     group: 'learn',
     settings: {
       D: int(16, 2, 1024),
@@ -226,6 +233,7 @@ export const VIEWS = [
     name: 'attention',
     prefix: 'att',
     title: 'Attention & masks',
+    primary: '.control:has(#c-att-pe)',
     group: 'learn',
     settings: {
       text: text('the quick brown fox jumps over the lazy dog [PAD] [PAD]', 400),
@@ -263,6 +271,7 @@ export const VIEWS = [
     name: 'long-context',
     prefix: 'lc',
     title: 'Long context',
+    primary: '.control:has(#c-lc-model)',
     group: 'experiment',
     // The text and a local checkpoint stay on the page; the model choice and scaling travel.
     settings: {
@@ -282,6 +291,7 @@ export const VIEWS = [
     name: 'length-generalisation',
     prefix: 'lg',
     title: 'Length generalisation',
+    primary: '.lg-actions',
     group: 'experiment',
     // Training runs only when asked (Train); finished runs are cached in IndexedDB.
     settings: {
@@ -308,6 +318,7 @@ export const VIEWS = [
     name: 'text-lab',
     prefix: 'tl',
     title: 'Train short, test long',
+    primary: '.lg-actions',
     group: 'experiment',
     // Training runs only when asked (Train); the text stays on the page, never in the link.
     settings: {
@@ -336,6 +347,7 @@ export const VIEWS = [
   {
     name: 'benchmarks',
     title: 'Benchmarks',
+    primary: '.bench-local',
     group: 'benchmarks',
   },
   {
@@ -343,6 +355,7 @@ export const VIEWS = [
     prefix: 'lm',
     was: { name: 'gpt2', prefix: 'gpt' }, // older links (#view=gpt2&gpt.text=…) still open it
     title: 'Models',
+    primary: '.lm-hub',
     group: 'models',
     // A loaded checkpoint is not part of the link: the file stays on the machine.
     settings: {
@@ -364,6 +377,7 @@ export const VIEWS = [
     name: 'lens',
     prefix: 'ln',
     title: 'Position lens',
+    primary: '.control:has(#c-ln-model), .control:has(#c-ln-compare)',
     group: 'models',
     // The text and a local checkpoint stay on the page; the model, the comparison and the head
     // ('layer.head', picked in the grid; one the model lacks is said in the view, not refused
@@ -391,6 +405,7 @@ export const VIEWS = [
     name: 'rope-inspector',
     prefix: 'ri',
     title: 'RoPE inspector',
+    primary: '.control:has(#c-ri-config), .local-input',
     group: 'models',
     // A bundled config travels in the link; a pasted one stays on the page.
     settings: { config: oneOf(ROPE_CONFIG_CHOICES, 'llama-3.1-8b') },

@@ -10,18 +10,16 @@ import { refusal } from '../state/combinations.js';
 import { pick, settingOfField, viewNamed } from '../state/registry.js';
 import { renderControls } from '../ui/controls.js';
 import { reportRun } from '../ui/core-status.js';
-import { el, reveal } from '../ui/dom.js';
+import { el, reveal, scrollBox } from '../ui/dom.js';
 import { renderMath } from '../ui/math.js';
 import { setProse } from '../ui/prose.js';
 import { SEED_WORDS, setSeedProse } from '../ui/seed-link.js';
 import { nativeBox } from '../ui/native.js';
+import { NARROW } from '../ui/primary.js';
 import { markDrawn, markInput } from '../ui/timing.js';
 
-/** Screens this narrow get the one-column phone layout (styles/main.css uses the same width). */
-export const NARROW = '(max-width: 760px)';
-
-// Re-exported so a view takes its helpers from kit alone.
-export { el, pick };
+// Re-exported so a view takes its helpers from kit alone (NARROW: the phone layout's width).
+export { el, NARROW, pick };
 
 /** A control's `show` rule: shown while the setting `key` is one of `values`. */
 export const whenSettingIn =
@@ -82,12 +80,7 @@ export function plainFigure(className) {
  */
 export function createIntro(shell, { title, tex, note, source, native } = {}) {
   const heading = document.createElement('h2');
-  const formula = document.createElement('div');
-  formula.className = 'formula';
-  // A formula wider than a phone scrolls in its box: focusable, so a keyboard can scroll it too.
-  formula.tabIndex = 0;
-  formula.setAttribute('role', 'group');
-  formula.setAttribute('aria-label', 'formula');
+  const formula = scrollBox('formula', 'formula'); // a formula wider than a phone scrolls in it
   const paragraph = document.createElement('p');
   paragraph.className = 'note';
   if (title !== undefined) heading.textContent = title;
