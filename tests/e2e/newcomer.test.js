@@ -1,8 +1,8 @@
 // What a newcomer meets, checked in Chromium: every view opens with something drawn in every
 // figure it shows, without pressing Run; axe-core (pinned in package.json) finds no
 // accessibility violation (WCAG 2.x A and AA) on any view at 1280 px in the light theme, nor
-// on three views in the dark theme at phone width; and the view tabs work from the keyboard
-// alone (Tab onto them, arrows, Home, End) as the WAI-ARIA tabs pattern has it.
+// on any view at phone width (390 px) in the light and dark themes; and the view tabs work
+// from the keyboard alone (Tab onto them, arrows, Home, End) as the WAI-ARIA tabs pattern has it.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -66,13 +66,11 @@ describe('a newcomer', () => {
     await context.close();
   });
 
-  it.each(['encodings', 'long-context', 'benchmarks'])(
-    'Newcomer.%s: no axe violation, dark, phone width',
-    async (name) => {
-      const { page, context, problems } = await openPage(session.browser, `${session.base}#view=${name}&theme=dark`, {
-        ...PHONE,
-        colorScheme: 'dark',
-      });
+  it.each(VIEWS.flatMap((v) => ['light', 'dark'].map((theme) => [v.name, theme])))(
+    'Newcomer.%s: no axe violation, %s, phone width',
+    async (name, theme) => {
+      const url = `${session.base}#view=${name}&theme=${theme}`;
+      const { page, context, problems } = await openPage(session.browser, url, { ...PHONE, colorScheme: theme });
       await page.locator(`#view-${name} .view-intro h2`).waitFor();
       await expect
         .poll(async () => (await blankFigures(page, name)).blank, { timeout: 90_000, interval: 500 })

@@ -33,3 +33,16 @@ export function reveal(target) {
   if (r.top >= 0 && r.bottom <= innerHeight) return;
   target.scrollIntoView({ block: 'nearest' });
 }
+
+/**
+ * A box that scrolls sideways what cannot shrink to a phone (a table, a formula): focusable and
+ * named by `label`, so a keyboard can scroll it and a screen reader says what it holds (axe-core's
+ * scrollable-region-focusable). A box of focusable cells (the head grids) scrolls by them.
+ */
+export function scrollBox(className, label) {
+  const box = el('div', className);
+  box.tabIndex = 0;
+  box.setAttribute('role', 'group');
+  box.setAttribute('aria-label', label);
+  return box;
+}

@@ -4,7 +4,7 @@
 // job's messages are shown. Both labs are styled by styles/lab.css.
 import { download } from '../export/download.js';
 import { applyProgress, trainingLine } from '../lab/runs.js';
-import { el } from '../ui/dom.js';
+import { el, scrollBox } from '../ui/dom.js';
 
 // A lab's own class beside the shared lg-… one: the text lab (prefix 'tl') adds tl-… classes,
 // which its tests look for.
@@ -78,7 +78,7 @@ export function labActions(shell, prefix) {
  */
 export function labResults(shell, prefix) {
   const table = el('table', labClasses(prefix, 'table'));
-  const tableBox = el('div', 'lg-table-box');
+  const tableBox = scrollBox('lg-table-box', 'results table');
   tableBox.append(table);
   const papers = el('div', labClasses(prefix, 'papers'));
   const exports = el('div', 'button-row lg-exports');
