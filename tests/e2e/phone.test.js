@@ -12,7 +12,7 @@ import { browserForFile, outDir, PHONE, sidewaysScroll } from './helpers/browser
 const session = browserForFile();
 
 // What counts as the view's figure: its first plot frame, or the gallery's first card.
-const FIGURE = { gallery: '.card .thumb', benchmarks: '.fig' };
+const FIGURE = { gallery: '.card .thumb', benchmarks: '.fig', start: '.start-routes' }; // the landing's figure: its routes
 // A view's primary control (the registry's `primary`) comes before its figures, within the
 // first 1.5 screens; a figure after it may then start as far down.
 const PRIMARY = Object.fromEntries(VIEWS.filter((v) => v.primary).map((v) => [v.name, v.primary]));

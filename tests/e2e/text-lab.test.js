@@ -21,7 +21,10 @@ describe('view text-lab', () => {
     const url = `${session.base}#view=text-lab&tl.methods=alibi,rope&tl.N=16&tl.M=64&tl.steps=30&tl.seed=3`;
     const { page, context, problems } = await openPage(session.browser, url);
     await settled(page);
-    expect(await page.textContent(`${section} .tl-source`)).toMatch(/^Not your runs yet: .*bench\/lab\/text\.py/);
+    expect(await page.textContent(`${section} .tl-source`)).toMatch(/^Not your runs yet: .*native run on the sample/);
+    // Its command and commit wait under "Run it natively", closed: no backticks in the banner.
+    expect(await page.textContent(`${section} details.native`)).toMatch(/bench\/lab\/text\.py.*commit [0-9a-f]{7}/);
+    expect(await page.locator(`${section} details.native`).evaluate((d) => d.open)).toBe(false);
     for (const name of ['context', 'scaling', 'loss']) {
       expect(await page.locator(`${section} [data-figure="${name}"]`).isVisible(), name).toBe(true);
     }

@@ -9,7 +9,7 @@ import { createViewSection } from './kit.js';
 
 export default function createStartView({ root }) {
   const { section, intro } = createViewSection('start');
-  intro.append(el('p', 'note start-intro', START_INTRO));
+  intro.append(el('p', 'start-note', START_INTRO));
   const list = el('ul', 'start-routes');
   for (const route of START_ROUTES) {
     const a = el('a', 'start-route', route.label);
@@ -21,7 +21,7 @@ export default function createStartView({ root }) {
     item.append(a, line);
     list.append(item);
   }
-  const gallery = el('p', 'note');
+  const gallery = el('p', 'start-note');
   const seeds = el('a', '', 'Seed gallery');
   seeds.href = '#view=gallery';
   gallery.append('A “seed” is one of the source documents PosLab checks, in the ', seeds, '.');
