@@ -14,8 +14,7 @@ const SPECS = [
 
 const TEX = String.raw`PE(p+k) = M_k\,PE(p),\qquad M_k = \operatorname{diag}_i\!\begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i \end{pmatrix},\quad \omega_i = b^{-2i/D}`;
 
-const SOURCE =
-  'seed 002 states that PE(pos+k) is a linear function of PE(pos) for any fixed k, without showing it.';
+const SOURCE = 'seed 002 states that PE(pos+k) is a linear function of PE(pos) for any fixed k, without showing it.';
 const NOTE =
   'PE(p + k) = M_k · PE(p) holds because sin and cos of a pair share one frequency: the angle-addition formulas make each pair rotate by kωᵢ, whatever p is. ' +
   'M_k depends on k only, not on p (move p: the matrix stays). The residual is float32 rounding. The sliders cover D ≤ 256 and |k| ≤ 100; type larger values in the number boxes.';
