@@ -72,6 +72,17 @@ describe('phone layout', () => {
     const prose = page.locator(`${section} .view-intro > .note >> visible=true`);
     if (await prose.count()) expect(await topOf(`${section} .view-intro > .note >> visible=true`)).toBeGreaterThan(top);
     expect(await sidewaysScroll(page), 'the page scrolls sideways').toBeLessThanOrEqual(1);
+    // The rule holds for what a view may show later too: a long command, a long word in a list
+    // and a select with a long option, put beside the first figure, widen nothing.
+    await first.evaluate((fig) => {
+      const long = `--methods=${'learned,sinusoidal,rope,'.repeat(12)}`;
+      const probe = document.createElement('div');
+      probe.className = 'width-probe';
+      probe.innerHTML = `<p>Run <code>${long}</code></p><ul><li>${'x'.repeat(120)}</li></ul><label>Sizes <select><option>${long}</option></select></label>`;
+      fig.parentElement.insertBefore(probe, fig);
+    });
+    expect(await sidewaysScroll(page), 'long words and options widen the page').toBeLessThanOrEqual(1);
+    await page.evaluate(() => document.querySelector('.width-probe').remove());
     const fold = page.locator(`${section} .controls-fold`);
     if (await fold.count()) {
       expect(await fold.evaluate((d) => d.open), 'settings start folded on a phone').toBe(false);
