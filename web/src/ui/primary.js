@@ -20,9 +20,12 @@ export function placePrimary(section, selector) {
     node.dataset.primary = '';
     return { node, home };
   });
+  // After the intro in the DOM too, so the keyboard reaches it where the eye does.
   const slot = document.createElement('div');
   slot.className = 'view-primary';
-  section.append(slot);
+  const intro = section.querySelector(':scope > .view-intro');
+  if (intro) intro.after(slot);
+  else section.prepend(slot);
   const place = () => {
     for (const { node, home } of moved) {
       if (media.matches) slot.append(node);
