@@ -47,7 +47,8 @@ export const QUICK_SETTINGS = {
   seeds: SEEDS,
 };
 // The Full preset: every method, plain and on randomised positions (NoPE plain only), with 4
-// layers, three seeds, each on the task's budget: 15 × 3 runs, an hour or more in a browser.
+// layers, three seeds, each on the task's budget: 19 × 3 runs with the table's ten trainer
+// methods, an hour or more in a browser.
 export const FULL = [...LAB_METHODS];
 export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: 0, seeds: SEEDS };
 
