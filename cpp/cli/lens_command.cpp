@@ -44,7 +44,7 @@ struct LoadedModel {
 template <class Weights, class... Rope>
 LoadedModel loaded(Weights&& weights, Precision precision, const Rope&... rope) {
   auto keep = std::make_shared<const std::decay_t<Weights>>(std::forward<Weights>(weights));
-  return {keep, lens_model(*keep, precision, rope...)};
+  return {keep, lens_model(*keep, precision, rope...), {}};
 }
 
 // A RoPE model: its config.json is required; --rope-* replaces its scaling.
@@ -92,7 +92,7 @@ LoadedModel load_lens_model(const LensArgs& a, Precision precision) {
     // --rope-* on a lab model of a rotation method: its original length is the trained context.
     const std::optional<RopeOptions> scaling =
         rotation ? std::optional<RopeOptions>(a.rope.apply(RopeOptions{}, 0)) : std::nullopt;
-    return {checkpoint, train::lens_model(*checkpoint, scaling)};
+    return {checkpoint, train::lens_model(*checkpoint, scaling), {}};
   }
   const std::string config_text = a.config.empty() ? "" : read_model_config(a.config);
   const LmArchitecture arch = lm_architecture_of_files(a.weights, a.config, config_text);
