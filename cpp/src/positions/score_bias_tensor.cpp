@@ -29,11 +29,10 @@ T5BucketOptions t5_options(const ScoreBias& bias) {
   return o;
 }
 
-// The number of values of tensor `t` for H heads.
+// The number of values of tensor `t` for H heads (T5's buckets are option 0).
 std::size_t tensor_numel(const score_bias::ParameterTensor& t, const ScoreBias& bias,
                          std::size_t H) {
-  const auto buckets = static_cast<std::size_t>(bias.options[0]);
-  return score_bias::tensor_size(t.rows, H, buckets) * score_bias::tensor_size(t.cols, H, buckets);
+  return score_bias::tensor_numel(t, H, static_cast<std::size_t>(bias.options[0]));
 }
 
 // make(H, fill) for term_grid: `bias`'s parameters for H heads, then fill(its term).

@@ -84,7 +84,8 @@ class Engine {
       ops::layernorm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p + o.ln1_w,
                              p + o.ln1_b, N, E, c_.layer_norm_epsilon);
       ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
-      if (biased()) score_bias_forward(p + o.bias);
+      // A bias whose parameters every layer shares (ALiBi, T5) is the same in every layer.
+      if (biased() && (l == 0 || !bias_shared_)) score_bias_forward(p + o.bias);
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
                              a.qkv.data(), plan_, biased() ? bias_.data() : nullptr);
       // x_mid = x + atty·W_o + b
@@ -140,7 +141,7 @@ class Engine {
       ops::attention_backward(dqkv_.data(), dq_.data(), dk_.data(), dv_.data(), datt_.data(),
                               datty_.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
                               plan_, biased() ? bias_.data() : nullptr);
-      if (biased()) score_bias_backward(p + o.bias, g + o.bias);
+      if (biased() && bias_parameters_ > 0) score_bias_backward(p + o.bias, g + o.bias);
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
                            p + o.attn_w, N, E, 3 * E, true);
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
@@ -259,7 +260,7 @@ class Engine {
   void score_bias_backward(const T* parameters, T* g) {
     const std::size_t H = c_.n_head, L = L_;
     std::vector<double> ds(H);
-    bias_grad_.assign(score_bias_parameter_count(c_), 0.0);
+    bias_grad_.assign(bias_parameters_, 0.0);
     with_term(parameters, [&](const auto& term) {
       for (std::size_t b = 0; b < B_; ++b) {
         const std::int32_t* pos = positions_.data() + b * L;
@@ -390,6 +391,9 @@ class Engine {
   std::vector<T> dx_, dbuf_, datty_, dqkv_, dq_, dk_, dv_, datt_, dfc_, dfc2_;
   std::vector<T> bias_;
   std::vector<double> bias_grad_;
+  // The score bias's parameter count, and whether every layer reads the same ones.
+  std::size_t bias_parameters_ = score_bias_parameter_count(c_);
+  bool bias_shared_ = score_bias::shared_by_layers(score_bias::parameter_tensors(c_.position));
 };
 
 }  // namespace poslab::train

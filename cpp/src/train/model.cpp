@@ -75,8 +75,7 @@ std::vector<std::string> score_bias_tensors(const ModelConfig& c, std::size_t la
 std::size_t score_bias_parameter_count(const ModelConfig& c) {
   std::size_t count = 0;
   for (const score_bias::ParameterTensor& t : score_bias::parameter_tensors(c.position)) {
-    count += score_bias::tensor_size(t.rows, c.n_head, c.t5_num_buckets) *
-             score_bias::tensor_size(t.cols, c.n_head, c.t5_num_buckets);
+    count += score_bias::tensor_numel(t, c.n_head, c.t5_num_buckets);
   }
   return count;
 }

@@ -321,12 +321,26 @@ inline ParameterTensors parameter_tensors(PositionMethod method) {
   });
 }
 
-// The number of values of one tensor for H heads and T5's `buckets`.
+// The extent of one axis of a tensor for H heads and T5's `buckets`.
 inline std::size_t tensor_size(ParameterTensor::Size size, std::size_t heads, std::size_t buckets) {
   return size == ParameterTensor::kHeads     ? heads
          : size == ParameterTensor::kHidden  ? kFireHidden
          : size == ParameterTensor::kBuckets ? buckets
                                              : 1;
+}
+
+// The number of values of tensor `t` for H heads and T5's `buckets`.
+inline std::size_t tensor_numel(const ParameterTensor& t, std::size_t heads, std::size_t buckets) {
+  return tensor_size(t.rows, heads, buckets) * tensor_size(t.cols, heads, buckets);
+}
+
+// Whether every layer reads the same parameters (none, or only shared tensors): its bias for a
+// batch is then the same in every layer.
+inline bool shared_by_layers(const ParameterTensors& tensors) {
+  for (const ParameterTensor& t : tensors) {
+    if (t.per_layer) return false;
+  }
+  return true;
 }
 
 // Fills the n values of tensor `t` as it starts, drawing from `rng` in order (host only).
