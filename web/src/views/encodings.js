@@ -144,8 +144,9 @@ function headingFor(p) {
   if (isRotation(p.method)) {
     // A decaying rotation's table is its queries' side (ζ^e), at the scale base shown.
     const decay = hasOption(p.method, 'scaleBase') ? `; queries, scale base ${p.scalebase}` : '';
+    const kept = hasOption(p.method, 'keepFraction') ? `; p = ${p.keep}, the rest not rotated` : '';
     const pairs = rotationPairs(p.method, p.style);
-    return `${METHOD_INFO[p.method].label} (${pairs}${decay}) of the unit vector, ${p.L} × ${p.D}`;
+    return `${METHOD_INFO[p.method].label} (${pairs}${decay}${kept}) of the unit vector, ${p.L} × ${p.D}`;
   }
   if (isHeadBias(p.method)) {
     const seeded = isSeeded(p.method) ? `, seed ${p.seed}` : '';
