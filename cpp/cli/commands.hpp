@@ -83,6 +83,7 @@ void add_lm_commands(Commands& commands);
 void add_lm_random_command(Commands& commands);
 // lens_command.cpp: how a model's heads use position.
 void add_lens_command(Commands& commands);
+void add_surgery_command(Commands& commands);
 // train_command.cpp: the length-generalisation lab's trainer.
 void add_train_command(Commands& commands);
 // methods_command.cpp: the table of position methods.

@@ -18,6 +18,7 @@
 #include "poslab/models/lm.hpp"
 #include "poslab/models/unmodelled_keys.hpp"
 #include "rope_scaling_flags.hpp"
+#include "surgery_flags.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -28,6 +29,7 @@ struct LmArgs {
   bool loss_by_position = false;
   long long top_k = 10;
   RopeScalingFlags rope;
+  SurgeryFlags surgery;
 };
 
 // A RoPE model (GPT-NeoX, Llama): its config.json is required (the head counts and rotary
@@ -48,8 +50,13 @@ void run_rope_model(const LmArgs& a, const std::string& config_text,
   options.logits = !a.loss_by_position;
   options.loss_by_position = a.loss_by_position;
   if (!a.rope.scaling.empty()) options.rope = a.rope.apply(config);
+  with_surgery_flag_names([&] { options.surgery = a.surgery.surgery(); });
   const auto weights = load_lm_weights(a.weights, config);
-  const auto result = forward(weights, tokens, options);
+  const auto result = [&] {
+    decltype(forward(weights, tokens, options)) out;
+    with_surgery_flag_names([&] { out = forward(weights, tokens, options); });
+    return out;
+  }();
   if (!a.trace.empty()) {
     index["model"] = nlohmann::json::parse(config.to_json());
     const RopeOptions rope = options.rope ? *options.rope : config.rope();
@@ -58,6 +65,7 @@ void run_rope_model(const LmArgs& a, const std::string& config_text,
                      {"original_length", rope.original_length},
                      {"rotary_dim", rope_frequencies(config.head_dim(), rope).rotary_dim},
                      {"base", rope.base}};
+    index["surgery"] = describe(options.surgery);
   }
   write_lm_outputs(a.out, a.loss_by_position ? result.losses : result.logits, a.trace,
                    std::move(index), lm_trace(result));
@@ -88,6 +96,12 @@ void run_lm(const LmArgs& a) {
   index["precision"] = to_string(precision);
   index["tokens"] = tokens;
   if (arch == LmArchitecture::kGpt2) {
+    if (a.surgery.any()) {
+      throw UsageError(a.weights +
+                       " is a GPT-2 checkpoint: position surgery runs on the RoPE models "
+                       "(GPT-NeoX, the Llama family) and the lab's checkpoints (poslab lens, "
+                       "poslab surgery)");
+    }
     if (a.rope.any()) {
       throw UsageError(
           "--rope-* options apply to RoPE models (GPT-NeoX, Llama); " + a.weights +
@@ -147,6 +161,7 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
       ->check(parsed_by(parse_precision, choices(kPrecisionNames)));
   add_lm_trace_options(cmd, a.top_k, a.trace);
   add_rope_scaling_flags(cmd, a.rope);
+  add_surgery_flags(cmd, a.surgery);
   add_threads(cmd);
   add_output(cmd, a.out);
 }

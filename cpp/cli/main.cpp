@@ -64,6 +64,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_gpt2_commands(commands);
   poslab::cli::add_lm_commands(commands);
   poslab::cli::add_lens_command(commands);
+  poslab::cli::add_surgery_command(commands);
   poslab::cli::add_train_command(commands);
   poslab::cli::add_methods_command(commands);
 

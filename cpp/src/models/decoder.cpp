@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "models/vocabulary_head.hpp"
 #include "poslab/analysis/lens.hpp"
@@ -70,17 +71,48 @@ TensorF start_rope_forward(const std::vector<long long>& tokens, const RopeLmOpt
 
 }  // namespace
 
+namespace {
+
+// The layer a pass starts at: first_changed_layer of its surgery when it reuses an unmodified
+// pass's residual stream (checked to be one of these tokens), else 0.
+std::size_t first_layer(const RopeLmOptions& options, std::size_t T, const LmDims& dims,
+                        std::size_t layers) {
+  if (!options.reuse_inputs) return 0;
+  require(!options.trace, "trace", "a pass that reuses another's layers cannot be traced");
+  const std::vector<TensorF>& inputs = *options.reuse_inputs;
+  require(inputs.size() == layers + 1, "reuseInputs",
+          "prefix reuse needs the N + 1 residuals of an unmodified pass");
+  for (const TensorF& x : inputs) {
+    require(x.ndim() == 2 && x.dim(0) == T && x.dim(1) == std::size_t(dims.width), "reuseInputs",
+            "prefix reuse needs the residuals of a pass over the same tokens");
+  }
+  return first_changed_layer(options.surgery, layers);
+}
+
+}  // namespace
+
 RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
                              const RopeOptions& trained, const LmDims& dims, long long head_dim,
                              const RopeLmParts& parts) {
-  const RopeOptions rope = options.rope ? *options.rope : trained;
+  const RopeOptions& chosen = options.rope ? *options.rope : trained;
+  check_surgery(options.surgery,
+                {parts.model, static_cast<long long>(parts.layers), dims.heads,
+                 rope_frequencies(head_dim, chosen).rotary_dim / 2, parts.local_layers});
+  const RopeOptions rope = surgery_rope(chosen, options.surgery);
   TensorF x = start_rope_forward(tokens, options, rope, dims, head_dim, parts);
   require_finite_activation(x, "the token embedding");
+  const std::size_t first = first_layer(options, tokens.size(), dims, parts.layers);
+  if (options.layer_inputs) {
+    options.layer_inputs->clear();
+    for (std::size_t i = 0; i < first; ++i)
+      options.layer_inputs->push_back((*options.reuse_inputs)[i]);
+  }
+  if (first > 0) x = (*options.reuse_inputs)[first];
   RopeLmResult result;
   x = decoder_layers(
       std::move(x), parts.layers, [&](std::size_t i) { return parts.layer(i, rope, options); },
-      options.trace ? &result.layers : nullptr,
-      options.trace ? options.on_layer : LmLayerVisitor{});
+      options.trace ? &result.layers : nullptr, options.trace ? options.on_layer : LmLayerVisitor{},
+      first, options.layer_inputs);
   const TensorF final_x = parts.final_norm(x);
   require_finite_activation(final_x, "the final norm");
   vocabulary_head_into(result, final_x, *parts.head, tokens, options);
@@ -136,21 +168,49 @@ void rotate(Heads& heads, const RopeOptions& rope, Precision precision, long lon
   }
 }
 
+namespace {
+
+// Head h of (n, T, d) copied from head `from` of `source`.
+void copy_head(TensorF& to, std::size_t h, const TensorF& source, std::size_t from) {
+  const std::size_t per_head = to.dim(1) * to.dim(2);
+  std::copy_n(source.ptr() + from * per_head, per_head, to.ptr() + h * per_head);
+}
+
+// The columns of head h in merged (T, H·d) set to 0.
+void zero_head(TensorF& merged, std::size_t h, std::size_t d) {
+  const std::size_t T = merged.dim(0), width = merged.dim(1);
+  for (std::size_t t = 0; t < T; ++t) std::fill_n(merged.ptr() + t * width + h * d, d, 0.0f);
+}
+
+}  // namespace
+
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
-                       LmLayerTrace* trace, long long window, double scale) {
-  // k rotated before repeat_kv: K heads of work.
-  if (options.positions.empty()) {
+                       std::size_t layer, LmLayerTrace* trace, long long window, double scale) {
+  const std::size_t H = heads.q.dim(0), d = heads.q.dim(2), g = H / heads.k.dim(0);
+  const LayerSurgery surgery = layer_surgery(options.surgery, layer, H);
+  // A NoPE head reads q and k as they were before the rotation.
+  const std::optional<Heads> plain =
+      surgery.nope_heads.empty() ? std::nullopt : std::optional<Heads>(heads);
+  // k rotated before repeat_kv: K heads of work. A NoPE layer skips the rotation.
+  if (!surgery.nope && options.positions.empty()) {
     rotate(heads, rope, options.precision, options.position_offset);
-  } else {
+  } else if (!surgery.nope) {
     rotate(heads, rope, options.positions);
   }
-  const std::size_t g = heads.q.dim(0) / heads.k.dim(0);
   if (g > 1) {  // grouped-query attention (Llama family)
     heads.k = repeat_heads(heads.k, g);
     heads.v = repeat_heads(heads.v, g);
   }
+  for (std::size_t h = 0; h < surgery.nope_heads.size(); ++h) {
+    if (!surgery.nope_heads[h]) continue;
+    copy_head(heads.q, h, plain->q, h);
+    copy_head(heads.k, h, plain->k, h / g);  // its own copy of the shared k
+  }
   TensorF merged = causal_attention(heads, nullptr, options.precision,
                                     trace ? &trace->attention : nullptr, window, scale);
+  for (std::size_t h = 0; h < surgery.ablated.size(); ++h) {
+    if (surgery.ablated[h]) zero_head(merged, h, d);
+  }
   if (trace && options.pair_energy) {
     const long long R = rope_frequencies(heads.q.dim(2), rope).rotary_dim;
     trace->pair_energy = rope_pair_energy(heads.q, heads.k, trace->attention, R, rope.style);
@@ -267,9 +327,11 @@ void require_finite_activation(const TensorF& x, const std::string& what) {
 
 TensorF decoder_layers(TensorF x, std::size_t n,
                        const std::function<DecoderLayer(std::size_t)>& layer_of,
-                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer) {
+                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer,
+                       std::size_t first, std::vector<TensorF>* inputs) {
   const bool traced = traces != nullptr || bool(on_layer);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = first; i < n; ++i) {
+    if (inputs) inputs->push_back(x);
     LmLayerTrace trace;
     try {
       x = decoder_layer(x, layer_of(i), traced ? &trace : nullptr, i);
@@ -285,6 +347,7 @@ TensorF decoder_layers(TensorF x, std::size_t n,
       traces->push_back(std::move(trace));
     }
   }
+  if (inputs) inputs->push_back(x);
   return x;
 }
 

@@ -55,10 +55,13 @@ void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>&
 // A RoPE model's attention after its projections: q and k rotated (rotate, at the options'
 // offset or positions), k and v repeated to the query heads (repeat_heads, g = H / K),
 // causal_attention with its weights in the trace, and, when the options ask, the trace's
-// pair_energy from the rotated q and k.
+// pair_energy from the rotated q and k. The options' surgery of layer `layer`: no rotation
+// in a NoPE layer; a NoPE head's q and its copy of the shared k left unrotated; an ablated
+// head's output columns zeroed.
 // `scale`: the scores' scale, 1/√d when 0.
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
-                       LmLayerTrace* trace, long long window = 0, double scale = 0.0);
+                       std::size_t layer, LmLayerTrace* trace, long long window = 0,
+                       double scale = 0.0);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.
@@ -104,11 +107,14 @@ void require_finite_activation(const TensorF& x, const std::string& what);
 TensorF decoder_layer(const TensorF& x, const DecoderLayer& layer, LmLayerTrace* trace,
                       std::size_t index = 0);
 
-// x (T, E) through n layers, layer i as layer_of(i) describes it; one trace per layer
-// appended to `traces` when it is not null, or handed to `on_layer` when that is set.
+// x (T, E) through layers first .. n − 1 (x enters layer `first`), layer i as layer_of(i)
+// describes it; one trace per layer appended to `traces` when it is not null, or handed to
+// `on_layer` when that is set; each layer's input, and the last one's output, appended to
+// `inputs` when it is not null.
 TensorF decoder_layers(TensorF x, std::size_t n,
                        const std::function<DecoderLayer(std::size_t)>& layer_of,
-                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer = {});
+                       std::vector<LmLayerTrace>* traces, const LmLayerVisitor& on_layer = {},
+                       std::size_t first = 0, std::vector<TensorF>* inputs = nullptr);
 
 // What a RoPE model (GPT-NeoX, the Llama family) brings to rope_lm_forward.
 struct RopeLmParts {
@@ -124,13 +130,15 @@ struct RopeLmParts {
   std::function<DecoderLayer(std::size_t i, const RopeOptions& rope, const RopeLmOptions& options)>
       layer;
   std::function<TensorF(const TensorF&)> final_norm;
+  bool local_layers = false;  // some layers turn at a base of their own (Gemma 3's sliding ones)
 };
 
 // A RoPE model's forward pass, written once. Before any work it refuses a bad request: the
 // tokens (check_tokens, up to kMaxRopeLmTokens), top_k and the outputs asked for, the rotation
-// (options.rope, else `trained`) at head_dim, the loss's tokens, then parts.check_sizes(T).
-// Then x[t] = embedding[token t]·embedding_scale, the layers, the final norm and the vocabulary
-// head, as `options` asks (logits, losses, top_k, trace).
+// (options.rope, else `trained`) at head_dim, the surgery, the loss's tokens, then
+// parts.check_sizes(T). Then x[t] = embedding[token t]·embedding_scale (or the reused
+// residual of the first changed layer), the layers, the final norm and the vocabulary head, as
+// `options` asks (logits, losses, top_k, trace).
 RopeLmResult rope_lm_forward(const std::vector<long long>& tokens, const RopeLmOptions& options,
                              const RopeOptions& trained, const LmDims& dims, long long head_dim,
                              const RopeLmParts& parts);

@@ -24,13 +24,13 @@ TensorF linear(const TensorF& x, const StoredTensor& w, const StoredTensor& b, P
 
 // Causal self-attention of one layer: qkv (T, 3E) = query_key_value(a), per head [q | k | v];
 // q and k rotated; heads merged and projected by dense.
-TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t H,
+TensorF self_attention(const TensorF& a, const GptNeoxLayer& layer, std::size_t i, std::size_t H,
                        const RopeOptions& rope, const RopeLmOptions& options, LmLayerTrace* trace) {
   const Precision precision = options.precision;
   const TensorF qkv = linear(a, layer.query_key_value_weight, layer.query_key_value_bias, precision,
                              "query_key_value output (T, 3E)");
   model::Heads heads = model::split_heads(qkv, H, model::QkvLayout::kPerHead);
-  const TensorF merged = model::rope_attention(std::move(heads), rope, options, trace);
+  const TensorF merged = model::rope_attention(std::move(heads), rope, options, i, trace);
   return linear(merged, layer.dense_weight, layer.dense_bias, precision, "attention (T, E)");
 }
 
@@ -69,8 +69,8 @@ GptNeoxResult gpt_neox_forward(const GptNeoxWeights& weights, const std::vector<
         model::layer_norm_op(l->input_layernorm_weight, l->input_layernorm_bias, eps),
         model::layer_norm_op(l->post_attention_layernorm_weight, l->post_attention_layernorm_bias,
                              eps),
-        [l, H, &rope, &o](const TensorF& a, LmLayerTrace* t) {
-          return self_attention(a, *l, H, rope, o, t);
+        [l, i, H, &rope, &o](const TensorF& a, LmLayerTrace* t) {
+          return self_attention(a, *l, i, H, rope, o, t);
         },
         [l, precision](const TensorF& m) { return mlp(m, *l, precision); },
         c.use_parallel_residual ? model::Residual::kParallel : model::Residual::kSequential};

@@ -46,8 +46,11 @@ TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaCon
     heads.q = per_head_rms_norm(std::move(heads.q), layer.q_norm_weight, c);
     heads.k = per_head_rms_norm(std::move(heads.k), layer.k_norm_weight, c);
   }
-  const TensorF merged = model::rope_attention(std::move(heads), c.layer_rope(i, rope), options,
-                                               trace, c.window_of(i), c.attention_scale());
+  const RopeOptions layer_rope = c.local_rotation(i)
+                                     ? surgery_rope(c.layer_rope(i, rope), options.surgery, true)
+                                     : c.layer_rope(i, rope);
+  const TensorF merged = model::rope_attention(std::move(heads), layer_rope, options, i, trace,
+                                               c.window_of(i), c.attention_scale());
   TensorF out =
       linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
   if (!c.gemma()) return out;
@@ -107,7 +110,8 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
       tokens, options, c.rope(), c.dims, c.head_dim(),
       {c.gemma() ? "Gemma 3" : "Llama", &weights.embed_tokens, c.embedding_scale(), &weights.head(),
        weights.layers.size(), [&](std::size_t T) { check_sizes(c, T, options); }, layer,
-       [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps, offset); }});
+       [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps, offset); },
+       c.has_local_rotation()});
 }
 
 }  // namespace poslab

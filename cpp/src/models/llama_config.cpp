@@ -220,11 +220,19 @@ double LlamaConfig::attention_scale() const {
 }
 
 RopeOptions LlamaConfig::layer_rope(std::size_t layer, const RopeOptions& full) const {
-  if (!gemma() || window_of(layer) == 0) return full;
+  if (!local_rotation(layer)) return full;
   RopeOptions local;
   local.base = rope_local_base_freq;
   local.style = RopeStyle::kNeox;
+  local.zero_pairs = full.zero_pairs;
   return local;
+}
+
+bool LlamaConfig::has_local_rotation() const {
+  for (std::size_t i = 0; i < std::size_t(dims.layers); ++i) {
+    if (local_rotation(i)) return true;
+  }
+  return false;
 }
 
 RopeOptions LlamaConfig::rope() const {

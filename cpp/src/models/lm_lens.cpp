@@ -63,7 +63,7 @@ LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long 
   const RopeOptions& rope = *base.rope;
   // Dynamic NTK and longrope (its long factors past N) turn by the sequence's length.
   out.length_dependent = rope.scaling == RopeScaling::kDynamic || rope.longrope != nullptr;
-  out.inv_freq = rope_frequencies(head_dim, rope).inv_freq;
+  out.inv_freq = rope_frequencies(head_dim, surgery_rope(rope, base.surgery)).inv_freq;
   out.trained_context = rope.scaling != RopeScaling::kNone && rope.original_length > 0
                             ? rope.original_length
                             : context;
@@ -73,11 +73,13 @@ LensModel rope_lens_model(const RopeLmRun& run, const RopeLmOptions& base, long 
 // The passes' shared options: precision, the rotation (the config's unless overridden), top-1.
 template <class Config>
 RopeLmOptions rope_lens_options(const Config& config, Precision precision,
-                                const std::optional<RopeOptions>& rope) {
+                                const std::optional<RopeOptions>& rope,
+                                const PositionSurgery& surgery) {
   RopeLmOptions o;
   o.precision = precision;
   o.rope = rope ? *rope : config.rope();
   o.top_k = 1;
+  o.surgery = surgery;
   return o;
 }
 
@@ -95,13 +97,15 @@ std::function<std::uint64_t(long long)> lm_working_set(const LmDims& dims) {
 // An architecture's weights and forward pass as rope_lens_model's one run.
 template <class Weights, class Forward>
 LensModel rope_lens_model_of(const Weights& weights, Precision precision,
-                             const std::optional<RopeOptions>& rope, Forward forward) {
+                             const std::optional<RopeOptions>& rope, const PositionSurgery& surgery,
+                             Forward forward) {
   const auto& c = weights.config;
   LensModel out = rope_lens_model(
       [&weights, forward](const std::vector<long long>& t, const RopeLmOptions& o) {
         return forward(weights, t, o);
       },
-      rope_lens_options(c, precision, rope), c.dims.vocab_size, c.head_dim(), c.dims.context);
+      rope_lens_options(c, precision, rope, surgery), c.dims.vocab_size, c.head_dim(),
+      c.dims.context);
   out.working_set = lm_working_set(c.dims);
   return out;
 }
@@ -109,10 +113,15 @@ LensModel rope_lens_model_of(const Weights& weights, Precision precision,
 // Each layer's pairs, where a Llama-family member turns some layers at another base (Gemma 3's
 // sliding layers); empty where every layer turns as `model.inv_freq` says.
 std::vector<std::vector<double>> layer_frequencies(const LlamaConfig& c, const RopeOptions& rope,
+                                                   const PositionSurgery& surgery,
                                                    const std::vector<double>& all) {
   std::vector<std::vector<double>> layers;
+  const RopeOptions full = surgery_rope(rope, surgery);
   for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
-    layers.push_back(rope_frequencies(c.head_dim(), c.layer_rope(i, rope)).inv_freq);
+    const RopeOptions layer = c.local_rotation(i)
+                                  ? surgery_rope(c.layer_rope(i, full), surgery, true)
+                                  : c.layer_rope(i, full);
+    layers.push_back(rope_frequencies(c.head_dim(), layer).inv_freq);
   }
   const bool same = std::all_of(layers.begin(), layers.end(),
                                 [&](const std::vector<double>& l) { return l == all; });
@@ -160,15 +169,15 @@ LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
 }
 
 LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
-                     const std::optional<RopeOptions>& rope) {
-  return rope_lens_model_of(weights, precision, rope, gpt_neox_forward);
+                     const std::optional<RopeOptions>& rope, const PositionSurgery& surgery) {
+  return rope_lens_model_of(weights, precision, rope, surgery, gpt_neox_forward);
 }
 
 LensModel lens_model(const LlamaWeights& weights, Precision precision,
-                     const std::optional<RopeOptions>& rope) {
-  LensModel out = rope_lens_model_of(weights, precision, rope, llama_forward);
-  out.layer_inv_freq =
-      layer_frequencies(weights.config, rope ? *rope : weights.config.rope(), out.inv_freq);
+                     const std::optional<RopeOptions>& rope, const PositionSurgery& surgery) {
+  LensModel out = rope_lens_model_of(weights, precision, rope, surgery, llama_forward);
+  out.layer_inv_freq = layer_frequencies(weights.config, rope ? *rope : weights.config.rope(),
+                                         surgery, out.inv_freq);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "poslab/base/errors.hpp"
+#include "poslab/models/position_surgery.hpp"
 #include "poslab/positions/formulas.hpp"
 #include "poslab/positions/rope.hpp"
 #include "poslab/positions/score_bias.hpp"
@@ -70,6 +71,9 @@ class Engine {
   const ModelConfig& config() const { return c_; }
   // The scaling RoPE rotates with from the next forward() on (Model::set_rope_scaling).
   void set_rope_scaling(const RopeOptions& options) { rope_scaling_ = options; }
+  // Position surgery (models/position_surgery.hpp) applied by the next forward() passes, which
+  // then have no backward(); null: none. The caller keeps it alive and has checked it.
+  void set_surgery(const PositionSurgery* surgery) { surgery_ = surgery; }
 
   // Runs the model over the batch up to the logits (N, V), kept in logits().
   void forward(const T* p, const Batch& batch) {
@@ -86,8 +90,10 @@ class Engine {
       ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
       // A bias whose parameters every layer shares (ALiBi, T5) is the same in every layer.
       if (biased() && (l == 0 || !bias_shared_)) score_bias_forward(p + o.bias);
+      const LayerSurgery surgery = plan_surgery(l);
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
                              a.qkv.data(), plan_, biased() ? bias_.data() : nullptr);
+      ablate_heads(a.atty.data(), surgery);
       // x_mid = x + atty·W_o + b
       ops::linear_forward(a.mid.data(), a.atty.data(), p + o.proj_w, p + o.proj_b, N, E, E);
       for (std::size_t n = 0; n < N * E; ++n) a.mid[n] += x[n];
@@ -99,6 +105,7 @@ class Engine {
       ops::linear_forward(out, a.fc_gelu.data(), p + o.fcproj_w, p + o.fcproj_b, N, I, E);
       for (std::size_t n = 0; n < N * E; ++n) out[n] += a.mid[n];
     }
+    plan_surgery(c_.n_layer);  // every head rotates again, as backward() expects
     ops::layernorm_forward(lnf_.data(), lnf_mean_.data(), lnf_rstd_.data(), residual(c_.n_layer),
                            p + off_.lnf_w, p + off_.lnf_b, N, E, c_.layer_norm_epsilon);
     // Tied head: logits (N, V) = lnf (N, E) · wteᵀ (wte stored (V, E)).
@@ -114,6 +121,7 @@ class Engine {
 
   // After loss(): the gradient of every parameter, accumulated into g (zeroed by the caller).
   void backward(const T* p, T* g) {
+    require(surgery_ == nullptr, "a pass under position surgery has no gradient");
     const std::size_t E = c_.n_embd, I = c_.n_inner, N = n_, V = c_.vocab_size;
     // Tied head: dlnf = dlogits · wte; dwte += dlogitsᵀ · lnf.
     std::fill(dx_.begin(), dx_.end(), T(0));
@@ -226,6 +234,29 @@ class Engine {
   }
 
   T* residual(std::size_t l) { return residual_.data() + l * n_ * c_.n_embd; }
+
+  // The attention plan for layer l under the surgery (no rotation in a NoPE layer, none for a
+  // NoPE head), and what else it does to the layer; l = n_layer restores the plain plan.
+  LayerSurgery plan_surgery(std::size_t l) {
+    const bool rotation = position_method_info(c_.position).kind == PositionKind::kRotation;
+    if (surgery_ == nullptr || l == c_.n_layer) {
+      plan_.rope = rotation;
+      plan_.unrotated.clear();
+      return {};
+    }
+    LayerSurgery s = layer_surgery(*surgery_, l, c_.n_head);
+    plan_.rope = rotation && !s.nope;
+    plan_.unrotated = s.nope_heads;
+    return s;
+  }
+  // An ablated head's output columns of atty (B·T, E) set to 0 before the output projection.
+  void ablate_heads(T* atty, const LayerSurgery& s) const {
+    const std::size_t E = c_.n_embd, d = E / c_.n_head;
+    for (std::size_t h = 0; h < s.ablated.size(); ++h) {
+      if (!s.ablated[h]) continue;
+      for (std::size_t r = 0; r < n_; ++r) std::fill_n(atty + r * E + h * d, d, T(0));
+    }
+  }
   bool biased() const { return position_method_info(c_.position).kind == PositionKind::kScoreBias; }
 
   // The score-bias hook: every score-bias method's term (score_bias.hpp) over the batch's
@@ -296,6 +327,7 @@ class Engine {
       const bool decays = method.scale_base > 0.0;
       RopeOptions rope = rope_scaling_;
       rope.base = c_.base;
+      if (surgery_ != nullptr) rope = surgery_rope(rope, *surgery_);
       rope.style = method.style;
       rope.keep_fraction = c_.keep_fraction;
       const std::int32_t last = *std::max_element(batch.positions.begin(), batch.positions.end());
@@ -383,6 +415,7 @@ class Engine {
   ModelConfig c_;
   ParamOffsets off_;
   RopeOptions rope_scaling_;
+  const PositionSurgery* surgery_ = nullptr;
   std::size_t B_ = 0, L_ = 0, n_ = 0;
   ops::AttentionPlan plan_;
   std::vector<std::int32_t> tokens_, positions_;

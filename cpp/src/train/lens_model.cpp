@@ -10,29 +10,10 @@
 #include "poslab/positions/position_methods.hpp"
 #include "poslab/positions/rope.hpp"
 #include "poslab/train/model.hpp"
+#include "train/lab_batch.hpp"
 
 namespace poslab::train {
 namespace {
-
-// One sequence of token ids at positions offset, offset + 1, ... (or positions[t]) as the
-// lab's model takes it.
-Batch lab_batch(const std::vector<long long>& tokens, long long offset, long long vocab,
-                const std::vector<std::int32_t>& positions = {}) {
-  Batch b;
-  b.batch = 1;
-  b.length = tokens.size();
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    require(tokens[t] >= 0 && tokens[t] < vocab, "tokens",
-            "token id " + std::to_string(tokens[t]) + " is outside the model's vocabulary of " +
-                std::to_string(vocab));
-    b.tokens.push_back(static_cast<std::int32_t>(tokens[t]));
-    b.positions.push_back(positions.empty() ? static_cast<std::int32_t>(offset + (long long)t)
-                                            : positions[t]);
-  }
-  b.targets = b.tokens;  // unscored
-  b.loss_mask.assign(b.length, 0.0f);
-  return b;
-}
 
 // Layer l of a per-layer stack (N, a, b, c) as (a, b, c).
 TensorF slice(const TensorF& stack, std::size_t l) {
@@ -50,8 +31,10 @@ std::vector<double> losses_of(const TensorF& logits, const std::vector<long long
 
 }  // namespace
 
-LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOptions>& scaling) {
+LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOptions>& scaling,
+                     const PositionSurgery& surgery) {
   auto model = std::make_shared<Model>(checkpoint.model);
+  model->set_surgery(surgery);
   const long long V = (long long)checkpoint.model.vocab_size;
   LensModel out;
   out.vocab = V;
@@ -96,7 +79,7 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
     rope.style = style;
     rope.original_length = (long long)checkpoint.train_len;
     if (scaling) model->set_rope_scaling(rope);
-    out.inv_freq = rope_frequencies(d, rope).inv_freq;
+    out.inv_freq = rope_frequencies(d, surgery_rope(rope, surgery)).inv_freq;
     out.trained_context = (long long)checkpoint.train_len;
     out.length_dependent = rope.scaling == RopeScaling::kDynamic;
   }

@@ -140,6 +140,7 @@ struct Model::Workspace {
   // Natively, with threads > 1: one engine and one gradient buffer per shard of the batch.
   std::vector<Engine<float>> shards;
   std::vector<Parameters> shard_grads;
+  PositionSurgery surgery;  // what the engines point at (Model::set_surgery): moves with them
   Workspace(const ModelConfig& c) : engine(c, Parameters(c).info()) {}
 };
 
@@ -305,6 +306,21 @@ Model::AttentionTrace Model::attention_trace(const Parameters& params, const Bat
     take(e.keys(l), H * L * d, out.k, l);
   }
   return out;
+}
+
+SurgeryTarget Model::surgery_target() const {
+  const bool rotates = position_method_info(config_.position).kind == PositionKind::kRotation;
+  return {std::string("a ") + to_string(config_.position) + " model",
+          static_cast<long long>(config_.n_layer), static_cast<long long>(config_.n_head),
+          rotates ? static_cast<long long>(config_.n_embd / config_.n_head / 2) : 0, false};
+}
+
+void Model::set_surgery(const PositionSurgery& surgery) {
+  check_surgery(surgery, surgery_target());
+  workspace_->surgery = surgery;
+  const PositionSurgery* active = surgery.empty() ? nullptr : &workspace_->surgery;
+  workspace_->engine.set_surgery(active);
+  for (Engine<float>& e : workspace_->shards) e.set_surgery(active);
 }
 
 void Model::set_rope_scaling(const RopeOptions& options) {

@@ -155,6 +155,9 @@ struct AttentionPlan {
   std::vector<double> cos,
       sin;  // (B·T, d/2): cos and sin of position·θ_i, in double (a decay: ·ζ_i^e)
   std::vector<double> key_cos, key_sin;  // a decay: the keys' (·ζ_i^(−e)); empty: cos, sin
+  // Position surgery's NoPE heads: (H,), 1 where head h's q and k are not rotated; empty: none.
+  std::vector<char> unrotated;
+  bool rotates(std::size_t h) const { return rope && (h >= unrotated.size() || !unrotated[h]); }
 };
 
 // Rotates the pairs of one head vector by the angles of `row`, a query's or a key's (a decay
@@ -254,7 +257,7 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
           k[(bh + t) * d + i] = src[E + i];
           v[(bh + t) * d + i] = src[2 * E + i];
         }
-        if (plan.rope) {
+        if (plan.rotates(h)) {
           rope_rotate(q + (bh + t) * d, plan, b * L + t, false, false);
           rope_rotate(k + (bh + t) * d, plan, b * L + t, false, true);
         }
@@ -332,7 +335,7 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
         }
       }
       for (std::size_t t = 0; t < L; ++t) {
-        if (plan.rope) {
+        if (plan.rotates(h)) {
           rope_rotate(dqh + t * d, plan, b * L + t, true, false);
           rope_rotate(dkh + t * d, plan, b * L + t, true, true);
         }

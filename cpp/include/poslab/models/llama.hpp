@@ -120,8 +120,11 @@ struct LlamaConfig : LmRopeScaling {
   // max_position_embeddings, in that order.
   RopeOptions rope() const;
   // Layer i's rotation: rope() (or `full`, an override to explore), but Gemma's sliding layers
-  // turn at rope_local_base_freq unscaled.
+  // turn at rope_local_base_freq unscaled (with full's zeroed pairs).
   RopeOptions layer_rope(std::size_t layer, const RopeOptions& full) const;
+  // Whether layer i turns at the local base (Gemma 3's sliding layers), and whether any does.
+  bool local_rotation(std::size_t layer) const { return gemma() && window_of(layer) != 0; }
+  bool has_local_rotation() const;
 };
 
 // 2^30 parameters in the wasm build: Qwen3-0.6B's 596M fit, 1.2 GB held in BF16 as stored; the

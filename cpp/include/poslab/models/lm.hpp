@@ -15,6 +15,7 @@
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/lm_layer_trace.hpp"
 #include "poslab/models/lm_weights.hpp"
+#include "poslab/models/position_surgery.hpp"
 #include "poslab/positions/rope.hpp"
 
 namespace poslab {
@@ -99,6 +100,15 @@ struct RopeLmOptions {
   bool pair_energy = false;
   // With trace: each layer's trace handed here as it is made; the result's `layers` stay empty.
   LmLayerVisitor on_layer;
+  // Position surgery (position_surgery.hpp), applied inside the pass after the rotation above
+  // is chosen; checked, with its field, before any work.
+  PositionSurgery surgery;
+  // Prefix reuse, for a sweep of interventions over one text: when not null, the residual
+  // stream entering each layer and leaving the last (N + 1 tensors (T, E)) is stored here...
+  std::vector<TensorF>* layer_inputs = nullptr;
+  // ...and when not null, the pass starts at first_changed_layer(surgery) from these: an
+  // unmodified pass's layer_inputs over the same tokens, options and positions (not traced).
+  const std::vector<TensorF>* reuse_inputs = nullptr;
 };
 
 // What it gives (GptNeoxResult, LlamaResult).

@@ -17,9 +17,13 @@ namespace poslab {
 LensModel lens_model(const Gpt2Weights& weights, Precision precision);
 // rope: a rotation in place of the config's (RopeLmOptions::rope), e.g. the model with a
 // scaling it was not trained with; the bands are then read against its frequencies.
+// surgery: interventions inside every pass (position_surgery.hpp), the bands read against the
+// base it sets; checked by the first pass.
 LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
-                     const std::optional<RopeOptions>& rope = std::nullopt);
+                     const std::optional<RopeOptions>& rope = std::nullopt,
+                     const PositionSurgery& surgery = {});
 LensModel lens_model(const LlamaWeights& weights, Precision precision,
-                     const std::optional<RopeOptions>& rope = std::nullopt);
+                     const std::optional<RopeOptions>& rope = std::nullopt,
+                     const PositionSurgery& surgery = {});
 
 }  // namespace poslab

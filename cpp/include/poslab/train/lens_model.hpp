@@ -11,12 +11,15 @@
 #include <optional>
 
 #include "poslab/analysis/lens_report.hpp"
+#include "poslab/models/position_surgery.hpp"
 #include "poslab/positions/rope.hpp"
 #include "poslab/train/checkpoint.hpp"
 
 namespace poslab::train {
 
+// surgery: interventions inside every pass (Model::set_surgery), checked here.
 LensModel lens_model(const LabCheckpoint& checkpoint,
-                     const std::optional<RopeOptions>& scaling = std::nullopt);
+                     const std::optional<RopeOptions>& scaling = std::nullopt,
+                     const PositionSurgery& surgery = {});
 
 }  // namespace poslab::train

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "poslab/base/tensor.hpp"
+#include "poslab/models/position_surgery.hpp"
 #include "poslab/positions/rope.hpp"
 #include "poslab/positions/score_bias.hpp"
 #include "poslab/train/config.hpp"
@@ -129,6 +130,12 @@ class Model {
   // original length; the base stays the model's), with cos and sin times its attention factor
   // as Hugging Face's YaRN. Evaluation only: the text task's inference-time scalings.
   void set_rope_scaling(const RopeOptions& options);
+  // Position surgery (models/position_surgery.hpp) inside every later logits(), loss() and
+  // attention pass, checked against this model (Error naming the field); an empty one ends
+  // it. Evaluation only: training refuses to run under surgery.
+  void set_surgery(const PositionSurgery& surgery);
+  // What this model offers surgery (its layers, heads, rotary pairs).
+  SurgeryTarget surgery_target() const;
   // Floating-point operations of one forward + backward over (B, T) (matrix products and
   // attention, 2 per multiply-add; backward counted as twice the forward).
   double flops_per_step(std::size_t batch, std::size_t length) const;
