@@ -260,7 +260,9 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
   report.loss_mean = unmodified.loss_mean;
   report.loss_by_position = unmodified.loss_by_position;
   for (const Intervention& i : interventions) {
-    const PassLosses pass = run(i.surgery);
+    // An empty surgery (keep top 100 %) is the unmodified model: its pass is the baseline's.
+    const PassLosses pass =
+        i.surgery.empty() ? PassLosses{baseline.by_window, 0.0} : run(i.surgery);
     report.forward_equivalents += pass.equivalents;
     InterventionResult r;
     r.intervention = i;
