@@ -40,7 +40,7 @@ void band_interventions(const SurgeryModel& model, long long group,
   }
   for (const double p : kKeptFractions) {
     const auto kept = static_cast<long long>(std::floor(p * double(P)));
-    Intervention i = named("keep top " + format_number(p * 100) + "%", "keep_top");
+    Intervention i = named("keep top " + format_label(p * 100) + "%", "keep_top");
     if (kept < P) i.surgery.rope_zero_pairs.push_back({kept, P});
     i.fraction = p;
     out.push_back(std::move(i));
@@ -199,7 +199,7 @@ std::vector<Intervention> sweep_interventions(const SurgeryModel& model, const S
       for (const double b : sweep_bases(model, s)) {
         require(std::isfinite(b) && b > 1.0, "bases",
                 "each base must be a finite number above 1 (got " + format_number(b) + ")");
-        Intervention i = named("base " + format_number(b), "base");
+        Intervention i = named("base " + format_label(b), "base");
         i.surgery.rope_base = b;
         out.push_back(std::move(i));
       }

@@ -64,7 +64,7 @@ void check_surgery(const PositionSurgery& s, const SurgeryTarget& t) {
   require(s.rope_local_base == 0.0 || t.local_layers, "ropeLocalBase",
           t.model +
               " has no local (sliding-window) layers turning at a base of their own: "
-              "give the base with ropeBase");
+              "every layer turns at the one rope base");
 }
 
 std::size_t first_changed_layer(const PositionSurgery& s, std::size_t layers) {
@@ -123,8 +123,8 @@ std::string describe(const PositionSurgery& s) {
     add("NoPE layers " + list);
   }
   if (!s.nope_heads.empty()) add("NoPE heads " + heads(s.nope_heads));
-  if (s.rope_base != 0.0) add("base " + format_number(s.rope_base));
-  if (s.rope_local_base != 0.0) add("local base " + format_number(s.rope_local_base));
+  if (s.rope_base != 0.0) add("base " + format_label(s.rope_base));
+  if (s.rope_local_base != 0.0) add("local base " + format_label(s.rope_local_base));
   if (!s.ablate_heads.empty()) add("ablated heads " + heads(s.ablate_heads));
   return out.empty() ? "none" : out;
 }

@@ -20,6 +20,17 @@ inline std::string format_number(double value) {
   return text;
 }
 
+// `value` as a label reads it: a whole number below 10^15 in full ("500", "10000", where
+// format_number gives "5e+02"), anything else as format_number.
+inline std::string format_label(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+  }
+  return format_number(value);
+}
+
 // "1.5 GiB", "300 MiB": a size as a person reads it.
 inline std::string format_bytes(std::uint64_t bytes) {
   const double gib = double(bytes) / double(1 << 30);
