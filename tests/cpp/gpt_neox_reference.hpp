@@ -42,9 +42,11 @@ inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
 
 using lm_ref::rotate_half;
 
-// tokens (T,), positions (T,): logits (T, V) and each layer's attention and statistics.
+// tokens (T,), positions (T,): logits (T, V) and each layer's attention and statistics, under
+// `surgery` (lm_reference.hpp; a new base comes in as `freqs`).
 inline Result forward(const Weights& w, const Config& c, const std::vector<long long>& tokens,
-                      const ref::Freqs& freqs, const std::vector<double>& positions) {
+                      const ref::Freqs& freqs, const std::vector<double>& positions,
+                      const lm_ref::Surgery& surgery = {}) {
   const std::size_t T = tokens.size(), E = c.E, H = c.H, d = E / H;
   Result result;
   Mat x(T * E);
@@ -62,17 +64,20 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
                      at(w, p + "attention.query_key_value.bias"));
     // (T, 3E) viewed as (T, H, 3d): head h's q at h·3d, k at h·3d + d, v at h·3d + 2d.
     const auto q = [&](std::size_t t, std::size_t h) { return &qkv[t * 3 * E + h * 3 * d]; };
+    const ref::Freqs turned = surgery.zeroed(freqs);
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t h = 0; h < H; ++h) {
-        rotate_half(q(t, h), positions[t], freqs);
-        rotate_half(q(t, h) + d, positions[t], freqs);
+        if (surgery.nope_head(n, h)) continue;  // a NoPE layer or head: q and k as projected
+        rotate_half(q(t, h), positions[t], turned);
+        rotate_half(q(t, h) + d, positions[t], turned);
       }
     const auto part = [&](std::size_t k) {
       return [&q, k, d](std::size_t t, std::size_t h) { return q(t, h) + k * d; };
     };
     const auto no_bias = [](std::size_t, std::size_t, std::size_t) { return 0.0; };
-    const Mat merged =  // scale 1/√d: norm_factor = √head_size
+    Mat merged =  // scale 1/√d: norm_factor = √head_size
         lm_ref::causal_attention(T, H, d, part(0), part(1), part(2), no_bias, L.attention);
+    surgery.ablate(merged, n, T, H, d);
     const Mat attn =
         linear(merged, T, at(w, p + "attention.dense.weight"), at(w, p + "attention.dense.bias"));
     const auto mlp = [&](const Mat& m) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "poslab/models/lm_dims.hpp"
@@ -118,16 +119,17 @@ inline Mat linear(const Mat& x, std::size_t rows, const poslab::TensorF& w,
   return y;
 }
 
-// RMSNorm over rows of width E: x/√(mean(x²) + eps)·g (Llama's LlamaRMSNorm).
+// RMSNorm over rows of width E: x/√(mean(x²) + eps)·(offset + g) (Llama's LlamaRMSNorm;
+// Gemma3RMSNorm's offset 1).
 inline Mat rms_norm(const Mat& x, std::size_t rows, std::size_t E, const poslab::TensorF& g,
-                    double eps) {
+                    double eps, double offset = 0.0) {
   Mat y(x.size());
   for (std::size_t r = 0; r < rows; ++r) {
     double mean_square = 0;
     for (std::size_t c = 0; c < E; ++c) mean_square += x[r * E + c] * x[r * E + c];
     mean_square /= double(E);
     for (std::size_t c = 0; c < E; ++c) {
-      y[r * E + c] = x[r * E + c] / std::sqrt(mean_square + eps) * g.data[c];
+      y[r * E + c] = x[r * E + c] / std::sqrt(mean_square + eps) * (offset + g.data[c]);
     }
   }
   return y;
@@ -153,6 +155,44 @@ inline void rotate_half(double* x, double position, const ref::Freqs& f) {
   }
 }
 
+// Position surgery as the references apply it (issue 49), written from its definitions, not
+// from the core's position_surgery.hpp: a zeroed pair turns by angle 0 (cos = the attention
+// factor, sin = 0); a NoPE layer rotates nothing; a NoPE query head reads its q and the k of
+// its kv head as they were before the rotation (the other query heads of that kv head still
+// read the rotated k); an ablated head's output is 0 before the output projection. A new base
+// is the caller's: it hands the reference the frequencies of that base.
+struct Surgery {
+  std::vector<std::pair<std::size_t, std::size_t>> zero_pairs;  // pairs [first, last)
+  std::vector<std::size_t> nope_layers;
+  std::vector<std::pair<std::size_t, std::size_t>> nope_heads, ablated;  // (layer, query head)
+
+  bool nope(std::size_t layer) const {
+    return std::find(nope_layers.begin(), nope_layers.end(), layer) != nope_layers.end();
+  }
+  bool nope_head(std::size_t layer, std::size_t head) const {
+    return nope(layer) || std::find(nope_heads.begin(), nope_heads.end(),
+                                    std::make_pair(layer, head)) != nope_heads.end();
+  }
+  bool ablates(std::size_t layer, std::size_t head) const {
+    return std::find(ablated.begin(), ablated.end(), std::make_pair(layer, head)) != ablated.end();
+  }
+  // `f` with the zeroed pairs' frequencies 0.
+  ref::Freqs zeroed(ref::Freqs f) const {
+    for (const auto& [first, last] : zero_pairs) {
+      for (std::size_t i = first; i < last; ++i) f.inv_freq[i] = 0.0;
+    }
+    return f;
+  }
+  // The ablated heads' columns of merged (T, H·d) set to 0.
+  void ablate(std::vector<double>& merged, std::size_t layer, std::size_t T, std::size_t H,
+              std::size_t d) const {
+    for (std::size_t h = 0; h < H; ++h) {
+      if (!ablates(layer, h)) continue;
+      for (std::size_t t = 0; t < T; ++t) std::fill_n(&merged[t * H * d + h * d], d, 0.0);
+    }
+  }
+};
+
 // ‖x[r]‖₂ of every row of width E.
 inline std::vector<double> norms(const Mat& x, std::size_t rows, std::size_t E) {
   std::vector<double> out;
@@ -168,9 +208,11 @@ inline std::vector<double> norms(const Mat& x, std::size_t rows, std::size_t E) 
 // point at head h's d values at position t, bias(h, i, j) is added to each score. Fills
 // `attention` (H, T, T) and returns the heads merged to (T, H·d), head h in columns h·d...
 // window W > 0 also hides key j from query i unless j > i − W (masking_utils' sliding window).
+// scale > 0 replaces 1/√d (Gemma 3's query_pre_attn_scalar^(−1/2)).
 template <class Q, class K, class V, class Bias>
 Mat causal_attention(std::size_t T, std::size_t H, std::size_t d, const Q& q, const K& k,
-                     const V& v, const Bias& bias, ref::Tensor& attention, std::size_t window = 0) {
+                     const V& v, const Bias& bias, ref::Tensor& attention, std::size_t window = 0,
+                     double scale = 0.0) {
   const std::size_t E = H * d;
   attention = ref::Tensor({H, T, T});
   Mat merged(T * E, 0.0);
@@ -180,7 +222,7 @@ Mat causal_attention(std::size_t T, std::size_t H, std::size_t d, const Q& q, co
       for (std::size_t j = 0; j <= i; ++j) {
         double dot = 0;
         for (std::size_t c = 0; c < d; ++c) dot += q(i, h)[c] * k(j, h)[c];
-        s[j] = dot / std::sqrt(double(d)) + bias(h, i, j);
+        s[j] = (scale > 0.0 ? dot * scale : dot / std::sqrt(double(d))) + bias(h, i, j);
         if (window > 0 && j + window <= i) s[j] = -std::numeric_limits<double>::infinity();
       }
       const double mx = *std::max_element(s.begin(), s.end());

@@ -242,7 +242,10 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
   std::vector<SurgeryPrefix> prefixes(report.prefix_reused ? windows.size() : 0);
   const auto run = [&](const PositionSurgery& surgery) {
     PassLosses pass;
-    const std::size_t first = report.prefix_reused ? first_changed_layer(surgery, N) : 0;
+    // The unmodified pass runs whole (it fills the prefixes); another starts at the first layer
+    // its surgery changes.
+    const std::size_t first =
+        report.prefix_reused && !surgery.empty() ? first_changed_layer(surgery, N) : 0;
     for (std::size_t w = 0; w < windows.size(); ++w) {
       SurgeryPrefix* prefix = report.prefix_reused ? &prefixes[w] : nullptr;
       pass.by_window.push_back(model.losses(windows[w], surgery, prefix));

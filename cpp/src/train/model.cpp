@@ -177,6 +177,10 @@ Model& Model::operator=(Model&&) noexcept = default;
 
 double Model::forward_backward(const Parameters& params, const Batch& batch, Parameters& grads) {
   require(params.size() == grads.size(), "gradients do not have the parameters' layout");
+  // Before any pass: a shard's engine would throw on its own thread, and one made after
+  // set_surgery would train without it.
+  require(workspace_->surgery.empty(), "surgery",
+          "a pass under position surgery has no gradient: end it (set_surgery({})) to train");
 #ifndef __EMSCRIPTEN__
   const std::size_t shards = std::min<std::size_t>(threads_, batch.batch);
   if (shards > 1) return forward_backward_sharded(params, batch, grads, shards);
