@@ -52,6 +52,7 @@ struct Gpt2Arch {
   }
   static LensModel lens_model(const Gpt2Weights& weights, const LensCall& call) {
     refuse_rope(call.rope, "GPT-2");
+    refuse_surgery(call.surgery, "GPT-2");
     return poslab::lens_model(weights, call.precision);
   }
   // options: { position, topK, trace, precision }

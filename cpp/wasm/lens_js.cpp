@@ -5,6 +5,7 @@
 #include "js_object.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/base/names.hpp"
+#include "surgery_js.hpp"
 
 namespace poslab::wasm {
 namespace {
@@ -97,9 +98,17 @@ void refuse_rope(const val& rope, const char* model) {
           std::string(model) + " has no rotation to scale: rope is for RoPE language models");
 }
 
+void refuse_surgery(const PositionSurgery& surgery, const char* model) {
+  require(surgery.empty(), "surgery",
+          std::string(model) +
+              " learns its positions: position surgery is for the RoPE models (GPT-NeoX, the "
+              "Llama family) and the lab's checkpoints");
+}
+
 LensCall lens_call(const val& options, const char* function, const std::string& weights) {
-  const val o = to_options(options, function,
-                           {"period", "seed", "shift", "localWindow", "precision", "rope"});
+  const val o =
+      to_options(options, function,
+                 {"period", "seed", "shift", "localWindow", "precision", "rope", "surgery"});
   LensSettings s;
   s.period = integer_field(o, "period", 0);
   s.seed = integer_field(o, "seed", 0);
@@ -111,12 +120,13 @@ LensCall lens_call(const val& options, const char* function, const std::string& 
   require(s.thresholds.local_window >= 1, "localWindow", "localWindow must be at least 1");
   s.weights = weights;
   return {s, parse_precision(string_field(o, "precision", to_string(Precision::kFloat))),
-          field(o, "rope")};
+          field(o, "rope"), to_surgery(field(o, "surgery"))};
 }
 
 LensMapCall lens_map_call(const val& options, const char* function) {
-  const val o = to_options(options, function, {"layer", "head", "rope"});
-  return {integer_field(o, "layer", 0), integer_field(o, "head", 0), field(o, "rope")};
+  const val o = to_options(options, function, {"layer", "head", "rope", "surgery"});
+  return {integer_field(o, "layer", 0), integer_field(o, "head", 0), field(o, "rope"),
+          to_surgery(field(o, "surgery"))};
 }
 
 val lens_js(const LensModel& model, const std::vector<long long>& tokens,

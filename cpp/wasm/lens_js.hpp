@@ -1,7 +1,8 @@
 // The position lens at the JS boundary (the language models' lens and the lab's textLens): its
-// options as JS passes them ({ period, seed, shift, localWindow, precision, rope }, each
-// optional, checked as the CLI's flags), and its report as a JS object with lens.json's keys
-// (lens_json.cpp), number lists as typed arrays.
+// options as JS passes them ({ period, seed, shift, localWindow, precision, rope, surgery },
+// each optional, checked as the CLI's flags; surgery: surgery_js.hpp's interventions inside
+// every pass), and its report as a JS object with lens.json's keys (lens_json.cpp), number
+// lists as typed arrays.
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@
 #include "js_convert.hpp"
 #include "poslab/analysis/lens_report.hpp"
 #include "poslab/base/precision.hpp"
+#include "poslab/models/position_surgery.hpp"
 
 namespace poslab::wasm {
 
@@ -18,16 +20,21 @@ struct LensCall {
   Precision precision = Precision::kFloat;
   val rope = val::undefined();  // RoPE models: forward's `rope`, a scaling in place of the
                                 // config's; or undefined
+  PositionSurgery surgery;      // interventions inside every pass (none by default)
 };
 
-// lensMap's { layer, head, rope? }: which head's map, and the rotation of lens().
+// lensMap's { layer, head, rope?, surgery? }: which head's map, and the rotation and surgery of
+// lens().
 struct LensMapCall {
   long long layer = 0, head = 0;
   val rope = val::undefined();
+  PositionSurgery surgery;
 };
 
 // For a model with no rotation to scale (GPT-2, the lab's): refuses `rope`.
 void refuse_rope(const val& rope, const char* model);
+// For a model without position surgery (GPT-2's learned positions): refuses `surgery`.
+void refuse_surgery(const PositionSurgery& surgery, const char* model);
 LensCall lens_call(const val& options, const char* function, const std::string& weights);
 LensMapCall lens_map_call(const val& options, const char* function);
 

@@ -9,7 +9,10 @@
 //   static Config config_argument(const val& config);  a config function's argument
 //   static val random_js(...);                  a model with random weights
 //   static LensModel lens_model(const Weights&, const LensCall&);  the position lens's view
-// From it: the model handle (config, bytes, dtype, forward, lens), the streamed loader's
+//   static val surgery(const Weights&, const val& tokens, const val& options);  (RoPE models
+//                                              only) the position-surgery sweep
+// From it: the model handle (config, bytes, dtype, forward, lens, and surgery where the
+// architecture has it), the streamed loader's
 // handle (received, expected, append, finish), the loader function ({ loader, tensors, config }),
 // the config, random and forward-choices functions, registered by register_lm_module. Handles own
 // the weights in the wasm heap until JS calls .delete(); every exception becomes { error, field }
@@ -22,6 +25,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -177,6 +181,11 @@ class LmModel {
       return lens_js(Arch::lens_model(*weights_, call), token_ids(tokens), call.settings);
     });
   }
+  // The position-surgery sweep on tokens (Int32Array), architectures with Arch::surgery only:
+  // surgery.json's text (docs/surgery.md). options: surgery_js.hpp's SurgeryCall.
+  val surgery(val tokens, val options) const {
+    return guarded([&] { return Arch::surgery(*weights_, tokens, options); });
+  }
 
  private:
   std::shared_ptr<const Weights> weights_;
@@ -287,6 +296,12 @@ val forward_choices_js() {
   return names_js(kChoices);
 }
 
+// Whether an architecture description has the surgery sweep (Arch::surgery).
+template <class Arch, class = void>
+struct HasSurgery : std::false_type {};
+template <class Arch>
+struct HasSurgery<Arch, std::void_t<decltype(&Arch::surgery)>> : std::true_type {};
+
 // Everything an architecture adds to the language-model module, its JS names from one prefix:
 // classes <Prefix>Model and <Prefix>Loading, functions <prefix>Loader, <prefix>ShardedLoader
 // (kSharded), <prefix>Config and <prefix>Random (the prefix's first letter in lower case), and
@@ -296,12 +311,13 @@ template <class Arch, const auto& kForwardChoices, bool kSharded = true>
 void register_lm_module(const std::string& prefix, const char* choices_name) {
   const std::string function_prefix = char(std::tolower(prefix[0])) + prefix.substr(1);
   // embind copies each name when it registers it.
-  emscripten::class_<LmModel<Arch>>((prefix + "Model").c_str())
-      .function("config", &LmModel<Arch>::config)
-      .function("bytes", &LmModel<Arch>::bytes)
-      .function("dtype", &LmModel<Arch>::dtype)
-      .function("forward", &LmModel<Arch>::forward)
-      .function("lens", &LmModel<Arch>::lens);
+  const auto model = emscripten::class_<LmModel<Arch>>((prefix + "Model").c_str())
+                         .function("config", &LmModel<Arch>::config)
+                         .function("bytes", &LmModel<Arch>::bytes)
+                         .function("dtype", &LmModel<Arch>::dtype)
+                         .function("forward", &LmModel<Arch>::forward)
+                         .function("lens", &LmModel<Arch>::lens);
+  if constexpr (HasSurgery<Arch>::value) model.function("surgery", &LmModel<Arch>::surgery);
   emscripten::class_<LmLoading<Arch>>((prefix + "Loading").c_str())
       .function("received", &LmLoading<Arch>::received)
       .function("expected", &LmLoading<Arch>::expected)

@@ -1,7 +1,8 @@
 // What the RoPE language models' embind surfaces share (gpt_neox_bindings.cpp,
 // llama_bindings.cpp): their configs' rotation as JS, forward's `rope` option (a scaling in
-// place of the config's, as `poslab lm --rope-*`), the forward pass over lm.hpp's
-// RopeLmOptions / RopeLmResult, and random weights in F32 or F16.
+// place of the config's, as `poslab lm --rope-*`) and `surgery` option (position surgery inside
+// the pass, as `poslab lm --nope-heads …`), the forward pass over lm.hpp's RopeLmOptions /
+// RopeLmResult, the surgery sweep (surgery_js.hpp) and random weights in F32 or F16.
 #pragma once
 
 #include <optional>
@@ -14,7 +15,9 @@
 #include "js_object.hpp"
 #include "lm_bindings.hpp"
 #include "poslab/models/lm.hpp"
+#include "poslab/models/lm_surgery.hpp"
 #include "poslab/positions/rope.hpp"
+#include "surgery_js.hpp"
 
 namespace poslab::wasm {
 
@@ -60,19 +63,20 @@ RopeOptions to_scaled_rope(const val& options, const Config& config) {
   return o;
 }
 
-// forward(tokens, { precision, trace, topK, logits, lossByPosition, rope }) of a RoPE model:
-// `run` is the architecture's forward (gpt_neox_forward, llama_forward).
+// forward(tokens, { precision, trace, topK, logits, lossByPosition, rope, surgery }) of a RoPE
+// model: `run` is the architecture's forward (gpt_neox_forward, llama_forward).
 template <class Weights, class Run>
 val rope_lm_forward_js(const Weights& weights, const val& tokens, const val& forward_options,
                        Run run) {
   RopeLmOptions o;
-  const ForwardCall call =
-      forward_call(tokens, forward_options,
-                   {"precision", "trace", "topK", "logits", "lossByPosition", "rope"}, o);
+  const ForwardCall call = forward_call(
+      tokens, forward_options,
+      {"precision", "trace", "topK", "logits", "lossByPosition", "rope", "surgery"}, o);
   o.logits = bool_field(call.options, "logits", o.logits);
   o.loss_by_position = bool_field(call.options, "lossByPosition", o.loss_by_position);
   const val rope = field(call.options, "rope");
   if (!rope.isUndefined()) o.rope = to_scaled_rope(rope, weights.config);
+  o.surgery = to_surgery(field(call.options, "surgery"));
   const RopeLmResult r = run(weights, call.ids, o);
   val out = forward_result_js(r, o.precision);
   if (o.logits) out.set("logits", to_js(r.logits));
@@ -124,7 +128,17 @@ struct RopeLmArch {
   static LensModel lens_model(const Weights& weights, const LensCall& call) {
     std::optional<RopeOptions> rope;
     if (!call.rope.isUndefined()) rope = to_scaled_rope(call.rope, weights.config);
-    return poslab::lens_model(weights, call.precision, rope);
+    return poslab::lens_model(weights, call.precision, rope, call.surgery);
+  }
+  // surgery(tokens, options): the sweep's report as surgery.json's text (surgery_js.hpp).
+  static val surgery(const Weights& weights, const val& tokens, const val& options) {
+    const SurgeryCall call = surgery_call(options, "surgery");
+    std::optional<RopeOptions> rope;
+    if (!call.rope.isUndefined()) rope = to_scaled_rope(call.rope, weights.config);
+    const std::vector<long long> ids = token_ids(tokens);
+    return val(surgery_text(surgery_model(weights, call.precision, rope), ids, call,
+                            "the model in memory",
+                            [&] { return poslab::lens_model(weights, call.precision, rope); }));
   }
   static Config loader_config(const val& config, const SafetensorsHeader&, const std::string&) {
     return to_config(config);

@@ -12,8 +12,10 @@
 #include "js_object.hpp"
 #include "lens_js.hpp"
 #include "poslab/train/checkpoint.hpp"
+#include "poslab/train/lab_surgery.hpp"
 #include "poslab/train/lens_model.hpp"
 #include "poslab/train/trainer.hpp"
+#include "surgery_js.hpp"
 
 namespace poslab::wasm {
 namespace {
@@ -278,7 +280,8 @@ std::vector<long long> lab_token_ids(const val& tokens) {
 }
 
 // The position lens on a lab checkpoint's bytes (read_lab_checkpoint) and token ids
-// (Int32Array; a byte-level text model's are the text's bytes): lens.json's report as an object.
+// (Int32Array; a byte-level text model's are the text's bytes): lens.json's report as an object;
+// options.surgery: interventions inside every pass.
 val text_lens_js(val checkpoint, val tokens, val options) {
   return guarded([&] {
     std::string weights;
@@ -287,11 +290,11 @@ val text_lens_js(val checkpoint, val tokens, val options) {
     require(call.precision == Precision::kFloat, "precision", "the lab's model runs in float only");
     const std::vector<long long> ids = lab_token_ids(tokens);
     const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
-    return lens_js(lens_model(model, lab_scaling(call.rope)), ids, call.settings);
+    return lens_js(lens_model(model, lab_scaling(call.rope), call.surgery), ids, call.settings);
   });
 }
 
-// One head's attention map on a lab checkpoint: options { layer, head }.
+// One head's attention map on a lab checkpoint: options { layer, head, rope, surgery }.
 val text_lens_map_js(val checkpoint, val tokens, val options) {
   return guarded([&] {
     std::string weights;
@@ -299,7 +302,24 @@ val text_lens_map_js(val checkpoint, val tokens, val options) {
     const LensMapCall call = lens_map_call(options, "textLensMap");
     const std::vector<long long> ids = lab_token_ids(tokens);
     const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
-    return lens_map_js(lens_model(model, lab_scaling(call.rope)), ids, call);
+    return lens_map_js(lens_model(model, lab_scaling(call.rope), call.surgery), ids, call);
+  });
+}
+
+// The position-surgery sweep on a lab checkpoint and token ids (Int32Array), as `poslab surgery
+// --weights <lab checkpoint>`: surgery.json's text. options: surgery_js.hpp's, float only; rope:
+// a scaling, as the lens's.
+val text_surgery_js(val checkpoint, val tokens, val options) {
+  return guarded([&] {
+    std::string weights;
+    copy_bytes(checkpoint, "checkpoint", weights);
+    const SurgeryCall call = surgery_call(options, "textSurgery");
+    require(call.precision == Precision::kFloat, "precision", "the lab's model runs in float only");
+    const std::vector<long long> ids = lab_token_ids(tokens);
+    const LabCheckpoint model = read_lab_checkpoint(weights, "checkpoint");
+    const std::optional<RopeOptions> scaling = lab_scaling(call.rope);
+    return val(surgery_text(surgery_model(model, scaling), ids, call, "the lab's checkpoint",
+                            [&] { return lens_model(model, scaling); }));
   });
 }
 
@@ -331,4 +351,5 @@ EMSCRIPTEN_BINDINGS(poslab_train) {
   function("textLoss", &text_loss_js);
   function("textLens", &text_lens_js);
   function("textLensMap", &text_lens_map_js);
+  function("textSurgery", &text_surgery_js);
 }

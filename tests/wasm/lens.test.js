@@ -9,21 +9,11 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
-import { writeTinyLm } from './helpers/gpt_neox.js';
+import { TINY_LLAMA as LLAMA, writeTinyLm } from './helpers/gpt_neox.js';
 import { loadInChunks, loadLmLab } from './helpers/lm.js';
 import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64];
-const LLAMA = {
-  model_type: 'llama',
-  vocab_size: 100,
-  hidden_size: 32,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  intermediate_size: 48,
-  max_position_embeddings: 12,
-};
 const GPT2 = { model_type: 'gpt2', vocab_size: 100, n_positions: 32, n_embd: 32, n_layer: 2, n_head: 4 };
 const LAB_CHECKPOINT = path.join(repoRoot, 'web/src/content/text-rope.safetensors');
 // transformers' tiny Gemma 3 (tests/fixtures/transformers): layers 0 and 2 slide at the local base.

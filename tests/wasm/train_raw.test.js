@@ -24,7 +24,8 @@ const CALLS = {
   trainNames: [],
   textLoss: [TEXT_MODEL, TEXT, { context: 16, maxWindows: 2 }],
   textLens: [TEXT_MODEL, Int32Array.from(TEXT), { period: 4 }],
-  textLensMap: [TEXT_MODEL, Int32Array.from(TEXT), { layer: 1, head: 3 }],
+  textLensMap: [TEXT_MODEL, Int32Array.from(TEXT), { layer: 1, head: 3, surgery: { nopeHeads: [[1, 3]] } }],
+  textSurgery: [TEXT_MODEL, Int32Array.from(TEXT), { sweep: 'layers', window: 32, seed: 2 }],
 };
 
 // [what, call(m, run), message pattern, field]
@@ -67,6 +68,103 @@ const BAD = [
   ],
   ['textLensMap past the layers', (m) => m.textLensMap(TEXT_MODEL, IDS, { layer: 2 }), /layer/, 'layer'],
   ['textLensMap past the heads', (m) => m.textLensMap(TEXT_MODEL, IDS, { head: 4 }), /head/, 'head'],
+  [
+    'textLensMap with a NoPE layer past the layers',
+    (m) => m.textLensMap(TEXT_MODEL, IDS, { surgery: { nopeLayers: [2] } }),
+    /layer 2/,
+    'nopeLayers',
+  ],
+  [
+    'textLens with a surgery that is no object',
+    (m) => m.textLens(TEXT_MODEL, IDS, { surgery: 'nope' }),
+    /surgery/,
+    'surgery',
+  ],
+  ['textSurgery without a sweep', (m) => m.textSurgery(TEXT_MODEL, IDS, {}), /sweep/, 'sweep'],
+  [
+    'textSurgery with bytes for the ids',
+    (m) => m.textSurgery(TEXT_MODEL, TEXT, { sweep: 'layers' }),
+    /Int32Array/,
+    'tokens',
+  ],
+  [
+    'textSurgery with an unknown sweep',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'x' }),
+    /unknown sweep/,
+    'sweep',
+  ],
+  [
+    'textSurgery in double',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'layers', precision: 'double' }),
+    /float only/,
+    'precision',
+  ],
+  [
+    'textSurgery with a window of 1',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'layers', window: 1 }),
+    /window/,
+    'window',
+  ],
+  [
+    'textSurgery with a fractional group',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'bands', group: 0.5 }),
+    /group/,
+    'group',
+  ],
+  [
+    'textSurgery with a group past the pairs',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'bands', group: 9 }),
+    /group/,
+    'group',
+  ],
+  [
+    'textSurgery with a base of 1',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'base', bases: [1] }),
+    /above 1/,
+    'bases',
+  ],
+  [
+    'textSurgery with bases for bands',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'bands', bases: [9] }),
+    /base sweep/,
+    'bases',
+  ],
+  [
+    'textSurgery single without a surgery',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'single' }),
+    /surgery/,
+    'surgery',
+  ],
+  [
+    'textSurgery with a pair range that is no pair',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'single', surgery: { ropeZeroPairs: [[1, 2, 3]] } }),
+    /pair/,
+    'ropeZeroPairs',
+  ],
+  [
+    'textSurgery with a NaN base',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'single', surgery: { ropeBase: NaN } }),
+    /above 1/,
+    'ropeBase',
+  ],
+  [
+    'textSurgery with a head past the heads',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'single', surgery: { ablateHeads: [[0, 4]] } }),
+    /head 4/,
+    'ablateHeads',
+  ],
+  [
+    'textSurgery with onProgress not a function',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'layers', onProgress: 1 }),
+    /onProgress/,
+    'onProgress',
+  ],
+  [
+    'textSurgery stopped by onProgress',
+    (m) => m.textSurgery(TEXT_MODEL, IDS, { sweep: 'layers', onProgress: () => false }),
+    /stopped/,
+    'onProgress',
+  ],
 ];
 
 describe.each(VARIANTS)('%s raw embind layer of the training module', (variant) => {

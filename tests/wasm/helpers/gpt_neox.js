@@ -1,5 +1,6 @@
-// Tiny GPT-NeoX checkpoints for the wasm suite, written by the native CLI (`poslab lm-random`)
-// so the file the wasm loader reads is the one the CLI computes on.
+// Tiny language-model checkpoints for the wasm suite (GPT-NeoX's and a Llama's configs),
+// written by the native CLI (`poslab lm-random`) so the file the wasm loader reads is the one the
+// CLI computes on.
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from './cli.js';
@@ -15,6 +16,19 @@ export const TINY_NEOX = {
   intermediate_size: 64,
   max_position_embeddings: 16,
   rotary_pct: 0.5,
+};
+
+// A tiny Llama with grouped-query heads (4 query heads share 2 kv heads of d = 8, so P = 4
+// rotation pairs), trained context 12: the lens's and position surgery's wasm-vs-CLI model.
+export const TINY_LLAMA = {
+  model_type: 'llama',
+  vocab_size: 100,
+  hidden_size: 32,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  intermediate_size: 48,
+  max_position_embeddings: 12,
 };
 
 /** `poslab lm-random` of any architecture's config into dir: { weights, config, bytes, configText }. */

@@ -6,6 +6,7 @@ import type { Gpt2Lab, Gpt2LayerTrace, Precision } from './gpt2';
 import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';
 import type { LlamaLab } from './llama';
 import type { RopeConfigLab } from './rope-config';
+import type { Surgery, SurgeryOptions, SurgeryReport } from './surgery';
 
 export interface GptNeoxConfigInput {
   vocab_size: number;
@@ -69,6 +70,8 @@ export interface GptNeoxForwardOptions {
   logits?: boolean; // the (T, V) logits; default true. Off for long T: (T, V) passes the element cap at T > 5336 (V = 50 304)
   lossByPosition?: boolean; // (T−1,) next-token losses reduced a vocabulary block at a time; default false. Neither: only the top-k after the last position (one row of the head)
   rope?: GptNeoxRope;
+  /** Position surgery inside the pass (surgery.d.ts), as `poslab lm --nope-heads …`. */
+  surgery?: Surgery;
 }
 
 export interface GptNeoxResult {
@@ -92,6 +95,12 @@ export interface RopeLmModel<Architecture extends string, Config> {
   lens(tokens: number[] | Int32Array, options?: LensOptions): LensReport;
   /** One head's attention map on tokens (one traced pass): the lens's example map. */
   lensMap(tokens: number[] | Int32Array, options?: LensMapOptions): LensMap;
+  /**
+   * A position-surgery sweep on tokens, as `poslab surgery`: surgery.json's report
+   * (docs/surgery.md). The unmodified pass keeps each layer's input (up to 256 MiB), so an
+   * intervention's pass starts at the first layer it changes.
+   */
+  surgery(tokens: number[] | Int32Array, options: SurgeryOptions): SurgeryReport;
   delete(): void;
 }
 

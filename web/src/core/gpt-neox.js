@@ -25,6 +25,7 @@ export function bindGptNeox(m) {
       randomOptions: { dtype: 'F32' },
       forward,
       extra: { architecture: 'gpt_neox' },
+      surgery: true,
     }),
 
     /** 'gpt2' | 'gpt_neox' from a checkpoint's first 8 + N bytes (safetensorsHeaderLength gives N). */

@@ -3,6 +3,7 @@
 // lists as typed arrays).
 
 import type { GptNeoxRope } from './gpt-neox';
+import type { Surgery } from './surgery';
 
 export interface LensOptions {
   /** n of the induction pass (a random sequence of n ids, twice); default half the text. */
@@ -17,6 +18,11 @@ export interface LensOptions {
   precision?: 'float' | 'double';
   /** RoPE models: a scaling in place of the config's, as forward's rope. */
   rope?: GptNeoxRope;
+  /**
+   * RoPE models and the lab's: position surgery inside every pass (the bands read against the
+   * base and zeroed pairs it sets); GPT-2 refuses it.
+   */
+  surgery?: Surgery;
 }
 
 export type HeadRole = 'sink' | 'previous-token' | 'induction' | 'local' | 'broad';
@@ -71,6 +77,8 @@ export interface LensMapOptions {
   head?: number;
   /** RoPE models: as LensOptions.rope. */
   rope?: LensOptions['rope'];
+  /** RoPE models and the lab's: as LensOptions.surgery (the head's map under the intervention). */
+  surgery?: Surgery;
 }
 
 /** One head's attention on the text: row i (query i) at attention[i * size …]. */

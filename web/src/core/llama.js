@@ -16,5 +16,6 @@ export function bindLlama(m) {
     randomOptions: { dtype: 'F32' },
     forward,
     extra: { architecture: 'llama' },
+    surgery: true,
   });
 }

@@ -81,11 +81,49 @@ const wrapHandle = (raw, what, methods) => {
   });
 };
 
-const LENS_KEYS = ['period', 'seed', 'shift', 'localWindow', 'precision', 'rope'];
+const LENS_KEYS = ['period', 'seed', 'shift', 'localWindow', 'precision', 'rope', 'surgery'];
+const SURGERY_KEYS = ['ropeZeroPairs', 'nopeLayers', 'nopeHeads', 'ropeBase', 'ropeLocalBase', 'ablateHeads'];
+const SWEEP_KEYS = ['sweep', 'group', 'bases', 'window', 'seed', 'surgery', 'precision', 'rope', 'onProgress'];
+
+const listArg = (value, name, what) => {
+  if (!Array.isArray(value)) throw new PosLabError(`${name} must be an array of ${what}`, { field: name });
+  return value;
+};
+
+// [[a, b], …]: pairs of non-negative integers (ranges or [layer, head]); the core checks them
+// against the model.
+const pairsArg = (value, name, what) =>
+  listArg(value, name, what).map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new PosLabError(`${name}[${i}] must be a pair [a, b] of integers`, { field: name });
+    }
+    return pair.map((x, k) => check.integer(x, `${name}[${i}][${k}]`, 0, name));
+  });
 
 /**
- * The position lens's options ({ period?, seed?, shift?, localWindow?, precision?, rope? }):
- * types here, ranges and rope's keys in the core (lens_options.hpp, as forward's rope).
+ * Position surgery's interventions ({ ropeZeroPairs?: [[a, b], …], nopeLayers?: number[],
+ * nopeHeads?: [[layer, head], …], ropeBase?, ropeLocalBase?, ablateHeads?: [[layer, head], …] }):
+ * types here, ranges in the core (check_surgery, against the model).
+ */
+export const surgeryArg = (value) => {
+  const o = check.options(value, 'surgery', SURGERY_KEYS, 'surgery');
+  const out = {};
+  if (o.ropeZeroPairs !== undefined)
+    out.ropeZeroPairs = pairsArg(o.ropeZeroPairs, 'ropeZeroPairs', '[first, last] pair ranges');
+  if (o.nopeLayers !== undefined) {
+    out.nopeLayers = listArg(o.nopeLayers, 'nopeLayers', 'layer indices').map((l, i) =>
+      check.integer(l, `nopeLayers[${i}]`, 0, 'nopeLayers'),
+    );
+  }
+  if (o.nopeHeads !== undefined) out.nopeHeads = pairsArg(o.nopeHeads, 'nopeHeads', '[layer, head] pairs');
+  for (const key of ['ropeBase', 'ropeLocalBase']) if (o[key] !== undefined) out[key] = check.number(o[key], key);
+  if (o.ablateHeads !== undefined) out.ablateHeads = pairsArg(o.ablateHeads, 'ablateHeads', '[layer, head] pairs');
+  return out;
+};
+
+/**
+ * The position lens's options ({ period?, seed?, shift?, localWindow?, precision?, rope?,
+ * surgery? }): types here, ranges and rope's keys in the core (lens_options.hpp, as forward's rope).
  */
 export const lensArgs = (opts, name) => {
   const o = check.options(opts, name, LENS_KEYS);
@@ -95,25 +133,102 @@ export const lensArgs = (opts, name) => {
   }
   if (o.precision !== undefined) args.precision = precisionArg(o.precision);
   if (o.rope !== undefined) args.rope = o.rope; // its keys: the core's, as forward's rope
+  if (o.surgery !== undefined) args.surgery = surgeryArg(o.surgery);
   return args;
 };
 
-/** lensMap's options { layer, head, rope? }: which head's attention map, and lens()'s rope. */
+/**
+ * lensMap's options { layer, head, rope?, surgery? }: which head's attention map, and lens()'s
+ * rope and surgery.
+ */
 export const lensMapArgs = (opts, name) => {
-  const o = check.options(opts, name, ['layer', 'head', 'rope']);
+  const o = check.options(opts, name, ['layer', 'head', 'rope', 'surgery']);
   const args = {
     layer: o.layer === undefined ? 0 : check.integer(o.layer, 'layer', 0),
     head: o.head === undefined ? 0 : check.integer(o.head, 'head', 0),
   };
   if (o.rope !== undefined) args.rope = o.rope; // its keys: the core's, as forward's rope
+  if (o.surgery !== undefined) args.surgery = surgeryArg(o.surgery);
   return args;
+};
+
+/**
+ * A surgery sweep's options ({ sweep, group?, bases?, window?, seed?, surgery?, precision?,
+ * rope?, onProgress? }) → { args } for the binding and the caller's onProgress: types here; the
+ * sweep's name, ranges and which options go with which sweep in the core (surgery_js.hpp).
+ */
+export const surgeryArgs = (opts, name) => {
+  const o = check.options(opts, name, SWEEP_KEYS);
+  if (o.sweep === undefined) {
+    throw new PosLabError(`${name} needs a sweep: bands, layers, heads, base or single`, { field: 'sweep' });
+  }
+  const args = { sweep: check.string(o.sweep, 'sweep') };
+  for (const key of ['group', 'window', 'seed']) if (o[key] !== undefined) args[key] = check.integer(o[key], key);
+  if (o.bases !== undefined) {
+    args.bases = listArg(o.bases, 'bases', 'numbers').map((b, i) => check.number(b, `bases[${i}]`, 'bases'));
+  }
+  if (o.surgery !== undefined) args.surgery = surgeryArg(o.surgery);
+  if (o.precision !== undefined) args.precision = precisionArg(o.precision);
+  if (o.rope !== undefined) args.rope = o.rope; // its keys: the core's, as forward's rope
+  const { onProgress } = o;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new PosLabError('onProgress must be a function (done, total) => void', { field: 'onProgress' });
+  }
+  return { args, onProgress };
+};
+
+/**
+ * Runs a sweep: `run(progress)` calls the binding with `progress` as its onProgress (undefined
+ * when the caller gave none) and returns surgery.json's text, parsed here. What the caller's
+ * onProgress throws stops the sweep (the binding's progress answers false) and is thrown again.
+ */
+export const runSurgery = (run, onProgress) => {
+  let stopped = null;
+  const progress =
+    onProgress &&
+    ((done, total) => {
+      try {
+        onProgress(done, total);
+        return true;
+      } catch (cause) {
+        stopped = { cause };
+        return false;
+      }
+    });
+  let text;
+  try {
+    text = call(() => run(progress));
+  } catch (error) {
+    if (stopped) throw stopped.cause;
+    throw error;
+  }
+  return JSON.parse(text);
 };
 
 // A model handle: config, bytes, dtype, `extra` fields, forward(tokens, opts) as
 // `forward(alive, tokens, opts, config)` runs it, and the position lens: lens(tokens, opts)
-// (lens.json's report as an object, number lists as typed arrays) and lensMap(tokens, opts).
-export const wrapModel = (raw, model, forward, extra = {}) => {
+// (lens.json's report as an object, number lists as typed arrays) and lensMap(tokens, opts);
+// with `surgery` (the RoPE models), the position-surgery sweep surgery(tokens, opts)
+// (surgery.json's report as an object) and the surgery option of forward, lens and lensMap.
+export const wrapModel = (raw, model, forward, extra = {}, surgery = false) => {
   const config = raw.config();
+  // The learned-position models' lens refuses surgery in the core; lensMap runs forward here.
+  const noSurgery = () =>
+    new PosLabError(
+      `${model} learns its positions: position surgery is for the RoPE models (GPT-NeoX, the Llama family) and the lab's checkpoints`,
+      { field: 'surgery' },
+    );
+  const sweep = (alive) => ({
+    surgery(tokens, opts) {
+      const { args, onProgress } = surgeryArgs(opts, 'surgery');
+      const ids = tokenArray(tokens, model);
+      const handle = alive();
+      return runSurgery(
+        (progress) => handle.surgery(ids, progress ? { ...args, onProgress: progress } : args),
+        onProgress,
+      );
+    },
+  });
   return wrapHandle(raw, `${model} model`, (alive) => ({
     ...extra,
     config,
@@ -128,8 +243,12 @@ export const wrapModel = (raw, model, forward, extra = {}) => {
     },
     // The traced forward's map of one head (the module carries no second path for it).
     lensMap(tokens, opts) {
-      const { layer, head, rope } = lensMapArgs(opts, 'lensMap');
-      const traced = forward(alive, tokens, rope ? { trace: true, topK: 1, rope } : { trace: true, topK: 1 }, config);
+      const { layer, head, rope, surgery: intervention } = lensMapArgs(opts, 'lensMap');
+      if (intervention && !surgery) throw noSurgery();
+      const traceOptions = { trace: true, topK: 1 };
+      if (rope) traceOptions.rope = rope;
+      if (intervention) traceOptions.surgery = intervention;
+      const traced = forward(alive, tokens, traceOptions, config);
       const layers = traced.layers.length;
       if (layer >= layers) throw new PosLabError(`layer ${layer} is past the model's ${layers}`, { field: 'layer' });
       const { data, shape } = traced.layers[layer].attention; // (H, T, T)
@@ -137,6 +256,7 @@ export const wrapModel = (raw, model, forward, extra = {}) => {
       if (head >= H) throw new PosLabError(`head ${head} is past the layer's ${H}`, { field: 'head' });
       return { size: T, attention: data.slice(head * T * T, (head + 1) * T * T) };
     },
+    ...(surgery ? sweep(alive) : {}),
   }));
 };
 
@@ -168,15 +288,15 @@ export const wrapLoader = (r, model, wrap) =>
  * same names, e.g. gpt2Config over m.gpt2Config.
  * @param {any} m the instantiated module
  * @param {{ api: string, label: string, required?: string,
- *   randomOptions?: Record<string, string>, forward: Function, extra?: object }} arch
+ *   randomOptions?: Record<string, string>, forward: Function, extra?: object, surgery?: boolean }} arch
  *   label: its name in messages; required: why a preset or config is needed (none: optional);
  *   randomOptions: <api>Random's string options beyond seed and their defaults, passed to the
- *   binding in this order; forward and extra: the model handle's (wrapModel)
+ *   binding in this order; forward, extra and surgery: the model handle's (wrapModel)
  */
-export function familyMethods(m, { api, label, required, randomOptions = {}, forward, extra }) {
+export function familyMethods(m, { api, label, required, randomOptions = {}, forward, extra, surgery = false }) {
   const [configName, randomName, loaderName] = [`${api}Config`, `${api}Random`, `${api}Loader`];
   const shardedName = `${api}ShardedLoader`;
-  const wrap = (raw) => wrapModel(raw, label, forward, extra);
+  const wrap = (raw) => wrapModel(raw, label, forward, extra, surgery);
   const methods = {
     [configName](opts) {
       const o = check.options(opts, configName, ['preset', 'config']);

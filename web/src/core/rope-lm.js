@@ -1,12 +1,13 @@
 // What the RoPE language models' APIs share (gpt-neox.js, llama.js): forward(tokens, {
-// precision, trace, topK, logits, lossByPosition, rope }) over a model handle, with `rope` a
-// scaling in place of the config's (the binding's rope_lm_bindings.hpp).
+// precision, trace, topK, logits, lossByPosition, rope, surgery }) over a model handle, with
+// `rope` a scaling in place of the config's and `surgery` position surgery inside the pass (the
+// binding's rope_lm_bindings.hpp).
 import { PosLabError } from './errors.js';
-import { call, precisionArg, tokenArray } from './lm-common.js';
+import { call, precisionArg, surgeryArg, tokenArray } from './lm-common.js';
 import * as check from './validate.js';
 
 const ROPE_KEYS = ['scaling', 'factor', 'originalLength', 'lowFreqFactor', 'highFreqFactor', 'betaFast', 'betaSlow'];
-const FORWARD_KEYS = ['precision', 'trace', 'topK', 'logits', 'lossByPosition', 'rope'];
+const FORWARD_KEYS = ['precision', 'trace', 'topK', 'logits', 'lossByPosition', 'rope', 'surgery'];
 
 /**
  * The core's scalings ('none' first) and the forward of a RoPE model handle; `label` ("Llama")
@@ -44,6 +45,7 @@ export function ropeModelForward(m, label) {
     };
     const rope = ropeArg(o.rope);
     if (rope) args.rope = rope;
+    if (o.surgery !== undefined) args.surgery = surgeryArg(o.surgery);
     const ids = tokenArray(tokens, label);
     const handle = alive();
     return call(() => handle.forward(ids, args));

@@ -1,5 +1,6 @@
 // Types of the length-generalisation lab's JS API (train.js) over the training module.
 import type { LensMap, LensMapOptions, LensOptions, LensReport } from './lens';
+import type { SurgeryOptions, SurgeryReport } from './surgery';
 
 export interface TrainConfig {
   /** text: a byte-level language model on `text` (Press et al. 2022), scored by context. */
@@ -107,11 +108,23 @@ export interface TrainLab {
    * The position lens on a lab checkpoint (TrainRun.checkpoint(), F32 or F16) and token ids (a
    * text model's: the text's bytes, as a Uint8Array): lens.json's report (docs/lens.md). Float
    * only; options.rope (models of a rotation method): a scaling, its original length the
-   * trained context.
+   * trained context; options.surgery: position surgery inside every pass (a model without a
+   * rotation takes ablateHeads only).
    */
   textLens(checkpoint: Uint8Array, tokens: number[] | Int32Array | Uint8Array, options?: LensOptions): LensReport;
-  /** One head's attention map on a lab checkpoint (one traced pass). */
+  /** One head's attention map on a lab checkpoint (one traced pass), under options.surgery if given. */
   textLensMap(checkpoint: Uint8Array, tokens: number[] | Int32Array | Uint8Array, options?: LensMapOptions): LensMap;
+  /**
+   * A position-surgery sweep on a lab checkpoint and token ids (a text model's: the text's
+   * bytes), as `poslab surgery --weights <checkpoint>`: surgery.json's report (docs/surgery.md).
+   * Float only; N is the checkpoint's training length. A model without a rotation takes the
+   * heads sweep (ablation) and single ablations only.
+   */
+  textSurgery(
+    checkpoint: Uint8Array,
+    tokens: number[] | Int32Array | Uint8Array,
+    options: SurgeryOptions,
+  ): SurgeryReport;
 }
 
 export function createTrainLab(config?: {

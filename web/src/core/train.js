@@ -4,7 +4,7 @@
 // Declarations: train.d.ts.
 import { PosLabError } from './errors.js';
 import { loadModule } from './load.js';
-import { lensArgs, lensMapArgs, tokenArray } from './lm-common.js';
+import { lensArgs, lensMapArgs, runSurgery, surgeryArgs, tokenArray } from './lm-common.js';
 import { guardMethods, toPosLabError, unwrap } from './raw.js';
 import * as check from './validate.js';
 
@@ -59,18 +59,33 @@ export function bindTrain(m) {
     },
     /**
      * The position lens on a lab checkpoint (train.d.ts): its bytes, token ids (a byte-level
-     * text model's: the text's bytes) and { period?, seed?, shift?, localWindow? }.
+     * text model's: the text's bytes) and { period?, seed?, shift?, localWindow?, rope?, surgery? }.
      */
     textLens(checkpoint, tokens, options = {}) {
       const args = lensArgs(options, 'textLens');
       const ids = labTokens(tokens);
       return calling('textLens', () => m.textLens(checkpoint, ids, args));
     },
-    /** One head's attention map on a lab checkpoint: { layer, head } → { size, attention }. */
+    /** One head's attention map on a lab checkpoint: { layer, head, rope?, surgery? } → { size, attention }. */
     textLensMap(checkpoint, tokens, options = {}) {
       const args = lensMapArgs(options, 'textLensMap');
       const ids = labTokens(tokens);
       return calling('textLensMap', () => m.textLensMap(checkpoint, ids, args));
+    },
+    /**
+     * The position-surgery sweep on a lab checkpoint (train.d.ts): its bytes, token ids (a
+     * byte-level text model's: the text's bytes) and { sweep, group?, bases?, window?, seed?,
+     * surgery?, rope?, onProgress? } → surgery.json's report (docs/surgery.md).
+     */
+    textSurgery(checkpoint, tokens, options) {
+      const { args, onProgress } = surgeryArgs(options, 'textSurgery');
+      const ids = labTokens(tokens);
+      return calling('textSurgery', () =>
+        runSurgery(
+          (progress) => m.textSurgery(checkpoint, ids, progress ? { ...args, onProgress: progress } : args),
+          onProgress,
+        ),
+      );
     },
   };
 }
