@@ -33,9 +33,11 @@ void run_lens(const LensArgs& a) {
       model_tokens(a.tokens, a.tokens_file, a.text_file, std::size_t(1) << 16, "the lens");
   const PositionSurgery surgery = a.surgery.surgery();
   LoadedModel model;
-  with_surgery_flag_names([&] {
-    model = load_model({a.weights, a.config}, parse_precision(a.precision), a.rope, surgery);
-  });
+  with_surgery_flag_names(
+      [&] {
+        model = load_model({a.weights, a.config}, parse_precision(a.precision), a.rope, surgery);
+      },
+      &a.surgery);
   LensSettings settings = a.settings;
   settings.weights = a.weights;
   settings.memory_limit =

@@ -97,7 +97,7 @@ void run_lm(const LmArgs& a) {
   index["tokens"] = tokens;
   if (arch == LmArchitecture::kGpt2) {
     if (a.surgery.any()) {
-      throw UsageError(a.weights +
+      throw UsageError(a.surgery.first_flag() + ": " + a.weights +
                        " is a GPT-2 checkpoint: position surgery runs on the RoPE models "
                        "(GPT-NeoX, the Llama family) and the lab's checkpoints (poslab lens, "
                        "poslab surgery)");

@@ -74,7 +74,8 @@ LoadedModel load_model(const ModelFiles& files, Precision precision, const RopeS
                        " is a lab checkpoint, which carries its own config: drop --config");
     }
     require(precision == Precision::kFloat, "precision",
-            files.weights + " is a lab checkpoint: the lab's model runs in float only");
+            "--precision: " + files.weights +
+                " is a lab checkpoint: the lab's model runs in float only");
     auto checkpoint = std::make_shared<const train::LabCheckpoint>(train::read_lab_checkpoint(
         read_whole_file(files.weights, std::size_t(1) << 30, "a lab checkpoint"), files.weights));
     // --rope-* on a lab model of a rotation method: its original length is the trained context.

@@ -3,6 +3,7 @@
 // lens's report of the same text — and writes surgery.json.
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -18,7 +19,7 @@ namespace poslab::cli {
 namespace {
 
 struct SurgeryArgs {
-  std::string weights, config, tokens_file, text_file, out, sweep, bases;
+  std::string weights, config, tokens, tokens_file, text_file, out, sweep, bases;
   std::string precision = name_of(kPrecisionNames, Precision::kFloat);
   SweepSettings settings;
   RopeScalingFlags rope;
@@ -46,6 +47,26 @@ std::vector<double> parse_bases(const std::string& text) {
   return bases;
 }
 
+// Runs `f`; an Error of a field the command's options set comes out naming the option.
+void with_sweep_flag_names(const SurgeryArgs& a, const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    const std::string& field = e.field();
+    const char* tokens = !a.text_file.empty()     ? "--text-file"
+                         : !a.tokens_file.empty() ? "--tokens-file"
+                                                  : "--tokens";
+    const char* flag = field == "group"    ? "--group"
+                       : field == "bases"  ? "--bases"
+                       : field == "sweep"  ? "--sweep"
+                       : field == "rope"   ? "--rope-scaling"
+                       : field == "tokens" ? tokens
+                                           : nullptr;
+    if (flag == nullptr || std::string(e.what()).rfind(flag, 0) == 0) throw;
+    throw Error(std::string(flag) + ": " + e.what(), field);
+  }
+}
+
 void run_surgery(const SurgeryArgs& a) {
   check_output_path(a.out);
   require(output_format(a.out) == Format::kJson, "out",
@@ -58,16 +79,23 @@ void run_surgery(const SurgeryArgs& a) {
   if (!settings.bases.empty() && settings.kind != SweepKind::kBase) {
     throw UsageError("--bases is for --sweep base");
   }
+  if (settings.group != 0 && settings.kind != SweepKind::kBands) {
+    throw UsageError("--group is for --sweep bands");
+  }
   // A byte-level model's text: at most 16 MiB.
   const std::vector<long long> tokens =
-      model_tokens("", a.tokens_file, a.text_file, std::size_t(1) << 24, "the sweep");
-  const LoadedModel model = load_model({a.weights, a.config}, parse_precision(a.precision), a.rope);
+      model_tokens(a.tokens, a.tokens_file, a.text_file, std::size_t(1) << 24, "the sweep");
+  LoadedModel model;
+  with_sweep_flag_names(a, [&] {
+    model = load_model({a.weights, a.config}, parse_precision(a.precision), a.rope);
+  });
   require(model.surgery.has_value(), "weights",
           a.weights +
               " is a GPT-2 checkpoint: position surgery runs on the RoPE models "
               "(GPT-NeoX, the Llama family) and the lab's checkpoints");
   // The heads sweep reads each head's role off the lens on (at most 4096 tokens of) the text.
   std::optional<LensReport> lens;
+  std::string lens_note;
   if (settings.kind == SweepKind::kHeads) {
     const long long W = settings.window > 0 ? settings.window : (long long)tokens.size();
     const std::vector<long long> text(
@@ -77,14 +105,25 @@ void run_surgery(const SurgeryArgs& a) {
     lens_settings.weights = a.weights;
     lens_settings.memory_limit =
         memory_limit_from_environment("POSLAB_LENS_MEMORY_LIMIT", kDefaultLensMemoryLimit);
-    lens = lens_report(model.lens, text, lens_settings);
+    // The roles are beside the sweep, not part of it: a text too short (or too long) for the
+    // lens leaves them out, and a note says why.
+    try {
+      lens = lens_report(model.lens, text, lens_settings);
+    } catch (const Error& e) {
+      if (e.field() != "tokens") throw;
+      lens_note = std::string("no head roles beside the sweep: ") + e.what();
+    }
   }
   const auto start = std::chrono::steady_clock::now();
-  SurgeryReport report = surgery_sweep(*model.surgery, tokens, settings, lens ? &*lens : nullptr);
+  SurgeryReport report;
+  with_sweep_flag_names(a, [&] {
+    report = surgery_sweep(*model.surgery, tokens, settings, lens ? &*lens : nullptr);
+  });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.weights = a.weights;
   report.notes.insert(report.notes.end(), model.notes.begin(), model.notes.end());
+  if (!lens_note.empty()) report.notes.push_back(lens_note);
   write_outputs({{a.out, surgery_json(report)}});
   for (const std::string& note : report.notes)
     std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
@@ -103,6 +142,8 @@ void declare_surgery(CLI::App* cmd, SurgeryArgs& a) {
       ->check(input_file());
   cmd->add_option("--config", a.config, "its config.json (required for the hub's models)")
       ->check(input_file());
+  auto* ids = cmd->add_option("--tokens", a.tokens, "token ids of the text, comma-separated")
+                  ->type_name("IDS");
   auto* file = cmd->add_option("--tokens-file", a.tokens_file, "token ids as a 1-D .npy")
                    ->type_name("FILE.npy")
                    ->check(input_file());
@@ -110,7 +151,8 @@ void declare_surgery(CLI::App* cmd, SurgeryArgs& a) {
                                "a byte-level model's text: its bytes are the ids (a lab text "
                                "model, poslab train --task text)")
                    ->check(input_file());
-  file->excludes(text);
+  ids->excludes(file);
+  text->excludes(ids);
   text->excludes(file);
   cmd->add_option("--sweep", a.sweep,
                   "bands: zero each group of pairs, keep the top p; layers: each layer NoPE; "

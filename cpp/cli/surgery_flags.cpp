@@ -87,6 +87,19 @@ PositionSurgery SurgeryFlags::surgery() const {
   return s;
 }
 
+std::string SurgeryFlags::first_flag() const {
+  const std::pair<bool, const char*> given[] = {{!zero_pairs.empty(), "--rope-zero-pairs"},
+                                                {!nope_layers.empty(), "--nope-layers"},
+                                                {!nope_heads.empty(), "--nope-heads"},
+                                                {rope_base != kUnset, "--rope-base"},
+                                                {rope_local_base != kUnset, "--rope-local-base"},
+                                                {!ablate_heads.empty(), "--ablate-heads"}};
+  for (const auto& [set, flag] : given) {
+    if (set) return flag;
+  }
+  return "";
+}
+
 void add_surgery_flags(CLI::App* cmd, SurgeryFlags& f) {
   const char* group = "Position surgery (docs/surgery.md)";
   cmd->add_option("--rope-zero-pairs", f.zero_pairs,
@@ -117,10 +130,13 @@ void add_surgery_flags(CLI::App* cmd, SurgeryFlags& f) {
       ->group(group);
 }
 
-void with_surgery_flag_names(const std::function<void()>& f) {
+void with_surgery_flag_names(const std::function<void()>& f, const SurgeryFlags* flags) {
   try {
     f();
   } catch (const Error& e) {
+    if (e.field() == "surgery" && flags != nullptr && !flags->first_flag().empty()) {
+      throw Error(flags->first_flag() + ": " + e.what(), e.field());
+    }
     for (const auto& [field, flag] : kFlags) {
       const std::string message = e.what();
       if (e.field() != field || message.rfind(flag, 0) == 0) continue;

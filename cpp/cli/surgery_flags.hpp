@@ -18,13 +18,16 @@ struct SurgeryFlags {
   // The interventions; UsageError naming the flag for a list that does not parse.
   PositionSurgery surgery() const;
   bool any() const { return !surgery().empty(); }
+  // The first of the flags given ("--ablate-heads"), for a refusal of them all; "" if none.
+  std::string first_flag() const;
 };
 
 // --rope-zero-pairs A:B[,C:D…], --nope-layers LIST, --nope-heads L:H[,…], --rope-base X,
 // --rope-local-base X, --ablate-heads L:H[,…].
 void add_surgery_flags(CLI::App* cmd, SurgeryFlags& flags);
 
-// Runs `f`; an Error of a surgery field (check_surgery's) comes out naming its flag.
-void with_surgery_flag_names(const std::function<void()>& f);
+// Runs `f`; an Error of a surgery field (check_surgery's) comes out naming its flag, and one of
+// the field "surgery" (a model that takes none) the first of `flags` given.
+void with_surgery_flag_names(const std::function<void()>& f, const SurgeryFlags* flags = nullptr);
 
 }  // namespace poslab::cli

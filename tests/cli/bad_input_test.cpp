@@ -156,6 +156,35 @@ Bytes llama_checkpoint(const std::string& config) {
   });
 }
 
+// `poslab surgery`, `poslab lm` or `poslab lens` (`command`) on the tiny GPT-NeoX of kNeoxTiny
+// (1 layer, 2 heads, one rotary pair) over 8 tokens, with `more`, writing `out`.
+const std::vector<std::string> kTinyModelArgs{"--weights", "m.safetensors", "--config",
+                                              "c.json",    "--tokens",      "1,2,3,4,5,6,7,8"};
+std::vector<std::string> surgery_args(const char* command, const char* out,
+                                      std::vector<std::string> more) {
+  std::vector<std::string> args{command};
+  args.insert(args.end(), kTinyModelArgs.begin(), kTinyModelArgs.end());
+  args.insert(args.end(), more.begin(), more.end());
+  args.insert(args.end(), {"-o", out});
+  return args;
+}
+// A GPT-2 checkpoint of kTiny.
+const Bytes kGpt2Tiny([] {
+  return encode_safetensors(
+      lm_named_tensors(lm_random_weights(Gpt2Config::from_json(kTiny, "tiny.json"), 1)));
+});
+const Files kNeoxTinyFiles = {{"c.json", kNeoxTiny}, {"m.safetensors", neox_checkpoint(kNeoxTiny)}};
+// `poslab <command>` on the tiny GPT-NeoX with `more`, refused with `status` and `pattern`.
+BadInput tiny_neox_case(const char* name, const char* command, std::vector<std::string> more,
+                        int status, const char* pattern) {
+  const char* out = std::string(command) == "lm" ? "out.npy" : "out.json";
+  return {name, kNeoxTinyFiles, surgery_args(command, out, std::move(more)), status, pattern};
+}
+// The shipped lab model (a RoPE text model), read when its case runs.
+const Bytes kLabCheckpoint([] {
+  return read_file(POSLAB_SOURCE_DIR "/web/src/content/text-rope.safetensors");
+});
+
 // T token ids (all 1) as an int64 .npy.
 std::string ids_npy(std::size_t T) {
   return npy_file(npy_dict("<i8", "(" + std::to_string(T) + ",)"),
@@ -536,10 +565,7 @@ const std::vector<BadInput>& cases() {
        1,
        R"(m\.safetensors is a GPT-NeoX checkpoint: give its config\.json with --config)"},
       {"LmRopeScalingOnLearnedPositions",
-       {{"tiny.json", kTiny}, {"g.safetensors", Bytes([] {
-                                 return encode_safetensors(lm_named_tensors(lm_random_weights(
-                                     Gpt2Config::from_json(kTiny, "tiny.json"), 1)));
-                               })}},
+       {{"tiny.json", kTiny}, {"g.safetensors", kGpt2Tiny}},
        {"lm", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1",
         "--rope-scaling", "linear", "--rope-factor", "2", "-o", "out.npy"},
        2,
@@ -737,6 +763,151 @@ const std::vector<BadInput>& cases() {
        attention("q.npy", "q.npy", "q.npy", {"--weights", "./out.npy"}),
        2,
        R"(--weights and -o name the same file \('\./out\.npy' and 'out\.npy'\))"},
+      // Position surgery (issue 49): every bad value of `poslab surgery`'s options and of the
+      // surgery flags of lm and lens, refused naming the flag.
+      tiny_neox_case("SurgeryUnknownSweep", "surgery", {"--sweep", "bogus"}, 2,
+                     R"(--sweep: unknown sweep 'bogus' \(expected bands, layers, heads or base\))"),
+      tiny_neox_case("SurgerySingleSweepIsThePages", "surgery", {"--sweep", "single"}, 2,
+                     R"(--sweep: unknown sweep 'single')"),
+      tiny_neox_case("SurgeryWithoutSweep", "surgery", {}, 2, R"(--sweep is required)"),
+      tiny_neox_case("SurgeryGroupZero", "surgery", {"--sweep", "bands", "--group", "0"}, 2,
+                     R"(--group: must be positive \(got 0\))"),
+      tiny_neox_case(
+          "SurgeryGroupPastThePairs", "surgery", {"--sweep", "bands", "--group", "2"}, 1,
+          R"(--group: a group of pairs must be 0 \(16 groups\) or at most the model's 1 pairs \(got 2\))"),
+      tiny_neox_case("SurgeryGroupOfAnotherSweep", "surgery", {"--sweep", "layers", "--group", "1"},
+                     2, R"(--group is for --sweep bands)"),
+      tiny_neox_case("SurgeryBasesNotNumbers", "surgery", {"--sweep", "base", "--bases", "100,x"},
+                     2, R"(--bases: 'x' is not a number)"),
+      tiny_neox_case("SurgeryBaseOne", "surgery", {"--sweep", "base", "--bases", "100,1"}, 1,
+                     R"(--bases: each base must be a finite number above 1 \(got 1\))"),
+      tiny_neox_case("SurgeryBaseNaN", "surgery", {"--sweep", "base", "--bases", "nan"}, 1,
+                     R"(--bases: each base must be a finite number above 1 \(got nan\))"),
+      tiny_neox_case("SurgeryBasesOfAnotherSweep", "surgery",
+                     {"--sweep", "bands", "--bases", "100"}, 2, R"(--bases is for --sweep base)"),
+      tiny_neox_case("SurgeryWindowOne", "surgery", {"--sweep", "layers", "--window", "1"}, 2,
+                     R"(--window: must be at least 2 \(got 1\))"),
+      tiny_neox_case("SurgerySeedNegative", "surgery", {"--sweep", "layers", "--seed", "-1"}, 2,
+                     R"(--seed: must be non-negative \(got -1\))"),
+      tiny_neox_case("SurgeryUnknownPrecision", "surgery",
+                     {"--sweep", "layers", "--precision", "half"}, 2, R"(--precision)"),
+      {"SurgeryReportIntoANpyFile", kNeoxTinyFiles,
+       surgery_args("surgery", "out.npy", {"--sweep", "layers"}), 1,
+       R"(surgery writes a JSON report: -o must end in \.json, got 'out\.npy')"},
+      {"SurgeryOneToken",
+       kNeoxTinyFiles,
+       {"surgery", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1", "--sweep",
+        "layers", "-o", "out.json"},
+       1,
+       R"(--tokens: a sweep needs at least 2 tokens per window, for one next-token loss \(got 1\))"},
+      {"SurgeryTokenOutsideTheVocabulary",
+       kNeoxTinyFiles,
+       {"surgery", "--weights", "m.safetensors", "--config", "c.json", "--tokens", "1,10",
+        "--sweep", "layers", "-o", "out.json"},
+       1,
+       R"(--tokens: token 10 at position 1 is outside the vocabulary \[0, 10\))"},
+      {"SurgeryWithoutTokens",
+       kNeoxTinyFiles,
+       {"surgery", "--weights", "m.safetensors", "--config", "c.json", "--sweep", "layers", "-o",
+        "out.json"},
+       2,
+       R"(give the token ids with --tokens or --tokens-file \(or --text-file\))"},
+      tiny_neox_case("SurgeryTokensTwice", "surgery",
+                     {"--sweep", "layers", "--text-file", "c.json"}, 2,
+                     R"(--tokens excludes --text-file|--text-file excludes --tokens)"),
+      {"SurgeryOnGpt2",
+       {{"tiny.json", kTiny}, {"g.safetensors", kGpt2Tiny}},
+       {"surgery", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1,2,3",
+        "--sweep", "heads", "-o", "out.json"},
+       1,
+       R"(g\.safetensors is a GPT-2 checkpoint: position surgery runs on the RoPE models)"},
+      {"SurgeryLabCheckpointInDouble",
+       {{"lab.safetensors", kLabCheckpoint}},
+       {"surgery", "--weights", "lab.safetensors", "--tokens", "1,2,3", "--sweep", "bands",
+        "--precision", "double", "-o", "out.json"},
+       1,
+       R"(--precision: lab\.safetensors is a lab checkpoint: the lab's model runs in float only)"},
+      {"SurgeryLabCheckpointWithAConfig",
+       {{"lab.safetensors", kLabCheckpoint}, {"c.json", kNeoxTiny}},
+       {"surgery", "--weights", "lab.safetensors", "--config", "c.json", "--tokens", "1,2,3",
+        "--sweep", "bands", "-o", "out.json"},
+       2,
+       R"(--config: lab\.safetensors is a lab checkpoint, which carries its own config)"},
+      tiny_neox_case("LmRopeZeroPairsNotARange", "lm", {"--rope-zero-pairs", "a:b"}, 2,
+                     R"(--rope-zero-pairs: 'a:b' is not two whole numbers A:B)"),
+      tiny_neox_case("LmRopeZeroPairsOneNumber", "lm", {"--rope-zero-pairs", "0:1,1"}, 2,
+                     R"(--rope-zero-pairs: '1' is not two whole numbers A:B)"),
+      tiny_neox_case("LmRopeZeroPairsEmptyItem", "lm", {"--rope-zero-pairs", "0:1,"}, 2,
+                     R"(--rope-zero-pairs: '' is not two whole numbers A:B)"),
+      tiny_neox_case(
+          "LmRopeZeroPairsPastThePairs", "lm", {"--rope-zero-pairs", "0:2"}, 1,
+          R"(--rope-zero-pairs: a zeroed pair range 0:2 must lie inside \[0, R/2\] = \[0, 1\] and not be inverted)"),
+      tiny_neox_case("LmRopeZeroPairsInverted", "lm", {"--rope-zero-pairs", "1:0"}, 1,
+                     R"(--rope-zero-pairs: a zeroed pair range 1:0 must lie inside)"),
+      tiny_neox_case("LmRopeZeroPairsNegative", "lm", {"--rope-zero-pairs", "-1:1"}, 1,
+                     R"(--rope-zero-pairs: a zeroed pair range -1:1 must lie inside)"),
+      tiny_neox_case("LmNopeLayersNotNumbers", "lm", {"--nope-layers", "0,x"}, 2,
+                     R"(--nope-layers: 'x' is not a whole number)"),
+      tiny_neox_case("LmNopeLayerPastTheModel", "lm", {"--nope-layers", "1"}, 1,
+                     R"(--nope-layers: layer 1 is outside the model's 1 layers \(0 to 0\))"),
+      tiny_neox_case("LmNopeLayerNegative", "lm", {"--nope-layers", "-1"}, 1,
+                     R"(--nope-layers: layer -1 is outside the model's 1 layers)"),
+      tiny_neox_case("LmNopeHeadsNotAPair", "lm", {"--nope-heads", "0"}, 2,
+                     R"(--nope-heads: '0' is not two whole numbers A:B)"),
+      tiny_neox_case("LmNopeHeadPastTheHeads", "lm", {"--nope-heads", "0:2"}, 1,
+                     R"(--nope-heads: head 2 is outside the model's 2 heads per layer \(0 to 1\))"),
+      tiny_neox_case("LmNopeHeadPastTheLayers", "lm", {"--nope-heads", "1:0"}, 1,
+                     R"(--nope-heads: layer 1 is outside the model's 1 layers)"),
+      tiny_neox_case("LmAblateHeadsThreeNumbers", "lm", {"--ablate-heads", "0:1:1"}, 2,
+                     R"(--ablate-heads: '0:1:1' is not two whole numbers A:B)"),
+      tiny_neox_case("LmAblateHeadsSigned", "lm", {"--ablate-heads", "+0:1"}, 2,
+                     R"(--ablate-heads: '\+0:1' is not two whole numbers A:B)"),
+      tiny_neox_case("LmAblateHeadPastTheHeads", "lm", {"--ablate-heads", "0:0,0:-1"}, 1,
+                     R"(--ablate-heads: head -1 is outside the model's 2 heads per layer)"),
+      tiny_neox_case("LmAblateHeadPastTheLayers", "lm", {"--ablate-heads", "3:0"}, 1,
+                     R"(--ablate-heads: layer 3 is outside the model's 1 layers)"),
+      tiny_neox_case("LmRopeBaseOne", "lm", {"--rope-base", "1"}, 1,
+                     R"(--rope-base: a rotation base must be above 1 \(got 1\))"),
+      tiny_neox_case("LmRopeBaseZero", "lm", {"--rope-base", "0"}, 1,
+                     R"(--rope-base: a rotation base must be above 1 \(got 0\))"),
+      tiny_neox_case("LmRopeBaseNegative", "lm", {"--rope-base", "-1e4"}, 1,
+                     R"(--rope-base: a rotation base must be above 1 \(got -1e\+04\))"),
+      tiny_neox_case("LmRopeBaseNaN", "lm", {"--rope-base", "nan"}, 2,
+                     R"(--rope-base: must be finite)"),
+      tiny_neox_case("LmRopeLocalBaseInfinite", "lm", {"--rope-local-base", "inf"}, 2,
+                     R"(--rope-local-base: must be finite)"),
+      tiny_neox_case("LmRopeLocalBaseOnAModelWithoutLocalLayers", "lm",
+                     {"--rope-local-base", "100"}, 1,
+                     R"(--rope-local-base: GPT-NeoX has no local \(sliding-window\) layers)"),
+      {"LlamaRopeLocalBaseWithoutLocalLayers",
+       {{"c.json", kLlamaTiny}, {"m.safetensors", llama_checkpoint(kLlamaTiny)}},
+       surgery_args("lm", "out.npy", {"--rope-local-base", "100"}),
+       1,
+       R"(--rope-local-base: Llama has no local \(sliding-window\) layers)"},
+      {"LmSurgeryOnGpt2",
+       {{"tiny.json", kTiny}, {"g.safetensors", kGpt2Tiny}},
+       {"lm", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens", "1",
+        "--nope-heads", "0:0", "-o", "out.npy"},
+       2,
+       R"(--nope-heads: g\.safetensors is a GPT-2 checkpoint: position surgery runs on the RoPE models)"},
+      tiny_neox_case("LensNopeLayerPastTheModel", "lens", {"--nope-layers", "1"}, 1,
+                     R"(--nope-layers: layer 1 is outside the model's 1 layers)"),
+      tiny_neox_case("LensRopeZeroPairsNotARange", "lens", {"--rope-zero-pairs", "0-1"}, 2,
+                     R"(--rope-zero-pairs: '0-1' is not two whole numbers A:B)"),
+      tiny_neox_case("LensRopeBaseOne", "lens", {"--rope-base", "0.5"}, 1,
+                     R"(--rope-base: a rotation base must be above 1 \(got 0\.5\))"),
+      {"LensSurgeryOnGpt2",
+       {{"tiny.json", kTiny}, {"g.safetensors", kGpt2Tiny}},
+       {"lens", "--weights", "g.safetensors", "--config", "tiny.json", "--tokens",
+        "1,2,3,4,5,6,7,8", "--ablate-heads", "0:0", "-o", "out.json"},
+       1,
+       R"(--ablate-heads: g\.safetensors is a GPT-2 checkpoint: position surgery runs)"},
+      {"LensLabCheckpointHeadPastTheModel",
+       {{"lab.safetensors", kLabCheckpoint}},
+       {"lens", "--weights", "lab.safetensors", "--tokens", "1,2,3,4,5,6,7,8", "--ablate-heads",
+        "0:99", "-o", "out.json"},
+       1,
+       R"(--ablate-heads: head 99 is outside the model's \d+ heads per layer)"},
       // Found by the config.json fuzzer: a factor past 2^53 cancelled dynamic NTK's base to 0
       // (frequencies inf, written as null); an overflowing base is now refused.
       {"RopeFreqsNtkBaseOverflows",

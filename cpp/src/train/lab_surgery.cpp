@@ -16,8 +16,8 @@ SurgeryModel surgery_model(const LabCheckpoint& checkpoint,
   const PositionMethod p = checkpoint.model.position;
   const bool rotates = position_method_info(p).kind == PositionKind::kRotation;
   require(!scaling || rotates, "rope",
-          std::string("a ") + name_of(kPositionMethodNames, p) +
-              " model has no rotation to scale: a scaling is for rotation methods' models");
+          model->surgery_target().model +
+              " has no rotation to scale: a scaling is for rotation methods' models");
   if (scaling) {
     RopeOptions rope = *scaling;
     rope.original_length = (long long)checkpoint.train_len;

@@ -71,8 +71,8 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
     return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
   };
   require(!scaling || rotates, "rope",
-          std::string("a ") + name_of(kPositionMethodNames, p) +
-              " model has no rotation to scale: a scaling is for rotation methods' models");
+          model->surgery_target().model +
+              " has no rotation to scale: a scaling is for rotation methods' models");
   if (rotates) {
     RopeOptions rope = scaling.value_or(RopeOptions{});
     rope.base = checkpoint.model.base;

@@ -314,7 +314,8 @@ Model::AttentionTrace Model::attention_trace(const Parameters& params, const Bat
 
 SurgeryTarget Model::surgery_target() const {
   const bool rotates = position_method_info(config_.position).kind == PositionKind::kRotation;
-  return {std::string("a ") + to_string(config_.position) + " model",
+  const std::string name = to_string(config_.position);  // "an alibi model", "a rope model"
+  return {(name.find_first_of("aeiou") == 0 ? "an " : "a ") + name + " model",
           static_cast<long long>(config_.n_layer), static_cast<long long>(config_.n_head),
           rotates ? static_cast<long long>(config_.n_embd / config_.n_head / 2) : 0, false};
 }
