@@ -87,6 +87,8 @@ SurgeryCall surgery_call(const val& options, const char* function) {
           std::string(function) + " needs a sweep: bands, layers, heads, base or single");
   s.kind = parse_name(kSweepKindNames, to_string(field(o, "sweep"), "sweep"), "sweep", "sweep");
   s.group = integer_field(o, "group", 0);
+  require(s.group == 0 || s.kind == SweepKind::kBands, "group",
+          "group is for the bands sweep (sweep: 'bands')");
   const val bases = field(o, "bases");
   require(bases.isUndefined() || s.kind == SweepKind::kBase, "bases",
           "bases are for the base sweep (sweep: 'base')");
@@ -119,15 +121,22 @@ std::string surgery_text(const SurgeryModel& model, const std::vector<long long>
                          const std::function<LensModel()>& lens) {
   const SweepSettings& s = call.settings;
   std::optional<LensReport> report_of_lens;
+  std::string lens_note;
   // The heads sweep's lens, after the sweep's own checks (sweep_interventions: the settings
-  // against the model), as the CLI's.
+  // against the model). The roles are beside the sweep, not part of it: a text the lens
+  // refuses leaves them out, and a note says why, as the CLI's.
   if (s.kind == SweepKind::kHeads) {
     sweep_interventions(model, s);
     const long long W = s.window > 0 ? s.window : (long long)tokens.size();
     const long long n = std::min<long long>(std::min(W, 4096LL), (long long)tokens.size());
     LensSettings settings;
     settings.weights = weights;
-    report_of_lens = lens_report(lens(), {tokens.begin(), tokens.begin() + n}, settings);
+    try {
+      report_of_lens = lens_report(lens(), {tokens.begin(), tokens.begin() + n}, settings);
+    } catch (const Error& e) {
+      if (e.field() != "tokens") throw;
+      lens_note = std::string("no head roles beside the sweep: ") + e.what();
+    }
   }
   SweepProgress progress;
   if (!call.on_progress.isUndefined()) {
@@ -139,6 +148,7 @@ std::string surgery_text(const SurgeryModel& model, const std::vector<long long>
   SurgeryReport report =
       surgery_sweep(model, tokens, s, report_of_lens ? &*report_of_lens : nullptr, progress);
   report.weights = weights;
+  if (!lens_note.empty()) report.notes.push_back(lens_note);
   return surgery_json(report);
 }
 

@@ -24,7 +24,8 @@ PositionSurgery to_surgery(const val& js);
 
 // A sweep's options: { sweep, group?, bases?, window?, seed?, surgery?, precision?, rope?,
 // onProgress? }. `sweep` is required; `surgery` is the intervention of sweep 'single' (and only
-// of it), `bases` only for sweep 'base'; window 0 (the whole text) or at least 2.
+// of it), `bases` only for sweep 'base', `group` only for sweep 'bands'; window 0 (the whole
+// text) or at least 2.
 struct SurgeryCall {
   SweepSettings settings;
   Precision precision = Precision::kFloat;
@@ -35,8 +36,9 @@ SurgeryCall surgery_call(const val& options, const char* function);
 
 // The sweep of `call` on `model` over `tokens`: surgery.json's text, its "weights" `weights`.
 // The heads sweep reads each head's role off the lens of `lens()` (made only for it) on the
-// text's first min(window, 4096) tokens, as `poslab surgery` does. onProgress is called after
-// each pass group; when it returns false the sweep stops with an Error naming "onProgress".
+// text's first min(window, 4096) tokens, as `poslab surgery` does (a text the lens refuses: no
+// roles, and a note saying why). onProgress is called after each pass group; when it returns
+// false the sweep stops with an Error naming "onProgress".
 std::string surgery_text(const SurgeryModel& model, const std::vector<long long>& tokens,
                          const SurgeryCall& call, const std::string& weights,
                          const std::function<LensModel()>& lens);
