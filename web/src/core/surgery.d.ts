@@ -33,7 +33,7 @@ export interface SurgeryOptions {
    * each; base: each base; single: the one `surgery` given.
    */
   sweep: SweepKind;
-  /** bands: pairs per group; 0 or absent: as many as make 16 groups. */
+  /** bands only: pairs per group; 0 or absent: as many as make 16 groups. */
   group?: number;
   /** base only: the bases tried (each above 1); absent or empty: the model's × 0.01, 0.1, 0.5, 2, 10. */
   bases?: number[];
