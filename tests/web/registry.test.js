@@ -65,6 +65,11 @@ describe('view registry', () => {
       'lens.map',
       'lens.positions',
       'lens',
+      'surgery.deltas',
+      'surgery.positions',
+      'surgery.before',
+      'surgery.after',
+      'surgery',
     ]);
     expect(resolvePlot('heatmap')).toBe('encodings.table');
     expect(resolvePlot('table')).toBe('encodings.table');

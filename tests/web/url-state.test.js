@@ -21,8 +21,8 @@ function otherValue(key) {
       return 'a & b = c # d + e % f 😀 <b>x</b>';
     case 'list':
       return [t.min, t.min + 3, t.min + 7];
-    case 'token': // a custom mask, or a Position lens head: the one the type takes
-      return ['3.gAA', '1.1'].find((v) => t.check(v).ok);
+    case 'token': // a custom mask, a head ('1.1'), Surgery's pairs or bases: the one the type takes
+      return ['3.gAA', '1.1', '0:2'].find((v) => t.check(v).ok);
     case 'names':
       return t.values
         .filter((v) => !t.def.includes(v))

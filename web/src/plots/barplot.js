@@ -11,10 +11,16 @@ import { seriesColor } from './palette.js';
 
 /**
  * @param {HTMLElement} parent
- * @param {{ title: string, yTitle: string, xTitle?: string, height?: number, plugins?: object[] }} opts
- *   plugins: Chart.js inline plugins of this chart (marks drawn over the bars)
+ * @param {{ title: string, yTitle: string, xTitle?: string, height?: number, plugins?: object[],
+ *   horizontal?: boolean, describe?: (i: number) => string, onPick?: (i: number) => void,
+ *   exports?: { csv?: () => string, json?: () => string } }} opts
+ *   plugins: Chart.js inline plugins of this chart (marks drawn over the bars); horizontal: the
+ *   bars run left to right, one row per label (yTitle then names the value axis, at the
+ *   bottom); describe: the hovered bar's readout and tooltip (default: its label and value);
+ *   onPick: a click on bar i; exports: a CSV of the figure's own in place of the values', and a JSON
  */
-export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plugins = [] }) {
+export function createBarPlot(parent, opts) {
+  const { title, yTitle, xTitle, height = 220, plugins = [], horizontal = false, describe, onPick } = opts;
   /** @type {{ labels: string[], series: BarSeries[], yTitle: string }} */
   let current = { labels: [], series: [], yTitle };
   let chart = null;
@@ -25,7 +31,9 @@ export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plu
     const cells = labels.flatMap((_, i) => series.map((s) => s.values[i]));
     return matrixCsv(cells, labels.length, series.length, { rowLabels: labels, colLabels: series.map((s) => s.label) });
   };
-  const figure = createFigure(parent, { title, height, exports: { csv } });
+  const figure = createFigure(parent, { title, height, exports: { csv, ...opts.exports } });
+  // The value axis: y, or x when the bars lie down.
+  const [value, category] = horizontal ? ['x', 'y'] : ['y', 'x'];
 
   const create = ({ makeChart }) =>
     makeChart(figure.canvas, {
@@ -33,21 +41,28 @@ export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plu
       data: { labels: [], datasets: [] },
       plugins,
       options: {
+        indexAxis: category,
+        // Lying bars answer anywhere on their row, so a bar of nearly 0 can still be hovered and picked.
+        ...(horizontal ? { interaction: { mode: 'index', axis: 'y', intersect: false } } : {}),
         scales: {
-          x: { title: { display: !!xTitle, text: xTitle } },
-          y: { title: { display: true, text: yTitle }, ticks: { callback: formatShort } },
+          [category]: { title: { display: !!xTitle, text: xTitle } },
+          [value]: { title: { display: true, text: yTitle }, ticks: { callback: formatShort } },
         },
         plugins: {
           legend: { display: false },
-          tooltip: { callbacks: { label: (c) => formatExact(c.raw) } },
+          tooltip: {
+            callbacks: { label: (c) => (describe ? describe(c.dataIndex) : formatExact(c.raw)) },
+          },
         },
         onHover: (_e, elements) => {
           if (!elements.length) return figure.setReadout('');
           const { index: i, datasetIndex: k } = elements[0];
+          if (describe) return figure.setReadout(describe(i));
           const s = current.series[k];
           const which = current.series.length > 1 ? ` · ${s.label}` : '';
           figure.setReadout(`${current.labels[i]}${which}: ${formatExact(s.values[i])}`);
         },
+        onClick: (_e, elements) => elements.length && onPick?.(elements[0].index),
       },
     });
 
@@ -56,10 +71,10 @@ export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plu
     chart.data.datasets = current.series.map((s, k) => ({
       label: s.label,
       data: Array.from(s.values, (v) => (Number.isFinite(v) ? v : null)),
-      backgroundColor: seriesColor(k),
+      backgroundColor: s.colors ?? seriesColor(k),
     }));
     chart.options.plugins.legend.display = current.series.length > 1;
-    chart.options.scales.y.title.text = current.yTitle;
+    chart.options.scales[value].title.text = current.yTitle;
     chart.update('none');
   }
 
@@ -67,12 +82,15 @@ export function createBarPlot(parent, { title, yTitle, xTitle, height = 220, plu
     figure,
     /** Resolves once the values of the last update are on the canvas. */
     drawn: () => loading ?? Promise.resolve(),
-    /** One value per label (`values`), or several series per label (`series`). */
-    update({ labels, values, series, yTitle: yt }) {
+    /**
+     * One value per label (`values`, each bar coloured by `colors` when given), or several
+     * series per label (`series`).
+     */
+    update({ labels, values, colors, series, yTitle: yt }) {
       const y = yt ?? current.yTitle;
       current = {
         labels,
-        series: series ?? [{ label: y, values: Array.from(values) }],
+        series: series ?? [{ label: y, values: Array.from(values), colors }],
         yTitle: y,
       };
       if (chart) return draw();

@@ -4,7 +4,8 @@ import { download, slug } from '../export/download.js';
 
 /**
  * @param {HTMLElement} parent
- * @param {{ title: string, height?: number, exports?: { csv?: () => string, npy?: () => Uint8Array } }} opts
+ * @param {{ title: string, height?: number, exports?: { csv?: () => string, npy?: () => Uint8Array,
+ *   json?: () => string } }} opts json: the figure's data as the tool that made it writes it
  */
 export function createFigure(parent, { title, height = 320, exports = {} }) {
   const el = document.createElement('figure');
@@ -80,6 +81,10 @@ export function createFigure(parent, { title, height = 320, exports = {} }) {
   if (exports.npy)
     button('.npy', 'NumPy array', () =>
       download(`${slug(figure.title)}.npy`, new Blob([exports.npy()], { type: 'application/octet-stream' })),
+    );
+  if (exports.json)
+    button('JSON', 'JSON data', () =>
+      download(`${slug(figure.title)}.json`, new Blob([exports.json()], { type: 'application/json' })),
     );
   return figure;
 }

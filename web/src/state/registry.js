@@ -19,6 +19,7 @@ import {
 import { CMAPS } from './colormaps.js';
 import { bool, int, intList, nameList, num, oneOf, text, token } from './types.js';
 import { ROPE_CONFIG_CHOICES } from './rope-configs.js';
+import { BASES_RE, HEADS_RE, PAIRS_RE } from './surgery-settings.js';
 import { STEPS_BY_TASK } from './train-defaults.js';
 
 export { BIASES, GPT2_POSITIONS, METHODS, VECTOR_METHODS };
@@ -400,6 +401,55 @@ export const VIEWS = [
     embed: { height: 2500 }, // the lab's model: milliseconds
     // Its job (lens) runs on the language-model module: LM_JOBS, not JOBS.
     fields: { rope: 'scaling', layer: 'head', weights: 'model', checkpoint: 'model', config: 'model' },
+  },
+  {
+    name: 'surgery',
+    prefix: 'sg',
+    title: 'Surgery',
+    primary: '.control:has(#c-sg-sweep), .control:has(#c-sg-model)',
+    group: 'models',
+    // The text stays on the page; the model, the sweep, its single intervention and what the
+    // figures show travel. A head or layer the model lacks is the core's refusal, not the link's.
+    settings: {
+      // The lab's shipped model by default (a sweep in seconds); 'loaded': the Models view's.
+      model: oneOf(['lab-rope', 'loaded', 'tiny', 'tiny-llama'], 'lab-rope'),
+      sweep: oneOf(['bands', 'heads', 'layers', 'base', 'single'], 'bands'),
+      group: int(0, 0, 4096), // bands: pairs per group; 0: as many as make 16 groups (the core's)
+      bases: token('', BASES_RE, 400), // base: '' the core's list (the model's × 0.01 … 10)
+      // single: the intervention (state/surgery-settings.js reads them; '' / 0: none)
+      zero: token('', PAIRS_RE, 360),
+      nopel: intList([], 0, 255, 64),
+      nopeh: token('', HEADS_RE, 600),
+      ablate: token('', HEADS_RE, 600),
+      rbase: num(0, 0, 1e12),
+      lbase: num(0, 0, 1e12),
+      window: int(256, 2, 4096), // tokens per pass
+      len: int(4096, 2, 65536), // tokens of the text read at most (len / window windows)
+      seed: int(0, 0, 2147483647), // the bootstrap interval's
+      show: int(0, 0, 4096), // the bar the lower figures show, from 1; 0: the largest change
+      head: token('0.0', /^(0|[1-9]\d?)\.(0|[1-9]\d?)$/, 5), // the maps' 'layer.head'
+      smooth: int(8, 1, 256), // the loss-by-position plot's moving average (1: raw)
+    },
+    figures: {
+      deltas: { title: 'Change in loss per intervention', height: 560 },
+      positions: { title: 'Loss by position, before and after', height: 440 },
+      before: { title: 'Attention map, unmodified', height: 520 },
+      after: { title: 'Attention map, after the intervention', height: 520 },
+    },
+    embed: { height: 2300 }, // the lab's model: a sweep in seconds
+    // Its job (surgery) runs on the language-model module: LM_JOBS, not JOBS.
+    fields: {
+      ropeZeroPairs: 'zero',
+      nopeLayers: 'nopel',
+      nopeHeads: 'nopeh',
+      ablateHeads: 'ablate',
+      ropeBase: 'rbase',
+      ropeLocalBase: 'lbase',
+      surgery: 'sweep',
+      layer: 'head',
+      weights: 'model',
+      checkpoint: 'model',
+    },
   },
   {
     name: 'rope-inspector',

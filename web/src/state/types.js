@@ -124,7 +124,7 @@ export function token(def, pattern, maxLength) {
     if (typeof v !== 'string' || v.length > maxLength || !pattern.test(v)) return bad('malformed');
     return ok(v);
   };
-  return { kind: 'token', def, check, parse: check, format: (v) => v };
+  return { kind: 'token', def, maxLength, check, parse: check, format: (v) => v };
 }
 
 export { MAX_RAW };

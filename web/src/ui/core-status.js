@@ -24,6 +24,7 @@ export const VIEW_ENGINES = {
   'long-context': 'lm',
   lm: 'lm',
   lens: 'lm',
+  surgery: 'lm',
   'rope-inspector': 'lm',
   'length-generalisation': 'trainer',
   'text-lab': 'trainer',

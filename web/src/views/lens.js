@@ -9,8 +9,8 @@
 import '../styles/lens.css';
 import { parseHead } from '../state/lens-head.js';
 import { SCALINGS } from '../state/registry.js';
-import { createIntro, defineView, el, pasteOrOpen, whenSettingIn } from './kit.js';
-import { modelRunControls, pickedCheckpoint } from './model-run-controls.js';
+import { createIntro, defineView, el, whenSettingIn } from './kit.js';
+import { pickedCheckpoint, textRunControls } from './model-run-controls.js';
 import { createLensFigures, drawMap, drawPositions, drawProfile, drawSpectrum } from './lens-figures.js';
 import { createLensGrid } from './lens-grid.js';
 
@@ -65,21 +65,11 @@ export default defineView('lens', {
     createIntro(shell, { title: 'Position lens', note: NOTE, native: NATIVE });
 
     // Page-local inputs: the text and a checkpoint (never in the link).
-    const local = el('div', 'local-input');
-    const { area, file, elements } = pasteOrOpen({
+    const { area, textError, showTextError, ckpt, ckptLabel, run, cancel, progress } = textRunControls(shell, {
       id: 'ln-text',
-      label: 'text the model reads',
-      placeholder:
-        'Paste a text here (empty: the held-out tenth of the lab’s sample, which the lab’s model never trained on)',
-      rows: 3,
-      fileLabel: 'or a text file',
-      accept: '.txt,text/plain',
+      prefix: 'lens',
+      checkpoint: true,
     });
-    const textError = el('span', 'control-error lens-text-error');
-    textError.setAttribute('role', 'status');
-    const { ckpt, ckptLabel, run, cancel, buttons, progress } = modelRunControls('lens');
-    local.append(...elements, textError, ckptLabel, buttons, progress);
-    shell.panel.append(local);
 
     // 1. The grid of roles.
     const grid = createLensGrid(shell.plots, {
@@ -93,17 +83,6 @@ export default defineView('lens', {
     shell.plots.append(about);
 
     let files = null; // { weights, config, tokenizer? }
-    let timer = 0;
-    area.addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => shell.refresh(), 300); // typing: one run per pause
-    });
-    file.addEventListener('change', async () => {
-      const f = file.files?.[0];
-      if (!f) return;
-      area.value = await f.text();
-      shell.refresh();
-    });
     ckpt.addEventListener('change', () => {
       files = pickedCheckpoint(ckpt);
       progress.textContent = files ? 'Press Run.' : 'Pick a .safetensors checkpoint and its config.json.';
@@ -128,10 +107,6 @@ export default defineView('lens', {
         (r.second ? ` Compared with ${r.secondLabel}.` : '') +
         (r.ms ? ` Lens in ${(r.ms.lens / 1000).toFixed(2)} s on ${r.threads}.` : '');
     }
-
-    const showTextError = (message) => {
-      textError.textContent = message;
-    };
 
     return {
       runButtons: { run, cancel },

@@ -17,6 +17,7 @@ export const VIEW_LOADERS = {
   benchmarks: () => import('./benchmarks.js'),
   lm: () => import('./lm.js'),
   lens: () => import('./lens.js'),
+  surgery: () => import('./surgery.js'),
   'rope-inspector': () => import('./rope-inspector.js'),
 };
 

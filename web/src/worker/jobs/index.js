@@ -10,9 +10,19 @@ import { similarity } from './similarity.js';
 export const JOBS = { encodings, similarity, extrapolation, offset, attention };
 
 // The Long context view's jobs run on the same module (GPT-NeoX), in its own worker, and so
-// do the RoPE inspector's (the module reads config.json) and the Position lens's.
-export const LM_JOBS = ['lm', 'lmLoad', 'lmCancel', 'longContext', 'ropeConfig', 'lens'];
+// do the RoPE inspector's (the module reads config.json), the Position lens's and Surgery's.
+export const LM_JOBS = ['lm', 'lmLoad', 'lmCancel', 'longContext', 'ropeConfig', 'lens', 'surgery'];
 export const loadLmJobs = () =>
-  Promise.all([import('./lm.js'), import('./long-context.js'), import('./rope-config.js'), import('./lens.js')]).then(
-    ([lm, longContext, ropeConfig, lens]) => ({ ...lm, ...longContext, ...ropeConfig, ...lens }),
-  );
+  Promise.all([
+    import('./lm.js'),
+    import('./long-context.js'),
+    import('./rope-config.js'),
+    import('./lens.js'),
+    import('./surgery.js'),
+  ]).then(([lm, longContext, ropeConfig, lens, surgery]) => ({
+    ...lm,
+    ...longContext,
+    ...ropeConfig,
+    ...lens,
+    ...surgery,
+  }));

@@ -26,6 +26,18 @@ export function labCheckpointConfig(bytes) {
 }
 
 /**
+ * The lab's shipped model and the text it reads (p.text's bytes, or the held-out sample's):
+ * { train (the training module), weights, config, N (its trained context), bytes }.
+ */
+export async function shippedModelAndText(p, progress) {
+  progress?.({ phase: 'model' });
+  const [train, weights] = await Promise.all([trainModule(), shippedCheckpoint()]);
+  const config = labCheckpointConfig(weights);
+  const bytes = p.text ? encode(p.text) : await heldOutSample();
+  return { train, weights, config, N: config.train_len ?? config.n_positions, bytes };
+}
+
+/**
  * createRun's options for a run of `config`'s model (a lab checkpoint's) that takes no step:
  * its checkpoint is that model at its random initialisation, the trained model's control.
  */
@@ -68,11 +80,7 @@ function forget(slot) {
 
 /** The lab's model on the text's bytes (at most its trained context): what the lens runs on. */
 async function labSubject(p, progress) {
-  progress?.({ phase: 'model' });
-  const [train, weights] = await Promise.all([trainModule(), shippedCheckpoint()]);
-  const config = labCheckpointConfig(weights);
-  const N = config.train_len ?? config.n_positions;
-  const bytes = p.text ? encode(p.text) : await heldOutSample();
+  const { train, weights, config, N, bytes } = await shippedModelAndText(p, progress);
   if (bytes.length < 2) throw fieldError('text', 'the text needs at least 2 bytes');
   const tokens = Int32Array.from(bytes.subarray(0, Math.min(bytes.length, N)));
   const randomInit = async () => {

@@ -242,6 +242,15 @@ export function lmCancel() {
   return {};
 }
 
+/**
+ * Runs `fn(current)` between this view's jobs, with the model the Models view has loaded
+ * ({ key, model, info, tokenizer }, or null before any): the Surgery view's sweeps of a loaded
+ * model run here, on the shared worker, and must not see it replaced or freed mid-sweep.
+ */
+export function withLoadedModel(fn) {
+  return serial(() => fn(current));
+}
+
 /** Frees the model (tests; the page keeps it for the session). */
 export function lmFree() {
   return serial(() => {
