@@ -93,26 +93,16 @@ void run_surgery(const SurgeryArgs& a) {
           a.weights +
               " is a GPT-2 checkpoint: position surgery runs on the RoPE models "
               "(GPT-NeoX, the Llama family) and the lab's checkpoints");
-  // The heads sweep reads each head's role off the lens on (at most 4096 tokens of) the text.
+  // The heads sweep reads each head's role off the lens (sweep_lens: where it was trained).
   std::optional<LensReport> lens;
-  std::string lens_note;
+  std::vector<std::string> lens_notes;
   if (settings.kind == SweepKind::kHeads) {
-    const long long W = settings.window > 0 ? settings.window : (long long)tokens.size();
-    const std::vector<long long> text(
-        tokens.begin(),
-        tokens.begin() + std::min<long long>(std::min(W, 4096LL), (long long)tokens.size()));
+    with_sweep_flag_names(a, [&] { sweep_interventions(*model.surgery, settings); });
     LensSettings lens_settings;
     lens_settings.weights = a.weights;
     lens_settings.memory_limit =
         memory_limit_from_environment("POSLAB_LENS_MEMORY_LIMIT", kDefaultLensMemoryLimit);
-    // The roles are beside the sweep, not part of it: a text too short (or too long) for the
-    // lens leaves them out, and a note says why.
-    try {
-      lens = lens_report(model.lens, text, lens_settings);
-    } catch (const Error& e) {
-      if (e.field() != "tokens") throw;
-      lens_note = std::string("no head roles beside the sweep: ") + e.what();
-    }
+    lens = sweep_lens(*model.surgery, model.lens, tokens, settings, lens_settings, lens_notes);
   }
   const auto start = std::chrono::steady_clock::now();
   SurgeryReport report;
@@ -123,7 +113,7 @@ void run_surgery(const SurgeryArgs& a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.weights = a.weights;
   report.notes.insert(report.notes.end(), model.notes.begin(), model.notes.end());
-  if (!lens_note.empty()) report.notes.push_back(lens_note);
+  report.notes.insert(report.notes.end(), lens_notes.begin(), lens_notes.end());
   write_outputs({{a.out, surgery_json(report)}});
   for (const std::string& note : report.notes)
     std::fprintf(stderr, "poslab: note: %s\n", note.c_str());

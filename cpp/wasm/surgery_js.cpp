@@ -121,22 +121,12 @@ std::string surgery_text(const SurgeryModel& model, const std::vector<long long>
                          const std::function<LensModel()>& lens) {
   const SweepSettings& s = call.settings;
   std::optional<LensReport> report_of_lens;
-  std::string lens_note;
-  // The heads sweep's lens, after the sweep's own checks (sweep_interventions: the settings
-  // against the model). The roles are beside the sweep, not part of it: a text the lens
-  // refuses leaves them out, and a note says why, as the CLI's.
+  std::vector<std::string> lens_notes;
   if (s.kind == SweepKind::kHeads) {
-    sweep_interventions(model, s);
-    const long long W = s.window > 0 ? s.window : (long long)tokens.size();
-    const long long n = std::min<long long>(std::min(W, 4096LL), (long long)tokens.size());
+    sweep_interventions(model, s);  // the settings' own checks first
     LensSettings settings;
     settings.weights = weights;
-    try {
-      report_of_lens = lens_report(lens(), {tokens.begin(), tokens.begin() + n}, settings);
-    } catch (const Error& e) {
-      if (e.field() != "tokens") throw;
-      lens_note = std::string("no head roles beside the sweep: ") + e.what();
-    }
+    report_of_lens = sweep_lens(model, lens(), tokens, s, settings, lens_notes);
   }
   SweepProgress progress;
   if (!call.on_progress.isUndefined()) {
@@ -148,7 +138,7 @@ std::string surgery_text(const SurgeryModel& model, const std::vector<long long>
   SurgeryReport report =
       surgery_sweep(model, tokens, s, report_of_lens ? &*report_of_lens : nullptr, progress);
   report.weights = weights;
-  if (!lens_note.empty()) report.notes.push_back(lens_note);
+  report.notes.insert(report.notes.end(), lens_notes.begin(), lens_notes.end());
   return surgery_json(report);
 }
 

@@ -278,4 +278,25 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
   return report;
 }
 
+std::optional<LensReport> sweep_lens(const SurgeryModel& model, const LensModel& lens,
+                                     const std::vector<long long>& tokens, const SweepSettings& s,
+                                     const LensSettings& lens_settings,
+                                     std::vector<std::string>& notes) {
+  constexpr long long kMaxLensTokens = 4096;
+  long long n = std::min<long long>(s.window > 0 ? s.window : (long long)tokens.size(),
+                                    (long long)tokens.size());
+  if (model.trained_context > 0) n = std::min(n, model.trained_context);
+  n = std::min(n, kMaxLensTokens);
+  try {
+    LensReport report = lens_report(lens, {tokens.begin(), tokens.begin() + n}, lens_settings);
+    notes.push_back("head roles from the lens on the text's first " + std::to_string(n) +
+                    " tokens");
+    return report;
+  } catch (const Error& e) {
+    if (e.field() != "tokens") throw;
+    notes.push_back(std::string("no head roles beside the sweep: ") + e.what());
+    return std::nullopt;
+  }
+}
+
 }  // namespace poslab

@@ -133,15 +133,13 @@ export function deltasNote(report) {
   );
 }
 
-// A heads sweep's roles are the lens's on the first window: past the trained context most heads
-// read as broad (docs/surgery.md), so a window of N shows their roles inside it.
+// A heads sweep's roles are the lens's on the text's first min(window, N, 4096) tokens
+// (sweep_lens): inside the trained context, where the model's heads do what it learnt.
 function rolesNote(report) {
+  if (report.sweep !== 'heads') return '';
   const N = report.trained_context;
-  if (report.sweep !== 'heads' || !N || report.window <= N) return '';
-  return (
-    ` Each head’s role is the lens’s on the first window of ${report.window}, past the trained context ${N}, ` +
-    `where most heads read as broad: a window of ${N} shows their roles inside it.`
-  );
+  const tokens = Math.min(report.window, N || Infinity, 4096);
+  return ` Each head’s role is the lens’s on the text’s first ${tokens} tokens${N ? ', inside the trained context' : ''}.`;
 }
 
 /**

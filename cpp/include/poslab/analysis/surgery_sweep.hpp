@@ -117,6 +117,17 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
                             const SweepSettings& settings, const LensReport* lens = nullptr,
                             const SweepProgress& progress = {});
 
+// The heads sweep's lens: the lens's report of the text's first L tokens, L = min(the window
+// (the text when 0), the model's trained context when known, 4096), so each head's role is read
+// where the model was trained. Called after sweep_interventions has checked the settings. The
+// roles are beside the sweep, not part of it: a text the lens refuses ("tokens") gives nullopt
+// and a note in `notes` saying why.
+std::optional<LensReport> sweep_lens(const SurgeryModel& model, const LensModel& lens,
+                                     const std::vector<long long>& tokens,
+                                     const SweepSettings& settings,
+                                     const LensSettings& lens_settings,
+                                     std::vector<std::string>& notes);
+
 // surgery.json's text (docs/surgery.md).
 std::string surgery_json(const SurgeryReport& report);
 
