@@ -22,6 +22,7 @@ function fakeShell(name) {
     drawn: false,
     status: { textContent: '' },
     plots: { querySelectorAll: () => [figure] },
+    section: { contains: () => false }, // the person is working elsewhere: nothing to scroll
     figure,
     errors,
     controls: {

@@ -172,7 +172,8 @@ function showRefusal(shell, key, message) {
   const row = key && shell.controls.has(key) ? shell.controls.setError(key, message) : null;
   shell.status.textContent = notUpdated(shell, message);
   markStale(shell, true);
-  if (shell.section.contains(document.activeElement)) reveal(row ?? shell.status);
+  const focused = shell.section.ownerDocument?.activeElement;
+  if (focused && shell.section.contains(focused)) reveal(row ?? shell.status);
 }
 
 /**
