@@ -7,9 +7,8 @@ never trained on) in windows of 4N bytes, and the tables printed as markdown:
 - bands: zero each quarter of the rotation pairs (--group P/4; pair 0 the highest frequency),
   and keep the top p of them for p in 1, 0.75, 0.5, 0.25, 0;
 - layers: each layer NoPE;
-- heads: each head NoPE and, separately, ablated, beside its lens role, read once on 4N bytes
-  (the sweep's own lens, past N) and once on N bytes (a heads sweep in windows of N, for the
-  role inside the trained context).
+- heads: each head NoPE and, separately, ablated, beside its lens role, read on the first N bytes
+  (the sweep's own lens, inside the trained context) and on the first 4N (`poslab lens`, past N).
 
 Every change is in nats per byte against the unmodified model: within N (the losses at positions
 < N of each window) and past N (positions N..4N−1), mean ± sample sd over the seeds. A benchmark,
@@ -69,6 +68,17 @@ def sweep(a, weights, held, kind, window, extra=()):
            "--window", str(window), *extra, "-o", out]
     subprocess.run(cmd, check=True, capture_output=True)
     return json.load(open(out))
+
+
+def lens_roles(a, weights, held, length):
+    """Each head's lens role on the first `length` bytes of the held-out text."""
+    text = weights.replace(".safetensors", f"-lens-{length}.txt")
+    with open(held, "rb") as f, open(text, "wb") as out:
+        out.write(f.read(length))
+    report = weights.replace(".safetensors", f"-lens-{length}.json")
+    subprocess.run([a.poslab, "lens", "--weights", weights, "--text-file", text, "-o", report],
+                   check=True, capture_output=True)
+    return {(h["layer"], h["head"]): h["role"] for h in json.load(open(report))["heads"]}
 
 
 def split(losses, N):
@@ -150,7 +160,7 @@ def main():
             "bands": sweep(a, weights, held, "bands", W, ["--group", str(group)]),
             "layers": sweep(a, weights, held, "layers", W),
             "heads": sweep(a, weights, held, "heads", W),
-            "heads_n": sweep(a, weights, held, "heads", N),
+            "roles_w": lens_roles(a, weights, held, W),
         })
         print(f"seed {seed}: swept", file=sys.stderr)
 
@@ -219,14 +229,13 @@ def main():
     heads = []
     for r in runs:
         at_w = {(i["params"]["layer"], i["params"]["head"], i["kind"]): i for i in r["heads"]["interventions"]}
-        at_n = {(i["params"]["layer"], i["params"]["head"], i["kind"]): i for i in r["heads_n"]["interventions"]}
         for layer in range(c["n_layer"]):
             for head in range(c["n_head"]):
                 nope, ablate = at_w[(layer, head, "nope_head")], at_w[(layer, head, "ablate_head")]
-                lens_n = at_n[(layer, head, "nope_head")]["lens"]
+                lens_n = nope["lens"]  # the sweep's lens reads the first N bytes
                 heads.append({
                     "seed": r["seed"], "layer": layer, "head": head,
-                    "role_n": lens_n["role"], "role_w": nope["lens"]["role"],
+                    "role_n": lens_n["role"], "role_w": r["roles_w"][(layer, head)],
                     "bands_n": lens_n["bands"], "turning": lens_n["turning_share"],
                     "local_n": lens_n["scores"]["local"], "prev_n": lens_n["scores"]["previous_token"],
                     "nope_in": nope["delta_within_context"], "nope_past": nope["delta_past_context"],
@@ -250,9 +259,9 @@ def main():
     total = len(heads)
     group_table(f"Each head NoPE and ablated (`--sweep heads`), grouped over the {total} heads of the {len(runs)} "
                 f"seeds (mean ± sd over the heads of the group). By the lens's role read on the first {N} bytes "
-                f"(inside the trained context; `--sweep heads --window {N}`):\n",
+                f"(inside the trained context, the heads sweep's own lens):\n",
                 lambda h: h["role_n"], ROLES)
-    group_table(f"By the lens's role read on the first {W} bytes (the sweep's own lens, past N):\n",
+    group_table(f"By the lens's role read on the first {W} bytes (`poslab lens`, past N):\n",
                 lambda h: h["role_w"], ROLES)
     group_table(f"By the lens's bands (turning share on {N} bytes against the cut u + (1 − u)/2):\n",
                 lambda h: h["bands_n"], ["positional", "semantic"])
