@@ -240,6 +240,9 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
                   "the fraction of RoPE's frequencies kept, the highest, for a method with the "
                   "option keepFraction (default: the method's)")
       ->check(finite_number());
+  cmd->add_flag("--sinks", c.sinks,
+                "attention sinks (gpt-oss): one learned logit per layer and head in every "
+                "softmax's denominator, with any method");
   cmd->add_option("--eval-positions", a.eval_positions,
                   "index or random (default: random when --randomized-positions is set)")
       ->check(one_of(train::kEvalPositionsNames, "evaluation positions"));

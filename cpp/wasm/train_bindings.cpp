@@ -41,11 +41,13 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 }
 
 TrainConfig to_train_config(const val& js) {
-  const val o = to_options(
-      js, "config",
-      {"task", "position", "randomizedPositions", "trainLen", "testLen", "coupledPositions",
-       "layers", "width", "heads", "batch", "steps", "lr", "warmupSteps", "seed", "embedScale",
-       "keepFraction", "evalPositions", "evalExamples", "text"});
+  const val o = to_options(js, "config", {"task",         "position", "randomizedPositions",
+                                          "trainLen",     "testLen",  "coupledPositions",
+                                          "layers",       "width",    "heads",
+                                          "batch",        "steps",    "lr",
+                                          "warmupSteps",  "seed",     "embedScale",
+                                          "keepFraction", "sinks",    "evalPositions",
+                                          "evalExamples", "text"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -68,6 +70,7 @@ TrainConfig to_train_config(const val& js) {
   if (!field(o, "keepFraction").isUndefined()) {
     c.keep_fraction = number_field(o, "keepFraction", 1.0);
   }
+  c.sinks = bool_field(o, "sinks", c.sinks);
   const std::string eval = string_field(o, "evalPositions", "");
   if (!eval.empty()) {
     c.eval_positions =
@@ -99,6 +102,7 @@ val config_js(const TrainConfig& c) {
        {"warmupSteps", double(c.warmup_steps)},
        {"seed", double(c.seed)},
        {"embedScale", c.embed_scale},
+       {"sinks", c.sinks},
        {"evalPositions", std::string(name_of(kEvalPositionsNames, eval_positions_of(c)))},
        {"evalExamples", double(c.eval_examples)}});
 }

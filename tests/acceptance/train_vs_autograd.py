@@ -312,9 +312,14 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
         if method == "kerple":
             scores = scores + kerple_bias(w, layer, positions)
         scores = scores + hidden_mask
+        if cfg.get("sinks"):
+            # gpt-oss's sinks: one logit per head joins each row's softmax as an extra column,
+            # dropped after it (a_ij = exp(s_ij) / (exp(σ_h) + Σ_k exp(s_ik))).
+            sink = reshape(p("attn.sinks"), (1, H, 1, 1)) + np.zeros((B, H, T, 1))
+            scores = concat_last([scores, sink])
         shifted = scores - scores.value.max(axis=-1, keepdims=True)
         e = exp(shifted)
-        att = e * reciprocal(sum_(e, -1))
+        att = slice_last(e * reciprocal(sum_(e, -1)), 0, T)
         out = transpose(att @ v, (0, 2, 1, 3))
         x = x + reshape(out, (B, T, E)) @ p("attn.c_proj.weight") + p("attn.c_proj.bias")
         h = layer_norm(x, p("ln_2.weight"), p("ln_2.bias"), eps)
@@ -369,6 +374,8 @@ def expected_shapes(cfg):
         if cfg["position"] == "kerple":
             shapes[f"h.{l}.attn.kerple_r1"] = (H,)
             shapes[f"h.{l}.attn.kerple_r2"] = (H,)
+        if cfg.get("sinks"):
+            shapes[f"h.{l}.attn.sinks"] = (H,)
     return shapes
 
 
@@ -387,11 +394,12 @@ def self_test():
     """The autograd against central finite differences on a tiny random model, every method."""
     rng = np.random.default_rng(0)
     failures = 0
-    for method in ["none", "learned", "sinusoidal", "rope", "p-rope", "xpos", "alibi", "t5",
-                   "kerple", "fire"]:
+    for method, extra in [("none", {}), ("learned", {}), ("sinusoidal", {}), ("rope", {}),
+                          ("p-rope", {}), ("xpos", {}), ("alibi", {}), ("t5", {}), ("kerple", {}),
+                          ("fire", {}), ("none", {"sinks": True}), ("rope", {"sinks": True})]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
-                   t5_num_buckets=32, t5_max_distance=128, keep_fraction=0.5)
+                   t5_num_buckets=32, t5_max_distance=128, keep_fraction=0.5, **extra)
         weights = {n: rng.normal(0, 0.4, s) + (1.0 if "ln_" in n and n.endswith("weight") else 0)
                    for n, s in expected_shapes(cfg).items()}
         for n in weights:  # KERPLE's r1, r2 are kept positive
@@ -417,7 +425,8 @@ def self_test():
                 worst = max(worst, abs(grads[name].reshape(-1)[i] - fd) / (1e-6 + 1e-5 * abs(fd)))
         ok = worst <= 1.0
         failures += not ok
-        print(f"self-test {method:10s} autograd vs finite differences: worst {worst:.3f} of the "
+        label = method + "".join(f", {k}" for k in extra)
+        print(f"self-test {label:16s} autograd vs finite differences: worst {worst:.3f} of the "
               f"bound 1e-6 + 1e-5·|fd|  {'ok' if ok else 'FAIL'}")
     return failures
 
@@ -450,7 +459,14 @@ CASES = [
     ("fire, randomised", ["--position", "fire", "--randomized-positions", "2000"]),
     ("t5, reverse, 3 heads", ["--position", "t5", "--task", "reverse", "--heads", "3",
                               "--width", "24"]),
+    # Attention sinks (gpt-oss), an option every method takes.
+    ("none, sinks", ["--position", "none", "--sinks"]),
+    ("rope, sinks, randomised", ["--position", "rope", "--sinks", "--randomized-positions", "64"]),
+    ("alibi, sinks, 3 heads", ["--position", "alibi", "--sinks", "--heads", "3", "--width", "24"]),
 ]
+
+# The options of CASES that take no value.
+FLAGS = {"--sinks"}
 
 
 def check_binary(poslab):
@@ -459,8 +475,10 @@ def check_binary(poslab):
         with tempfile.TemporaryDirectory() as tmp:
             options = {"--task": "copy", "--train-len": "6", "--layers": "2", "--width": "16",
                        "--heads": "2", "--batch": "4", "--seed": "3"}
-            options.update(zip(extra[0::2], extra[1::2]))
+            valued = [e for e in extra if e not in FLAGS]
+            options.update(zip(valued[0::2], valued[1::2]))
             args = [item for pair in options.items() for item in pair]
+            args += [e for e in extra if e in FLAGS]
             subprocess.run([poslab, "train", *args, "--steps", "0", "--dump", tmp], check=True)
             cfg = json.load(open(os.path.join(tmp, "config.json")))
             weights = read_safetensors(os.path.join(tmp, "weights.safetensors"))

@@ -111,15 +111,25 @@ void expect_float_matches_double(const ModelConfig& c, bool randomized) {
   }
 }
 
+// What a case adds to its method: options every method takes (attention sinks).
+enum class Variant { kPlain, kSinks };
+
 struct Case {
   PositionMethod method;
   bool randomized;
+  Variant variant = Variant::kPlain;
 };
+
+ModelConfig case_config(const Case& c) {
+  ModelConfig config = tiny_config(c.method);
+  config.sinks = c.variant == Variant::kSinks;
+  return config;
+}
 
 class TrainModelGradient : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TrainModelGradient, BackwardMatchesFiniteDifferencesInDouble) {
-  const ModelConfig c = tiny_config(GetParam().method);
+  const ModelConfig c = case_config(GetParam());
   const Parameters init = random_parameters(c, 7);
   const Batch batch = random_batch(c, GetParam().randomized, 11);
   std::vector<double> p(init.data(), init.data() + init.size());
@@ -146,7 +156,7 @@ TEST_P(TrainModelGradient, BackwardMatchesFiniteDifferencesInDouble) {
 }
 
 TEST_P(TrainModelGradient, FloatEngineMatchesDouble) {
-  expect_float_matches_double(tiny_config(GetParam().method), GetParam().randomized);
+  expect_float_matches_double(case_config(GetParam()), GetParam().randomized);
 }
 
 // The default model's head width (16) runs attention's fixed-width loops; the tiny config's
@@ -158,18 +168,29 @@ TEST(TrainModel, FloatEngineMatchesDoubleAtHeadWidth16) {
   expect_float_matches_double(c, true);
 }
 
-const Case kCases[] = {{PositionMethod::kNone, false},       {PositionMethod::kLearned, false},
-                       {PositionMethod::kSinusoidal, false}, {PositionMethod::kRope, false},
-                       {PositionMethod::kAlibi, false},      {PositionMethod::kT5, false},
-                       {PositionMethod::kLearned, true},     {PositionMethod::kRope, true},
-                       {PositionMethod::kAlibi, true},       {PositionMethod::kT5, true},
-                       {PositionMethod::kXpos, false},       {PositionMethod::kXpos, true},
-                       {PositionMethod::kFire, false},       {PositionMethod::kFire, true}};
+const Case kCases[] = {{PositionMethod::kNone, false},
+                       {PositionMethod::kLearned, false},
+                       {PositionMethod::kSinusoidal, false},
+                       {PositionMethod::kRope, false},
+                       {PositionMethod::kAlibi, false},
+                       {PositionMethod::kT5, false},
+                       {PositionMethod::kLearned, true},
+                       {PositionMethod::kRope, true},
+                       {PositionMethod::kAlibi, true},
+                       {PositionMethod::kT5, true},
+                       {PositionMethod::kXpos, false},
+                       {PositionMethod::kXpos, true},
+                       {PositionMethod::kFire, false},
+                       {PositionMethod::kFire, true},
+                       {PositionMethod::kNone, false, Variant::kSinks},
+                       {PositionMethod::kRope, true, Variant::kSinks},
+                       {PositionMethod::kAlibi, false, Variant::kSinks}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised
   name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-  return name + (info.param.randomized ? "RandomPositions" : "");
+  return name + (info.param.randomized ? "RandomPositions" : "") +
+         (info.param.variant == Variant::kSinks ? "Sinks" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, TrainModelGradient, ::testing::ValuesIn(kCases), case_name);
@@ -277,6 +298,32 @@ TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
       EXPECT_GT(largest, bound / 4) << info.name;  // spread over the range, not N(0, 0.02)
     }
   }
+}
+
+// Attention sinks: one (H,) tensor per layer after the layer's MLP, drawn N(0, 0.02) as
+// gpt-oss's _init_weights, without weight decay; absent unless asked for.
+TEST(TrainModel, SinksLayoutAndInitFollowGptOss) {
+  ModelConfig c = tiny_config(PositionMethod::kRope);
+  EXPECT_THROW(Parameters(c).find("h.0.attn.sinks"), Error);
+  c.sinks = true;
+  c.n_head = 4;
+  Parameters p(c);
+  init_parameters(p, 2);
+  double sq = 0;
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    const ParamInfo& info = p.find(h + "attn.sinks");
+    EXPECT_EQ(info.shape, (Shape{c.n_head}));
+    EXPECT_EQ(info.offset, p.find(h + "mlp.c_proj.bias").offset + c.n_embd);
+    EXPECT_FALSE(info.decay);
+    for (std::size_t i = 0; i < info.numel; ++i) {
+      const double v = p.data()[info.offset + i];
+      EXPECT_NE(v, 0.0);
+      EXPECT_LT(std::abs(v), 0.1);
+      sq += v * v;
+    }
+  }
+  EXPECT_NEAR(std::sqrt(sq / 8), 0.02, 0.012);
 }
 
 // model_score_bias (what the view draws): zero above the diagonal; bad positions and models

@@ -282,6 +282,46 @@ TEST(TrainOps, AttentionScoreBiasBackward) {
   expect_matches_fd({&qkv, &sb}, f, {dqkv, dsb}, r);
 }
 
+// Attention sinks (gpt-oss): exp(σ_h) in each row's denominator. The weights then sum to less
+// than one, by the sink's weight; the sinks get their gradient, the scores' is unchanged in form.
+// Head width 4 runs the generic loops, 16 the fixed-width ones.
+TEST(TrainOps, AttentionSinksBackward) {
+  for (const std::size_t d : {std::size_t{4}, std::size_t{16}}) {
+    const std::size_t B = 2, L = 5, H = 3, E = H * d;
+    AttentionPlan plan;
+    plan.batch = B;
+    plan.length = L;
+    plan.heads = H;
+    plan.head_dim = d;
+    Vec qkv = random_vec(B * L * 3 * E, 1), sinks = {0.3, -1.2, 2.5};
+    const Vec r = random_vec(B * L * E, 3);
+    Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L), weights(B * H * L);
+    AttentionExtras<double> x;
+    x.sinks = sinks.data();
+    x.sink_weights = weights.data();
+    auto f = [&] {
+      Vec out(B * L * E);
+      attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
+                        static_cast<const double*>(nullptr), x);
+      return out;
+    };
+    f();
+    for (std::size_t row = 0; row < B * H * L; ++row) {
+      double sum = 0;
+      for (std::size_t j = 0; j < L; ++j) sum += att[row * L + j];
+      EXPECT_NEAR(sum + weights[row], 1.0, 1e-12);
+      EXPECT_GT(weights[row], 0.0);
+    }
+    Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L), dsinks(H, 0.0);
+    x.dsinks = dsinks.data();
+    attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(),
+                       q.data(), k.data(), v.data(), att.data(), plan,
+                       static_cast<double*>(nullptr), x);
+    x.dsinks = nullptr;
+    expect_matches_fd({&qkv, &sinks}, f, {dqkv, dsinks}, r);
+  }
+}
+
 TEST(TrainOps, MaskedCrossEntropyBackward) {
   const std::size_t n = 6, V = 5;
   Vec logits = random_vec(n * V, 1, 2.0);

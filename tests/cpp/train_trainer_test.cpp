@@ -9,6 +9,7 @@
 
 #include "poslab/io/npy.hpp"
 #include "poslab/io/safetensors.hpp"
+#include "poslab/train/checkpoint.hpp"
 #include "poslab/train/trainer.hpp"
 #include "train/tasks.hpp"
 #include "train_fixture.hpp"
@@ -200,6 +201,26 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(c), "coupledPositions");
   c = coupled(PositionMethod::kRope, 64), c.randomized_positions = 64;
   EXPECT_EQ(field_of(c), "coupledPositions");
+}
+
+// A checkpoint keeps the options that change the model (attention sinks): read back, it lays
+// out the same tensors and computes the same logits, bit for bit.
+TEST(TrainRun, CheckpointKeepsTheAttentionOptions) {
+  TrainConfig c = small(PositionMethod::kRope);
+  c.sinks = true;
+  c.steps = 3;
+  Trainer trainer(c);
+  for (std::size_t s = 0; s < c.steps; ++s) trainer.step();
+  const LabCheckpoint back = read_lab_checkpoint(trainer.checkpoint(), "m.safetensors");
+  EXPECT_TRUE(back.model.sinks);
+  ASSERT_EQ(back.params.size(), trainer.parameters().size());
+  EXPECT_TRUE(std::equal(back.params.data(), back.params.data() + back.params.size(),
+                         trainer.parameters().data()));
+  const Batch batch = trainer.peek_batch();
+  Model a(trainer.model_config()), b(back.model);
+  const TensorF want = a.logits(trainer.parameters(), batch);
+  const TensorF got = b.logits(back.params, batch);
+  EXPECT_EQ(got.data, want.data);
 }
 
 // Position coupling (Cho et al. 2024): each digit of a, of b and of the sum at start + 1 + its

@@ -52,6 +52,11 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   m.embed_scale = number_in(j, "embed_scale", name);
   m.t5_num_buckets = size_in(j, "t5_num_buckets", 1, 4096, name);
   m.t5_max_distance = size_in(j, "t5_max_distance", 1, kMaxPositions, name);
+  // Older checkpoints predate attention sinks: none.
+  if (j.contains("sinks")) {
+    require(j["sinks"].is_boolean(), name + ": the checkpoint's sinks must be true or false");
+    m.sinks = j["sinks"].get<bool>();
+  }
   require(j.contains("position") && j["position"].is_string(),
           name + ": the checkpoint's config names no position method");
   m.position = parse_position_method(j["position"].get<std::string>(), kSupportTrainer,

@@ -269,6 +269,7 @@ std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_
       // A score bias of one layer at a time (in backward, its gradient)
       position_method_info(m.position).kind == PositionKind::kScoreBias ? rows * H * length * length
                                                                         : 0,
+      m.sinks ? layers * rows * H * length : 0,  // each row's sink weight
   };
 }
 
@@ -316,6 +317,7 @@ ModelConfig model_config(const TrainConfig& c) {
       std::max({c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen)});
   m.position = c.position;
   m.embed_scale = c.embed_scale;
+  m.sinks = c.sinks;
   const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
   m.keep_fraction =
       c.keep_fraction.value_or(rotates ? rotation_defaults(c.position).keep_fraction : 1.0);

@@ -25,7 +25,8 @@ struct ParamOffsets {
   struct Layer {
     std::size_t ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fcproj_w,
         fcproj_b;
-    std::size_t bias = 0;  // the layer's score-bias term parameters (score_bias_tensors)
+    std::size_t bias = 0;   // the layer's score-bias term parameters (score_bias_tensors)
+    std::size_t sinks = 0;  // h.{l}.attn.sinks (H,), with sinks
   };
   std::size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
   std::vector<Layer> layers;
@@ -46,6 +47,7 @@ struct ParamOffsets {
                         at(h + "attn.c_proj.bias"), at(h + "ln_2.weight"), at(h + "ln_2.bias"),
                         at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
                         at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
+      if (config.sinks) layers.back().sinks = at(h + "attn.sinks");
       // A term reads its tensors as one block: the layout must keep them adjacent.
       const std::vector<std::string> bias = score_bias_tensors(config, l);
       if (!bias.empty()) {
@@ -92,7 +94,8 @@ class Engine {
       if (biased() && (l == 0 || !bias_shared_)) score_bias_forward(p + o.bias);
       const LayerSurgery surgery = plan_surgery(l);
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
-                             a.qkv.data(), plan_, biased() ? bias_.data() : nullptr);
+                             a.qkv.data(), plan_, biased() ? bias_.data() : nullptr,
+                             extras(p, nullptr, l));
       ablate_heads(a.atty.data(), surgery);
       // x_mid = x + atty·W_o + b
       ops::linear_forward(a.mid.data(), a.atty.data(), p + o.proj_w, p + o.proj_b, N, E, E);
@@ -148,7 +151,7 @@ class Engine {
                            p + o.proj_w, N, E, E, true);
       ops::attention_backward(dqkv_.data(), dq_.data(), dk_.data(), dv_.data(), datt_.data(),
                               datty_.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
-                              plan_, biased() ? bias_.data() : nullptr);
+                              plan_, biased() ? bias_.data() : nullptr, extras(p, g, l));
       if (biased() && bias_parameters_ > 0) score_bias_backward(p + o.bias, g + o.bias);
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
                            p + o.attn_w, N, E, 3 * E, true);
@@ -197,7 +200,20 @@ class Engine {
   struct Acts {
     std::vector<T> ln1, ln1_mean, ln1_rstd, qkv, q, k, v, att, atty, mid, ln2, ln2_mean, ln2_rstd,
         fc, fc_gelu;
+    std::vector<T> sink;  // (B, H, T): each row's sink weight, with sinks
   };
+
+  // Layer l's attention extras (ops::AttentionExtras) over the parameters p; g: where their
+  // gradients go (null in the forward pass).
+  ops::AttentionExtras<T> extras(const T* p, T* g, std::size_t l) {
+    ops::AttentionExtras<T> x;
+    if (c_.sinks) {
+      x.sinks = p + off_.layers[l].sinks;
+      x.sink_weights = layers_[l].sink.data();
+      if (g != nullptr) x.dsinks = g + off_.layers[l].sinks;
+    }
+    return x;
+  }
 
   void resize(const Batch& batch) {
     require(batch.tokens.size() == batch.batch * batch.length &&
@@ -217,6 +233,7 @@ class Engine {
       a.qkv.resize(N * 3 * E);
       for (auto* v : {&a.q, &a.k, &a.v}) v->resize(N * E);
       a.att.resize(B_ * H * L_ * L_);
+      a.sink.resize(c_.sinks ? B_ * H * L_ : 0);
       a.fc.resize(N * I);
       a.fc_gelu.resize(N * I);
     }

@@ -58,6 +58,7 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     add(h + "mlp.c_proj.weight", {I, E}, true);
     add(h + "mlp.c_proj.bias", {E}, false);
     add_term(true, h + "attn.");
+    if (c.sinks) add(h + "attn.sinks", {c.n_head}, false);
   }
   add("ln_f.weight", {E}, false);
   add("ln_f.bias", {E}, false);

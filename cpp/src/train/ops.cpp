@@ -37,9 +37,9 @@ void matmul(std::size_t M, std::size_t N, std::size_t K, const double* a, bool t
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Attention rows are short (≤ T keys) and there are B·H·T of them per layer: a libm exp per
-// key was a tenth of a training step.
-void softmax_row(float* row, std::size_t n) {
-  float mx = row[0];
+// key was a tenth of a training step. A sink joins the maximum and the denominator only.
+float softmax_row(float* row, std::size_t n, const float* sink) {
+  float mx = sink != nullptr ? std::max(*sink, row[0]) : row[0];
   for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, row[j]);
   float sum = 0;
   const auto block = [&](auto d, std::size_t j) {
@@ -52,19 +52,23 @@ void softmax_row(float* row, std::size_t n) {
   std::size_t j = 0;
   for (; j + lanes <= n; j += lanes) block(d, j);
   for (; j < n; ++j) block(hn::CappedTag<float, 1>(), j);
-  const float inv = 1.0f / sum;
+  const float sink_e = sink != nullptr ? std::exp(*sink - mx) : 0.0f;
+  const float inv = 1.0f / (sum + sink_e);
   for (std::size_t i = 0; i < n; ++i) row[i] *= inv;
+  return sink_e * inv;
 }
 
-void softmax_row(double* row, std::size_t n) {
-  double mx = row[0];
+double softmax_row(double* row, std::size_t n, const double* sink) {
+  double mx = sink != nullptr ? std::max(*sink, row[0]) : row[0];
   for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, row[j]);
   double sum = 0;
   for (std::size_t j = 0; j < n; ++j) {
     row[j] = std::exp(row[j] - mx);
     sum += row[j];
   }
-  for (std::size_t j = 0; j < n; ++j) row[j] /= sum;
+  const double sink_e = sink != nullptr ? std::exp(*sink - mx) : 0.0;
+  for (std::size_t j = 0; j < n; ++j) row[j] /= sum + sink_e;
+  return sink_e / (sum + sink_e);
 }
 
 // Vectorised with Highway: with the x = 0 case as a branch the compiler kept it scalar.

@@ -41,9 +41,11 @@ void matmul(std::size_t M, std::size_t N, std::size_t K, const float* a, bool ta
 void matmul(std::size_t M, std::size_t N, std::size_t K, const double* a, bool ta, const double* b,
             bool tb, double* c, bool accumulate);
 
-// Softmax of row[0, n) in place, shifted by its maximum (float: a vectorised exp).
-void softmax_row(float* row, std::size_t n);
-void softmax_row(double* row, std::size_t n);
+// Softmax of row[0, n) in place, shifted by its maximum (float: a vectorised exp). With `sink`
+// (an attention sink's logit σ), exp(σ) joins the denominator and the sink's weight
+// exp(σ)/Z is returned (0 without one).
+float softmax_row(float* row, std::size_t n, const float* sink = nullptr);
+double softmax_row(double* row, std::size_t n, const double* sink = nullptr);
 
 // GELU's tanh form over n values (float: the vectorised fast::gelu_tanh).
 void gelu_tanh_forward(float* out, const float* in, std::size_t n);
@@ -179,6 +181,18 @@ void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse,
   }
 }
 
+// What attention learns besides its projections and the position method's rotation or bias,
+// each optional (null: none), with where its gradient goes:
+//   sinks (H,): attention sinks as gpt-oss's, one logit σ_h per head in every softmax's
+//   denominator, a_ij = exp(s_ij) / (exp(σ_h) + Σ_k exp(s_ik)); sink_weights (B, H, T) keeps
+//   each row's exp(σ_h)/Z for the backward pass; dsinks (H,) accumulates their gradient.
+template <class T>
+struct AttentionExtras {
+  const T* sinks = nullptr;
+  T* sink_weights = nullptr;
+  T* dsinks = nullptr;
+};
+
 // One head's rows (T, d) transposed to (d, T), so that the products over the head width
 // (scores, and their gradient through V) run along keys: independent sums that vectorise,
 // where a dot product per key is a chain of dependent adds.
@@ -231,14 +245,15 @@ void with_head_dim(std::size_t d, F&& f) {
 //   q, k, v (B, H, T, d): the split heads, q and k rotated (a rotation method); att (B, H, T, T):
 //   the softmax weights (0 above the diagonal); out (B·T, E): merged heads.
 // score_bias (B, H, T, T), a score-bias method's (the engine's hook), is added to the scores
-// (null: none). D: the head width if fixed.
+// (null: none); `extras` as AttentionExtras says. D: the head width if fixed.
 template <std::size_t D = 0, class T>
 void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const AttentionPlan& plan,
-                       const T* score_bias = nullptr) {
+                       const T* score_bias = nullptr,
+                       const AttentionExtras<T>& extras = AttentionExtras<T>{}) {
   if constexpr (D == 0) {
     if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
       return with_head_dim(plan.head_dim, [&](auto width) {
-        attention_forward<decltype(width)::value>(out, q, k, v, att, qkv, plan, score_bias);
+        attention_forward<decltype(width)::value>(out, q, k, v, att, qkv, plan, score_bias, extras);
       });
     }
   }
@@ -273,7 +288,9 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
           const T* sb = score_bias + (bh + i) * L;
           for (std::size_t j = 0; j < n; ++j) row[j] += sb[j];
         }
-        softmax_row(row, n);
+        const T* sink = extras.sinks != nullptr ? extras.sinks + h : nullptr;
+        const T sink_weight = softmax_row(row, n, sink);
+        if (sink != nullptr) extras.sink_weights[bh + i] = sink_weight;
         for (std::size_t j = n; j < L; ++j) row[j] = 0;
         T* o = out + (b * L + i) * E + h * d;
         for (std::size_t c = 0; c < d; ++c) o[c] = 0;
@@ -285,17 +302,18 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
 
 // dqkv (B·T, 3E) = the gradient through attention of dout (B·T, E) (overwritten, not
 // accumulated); dscore_bias (B, H, T, T), when not null, is set to the scores' gradient for
-// j ≤ i (the score bias's hook reads it). dq, dk, dv (B, H, T, d) and datt (T) are
-// scratch.
+// j ≤ i (the score bias's hook reads it); `extras`' gradients are accumulated. dq, dk, dv
+// (B, H, T, d) and datt (T) are scratch.
 template <std::size_t D = 0, class T>
 void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, const T* q,
                         const T* k, const T* v, const T* att, const AttentionPlan& plan,
-                        T* dscore_bias = nullptr) {
+                        T* dscore_bias = nullptr,
+                        const AttentionExtras<T>& extras = AttentionExtras<T>{}) {
   if constexpr (D == 0) {
     if (plan.head_dim == 8 || plan.head_dim == 16 || plan.head_dim == 32 || plan.head_dim == 64) {
       return with_head_dim(plan.head_dim, [&](auto width) {
         attention_backward<decltype(width)::value>(dqkv, dq, dk, dv, datt, dout, q, k, v, att, plan,
-                                                   dscore_bias);
+                                                   dscore_bias, extras);
       });
     }
   }
@@ -312,6 +330,7 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
       T* dvh = dv + bh * d;
       for (std::size_t n = 0; n < L * d; ++n) dqh[n] = dkh[n] = dvh[n] = 0;
       transpose_head(vt.data(), v + bh * d, L, d);
+      double dsink = 0;  // Σ_i −a_sink,i·Σ_j a_ij·datt_j: the sink's column has no value
       for (std::size_t i = 0; i < L; ++i) {
         const std::size_t n = visible_keys(i, L);
         const T* doi = dout + (b * L + i) * E + h * d;
@@ -323,6 +342,7 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
           dot_sum += datt[j] * row[j];
           axpy(dvh + j * d, row[j], doi, d);
         }
+        if (extras.dsinks != nullptr) dsink -= double(extras.sink_weights[bh + i]) * dot_sum;
         // softmax: dscore_j = att_ij·(datt_j − Σ att·datt)
         const T* qi = q + (bh + i) * d;
         T* dqi = dqh + i * d;
@@ -334,6 +354,7 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
           axpy(dkh + j * d, dss, qi, d);
         }
       }
+      if (extras.dsinks != nullptr) extras.dsinks[h] += static_cast<T>(dsink);
       for (std::size_t t = 0; t < L; ++t) {
         if (plan.rotates(h)) {
           rope_rotate(dqh + t * d, plan, b * L + t, true, false);

@@ -39,6 +39,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["embed_scale"] = m.embed_scale;
   j["t5_num_buckets"] = m.t5_num_buckets;
   j["t5_max_distance"] = m.t5_max_distance;
+  j["sinks"] = m.sinks;
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);

@@ -26,6 +26,8 @@ export interface TrainConfig {
   seed?: number;
   /** x = embedScale·wte[token]; left out, the method's (defaults.embedScaleByMethod). */
   embedScale?: number;
+  /** Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's denominator, with any method. */
+  sinks?: boolean;
   evalPositions?: 'index' | 'random';
   evalExamples?: number;
   /** The text task's bytes: the first 90% train, the last 10% are held out. */

@@ -24,6 +24,7 @@ const CONFIG_KEYS = [
   'warmupSteps',
   'seed',
   'embedScale',
+  'sinks',
   'evalPositions',
   'evalExamples',
   'text',

@@ -110,6 +110,9 @@ struct ModelConfig {
   double embed_scale = 1.0;    // x = embed_scale·wte[token]; the tied head uses wte unscaled
   std::size_t t5_num_buckets = 32;
   std::size_t t5_max_distance = 128;
+  // Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's
+  // denominator, h.{l}.attn.sinks (H,); with any method.
+  bool sinks = false;
 };
 
 // The working-set limit of a run: the wasm heap's MAXIMUM_MEMORY (cpp/wasm/CMakeLists.txt) in
@@ -145,6 +148,7 @@ struct TrainConfig {
   unsigned threads = 1;
   double embed_scale = kDefaultEmbedScale;  // entry points: default_embed_scale(position)
   std::optional<double> keep_fraction;  // the kept fraction of the frequencies; unset: the method's
+  bool sinks = false;                   // attention sinks (ModelConfig::sinks)
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.

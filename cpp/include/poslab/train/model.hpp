@@ -28,7 +28,8 @@ namespace poslab::train {
 // h.{l}.ln_1.weight|bias, h.{l}.attn.c_attn.weight|bias, h.{l}.attn.c_proj.weight|bias,
 // h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, a score
 // bias's tensors of the layer (h.{l}.attn.<name>, its term's kTensors in score_bias.hpp; a shared
-// one, T5's rel_bias.weight, comes before the layers), then ln_f.weight|bias.
+// one, T5's rel_bias.weight, comes before the layers), h.{l}.attn.sinks (H,) with sinks, then
+// ln_f.weight|bias.
 // Matrices are stored (in, out). `decay`: AdamW's weight decay applies (matrices only: the
 // attention and MLP weights; not embeddings, tables, a score bias's parameters, gains or biases).
 struct ParamInfo {
@@ -70,7 +71,8 @@ class Parameters {
 };
 
 // Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0; a
-// score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them).
+// score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them);
+// attention sinks N(0, 0.02), as Hugging Face's gpt-oss (initializer_range).
 void init_parameters(Parameters& params, std::uint64_t seed);
 
 // Keeps the parameters in their domain after an optimiser step: a score bias's tensor at least
