@@ -5,12 +5,14 @@
 // (tests/acceptance/train_vs_autograd.py).
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "commands.hpp"
 #include "model_input.hpp"
@@ -39,6 +41,7 @@ struct TrainArgs {
   std::optional<std::size_t> batch;     // unset: the task's (train::default_batch)
   std::optional<double> embed_scale;    // unset: the method's (train::default_embed_scale)
   std::optional<double> keep_fraction;  // unset: the method's table default
+  std::string attn_temperature;         // "FLOOR,SCALE"; empty: off
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -60,6 +63,25 @@ std::string seed_path(const std::string& path, std::uint64_t seed) {
   return (p.parent_path() / (stem + p.extension().string())).string();
 }
 
+// --attn-temperature FLOOR,SCALE: two finite numbers (validate() checks their ranges).
+std::pair<double, double> parse_temperature(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  const auto number = [&](const std::string& part) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || errno != 0 || !std::isfinite(v)) {
+      throw UsageError(
+          "--attn-temperature takes FLOOR,SCALE, two numbers (Llama 4's floor_scale "
+          "and attn_scale, e.g. 8192,0.1), got '" +
+          text + "'");
+    }
+    return v;
+  };
+  if (comma == std::string::npos) number("");  // throws
+  return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
+}
+
 // The --steps 0 --dump set of `trainer` into the directory `dir`.
 void dump_into(OutputFiles& files, const std::string& dir, train::Trainer& trainer) {
   std::error_code error;
@@ -79,6 +101,11 @@ void run_train(TrainArgs& a) {
   c.batch = a.batch.value_or(train::default_batch(c.task));
   c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
   c.keep_fraction = a.keep_fraction;
+  if (!a.attn_temperature.empty()) {
+    const auto [floor_scale, scale] = parse_temperature(a.attn_temperature);
+    c.attn_floor_scale = floor_scale;
+    c.attn_scale = scale;
+  }
   if (!a.eval_positions.empty()) {
     c.eval_positions = parse_name(train::kEvalPositionsNames, a.eval_positions,
                                   "evaluation positions", "evalPositions");
@@ -243,6 +270,14 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_flag("--sinks", c.sinks,
                 "attention sinks (gpt-oss): one learned logit per layer and head in every "
                 "softmax's denominator, with any method");
+  cmd->add_option("--nope-every", c.nope_every,
+                  "K: layers K, 2K, ... (1-based) of a rotation method do not rotate (SmolLM3, "
+                  "Llama 4's NoPE layers); 0 (the default) is off")
+      ->check(unsigned_integer());
+  cmd->add_option("--attn-temperature", a.attn_temperature,
+                  "FLOOR,SCALE: Llama 4's attention temperature on the NoPE layers, queries "
+                  "times log(floor((p + 1) / FLOOR) + 1) * SCALE + 1 (needs --nope-every)")
+      ->type_name("FLOOR,SCALE");
   cmd->add_option("--eval-positions", a.eval_positions,
                   "index or random (default: random when --randomized-positions is set)")
       ->check(one_of(train::kEvalPositionsNames, "evaluation positions"));

@@ -41,13 +41,14 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 }
 
 TrainConfig to_train_config(const val& js) {
-  const val o = to_options(js, "config", {"task",         "position", "randomizedPositions",
-                                          "trainLen",     "testLen",  "coupledPositions",
-                                          "layers",       "width",    "heads",
-                                          "batch",        "steps",    "lr",
-                                          "warmupSteps",  "seed",     "embedScale",
-                                          "keepFraction", "sinks",    "evalPositions",
-                                          "evalExamples", "text"});
+  const val o = to_options(js, "config", {"task",           "position",  "randomizedPositions",
+                                          "trainLen",       "testLen",   "coupledPositions",
+                                          "layers",         "width",     "heads",
+                                          "batch",          "steps",     "lr",
+                                          "warmupSteps",    "seed",      "embedScale",
+                                          "keepFraction",   "sinks",     "nopeEvery",
+                                          "attnFloorScale", "attnScale", "evalPositions",
+                                          "evalExamples",   "text"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -71,6 +72,9 @@ TrainConfig to_train_config(const val& js) {
     c.keep_fraction = number_field(o, "keepFraction", 1.0);
   }
   c.sinks = bool_field(o, "sinks", c.sinks);
+  c.nope_every = size_field(o, "nopeEvery", c.nope_every);
+  c.attn_floor_scale = number_field(o, "attnFloorScale", c.attn_floor_scale);
+  c.attn_scale = number_field(o, "attnScale", c.attn_scale);
   const std::string eval = string_field(o, "evalPositions", "");
   if (!eval.empty()) {
     c.eval_positions =
@@ -103,6 +107,9 @@ val config_js(const TrainConfig& c) {
        {"seed", double(c.seed)},
        {"embedScale", c.embed_scale},
        {"sinks", c.sinks},
+       {"nopeEvery", double(c.nope_every)},
+       {"attnFloorScale", c.attn_floor_scale},
+       {"attnScale", c.attn_scale},
        {"evalPositions", std::string(name_of(kEvalPositionsNames, eval_positions_of(c)))},
        {"evalExamples", double(c.eval_examples)}});
 }

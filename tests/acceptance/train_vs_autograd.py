@@ -297,13 +297,22 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
             s = slice_last(qkv, part * E, (part + 1) * E)
             return transpose(reshape(s, (B, T, H, d)), (0, 2, 1, 3))
         q, k, v = heads(0), heads(1), heads(2)
-        if method == "rope":
+        # NoPE layers (SmolLM3, Llama 4): layers K, 2K, ... (1-based) of a rotation do not rotate.
+        every = cfg.get("nope_every", 0)
+        nope = every > 0 and (layer + 1) % every == 0
+        if method == "rope" and not nope:
             q, k = rope(q, positions, cfg["base"]), rope(k, positions, cfg["base"])
-        if method == "p-rope":
+        if method == "p-rope" and not nope:
             keep = cfg["keep_fraction"]
             q, k = rope(q, positions, cfg["base"], keep), rope(k, positions, cfg["base"], keep)
-        if method == "xpos":
+        if method == "xpos" and not nope:
             q, k = xpos(q, positions, cfg["base"], False), xpos(k, positions, cfg["base"], True)
+        if nope and cfg.get("attn_floor_scale", 0) > 0:
+            # Llama 4's attention temperature (Hugging Face's Llama4TextAttention): queries of a
+            # NoPE layer times log1p(floor((p + 1) / floor_scale)) * attn_scale + 1.
+            scale = np.log1p(np.floor((positions + 1.0) / cfg["attn_floor_scale"])) \
+                * cfg["attn_scale"] + 1.0
+            q = q * scale[:, None, :, None]
         scores = (q @ transpose(k, (0, 1, 3, 2))) * (1 / math.sqrt(d))
         if bias is not None:
             scores = scores + bias
@@ -396,7 +405,9 @@ def self_test():
     failures = 0
     for method, extra in [("none", {}), ("learned", {}), ("sinusoidal", {}), ("rope", {}),
                           ("p-rope", {}), ("xpos", {}), ("alibi", {}), ("t5", {}), ("kerple", {}),
-                          ("fire", {}), ("none", {"sinks": True}), ("rope", {"sinks": True})]:
+                          ("fire", {}), ("none", {"sinks": True}), ("rope", {"sinks": True}),
+                          ("rope", {"nope_every": 2}),
+                          ("xpos", {"nope_every": 2, "attn_floor_scale": 4.0, "attn_scale": 0.5})]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
                    t5_num_buckets=32, t5_max_distance=128, keep_fraction=0.5, **extra)
@@ -426,7 +437,7 @@ def self_test():
         ok = worst <= 1.0
         failures += not ok
         label = method + "".join(f", {k}" for k in extra)
-        print(f"self-test {label:16s} autograd vs finite differences: worst {worst:.3f} of the "
+        print(f"self-test {label:42s} autograd vs finite differences: worst {worst:.3f} of the "
               f"bound 1e-6 + 1e-5·|fd|  {'ok' if ok else 'FAIL'}")
     return failures
 
@@ -463,6 +474,13 @@ CASES = [
     ("none, sinks", ["--position", "none", "--sinks"]),
     ("rope, sinks, randomised", ["--position", "rope", "--sinks", "--randomized-positions", "64"]),
     ("alibi, sinks, 3 heads", ["--position", "alibi", "--sinks", "--heads", "3", "--width", "24"]),
+    # NoPE layers of a rotation (SmolLM3, Llama 4), and Llama 4's temperature on them; a floor
+    # of 4 with randomised positions up to 64 gives the queries scales from 1 to 1 + 0.5·log 17.
+    ("rope, NoPE every 2", ["--position", "rope", "--nope-every", "2"]),
+    ("p-rope, NoPE every 2 of 3", ["--position", "p-rope", "--nope-every", "2", "--layers", "3"]),
+    ("xpos, NoPE every 1", ["--position", "xpos", "--nope-every", "1"]),
+    ("rope, NoPE 2, temperature", ["--position", "rope", "--nope-every", "2",
+                                   "--attn-temperature", "4,0.5", "--randomized-positions", "64"]),
 ]
 
 # The options of CASES that take no value.

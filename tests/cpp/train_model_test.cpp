@@ -111,8 +111,10 @@ void expect_float_matches_double(const ModelConfig& c, bool randomized) {
   }
 }
 
-// What a case adds to its method: options every method takes (attention sinks).
-enum class Variant { kPlain, kSinks };
+// What a case adds to its method: options every method takes (attention sinks), a rotation's
+// NoPE layers (the second of two), and Llama 4's temperature on them (floor scale 2, so the
+// queries' scale changes within these positions: 1 + 0.5·log(⌊(p + 1)/2⌋ + 1)).
+enum class Variant { kPlain, kSinks, kNope, kTempered };
 
 struct Case {
   PositionMethod method;
@@ -123,6 +125,11 @@ struct Case {
 ModelConfig case_config(const Case& c) {
   ModelConfig config = tiny_config(c.method);
   config.sinks = c.variant == Variant::kSinks;
+  if (c.variant == Variant::kNope || c.variant == Variant::kTempered) config.nope_every = 2;
+  if (c.variant == Variant::kTempered) {
+    config.attn_floor_scale = 2;
+    config.attn_scale = 0.5;
+  }
   return config;
 }
 
@@ -184,13 +191,19 @@ const Case kCases[] = {{PositionMethod::kNone, false},
                        {PositionMethod::kFire, true},
                        {PositionMethod::kNone, false, Variant::kSinks},
                        {PositionMethod::kRope, true, Variant::kSinks},
-                       {PositionMethod::kAlibi, false, Variant::kSinks}};
+                       {PositionMethod::kAlibi, false, Variant::kSinks},
+                       {PositionMethod::kRope, false, Variant::kNope},
+                       {PositionMethod::kXpos, true, Variant::kNope},
+                       {PositionMethod::kRope, false, Variant::kTempered},
+                       {PositionMethod::kPRope, true, Variant::kTempered}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised
   name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  name.erase(std::remove(name.begin(), name.end(), '-'), name.end());  // p-rope: PRope
+  const char* variants[] = {"", "Sinks", "NopeEvery2", "NopeEvery2Tempered"};
   return name + (info.param.randomized ? "RandomPositions" : "") +
-         (info.param.variant == Variant::kSinks ? "Sinks" : "");
+         variants[static_cast<int>(info.param.variant)];
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, TrainModelGradient, ::testing::ValuesIn(kCases), case_name);
@@ -324,6 +337,30 @@ TEST(TrainModel, SinksLayoutAndInitFollowGptOss) {
     }
   }
   EXPECT_NEAR(std::sqrt(sq / 8), 0.02, 0.012);
+}
+
+// --nope-every's layers are position surgery's NoPE layers (one mechanism,
+// Engine::plan_surgery): a model with NoPE layer 2 computes what the plain model does with
+// that layer under surgery, bit for bit; the temperature then changes only that layer.
+TEST(TrainModel, NopeLayersAreSurgerysNopeLayers) {
+  ModelConfig plain = tiny_config(PositionMethod::kRope);
+  ModelConfig nope = plain;
+  nope.nope_every = 2;
+  const Parameters params = random_parameters(plain, 6);
+  const Batch batch = random_batch(plain, true, 8);
+  Model a(plain), b(nope);
+  PositionSurgery second;
+  second.nope_layers = {1};
+  a.set_surgery(second);
+  EXPECT_EQ(a.logits(params, batch).data, b.logits(params, batch).data);
+  const TensorF first = b.attention_maps(params, batch, 0);
+  nope.attn_floor_scale = 2;
+  nope.attn_scale = 0.5;
+  Model tempered(nope);
+  const TensorF warm = tempered.attention_maps(params, batch, 0);
+  const std::size_t layer = first.size() / 2;  // layer 0's maps, then layer 1's
+  EXPECT_TRUE(std::equal(first.data.begin(), first.data.begin() + layer, warm.data.begin()));
+  EXPECT_FALSE(std::equal(first.data.begin() + layer, first.data.end(), warm.data.begin() + layer));
 }
 
 // model_score_bias (what the view draws): zero above the diagonal; bad positions and models

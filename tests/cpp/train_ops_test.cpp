@@ -123,17 +123,23 @@ TEST(TrainOps, GeluTanhBackwardInFloatMatchesDouble) {
   }
 }
 
+// The plan of attention over B sequences of L tokens, H heads of width d, positions nowhere.
+AttentionPlan plain_plan(std::size_t B, std::size_t L, std::size_t H, std::size_t d) {
+  AttentionPlan plan;
+  plan.batch = B;
+  plan.length = L;
+  plan.heads = H;
+  plan.head_dim = d;
+  return plan;
+}
+
 // Attention with each way positions enter it, over sorted random positions; head width 4 runs
 // the generic loops, 16 the unrolled fixed-width ones (ops::with_head_dim).
 class TrainOpsAttention : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
 
 TEST_P(TrainOpsAttention, Backward) {
   const std::size_t B = 2, L = 5, H = 2, d = std::get<1>(GetParam()), E = H * d;
-  AttentionPlan plan;
-  plan.batch = B;
-  plan.length = L;
-  plan.heads = H;
-  plan.head_dim = d;
+  AttentionPlan plan = plain_plan(B, L, H, d);
   const std::int32_t pos[B * L] = {0, 3, 4, 9, 30, 1, 2, 6, 7, 8};
   const int kind = std::get<0>(GetParam());  // 0 none, 1 rope, 5 xpos (biases: ScoreBiasTerm)
   const bool xpos = kind == 5;               // gptj pairs, queries and keys scaled apart
@@ -259,11 +265,7 @@ TEST(TrainOps, ScoreBiasTermValues) {
 // gradient where j ≤ i.
 TEST(TrainOps, AttentionScoreBiasBackward) {
   const std::size_t B = 2, L = 4, H = 2, d = 4, E = H * d;
-  AttentionPlan plan;
-  plan.batch = B;
-  plan.length = L;
-  plan.heads = H;
-  plan.head_dim = d;
+  AttentionPlan plan = plain_plan(B, L, H, d);
   Vec qkv = random_vec(B * L * 3 * E, 1), sb = random_vec(B * H * L * L, 2);
   const Vec r = random_vec(B * L * E, 3);
   Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
@@ -288,11 +290,7 @@ TEST(TrainOps, AttentionScoreBiasBackward) {
 TEST(TrainOps, AttentionSinksBackward) {
   for (const std::size_t d : {std::size_t{4}, std::size_t{16}}) {
     const std::size_t B = 2, L = 5, H = 3, E = H * d;
-    AttentionPlan plan;
-    plan.batch = B;
-    plan.length = L;
-    plan.heads = H;
-    plan.head_dim = d;
+    AttentionPlan plan = plain_plan(B, L, H, d);
     Vec qkv = random_vec(B * L * 3 * E, 1), sinks = {0.3, -1.2, 2.5};
     const Vec r = random_vec(B * L * E, 3);
     Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L), weights(B * H * L);
@@ -320,6 +318,38 @@ TEST(TrainOps, AttentionSinksBackward) {
     x.dsinks = nullptr;
     expect_matches_fd({&qkv, &sinks}, f, {dqkv, dsinks}, r);
   }
+}
+
+// Llama 4's attention temperature: each query row scaled by its own factor before the scores
+// (as if its q columns of qkv were), and the gradient through it.
+TEST(TrainOps, AttentionTemperatureBackward) {
+  const std::size_t B = 2, L = 5, H = 2, d = 4, E = H * d;
+  AttentionPlan plan = plain_plan(B, L, H, d);
+  plan.tempered = true;
+  for (std::size_t r = 0; r < B * L; ++r) plan.query_scale.push_back(1 + 0.3 * double(r % 4));
+  Vec qkv = random_vec(B * L * 3 * E, 1);
+  const Vec r = random_vec(B * L * E, 3);
+  Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
+  auto f = [&] {
+    Vec out(B * L * E);
+    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan);
+    return out;
+  };
+  const Vec tempered = f();
+  AttentionPlan plain = plan;
+  plain.tempered = false;
+  Vec scaled = qkv;
+  for (std::size_t row = 0; row < B * L; ++row) {
+    for (std::size_t c = 0; c < E; ++c) scaled[row * 3 * E + c] *= plan.query_scale[row];
+  }
+  Vec out(B * L * E), att2(att.size());
+  attention_forward(out.data(), q.data(), k.data(), v.data(), att2.data(), scaled.data(), plain);
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], tempered[i], 1e-12);
+  f();
+  Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L);
+  attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(), q.data(),
+                     k.data(), v.data(), att.data(), plan);
+  expect_matches_fd({&qkv}, f, {dqkv}, r);
 }
 
 TEST(TrainOps, MaskedCrossEntropyBackward) {

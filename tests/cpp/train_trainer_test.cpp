@@ -199,20 +199,43 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(c), "randomizedPositions");
   c = coupled(PositionMethod::kRope, 64), c.task = Task::kCopy;
   EXPECT_EQ(field_of(c), "coupledPositions");
+  // NoPE layers leave a rotation out, every K ≤ layers; Llama 4's temperature is on them.
+  c = small(PositionMethod::kRope), c.layers = 2, c.nope_every = 2;
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c.attn_floor_scale = 4, c.attn_scale = 0.1;
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c = small(PositionMethod::kAlibi), c.nope_every = 2;
+  EXPECT_EQ(field_of(c), "nopeEvery");
+  c = small(PositionMethod::kRope), c.nope_every = 2;  // 1 layer
+  EXPECT_EQ(field_of(c), "nopeEvery");
+  c = small(PositionMethod::kRope), c.attn_floor_scale = 4, c.attn_scale = 0.1;
+  EXPECT_EQ(field_of(c), "attnFloorScale");
+  c = small(PositionMethod::kRope), c.nope_every = 1, c.attn_floor_scale = -1;
+  EXPECT_EQ(field_of(c), "attnFloorScale");
+  c = small(PositionMethod::kRope), c.nope_every = 1, c.attn_floor_scale = 1, c.attn_scale = -1;
+  EXPECT_EQ(field_of(c), "attnScale");
   c = coupled(PositionMethod::kRope, 64), c.randomized_positions = 64;
   EXPECT_EQ(field_of(c), "coupledPositions");
 }
 
-// A checkpoint keeps the options that change the model (attention sinks): read back, it lays
+// A checkpoint keeps the options that change the model (attention sinks, NoPE layers and their
+// temperature): read back, it lays
 // out the same tensors and computes the same logits, bit for bit.
 TEST(TrainRun, CheckpointKeepsTheAttentionOptions) {
   TrainConfig c = small(PositionMethod::kRope);
   c.sinks = true;
+  c.layers = 2;
+  c.nope_every = 2;
+  c.attn_floor_scale = 3;
+  c.attn_scale = 0.25;
   c.steps = 3;
   Trainer trainer(c);
   for (std::size_t s = 0; s < c.steps; ++s) trainer.step();
   const LabCheckpoint back = read_lab_checkpoint(trainer.checkpoint(), "m.safetensors");
   EXPECT_TRUE(back.model.sinks);
+  EXPECT_EQ(back.model.nope_every, 2u);
+  EXPECT_EQ(back.model.attn_floor_scale, 3.0);
+  EXPECT_EQ(back.model.attn_scale, 0.25);
   ASSERT_EQ(back.params.size(), trainer.parameters().size());
   EXPECT_TRUE(std::equal(back.params.data(), back.params.data() + back.params.size(),
                          trainer.parameters().data()));

@@ -1,7 +1,9 @@
 #include "poslab/train/checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "poslab/base/errors.hpp"
 #include "poslab/io/json_text.hpp"
@@ -57,6 +59,15 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
     require(j["sinks"].is_boolean(), name + ": the checkpoint's sinks must be true or false");
     m.sinks = j["sinks"].get<bool>();
   }
+  // Older checkpoints predate NoPE layers and the attention temperature: none.
+  if (j.contains("nope_every")) m.nope_every = size_in(j, "nope_every", 0, m.n_layer, name);
+  for (const auto& [key, value] : {std::pair{"attn_floor_scale", &m.attn_floor_scale},
+                                   std::pair{"attn_scale", &m.attn_scale}}) {
+    if (!j.contains(key)) continue;
+    require(j[key].is_number() && std::isfinite(j[key].get<double>()) && j[key].get<double>() >= 0,
+            name + ": the checkpoint's " + key + " must be a number >= 0");
+    *value = j[key].get<double>();
+  }
   require(j.contains("position") && j["position"].is_string(),
           name + ": the checkpoint's config names no position method");
   m.position = parse_position_method(j["position"].get<std::string>(), kSupportTrainer,
@@ -66,6 +77,7 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   const bool rotation = position_method_info(m.position).kind == PositionKind::kRotation;
   require(!rotation || (m.n_embd / m.n_head) % 2 == 0,
           name + ": a rotation needs an even head width");
+  require(rotation || m.nope_every == 0, name + ": NoPE layers need a rotation method");
   const std::size_t symbols = vocabulary(task).symbols;
   require(!j.contains("symbols") ||
               (j["symbols"].is_number_unsigned() && j["symbols"].get<std::size_t>() == symbols),

@@ -66,6 +66,14 @@ bool takes_keep_fraction(PositionMethod method) {
   }
   return false;
 }
+// The trainer's rotations: what NoPE layers leave out.
+std::vector<Named<PositionMethod>> rotation_methods() {
+  std::vector<Named<PositionMethod>> names;
+  for (const Named<PositionMethod>& m : kPositionMethodNames) {
+    if (position_method_info(m.value).kind == PositionKind::kRotation) names.push_back(m);
+  }
+  return names;
+}
 std::vector<Named<PositionMethod>> methods_taking_keep_fraction() {
   std::vector<Named<PositionMethod>> names;
   for (const Named<PositionMethod>& m : kPositionMethodNames) {
@@ -206,6 +214,23 @@ void validate(const TrainConfig& c) {
             "keepFraction",
             "the kept fraction must be in [0, 1] (got " + format_number(*c.keep_fraction) + ")");
   }
+  if (c.nope_every > 0) {
+    require(rotates, "nopeEvery",
+            "NoPE layers leave a rotation out: " + std::string(to_string(c.position)) +
+                " does not rotate (use " + name_list(rotation_methods()) + ")");
+    require_range(c.nope_every, 1, c.layers, "nopeEvery",
+                  "NoPE layers every K layers: K (at most the number of layers)");
+  }
+  if (c.attn_floor_scale != 0.0 || c.attn_scale != 0.0) {
+    require(c.nope_every > 0, "attnFloorScale",
+            "the attention temperature is Llama 4's on its NoPE layers: it needs NoPE layers "
+            "(--nope-every, nopeEvery)");
+    require_positive_finite(c.attn_floor_scale, "attnFloorScale",
+                            "the attention temperature's floor scale");
+    require(std::isfinite(c.attn_scale) && c.attn_scale >= 0, "attnScale",
+            "the attention temperature's scale must be finite and >= 0, got " +
+                format_number(c.attn_scale));
+  }
   require(!(c.eval_positions == EvalPositions::kRandom && c.randomized_positions == 0),
           "evalPositions", "random evaluation positions need --randomized-positions MAX");
 }
@@ -318,6 +343,9 @@ ModelConfig model_config(const TrainConfig& c) {
   m.position = c.position;
   m.embed_scale = c.embed_scale;
   m.sinks = c.sinks;
+  m.nope_every = c.nope_every;
+  m.attn_floor_scale = c.attn_floor_scale;
+  m.attn_scale = c.attn_scale;
   const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
   m.keep_fraction =
       c.keep_fraction.value_or(rotates ? rotation_defaults(c.position).keep_fraction : 1.0);

@@ -108,7 +108,7 @@ class Engine {
       ops::linear_forward(out, a.fc_gelu.data(), p + o.fcproj_w, p + o.fcproj_b, N, I, E);
       for (std::size_t n = 0; n < N * E; ++n) out[n] += a.mid[n];
     }
-    plan_surgery(c_.n_layer);  // every head rotates again, as backward() expects
+    plan_surgery(c_.n_layer);  // the plain plan again (backward() plans each layer itself)
     ops::layernorm_forward(lnf_.data(), lnf_mean_.data(), lnf_rstd_.data(), residual(c_.n_layer),
                            p + off_.lnf_w, p + off_.lnf_b, N, E, c_.layer_norm_epsilon);
     // Tied head: logits (N, V) = lnf (N, E) · wteᵀ (wte stored (V, E)).
@@ -149,6 +149,7 @@ class Engine {
       // mid = x + atty·W_o + b: dx = dmid (kept), datty = dmid·W_oᵀ.
       ops::linear_backward(datty_.data(), g + o.proj_w, g + o.proj_b, dx_.data(), a.atty.data(),
                            p + o.proj_w, N, E, E, true);
+      plan_surgery(l);  // the layer's rotation (a NoPE layer's none) and temperature
       ops::attention_backward(dqkv_.data(), dq_.data(), dk_.data(), dv_.data(), datt_.data(),
                               datty_.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
                               plan_, biased() ? bias_.data() : nullptr, extras(p, g, l));
@@ -158,6 +159,7 @@ class Engine {
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
                               p + o.ln1_w, a.ln1_mean.data(), a.ln1_rstd.data(), N, E);
     }
+    plan_surgery(c_.n_layer);
     embed_backward(g);
   }
 
@@ -252,18 +254,19 @@ class Engine {
 
   T* residual(std::size_t l) { return residual_.data() + l * n_ * c_.n_embd; }
 
-  // The attention plan for layer l under the surgery (no rotation in a NoPE layer, none for a
-  // NoPE head), and what else it does to the layer; l = n_layer restores the plain plan.
+  // The attention plan for layer l: no rotation in a NoPE layer, the model's own (nope_every,
+  // with Llama 4's temperature on its queries when asked) or the surgery's, and none for a
+  // surgery's NoPE head; and what else the surgery does to the layer. l = n_layer restores the
+  // plain plan.
   LayerSurgery plan_surgery(std::size_t l) {
     const bool rotation = position_method_info(c_.position).kind == PositionKind::kRotation;
-    if (surgery_ == nullptr || l == c_.n_layer) {
-      plan_.rope = rotation;
-      plan_.unrotated.clear();
-      return {};
-    }
-    LayerSurgery s = layer_surgery(*surgery_, l, c_.n_head);
-    plan_.rope = rotation && !s.nope;
+    const bool last = l == c_.n_layer;
+    LayerSurgery s =
+        surgery_ == nullptr || last ? LayerSurgery{} : layer_surgery(*surgery_, l, c_.n_head);
+    const bool nope = !last && c_.nope_layer(l);
+    plan_.rope = rotation && !s.nope && !nope;
     plan_.unrotated = s.nope_heads;
+    plan_.tempered = nope && c_.attn_floor_scale > 0;
     return s;
   }
   // An ablated head's output columns of atty (B·T, E) set to 0 before the output projection.
@@ -335,6 +338,17 @@ class Engine {
     plan_.sin.clear();
     plan_.key_cos.clear();
     plan_.key_sin.clear();
+    plan_.query_scale.clear();
+    if (c_.attn_floor_scale > 0) {
+      // Llama 4 (Hugging Face's Llama4TextAttention): log1p(⌊(p + 1) / floor_scale⌋)·attn_scale
+      // + 1 at the query's position p.
+      plan_.query_scale.resize(n_);
+      for (std::size_t r = 0; r < n_; ++r) {
+        const double p = batch.positions[r];
+        plan_.query_scale[r] =
+            std::log1p(std::floor((p + 1) / c_.attn_floor_scale)) * c_.attn_scale + 1;
+      }
+    }
     if (plan_.rope) {
       // The core's frequencies (rope.hpp): θ_i = base^(−2i/d), scaled only when evaluation asks
       // (set_rope_scaling; dynamic reads the longest position + 1), in the method's pairs; a

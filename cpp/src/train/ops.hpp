@@ -159,6 +159,10 @@ struct AttentionPlan {
   std::vector<double> key_cos, key_sin;  // a decay: the keys' (·ζ_i^(−e)); empty: cos, sin
   // Position surgery's NoPE heads: (H,), 1 where head h's q and k are not rotated; empty: none.
   std::vector<char> unrotated;
+  // Llama 4's attention temperature (a NoPE layer's): with `tempered`, query row r is scaled
+  // by query_scale[r] (B·T) after any rotation.
+  std::vector<double> query_scale;
+  bool tempered = false;
   bool rotates(std::size_t h) const { return rope && (h >= unrotated.size() || !unrotated[h]); }
 };
 
@@ -276,6 +280,10 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
           rope_rotate(q + (bh + t) * d, plan, b * L + t, false, false);
           rope_rotate(k + (bh + t) * d, plan, b * L + t, false, true);
         }
+        if (plan.tempered) {
+          const T temperature = static_cast<T>(plan.query_scale[b * L + t]);
+          for (std::size_t i = 0; i < d; ++i) q[(bh + t) * d + i] *= temperature;
+        }
       }
       transpose_head(kt.data(), k + bh * d, L, d);
       for (std::size_t i = 0; i < L; ++i) {
@@ -356,6 +364,10 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
       }
       if (extras.dsinks != nullptr) extras.dsinks[h] += static_cast<T>(dsink);
       for (std::size_t t = 0; t < L; ++t) {
+        if (plan.tempered) {
+          const T temperature = static_cast<T>(plan.query_scale[b * L + t]);
+          for (std::size_t i = 0; i < d; ++i) dqh[t * d + i] *= temperature;
+        }
         if (plan.rotates(h)) {
           rope_rotate(dqh + t * d, plan, b * L + t, true, false);
           rope_rotate(dkh + t * d, plan, b * L + t, true, true);

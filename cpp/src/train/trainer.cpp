@@ -40,6 +40,9 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["t5_num_buckets"] = m.t5_num_buckets;
   j["t5_max_distance"] = m.t5_max_distance;
   j["sinks"] = m.sinks;
+  j["nope_every"] = m.nope_every;
+  j["attn_floor_scale"] = m.attn_floor_scale;
+  j["attn_scale"] = m.attn_scale;
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);

@@ -28,6 +28,11 @@ export interface TrainConfig {
   embedScale?: number;
   /** Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's denominator, with any method. */
   sinks?: boolean;
+  /** A rotation method's NoPE layers (SmolLM3, Llama 4): layers K, 2K, … (1-based) do not rotate; 0: off. */
+  nopeEvery?: number;
+  /** Llama 4's attention temperature on those layers: queries times log(⌊(p + 1) / attnFloorScale⌋ + 1)·attnScale + 1; 0: off. */
+  attnFloorScale?: number;
+  attnScale?: number;
   evalPositions?: 'index' | 'random';
   evalExamples?: number;
   /** The text task's bytes: the first 90% train, the last 10% are held out. */

@@ -113,6 +113,16 @@ struct ModelConfig {
   // Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's
   // denominator, h.{l}.attn.sinks (H,); with any method.
   bool sinks = false;
+  // NoPE layers (SmolLM3, Llama 4's iRoPE) of a rotation method: layers K, 2K, … (1-based) do
+  // not rotate; 0: every layer does. Applied as position surgery's NoPE layers are
+  // (Engine::plan_surgery).
+  std::size_t nope_every = 0;
+  // Llama 4's attention temperature on those layers: their queries times
+  // log(⌊(p + 1) / attn_floor_scale⌋ + 1)·attn_scale + 1 at position p; attn_floor_scale 0: off.
+  double attn_floor_scale = 0.0;
+  double attn_scale = 0.0;
+  // Whether layer l (0-based) is one of the NoPE layers.
+  bool nope_layer(std::size_t l) const { return nope_every > 0 && (l + 1) % nope_every == 0; }
 };
 
 // The working-set limit of a run: the wasm heap's MAXIMUM_MEMORY (cpp/wasm/CMakeLists.txt) in
@@ -149,6 +159,9 @@ struct TrainConfig {
   double embed_scale = kDefaultEmbedScale;  // entry points: default_embed_scale(position)
   std::optional<double> keep_fraction;  // the kept fraction of the frequencies; unset: the method's
   bool sinks = false;                   // attention sinks (ModelConfig::sinks)
+  std::size_t nope_every = 0;           // NoPE layers K, 2K, … (ModelConfig::nope_every)
+  double attn_floor_scale = 0.0;        // Llama 4's temperature on them; 0: off (ModelConfig)
+  double attn_scale = 0.0;
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
