@@ -95,6 +95,11 @@ def log(x):
     return unary(x, np.log(x.value), 1 / x.value)
 
 
+def log_sigmoid(x):
+    """log σ(x) = −log(1 + e^(−x)); its derivative σ(−x)."""
+    return unary(x, -np.logaddexp(0.0, -x.value), 1.0 / (1.0 + np.exp(x.value)))
+
+
 def absolute(x):
     return unary(x, np.abs(x.value), np.sign(x.value))
 
@@ -262,6 +267,22 @@ def kerple_bias(w, layer, positions):
     return r1 * log(r2 * distance + 1.0) * -1.0
 
 
+def fox_bias(w, layer, h):
+    """FoX (Lin et al. 2025, the Forgetting Transformer): per head a forget gate
+    f_t = σ(w_h·x_t + b_h) of the layer's normalised input x (B, T, E), and the bias
+    D_ij = Σ_{t=j+1..i} log f_t on the scores. Returns (B, H, T, T)."""
+    B, T, _ = h.value.shape
+    logits = h @ transpose(w[f"h.{layer}.attn.fox_w"], (1, 0)) + w[f"h.{layer}.attn.fox_b"]
+    log_f = transpose(log_sigmoid(logits), (0, 2, 1))  # (B, H, T)
+    H = log_f.value.shape[1]
+    # D_ij as Σ_t M_ijt·log f_t with M_ijt = 1 for j < t ≤ i: no cumulative sum involved.
+    between = np.zeros((T, T, T))
+    for i in range(T):
+        for j in range(i + 1):
+            between[i, j, j + 1:i + 1] = 1.0
+    return reshape(reshape(log_f, (B, H, 1, T)) @ Var(between.reshape(T * T, T).T), (B, H, T, T))
+
+
 def model_loss(cfg, w, tokens, targets, positions, mask):
     B, T = tokens.shape
     E, H = cfg["n_embd"], cfg["n_head"]
@@ -320,6 +341,8 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
             scores = scores + fire_bias(w, layer, positions)
         if method == "kerple":
             scores = scores + kerple_bias(w, layer, positions)
+        if method == "fox":
+            scores = scores + fox_bias(w, layer, h)
         scores = scores + hidden_mask
         if cfg.get("sinks"):
             # gpt-oss's sinks: one logit per head joins each row's softmax as an extra column,
@@ -383,6 +406,9 @@ def expected_shapes(cfg):
         if cfg["position"] == "kerple":
             shapes[f"h.{l}.attn.kerple_r1"] = (H,)
             shapes[f"h.{l}.attn.kerple_r2"] = (H,)
+        if cfg["position"] == "fox":
+            shapes[f"h.{l}.attn.fox_w"] = (H, E)
+            shapes[f"h.{l}.attn.fox_b"] = (H,)
         if cfg.get("sinks"):
             shapes[f"h.{l}.attn.sinks"] = (H,)
     return shapes
@@ -406,7 +432,7 @@ def self_test():
     for method, extra in [("none", {}), ("learned", {}), ("sinusoidal", {}), ("rope", {}),
                           ("p-rope", {}), ("xpos", {}), ("alibi", {}), ("t5", {}), ("kerple", {}),
                           ("fire", {}), ("none", {"sinks": True}), ("rope", {"sinks": True}),
-                          ("rope", {"nope_every": 2}),
+                          ("rope", {"nope_every": 2}), ("fox", {}), ("fox", {"sinks": True}),
                           ("xpos", {"nope_every": 2, "attn_floor_scale": 4.0, "attn_scale": 0.5})]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
@@ -481,6 +507,11 @@ CASES = [
     ("xpos, NoPE every 1", ["--position", "xpos", "--nope-every", "1"]),
     ("rope, NoPE 2, temperature", ["--position", "rope", "--nope-every", "2",
                                    "--attn-temperature", "4,0.5", "--randomized-positions", "64"]),
+    # FoX's forget gates on a NoPE model (no positions), with 3 heads, and with sinks.
+    ("fox", ["--position", "fox"]),
+    ("fox, reverse, 3 heads", ["--position", "fox", "--task", "reverse", "--heads", "3",
+                               "--width", "24"]),
+    ("fox, sinks, addition", ["--position", "fox", "--sinks", "--task", "addition"]),
 ]
 
 # The options of CASES that take no value.

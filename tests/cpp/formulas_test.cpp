@@ -79,6 +79,20 @@ TEST(Formulas, XposScaleIsTorchscalesCentredPowerOfZeta) {
   EXPECT_NEAR(qk, std::pow(f::decay_zeta(3, 16), 800.0 / 512.0), 1e-15);
 }
 
+// σ and log σ against their definitions where those are exact in double, and far out where
+// the naive forms overflow or lose everything (log σ(−800) = −800, not −inf).
+TEST(Formulas, SigmoidAndLogSigmoidAreStableAtBothEnds) {
+  for (double x : {-30.0, -2.5, -0.1, 0.0, 0.3, 4.0, 30.0}) {
+    EXPECT_NEAR(f::sigmoid(x), 1 / (1 + std::exp(-x)), 1e-15) << x;
+    EXPECT_NEAR(f::log_sigmoid(x), std::log(1 / (1 + std::exp(-x))), 1e-13) << x;
+  }
+  EXPECT_EQ(f::sigmoid(0), 0.5);
+  EXPECT_EQ(f::log_sigmoid(-800), -800);
+  EXPECT_EQ(f::log_sigmoid(800), 0);
+  EXPECT_EQ(f::sigmoid(-800), 0);
+  EXPECT_EQ(f::sigmoid(800), 1);
+}
+
 TEST(Formulas, AlibiSlopeMatchesReferenceGetSlopes) {
   for (int H = 1; H <= 80; ++H) {
     const std::vector<double> want = ref::alibi_get_slopes(H);

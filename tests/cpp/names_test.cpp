@@ -43,10 +43,10 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kMaskNames, 3);
   ExpectComplete(poslab::kSimilarityMetricNames, 2);
   ExpectComplete(poslab::kSinusoidalLayoutNames, 2);
-  ExpectComplete(poslab::kPositionKindNames, 6);
+  ExpectComplete(poslab::kPositionKindNames, 7);
   ExpectComplete(poslab::kPositionBiasNames, 4, false);
   ExpectComplete(poslab::kGpt2PositionNames, 5, false);
-  ExpectComplete(poslab::train::kPositionMethodNames, 10, false);
+  ExpectComplete(poslab::train::kPositionMethodNames, 11, false);
 }
 
 TEST(Names, NoPositionIsNamedNoneEverywhere) {

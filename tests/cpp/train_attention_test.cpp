@@ -1,4 +1,5 @@
-// The trainer's attention against the core's multi-head attention, for every position method:
+// The trainer's attention against the core's multi-head attention, for every position method
+// (FIRE and FoX, trainer only: the core's attention with their bias added, written out here):
 // both read one set of formulas (RoPE frequencies and rotation, the sinusoidal table, ALiBi
 // slopes, T5 buckets) and one mask rule, and this shows they compute the same weights.
 //
@@ -82,6 +83,32 @@ TensorF naive_fire_bias(const ModelConfig& c, const Parameters& p, std::size_t T
   return bias;
 }
 
+// FoX's bias (H, T, T) of the first layer, from its definition in double (Lin et al. 2025):
+// Σ_{t=j+1..i} log σ(w_h·x_t + b_h) over the layer's normalised input x (T, E); 0 above the
+// diagonal.
+TensorF naive_fox_bias(const ModelConfig& c, const Parameters& p, const TensorF& x) {
+  const std::size_t H = c.n_head, T = x.dim(0), E = c.n_embd;
+  const float* w = p.at("h.0.attn.fox_w");  // (H, E)
+  const float* b = p.at("h.0.attn.fox_b");
+  TensorF bias({H, T, T});
+  for (std::size_t h = 0; h < H; ++h) {
+    std::vector<double> log_f(T);
+    for (std::size_t t = 0; t < T; ++t) {
+      double z = b[h];
+      for (std::size_t e = 0; e < E; ++e) z += double(w[h * E + e]) * x.data[t * E + e];
+      log_f[t] = std::log(1 / (1 + std::exp(-z)));
+    }
+    for (std::size_t i = 0; i < T; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        double sum = 0;
+        for (std::size_t t = j + 1; t <= i; ++t) sum += log_f[t];
+        bias.data[(h * T + i) * T + j] = static_cast<float>(sum);
+      }
+    }
+  }
+  return bias;
+}
+
 // The core's attention weights (H, T, T) for one sequence of the model's first layer.
 TensorF core_attention(const ModelConfig& c, const Parameters& p,
                        const std::vector<std::int32_t>& tokens) {
@@ -135,9 +162,12 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
     }
   }
   const MultiHeadResult heads = multihead_attention(normed, weights, options);
-  if (c.position != PositionMethod::kFire) return heads.weights;
-  // FIRE: the core's attention over the same heads, the naive bias added to the scores.
-  const TensorF bias = naive_fire_bias(c, p, T);
+  if (c.position != PositionMethod::kFire && c.position != PositionMethod::kFox) {
+    return heads.weights;
+  }
+  // FIRE and FoX: the core's attention over the same heads, the naive bias added to the scores.
+  const TensorF bias =
+      c.position == PositionMethod::kFire ? naive_fire_bias(c, p, T) : naive_fox_bias(c, p, normed);
   AttentionOptions fire;
   fire.mask = Mask{MaskKind::kCausal, 0};
   fire.bias = &bias;
@@ -156,6 +186,13 @@ TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
     for (const char* key : {"h.0.attn.c_attn.bias", "h.0.ln_1.weight", "h.0.ln_1.bias"}) {
       float* v = p.at(key);
       for (std::size_t i = 0; i < p.find(key).numel; ++i) v[i] += 0.1f * float(rng.normal());
+    }
+    if (method == PositionMethod::kFox) {
+      // Gates that differ by head and by token: f from about 0.1 to 0.9.
+      for (const char* key : {"h.0.attn.fox_w", "h.0.attn.fox_b"}) {
+        float* v = p.at(key);
+        for (std::size_t i = 0; i < p.find(key).numel; ++i) v[i] = float(0.5 * rng.normal());
+      }
     }
     if (method == PositionMethod::kT5) {
       // A table far from the trainer's N(0, 0.02) init, so the bias shows in the weights.

@@ -195,7 +195,9 @@ const Case kCases[] = {{PositionMethod::kNone, false},
                        {PositionMethod::kRope, false, Variant::kNope},
                        {PositionMethod::kXpos, true, Variant::kNope},
                        {PositionMethod::kRope, false, Variant::kTempered},
-                       {PositionMethod::kPRope, true, Variant::kTempered}};
+                       {PositionMethod::kPRope, true, Variant::kTempered},
+                       {PositionMethod::kFox, false},
+                       {PositionMethod::kFox, false, Variant::kSinks}};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised
@@ -361,6 +363,31 @@ TEST(TrainModel, NopeLayersAreSurgerysNopeLayers) {
   const std::size_t layer = first.size() / 2;  // layer 0's maps, then layer 1's
   EXPECT_TRUE(std::equal(first.data.begin(), first.data.begin() + layer, warm.data.begin()));
   EXPECT_FALSE(std::equal(first.data.begin() + layer, first.data.end(), warm.data.begin() + layer));
+}
+
+// FoX's forget gate per layer after the MLP's tensors: fox_w (H, E) N(0, 0.02) with weight
+// decay, as nn.Linear's weight under the authors' _init_weights, fox_b (H,) zero.
+TEST(TrainModel, FoxLayoutAndInitFollowTheAuthors) {
+  ModelConfig c = tiny_config(PositionMethod::kFox);
+  c.n_embd = 32;
+  Parameters p(c);
+  init_parameters(p, 3);
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".attn.";
+    const ParamInfo& w = p.find(h + "fox_w");
+    const ParamInfo& b = p.find(h + "fox_b");
+    EXPECT_EQ(w.shape, (Shape{c.n_head, c.n_embd}));
+    EXPECT_EQ(b.shape, (Shape{c.n_head}));
+    EXPECT_EQ(w.offset, p.find("h." + std::to_string(l) + ".mlp.c_proj.bias").offset + c.n_embd);
+    EXPECT_EQ(b.offset, w.offset + w.numel);
+    EXPECT_TRUE(w.decay);
+    EXPECT_FALSE(b.decay);
+    double sq = 0;
+    for (std::size_t i = 0; i < w.numel; ++i)
+      sq += double(p.data()[w.offset + i]) * p.data()[w.offset + i];
+    EXPECT_NEAR(std::sqrt(sq / double(w.numel)), 0.02, 0.006);
+    for (std::size_t i = 0; i < b.numel; ++i) EXPECT_EQ(p.data()[b.offset + i], 0.0f);
+  }
 }
 
 // model_score_bias (what the view draws): zero above the diagonal; bad positions and models

@@ -165,6 +165,8 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(c), "threads");
   c = small(), c.randomized_positions = 64;  // with 'none'
   EXPECT_EQ(field_of(c), "randomizedPositions");
+  c = small(PositionMethod::kFox), c.randomized_positions = 64;  // gates, not positions
+  EXPECT_EQ(field_of(c), "randomizedPositions");
   c = small(PositionMethod::kRope), c.randomized_positions = 10;  // shorter than 4N's sequence
   EXPECT_EQ(field_of(c), "randomizedPositions");
   c = small(PositionMethod::kRope), c.eval_positions = EvalPositions::kRandom;
@@ -188,8 +190,8 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(coupled(PositionMethod::kLearned, 64)), "(accepted)");
   EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 18)), "(accepted)");  // 4N = 16 digits + 2
   EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 17)), "coupledPositions");
-  for (PositionMethod refused :
-       {PositionMethod::kNone, PositionMethod::kXpos, PositionMethod::kFire}) {
+  for (PositionMethod refused : {PositionMethod::kNone, PositionMethod::kXpos,
+                                 PositionMethod::kFire, PositionMethod::kFox}) {
     EXPECT_EQ(field_of(coupled(refused, 64)), "coupledPositions") << to_string(refused);
   }
   // xPos's ζ^(±p/512) must stay inside float32 over the positions a row can hold.

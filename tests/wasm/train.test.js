@@ -120,6 +120,7 @@ describe('training API', () => {
       't5',
       'kerple',
       'fire',
+      'fox',
       'none',
     ]);
     expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition', 'text']);

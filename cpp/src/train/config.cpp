@@ -164,8 +164,9 @@ void validate(const TrainConfig& c) {
 
   const std::size_t longest = sequence_length(c.task, std::max(c.train_len, m));
   if (c.randomized_positions > 0) {
-    require(c.position != PositionMethod::kNone, "randomizedPositions",
-            "randomised positions need a position method: 'none' sees no positions");
+    require(reads_positions(c.position), "randomizedPositions",
+            "randomised positions need a position method that reads them: '" +
+                std::string(to_string(c.position)) + "' sees no positions");
     require_off_or_range(c.randomized_positions, longest, "randomizedPositions",
                          "randomised positions MAX", "the longest sequence");
   }
@@ -291,10 +292,13 @@ std::vector<std::uint64_t> activation_buffers(const ModelConfig& m, std::uint64_
       N * m.vocab_size,                      // logits
       N * (6 * E + 3 * E + 2 * I),           // backward buffers
       N * d * 2,                             // RoPE's cos and sin (double)
-      // A score bias of one layer at a time (in backward, its gradient)
-      position_method_info(m.position).kind == PositionKind::kScoreBias ? rows * H * length * length
-                                                                        : 0,
-      m.sinks ? layers * rows * H * length : 0,  // each row's sink weight
+      // A score bias (FoX's too) of one layer at a time (in backward, its gradient)
+      position_method_info(m.position).kind == PositionKind::kScoreBias ||
+              m.position == PositionMethod::kFox
+          ? rows * H * length * length
+          : 0,
+      m.position == PositionMethod::kFox ? layers * N * H : 0,  // FoX's gate logits
+      m.sinks ? layers * rows * H * length : 0,                 // each row's sink weight
   };
 }
 

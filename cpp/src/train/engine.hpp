@@ -27,6 +27,7 @@ struct ParamOffsets {
         fcproj_b;
     std::size_t bias = 0;   // the layer's score-bias term parameters (score_bias_tensors)
     std::size_t sinks = 0;  // h.{l}.attn.sinks (H,), with sinks
+    std::size_t fox_w = 0, fox_b = 0;  // FoX's forget gate, (H, E) and (H,)
   };
   std::size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
   std::vector<Layer> layers;
@@ -48,6 +49,10 @@ struct ParamOffsets {
                         at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
                         at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
       if (config.sinks) layers.back().sinks = at(h + "attn.sinks");
+      if (config.position == PositionMethod::kFox) {
+        layers.back().fox_w = at(h + "attn.fox_w");
+        layers.back().fox_b = at(h + "attn.fox_b");
+      }
       // A term reads its tensors as one block: the layout must keep them adjacent.
       const std::vector<std::string> bias = score_bias_tensors(config, l);
       if (!bias.empty()) {
@@ -91,7 +96,11 @@ class Engine {
                              p + o.ln1_b, N, E, c_.layer_norm_epsilon);
       ops::linear_forward(a.qkv.data(), a.ln1.data(), p + o.attn_w, p + o.attn_b, N, E, 3 * E);
       // A bias whose parameters every layer shares (ALiBi, T5) is the same in every layer.
-      if (biased() && (l == 0 || !bias_shared_)) score_bias_forward(p + o.bias);
+      if (fox()) {
+        fox_forward(p, l);
+      } else if (biased() && (l == 0 || !bias_shared_)) {
+        score_bias_forward(p + o.bias);
+      }
       const LayerSurgery surgery = plan_surgery(l);
       ops::attention_forward(a.atty.data(), a.q.data(), a.k.data(), a.v.data(), a.att.data(),
                              a.qkv.data(), plan_, biased() ? bias_.data() : nullptr,
@@ -156,6 +165,7 @@ class Engine {
       if (biased() && bias_parameters_ > 0) score_bias_backward(p + o.bias, g + o.bias);
       ops::linear_backward(dbuf_.data(), g + o.attn_w, g + o.attn_b, dqkv_.data(), a.ln1.data(),
                            p + o.attn_w, N, E, 3 * E, true);
+      if (fox()) fox_backward(p, g, l);  // after dbuf_'s fresh start: it adds to it
       ops::layernorm_backward(dx_.data(), g + o.ln1_w, g + o.ln1_b, dbuf_.data(), residual(l),
                               p + o.ln1_w, a.ln1_mean.data(), a.ln1_rstd.data(), N, E);
     }
@@ -202,7 +212,8 @@ class Engine {
   struct Acts {
     std::vector<T> ln1, ln1_mean, ln1_rstd, qkv, q, k, v, att, atty, mid, ln2, ln2_mean, ln2_rstd,
         fc, fc_gelu;
-    std::vector<T> sink;  // (B, H, T): each row's sink weight, with sinks
+    std::vector<T> sink;   // (B, H, T): each row's sink weight, with sinks
+    std::vector<T> fox_z;  // (B·T, H): FoX's gate logits w_h·x_t + b_h
   };
 
   // Layer l's attention extras (ops::AttentionExtras) over the parameters p; g: where their
@@ -236,6 +247,7 @@ class Engine {
       for (auto* v : {&a.q, &a.k, &a.v}) v->resize(N * E);
       a.att.resize(B_ * H * L_ * L_);
       a.sink.resize(c_.sinks ? B_ * H * L_ : 0);
+      a.fox_z.resize(fox() ? N * H : 0);
       a.fc.resize(N * I);
       a.fc_gelu.resize(N * I);
     }
@@ -277,7 +289,74 @@ class Engine {
       for (std::size_t r = 0; r < n_; ++r) std::fill_n(atty + r * E + h * d, d, T(0));
     }
   }
-  bool biased() const { return position_method_info(c_.position).kind == PositionKind::kScoreBias; }
+  // A bias on the scores: a score-bias method's term, or FoX's forget gates.
+  bool biased() const {
+    return position_method_info(c_.position).kind == PositionKind::kScoreBias || fox();
+  }
+  bool fox() const { return c_.position == PositionMethod::kFox; }
+
+  // FoX (Lin et al. 2025, the authors' ForgettingAttentionLayer with fgate_type "full"): per
+  // head a forget gate f_t = σ(z_t), z_t = w_h·x_t + b_h of the layer's normalised input x (its
+  // ln_1 output), and bias_ (B, H, T, T) = D_ij = Σ_{t=j+1..i} log f_t = c_i − c_j with
+  // c_i = Σ_{t≤i} log f_t (in double, so long rows keep their differences).
+  void fox_forward(const T* p, std::size_t l) {
+    const auto& o = off_.layers[l];
+    Acts& a = layers_[l];
+    const std::size_t H = c_.n_head, E = c_.n_embd, L = L_;
+    ops::matmul(n_, H, E, a.ln1.data(), false, p + o.fox_w, true, a.fox_z.data(), false);
+    for (std::size_t r = 0; r < n_; ++r) {
+      for (std::size_t h = 0; h < H; ++h) a.fox_z[r * H + h] += p[o.fox_b + h];
+    }
+    std::vector<double> c(L);
+    for (std::size_t b = 0; b < B_; ++b) {
+      for (std::size_t h = 0; h < H; ++h) {
+        double sum = 0;
+        for (std::size_t t = 0; t < L; ++t) {
+          sum += formulas::log_sigmoid(static_cast<double>(a.fox_z[(b * L + t) * H + h]));
+          c[t] = sum;
+        }
+        for (std::size_t i = 0; i < L; ++i) {
+          T* row = bias_.data() + ((b * H + h) * L + i) * L;
+          for (std::size_t j = 0; j < ops::visible_keys(i, L); ++j) {
+            row[j] = static_cast<T>(c[i] - c[j]);
+          }
+        }
+      }
+    }
+  }
+  // The gradient through FoX's gates of the scores' gradient in bias_: dc_i = Σ_j dD_ij (as
+  // query) − Σ_j dD_ji (as key), d log f_t = Σ_{i≥t} dc_i, dz = d log f·σ(−z); into the gate's
+  // weight and bias and, through x, into dbuf_ (dloss/d ln_1 output).
+  void fox_backward(const T* p, T* g, std::size_t l) {
+    const auto& o = off_.layers[l];
+    Acts& a = layers_[l];
+    const std::size_t H = c_.n_head, E = c_.n_embd, L = L_;
+    fox_dz_.resize(n_ * H);
+    std::vector<double> dc(L);
+    for (std::size_t b = 0; b < B_; ++b) {
+      for (std::size_t h = 0; h < H; ++h) {
+        std::fill(dc.begin(), dc.end(), 0.0);
+        for (std::size_t i = 0; i < L; ++i) {
+          const T* row = bias_.data() + ((b * H + h) * L + i) * L;
+          for (std::size_t j = 0; j < ops::visible_keys(i, L); ++j) {
+            dc[i] += row[j];
+            dc[j] -= row[j];
+          }
+        }
+        double later = 0;  // Σ_{i≥t} dc_i
+        for (std::size_t t = L; t-- > 0;) {
+          later += dc[t];
+          const std::size_t r = (b * L + t) * H + h;
+          fox_dz_[r] = static_cast<T>(later * formulas::sigmoid(-double(a.fox_z[r])));
+        }
+      }
+    }
+    ops::matmul(H, E, n_, fox_dz_.data(), true, a.ln1.data(), false, g + o.fox_w, true);
+    for (std::size_t r = 0; r < n_; ++r) {
+      for (std::size_t h = 0; h < H; ++h) g[o.fox_b + h] += fox_dz_[r * H + h];
+    }
+    ops::matmul(n_, E, H, fox_dz_.data(), false, p + o.fox_w, false, dbuf_.data(), true);
+  }
 
   // The score-bias hook: every score-bias method's term (score_bias.hpp) over the batch's
   // positions, for the keys each query sees; bias_ (B, H, T, T) holds one layer's.
@@ -455,6 +534,7 @@ class Engine {
   std::vector<T> dx_, dbuf_, datty_, dqkv_, dq_, dk_, dv_, datt_, dfc_, dfc2_;
   std::vector<T> bias_;
   std::vector<double> bias_grad_;
+  std::vector<T> fox_dz_;  // (B·T, H): FoX's gate logits' gradient
   // The score bias's parameter count, and whether every layer reads the same ones.
   std::size_t bias_parameters_ = score_bias_parameter_count(c_);
   bool bias_shared_ = score_bias::shared_by_layers(score_bias::parameter_tensors(c_.position));

@@ -58,6 +58,12 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     add(h + "mlp.c_proj.weight", {I, E}, true);
     add(h + "mlp.c_proj.bias", {E}, false);
     add_term(true, h + "attn.");
+    if (c.position == PositionMethod::kFox) {
+      // FoX's forget gate, nn.Linear(width, H) as the authors' fgate_proj: its weight decays
+      // as the other projections' do.
+      add(h + "attn.fox_w", {c.n_head, E}, true);
+      add(h + "attn.fox_b", {c.n_head}, false);
+    }
     if (c.sinks) add(h + "attn.sinks", {c.n_head}, false);
   }
   add("ln_f.weight", {E}, false);
@@ -119,7 +125,7 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
       score_bias::initialize(*p.term, rng, w, p.numel);
     } else if (norm) {
       std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
-    } else if (ends_with(p.name, ".bias")) {
+    } else if (ends_with(p.name, ".bias") || ends_with(p.name, ".fox_b")) {
       std::fill(w, w + p.numel, 0.0f);
     } else {
       for (std::size_t i = 0; i < p.numel; ++i) w[i] = static_cast<float>(0.02 * rng.normal());

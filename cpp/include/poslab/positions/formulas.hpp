@@ -73,6 +73,15 @@ POSLAB_HD inline double gelu_erf(double x) {
   return 0.5 * x * (1.0 + std::erf(x * inv_sqrt_2));
 }
 
+// The logistic σ(x) = 1 / (1 + e^(−x)), and log σ(x) = −log(1 + e^(−x)) written so that neither
+// overflows (PyTorch's logsigmoid): FoX's forget gates and CoPE's gates.
+POSLAB_HD inline double sigmoid(double x) {
+  return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
+}
+POSLAB_HD inline double log_sigmoid(double x) {
+  return x >= 0 ? -std::log1p(std::exp(-x)) : x - std::log1p(std::exp(x));
+}
+
 // ALiBi slope of head h in [0, H) (Press et al. 2022, reference `get_slopes`). For H a
 // power of two: 2^(-8(h+1)/H). Otherwise, with c the largest power of two below H, the
 // first c heads take the c-head slopes and the rest take every other slope of the 2c-head

@@ -25,9 +25,10 @@ enum class PositionMethod {
   kT5,
   kKerple,
   kFire,
+  kFox,
   kNone
 };
-inline constexpr std::size_t kPositionMethodCount = 11;
+inline constexpr std::size_t kPositionMethodCount = 12;
 
 // How the method reaches attention.
 enum class PositionKind {
@@ -36,6 +37,7 @@ enum class PositionKind {
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
   kRotation,       // q and k rotated by position, as rotation_defaults gives
   kScoreBias,      // a bias added to the attention scores (score_bias.hpp's terms)
+  kGated,          // from content, not positions: gates over the tokens between query and key
   kNone,           // position only through the causal mask (NoPE)
 };
 inline constexpr Named<PositionKind> kPositionKindNames[] = {
@@ -44,6 +46,7 @@ inline constexpr Named<PositionKind> kPositionKindNames[] = {
     {PositionKind::kRelativeTable, "relative table"},
     {PositionKind::kRotation, "rotation"},
     {PositionKind::kScoreBias, "score bias"},
+    {PositionKind::kGated, "gated"},
     {PositionKind::kNone, "none"}};
 
 // Where a method is implemented: one bit per consumer.
@@ -198,6 +201,15 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "a per-layer MLP of log-scaled, interpolated p_i - p_j; one bias per head (Li et al. 2024)",
      RopeStyle::kNeox,
      BiasTerm::kFire},
+    {PositionMethod::kFox,
+     "fox",
+     "",
+     PositionKind::kGated,
+     kSupportTrainer | kReadsAnyOrder | kRelativeOnly,
+     {},
+     0,
+     "a forget gate per head, f_t = sigmoid(w_h·x_t + b_h); the sum of log f_t from key to query "
+     "added to the scores, no positions (Lin et al. 2025, Forgetting Transformer)"},
     {PositionMethod::kNone,
      "none",
      "nope",
@@ -224,6 +236,13 @@ constexpr const PositionMethodInfo& position_method_info(PositionMethod method) 
 
 constexpr bool supports(PositionMethod method, unsigned where) {
   return (position_method_info(method).support & where) == where;
+}
+
+// Whether the method reads the positions it is given: NoPE and a gated method (its
+// positions come from content) read none, so randomising them changes nothing.
+constexpr bool reads_positions(PositionMethod method) {
+  const PositionKind kind = position_method_info(method).kind;
+  return kind != PositionKind::kNone && kind != PositionKind::kGated;
 }
 
 // The name table of the methods `where` supports, in the table's order: what one context
