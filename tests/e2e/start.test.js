@@ -45,8 +45,10 @@ describe('the landing', () => {
       await page.locator(`#view-${view}`).waitFor();
       expect(page.url(), route.label).toContain(`view=${view}`);
       const { prefix } = viewNamed(view);
-      // The views that compute on opening draw (Length generalisation waits for Train).
+      // The views that compute on opening draw. Length generalisation waits for Train, after
+      // loading its bundled runs: the next route's navigation would abort those loads.
       if (view !== 'length-generalisation') await drawn(page, prefix);
+      else await page.waitForLoadState('networkidle');
     }
     expect(problems).toEqual([]);
     await context.close();
