@@ -1,8 +1,8 @@
 // `poslab train`: trains the length-generalisation lab's model on one task with one position
 // method, for one seed or several, and writes result.json (loss curve, accuracy by length,
-// throughput, the lab's metrics and their summary over seeds), optionally the checkpoints; `--steps
-// 0 --dump DIR` writes the files an independent autograd checks
-// (tests/acceptance/train_vs_autograd.py).
+// throughput, the lab's metrics and their summary over seeds), optionally the checkpoints; `--dump
+// DIR` writes the files an independent autograd checks (tests/acceptance/train_vs_autograd.py),
+// at the weights the run's steps reached (the initial ones with --steps 0).
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -41,6 +41,7 @@ struct TrainArgs {
   std::optional<std::size_t> batch;     // unset: the task's (train::default_batch)
   std::optional<double> embed_scale;    // unset: the method's (train::default_embed_scale)
   std::optional<double> keep_fraction;  // unset: the method's table default
+  std::optional<std::size_t> npos_max;  // unset: the method's table default
   std::string attn_temperature;         // "FLOOR,SCALE"; empty: off
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
@@ -82,7 +83,7 @@ std::pair<double, double> parse_temperature(const std::string& text) {
   return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
 }
 
-// The --steps 0 --dump set of `trainer` into the directory `dir`.
+// The --dump set of `trainer` (at its weights now) into the directory `dir`.
 void dump_into(OutputFiles& files, const std::string& dir, train::Trainer& trainer) {
   std::error_code error;
   require(!std::filesystem::exists(dir, error) || std::filesystem::is_directory(dir, error),
@@ -101,6 +102,7 @@ void run_train(TrainArgs& a) {
   c.batch = a.batch.value_or(train::default_batch(c.task));
   c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
   c.keep_fraction = a.keep_fraction;
+  c.npos_max = a.npos_max;
   if (!a.attn_temperature.empty()) {
     const auto [floor_scale, scale] = parse_temperature(a.attn_temperature);
     c.attn_floor_scale = floor_scale;
@@ -121,13 +123,11 @@ void run_train(TrainArgs& a) {
     require(!c.text->empty(), "textFile",
             a.text_file + " (--text-file) is empty: the text task needs a text to train on");
   }
-  if (!a.dump.empty() && c.steps != 0) throw UsageError("--dump needs --steps 0");
   if (!a.dump.empty() && a.seeds != 1) throw UsageError("--dump takes one seed: drop --seeds");
   if (c.seed > std::numeric_limits<std::uint64_t>::max() - (a.seeds - 1)) {
     throw UsageError("--seed + --seeds - 1 must fit in 64 bits");
   }
-  if (a.dump.empty() && a.out.empty())
-    throw UsageError("give -o result.json (or --steps 0 --dump DIR)");
+  if (a.dump.empty() && a.out.empty()) throw UsageError("give -o result.json (or --dump DIR)");
   require_extension(a.out, "-o", ".json", "the result as JSON");
   require_extension(a.checkpoint, "--checkpoint", ".safetensors", "the weights as safetensors");
   require_distinct_outputs({{"-o", a.out}, {"--checkpoint", a.checkpoint}, {"--dump", a.dump}});
@@ -149,7 +149,6 @@ void run_train(TrainArgs& a) {
     run.seed = c.seed + k;
     const std::string label = a.seeds > 1 ? "seed " + std::to_string(run.seed) + "  " : "";
     train::Trainer trainer(run);
-    if (!a.dump.empty()) dump_into(files, a.dump, trainer);
     const auto start = std::chrono::steady_clock::now();
     const std::size_t every = std::max<std::size_t>(1, run.steps / 20);
     for (std::size_t s = 0; s < run.steps; ++s) {
@@ -160,6 +159,7 @@ void run_train(TrainArgs& a) {
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!a.dump.empty()) dump_into(files, a.dump, trainer);
     if (!a.out.empty()) runs.push_back(trainer.result_json(trainer.evaluate(), wall));
     if (!a.checkpoint.empty()) {
       files.add(a.seeds > 1 ? seed_path(a.checkpoint, run.seed) : a.checkpoint,
@@ -267,6 +267,10 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
                   "the fraction of RoPE's frequencies kept, the highest, for a method with the "
                   "option keepFraction (default: the method's)")
       ->check(finite_number());
+  cmd->add_option("--npos-max", a.npos_max,
+                  "CoPE's npos_max: its contextual positions are clipped at P - 1 (default: the "
+                  "method's, 64)")
+      ->check(unsigned_integer());
   cmd->add_flag("--sinks", c.sinks,
                 "attention sinks (gpt-oss): one learned logit per layer and head in every "
                 "softmax's denominator, with any method");
@@ -293,8 +297,8 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str()
       ->check(one_of(kCheckpointDTypes, "checkpoint dtype"));
   cmd->add_option("--dump", a.dump,
-                  "with --steps 0: write config.json, weights, one batch, its loss and "
-                  "gradients into DIR")
+                  "write config.json, the weights after the steps (--steps 0: the initial "
+                  "ones), the next batch, its loss and gradients into DIR")
       ->type_name("DIR")
       ->check(non_empty_path());
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");

@@ -2,8 +2,10 @@
 """Accepts the trainer (`poslab train`) against an independent float64 autograd.
 
 For every position method (and randomised positions, a non-default embedding scale, the
-addition task) `poslab train --steps 0 --dump DIR` writes the model's config, weights, one
-batch, its loss and every gradient. This script rebuilds the model from the issue's
+addition task, sinks, NoPE layers) `poslab train --steps 0 --dump DIR` writes the model's
+config, weights, one batch, its loss and every gradient (`--steps 300`: at the weights training
+reached, for a method whose parameters start where part of it is idle, as CoPE's zero
+embeddings). This script rebuilds the model from the issue's
 specification on a small reverse-mode autograd over NumPy float64 arrays written here (it
 never reads the C++), and requires: the loss within 1e-5 relative, each gradient within 1e-3
 of its tensor's largest |entry|. The autograd itself is first checked against central finite
@@ -93,6 +95,29 @@ def reciprocal(x):
 
 def log(x):
     return unary(x, np.log(x.value), 1 / x.value)
+
+
+def sigmoid(x):
+    """σ(x), stable at both ends (σ(−1e30) = 0: a hidden key's gate)."""
+    e = np.exp(-np.abs(x.value))
+    s = np.where(x.value >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return unary(x, s, s * (1.0 - s))
+
+
+def minimum_const(x, const):
+    """min(x, const): x gets the gradient where x <= const (PyTorch's clamp(max=...))."""
+    return Var(np.minimum(x.value, const), (x,), lambda g: (g * (x.value <= const),))
+
+
+def gather_last(x, index):
+    """x[..., index] along the last axis (torch.gather(x, -1, index)); x and index agree on
+    every other axis."""
+    def back(g):
+        out = np.zeros_like(x.value).reshape(-1, x.value.shape[-1])
+        rows = np.arange(out.shape[0])[:, None]
+        np.add.at(out, (rows, index.reshape(out.shape[0], -1)), g.reshape(out.shape[0], -1))
+        return (out.reshape(x.value.shape),)
+    return Var(np.take_along_axis(x.value, index, axis=-1), (x,), back)
 
 
 def log_sigmoid(x):
@@ -267,6 +292,22 @@ def kerple_bias(w, layer, positions):
     return r1 * log(r2 * distance + 1.0) * -1.0
 
 
+def cope_term(w, layer, q, scores, npos_max):
+    """CoPE (Golovneva et al. 2024), as the authors' CoPE.forward(query, attn_logits): gates
+    σ(attn_logits) of the scaled, masked scores (B, H, T, T), positions summed from each key to
+    the query (gates.flip(-1).cumsum(-1).flip(-1)) clamped at npos_max − 1, and
+    logits_int = q @ pos_emb (q unscaled, (B, H, T, d); pos_emb (d, npos_max)) interpolated
+    between floor and ceil of each position. Returns the term (B, H, T, T)."""
+    T = scores.value.shape[-1]
+    gates = sigmoid(scores)
+    suffix = Var(np.triu(np.ones((T, T))).T)  # [t, j] = 1 for t >= j: Σ_{t>=j} gates_t
+    pos = minimum_const(gates @ suffix, npos_max - 1.0)
+    floor, ceil = np.floor(pos.value).astype(np.int64), np.ceil(pos.value).astype(np.int64)
+    logits_int = q @ w[f"h.{layer}.attn.cope_pos_emb"]
+    weight = pos - floor
+    return gather_last(logits_int, ceil) * weight + gather_last(logits_int, floor) * (weight * -1.0 + 1.0)
+
+
 def fox_bias(w, layer, h):
     """FoX (Lin et al. 2025, the Forgetting Transformer): per head a forget gate
     f_t = σ(w_h·x_t + b_h) of the layer's normalised input x (B, T, E), and the bias
@@ -344,6 +385,8 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
         if method == "fox":
             scores = scores + fox_bias(w, layer, h)
         scores = scores + hidden_mask
+        if method == "cope":
+            scores = scores + cope_term(w, layer, q, scores, cfg["cope_npos_max"])
         if cfg.get("sinks"):
             # gpt-oss's sinks: one logit per head joins each row's softmax as an extra column,
             # dropped after it (a_ij = exp(s_ij) / (exp(σ_h) + Σ_k exp(s_ik))).
@@ -406,6 +449,8 @@ def expected_shapes(cfg):
         if cfg["position"] == "kerple":
             shapes[f"h.{l}.attn.kerple_r1"] = (H,)
             shapes[f"h.{l}.attn.kerple_r2"] = (H,)
+        if cfg["position"] == "cope":
+            shapes[f"h.{l}.attn.cope_pos_emb"] = (E // H, cfg["cope_npos_max"])
         if cfg["position"] == "fox":
             shapes[f"h.{l}.attn.fox_w"] = (H, E)
             shapes[f"h.{l}.attn.fox_b"] = (H,)
@@ -433,6 +478,8 @@ def self_test():
                           ("p-rope", {}), ("xpos", {}), ("alibi", {}), ("t5", {}), ("kerple", {}),
                           ("fire", {}), ("none", {"sinks": True}), ("rope", {"sinks": True}),
                           ("rope", {"nope_every": 2}), ("fox", {}), ("fox", {"sinks": True}),
+                          ("cope", {"cope_npos_max": 64}), ("cope", {"cope_npos_max": 3}),
+                          ("cope", {"cope_npos_max": 4, "sinks": True}),
                           ("xpos", {"nope_every": 2, "attn_floor_scale": 4.0, "attn_scale": 0.5})]:
         cfg = dict(n_layer=2, n_embd=8, n_head=2, n_inner=32, vocab_size=7, n_positions=40,
                    layer_norm_epsilon=1e-5, position=method, base=10000.0, embed_scale=1.5,
@@ -462,7 +509,7 @@ def self_test():
                 worst = max(worst, abs(grads[name].reshape(-1)[i] - fd) / (1e-6 + 1e-5 * abs(fd)))
         ok = worst <= 1.0
         failures += not ok
-        label = method + "".join(f", {k}" for k in extra)
+        label = method + "".join(f", {k} {v}" for k, v in extra.items())
         print(f"self-test {label:42s} autograd vs finite differences: worst {worst:.3f} of the "
               f"bound 1e-6 + 1e-5·|fd|  {'ok' if ok else 'FAIL'}")
     return failures
@@ -512,6 +559,15 @@ CASES = [
     ("fox, reverse, 3 heads", ["--position", "fox", "--task", "reverse", "--heads", "3",
                                "--width", "24"]),
     ("fox, sinks, addition", ["--position", "fox", "--sinks", "--task", "addition"]),
+    # CoPE's contextual positions: npos_max 64 (never clipped here) and 4 (clipped past 3).
+    # Its embeddings start at 0, where the gates' path carries no gradient: the runs check the
+    # weights 300 steps of training reached.
+    ("cope", ["--position", "cope"]),
+    ("cope, 300 steps", ["--position", "cope", "--steps", "300"]),
+    ("cope, npos_max 4, 300 steps", ["--position", "cope", "--npos-max", "4", "--steps", "300"]),
+    ("cope, sinks, reverse, 300 st", ["--position", "cope", "--sinks", "--task", "reverse",
+                                      "--steps", "300"]),
+    ("fox, sinks, 300 steps", ["--position", "fox", "--sinks", "--steps", "300"]),
 ]
 
 # The options of CASES that take no value.
@@ -523,12 +579,12 @@ def check_binary(poslab):
     for label, extra in CASES:
         with tempfile.TemporaryDirectory() as tmp:
             options = {"--task": "copy", "--train-len": "6", "--layers": "2", "--width": "16",
-                       "--heads": "2", "--batch": "4", "--seed": "3"}
+                       "--heads": "2", "--batch": "4", "--seed": "3", "--steps": "0"}
             valued = [e for e in extra if e not in FLAGS]
             options.update(zip(valued[0::2], valued[1::2]))
             args = [item for pair in options.items() for item in pair]
             args += [e for e in extra if e in FLAGS]
-            subprocess.run([poslab, "train", *args, "--steps", "0", "--dump", tmp], check=True)
+            subprocess.run([poslab, "train", *args, "-q", "--dump", tmp], check=True)
             cfg = json.load(open(os.path.join(tmp, "config.json")))
             weights = read_safetensors(os.path.join(tmp, "weights.safetensors"))
             grads = read_safetensors(os.path.join(tmp, "grads.safetensors"))

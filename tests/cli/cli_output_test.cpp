@@ -445,8 +445,8 @@ TEST_F(Cli, MethodsPrintsTheTableTheTrainerChoosesFrom) {
     EXPECT_EQ(m.at("support").size(), 8u) << m.dump();
   }
   EXPECT_EQ(names, (std::vector<std::string>{"learned", "sinusoidal", "shaw", "rope", "p-rope",
-                                             "xpos", "alibi", "t5", "kerple", "fire", "fox",
-                                             "none"}));
+                                             "xpos", "alibi", "t5", "kerple", "fire", "cope",
+                                             "fox", "none"}));
   EXPECT_EQ(table[3].at("options")[0].at("name"), "base");
   EXPECT_EQ(table[3].at("kind"), "rotation");
   EXPECT_EQ(table[3].at("pairs"), "neox");

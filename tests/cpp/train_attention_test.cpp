@@ -1,5 +1,6 @@
 // The trainer's attention against the core's multi-head attention, for every position method
-// (FIRE and FoX, trainer only: the core's attention with their bias added, written out here):
+// (FIRE, CoPE and FoX, trainer only: the core's attention with their term added, written out
+// here):
 // both read one set of formulas (RoPE frequencies and rotation, the sinusoidal table, ALiBi
 // slopes, T5 buckets) and one mask rule, and this shows they compute the same weights.
 //
@@ -39,6 +40,7 @@ ModelConfig config_for(PositionMethod method) {
   c.position = method;
   c.embed_scale = 2.0;
   if (method == PositionMethod::kPRope) c.keep_fraction = 0.5;  // one of the two pairs zeroed
+  if (method == PositionMethod::kCope) c.cope_npos_max = 4;     // the longer rows clipped at 3
   return c;
 }
 
@@ -109,6 +111,39 @@ TensorF naive_fox_bias(const ModelConfig& c, const Parameters& p, const TensorF&
   return bias;
 }
 
+// CoPE's term (H, T, T) of the first layer from the authors' code, in double: over each head's
+// q, k (T, d), gates σ(q_i·k_j/√d) for j ≤ i, positions p_ij = Σ_{t=j..i} gates clipped at
+// P − 1, and q_i·E interpolated at p_ij; 0 above the diagonal.
+TensorF naive_cope_bias(const ModelConfig& c, const Parameters& p, const TensorF& q,
+                        const TensorF& k) {
+  const std::size_t H = q.dim(0), T = q.dim(1), d = q.dim(2), P = c.cope_npos_max;
+  const float* emb = p.at("h.0.attn.cope_pos_emb");  // (d, P)
+  TensorF bias({H, T, T});
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t i = 0; i < T; ++i) {
+      const float* qi = q.ptr() + (h * T + i) * d;
+      std::vector<double> z(P, 0.0), gate(i + 1);
+      for (std::size_t m = 0; m < P; ++m) {
+        for (std::size_t e = 0; e < d; ++e) z[m] += double(qi[e]) * emb[e * P + m];
+      }
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = 0;
+        for (std::size_t e = 0; e < d; ++e) s += double(qi[e]) * k.ptr()[(h * T + j) * d + e];
+        gate[j] = 1 / (1 + std::exp(-s / std::sqrt(double(d))));
+      }
+      for (std::size_t j = 0; j <= i; ++j) {
+        double pos = 0;
+        for (std::size_t t = j; t <= i; ++t) pos += gate[t];
+        pos = std::min(pos, double(P - 1));
+        const double w = pos - std::floor(pos);
+        bias.data[(h * T + i) * T + j] = static_cast<float>(
+            z[std::size_t(std::ceil(pos))] * w + z[std::size_t(std::floor(pos))] * (1 - w));
+      }
+    }
+  }
+  return bias;
+}
+
 // The core's attention weights (H, T, T) for one sequence of the model's first layer.
 TensorF core_attention(const ModelConfig& c, const Parameters& p,
                        const std::vector<std::int32_t>& tokens) {
@@ -162,12 +197,15 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
     }
   }
   const MultiHeadResult heads = multihead_attention(normed, weights, options);
-  if (c.position != PositionMethod::kFire && c.position != PositionMethod::kFox) {
+  const PositionMethod m = c.position;
+  if (m != PositionMethod::kFire && m != PositionMethod::kFox && m != PositionMethod::kCope) {
     return heads.weights;
   }
-  // FIRE and FoX: the core's attention over the same heads, the naive bias added to the scores.
-  const TensorF bias =
-      c.position == PositionMethod::kFire ? naive_fire_bias(c, p, T) : naive_fox_bias(c, p, normed);
+  // FIRE, FoX and CoPE: the core's attention over the same heads, the naive term added to the
+  // scores.
+  const TensorF bias = m == PositionMethod::kFire  ? naive_fire_bias(c, p, T)
+                       : m == PositionMethod::kFox ? naive_fox_bias(c, p, normed)
+                                                   : naive_cope_bias(c, p, heads.q, heads.k);
   AttentionOptions fire;
   fire.mask = Mask{MaskKind::kCausal, 0};
   fire.bias = &bias;
@@ -186,6 +224,13 @@ TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
     for (const char* key : {"h.0.attn.c_attn.bias", "h.0.ln_1.weight", "h.0.ln_1.bias"}) {
       float* v = p.at(key);
       for (std::size_t i = 0; i < p.find(key).numel; ++i) v[i] += 0.1f * float(rng.normal());
+    }
+    if (method == PositionMethod::kCope) {
+      // Embeddings away from their zero start (config_for clips positions at 3).
+      float* e = p.at("h.0.attn.cope_pos_emb");
+      for (std::size_t i = 0; i < p.find("h.0.attn.cope_pos_emb").numel; ++i) {
+        e[i] = float(rng.normal());
+      }
     }
     if (method == PositionMethod::kFox) {
       // Gates that differ by head and by token: f from about 0.1 to 0.9.

@@ -114,7 +114,8 @@ void expect_float_matches_double(const ModelConfig& c, bool randomized) {
 // What a case adds to its method: options every method takes (attention sinks), a rotation's
 // NoPE layers (the second of two), and Llama 4's temperature on them (floor scale 2, so the
 // queries' scale changes within these positions: 1 + 0.5·log(⌊(p + 1)/2⌋ + 1)).
-enum class Variant { kPlain, kSinks, kNope, kTempered };
+// CoPE's positions clipped at 2 (npos_max 3) as well as far from it.
+enum class Variant { kPlain, kSinks, kNope, kTempered, kClipped };
 
 struct Case {
   PositionMethod method;
@@ -130,6 +131,7 @@ ModelConfig case_config(const Case& c) {
     config.attn_floor_scale = 2;
     config.attn_scale = 0.5;
   }
+  if (c.variant == Variant::kClipped) config.cope_npos_max = 3;
   return config;
 }
 
@@ -196,6 +198,9 @@ const Case kCases[] = {{PositionMethod::kNone, false},
                        {PositionMethod::kXpos, true, Variant::kNope},
                        {PositionMethod::kRope, false, Variant::kTempered},
                        {PositionMethod::kPRope, true, Variant::kTempered},
+                       {PositionMethod::kCope, false},
+                       {PositionMethod::kCope, false, Variant::kClipped},
+                       {PositionMethod::kCope, false, Variant::kSinks},
                        {PositionMethod::kFox, false},
                        {PositionMethod::kFox, false, Variant::kSinks}};
 
@@ -203,7 +208,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.method);  // the method table's name, capitalised
   name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
   name.erase(std::remove(name.begin(), name.end(), '-'), name.end());  // p-rope: PRope
-  const char* variants[] = {"", "Sinks", "NopeEvery2", "NopeEvery2Tempered"};
+  const char* variants[] = {"", "Sinks", "NopeEvery2", "NopeEvery2Tempered", "Clipped"};
   return name + (info.param.randomized ? "RandomPositions" : "") +
          variants[static_cast<int>(info.param.variant)];
 }
@@ -387,6 +392,22 @@ TEST(TrainModel, FoxLayoutAndInitFollowTheAuthors) {
       sq += double(p.data()[w.offset + i]) * p.data()[w.offset + i];
     EXPECT_NEAR(std::sqrt(sq / double(w.numel)), 0.02, 0.006);
     for (std::size_t i = 0; i < b.numel; ++i) EXPECT_EQ(p.data()[b.offset + i], 0.0f);
+  }
+}
+
+// CoPE's embeddings per layer after the MLP's tensors, (head width, npos_max), zero as the
+// authors' CoPE module starts them (torch.zeros), without weight decay.
+TEST(TrainModel, CopeLayoutAndInitFollowTheAuthors) {
+  ModelConfig c = tiny_config(PositionMethod::kCope);
+  c.cope_npos_max = 10;
+  Parameters p(c);
+  init_parameters(p, 3);
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const ParamInfo& e = p.find("h." + std::to_string(l) + ".attn.cope_pos_emb");
+    EXPECT_EQ(e.shape, (Shape{c.n_embd / c.n_head, 10}));
+    EXPECT_EQ(e.offset, p.find("h." + std::to_string(l) + ".mlp.c_proj.bias").offset + c.n_embd);
+    EXPECT_FALSE(e.decay);
+    for (std::size_t i = 0; i < e.numel; ++i) EXPECT_EQ(p.data()[e.offset + i], 0.0f);
   }
 }
 

@@ -352,6 +352,63 @@ TEST(TrainOps, AttentionTemperatureBackward) {
   expect_matches_fd({&qkv}, f, {dqkv}, r);
 }
 
+// CoPE (Golovneva et al. 2024) inside attention: gates σ of the scaled scores, positions
+// counted from the query back to each key and clipped at P − 1, the embedding E (d, P)
+// interpolated there and added to the scores. Against finite differences in qkv and E, with P
+// = 64 (nothing clipped) and P = 3 (most positions clipped); head widths 4 and 16.
+TEST(TrainOps, AttentionCopeBackward) {
+  for (const std::size_t P : {std::size_t{64}, std::size_t{3}}) {
+    for (const std::size_t d : {std::size_t{4}, std::size_t{16}}) {
+      const std::size_t B = 2, L = 6, H = 2, E = H * d;
+      const AttentionPlan plan = plain_plan(B, L, H, d);
+      Vec qkv = random_vec(B * L * 3 * E, 1), emb = random_vec(d * P, 2, 0.5);
+      const Vec r = random_vec(B * L * E, 3);
+      Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
+      AttentionExtras<double> x;
+      x.cope = emb.data();
+      x.cope_npos_max = P;
+      auto f = [&] {
+        Vec out(B * L * E);
+        attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
+                          static_cast<const double*>(nullptr), x);
+        return out;
+      };
+      f();
+      Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L), demb(d * P, 0.0);
+      x.dcope = demb.data();
+      attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(),
+                         q.data(), k.data(), v.data(), att.data(), plan,
+                         static_cast<double*>(nullptr), x);
+      x.dcope = nullptr;
+      expect_matches_fd({&qkv, &emb}, f, {dqkv, demb}, r);
+    }
+  }
+}
+
+// CoPE's term for one query against its definition: positions summed from the key to the
+// query, the embedding's logits interpolated between the integers around them.
+TEST(TrainOps, CopeTermFollowsTheAuthorsCode) {
+  const std::size_t P = 4, d = 2;
+  const Vec emb = {0.5, -1.0, 2.0, 0.25, 1.5, 0.0, -0.5, 3.0};  // E (d, P)
+  const Vec q = {2.0, -1.0};
+  std::vector<double> z(P);
+  cope_logits(z.data(), q.data(), emb.data(), d, P);
+  EXPECT_EQ(z, (std::vector<double>{-0.5, -2.0, 4.5, -2.5}));  // q·E[:, m]
+  Vec row = {3.0, -2.0, 0.0, 1.0};
+  const Vec scores = row;
+  cope_forward(row.data(), row.size(), z.data(), P);
+  const auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
+  double p = 0;
+  for (std::size_t j = 4; j-- > 0;) {
+    p += sigmoid(scores[j]);
+    const double clipped = std::min(p, double(P - 1));
+    const double lo = std::floor(clipped), w = clipped - lo;
+    const double want =
+        scores[j] + z[std::size_t(std::ceil(clipped))] * w + z[std::size_t(lo)] * (1 - w);
+    EXPECT_NEAR(row[j], want, 1e-15) << j;
+  }
+}
+
 TEST(TrainOps, MaskedCrossEntropyBackward) {
   const std::size_t n = 6, V = 5;
   Vec logits = random_vec(n * V, 1, 2.0);

@@ -167,6 +167,14 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(c), "randomizedPositions");
   c = small(PositionMethod::kFox), c.randomized_positions = 64;  // gates, not positions
   EXPECT_EQ(field_of(c), "randomizedPositions");
+  c = small(PositionMethod::kCope), c.randomized_positions = 64;
+  EXPECT_EQ(field_of(c), "randomizedPositions");
+  c = small(PositionMethod::kCope), c.npos_max = 2;  // CoPE's npos_max: from its row, [2, 65536]
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c.npos_max = 1;
+  EXPECT_EQ(field_of(c), "nposMax");
+  c = small(PositionMethod::kRope), c.npos_max = 16;
+  EXPECT_EQ(field_of(c), "nposMax");
   c = small(PositionMethod::kRope), c.randomized_positions = 10;  // shorter than 4N's sequence
   EXPECT_EQ(field_of(c), "randomizedPositions");
   c = small(PositionMethod::kRope), c.eval_positions = EvalPositions::kRandom;
@@ -190,8 +198,9 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
   EXPECT_EQ(field_of(coupled(PositionMethod::kLearned, 64)), "(accepted)");
   EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 18)), "(accepted)");  // 4N = 16 digits + 2
   EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 17)), "coupledPositions");
-  for (PositionMethod refused : {PositionMethod::kNone, PositionMethod::kXpos,
-                                 PositionMethod::kFire, PositionMethod::kFox}) {
+  for (PositionMethod refused :
+       {PositionMethod::kNone, PositionMethod::kXpos, PositionMethod::kFire, PositionMethod::kCope,
+        PositionMethod::kFox}) {
     EXPECT_EQ(field_of(coupled(refused, 64)), "coupledPositions") << to_string(refused);
   }
   // xPos's ζ^(±p/512) must stay inside float32 over the positions a row can hold.

@@ -108,6 +108,7 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       't5',
       'kerple',
       'fire',
+      'cope',
       'fox',
       'none',
     ]);

@@ -120,6 +120,7 @@ describe('training API', () => {
       't5',
       'kerple',
       'fire',
+      'cope',
       'fox',
       'none',
     ]);

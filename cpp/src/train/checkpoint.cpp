@@ -68,6 +68,9 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
             name + ": the checkpoint's " + key + " must be a number >= 0");
     *value = j[key].get<double>();
   }
+  if (j.contains("cope_npos_max")) {
+    m.cope_npos_max = size_in(j, "cope_npos_max", 2, kMaxPositions, name);
+  }
   require(j.contains("position") && j["position"].is_string(),
           name + ": the checkpoint's config names no position method");
   m.position = parse_position_method(j["position"].get<std::string>(), kSupportTrainer,

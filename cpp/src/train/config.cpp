@@ -58,26 +58,32 @@ EvalPositions eval_positions_of(const TrainConfig& c) {
 
 namespace {
 
-// The methods whose row has the option keepFraction (the zeroed-pair mask of rope.hpp).
-bool takes_keep_fraction(PositionMethod method) {
+// Whether the method's row has the option `name` (keepFraction: the zeroed-pair mask of
+// rope.hpp; nposMax: CoPE's), and that option of the table.
+const PositionOption* table_option(PositionMethod method, const char* name) {
   const PositionMethodInfo& info = position_method_info(method);
   for (std::size_t k = 0; k < info.option_count; ++k) {
-    if (std::string(info.options[k].name) == "keepFraction") return true;
+    if (std::string(info.options[k].name) == name) return &info.options[k];
   }
-  return false;
+  return nullptr;
 }
+bool takes_keep_fraction(PositionMethod method) {
+  return table_option(method, "keepFraction") != nullptr;
+}
+// The trainer's methods with the option `name`.
+std::vector<Named<PositionMethod>> methods_taking(const char* name) {
+  std::vector<Named<PositionMethod>> names;
+  for (const Named<PositionMethod>& m : kPositionMethodNames) {
+    if (table_option(m.value, name) != nullptr) names.push_back(m);
+  }
+  return names;
+}
+
 // The trainer's rotations: what NoPE layers leave out.
 std::vector<Named<PositionMethod>> rotation_methods() {
   std::vector<Named<PositionMethod>> names;
   for (const Named<PositionMethod>& m : kPositionMethodNames) {
     if (position_method_info(m.value).kind == PositionKind::kRotation) names.push_back(m);
-  }
-  return names;
-}
-std::vector<Named<PositionMethod>> methods_taking_keep_fraction() {
-  std::vector<Named<PositionMethod>> names;
-  for (const Named<PositionMethod>& m : kPositionMethodNames) {
-    if (takes_keep_fraction(m.value)) names.push_back(m);
   }
   return names;
 }
@@ -209,11 +215,19 @@ void validate(const TrainConfig& c) {
   }
   if (c.keep_fraction) {
     require(takes_keep_fraction(c.position), "keepFraction",
-            "the kept fraction is an option of " + name_list(methods_taking_keep_fraction()) +
+            "the kept fraction is an option of " + name_list(methods_taking("keepFraction")) +
                 ", not of " + to_string(c.position));
     require(std::isfinite(*c.keep_fraction) && *c.keep_fraction >= 0 && *c.keep_fraction <= 1,
             "keepFraction",
             "the kept fraction must be in [0, 1] (got " + format_number(*c.keep_fraction) + ")");
+  }
+  if (c.npos_max) {
+    const PositionOption* option = table_option(c.position, "nposMax");
+    require(option != nullptr, "nposMax",
+            "npos_max is an option of " + name_list(methods_taking("nposMax")) + ", not of " +
+                to_string(c.position));
+    require_range(*c.npos_max, static_cast<std::size_t>(option->min),
+                  static_cast<std::size_t>(option->max), "nposMax", "CoPE's npos_max");
   }
   if (c.nope_every > 0) {
     require(rotates, "nopeEvery",
@@ -350,6 +364,8 @@ ModelConfig model_config(const TrainConfig& c) {
   m.nope_every = c.nope_every;
   m.attn_floor_scale = c.attn_floor_scale;
   m.attn_scale = c.attn_scale;
+  const PositionOption* npos = table_option(c.position, "nposMax");
+  m.cope_npos_max = c.npos_max.value_or(npos ? static_cast<std::size_t>(npos->default_value) : 64);
   const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
   m.keep_fraction =
       c.keep_fraction.value_or(rotates ? rotation_defaults(c.position).keep_fraction : 1.0);

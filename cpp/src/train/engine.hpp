@@ -28,6 +28,7 @@ struct ParamOffsets {
     std::size_t bias = 0;   // the layer's score-bias term parameters (score_bias_tensors)
     std::size_t sinks = 0;  // h.{l}.attn.sinks (H,), with sinks
     std::size_t fox_w = 0, fox_b = 0;  // FoX's forget gate, (H, E) and (H,)
+    std::size_t cope = 0;              // CoPE's position embeddings (E / H, npos_max)
   };
   std::size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
   std::vector<Layer> layers;
@@ -49,6 +50,8 @@ struct ParamOffsets {
                         at(h + "mlp.c_fc.weight"), at(h + "mlp.c_fc.bias"),
                         at(h + "mlp.c_proj.weight"), at(h + "mlp.c_proj.bias")});
       if (config.sinks) layers.back().sinks = at(h + "attn.sinks");
+      if (config.position == PositionMethod::kCope)
+        layers.back().cope = at(h + "attn.cope_pos_emb");
       if (config.position == PositionMethod::kFox) {
         layers.back().fox_w = at(h + "attn.fox_w");
         layers.back().fox_b = at(h + "attn.fox_b");
@@ -224,6 +227,11 @@ class Engine {
       x.sinks = p + off_.layers[l].sinks;
       x.sink_weights = layers_[l].sink.data();
       if (g != nullptr) x.dsinks = g + off_.layers[l].sinks;
+    }
+    if (c_.position == PositionMethod::kCope) {
+      x.cope = p + off_.layers[l].cope;
+      x.cope_npos_max = c_.cope_npos_max;
+      if (g != nullptr) x.dcope = g + off_.layers[l].cope;
     }
     return x;
   }

@@ -58,6 +58,11 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     add(h + "mlp.c_proj.weight", {I, E}, true);
     add(h + "mlp.c_proj.bias", {E}, false);
     add_term(true, h + "attn.");
+    if (c.position == PositionMethod::kCope) {
+      // CoPE's position embeddings, the authors' pos_emb (1, head_dim, npos_max), one per layer
+      // shared by its heads.
+      add(h + "attn.cope_pos_emb", {E / c.n_head, c.cope_npos_max}, false);
+    }
     if (c.position == PositionMethod::kFox) {
       // FoX's forget gate, nn.Linear(width, H) as the authors' fgate_proj: its weight decays
       // as the other projections' do.
@@ -125,7 +130,8 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
       score_bias::initialize(*p.term, rng, w, p.numel);
     } else if (norm) {
       std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
-    } else if (ends_with(p.name, ".bias") || ends_with(p.name, ".fox_b")) {
+    } else if (ends_with(p.name, ".bias") || ends_with(p.name, ".fox_b") ||
+               ends_with(p.name, ".cope_pos_emb")) {
       std::fill(w, w + p.numel, 0.0f);
     } else {
       for (std::size_t i = 0; i < p.numel; ++i) w[i] = static_cast<float>(0.02 * rng.normal());

@@ -6,6 +6,7 @@
 // uses feed (wte: embedding and tied head) needs.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -190,12 +191,72 @@ void rope_rotate(T* x, const AttentionPlan& plan, std::size_t row, bool inverse,
 //   sinks (H,): attention sinks as gpt-oss's, one logit σ_h per head in every softmax's
 //   denominator, a_ij = exp(s_ij) / (exp(σ_h) + Σ_k exp(s_ik)); sink_weights (B, H, T) keeps
 //   each row's exp(σ_h)/Z for the backward pass; dsinks (H,) accumulates their gradient.
+//   cope (d, P): CoPE's position embeddings E, shared by the heads (cope_npos_max = P);
+//   dcope (d, P) accumulates their gradient (cope_forward says what they do).
 template <class T>
 struct AttentionExtras {
   const T* sinks = nullptr;
   T* sink_weights = nullptr;
   T* dsinks = nullptr;
+  const T* cope = nullptr;
+  std::size_t cope_npos_max = 0;
+  T* dcope = nullptr;
 };
+
+// CoPE (Golovneva et al. 2024, the authors' CoPE module), one query: z (P) = q·E, the query
+// (d, unscaled) against every integer position's embedding (E (d, P)), in double.
+template <class T>
+void cope_logits(double* z, const T* q, const T* emb, std::size_t d, std::size_t P) {
+  for (std::size_t m = 0; m < P; ++m) z[m] = 0;
+  for (std::size_t c = 0; c < d; ++c) {
+    const double qc = q[c];
+    for (std::size_t m = 0; m < P; ++m) z[m] += qc * double(emb[c * P + m]);
+  }
+}
+
+// CoPE over one query's n scaled scores s_j: gates g_j = σ(s_j), contextual positions
+// p_j = min(Σ_{t=j..n−1} g_t, P − 1) (the keys from j to the query), and s_j += z at p_j
+// interpolated between its integers: z[⌈p⌉]·w + z[⌊p⌋]·(1 − w), w = p − ⌊p⌋.
+template <class T>
+void cope_forward(T* row, std::size_t n, const double* z, std::size_t P) {
+  const double top = static_cast<double>(P - 1);
+  double sum = 0;
+  for (std::size_t j = n; j-- > 0;) {
+    sum += formulas::sigmoid(static_cast<double>(row[j]));
+    const double p = std::min(sum, top), lo = std::floor(p), w = p - lo;
+    const double term =
+        z[static_cast<std::size_t>(std::ceil(p))] * w + z[static_cast<std::size_t>(lo)] * (1 - w);
+    row[j] = static_cast<T>(static_cast<double>(row[j]) + term);
+  }
+}
+
+// Its backward for one query: `s` the n scores cope_forward read, ds (n) the gradient of the
+// scores it wrote, turned in place into that of the scores it read; dz (P) accumulates z's.
+// The interpolation's weight takes p's gradient (⌊p⌋ and ⌈p⌉ are indices), z[⌈p⌉] − z[⌊p⌋]; a
+// clipped p passes none (PyTorch's clamp, max included); p_j sums g_j..g_{n−1}, so g_t takes
+// Σ_{j≤t} dp_j, and σ' = g(1 − g). g and dp: scratch (n).
+template <class T>
+void cope_backward(T* ds, const T* s, std::size_t n, const double* z, std::size_t P, double* dz,
+                   double* g, double* dp) {
+  const double top = static_cast<double>(P - 1);
+  double sum = 0;
+  for (std::size_t j = n; j-- > 0;) {
+    g[j] = formulas::sigmoid(static_cast<double>(s[j]));
+    sum += g[j];
+    const double p = std::min(sum, top), lo = std::floor(p), w = p - lo;
+    const std::size_t floor_index = static_cast<std::size_t>(lo);
+    const std::size_t ceil_index = static_cast<std::size_t>(std::ceil(p));
+    const double d = ds[j];
+    dz[ceil_index] += d * w;
+    dz[floor_index] += d * (1 - w);
+    dp[j] = sum <= top ? d * (z[ceil_index] - z[floor_index]) : 0.0;
+  }
+  double below = 0;  // Σ_{j≤t} dp_j
+  for (std::size_t t = 0; t < n; ++t) {
+    below += dp[t];
+    ds[t] = static_cast<T>(static_cast<double>(ds[t]) + below * g[t] * (1 - g[t]));
+  }
+}
 
 // One head's rows (T, d) transposed to (d, T), so that the products over the head width
 // (scores, and their gradient through V) run along keys: independent sums that vectorise,
@@ -266,6 +327,8 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
   const std::size_t E = H * d;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
   std::vector<T> kt(d * L), qs(d);  // keys (d, T); one query times the scale
+  const std::size_t P = extras.cope != nullptr ? extras.cope_npos_max : 0;
+  std::vector<double> z(P);  // CoPE: one query against each position's embedding
   for (std::size_t b = 0; b < B; ++b) {
     for (std::size_t h = 0; h < H; ++h) {
       const std::size_t bh = (b * H + h) * L;
@@ -292,6 +355,10 @@ void attention_forward(T* out, T* q, T* k, T* v, T* att, const T* qkv, const Att
         for (std::size_t c = 0; c < d; ++c) qs[c] = qi[c] * scale;
         T* row = att + (bh + i) * L;
         row_times_transposed(row, qs.data(), kt.data(), n, d, L);
+        if (P > 0) {
+          cope_logits(z.data(), qi, extras.cope, d, P);
+          cope_forward(row, n, z.data(), P);
+        }
         if (score_bias != nullptr) {
           const T* sb = score_bias + (bh + i) * L;
           for (std::size_t j = 0; j < n; ++j) row[j] += sb[j];
@@ -329,7 +396,12 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
   const std::size_t d = D != 0 ? D : plan.head_dim;
   const std::size_t E = H * d;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
-  std::vector<T> vt(d * L);  // values (d, T)
+  std::vector<T> vt(d * L), ds(L);  // values (d, T); one query's scores' gradient
+  // CoPE: the keys (d, T), one query's scaled scores again, z and its gradient, scratch, and
+  // the embeddings' gradient over the batch.
+  const std::size_t P = extras.cope != nullptr ? extras.cope_npos_max : 0;
+  std::vector<T> kt(P > 0 ? d * L : 0), qs(d), s(L);
+  std::vector<double> z(P), dz(P), g(L), dp(L), dcope(d * P, 0.0);
   for (std::size_t b = 0; b < B; ++b) {
     for (std::size_t h = 0; h < H; ++h) {
       const std::size_t bh = (b * H + h) * L;
@@ -338,6 +410,7 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
       T* dvh = dv + bh * d;
       for (std::size_t n = 0; n < L * d; ++n) dqh[n] = dkh[n] = dvh[n] = 0;
       transpose_head(vt.data(), v + bh * d, L, d);
+      if (P > 0) transpose_head(kt.data(), k + bh * d, L, d);
       double dsink = 0;  // Σ_i −a_sink,i·Σ_j a_ij·datt_j: the sink's column has no value
       for (std::size_t i = 0; i < L; ++i) {
         const std::size_t n = visible_keys(i, L);
@@ -355,9 +428,29 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
         const T* qi = q + (bh + i) * d;
         T* dqi = dqh + i * d;
         for (std::size_t j = 0; j < n; ++j) {
-          const T ds = row[j] * (datt[j] - dot_sum);
-          if (dscore_bias != nullptr) dscore_bias[(bh + i) * L + j] = ds;
-          const T dss = ds * scale;
+          ds[j] = row[j] * (datt[j] - dot_sum);
+          if (dscore_bias != nullptr) dscore_bias[(bh + i) * L + j] = ds[j];
+        }
+        if (P > 0) {
+          // CoPE's scores and z again, as the forward pass computed them.
+          for (std::size_t c = 0; c < d; ++c) qs[c] = qi[c] * scale;
+          row_times_transposed(s.data(), qs.data(), kt.data(), n, d, L);
+          cope_logits(z.data(), qi, extras.cope, d, P);
+          std::fill(dz.begin(), dz.end(), 0.0);
+          cope_backward(ds.data(), s.data(), n, z.data(), P, dz.data(), g.data(), dp.data());
+          // z = q·E: dq += E·dz, dE += q ⊗ dz.
+          for (std::size_t c = 0; c < d; ++c) {
+            const T* e = extras.cope + c * P;
+            double dq_c = 0;
+            for (std::size_t m = 0; m < P; ++m) {
+              dq_c += double(e[m]) * dz[m];
+              dcope[c * P + m] += double(qi[c]) * dz[m];
+            }
+            dqi[c] += static_cast<T>(dq_c);
+          }
+        }
+        for (std::size_t j = 0; j < n; ++j) {
+          const T dss = ds[j] * scale;
           axpy(dqi, dss, k + (bh + j) * d, d);
           axpy(dkh + j * d, dss, qi, d);
         }
@@ -380,6 +473,9 @@ void attention_backward(T* dqkv, T* dq, T* dk, T* dv, T* datt, const T* dout, co
         }
       }
     }
+  }
+  if (P > 0) {
+    for (std::size_t e = 0; e < d * P; ++e) extras.dcope[e] += static_cast<T>(dcope[e]);
   }
 }
 

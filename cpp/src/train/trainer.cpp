@@ -43,6 +43,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["nope_every"] = m.nope_every;
   j["attn_floor_scale"] = m.attn_floor_scale;
   j["attn_scale"] = m.attn_scale;
+  j["cope_npos_max"] = m.cope_npos_max;
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);

@@ -26,6 +26,8 @@ export interface TrainConfig {
   seed?: number;
   /** x = embedScale·wte[token]; left out, the method's (defaults.embedScaleByMethod). */
   embedScale?: number;
+  /** CoPE's npos_max: its contextual positions are clipped at nposMax − 1; left out, the table's (64). */
+  nposMax?: number;
   /** Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's denominator, with any method. */
   sinks?: boolean;
   /** A rotation method's NoPE layers (SmolLM3, Llama 4): layers K, 2K, … (1-based) do not rotate; 0: off. */

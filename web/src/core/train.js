@@ -24,6 +24,7 @@ const CONFIG_KEYS = [
   'warmupSteps',
   'seed',
   'embedScale',
+  'nposMax',
   'sinks',
   'nopeEvery',
   'attnFloorScale',

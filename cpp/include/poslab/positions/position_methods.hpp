@@ -25,10 +25,11 @@ enum class PositionMethod {
   kT5,
   kKerple,
   kFire,
+  kCope,
   kFox,
   kNone
 };
-inline constexpr std::size_t kPositionMethodCount = 12;
+inline constexpr std::size_t kPositionMethodCount = 13;
 
 // How the method reaches attention.
 enum class PositionKind {
@@ -201,6 +202,16 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "a per-layer MLP of log-scaled, interpolated p_i - p_j; one bias per head (Li et al. 2024)",
      RopeStyle::kNeox,
      BiasTerm::kFire},
+    {PositionMethod::kCope,
+     "cope",
+     "",
+     PositionKind::kGated,
+     kSupportTrainer | kReadsAnyOrder | kRelativeOnly,
+     {{{"nposMax", 64, 2, 1 << 16,
+        "positions p_ij are clipped at nposMax - 1 (the authors' npos_max)"}}},
+     1,
+     "contextual positions: p_ij = the sum of sigmoid(q_i·k_j/sqrt(d)) gates from key to query, a "
+     "learned embedding interpolated at p_ij (Golovneva et al. 2024)"},
     {PositionMethod::kFox,
      "fox",
      "",

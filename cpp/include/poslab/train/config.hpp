@@ -121,6 +121,9 @@ struct ModelConfig {
   // log(⌊(p + 1) / attn_floor_scale⌋ + 1)·attn_scale + 1 at position p; attn_floor_scale 0: off.
   double attn_floor_scale = 0.0;
   double attn_scale = 0.0;
+  // CoPE's npos_max: its positions are clipped at npos_max − 1, h.{l}.attn.cope_pos_emb is
+  // (head width, npos_max).
+  std::size_t cope_npos_max = 64;
   // Whether layer l (0-based) is one of the NoPE layers.
   bool nope_layer(std::size_t l) const { return nope_every > 0 && (l + 1) % nope_every == 0; }
 };
@@ -162,6 +165,7 @@ struct TrainConfig {
   std::size_t nope_every = 0;           // NoPE layers K, 2K, … (ModelConfig::nope_every)
   double attn_floor_scale = 0.0;        // Llama 4's temperature on them; 0: off (ModelConfig)
   double attn_scale = 0.0;
+  std::optional<std::size_t> npos_max;  // CoPE's npos_max; unset: the method's table default
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.

@@ -28,8 +28,9 @@ namespace poslab::train {
 // h.{l}.ln_1.weight|bias, h.{l}.attn.c_attn.weight|bias, h.{l}.attn.c_proj.weight|bias,
 // h.{l}.ln_2.weight|bias, h.{l}.mlp.c_fc.weight|bias, h.{l}.mlp.c_proj.weight|bias, a score
 // bias's tensors of the layer (h.{l}.attn.<name>, its term's kTensors in score_bias.hpp; a shared
-// one, T5's rel_bias.weight, comes before the layers), FoX's h.{l}.attn.fox_w (H, E) and
-// h.{l}.attn.fox_b (H,), h.{l}.attn.sinks (H,) with sinks, then ln_f.weight|bias.
+// one, T5's rel_bias.weight, comes before the layers), CoPE's h.{l}.attn.cope_pos_emb
+// (E / H, npos_max), FoX's h.{l}.attn.fox_w (H, E) and h.{l}.attn.fox_b (H,),
+// h.{l}.attn.sinks (H,) with sinks, then ln_f.weight|bias.
 // Matrices are stored (in, out), but FoX's fox_w (out, in) as the issue names it. `decay`:
 // AdamW's weight decay applies (matrices only: the attention and MLP weights, FoX's gate; not
 // embeddings, tables, a score bias's parameters, gains or biases).
@@ -74,7 +75,8 @@ class Parameters {
 // Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0; a
 // score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them);
 // attention sinks N(0, 0.02), as Hugging Face's gpt-oss (initializer_range); FoX's gate weight
-// N(0, 0.02) and bias 0, as the authors' _init_weights.
+// N(0, 0.02) and bias 0, as the authors' _init_weights; CoPE's position embeddings 0, as the
+// authors' CoPE module starts them.
 void init_parameters(Parameters& params, std::uint64_t seed);
 
 // Keeps the parameters in their domain after an optimiser step: a score bias's tensor at least
