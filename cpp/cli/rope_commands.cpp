@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "input.hpp"
@@ -106,23 +107,42 @@ void add_rope_decay(Commands& commands) {
 void add_rope_config(Commands& commands) {
   struct Args {
     std::string config, out;
+    std::vector<long long> sample;
   };
   add_command<Args>(
       commands, "rope-config",
       "A model's position scheme from its config.json: layers (RoPE base, window, NoPE), "
-      "theta_i and wavelengths before and after rope_scaling, attention factor, context reached",
+      "theta_i and wavelengths before and after rope_scaling, attention factor, context reached, "
+      "MLA's rotated width and softmax scale, NoPE layers' query temperature, M-RoPE's axes",
       [](CLI::App* cmd, Args& a) {
         cmd->add_option("--config", a.config,
                         "config.json (a multimodal one's text_config is read)")
             ->required()
             ->check(input_file());
+        cmd->add_option("--mrope-sample", a.sample,
+                        "the M-RoPE sample prompt: TEXT,H,W,TEXT (text tokens, an image of H x W "
+                        "patches, text tokens; default 3,6,8,2)")
+            ->delimiter(',')
+            ->expected(4);
         add_output(cmd, a.out);
       },
       [](const Args& a) {
         check_output_path(a.out);
         require(output_format(a.out) == Format::kJson, "out",
                 "rope-config writes a JSON report: -o must end in .json, got '" + a.out + "'");
-        const RopeConfigReport r = inspect_rope_config(read_model_config(a.config), a.config);
+        RopeSample sample;
+        if (!a.sample.empty()) {
+          sample = {a.sample[0], a.sample[1], a.sample[2], a.sample[3]};
+        }
+        const std::string text = read_model_config(a.config);
+        const RopeConfigReport r = [&] {
+          try {
+            return inspect_rope_config(text, a.config, sample);
+          } catch (const Error& e) {
+            if (e.field() != "sample") throw;
+            throw Error(std::string("--mrope-sample: ") + e.what(), e.field());
+          }
+        }();
         write_outputs({{a.out, rope_config_report_json(r) + "\n"}});
         for (const RopeScheme& s : r.schemes) {
           std::printf(
@@ -131,6 +151,16 @@ void add_rope_config(Commands& commands) {
               s.name.c_str(), s.base, s.scaling.c_str(), s.factor, s.rotary_dim, s.trained_context,
               s.reaches, s.attention_factor, s.rotating_pairs, s.inv_freq.size());
         }
+        if (r.mla) {
+          std::printf("mla: qk %lld = %lld + %lld rotated, v %lld, softmax_scale %.17g\n",
+                      r.mla->qk_head_dim, r.mla->qk_nope_head_dim, r.mla->qk_rope_head_dim,
+                      r.mla->v_head_dim, r.mla->softmax_scale);
+        }
+        if (r.temperature) {
+          std::printf("nope temperature: 1 + %g ln(1 + floor((p + 1) / %g))\n",
+                      r.temperature->attn_scale, r.temperature->floor_scale);
+        }
+        if (r.mrope) std::printf("mrope axes: %s\n", r.mrope->axes.c_str());
       });
 }
 

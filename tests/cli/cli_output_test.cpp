@@ -417,6 +417,38 @@ TEST_F(Cli, RopeConfigWritesTheReport) {
                         "missing.json");
 }
 
+// The newest configs' extras on stdout, and the M-RoPE sample flag with its refusals.
+TEST_F(Cli, RopeConfigSaysMlaTemperatureAndMrope) {
+  put("mla.json", R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 1, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16})");
+  RunResult r = run({"rope-config", "--config", "mla.json", "-o", "mla-r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("R 8,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mla: qk 24 = 16 + 8 rotated, v 128, softmax_scale"), std::string::npos)
+      << r.out;
+  put("l4.json", R"({"model_type": "llama4_text", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 4, "max_position_embeddings": 65536})");
+  r = run({"rope-config", "--config", "l4.json", "-o", "l4-r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("nope temperature: 1 + 0.1 ln(1 + floor((p + 1) / 8192))"),
+            std::string::npos)
+      << r.out;
+  put("vl.json", R"({"model_type": "qwen2_vl", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 1, "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}})");
+  r = run({"rope-config", "--config", "vl.json", "-o", "vl-r.json", "--mrope-sample", "1,2,4,1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("mrope axes: tthhhwww"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_file(path("vl-r.json")));
+  EXPECT_EQ(j["mrope"]["sample"]["tokens"], "TIIT");
+  EXPECT_EQ(j["mrope"]["sample"]["w"], nlohmann::json::array({0, 1, 2, 3}));
+  expect_refused_saying(
+      {"rope-config", "--config", "vl.json", "-o", "vl-r.json", "--mrope-sample", "1,1,4,1"},
+      "--mrope-sample: the sample image of 1 x 4 patches is under one 2 x 2 merged token");
+  expect_refused_saying(
+      {"rope-config", "--config", "vl.json", "-o", "vl-r.json", "--mrope-sample", "1,2,4,-1"},
+      "--mrope-sample: the sample's text");
+}
+
 TEST_F(Cli, HelpWorksForEveryCommand) {
   for (const char* command :
        {"sinusoidal", "learned", "shaw", "t5-buckets", "alibi", "alibi-slopes", "rope",

@@ -119,7 +119,7 @@ TEST(ErrorField, MessagesAreUnchangedByTheField) {
     poslab::rope_frequencies(64, Llama3(4, 1));
     FAIL() << "no error";
   } catch (const poslab::Error& e) {
-    EXPECT_STREQ(e.what(), "llama3 needs 0 < low_freq_factor < high_freq_factor");
+    EXPECT_STREQ(e.what(), "llama3 needs 0 < low_freq_factor <= high_freq_factor");
   }
 }
 

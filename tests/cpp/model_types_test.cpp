@@ -223,6 +223,12 @@ TEST(ModelTypes, DefaultsAreTransformers) {
       {"smollm3", 4, 8, 32768, 2e6, 0, none, {0, 0, 0, 1, 0, 0, 0}},
       {"llama4_text", 8, 128, 131072, 5e5, 0, none, {0, 0, 0, 1, 0, 0, 0}},
       {"gpt_oss", 8, 64, 131072, 150000, 0, {128, 0, 128, 0, 128, 0, 128}, {}},
+      // MLA: qk_nope_head_dim 128 + qk_rope_head_dim 64; DeepseekV3Config's 128 kv heads.
+      {"deepseek_v2", 32, 192, 2048, 1e4, 0, none, {}},
+      {"deepseek_v3", 128, 192, 4096, 1e4, 0, none, {}},
+      {"qwen2_vl_text", 8, 8, 32768, 1e6, 0, none, {}},  // use_sliding_window false
+      {"qwen2_5_vl_text", 8, 8, 32768, 1e6, 0, none, {}},
+      {"qwen3_vl_text", 32, 128, 128000, 5e6, 0, none, {}},
   };
   ASSERT_EQ(types.size(), model_types().count) << "one expectation per row";
   for (const Expected& t : types) {
@@ -244,7 +250,7 @@ TEST(ModelTypes, DefaultsAreTransformers) {
     const bool runs = t.model_type != std::string("smollm3") &&
                       t.model_type != std::string("llama4_text") &&
                       t.model_type != std::string("gpt_oss");
-    if (runs) {
+    if (runs && find_model_type(t.model_type)->extra == ModelTypeExtra::kNone) {
       const bool neox = t.model_type == std::string("gpt_neox");
       EXPECT_EQ(inspected(text).text(), (neox ? run_gpt_neox(text) : run_llama(text)).text());
     }
@@ -265,6 +271,9 @@ TEST(ModelTypes, OneRowPerTypeAndWrappersFindTheirText) {
   }
   EXPECT_EQ(find_model_type("gemma3")->name, std::string("gemma3_text"));
   EXPECT_EQ(find_model_type("llama4")->name, std::string("llama4_text"));
+  EXPECT_EQ(find_model_type("qwen2_vl")->name, std::string("qwen2_vl_text"));
+  EXPECT_EQ(find_model_type("qwen2_5_vl")->name, std::string("qwen2_5_vl_text"));
+  EXPECT_EQ(find_model_type("qwen3_vl")->name, std::string("qwen3_vl_text"));
   EXPECT_EQ(find_model_type("phi3"), nullptr);
   EXPECT_EQ(&model_type_row("phi3"), &generic_model_type());
   // Every runtime architecture but GPT-2 (learned positions) has its row.
@@ -280,6 +289,8 @@ TEST(ModelTypes, OneRowPerTypeAndWrappersFindTheirText) {
   EXPECT_EQ(json[2]["layers"]["sliding"], "from");
   EXPECT_EQ(json[2]["layers"]["use_sliding_window"], "off");
   EXPECT_EQ(json[4]["rotation"]["local_base"], 1e4);
+  EXPECT_EQ(json[0]["extra"], "none");
+  EXPECT_EQ(json[7]["extra"], "temperature");
 }
 
 }  // namespace

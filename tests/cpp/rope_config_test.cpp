@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -255,6 +256,221 @@ TEST(RopeConfig, RopeParametersPerLayerType) {
   EXPECT_EQ(r.schemes[0].base, 1e4);
   EXPECT_EQ(r.schemes[1].scaling, "linear");
   EXPECT_EQ(r.schemes[1].base, 1e6);
+}
+
+// _compute_yarn_parameters (truncate true) on `dim` rotated dims, in double.
+std::vector<double> yarn_reference(double base, int dim, double factor, double N) {
+  auto correction = [&](double rotations) {
+    return dim * std::log(N / (rotations * 2 * kPi)) / (2 * std::log(base));
+  };
+  const double low = std::max(std::floor(correction(32.0)), 0.0);
+  const double high = std::min(std::ceil(correction(1.0)), double(dim - 1));
+  std::vector<double> want = default_inv_freq(base, dim);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double ramp = std::clamp((double(i) - low) / (high - low), 0.0, 1.0);
+    want[i] = want[i] / factor * ramp + want[i] * (1 - ramp);
+  }
+  return want;
+}
+
+bool has_note(const RopeConfigReport& r, const std::string& fragment) {
+  for (const std::string& note : r.notes) {
+    if (note.find(fragment) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// DeepSeek-V3's keys: MLA heads of 128 + 64 dims of which the 64 rotate; YaRN on those 64,
+// its cos/sin factor mscale(40, 1) / mscale(40, 1) = 1 and its softmax scale
+// 192^(-1/2) · mscale(40, 1)² (modeling_deepseek_v3.py), apart.
+TEST(RopeConfig, DeepSeekMlaRotatesQkRopeHeadDimWithItsYarn) {
+  const std::string mla = R"("model_type": "deepseek_v3", "hidden_size": 7168,
+    "num_attention_heads": 128, "num_key_value_heads": 128, "num_hidden_layers": 61,
+    "max_position_embeddings": 163840, "kv_lora_rank": 512, "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "rope_theta": 10000,)";
+  const RopeConfigReport r = inspect_rope_config("{" + mla + R"("rope_scaling": {"beta_fast": 32,
+    "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+    "original_max_position_embeddings": 4096, "type": "yarn"}})");
+  ASSERT_TRUE(r.mla.has_value());
+  EXPECT_EQ(r.head_dim, 192);
+  EXPECT_EQ(r.mla->qk_head_dim, 192);
+  EXPECT_EQ(r.mla->kv_lora_rank, 512);
+  EXPECT_EQ(r.mla->q_lora_rank, 1536);
+  EXPECT_EQ(r.mla->v_head_dim, 128);
+  EXPECT_TRUE(r.mla->interleaved);
+  ASSERT_EQ(r.schemes.size(), 1u);
+  const RopeScheme& s = r.schemes[0];
+  EXPECT_EQ(s.rotary_dim, 64);
+  EXPECT_EQ(s.trained_context, 4096);
+  EXPECT_EQ(s.reaches, 163840);
+  expect_near_all(s.inv_freq_scaled, yarn_reference(10000.0, 64, 40.0, 4096.0));
+  const double m = 0.1 * std::log(40.0) + 1.0;
+  EXPECT_NEAR(s.attention_factor, 1.0, 1e-15);
+  EXPECT_NEAR(r.mla->softmax_mscale, m, 1e-15);
+  EXPECT_NEAR(r.mla->softmax_scale, m * m / std::sqrt(192.0), 1e-15);
+  EXPECT_TRUE(has_note(r, "\"rope_interleave\" absent: true"));
+  for (const std::string& key : r.ignored_keys) EXPECT_NE(key, "qk_rope_head_dim");
+
+  // DeepSeek-V2-Lite's keys: no query LoRA; mscale 0.707 in both places (cos/sin factor 1).
+  const RopeConfigReport lite = inspect_rope_config(R"({"model_type": "deepseek_v2",
+    "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 27,
+    "max_position_embeddings": 163840, "q_lora_rank": null, "rope_scaling": {"beta_fast": 32,
+    "beta_slow": 1, "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707,
+    "original_max_position_embeddings": 4096, "type": "yarn"}})");
+  EXPECT_EQ(lite.mla->q_lora_rank, 0);
+  EXPECT_EQ(lite.kv_heads, 16);  // None → H
+  const double m2 = 0.1 * 0.707 * std::log(40.0) + 1.0;
+  EXPECT_NEAR(lite.schemes[0].attention_factor, 1.0, 1e-15);
+  EXPECT_NEAR(lite.mla->softmax_scale, m2 * m2 / std::sqrt(192.0), 1e-15);
+  EXPECT_TRUE(has_note(lite, "\"qk_rope_head_dim\" absent: 64 (deepseek_v2's default)"));
+  EXPECT_TRUE(has_note(lite, "DeepseekV2Attention scales scores by qk_head_dim^-1/2 alone"));
+  // Different mscales: the cos/sin factor is their ratio, the softmax reads mscale_all_dim.
+  const RopeConfigReport ratio = inspect_rope_config("{" + mla + R"("rope_scaling": {
+    "factor": 40, "mscale": 1.0, "mscale_all_dim": 0.5, "original_max_position_embeddings": 4096,
+    "type": "yarn"}})");
+  const double all = 0.1 * 0.5 * std::log(40.0) + 1.0;
+  EXPECT_NEAR(ratio.schemes[0].attention_factor, m / all, 1e-15);
+  EXPECT_NEAR(ratio.mla->softmax_scale, all * all / std::sqrt(192.0), 1e-15);
+  // No scaling: qk_head_dim^(-1/2) alone.
+  const RopeConfigReport plain = inspect_rope_config("{" + mla + R"("rope_scaling": null})");
+  EXPECT_NEAR(plain.mla->softmax_scale, 1.0 / std::sqrt(192.0), 1e-15);
+}
+
+// Llama-4-Scout-17B-16E's rope_scaling (factor 16, low = high = 1, as transformers accepts):
+// no pair is smoothed; its NoPE layers' queries scaled by 1 + 0.1 ln(1 + floor((p+1)/8192)).
+TEST(RopeConfig, LlamaFourEqualBandFactorsAndNopeTemperature) {
+  const std::string scout = R"({"model_type": "llama4", "text_config": {"model_type":
+    "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 48, "max_position_embeddings": 262144,
+    "no_rope_layers": [], "attention_chunk_size": 8192, "rope_theta": 500000.0,
+    "use_qk_norm": true, "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0,
+    "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"})";
+  const RopeConfigReport r = inspect_rope_config(scout + "}}");
+  ASSERT_EQ(r.schemes.size(), 1u);
+  std::vector<double> want = default_inv_freq(500000.0, 128);
+  for (double& f : want) {
+    if (2 * kPi / f > 8192.0) f /= 16.0;
+  }
+  expect_near_all(r.schemes[0].inv_freq_scaled, want);
+  ASSERT_TRUE(r.temperature.has_value());
+  const RopeTemperature& t = *r.temperature;
+  EXPECT_EQ(t.floor_scale, 8192.0);
+  EXPECT_EQ(t.attn_scale, 0.1);
+  ASSERT_EQ(t.positions.size(), 33u);  // 0, then the first position of each of 32 steps
+  EXPECT_EQ(t.positions[0], 0);
+  EXPECT_EQ(t.positions[1], 8191);
+  EXPECT_EQ(t.positions.back(), 262143);
+  for (std::size_t i = 0; i < t.positions.size(); ++i) {
+    const double p = double(t.positions[i]);
+    EXPECT_NEAR(t.scales[i], 1.0 + 0.1 * std::log(1.0 + std::floor((p + 1.0) / 8192.0)), 1e-15);
+  }
+  EXPECT_TRUE(has_note(r, "\"attn_temperature_tuning\" absent: true (llama4_text's default)"));
+  EXPECT_TRUE(has_note(r, "\"text_config.use_qk_norm\" not modelled"));
+  for (const char* key : {"attn_temperature_tuning", "floor_scale", "attn_scale"}) {
+    for (const std::string& ignored : r.ignored_keys)
+      EXPECT_EQ(ignored.find(key), std::string::npos);
+  }
+  // Given: attn_temperature_tuning 4 (the first release's) reads as true, said so; false: off.
+  const RopeConfigReport four = inspect_rope_config(
+      scout + R"(, "attn_temperature_tuning": 4, "floor_scale": 4096, "attn_scale": 0.2}})");
+  EXPECT_EQ(four.temperature->floor_scale, 4096.0);
+  EXPECT_NEAR(four.temperature->scales[1], 1.0 + 0.2 * std::log(2.0), 1e-15);
+  EXPECT_TRUE(has_note(four, "\"attn_temperature_tuning\" 4 read as true"));
+  EXPECT_FALSE(inspect_rope_config(scout + R"(, "attn_temperature_tuning": false}})").temperature);
+  // Misordered band factors stay refused.
+  EXPECT_NE(message_of(R"({"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
+      "max_position_embeddings": 64, "rope_scaling": {"rope_type": "llama3", "factor": 8,
+      "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 16}})")
+                .find("low_freq_factor <= high_freq_factor"),
+            std::string::npos);
+}
+
+// get_rope_index (modeling_qwen2_vl.py) for text, one image (t = 1, h, w patches) and text,
+// written here the way transformers walks it.
+struct ThreeIds {
+  std::vector<long long> t, h, w;
+};
+ThreeIds get_rope_index(long long before, long long h, long long w, long long after,
+                        long long merge) {
+  ThreeIds ids;
+  const auto append = [&](long long t, long long hh, long long ww) {
+    ids.t.push_back(t);
+    ids.h.push_back(hh);
+    ids.w.push_back(ww);
+  };
+  long long st_idx = 0;
+  for (long long i = 0; i < before; ++i) append(st_idx + i, st_idx + i, st_idx + i);
+  const long long grid_h = h / merge, grid_w = w / merge, text_len = before;
+  long long largest = before - 1;
+  for (long long k = 0; k < grid_h * grid_w; ++k) {
+    const long long t_index = 0, h_index = k / grid_w, w_index = k % grid_w;
+    append(t_index + text_len + st_idx, h_index + text_len + st_idx, w_index + text_len + st_idx);
+    largest = std::max({largest, ids.t.back(), ids.h.back(), ids.w.back()});
+  }
+  st_idx = largest + 1;
+  for (long long i = 0; i < after; ++i) append(st_idx + i, st_idx + i, st_idx + i);
+  return ids;
+}
+
+TEST(RopeConfig, MropeAxesAndTheSamplePromptsPositions) {
+  // Qwen2-VL: blocks of 16, 24, 24 pairs (apply_multimodal_rotary_pos_emb's split of cos, twice).
+  const std::string qwen2 = R"({"model_type": "qwen2_vl", "hidden_size": 3584,
+    "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28,
+    "max_position_embeddings": 32768, "rope_theta": 1000000.0, "use_sliding_window": false,
+    "vision_config": {"spatial_merge_size": 2},
+    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})";
+  RopeConfigReport r = inspect_rope_config(qwen2);
+  ASSERT_TRUE(r.mrope.has_value());
+  EXPECT_FALSE(r.mrope->interleaved);
+  EXPECT_EQ(r.mrope->axes, std::string(16, 't') + std::string(24, 'h') + std::string(24, 'w'));
+  EXPECT_EQ(r.schemes[0].scaling, "none");
+  for (const std::string& key : r.ignored_keys) EXPECT_NE(key, "vision_config");
+  const RopeSample sample;  // 3 text, 6 × 8 patches, 2 text
+  ThreeIds want = get_rope_index(3, 6, 8, 2, 2);
+  EXPECT_EQ(r.mrope->t, want.t);
+  EXPECT_EQ(r.mrope->h, want.h);
+  EXPECT_EQ(r.mrope->w, want.w);
+  EXPECT_EQ(r.mrope->tokens, "TTT" + std::string(12, 'I') + "TT");
+  EXPECT_EQ(r.mrope->delta, 9 - 17);  // the last id 8, 17 tokens
+  // Another sample: 5 text, 4 × 14 patches (2 × 7 tokens), 3 text; a merge of 1.
+  r = inspect_rope_config(qwen2, "c", RopeSample{5, 4, 14, 3});
+  want = get_rope_index(5, 4, 14, 3, 2);
+  EXPECT_EQ(r.mrope->w, want.w);
+  EXPECT_EQ(r.mrope->t, want.t);
+  // Qwen3-VL: interleaved t h w t h w …, [24, 20, 20] by default (apply_interleaved_mrope).
+  r = inspect_rope_config(R"({"model_type": "qwen3_vl", "text_config": {"model_type":
+    "qwen3_vl_text", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 2},
+    "vision_config": {"spatial_merge_size": 2}})");
+  ASSERT_TRUE(r.mrope.has_value());
+  EXPECT_TRUE(r.mrope->interleaved);
+  std::string axes(64, 't');
+  for (int i = 1; i < 60; i += 3) axes[std::size_t(i)] = 'h';
+  for (int i = 2; i < 60; i += 3) axes[std::size_t(i)] = 'w';
+  EXPECT_EQ(r.mrope->axes, axes);
+  EXPECT_TRUE(has_note(r, "\"rope_scaling.mrope_section\" absent: [24, 20, 20]"));
+  // Blocks must cover the pairs; the image must make one merged token at least.
+  EXPECT_NE(message_of(R"({"model_type": "qwen2_vl", "hidden_size": 64,
+      "num_attention_heads": 2, "num_hidden_layers": 1, "rope_scaling": {"type": "mrope",
+      "mrope_section": [4, 4, 4]}})")
+                .find("mrope_section sums to 12 pairs; the rotary dim has 16"),
+            std::string::npos);
+  try {
+    inspect_rope_config(qwen2, "c", RopeSample{1, 1, 8, 1});
+    ADD_FAILURE() << "a sample under one merged token was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "sample");
+  }
+}
+
+TEST(RopeConfig, KeysThatChangePositionMathAreSaidNotModelled) {
+  const RopeConfigReport r = inspect_rope_config(R"({"hidden_size": 32,
+    "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 64,
+    "use_qk_norm": true, "clip_qkv": 8, "rotary_dim": 4, "vocab_size": 10,
+    "rope_scaling": {"rope_type": "yarn", "factor": 4, "attn_factor": 0.9}})");
+  for (const char* key : {"use_qk_norm", "clip_qkv", "rotary_dim", "rope_scaling.attn_factor"}) {
+    EXPECT_TRUE(has_note(r, "\"" + std::string(key) + "\" not modelled")) << key;
+  }
+  EXPECT_FALSE(has_note(r, "vocab_size"));
 }
 
 TEST(RopeConfig, BadConfigsAreRefusedNamingTheKey) {

@@ -408,6 +408,29 @@ TEST(RopeFrequencies, Llama3MatchesHuggingFace) {
   }
 }
 
+// Llama-4-Scout's low_freq_factor = high_freq_factor = 1, which transformers accepts: the
+// band between them is empty, so every pair is either kept (wavelength below N) or divided by
+// the factor (above N). Misordered factors stay refused.
+TEST(RopeFrequencies, Llama3WithEqualFactorsHasNoSmoothBand) {
+  RopeOptions o = Options(RopeStyle::kNeox, RopeScaling::kLlama3, 16.0, 8192);
+  o.base = 500000.0;
+  o.low_freq_factor = o.high_freq_factor = 1.0;
+  const poslab::RopeFrequencies f = rope_frequencies(128, o);
+  EXPECT_ALLCLOSE(f.inv_freq, ref::rope_freqs(128, o).inv_freq, ref::kFrequency);
+  const std::vector<double> theta = ref::default_inv_freq(128, 500000.0);
+  int kept = 0;
+  for (std::size_t i = 0; i < theta.size(); ++i) {
+    const bool fast = 2 * ref::kPi / theta[i] < 8192.0;
+    kept += fast;
+    const double want = fast ? theta[i] : theta[i] / 16.0;
+    EXPECT_NEAR(f.inv_freq[i], want, 1e-12 * want) << i;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, int(theta.size()));
+  o.low_freq_factor = 2.0;
+  EXPECT_THROW(rope_frequencies(128, o), Error);
+}
+
 TEST(RopeFrequencies, DefaultLlama3FactorsAreOneAndFour) {
   const RopeOptions o;
   EXPECT_EQ(o.low_freq_factor, 1.0);

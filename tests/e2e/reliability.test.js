@@ -28,7 +28,7 @@ describe('reliability', () => {
   });
 
   it('Reliability.RefusedSettingLandsBesideItsControl', async () => {
-    // llama3 with low_freq_factor ≥ high_freq_factor (the core refuses it with field
+    // llama3 with low_freq_factor > high_freq_factor (the core refuses it with field
     // 'lowFreqFactor'; combinations.js says so first). A regex on the message used to put it
     // beside the factor f. As a link, it falls back to the view's defaults and says so.
     const link = await open('#view=extrapolation&ext.scaling=llama3&ext.lowff=5&ext.highff=4');

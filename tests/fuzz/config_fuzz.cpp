@@ -166,6 +166,20 @@ void check_rope_report(const poslab::RopeConfigReport& r, const Json&) {
     check(s.rotating_pairs >= 0 && s.rotating_pairs <= (long long)pairs,
           "inspector: more rotating pairs than pairs");
   }
+  if (r.mla) {
+    check(r.mla->qk_head_dim == r.head_dim && std::isfinite(r.mla->softmax_scale) &&
+              r.mla->softmax_scale > 0.0,
+          "inspector: MLA's widths or softmax scale are off");
+  }
+  if (r.temperature) {
+    for (double scale : r.temperature->scales) {
+      check(std::isfinite(scale), "inspector: a NoPE query scale is not finite");
+    }
+  }
+  if (r.mrope) {
+    check(r.mrope->tokens.size() == r.mrope->t.size() && r.mrope->t.size() == r.mrope->w.size(),
+          "inspector: M-RoPE's sample lists disagree");
+  }
   check(Json::parse(poslab::rope_config_report_json(r)).is_object(),
         "inspector: the report's JSON does not parse");
 }
@@ -194,6 +208,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   read(poslab::Gpt2Config::from_json, check_gpt2, text);
   read(poslab::GptNeoxConfig::from_json, check_gpt_neox, text);
-  read(poslab::inspect_rope_config, check_rope_report, text);
+  read(
+      +[](const std::string& t, const std::string& name) {
+        return poslab::inspect_rope_config(t, name);
+      },
+      check_rope_report, text);
   return 0;
 }

@@ -55,7 +55,7 @@ describe('compute client', () => {
   it('Client.ErrorsKeepTheirField', async () => {
     const { w, client } = fakeClient();
     const a = client.request('ext', 'extrapolation', {});
-    const message = 'llama3 needs 0 < low_freq_factor < high_freq_factor';
+    const message = 'llama3 needs 0 < low_freq_factor <= high_freq_factor';
     w.send({ type: 'error', id: w.sent[0].id, message, field: 'lowFreqFactor' });
     await expect(a).rejects.toMatchObject({ message, field: 'lowFreqFactor' });
     const b = client.request('ext', 'extrapolation', {});

@@ -19,12 +19,14 @@ using Json = nlohmann::json;
 
 using L = SlidingLayers;
 using S = SlidingSwitch;
+using X = ModelTypeExtra;
 
 // One row per model_type, each as its configuration_<type>.py says. Columns:
 //   sizes: context, kv heads, head_dim, [hidden, heads, layers], [tied, norm eps];
 //   rotation: base, local base, fraction, [keys];
 //   layers: window, which slide, count, count key and alias, use_sliding_window, layer_types,
-//   no_rope_layers, NoPE interval, chunk.
+//   no_rope_layers, NoPE interval, chunk;
+//   note; what else the inspector reads (extra).
 // clang-format off
 constexpr ModelType kModelTypes[] = {
     // LlamaConfig: num_key_value_heads None → H, head_dim None → E/H; no window.
@@ -51,15 +53,33 @@ constexpr ModelType kModelTypes[] = {
     {"smollm3", "", {32768, 4, 0, 0, 0, 0, true}, {2e6},
      {0, L::kNope, 0, "", "", S::kOffByDefault, true, true, 4}},
     // Llama4TextConfig: NoPE every 4th layer (an empty no_rope_layers too); the RoPE layers
-    // attend in chunks of attention_chunk_size (8192).
+    // attend in chunks of attention_chunk_size (8192); the NoPE layers' queries scaled by
+    // position (attn_temperature_tuning true, floor_scale 8192, attn_scale 0.1).
     {"llama4_text", "llama4", {131072, 8, 128, 0, 0, 0, false, 1e-5}, {5e5},
-     {0, L::kNone, 0, "", "", S::kNotRead, true, true, 4, 8192}},
+     {0, L::kNone, 0, "", "", S::kNotRead, true, true, 4, 8192}, "", X::kTemperature},
     // GptOssConfig: the 1st, 3rd, ... layers slide at 128. Its default rope_parameters (YaRN,
     // factor 32 from 4096) are not filled in: a config without rope_scaling reads unscaled.
     {"gpt_oss", "", {131072, 8, 64, 0, 0, 0, false, 1e-5}, {150000},
      {128, L::kPattern, 2, "", "", S::kNotRead, true},
      "gpt_oss: every softmax also has a learned sink logit per head, which takes attention mass "
      "without a value"},
+    // DeepseekV2Config (DeepSeek-V2-Lite's shape) and DeepseekV3Config: latent attention whose
+    // heads rotate qk_rope_head_dim (64) of their dims; kv heads None → H (V2), 128 (V3).
+    {"deepseek_v2", "", {2048, 0, 0, 4096, 32, 32}, {}, {},
+     "deepseek_v2: transformers' DeepseekV2Attention scales scores by qk_head_dim^-1/2 alone; "
+     "DeepSeek's own modeling_deepseek.py, whose softmax scale this report gives, also multiplies "
+     "by mscale(factor, mscale_all_dim)^2",
+     X::kMla},
+    {"deepseek_v3", "", {4096, 128, 0, 7168, 128, 61}, {}, {}, "", X::kMla},
+    // Qwen2VLConfig, Qwen2_5_VLConfig (flat, or the text_config of later saves): Qwen2's window
+    // rules with max_window_layers 80, base 1e6; M-RoPE in blocks. Qwen3VLTextConfig: head_dim
+    // 128, base 5e6, M-RoPE interleaved, no window.
+    {"qwen2_vl_text", "qwen2_vl", {32768, 8, 0, 8192, 64, 80, false, 1e-5}, {1e6},
+     {4096, L::kFrom, 80, "max_window_layers", "", S::kOffByDefault, true}, "", X::kMrope},
+    {"qwen2_5_vl_text", "qwen2_5_vl", {32768, 8, 0, 8192, 64, 80, false, 1e-5}, {1e6},
+     {4096, L::kFrom, 80, "max_window_layers", "", S::kOffByDefault, true}, "", X::kMrope},
+    {"qwen3_vl_text", "qwen3_vl", {128000, 32, 128, 4096, 32, 32}, {5e6}, {}, "",
+     X::kMropeInterleaved},
 };
 // clang-format on
 
@@ -75,6 +95,7 @@ constexpr ModelType kGeneric = {
 
 const char* const kSlidingNames[] = {"none", "every", "from", "pattern", "nope"};
 const char* const kSwitchNames[] = {"not_read", "off", "on"};
+const char* const kExtraNames[] = {"none", "mla", "temperature", "mrope", "mrope_interleaved"};
 
 }  // namespace
 
@@ -111,6 +132,7 @@ std::string model_types_json() {
     Json row, sizes, rotation, layers;
     // clang-format off
     put(row, "name", t.name); put(row, "wrapper", t.wrapper); put(row, "note", t.note);
+    put(row, "extra", kExtraNames[int(t.extra)]);
     put(sizes, "context", z.context); put(sizes, "kv_heads", z.kv_heads);
     put(sizes, "head_dim", z.head_dim); put(sizes, "hidden_size", z.hidden_size);
     put(sizes, "heads", z.heads); put(sizes, "layers", z.layers);

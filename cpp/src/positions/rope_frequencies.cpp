@@ -75,11 +75,13 @@ void check_options(const RopeOptions& o, long long rotary_dim) {
   }
   if (o.scaling == RopeScaling::kLlama3) {
     // The field is the factor that is out of range, or lowFreqFactor when they are misordered.
+    // Equal factors are accepted, as transformers does (Llama-4-Scout ships 1 and 1): no
+    // wavelength is then between the bands, so none is smoothed.
     const bool high_ok = positive_finite(o.high_freq_factor) || !positive_finite(o.low_freq_factor);
     require(positive_finite(o.low_freq_factor) && positive_finite(o.high_freq_factor) &&
-                o.high_freq_factor > o.low_freq_factor,
+                o.high_freq_factor >= o.low_freq_factor,
             high_ok ? "lowFreqFactor" : "highFreqFactor",
-            "llama3 needs 0 < low_freq_factor < high_freq_factor");
+            "llama3 needs 0 < low_freq_factor <= high_freq_factor");
   }
 }
 
@@ -123,6 +125,9 @@ void apply_llama3(std::vector<double>& inv_freq, const RopeOptions& o) {
       theta /= o.factor;
       continue;
     }
+    // Equal factors leave no band: a wavelength of exactly N / factor, which transformers would
+    // turn into 0/0 (NaN), is kept as a high frequency.
+    if (o.high_freq_factor == o.low_freq_factor) continue;
     const double smooth =
         (N / wavelength - o.low_freq_factor) / (o.high_freq_factor - o.low_freq_factor);
     theta = (1.0 - smooth) * theta / o.factor + smooth * theta;

@@ -18,7 +18,7 @@
  * - RoPE: 'base', 'factor', 'originalLength', 'rotaryFraction' (also for an odd R when
  *   rotaryFraction < 1, else 'headDim'), 'betaFast'/'betaSlow' (the first that is not
  *   positive), 'lowFreqFactor'/'highFreqFactor' (the one out of range; 'lowFreqFactor' when
- *   both are valid but low >= high), 'headDim' when ntk/dynamic need R > 2, 'style', 'scaling',
+ *   both are valid but low > high), 'headDim' when ntk/dynamic need R > 2, 'style', 'scaling',
  *   'offset', 'totalLength', 'method' (unknown, or not a rotation), 'scaleBase' (negative);
  *   'x' when a decaying rotation's scale takes x past float32;
  * - sizes: 'length', 'dim', 'headDim', 'heads' (also "D not divisible by H"), 'queryLength',

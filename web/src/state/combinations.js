@@ -120,8 +120,8 @@ export const RULES = {
     },
     {
       key: 'ext.lowff',
-      refused: (p) => p.scaling === 'llama3' && p.lowff >= p.highff,
-      message: (p) => `llama3 scaling needs low_freq_factor (${p.lowff}) below high_freq_factor (${p.highff})`,
+      refused: (p) => p.scaling === 'llama3' && p.lowff > p.highff,
+      message: (p) => `llama3 scaling needs low_freq_factor (${p.lowff}) at most high_freq_factor (${p.highff})`,
     },
     {
       key: 'ext.bfast',

@@ -11,7 +11,12 @@ export const ROPE_CONFIGS = [
   ['phi-3-mini-128k', 'Phi-3-mini-128k (longrope)'],
   ['gpt-oss-20b', 'gpt-oss-20b (YaRN, alternating window)'],
   ['smollm3-3b', 'SmolLM3-3B (NoPE every 4th layer)'],
-  ['llama-4-scout', 'Llama-4-Scout (NoPE layers, chunks)'],
+  ['llama-4-scout', 'Llama-4-Scout, first release (NoPE layers, chunks)'],
+  ['llama-4-scout-17b-16e', 'Llama-4-Scout-17B-16E (llama3 × 16, equal bands; NoPE temperature)'],
+  ['deepseek-v3', 'DeepSeek-V3 (MLA: 64 of 192 dims rotate; YaRN mscale)'],
+  ['deepseek-v2.5', 'DeepSeek-V2.5 (MLA, YaRN mscale)'],
+  ['qwen2-vl-7b', 'Qwen2-VL-7B-Instruct (M-RoPE)'],
+  ['qwen2.5-vl-7b', 'Qwen2.5-VL-7B-Instruct (M-RoPE)'],
 ];
 
 /** The menu's values: the bundled names, then 'pasted' (the text box or a file). */

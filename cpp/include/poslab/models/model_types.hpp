@@ -67,6 +67,16 @@ struct ModelTypeLayers {
   long long attention_chunk = 0;  // RoPE layers attend in chunks of attention_chunk_size; 0: none
 };
 
+// What the RoPE inspector reads beyond the rotation and the layers (the runtime runs none of
+// these types). Another type's config with the keys is read alike, without the type's defaults.
+enum class ModelTypeExtra {
+  kNone,
+  kMla,               // DeepSeek's latent attention: qk_rope_head_dim of each head rotates
+  kTemperature,       // Llama 4: attn_temperature_tuning scales the NoPE layers' queries
+  kMrope,             // Qwen2-VL, Qwen2.5-VL: mrope_section's pairs in blocks t, h, w
+  kMropeInterleaved,  // Qwen3-VL: interleaved t h w t h w … (mrope_section [24, 20, 20])
+};
+
 struct ModelType {
   const char* name = "";     // config.json's model_type
   const char* wrapper = "";  // the multimodal model_type whose text_config this is ("": none)
@@ -74,6 +84,7 @@ struct ModelType {
   ModelTypeRotation rotation;
   ModelTypeLayers layers;
   const char* note = "";  // said by the inspector for every config of this type
+  ModelTypeExtra extra = ModelTypeExtra::kNone;
 };
 
 // The rows, in one table (model_types.cpp).
@@ -96,7 +107,8 @@ const ModelType& model_type_row(const std::string& model_type);
 
 // The table as JSON: an array of objects, one per row, snake_case keys as the fields above
 // (sliding and use_sliding_window as strings: "none", "every", "from", "pattern", "nope";
-// "not_read", "off", "on"); what web/src/state/model-types.js is generated from.
+// "not_read", "off", "on"; extra: "none", "mla", "temperature", "mrope", "mrope_interleaved");
+// what web/src/state/model-types.js is generated from.
 std::string model_types_json();
 
 }  // namespace poslab
