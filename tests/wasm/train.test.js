@@ -28,10 +28,20 @@ const CASES = [
   { position: 't5', task: 'addition' },
   { position: 'fire' },
   { position: 'fire', randomizedPositions: 2000 },
+  // Issue 50: sinks on any method, NoPE layers and their temperature, CoPE, FoX.
+  { position: 'alibi', sinks: true },
+  { position: 'rope', nopeEvery: 2, attnFloorScale: 4, attnScale: 0.5, randomizedPositions: 64 },
+  { position: 'cope', nposMax: 4 },
+  { position: 'fox', sinks: true },
 ];
 
 const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-const cliArgs = (config) => Object.entries({ task: 'copy', ...config }).flatMap(([k, v]) => [flag(k), String(v)]);
+// The CLI's spelling of a configuration: a true boolean is a flag alone (--sinks), the
+// temperature's two numbers one option (--attn-temperature FLOOR,SCALE).
+const cliArgs = ({ attnFloorScale, attnScale, ...config }) => [
+  ...Object.entries({ task: 'copy', ...config }).flatMap(([k, v]) => (v === true ? [flag(k)] : [flag(k), String(v)])),
+  ...(attnFloorScale ? ['--attn-temperature', `${attnFloorScale},${attnScale}`] : []),
+];
 
 async function loadLab(variant) {
   const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));

@@ -13,7 +13,9 @@ import {
   randomMax,
   runPlan,
   sequenceLength,
+  SIZES,
 } from '../../web/src/lab/presets.js';
+import { exampleCommand } from '../../web/src/lab/example.js';
 import {
   byMethod,
   controlPairs,
@@ -26,7 +28,8 @@ import {
   tokenAccuracyBeyond,
 } from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
-import { COUPLED_METHODS, TRAINER_METHODS } from '../../web/src/state/methods.js';
+import { COUPLED_METHODS, readsPositions, TRAINER_METHODS } from '../../web/src/state/methods.js';
+import { LAB_LAYERS, refusal } from '../../web/src/state/combinations.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
 
@@ -65,8 +68,11 @@ describe('lab presets', () => {
     const plan = runPlan({ ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0 });
     const methods = [...new Set(plan.map((r) => r.method))];
     const plain = TRAINER_METHODS;
-    expect(methods).toEqual([...plain, ...plain.filter((m) => m !== 'none').map((m) => `${m}-random`)]);
-    expect(plan).toHaveLength((2 * TRAINER_METHODS.length - 1) * 3);
+    // NoPE, CoPE and FoX read no positions: plain only.
+    const randomised = plain.filter((m) => !['none', 'cope', 'fox'].includes(m));
+    expect(randomised).toEqual(plain.filter(readsPositions));
+    expect(methods).toEqual([...plain, ...randomised.map((m) => `${m}-random`)]);
+    expect(plan).toHaveLength((plain.length + randomised.length) * 3);
     for (const r of plan) {
       // Randomised or not, the task's budget and the 4-layer model: the plain run is the control.
       expect(r.config).toMatchObject({ steps: BUDGETS.addition, layers: 4, width: 64, heads: 4 });
@@ -94,8 +100,39 @@ describe('lab presets', () => {
     }
     expect(coupledMax(32)).toBe(64);
     expect(runPlan({ ...full, coupled: false }).every((r) => r.config.coupledPositions === undefined)).toBe(true);
-    expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(2 * TRAINER_METHODS.length - 1);
+    expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(
+      TRAINER_METHODS.length + TRAINER_METHODS.filter(readsPositions).length,
+    );
     expect(SCHEMA['lg.coupled'].parse('true')).toMatchObject({ ok: true, value: true });
+  });
+
+  // Issue 50: sinks on every run, NoPE layers (and Llama 4's temperature on them) on the
+  // rotations only; none of them changes a run's configuration when it is off (the cache keys
+  // runs by it), and the command line says each.
+  it('Lab.AttentionOptionsReachTheRunsThatTakeThem', () => {
+    const base = { ...FULL_SETTINGS, task: 'copy', N: 5, seed: 0, seeds: 1, size: 'default' };
+    const off = runPlan(base);
+    expect(runPlan({ ...base, sinks: false, nopeEvery: 0, attnFloor: 0, attnScale: 0.1 })).toEqual(off);
+    const on = runPlan({ ...base, sinks: true, nopeEvery: 2, attnFloor: 8, attnScale: 0.1 });
+    for (const r of on) {
+      expect(r.config.sinks, r.id).toBe(true);
+      const rotates = ['rope', 'p-rope', 'xpos'].includes(r.config.position);
+      expect(r.config.nopeEvery, r.id).toBe(rotates ? 2 : undefined);
+      expect(r.config.attnFloorScale, r.id).toBe(rotates ? 8 : undefined);
+      expect(r.config.attnScale, r.id).toBe(rotates ? 0.1 : undefined);
+    }
+    const rope = on.find((r) => r.id === 'rope').config;
+    expect(exampleCommand(rope)).toMatch(/ --sinks --nope-every 2 --attn-temperature 8,0\.1$/);
+    const nope = runPlan({ ...base, nopeEvery: 1 }).find((r) => r.id === 'rope').config;
+    expect(nope).toMatchObject({ nopeEvery: 1 });
+    expect(nope.attnFloorScale).toBeUndefined();
+    // The settings the core would refuse, said before Train: more NoPE layers than the model
+    // has, and a temperature without NoPE layers.
+    for (const [size, { layers }] of Object.entries(SIZES)) expect(LAB_LAYERS[size]).toBe(layers);
+    const p = { ...base, methods: ['rope'], coupled: false, sinks: false, attnScale: 0.1 };
+    expect(refusal('lg', { ...p, nopeEvery: 2, attnFloor: 0 })).toBeNull();
+    expect(refusal('lg', { ...p, size: 'small', nopeEvery: 2, attnFloor: 0 })?.key).toBe('lg.nopeEvery');
+    expect(refusal('lg', { ...p, nopeEvery: 0, attnFloor: 8 })?.key).toBe('lg.attnFloor');
   });
 
   it('Lab.PresetsAreValidSettingsAndTheQuickOneMovesTheDefaults', () => {

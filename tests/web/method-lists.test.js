@@ -30,7 +30,11 @@ function tableLists(table) {
       bias: names(table, (m) => m.support.bias), // kSupportBias: multi-head attention's bias
     },
     'length-generalisation': {
-      methods: [...trainer, ...trainer.filter((m) => m !== 'none').map((m) => `${m}-random`)],
+      // Randomised: each method that reads positions (not NoPE, nor a gated one: CoPE, FoX).
+      methods: [
+        ...trainer,
+        ...names(table, (m) => m.support.trainer && !ofKind('none', 'gated')(m)).map((m) => `${m}-random`),
+      ],
     },
     'text-lab': { methods: trainer },
     // The language-model view (its name and prefix may change; its setting is `position`).

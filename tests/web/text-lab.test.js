@@ -31,6 +31,20 @@ describe('text plan', () => {
       'poslab train --task text --text-file text.txt --position rope --train-len 64 --test-len 1024 --steps 2000 --seed 1 -o result.json',
     );
   });
+
+  // Issue 50's options: sinks on every method, NoPE layers and their temperature on RoPE only.
+  it('gives each run the attention options it takes', () => {
+    const text = { bytes: bytes('hello'), id: 'sample' };
+    const s = { methods: ['rope', 'cope'], N: 64, M: 1024, steps: 10, seed: 0 };
+    const plan = textPlan({ ...s, sinks: true, nopeEvery: 2, attnFloor: 64, attnScale: 0.1 }, text);
+    expect(plan[0].config).toMatchObject({ sinks: true, nopeEvery: 2, attnFloorScale: 64, attnScale: 0.1 });
+    expect(plan[1].config).toMatchObject({ position: 'cope', sinks: true });
+    expect(plan[1].config.nopeEvery).toBeUndefined();
+    expect(textCommand(plan[0].config)).toMatch(/ --sinks --nope-every 2 --attn-temperature 64,0\.1 -o result\.json$/);
+    expect(textPlan({ ...s, sinks: false, nopeEvery: 0, attnFloor: 0, attnScale: 0.1 }, text)).toEqual(
+      textPlan(s, text),
+    );
+  });
 });
 
 // Press et al.'s shape: ALiBi flat, the others rising; RoPE's scalings as YaRN orders them.

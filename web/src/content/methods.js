@@ -7,7 +7,7 @@
 import { OKABE_ITO, TOL_MUTED_EXTRA } from '../plots/palette.js';
 
 const [BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, GREY] = OKABE_ITO;
-const [WINE, TEAL] = TOL_MUTED_EXTRA;
+const [WINE, TEAL, INDIGO, OLIVE] = TOL_MUTED_EXTRA;
 
 export const METHOD_INFO = {
   sinusoidal: {
@@ -98,6 +98,20 @@ export const METHOD_INFO = {
     colour: ORANGE,
     tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= f_\theta\!\Big(\frac{\psi(i-j)}{\psi(\max(L,\,i+1))}\Big)_h,\quad \psi(x) = \log(c\,x + 1)`,
     use: 'A small MLP per layer maps the log-scaled distance, normalised by the query position, to one bias per head; c and L are learned. Trainer only: the lab draws a trained model’s bias.',
+  },
+  cope: {
+    name: 'CoPE, contextual positions (Golovneva et al. 2024)',
+    label: 'CoPE',
+    colour: INDIGO,
+    tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= q_i\cdot e\big(p_{ij}\big),\quad p_{ij} = \min\!\Big(\sum_{t=j}^{i} \sigma\big(\tfrac{q_i\cdot k_t}{\sqrt{d}}\big),\ P-1\Big),\quad e \text{ interpolated between integers}`,
+    use: 'Positions from content: each query gates the keys it sees and counts the gates from a key up to itself, so a position can count words, digits or whatever the gates pick, not tokens. A learned embedding per integer position (up to npos_max, 64 by default) is interpolated at that count. On a NoPE model; trainer only (the authors’ CoPE module, embeddings starting at 0).',
+  },
+  fox: {
+    name: 'FoX, Forgetting Transformer (Lin et al. 2025)',
+    label: 'FoX',
+    colour: OLIVE,
+    tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= \sum_{t=j+1}^{i} \log f_{h,t},\qquad f_{h,t} = \sigma\big(w_h\cdot x_t + b_h\big)`,
+    use: 'A forget gate per head and token, learned from the token itself: a key fades by every gate between it and the query, a decay the model sets per token rather than ALiBi’s fixed slope. On a NoPE model; trainer only (the authors’ “full” forget gate, w drawn 𝒩(0, 0.02²), b = 0).',
   },
   none: {
     name: 'NoPE (no positional encoding)',

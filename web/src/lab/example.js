@@ -41,7 +41,14 @@ export function loadExample() {
 export const exampleCommand = (c, seeds = 1) =>
   `poslab train --task ${c.task} --position ${c.position} --train-len ${c.trainLen} --layers ${c.layers} ` +
   `--width ${c.width} --heads ${c.heads} --steps ${c.steps} --embed-scale ${c.embedScale} --seed ${c.seed}` +
-  (seeds > 1 ? ` --seeds ${seeds}` : '');
+  (seeds > 1 ? ` --seeds ${seeds}` : '') +
+  attentionFlags(c);
+
+/** The CLI flags of a run's attention options (lab/presets.js attentionOptions). */
+export const attentionFlags = (c) =>
+  (c.sinks ? ' --sinks' : '') +
+  (c.nopeEvery ? ` --nope-every ${c.nopeEvery}` : '') +
+  (c.attnFloorScale ? ` --attn-temperature ${c.attnFloorScale},${c.attnScale}` : '');
 
 /**
  * The command line that trains the settings p's first method natively, as the view does

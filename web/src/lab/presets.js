@@ -3,7 +3,7 @@
 // scales come from the core's defaults table (train-defaults.js, generated from
 // cpp/include/poslab/train/config.hpp): the task's steps, each method's scale.
 import { METHOD_INFO } from '../content/methods.js';
-import { COUPLED_METHODS, LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
+import { COUPLED_METHODS, isRotation, LAB_METHODS, TRAINER_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD, STEPS_BY_TASK } from '../state/train-defaults.js';
 
 // Seeds per method by default: one seed's ranking did not hold up (docs/lab.md, Metrics).
@@ -46,9 +46,9 @@ export const QUICK_SETTINGS = {
   seed: 0,
   seeds: SEEDS,
 };
-// The Full preset: every method, plain and on randomised positions (NoPE plain only), with 4
-// layers, three seeds, each on the task's budget: 19 × 3 runs with the table's ten trainer
-// methods, an hour or more in a browser.
+// The Full preset: every method, plain and on randomised positions (NoPE, CoPE and FoX plain
+// only: they read no positions), with 4 layers, three seeds, each on the task's budget: 21 × 3
+// runs with the table's twelve trainer methods, an hour or more in a browser.
 export const FULL = [...LAB_METHODS];
 export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: 0, seeds: SEEDS };
 
@@ -93,13 +93,31 @@ export function coupledMax(testLen) {
 export const couples = (p) => Boolean(p.coupled) && p.task === 'addition';
 
 /**
+ * The options a setting `p` gives a run of `position` (the JS API's): attention sinks (gpt-oss)
+ * on every method; NoPE layers every K (SmolLM3, Llama 4) and, with a floor, Llama 4's attention
+ * temperature on them, on the rotations only (the others have no rotation to leave out, and
+ * train as they are). Empty when none is set, so a run's configuration (its cache key) is what
+ * it was before these options.
+ */
+export function attentionOptions(p, position) {
+  const o = {};
+  if (p.sinks) o.sinks = true;
+  if (p.nopeEvery > 0 && isRotation(position)) {
+    o.nopeEvery = p.nopeEvery;
+    if (p.attnFloor > 0) Object.assign(o, { attnFloorScale: p.attnFloor, attnScale: p.attnScale });
+  }
+  return o;
+}
+
+/**
  * The runs of a setting: for each method in `methods` (known ids only, in METHODS' order), one
  * run per seed `seed` .. `seed` + `seeds` − 1 (one seed when `seeds` is not given). A run's id
  * is its method's for the first seed and `<method>#<k>` for the k-th after it; `method` and
  * `seed` say which.
  * `steps` 0 is the task's budget and `embedScale` 0 each method's scale (train-defaults.js).
- * `coupled` on addition couples positions (couples()).
- * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number, coupled?: boolean }} p
+ * `coupled` on addition couples positions (couples()); `sinks`, `nopeEvery`, `attnFloor` and
+ * `attnScale` as attentionOptions() says.
+ * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number, coupled?: boolean, sinks?: boolean, nopeEvery?: number, attnFloor?: number, attnScale?: number }} p
  * @returns {{ id: string, method: string, label: string, seed: number, config: Record<string, any> }[]}
  */
 export function runPlan(p) {
@@ -123,6 +141,7 @@ export function runPlan(p) {
       };
       if (m.randomized) config.randomizedPositions = randomMax(p.task, testLen);
       if (coupled) config.coupledPositions = coupledMax(testLen);
+      Object.assign(config, attentionOptions(p, m.config.position));
       return { id: k ? `${m.id}#${k}` : m.id, method: m.id, label: m.label, seed: p.seed + k, config };
     }),
   );

@@ -2,6 +2,8 @@
 // language model per method on the same text, each a `poslab train --task text` run in a worker
 // of its own (lab/runs.js). The text travels beside the configuration, and the cache keys a
 // run by its configuration and which text it read.
+import { attentionFlags } from './example.js';
+import { attentionOptions } from './presets.js';
 
 /** Which text a run read, for the cache: the sample, or a file by its length and FNV-1a hash. */
 export function textId(bytes, isSample) {
@@ -12,12 +14,21 @@ export function textId(bytes, isSample) {
 }
 
 /**
- * The runs of the view's settings `s` ({ methods, N, M, steps, seed }) on `text` (its bytes and
- * id): [{ id, method, config, text, cacheKey }], config being the JS API's (createRun).
+ * The runs of the view's settings `s` ({ methods, N, M, steps, seed }, and the attention options
+ * of lab/presets.js attentionOptions) on `text` (its bytes and id): [{ id, method, config, text,
+ * cacheKey }], config being the JS API's (createRun).
  */
 export function textPlan(s, text) {
   return s.methods.map((method) => {
-    const config = { task: 'text', position: method, trainLen: s.N, testLen: s.M, steps: s.steps, seed: s.seed };
+    const config = {
+      task: 'text',
+      position: method,
+      trainLen: s.N,
+      testLen: s.M,
+      steps: s.steps,
+      seed: s.seed,
+      ...attentionOptions(s, method),
+    };
     return { id: method, method, config, text: text.bytes, cacheKey: { ...config, text: text.id } };
   });
 }
@@ -25,4 +36,4 @@ export function textPlan(s, text) {
 /** The command line of one run of the plan, for the CLI. */
 export const textCommand = (c, file = 'text.txt') =>
   `poslab train --task text --text-file ${file} --position ${c.position} --train-len ${c.trainLen} ` +
-  `--test-len ${c.testLen} --steps ${c.steps} --seed ${c.seed} -o result.json`;
+  `--test-len ${c.testLen} --steps ${c.steps} --seed ${c.seed}${attentionFlags(c)} -o result.json`;

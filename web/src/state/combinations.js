@@ -15,6 +15,29 @@ export const MAX_PAIR_LENGTH = 2048; // L × L matrices of the bias methods
 export const MAX_ELEMENTS = 2 ** 26;
 export const MAX_TOKENS = 64; // words of the attention view's text
 
+// The lab's model sizes' layers: lab/presets.js SIZES (not imported: the lab stays out of the
+// page's chunk; tests/web/lab.test.js checks they agree).
+export const LAB_LAYERS = { default: 2, small: 1, deep: 4 };
+
+// What the core refuses of a lab view's attention options (lab/presets.js attentionOptions):
+// more NoPE layers than the model has (layers(p)), and a temperature without NoPE layers.
+function attentionRules(prefix, layers) {
+  return [
+    {
+      key: `${prefix}.nopeEvery`,
+      refused: (p) => p.nopeEvery > layers(p),
+      message: (p) =>
+        `NoPE every ${p.nopeEvery} layers leaves none out of the ${layers(p)}-layer model: ` +
+        `use at most ${layers(p)}, or 0`,
+    },
+    {
+      key: `${prefix}.attnFloor`,
+      refused: (p) => p.attnFloor > 0 && !(p.nopeEvery > 0),
+      message: () =>
+        'the attention temperature is Llama 4’s on its NoPE layers: set NoPE every K too, or the floor to 0',
+    },
+  ];
+}
 const NTK_LIKE = ['ntk', 'dynamic']; // scale the base by factor^(R / (R − 2)), R the rotary width
 
 // A decaying rotation's table (its queries) is largest at position 0: ζ₀^(−⌈L/2⌉/s) with
@@ -166,6 +189,7 @@ export const RULES = {
       message: (p) => `head ${p.head} does not exist: there are ${p.H} heads (0…${p.H - 1})`,
     },
   ],
+  tl: attentionRules('tl', () => LAB_LAYERS.default), // the text lab's model: the default size
   lg: [
     {
       // Coupling (lab/presets.js runPlan) trains only the plain runs of the methods that take it.
@@ -175,6 +199,7 @@ export const RULES = {
         `position coupling trains only ${COUPLED_METHODS.join(', ')} (on their own positions, not randomised): ` +
         'pick one of them, or untick coupling',
     },
+    ...attentionRules('lg', (p) => LAB_LAYERS[p.size]),
   ],
 };
 

@@ -35,15 +35,24 @@ export const TRAINER_METHODS = names((m) => m.support.trainer);
 /** The trainer's methods that take position coupling on addition (Cho et al. 2024). */
 export const COUPLED_METHODS = names((m) => m.support.coupled);
 /**
- * The Length generalisation view's methods: the trainer's, then each but NoPE again on
- * randomised positions (`<method>-random`; Ruoss et al. 2023). NoPE has no positions to sample:
- * the core refuses randomisedPositions with it.
+ * The Length generalisation view's methods: the trainer's, then each that reads positions again
+ * on randomised positions (`<method>-random`; Ruoss et al. 2023). NoPE, CoPE and FoX have no
+ * positions to sample: the core refuses randomisedPositions with them.
  */
 export const LAB_METHODS = [
   ...TRAINER_METHODS,
-  ...TRAINER_METHODS.filter((m) => m !== 'none').map((m) => `${m}-random`),
+  ...TRAINER_METHODS.filter((m) => readsPositions(m)).map((m) => `${m}-random`),
 ];
-const rowOf = (method) => POSITION_METHODS.find((m) => m.name === method);
+function rowOf(method) {
+  return POSITION_METHODS.find((m) => m.name === method);
+}
+/**
+ * Whether `method` reads the positions it is given: not NoPE, nor a gated method (CoPE, FoX),
+ * whose positions come from content (the core's reads_positions).
+ */
+export function readsPositions(method) {
+  return !['none', 'gated'].includes(rowOf(method)?.kind);
+}
 const optionOf = (method, option) => rowOf(method)?.options.find((o) => o.name === option);
 /** Whether `method` rotates q and k (a rotation of the core's table: RoPE and its relatives). */
 export const isRotation = (method) => rowOf(method)?.kind === 'rotation';

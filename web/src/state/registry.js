@@ -305,6 +305,13 @@ export const VIEWS = [
       seed: int(0, 0, 1000000),
       seeds: int(3, 1, 10), // lab/presets.js SEEDS (not imported: the lab stays out of the page's chunk)
       coupled: bool(false), // addition: position coupling (Cho et al. 2024), lab/presets.js runPlan
+      // Options every run takes (lab/presets.js runPlan): attention sinks (gpt-oss) on every
+      // method; NoPE layers every K and Llama 4's temperature on them (floor 0: off) on the
+      // rotations.
+      sinks: bool(false),
+      nopeEvery: int(0, 0, 16),
+      attnFloor: num(0, 0, 1000000),
+      attnScale: num(0.1, 0, 10),
     },
     figures: {
       loss: { title: 'Training loss' },
@@ -331,6 +338,11 @@ export const VIEWS = [
       M: int(1024, 8, 4096), // the core's kMaxTextContext; at least N (the view reads max(M, N))
       steps: int(STEPS_BY_TASK.text, 1, 20000), // the core's, as the CLI's
       seed: int(0, 0, 1000000),
+      // The lab's attention options, as the Length generalisation view's.
+      sinks: bool(false),
+      nopeEvery: int(0, 0, 16),
+      attnFloor: num(0, 0, 1000000),
+      attnScale: num(0.1, 0, 10),
     },
     figures: {
       context: { title: 'Held-out loss by context' },

@@ -16,5 +16,7 @@ export const EMBED_SCALE_BY_METHOD = {
   t5: 4,
   kerple: 4,
   fire: 4,
+  cope: 4,
+  fox: 4,
   none: 4,
 };

@@ -53,6 +53,19 @@ const SPECS = [
   { key: 'lg.seed', label: 'first seed', kind: 'number', step: 1 },
   { key: 'lg.seeds', label: 'seeds per method', kind: 'number', step: 1 },
   {
+    key: 'lg.sinks',
+    label: 'attention sinks (gpt-oss): one learned logit per layer and head in every softmax, every method',
+    kind: 'checkbox',
+  },
+  {
+    key: 'lg.nopeEvery',
+    label: 'NoPE layers every K (SmolLM3, Llama 4; the rotations only; 0: none)',
+    kind: 'number',
+    step: 1,
+  },
+  { key: 'lg.attnFloor', label: 'their attention temperature’s floor (Llama 4; 0: off)', kind: 'number', step: 1 },
+  { key: 'lg.attnScale', label: 'its scale', kind: 'number', step: 0.05 },
+  {
     key: 'lg.coupled',
     label:
       'addition: couple positions (Cho et al. 2024; digits of one significance share one) — trains only ' +

@@ -27,6 +27,10 @@ const SPECS = [
   { key: 'tl.M', label: 'longest test context M', kind: 'number', step: 64 },
   { key: 'tl.steps', label: 'steps', kind: 'number', step: 100 },
   { key: 'tl.seed', label: 'seed', kind: 'number', step: 1 },
+  { key: 'tl.sinks', label: 'attention sinks (gpt-oss), every method', kind: 'checkbox' },
+  { key: 'tl.nopeEvery', label: 'NoPE layers every K (rotations; 0: none)', kind: 'number', step: 1 },
+  { key: 'tl.attnFloor', label: 'their attention temperature’s floor (Llama 4; 0: off)', kind: 'number', step: 8 },
+  { key: 'tl.attnScale', label: 'its scale', kind: 'number', step: 0.05 },
 ];
 
 const NOTE =
@@ -141,7 +145,17 @@ export default defineView('text-lab', {
       downloadJson('train-short-test-long.json', Object.fromEntries(shown.runs.map((r) => [r.method, r.result])));
     });
 
-    const settingsOf = (s) => ({ methods: s.methods, N: s.N, M: Math.max(s.M, s.N), steps: s.steps, seed: s.seed });
+    const settingsOf = (s) => ({
+      methods: s.methods,
+      N: s.N,
+      M: Math.max(s.M, s.N),
+      steps: s.steps,
+      seed: s.seed,
+      sinks: s.sinks,
+      nopeEvery: s.nopeEvery,
+      attnFloor: s.attnFloor,
+      attnScale: s.attnScale,
+    });
     const reports = trainingReports(shell, { runState, line: progress, drawLoss: drawTraining, render });
 
     return {
