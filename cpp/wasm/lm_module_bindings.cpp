@@ -54,11 +54,23 @@ val lm_architecture_of_config_js(Str text, Str file_name) {
   });
 }
 
-// The RoPE inspector's report as JSON text, what `poslab rope-config` writes.
-val rope_config_js(Str text, Str file_name) {
+// The RoPE inspector's report as JSON text, what `poslab rope-config` writes. `sample`: the
+// M-RoPE prompt { textBefore, imageH, imageW, textAfter } (each optional), or undefined for
+// the default one; the core's refusal of its values is on the field "mropeSample".
+val rope_config_js(Str text, Str file_name, val sample) {
   return guarded([&] {
-    return val(rope_config_report_json(
-        inspect_rope_config(to_string(text, "config"), to_string(file_name, "name"))));
+    RopeSample s;
+    const val o =
+        to_options(sample, "mropeSample", {"textBefore", "imageH", "imageW", "textAfter"});
+    s = {integer_field(o, "textBefore", s.text_before), integer_field(o, "imageH", s.image_h),
+         integer_field(o, "imageW", s.image_w), integer_field(o, "textAfter", s.text_after)};
+    try {
+      return val(rope_config_report_json(
+          inspect_rope_config(to_string(text, "config"), to_string(file_name, "name"), s)));
+    } catch (const Error& e) {
+      if (e.field() != "sample") throw;
+      throw Error(e.what(), "mropeSample");
+    }
   });
 }
 

@@ -1,7 +1,7 @@
 // The RoPE inspector in Chromium on the real language-model module: a bundled config from the
-// link (Gemma 3: local and global bases), another picked from the menu (Llama 4: NoPE layers,
-// chunks), then a pasted config: a broken one is refused beside the menu and the last plot
-// stays, a good one is drawn.
+// link (Gemma 3: local and global bases), others picked from the menu (Llama 4: NoPE layers,
+// chunks, the query temperature; DeepSeek-V3's MLA; Qwen2-VL's M-RoPE), then a pasted config: a
+// broken one is refused beside the menu and the last plot stays, a good one is drawn.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserForFile, canvasColours, canvasHash, drawCount, drawn, openPage, outDir } from './helpers/browser.js';
@@ -33,6 +33,27 @@ describe('view rope-inspector', () => {
     expect(scout).toMatch(/NoPE \(no rotation\)/);
     expect(scout).toMatch(/chunks of 8,192/);
     expect(scout).toMatch(/llama3 × 8/);
+
+    // The newest configs: Scout's equal llama3 bands and its NoPE layers' temperature (a plot);
+    // DeepSeek-V3's MLA; Qwen2-VL's M-RoPE axes, sample ids (a table and a plot).
+    const figure = (name) => `${section} .fig[data-figure="${name}"]`;
+    const newest = [
+      ['llama-4-scout-17b-16e', [/llama3 × 16/, /1 \+ 0\.1 × ln\(1 \+ ⌊\(p \+ 1\) \/ 8,192⌋\)/], 'temperature'],
+      ['deepseek-v3', [/head width 192 \(64 of them rotated\)/, /softmax scale 192\^−½ × m²/], null],
+      ['qwen2-vl-7b', [/time: pairs 0–15 \(16\)/, /get_rope_index/], 'mrope'],
+    ];
+    for (const [config, texts, shown] of newest) {
+      count = await drawCount(page, 'ri');
+      await page.selectOption('#c-ri-config', config);
+      await drawn(page, 'ri', count + 1);
+      const text = await page.textContent(about);
+      for (const t of texts) expect(text, config).toMatch(t);
+      for (const name of ['temperature', 'mrope']) {
+        expect(await page.isVisible(figure(name)), `${config} ${name}`).toBe(name === shown);
+      }
+      for (const n of await canvasColours(page, section)) expect(n, `${config}: a canvas is blank`).toBeGreaterThan(2);
+    }
+    expect(await page.textContent(`${about} .ri-wide table`)).toMatch(/image/);
 
     // Pasted: nothing yet, then a broken text (refused, plot kept), then a good one.
     const before = await canvasHash(page, canvas);

@@ -55,6 +55,35 @@ describe.each(VARIANTS)('%s wasm', (variant) => {
     expect(got.schemes.length).toBeGreaterThan(0);
   });
 
+  test('the M-RoPE sample prompt: the same ids as poslab rope-config --mrope-sample', async () => {
+    const config = path.join(DIR, 'qwen2-vl-7b.json');
+    const out = file(`${variant}-qwen2-vl-sample.json`);
+    const { code, stderr } = await runCli(['rope-config', '--config', config, '-o', out, '--mrope-sample', '5,4,12,1']);
+    expect(code, stderr).toBe(0);
+    const want = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const sample = { textBefore: 5, imageH: 4, imageW: 12, textAfter: 1 };
+    const got = lab.ropeConfig(fs.readFileSync(config, 'utf8'), config, { mropeSample: sample });
+    expectSameReport(got, want, 'qwen2-vl-7b sample');
+    expect(got.mrope.sample.tokens).toBe('TTTTT' + 'I'.repeat(12) + 'T');
+    expect(got.mrope.axes).toBe('t'.repeat(16) + 'h'.repeat(24) + 'w'.repeat(24));
+    const refusals = [
+      [{ imageH: 1 }, 'mropeSample', /under one 2 x 2 merged token/],
+      [{ textAfter: -1 }, 'mropeSample', /text before and after the image/],
+      [{ imageW: 1.5 }, 'imageW', /imageW/],
+      [{ rows: 2 }, 'rows', /unknown option 'rows'/],
+    ];
+    for (const [mropeSample, field, message] of refusals) {
+      let error;
+      try {
+        lab.ropeConfig(fs.readFileSync(config, 'utf8'), config, { mropeSample });
+      } catch (e) {
+        error = e;
+      }
+      expect(error?.field, JSON.stringify(mropeSample)).toBe(field);
+      expect(error.message).toMatch(message);
+    }
+  });
+
   test('a bad config is refused on the field "config", naming what is wrong', () => {
     const cases = [
       ['{', /not valid JSON/],

@@ -9,11 +9,15 @@ import { createGpt2Lab } from '../../web/src/core/poslab.js';
 import { ROPE_CONFIGS } from '../../web/src/state/rope-configs.js';
 import {
   attentionText,
+  axisLines,
+  indexRuns,
   layerRuns,
   criticalText,
+  mlaFacts,
   positionText,
   referenceLines,
   schemeFacts,
+  temperatureText,
 } from '../../web/src/views/rope-report.js';
 import { ropeConfig } from '../../web/src/worker/jobs/rope-config.js';
 
@@ -96,6 +100,54 @@ describe('RoPE inspector report', () => {
       'RoPE base 500,000, llama3 × 8',
     ]);
     expect([nope.from, attentionText(nope), positionText(nope, r.schemes)]).toEqual([3, 'full', 'NoPE (no rotation)']);
+  });
+
+  test('RopeReport.DeepSeekMlaInWords', () => {
+    const { report: r } = ropeConfig(lab, { name: 'deepseek-v3.json', text: configText('deepseek-v3') });
+    expect(r.headDim).toBe(192);
+    expect(r.schemes[0].rotaryDim).toBe(64);
+    const facts = mlaFacts(r.mla, r.schemes[0]);
+    expect(facts[0]).toBe(
+      'queries and keys 192 dims per head: 128 without rotation (qk_nope_head_dim), then 64 rotated (qk_rope_head_dim, the R below); values 128 (v_head_dim)',
+    );
+    expect(facts[1]).toMatch(/from a 512-dim latent \(kv_lora_rank\).*from a 1536-dim latent \(q_lora_rank\)$/);
+    expect(facts[2]).toBe('each rotated pair is two adjacent dims (2i, 2i + 1) (rope_interleave)');
+    // 192^-1/2 × (0.1 ln 40 + 1)², the cos/sin factor 1 apart.
+    expect(facts[3]).toMatch(
+      /^softmax scale 192\^−½ × m² = 0\.1352\d*, m = 0\.1 × mscale_all_dim 1 × ln\(factor\) \+ 1 = 1\.3688\d*; cos and sin carry the attention factor 1 apart$/,
+    );
+  });
+
+  test('RopeReport.LlamaFourTemperatureInWords', () => {
+    const name = 'llama-4-scout-17b-16e';
+    const { report: r } = ropeConfig(lab, { name: `${name}.json`, text: configText(name) });
+    expect(positionText(layerRuns(r.layers)[0], r.schemes)).toBe('RoPE base 500,000, llama3 × 16');
+    expect(temperatureText(r.temperature)).toBe(
+      'NoPE layers multiply the query at position p by 1 + 0.1 × ln(1 + ⌊(p + 1) / 8,192⌋) (attn_temperature_tuning): 1 up to position 8,190, 1.3496507 at 262,143',
+    );
+    expect(r.notes).toContain(
+      '"text_config.use_qk_norm" not modelled: it changes position or attention math this report leaves out',
+    );
+  });
+
+  test('RopeReport.MropeAxesInWords', () => {
+    const { report: r } = ropeConfig(lab, { name: 'qwen2-vl-7b.json', text: configText('qwen2-vl-7b') });
+    expect(axisLines(r.mrope.axes)).toEqual([
+      'time: pairs 0–15 (16)',
+      'height: pairs 16–39 (24)',
+      'width: pairs 40–63 (24)',
+    ]);
+    expect(r.mrope.sample.tokens).toBe('TTT' + 'I'.repeat(12) + 'TT');
+    expect(r.mrope.sample.w).toEqual([0, 1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4, 5, 6, 7, 8]);
+    // Qwen3-VL's interleaving: t h w t h w …, the last pairs time.
+    const interleaved = 'thw'.repeat(20) + 'tttt';
+    expect(axisLines(interleaved)).toEqual([
+      'time: pairs 0, 3, …, 60; 61–63 (24)',
+      'height: pairs 1, 4, …, 58 (20)',
+      'width: pairs 2, 5, …, 59 (20)',
+    ]);
+    expect(indexRuns([7])).toBe('7');
+    expect(indexRuns([1, 5])).toBe('1, 5');
   });
 
   test('RopeReport.ABadConfigIsRefusedOnTheConfigField', () => {

@@ -276,6 +276,7 @@ export const RAW_GPT2_CALLS = {
       JSON.stringify({ hidden_size: 8, num_attention_heads: 2, num_hidden_layers: 1, max_position_embeddings: 16 }),
     ],
     ['name', 'config.json'],
+    ['mropeSample', {}, 'opts'], // its values' checks: rope_config.test.js
   ],
   ropeScalings: () => [],
   modelTypes: () => [],

@@ -17,12 +17,18 @@ function camelKeys(value) {
 /** The inspector bound to an instantiated poslab-lm module (merged into its lab). */
 export function bindRopeConfig(m) {
   return {
-    /** config.json's text → its RoPE report (schemes, layers, notes, ignoredKeys). */
-    ropeConfig(text, name) {
+    /**
+     * config.json's text → its RoPE report (schemes, layers, mla, temperature, mrope, notes,
+     * ignoredKeys). options.mropeSample: the M-RoPE prompt { textBefore, imageH, imageW,
+     * textAfter } (checked in C++).
+     */
+    ropeConfig(text, name, options) {
+      const o = check.options(options, 'ropeConfig', ['mropeSample']);
       const json = call(
         m.ropeConfig,
         check.string(text, 'config'),
         name === undefined ? 'config.json' : check.string(name, 'name'),
+        o.mropeSample,
       );
       return camelKeys(JSON.parse(json));
     },

@@ -474,6 +474,8 @@ export const VIEWS = [
     figures: {
       wavelengths: { title: 'Wavelength per pair' },
       ratio: { title: 'Scaled / original frequency' },
+      temperature: { title: 'NoPE layers’ query scale by position' },
+      mrope: { title: 'M-RoPE position ids of a sample prompt' },
     },
     embed: null, // it runs on the language-model module, which an embed does not load
     // Its job (ropeConfig) runs on the language-model module: LM_JOBS, not JOBS.

@@ -6,7 +6,17 @@
 import { range } from '../plots/lineplot.js';
 import { ROPE_CONFIGS } from '../state/rope-configs.js';
 import { createIntro, defineView, el, pasteOrOpen } from './kit.js';
-import { attentionText, count, layerRuns, positionText, referenceLines, schemeFacts } from './rope-report.js';
+import {
+  attentionText,
+  axisLines,
+  count,
+  layerRuns,
+  mlaFacts,
+  positionText,
+  referenceLines,
+  schemeFacts,
+  temperatureText,
+} from './rope-report.js';
 
 const SPECS = [
   {
@@ -21,7 +31,9 @@ const NOTE =
   'Each pair of dimensions i turns by θᵢ = base^(−2i/R) per position, one full turn every 2π/θᵢ positions (its wavelength). ' +
   'Pairs whose wavelength fits in the trained context N have turned through every angle in training; the slower ones have not, so past N they meet angles never seen. ' +
   'The first pair that does not is the critical pair i, at dimension 2i: YaRN’s ramp (NTK-by-parts) and llama3’s bands leave the fast pairs alone and stretch the slow ones by the factor, linear stretches all, longrope gives each pair its own factor.';
-const NATIVE = ['The same report for a config file: `poslab rope-config --config config.json -o report.json`'];
+const NATIVE = [
+  'The same report for a config file: `poslab rope-config --config config.json -o report.json` (M-RoPE’s sample prompt: `--mrope-sample 3,6,8,2`)',
+];
 
 // The bundled texts live in this view's chunk (about 20 KB), loaded with the view.
 const CONFIG_TEXTS = import.meta.glob('../content/rope-configs/*.json', {
@@ -82,6 +94,18 @@ export default defineView('rope-inspector', {
       yTitle: 'ratio',
       height: 260,
     });
+    const temperature = shell.lines('temperature', {
+      title: 'NoPE layers’ query scale by position',
+      xTitle: 'position p',
+      yTitle: 'query scale',
+      height: 260,
+    });
+    const mrope = shell.lines('mrope', {
+      title: 'M-RoPE position ids: text, one image, text',
+      xTitle: 'token',
+      yTitle: 'position id',
+      height: 260,
+    });
 
     // The words after the plots: on a phone the first plot starts in the first screen.
     const about = el('div', 'ri-about');
@@ -113,7 +137,7 @@ export default defineView('rope-inspector', {
         el(
           'p',
           '',
-          `${r.heads} query heads, ${r.kvHeads} key/value heads (${r.heads === r.kvHeads ? 'one per query head' : `each shared by ${r.heads / r.kvHeads} query heads`}), head width ${r.headDim}; max_position_embeddings ${count(r.maxPositionEmbeddings)}.`,
+          `${r.heads} query heads, ${r.kvHeads} key/value heads (${r.heads === r.kvHeads ? 'one per query head' : `each shared by ${r.heads / r.kvHeads} query heads`}), head width ${r.headDim}${r.mla ? ` (${r.mla.qkRopeHeadDim} of them rotated)` : ''}; max_position_embeddings ${count(r.maxPositionEmbeddings)}.`,
         ),
         tableOf(
           ['layers', 'attention', 'position'],
@@ -124,10 +148,34 @@ export default defineView('rope-inspector', {
           ]),
         ),
       );
-      for (const s of r.schemes) {
+      const facts = (title, lines) => {
         const list = el('ul', 'ri-facts');
-        for (const fact of schemeFacts(s, r.maxPositionEmbeddings)) list.append(el('li', '', fact));
-        about.append(el('h4', '', `RoPE base ${count(s.base)}${r.schemes.length > 1 ? ` (${s.name})` : ''}`), list);
+        for (const fact of lines) list.append(el('li', '', fact));
+        about.append(el('h4', '', title), list);
+      };
+      if (r.mla) facts('Multi-head latent attention (MLA)', mlaFacts(r.mla, r.schemes[0]));
+      for (const s of r.schemes) {
+        facts(
+          `RoPE base ${count(s.base)}${r.schemes.length > 1 ? ` (${s.name})` : ''}`,
+          schemeFacts(s, r.maxPositionEmbeddings),
+        );
+      }
+      if (r.temperature) facts('NoPE layers’ temperature', [temperatureText(r.temperature)]);
+      if (r.mrope) {
+        const m = r.mrope;
+        const { sample } = m;
+        facts(`M-RoPE (mrope_section [${m.section.join(', ')}], ${m.interleaved ? 'interleaved' : 'in blocks'})`, [
+          ...axisLines(m.axes),
+          `a prompt of ${sample.textBefore} text tokens, an image of ${sample.imagePatches.join(' × ')} patches (${sample.tokens.split('I').length - 1} tokens after the ${m.spatialMergeSize} × ${m.spatialMergeSize} merge) and ${sample.textAfter} text tokens: the ids below, as transformers’ get_rope_index gives them (the next token’s id is its index + ${sample.ropeDelta})`,
+        ]);
+        const wide = el('div', 'ri-wide');
+        wide.append(
+          tableOf(
+            ['', ...[...sample.tokens].map((k) => (k === 'T' ? 'text' : 'image'))],
+            ['t', 'h', 'w'].map((axis) => [axis, ...sample[axis].map(String)]),
+          ),
+        );
+        about.append(wide);
       }
       if (r.notes.length) {
         const list = el('ul', 'ri-notes');
@@ -170,6 +218,30 @@ export default defineView('rope-inspector', {
       waves.update(series, { logY: true, refLines: referenceLines(r.schemes) });
       ratio.figure.el.hidden = ratios.length === 0;
       if (ratios.length) ratio.update(ratios, { logY: false });
+      temperature.figure.el.hidden = !r.temperature;
+      if (r.temperature) {
+        // A staircase: each sampled step start holds until the next one.
+        const { positions: p, scales } = r.temperature;
+        const x = p.flatMap((v, i) => (i + 1 < p.length ? [v, p[i + 1] - 1] : [v]));
+        const y = scales.flatMap((v, i) => (i + 1 < p.length ? [v, v] : [v]));
+        temperature.update([{ label: 'query scale', x: Float64Array.from(x), y: Float64Array.from(y) }], {
+          logY: false,
+        });
+      }
+      mrope.figure.el.hidden = !r.mrope;
+      if (r.mrope) {
+        const { sample } = r.mrope;
+        const x = range(sample.tokens.length);
+        mrope.update(
+          ['t', 'h', 'w'].map((axis, k) => ({
+            label: { t: 'time', h: 'height', w: 'width' }[axis],
+            x,
+            y: Float64Array.from(sample[axis]),
+            dashed: k > 0,
+          })),
+          { logY: false },
+        );
+      }
     }
 
     return {

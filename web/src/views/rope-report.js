@@ -83,3 +83,51 @@ export function referenceLines(schemes) {
   }
   return [...at.values()];
 }
+
+const AXIS_NAMES = { t: 'time', h: 'height', w: 'width' };
+
+/** Indices as runs of a constant step: "0–15", "1, 4, …, 58", "7". */
+export function indexRuns(indices) {
+  const runs = [];
+  for (let k = 0; k < indices.length;) {
+    const from = indices[k];
+    const step = k + 1 < indices.length ? indices[k + 1] - from : 1;
+    let to = k;
+    while (to + 1 < indices.length && indices[to + 1] - indices[to] === step) to += 1;
+    const n = to - k + 1;
+    const last = indices[to];
+    if (n === 1) runs.push(`${from}`);
+    else if (step === 1) runs.push(`${from}–${last}`);
+    else if (n === 2) runs.push(`${from}, ${last}`);
+    else runs.push(`${from}, ${from + step}, …, ${last}`);
+    k = to + 1;
+  }
+  return runs.join('; ');
+}
+
+/** M-RoPE's pairs per axis, one line each: "time: pairs 0–15 (16)". */
+export function axisLines(axes) {
+  return ['t', 'h', 'w'].map((axis) => {
+    const pairs = [...axes].flatMap((a, i) => (a === axis ? [i] : []));
+    return `${AXIS_NAMES[axis]}: ${pairs.length ? `pairs ${indexRuns(pairs)}` : 'no pair'} (${pairs.length})`;
+  });
+}
+
+/** DeepSeek's latent attention in words; `scheme` is the rotation (its attention factor). */
+export function mlaFacts(mla, scheme) {
+  const m = formatExact(mla.softmaxMscale);
+  return [
+    `queries and keys ${mla.qkHeadDim} dims per head: ${mla.qkNopeHeadDim} without rotation (qk_nope_head_dim), then ${mla.qkRopeHeadDim} rotated (qk_rope_head_dim, the R below); values ${mla.vHeadDim} (v_head_dim)`,
+    `keys and values come up from a ${mla.kvLoraRank}-dim latent (kv_lora_rank), the rotated key part straight from the hidden state, one for all heads; queries ${mla.qLoraRank ? `from a ${mla.qLoraRank}-dim latent (q_lora_rank)` : 'projected directly (q_lora_rank null)'}`,
+    mla.interleaved
+      ? 'each rotated pair is two adjacent dims (2i, 2i + 1) (rope_interleave)'
+      : 'each rotated pair is dims (i, i + R/2) (rotate_half)',
+    `softmax scale ${mla.qkHeadDim}^−½ × m² = ${formatExact(mla.softmaxScale)}, m = ${mla.mscaleAllDim ? `0.1 × mscale_all_dim ${formatExact(mla.mscaleAllDim)} × ln(factor) + 1 = ${m}` : `${m} (no mscale_all_dim)`}; cos and sin carry the attention factor ${formatExact(scheme ? scheme.attentionFactor : 1)} apart`,
+  ];
+}
+
+/** Llama 4's NoPE-layer query scale in words. */
+export function temperatureText(t) {
+  const last = t.positions.length - 1;
+  return `NoPE layers multiply the query at position p by 1 + ${formatExact(t.attnScale)} × ln(1 + ⌊(p + 1) / ${count(t.floorScale)}⌋) (attn_temperature_tuning): 1 up to position ${count(Math.max(0, Math.ceil(t.floorScale) - 2))}, ${formatExact(t.scales[last])} at ${count(t.positions[last])}`;
+}
