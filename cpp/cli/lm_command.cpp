@@ -142,7 +142,8 @@ void declare_lm(CLI::App* cmd, LmArgs& a) {
       ->check(input_file());
   cmd->add_option("--config", a.config,
                   "Hugging Face config.json; its model_type (gpt2 | gpt_neox | llama | mistral | "
-                  "qwen2 | qwen3 | gemma3_text) picks the architecture (required but for GPT-2)")
+                  "qwen2 | qwen3 | gemma3_text | smollm3) picks the architecture (required but "
+                  "for GPT-2)")
       ->type_name("FILE")
       ->check(input_file());
   auto* tokens =

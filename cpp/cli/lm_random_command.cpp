@@ -3,6 +3,7 @@
 // models' shapes without downloading weights. `poslab lm --weights DIR/model.safetensors
 // --config DIR/config.json` runs it.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "commands.hpp"
@@ -36,13 +37,26 @@ std::string encode(const std::vector<std::pair<std::string, const StoredTensor*>
   return encode_safetensors(out);
 }
 
+// config.json's text with --arch as its model_type where it has none, so that a Llama-family
+// member (mistral, ..., smollm3) given by --arch is read as that member, not as llama.
+std::string with_model_type(const std::string& text, const LmRandomArgs& a) {
+  if (a.arch.empty() ||
+      lm_checkpoint_family(parse_lm_architecture(a.arch)) != LmArchitecture::kLlama) {
+    return text;
+  }
+  nlohmann::json json = nlohmann::json::parse(text);
+  if (json.contains("model_type")) return text;
+  json["model_type"] = a.arch;
+  return json.dump();
+}
+
 // The architecture's config (--preset, or config.json's `text`), its seeded random weights and
 // their config.json, staged in `files` under `dir`.
 template <class Config>
 void add_random_checkpoint(OutputFiles& files, const std::filesystem::path& dir,
                            const std::string& text, const LmRandomArgs& a, StoredDType dtype) {
-  const Config config =
-      a.config.empty() ? Config::preset(a.preset) : Config::from_json(text, a.config);
+  const Config config = a.config.empty() ? Config::preset(a.preset)
+                                         : Config::from_json(with_model_type(text, a), a.config);
   const typename Config::Weights weights = lm_random_weights(config, a.seed);
   files.add((dir / "model.safetensors").string(), encode(lm_named_tensors(weights), dtype));
   files.add((dir / "config.json").string(), config.to_json());
@@ -90,9 +104,10 @@ void declare_lm_random(CLI::App* cmd, LmRandomArgs& a) {
       ->check(one_of(kLmArchitectureNames, "architecture"));
   auto* preset = cmd->add_option("--preset", a.preset,
                                  "model shape: small, medium (gpt2); pythia-70m, pythia-160m "
-                                 "(gpt_neox); smollm2-135m (llama); qwen2.5-0.5b (qwen2)")
+                                 "(gpt_neox); smollm2-135m (llama); qwen2.5-0.5b (qwen2); "
+                                 "smollm3-3b (smollm3)")
                      ->check(one_of({"small", "medium", "pythia-70m", "pythia-160m", "smollm2-135m",
-                                     "qwen2.5-0.5b"},
+                                     "qwen2.5-0.5b", "smollm3-3b"},
                                     "preset"));
   cmd->add_option("--config", a.config, "Hugging Face config.json instead of a preset")
       ->type_name("FILE")

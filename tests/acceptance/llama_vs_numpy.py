@@ -1,5 +1,5 @@
-"""Acceptance check: `poslab lm` on Llama-family checkpoints (llama, mistral, qwen2, qwen3)
-against an independent float64 NumPy forward pass.
+"""Acceptance check: `poslab lm` on Llama-family checkpoints (llama, mistral, qwen2, qwen3,
+smollm3) against an independent float64 NumPy forward pass.
 
 Usage: python3 llama_vs_numpy.py PATH/TO/poslab
 The model below is written from Hugging Face's modeling_llama.py (LlamaRMSNorm, LlamaMLP with
@@ -8,7 +8,10 @@ head, q/k/v/o biases when attention_bias, lm_head tied to embed_tokens when
 tie_word_embeddings), the members' differences from modeling_qwen2.py (q/k/v biases, no o
 bias), modeling_qwen3.py (q_norm and k_norm over each head before RoPE) and modeling_mistral.py
 with masking_utils.py's sliding window (key j visible to query i when i - W < j <= i; Qwen's
-on the layers its layer_types or max_window_layers make sliding), and the RoPE scalings from
+on the layers its layer_types or max_window_layers make sliding), modeling_smollm3.py and
+configuration_smollm3.py (no RoPE in a layer whose no_rope_layers entry is 0, the list built
+from no_rope_layer_interval when absent; with use_sliding_window and a sliding_window the NoPE
+layers slide), and the RoPE scalings from
 modeling_rope_utils.py (linear, dynamic NTK, YaRN, llama3), not from the C++ core. The checkpoint is a tiny random one written here byte
 by byte (safetensors: an 8-byte little-endian header length, the JSON header, the raw
 little-endian tensors), with its config.json.
@@ -46,8 +49,26 @@ def biases(config):
     return bias, bias
 
 
+def no_rope_layers(config):
+    """config.no_rope_layers as SmolLM3Config.__post_init__ builds it (1: RoPE, 0: NoPE); every
+    layer rotates in the other members."""
+    N = config["num_hidden_layers"]
+    if config["model_type"] != "smollm3":
+        return [1] * N
+    if config.get("no_rope_layers") is not None:
+        return config["no_rope_layers"]
+    interval = config.get("no_rope_layer_interval", 4)
+    return [int((i + 1) % interval != 0) for i in range(N)]
+
+
 def window_of(config, layer):
     """The sliding window of a layer, 0 for full causal attention."""
+    if config["model_type"] == "smollm3":  # SmolLM3Config's layer_types: its NoPE layers slide
+        on = config.get("use_sliding_window", False) and config.get("sliding_window") is not None
+        types = config.get("layer_types") or [
+            "sliding_attention" if on and not rope else "full_attention"
+            for rope in no_rope_layers(config)]
+        return config["sliding_window"] if types[layer] == "sliding_attention" else 0
     if config["model_type"] == "mistral":
         return config.get("sliding_window") or 0
     if config["model_type"] in ("qwen2", "qwen3") and config.get("use_sliding_window"):
@@ -157,6 +178,7 @@ def forward(w, config, tokens):
 
     x = w["model.embed_tokens.weight"][tokens]
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    use_rope = no_rope_layers(config)
     for n in range(config["num_hidden_layers"]):
         W = window_of(config, n)
         hidden = (j > i) | ((j <= i - W) if W else False)  # causal, and outside the window
@@ -168,7 +190,8 @@ def forward(w, config, tokens):
         if config["model_type"] == "qwen3":  # q_norm, k_norm over each head's d values
             q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
             k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
-        q, k = rope(q), rope(k)
+        if use_rope[n]:  # SmolLM3Attention: `if self.use_rope:`
+            q, k = rope(q), rope(k)
         k, v = np.repeat(k, H // K, axis=0), np.repeat(v, H // K, axis=0)  # repeat_kv
         scores = q @ k.transpose(0, 2, 1) * d ** -0.5
         scores[:, hidden] = -np.inf
@@ -230,6 +253,18 @@ def main():
     case("cli-linear-flag", base, "F32", tokens, rng,
          flags=("--rope-scaling", "linear", "--rope-factor", "2"),
          ref_config={**base, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    smollm3 = {**base, "model_type": "smollm3", "tie_word_embeddings": True}
+    case("smollm3-nope-interval-2", {**smollm3, "no_rope_layer_interval": 2},
+         "F32", long_tokens, rng)
+    case("smollm3-nope-list-sliding-bias-f16", {**smollm3, "no_rope_layers": [0, 1],
+                                                "use_sliding_window": True, "sliding_window": 4,
+                                                "attention_bias": True},
+         "F16", long_tokens, rng)
+    case("smollm3-yarn-every-layer-rotates", {**smollm3, "max_position_embeddings": 32,
+                                              "no_rope_layers": [1, 1], "rope_scaling": {
+                                                  "rope_type": "yarn", "factor": 4.0,
+                                                  "original_max_position_embeddings": 8}},
+         "F32", long_tokens, rng)
     TALLY.finish()
 
 

@@ -100,6 +100,13 @@ def cases():
                        "hidden_act": "gelu", "layer_norm_eps": 1e-5,
                        "tie_word_embeddings": False, "torch_dtype": "float16"}, \
         torch.float16, [SHORT], None
+    # SmolLM3: layer 1 of 3 NoPE by no_rope_layers (1 rotates, 0 not), and sliding there
+    # (use_sliding_window); tied, its default. Last, so the cases before keep their seeds.
+    yield "smollm3-nope", {**LLAMA, "architectures": ["SmolLM3ForCausalLM"],
+                           "model_type": "smollm3", "num_hidden_layers": 3,
+                           "no_rope_layers": [1, 0, 1], "no_rope_layer_interval": 4,
+                           "use_sliding_window": True, "sliding_window": 4,
+                           "tie_word_embeddings": True}, torch.bfloat16, [SHORT, LONG], None
 
 
 def randomise(model, model_type, seed):

@@ -1,7 +1,8 @@
 // `poslab lm` and `poslab lm-random` end to end: tiny GPT-NeoX and GPT-2 checkpoints written by
 // lm-random, the logits equal to the core's forward pass in either precision, the architecture
 // read off config.json or the tensor names, --tokens-file, --loss-by-position, the trace, RoPE
-// scaling (GPT-NeoX only), and bad inputs refused with `poslab: error: ...`.
+// scaling (GPT-NeoX only), SmolLM3 with its NoPE layers through lm, lens and surgery, and bad
+// inputs refused with `poslab: error: ...`.
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "poslab/io/safetensors.hpp"
 #include "poslab/models/gpt2.hpp"
 #include "poslab/models/gpt_neox.hpp"
+#include "poslab/models/llama.hpp"
 #include "poslab/models/lm.hpp"
 
 namespace poslab::test {
@@ -267,6 +269,79 @@ TEST_F(LmCli, RandomCheckpointsInHalfAndTheirConfigs) {
   put("file", "x");
   expect_refused_saying({"lm-random", "--config", "neox.json", "-o", "file"},
                         "-o must name a directory");
+}
+
+// SmolLM3: lm-random --arch smollm3 over a config.json without a model_type writes a smollm3
+// checkpoint whose config.json spells out its NoPE layers (no_rope_layer_interval 2: layer 1);
+// `poslab lm` gives the core's logits in both precisions (the core is checked against the
+// float64 reference in tests/cpp/llama_test.cpp), with no note for the NoPE keys it reads; the
+// lens reads the NoPE layer's heads against pairs that never turn, so none is positional; the
+// layers sweep finds that layer NoPE already (a change of 0, said in a note).
+TEST_F(LmCli, SmolLm3RunsWithItsNopeLayers) {
+  put("smol.json",
+      R"({"vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "intermediate_size": 80, "max_position_embeddings": 16,
+          "rope_theta": 10000.0, "no_rope_layer_interval": 2})");
+  ASSERT_EQ(
+      run({"lm-random", "--arch", "smollm3", "--config", "smol.json", "--seed", "6", "-o", "smol"})
+          .status,
+      0);
+  const std::string config_text = read_file(path("smol/config.json"));
+  const nlohmann::json written = nlohmann::json::parse(config_text);
+  EXPECT_EQ(written["model_type"], "smollm3");
+  EXPECT_EQ(written["architectures"], nlohmann::json::array({"SmolLM3ForCausalLM"}));
+  EXPECT_EQ(written["no_rope_layers"], nlohmann::json::array({1, 0}));
+  const LlamaWeights w = lm_random_weights(LlamaConfig::from_json(config_text, "c"), 6);
+  ASSERT_TRUE(w.config.nope(1));
+  const std::vector<std::string> lm{
+      "lm",       "--weights",       "smol/model.safetensors", "--config", "smol/config.json",
+      "--tokens", "3,14,15,92,65,35"};
+  const auto with = [&lm](std::vector<std::string> more) {
+    std::vector<std::string> args = lm;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const RunResult r = run(with({"--trace", "tr", "-o", "s.npy"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("note"), std::string::npos) << r.err;
+  EXPECT_EQ(read_npy(path("s.npy")).data, llama_forward(w, kTokens).logits.data);
+  const nlohmann::json index = nlohmann::json::parse(read_file(path("tr/index.json")));
+  EXPECT_EQ(index["architecture"], "smollm3");
+  EXPECT_TRUE(index["notes"].empty());
+  EXPECT_EQ(index["model"]["no_rope_layers"], nlohmann::json::array({1, 0}));
+  LlamaOptions exact;
+  exact.precision = Precision::kDouble;
+  EXPECT_EQ(run_npy(with({"--precision", "double", "-o", "d.npy"}), "d.npy").data,
+            llama_forward(w, kTokens, exact).logits.data);
+
+  ASSERT_EQ(run({"lens", "--weights", "smol/model.safetensors", "--config", "smol/config.json",
+                 "--tokens", "3,14,15,92,65,35,8,9,7,26", "--period", "3", "-o", "lens.json"})
+                .status,
+            0);
+  const nlohmann::json report = nlohmann::json::parse(read_file(path("lens.json")));
+  const nlohmann::json& layers = report["rope_bands"]["layers"];
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0]["inv_freq"], report["rope_bands"]["inv_freq"]);
+  for (const auto& theta : layers[1]["inv_freq"]) EXPECT_EQ(theta.get<double>(), 0.0);
+  for (const auto& head : report["heads"]) {
+    if (head["layer"] != 1) continue;
+    EXPECT_EQ(head["turning_share"].get<double>(), 0.0);
+    EXPECT_EQ(head["bands"], "semantic");
+  }
+
+  const RunResult sweep =
+      run({"surgery", "--weights", "smol/model.safetensors", "--config", "smol/config.json",
+           "--tokens", "3,14,15,92,65,35,8,9,7,26", "--sweep", "layers", "-o", "s.json"});
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  const nlohmann::json surgery = nlohmann::json::parse(read_file(path("s.json")));
+  ASSERT_EQ(surgery["interventions"].size(), 2u);
+  EXPECT_NE(surgery["interventions"][0]["delta_mean"].get<double>(), 0.0);
+  EXPECT_EQ(surgery["interventions"][1]["delta_mean"].get<double>(), 0.0);
+  ASSERT_EQ(surgery["notes"].size(), 1u);
+  EXPECT_NE(surgery["notes"][0].get<std::string>().find("own NoPE layers (1) do not rotate"),
+            std::string::npos);
+  expect_refused_saying({"lm-random", "--arch", "smollm3", "--preset", "smollm2-135m", "-o", "x"},
+                        "--preset smollm2-135m is a llama shape, not --arch smollm3");
 }
 
 // The position lens: one entry per layer × head with its role, scores and distance profile;

@@ -12,7 +12,9 @@
 #include "poslab/analysis/lens_report.hpp"
 #include "poslab/base/errors.hpp"
 #include "poslab/models/gpt2.hpp"
+#include "poslab/models/gpt_neox.hpp"
 #include "poslab/models/llama.hpp"
+#include "poslab/models/lm_lens.hpp"
 #include "poslab/models/lm_weights.hpp"
 
 namespace poslab {
@@ -451,6 +453,66 @@ TEST(Lens, AnInductionCircuitWiredInTwoLayersIsNamed) {
 // The whole report over a model that hands the lens the hand-built layers: the repeated
 // sequence (2n tokens) gets the induction rule, the text the others; every head gets its role,
 // the counts add up, and a model without logits or losses has no shift or shuffle.
+// A layer that does not rotate — SmolLM3's NoPE layer from its config, or one made NoPE by
+// position surgery, in the Llama family and GPT-NeoX alike — is read against pairs that never
+// turn (every θ_i 0 in rope_bands.layers): its heads' score energy still splits over the pairs,
+// but none of it turns, so none of them reads as positional; the rotating layers keep the
+// model's pairs.
+TEST(Lens, ANopeLayersHeadsAreNotReadAsPositional) {
+  const std::vector<long long> tokens{1, 7, 3, 3, 9, 40, 2, 11, 5, 8, 13, 21, 4, 6, 30, 31};
+  const auto check = [&](const LensModel& model, const std::vector<bool>& nope) {
+    ASSERT_EQ(model.layer_inv_freq.size(), nope.size());
+    for (std::size_t l = 0; l < nope.size(); ++l) {
+      for (const double theta : model.layer_inv_freq[l]) EXPECT_EQ(theta == 0.0, nope[l]) << l;
+      if (!nope[l]) {
+        EXPECT_EQ(model.layer_inv_freq[l], model.inv_freq) << l;
+      }
+    }
+    LensSettings settings;
+    settings.period = 4;
+    const LensReport r = lens_report(model, tokens, settings);
+    ASSERT_TRUE(r.bands.has_value());
+    int positional = 0;
+    for (const LensHead& h : r.heads) {
+      ASSERT_EQ(h.pair_energy.size(), model.inv_freq.size() + 1);
+      double sum = 0;
+      for (const float e : h.pair_energy) sum += e;
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+      if (nope[h.layer]) {
+        EXPECT_EQ(h.turning_share, 0.0) << h.layer << ":" << h.head;
+        EXPECT_FALSE(h.positional) << h.layer << ":" << h.head;
+      }
+      positional += h.positional;
+    }
+    EXPECT_EQ(r.bands->positional_heads, positional);
+    EXPECT_EQ(r.bands->of_layer(1).uniform_share, nope[1] ? 0.0 : r.bands->uniform_share);
+  };
+  const LlamaConfig smol = LlamaConfig::from_json(
+      R"({"model_type": "smollm3", "vocab_size": 50, "hidden_size": 32, "num_hidden_layers": 3,
+          "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+          "max_position_embeddings": 16, "rope_theta": 100, "no_rope_layers": [1, 0, 1]})",
+      "c");
+  const LlamaWeights w = lm_random_weights(smol, 7);
+  check(lens_model(w, Precision::kDouble), {false, true, false});
+  PositionSurgery surgery;
+  surgery.nope_layers = {2};
+  check(lens_model(w, Precision::kDouble, std::nullopt, surgery), {false, true, true});
+  // Without a NoPE layer, one list for the whole model.
+  LlamaWeights llama = w;
+  llama.config.model_type = LmArchitecture::kLlama;
+  llama.config.nope_layers.clear();
+  EXPECT_TRUE(lens_model(llama, Precision::kDouble).layer_inv_freq.empty());
+  const GptNeoxWeights neox = lm_random_weights(
+      GptNeoxConfig::from_json(R"({"model_type": "gpt_neox", "vocab_size": 50, "hidden_size": 32,
+          "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48,
+          "max_position_embeddings": 16, "rotary_pct": 0.5})",
+                               "c"),
+      8);
+  EXPECT_TRUE(lens_model(neox, Precision::kDouble).layer_inv_freq.empty());
+  surgery.nope_layers = {1};
+  check(lens_model(neox, Precision::kDouble, std::nullopt, surgery), {false, true});
+}
+
 TEST(Lens, ReportOfAHandBuiltModel) {
   LensModel model;
   model.vocab = 50;

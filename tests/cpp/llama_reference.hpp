@@ -2,11 +2,12 @@
 // modeling_llama.py (LlamaRMSNorm, LlamaAttention with repeat_kv, LlamaMLP, LlamaDecoderLayer,
 // LlamaForCausalLM), modeling_qwen3.py (q_norm, k_norm before RoPE), modeling_gemma3.py
 // (Gemma3RMSNorm's (1 + w), the sandwich norms, the √E embedding scale, query_pre_attn_scalar,
-// the gated GELU-tanh MLP, the sliding layers' own rotation) and masking_utils.py's sliding
-// window, with plain loops over a name → tensor map — never by calling the core's model code.
-// The rotary frequencies come in from the caller (ref::rope_freqs, written from Hugging Face's
-// rope_type functions), and so do the positions; position surgery (lm_reference.hpp's
-// Surgery) is applied inside the pass.
+// the gated GELU-tanh MLP, the sliding layers' own rotation), modeling_smollm3.py
+// (SmolLM3Attention's `if self.use_rope:` around apply_rotary_pos_emb, use_rope =
+// config.no_rope_layers[layer_idx]) and masking_utils.py's sliding window, with plain loops over a
+// name → tensor map — never by calling the core's model code. The rotary frequencies come in from
+// the caller (ref::rope_freqs, written from Hugging Face's rope_type functions), and so do the
+// positions; position surgery (lm_reference.hpp's Surgery) is applied inside the pass.
 #pragma once
 
 #include <cmath>
@@ -28,6 +29,12 @@ struct Config : lm_ref::Dims {
   // scores times query_pre_attn_scalar^(−1/2), GELU-tanh in place of SiLU.
   bool gemma = false;
   double query_pre_attn_scalar = 0.0;
+  // smollm3: config.no_rope_layers as transformers holds it, 1 for a layer that rotates q and k,
+  // 0 for one that does not (NoPE); empty: every layer rotates.
+  std::vector<int> no_rope_layers;
+  bool use_rope(std::size_t layer) const {
+    return layer >= no_rope_layers.size() || no_rope_layers[layer] != 0;
+  }
 };
 
 struct Result {
@@ -110,7 +117,9 @@ inline Result forward(const Weights& w, const Config& c, const std::vector<long 
     const Mat q_plain = q, k_plain = k;  // what a NoPE head reads
     const std::size_t window = n < c.windows.size() ? c.windows[n] : 0;
     const ref::Freqs turned = surgery.zeroed(local_freqs && window > 0 ? *local_freqs : freqs);
-    for (std::size_t t = 0; t < T && !surgery.nope(n); ++t) {
+    // SmolLM3Attention: `if self.use_rope:` q and k rotated, else both left as projected.
+    const bool rotates = c.use_rope(n) && !surgery.nope(n);
+    for (std::size_t t = 0; t < T && rotates; ++t) {
       for (std::size_t h = 0; h < H; ++h)
         lm_ref::rotate_half(&q[(t * H + h) * d], positions[t], turned);
       for (std::size_t h = 0; h < K; ++h)

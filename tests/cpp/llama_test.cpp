@@ -2,8 +2,9 @@
 // positions; grouped-query heads (4 query heads over 2 kv heads), multi-query (1 kv head) and
 // multi-head with an explicit head_dim and attention biases; tied and untied heads; F32, F16
 // and BF16 weights; qwen2's q/k/v biases, mistral's sliding window, qwen3's q/k norms with a
-// sliding layer) saved to .safetensors and loaded back, against the naive double reference of
-// llama_reference.hpp; float against double; every RoPE scaling the config can name; the loss
+// sliding layer, smollm3's NoPE layers, one sliding) saved to .safetensors and loaded back,
+// against the naive double reference of llama_reference.hpp; float against double; every RoPE
+// scaling the config can name; smollm3's NoPE layers where its config.json puts them; the loss
 // by position; bad checkpoints and configs refused naming their tensor or key.
 #include "poslab/models/llama.hpp"
 
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -61,20 +63,40 @@ LlamaConfig member(LlamaConfig c, poslab::LmArchitecture type, long long window 
   return c;
 }
 
+// smollm3: NoPE layers where `nope` says (true: that layer does not rotate), and a sliding window
+// W on those NoPE layers (use_sliding_window) when W > 0; attention biases with `bias`.
+LlamaConfig smollm3(LlamaConfig c, std::vector<bool> nope, long long window = 0) {
+  c.model_type = poslab::LmArchitecture::kSmolLm3;
+  c.nope_layers = nope;
+  if (window > 0) {
+    c.sliding_window = window;
+    c.sliding_layers = nope;
+  }
+  return c;
+}
+
+// HF's config.no_rope_layers (1: RoPE, 0: NoPE) from the core's NoPE layers.
+std::vector<int> no_rope_layers(const LlamaConfig& c) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < std::size_t(c.dims.layers) && c.has_nope_layers(); ++i) {
+    out.push_back(c.nope(i) ? 0 : 1);
+  }
+  return out;
+}
+
 llama_ref::Config ref_config(const LlamaConfig& c) {
-  return {lm_ref::dims_of(c.dims),
-          std::size_t(c.num_key_value_heads),
-          std::size_t(c.head_dim()),
-          std::size_t(c.intermediate_size),
-          c.rms_norm_eps,
-          c.tie_word_embeddings,
-          [&c] {
-            std::vector<std::size_t> windows;
-            for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
-              windows.push_back(std::size_t(c.window_of(i)));
-            }
-            return windows;
-          }()};
+  llama_ref::Config rc{lm_ref::dims_of(c.dims),
+                       std::size_t(c.num_key_value_heads),
+                       std::size_t(c.head_dim()),
+                       std::size_t(c.intermediate_size),
+                       c.rms_norm_eps,
+                       c.tie_word_embeddings,
+                       {}};
+  for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
+    rc.windows.push_back(std::size_t(c.window_of(i)));
+  }
+  rc.no_rope_layers = no_rope_layers(c);
+  return rc;
 }
 
 // The checkpoint written out name by name (not from the core's list), with gains away from 1
@@ -197,7 +219,14 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{
             "Qwen3QkNormSlidingLayer",
             member(tiny_config(6, 3, true, 10), poslab::LmArchitecture::kQwen3, 3, {false, true}),
-            poslab::StoredDType::kF32}),
+            poslab::StoredDType::kF32},
+        Variant{"SmolLm3NopeLastLayerTied", smollm3(tiny_config(4, 2, true), {false, true}),
+                poslab::StoredDType::kF32},
+        Variant{"SmolLm3NopeFirstLayerBF16", smollm3(tiny_config(4, 1), {true, false}),
+                poslab::StoredDType::kBF16},
+        Variant{"SmolLm3NopeSlidingLayerBias",
+                smollm3(tiny_config(4, 4, false, 8, true), {false, true}, 3),
+                poslab::StoredDType::kF32}),
     [](const ::testing::TestParamInfo<Variant>& info) { return std::string(info.param.name); });
 
 TEST(LlamaWindow, AWindowAsLongAsTheSequenceIsFullAttention) {
@@ -289,6 +318,113 @@ TEST(LlamaRope, OriginalLengthFollowsTransformers) {
   EXPECT_EQ(c.rope().original_length, 8);
   c.rope_scaling = poslab::RopeScaling::kDynamic;  // dynamic NTK divides by max_position
   EXPECT_EQ(c.rope().original_length, (long long)P);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SmolLM3's NoPE layers, where config.json puts them.
+
+// config.no_rope_layers as SmolLM3Config.__post_init__ builds it, written here from the Python
+// rather than read through the core's model-type table: the list when the config gives one, else
+// int((i + 1) % no_rope_layer_interval != 0) for each layer i, the interval 4 when absent.
+std::vector<int> transformers_no_rope_layers(const nlohmann::json& config) {
+  if (config.contains("no_rope_layers") && !config["no_rope_layers"].is_null()) {
+    return config["no_rope_layers"].get<std::vector<int>>();
+  }
+  const long long interval = config.value("no_rope_layer_interval", 4LL);
+  std::vector<int> out;
+  for (long long i = 0; i < config["num_hidden_layers"].get<long long>(); ++i) {
+    out.push_back(int((i + 1) % interval != 0));
+  }
+  return out;
+}
+
+// Each way config.json may place the NoPE layers (the default interval, an interval, a list, a
+// list beside an interval: the list wins): the core's NoPE layers are transformers' zeros, and
+// its logits the reference's with transformers' list, double and float. The four placements of
+// two layers are four different models, so a NoPE layer put anywhere else would show.
+TEST(LlamaSmolLm3, NopeLayersWhereTheConfigSaysMatchTheReference) {
+  const nlohmann::json sizes = nlohmann::json::parse(
+      R"({"model_type": "smollm3", "vocab_size": 97, "max_position_embeddings": 16,
+          "hidden_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "intermediate_size": 80, "rope_theta": 10000.0,
+          "rms_norm_eps": 1e-5, "tie_word_embeddings": false})");
+  const std::vector<nlohmann::json> placements = {
+      nlohmann::json::object(),
+      {{"no_rope_layer_interval", 2}},
+      {{"no_rope_layer_interval", 1}},
+      {{"no_rope_layers", {0, 1}}},
+      {{"no_rope_layers", {1, 1}}, {"no_rope_layer_interval", 1}},
+      {{"no_rope_layers", nullptr}, {"no_rope_layer_interval", 2}},
+  };
+  const llama_ref::Weights checkpoint = tiny_checkpoint(tiny_config(4, 2), 17);
+  std::map<std::vector<int>, TensorF> models;
+  for (const nlohmann::json& keys : placements) {
+    SCOPED_TRACE(keys.dump());
+    nlohmann::json config = sizes;
+    config.update(keys);
+    const LlamaConfig c = LlamaConfig::from_json(config.dump(), "config.json");
+    const std::vector<int> rope_layers = transformers_no_rope_layers(config);
+    for (std::size_t i = 0; i < N; ++i) EXPECT_EQ(c.nope(i), rope_layers[i] == 0) << i;
+    const poslab::LlamaWeights w = poslab::lm_weights_from_bytes(encode(checkpoint), c, "m");
+    llama_ref::Config rc = ref_config(tiny_config(4, 2));
+    rc.no_rope_layers = rope_layers;
+    const llama_ref::Result want =
+        llama_ref::forward(checkpoint, rc, kTokens,
+                           ref::rope_freqs(std::size_t(c.head_dim()), c.rope(), kTokens.size()),
+                           iota_positions(kTokens.size()));
+    LlamaOptions options;
+    options.precision = Precision::kDouble;
+    options.trace = true;
+    const poslab::LlamaResult got = poslab::llama_forward(w, kTokens, options);
+    EXPECT_ALLCLOSE(got.logits, want.logits, ref::kAcceptance);
+    for (std::size_t i = 0; i < N; ++i) {
+      lm_ref::expect_layer_close(got.layers[i], want.layers[i], ref::kAcceptance, i);
+    }
+    options.precision = Precision::kFloat;
+    options.trace = false;
+    EXPECT_TRUE(
+        WithinOfLargest(poslab::llama_forward(w, kTokens, options).logits, got.logits, 1e-4));
+    models[rope_layers] = got.logits;
+  }
+  ASSERT_EQ(models.size(), 4u);
+  for (auto a = models.begin(); a != models.end(); ++a) {
+    for (auto b = std::next(a); b != models.end(); ++b) {
+      EXPECT_FALSE(ref::AllClose(a->second, b->second, ref::kAcceptance));
+    }
+  }
+}
+
+// A NoPE layer of the config is position surgery's NoPE layer (the one path in the core): the
+// same bits as a llama of the same weights with that layer made NoPE, in both precisions; a
+// surgery NoPE layer on top of it changes nothing. It does not see where the tokens are: all at
+// position 0 leaves a model whose every layer is NoPE as it is.
+TEST(LlamaSmolLm3, ANopeLayerIsTheSurgerysNopeLayer) {
+  const LlamaConfig llama = tiny_config(4, 2, true);
+  const LlamaConfig smol = smollm3(llama, {false, true});
+  const llama_ref::Weights t = tiny_checkpoint(llama, 21);
+  const poslab::LlamaWeights a = poslab::lm_weights_from_bytes(encode(t), smol, "m");
+  const poslab::LlamaWeights b = poslab::lm_weights_from_bytes(encode(t), llama, "m");
+  for (const Precision precision : {Precision::kDouble, Precision::kFloat}) {
+    LlamaOptions o;
+    o.precision = precision;
+    o.trace = true;
+    const poslab::LlamaResult own = poslab::llama_forward(a, kTokens, o);
+    o.surgery.nope_layers = {1};
+    EXPECT_EQ(own.logits.data, poslab::llama_forward(b, kTokens, o).logits.data);
+    EXPECT_EQ(own.logits.data, poslab::llama_forward(a, kTokens, o).logits.data);
+    o.surgery = {};
+    EXPECT_NE(own.logits.data, poslab::llama_forward(b, kTokens, o).logits.data);
+    // Layer 0 rotates as llama's does.
+    EXPECT_EQ(own.layers[0].attention.data,
+              poslab::llama_forward(b, kTokens, o).layers[0].attention.data);
+  }
+  const poslab::LlamaWeights all =
+      poslab::lm_weights_from_bytes(encode(t), smollm3(llama, {true, true}), "m");
+  LlamaOptions o;
+  o.precision = Precision::kDouble;
+  const TensorF plain = poslab::llama_forward(all, kTokens, o).logits;
+  o.positions.assign(kTokens.size(), 0);
+  EXPECT_EQ(poslab::llama_forward(all, kTokens, o).logits.data, plain.data);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -749,6 +885,85 @@ TEST(LlamaConfig, Gemma3TextFromHuggingFaceJson) {
           "sliding_attention": {"rope_type": "linear", "factor": 2, "rope_theta": 1e4}}})",
        "unscaled"},
   });
+}
+
+// HuggingFaceTB/SmolLM3-3B's config.json as released (web/src/content/rope-configs/
+// smollm3-3b.json): the smollm3-3b preset, every fourth layer NoPE, pretraining_tp 2 (which
+// modeling_smollm3 never reads) and Qwen's max_window_layers (nor that) accepted.
+constexpr const char* kSmolLm3 = R"({
+  "architectures": ["SmolLM3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 11008,
+  "max_position_embeddings": 65536, "max_window_layers": 28, "model_type": "smollm3",
+  "no_rope_layer_interval": 4,
+  "no_rope_layers": [1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0,
+                     1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0],
+  "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 4,
+  "pretraining_tp": 2, "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 5000000.0,
+  "sliding_window": null, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+  "use_sliding_window": false, "vocab_size": 128256})";
+
+TEST(LlamaConfig, SmolLm3FromHuggingFaceJson) {
+  const LlamaConfig c = LlamaConfig::from_json(kSmolLm3, "config.json");
+  EXPECT_EQ(c.to_json(), LlamaConfig::preset("smollm3-3b").to_json());
+  EXPECT_TRUE(c.smollm3());
+  EXPECT_EQ(c.head_dim(), 128);
+  EXPECT_EQ(c.rope().base, 5e6);
+  EXPECT_TRUE(c.sliding_layers.empty());
+  for (std::size_t i = 0; i < 36; ++i) EXPECT_EQ(c.nope(i), i % 4 == 3) << i;
+  // 36 × (q, o 2·2048² + k, v 2·2048·512 + MLP 3·2048·11008 + 2 gains) + tied 128256·2048 + 2048.
+  EXPECT_EQ(c.parameter_count(), 3075098624u);
+  EXPECT_EQ(LlamaConfig::from_json(c.to_json(), "c").to_json(), c.to_json());
+  // SmolLM3Config's defaults: 4 kv heads, θ 2e6, 32768 positions, tied, every 4th layer NoPE.
+  const std::string sizes =
+      R"("model_type": "smollm3", "vocab_size": 97, "hidden_size": 48, "num_hidden_layers": 8,
+         "num_attention_heads": 4, "intermediate_size": 80)";
+  const LlamaConfig defaults = LlamaConfig::from_json("{" + sizes + "}", "c");
+  EXPECT_EQ(defaults.num_key_value_heads, 4);
+  EXPECT_EQ(defaults.rope().base, 2e6);
+  EXPECT_EQ(defaults.dims.context, 32768);
+  EXPECT_EQ(defaults.rms_norm_eps, 1e-6);
+  EXPECT_TRUE(defaults.tie_word_embeddings);
+  EXPECT_EQ(defaults.nope_layers,
+            (std::vector<bool>{false, false, false, true, false, false, false, true}));
+  EXPECT_TRUE(defaults.sliding_layers.empty());
+  // With use_sliding_window and a sliding_window, the NoPE layers slide (layer_types); a window
+  // alone, or the switch alone, slides none; layer_types, when given, decides.
+  const LlamaConfig sliding =
+      LlamaConfig::from_json("{" + sizes + R"(, "use_sliding_window": true, "sliding_window": 5,
+                        "no_rope_layer_interval": 2, "attention_bias": true})",
+                             "c");
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(sliding.window_of(i), i % 2 == 1 ? 5 : 0) << i;
+    EXPECT_EQ(sliding.nope(i), i % 2 == 1) << i;
+  }
+  EXPECT_TRUE(sliding.o_bias());
+  EXPECT_EQ(LlamaConfig::from_json(sliding.to_json(), "c").to_json(), sliding.to_json());
+  EXPECT_TRUE(LlamaConfig::from_json("{" + sizes + R"(, "sliding_window": 5})", "c")
+                  .sliding_layers.empty());
+  EXPECT_TRUE(LlamaConfig::from_json("{" + sizes + R"(, "use_sliding_window": true})", "c")
+                  .sliding_layers.empty());
+  const LlamaConfig typed = LlamaConfig::from_json(
+      "{" + sizes + R"(, "use_sliding_window": true, "sliding_window": 5, "layer_types":
+          ["sliding_attention", "full_attention", "full_attention", "full_attention",
+           "full_attention", "full_attention", "full_attention", "full_attention"]})",
+      "c");
+  EXPECT_EQ(typed.window_of(0), 5);
+  EXPECT_EQ(typed.window_of(3), 0);
+  EXPECT_TRUE(typed.nope(3));
+  lm_fixture::expect_configs_refused<LlamaConfig>({
+      {"{" + sizes + R"(, "no_rope_layers": [1, 0]})", "no_rope_layers"},
+      {"{" + sizes + R"(, "no_rope_layers": [1, 1, 1, 2, 1, 1, 1, 1]})", "only 0 and 1"},
+      {"{" + sizes + R"(, "no_rope_layer_interval": 0})", "no_rope_layer_interval"},
+      {"{" + sizes + R"(, "layer_types": ["sliding_attention", "full_attention",
+          "full_attention", "full_attention", "full_attention", "full_attention",
+          "full_attention", "full_attention"]})",
+       "sliding_window"},
+      {"{" + sizes + R"(, "mlp_bias": true})", "mlp_bias"},
+  });
+  // Only smollm3 has NoPE layers of its own.
+  LlamaConfig llama = tiny_config();
+  llama.nope_layers = {false, true};
+  EXPECT_THROW(llama.validate(), Error);
 }
 
 TEST(LlamaConfig, UnsupportedSettingsAreRefusedNamingTheKey) {

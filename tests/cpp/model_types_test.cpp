@@ -1,8 +1,8 @@
 // The model-type table (poslab/models/model_types.hpp): the runtime (LlamaConfig::from_json,
 // GptNeoxConfig::from_json) and the RoPE inspector read the same config.json to the same
-// heads, kv heads, head width, bases, context, rotated dims, sliding layers and windows — for
-// every model type the runtime runs, with and without each optional key — and each type's
-// defaults are transformers' (configuration_<type>.py), the inspector-only types included.
+// heads, kv heads, head width, bases, context, rotated dims, sliding layers and windows and NoPE
+// layers — for every model type the runtime runs, with and without each optional key — and each
+// type's defaults are transformers' (configuration_<type>.py), the inspector-only types included.
 #include "poslab/models/model_types.hpp"
 
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ Facts run_llama(const std::string& text) {
   Facts f{c.dims.heads, c.num_key_value_heads, c.head_dim(), c.dims.context, 0, {}, {}};
   f.rotary_dim = rope_frequencies(c.head_dim(), c.rope()).rotary_dim;
   for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
-    f.base.push_back(c.layer_rope(i, c.rope()).base);
+    f.base.push_back(c.nope(i) ? 0.0 : c.layer_rope(i, c.rope()).base);
     f.window.push_back(c.window_of(i));
   }
   return f;
@@ -187,6 +187,21 @@ TEST(ModelTypes, RuntimeAndInspectorAgreeOnGemma3Text) {
             0);
 }
 
+TEST(ModelTypes, RuntimeAndInspectorAgreeOnSmolLM3) {
+  // NoPE layers from no_rope_layers (1 rotates, 0 not; the list wins over the interval) or every
+  // no_rope_layer_interval-th; with use_sliding_window and a sliding_window the NoPE layers slide
+  // unless layer_types says; a sliding layer without a window is refused by both.
+  const Json kNoRopeLayers = {1, 0, 1, 1, 0, 1, 1};
+  EXPECT_GT(expect_agreement("smollm3",
+                             with(kCommon, {{"no_rope_layers", {kNoRopeLayers, kNull}},
+                                            {"no_rope_layer_interval", {2}},
+                                            {"use_sliding_window", {true, false}},
+                                            {"sliding_window", {64, kNull}},
+                                            {"layer_types", {kLayerTypes}}}),
+                             run_llama),
+            0);
+}
+
 TEST(ModelTypes, RuntimeAndInspectorAgreeOnGptNeox) {
   // GPT-NeoX reads neither num_key_value_heads nor head_dim; two spellings of base and fraction.
   EXPECT_GT(expect_agreement("gpt_neox",
@@ -247,9 +262,8 @@ TEST(ModelTypes, DefaultsAreTransformers) {
       const double base = sliding && t.local_base > 0 ? t.local_base : t.base;
       EXPECT_EQ(r.schemes[std::size_t(r.layers[i].scheme)].base, base) << i;
     }
-    const bool runs = t.model_type != std::string("smollm3") &&
-                      t.model_type != std::string("llama4_text") &&
-                      t.model_type != std::string("gpt_oss");
+    const bool runs =
+        t.model_type != std::string("llama4_text") && t.model_type != std::string("gpt_oss");
     if (runs && find_model_type(t.model_type)->extra == ModelTypeExtra::kNone) {
       const bool neox = t.model_type == std::string("gpt_neox");
       EXPECT_EQ(inspected(text).text(), (neox ? run_gpt_neox(text) : run_llama(text)).text());

@@ -3,14 +3,15 @@
 // naive double references of gpt_neox_reference.hpp and llama_reference.hpp, which apply the
 // same change from its definition (lm_reference.hpp's Surgery), in every architecture: GPT-NeoX
 // with a partial and a whole rotation, Llama with grouped-query heads, Qwen3 (q/k norms and a
-// sliding layer), Mistral's window over one kv head and Gemma 3 (its full layers at rope_theta
-// with a scaling, its sliding ones at rope_local_base_freq). Tolerances as the models' own tests
+// sliding layer), Mistral's window over one kv head, Gemma 3 (its full layers at rope_theta
+// with a scaling, its sliding ones at rope_local_base_freq) and SmolLM3 (a NoPE layer of its own
+// config, sliding). Tolerances as the models' own tests
 // (ARCHITECTURE.md §2): double against the reference kAcceptance, float against double 1e-4 of
 // the largest logit. Then the exact properties: no surgery and empty ranges are the model bit for
 // bit, every pair zeroed is every layer NoPE, every head of a layer NoPE is that layer NoPE, an
 // ablated head is its output projection's columns zeroed, prefix reuse gives a full pass's bits;
 // every bad surgery refused naming its field; the sweep's interventions, bootstrap, context split,
-// forward-equivalents and surgery.json.
+// forward-equivalents and surgery.json; a model's own NoPE layers in the sweep.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +205,8 @@ Model llama_model(const char* name, const LlamaConfig& c) {
                          c.query_pre_attn_scalar};
     for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
       rc.windows.push_back(std::size_t(c.window_of(i)));
+      // SmolLM3's no_rope_layers: 1 rotates, 0 does not.
+      if (c.has_nope_layers()) rc.no_rope_layers.push_back(c.nope(i) ? 0 : 1);
     }
     const long long T = (long long)tokens.size();
     RopeOptions full = c.rope();
@@ -243,6 +246,16 @@ LlamaConfig gemma_config() {
   return c;
 }
 
+LlamaConfig smollm3_config() {
+  // Layer 1 of 3 is NoPE (its config's no_rope_layers [1, 0, 1]) and slides (window 4, SmolLM3's
+  // use_sliding_window); 4 query heads over 2 kv heads.
+  LlamaConfig c =
+      llama_config(poslab::LmArchitecture::kSmolLm3, 3, 4, 2, 0, 4, {false, true, false});
+  c.nope_layers = {false, true, false};
+  c.tie_word_embeddings = true;
+  return c;
+}
+
 const std::vector<Model>& models() {
   using poslab::LmArchitecture;
   static const std::vector<Model> all = {
@@ -253,7 +266,8 @@ const std::vector<Model>& models() {
                   llama_config(LmArchitecture::kQwen3, 2, 6, 3, 10, 3, {false, true})),
       llama_model("MistralWindowMqa",
                   llama_config(LmArchitecture::kMistral, 2, 4, 1, 0, 4, {true, true})),
-      llama_model("Gemma3LocalAndGlobal", gemma_config()),
+      llama_model("SmolLm3OwnNopeLayer", smollm3_config()),
+      llama_model("Gemma3LocalAndGlobal", gemma_config()),  // last: SurgeryGemma3 takes it
   };
   return all;
 }
@@ -824,6 +838,14 @@ TEST(SurgerySweep, TheBootstrapIsSeededAndResamplesWindowsFromEight) {
   EXPECT_EQ(r.interventions[0].delta_ci_high, 0.0);
 }
 
+// An intervention that is the unmodified pass: a change of exactly 0, its interval too.
+void expect_unmodified(const poslab::InterventionResult& r, const poslab::SurgeryReport& report) {
+  EXPECT_EQ(r.delta_mean, 0.0);
+  EXPECT_EQ(r.delta_ci_low, 0.0);
+  EXPECT_EQ(r.delta_ci_high, 0.0);
+  EXPECT_EQ(r.loss_by_position, report.loss_by_position);
+}
+
 TEST(SurgerySweep, ForwardEquivalentsCountThePassesFromTheFirstChangedLayer) {
   std::vector<std::pair<PositionSurgery, std::size_t>> passes;
   poslab::SurgeryModel m = stand_in(4, 2, 8, 0, &passes);
@@ -864,12 +886,8 @@ TEST(SurgerySweep, ForwardEquivalentsCountThePassesFromTheFirstChangedLayer) {
   EXPECT_EQ(bands.interventions.size(), 2u + 5u);
   EXPECT_EQ(bands.forwards, 1 + 2 + 4);
   EXPECT_DOUBLE_EQ(bands.forward_equivalents, 1.0 + 2.0 + 4.0);
-  const poslab::InterventionResult& control = bands.interventions[2];
-  EXPECT_EQ(control.intervention.name, "keep top 100%");
-  EXPECT_EQ(control.delta_mean, 0.0);
-  EXPECT_EQ(control.delta_ci_low, 0.0);
-  EXPECT_EQ(control.delta_ci_high, 0.0);
-  EXPECT_EQ(control.loss_by_position, bands.loss_by_position);
+  EXPECT_EQ(bands.interventions[2].intervention.name, "keep top 100%");
+  expect_unmodified(bands.interventions[2], bands);
 }
 
 TEST(SurgerySweep, BadSettingsAreRefusedNamingTheirField) {
@@ -943,6 +961,61 @@ TEST(SurgerySweep, ALanguageModelsSweepIsItsPassesWithOrWithoutReuse) {
       }
     }
   }
+}
+
+// SmolLM3's own NoPE layer in the sweeps: the layers sweep still makes every layer NoPE, and the
+// one that already is changes nothing — no pass runs for it (nor for a NoPE head there), its
+// change is exactly 0, and a note says why; every other intervention is its pass, as for any
+// model, and zeroed pairs leave the NoPE layer as it is.
+TEST(SurgerySweep, AModelsOwnNopeLayersChangeNothing) {
+  const LlamaConfig c = smollm3_config();
+  const poslab::LlamaWeights w =
+      poslab::lm_weights_from_bytes(lm_fixture::encode(checkpoint(c, 4)), c, "m");
+  const std::vector<long long> tokens = {5, 9, 1, 44, 3, 90, 7, 7, 12, 60, 31, 2, 8, 19, 27, 4};
+  const poslab::SurgeryModel m = poslab::surgery_model(w, Precision::kFloat);
+  EXPECT_EQ(m.nope_layers, (std::vector<long long>{1}));
+  EXPECT_EQ(m.target.model, "SmolLM3");
+  poslab::SweepSettings s;
+  s.kind = poslab::SweepKind::kLayers;
+  s.window = 8;
+  const poslab::SurgeryReport layers = poslab::surgery_sweep(m, tokens, s);
+  ASSERT_EQ(layers.interventions.size(), 3u);
+  EXPECT_EQ(layers.forwards, 2 * (1 + 2));  // per window: unmodified, NoPE layers 0 and 2
+  // Per window: 1 + NoPE layer 0 from layer 0 (3/3) + NoPE layer 2 from layer 2 (1/3).
+  EXPECT_DOUBLE_EQ(layers.forward_equivalents, 1.0 + 1.0 + 1.0 / 3.0);
+  EXPECT_EQ(layers.interventions[1].intervention.name, "NoPE layer 1");
+  expect_unmodified(layers.interventions[1], layers);
+  EXPECT_NE(layers.interventions[0].delta_mean, 0.0);
+  EXPECT_NE(layers.interventions[2].delta_mean, 0.0);
+  ASSERT_EQ(layers.notes.size(), 1u);
+  EXPECT_NE(layers.notes[0].find("the model's own NoPE layers (1) do not rotate"),
+            std::string::npos)
+      << layers.notes[0];
+  // The pass it skipped is the unmodified pass: a NoPE layer 1 run anyway gives its bits.
+  RopeLmOptions o;
+  o.logits = false;
+  o.loss_by_position = true;
+  const TensorF plain = poslab::llama_forward(w, tokens, o).losses;
+  o.surgery.nope_layers = {1};
+  EXPECT_EQ(poslab::llama_forward(w, tokens, o).losses.data, plain.data);
+  // Heads: the NoPE heads of layer 1 change nothing either, their ablation does.
+  s.kind = poslab::SweepKind::kHeads;
+  const poslab::SurgeryReport heads = poslab::surgery_sweep(m, tokens, s);
+  for (const poslab::InterventionResult& r : heads.interventions) {
+    SCOPED_TRACE(r.intervention.name);
+    const bool nope_in_own = r.intervention.kind == "nope_head" && r.intervention.head->layer == 1;
+    EXPECT_EQ(r.delta_mean == 0.0, nope_in_own);
+  }
+  // A single surgery that zeroes every pair is every rotating layer NoPE: the same losses as
+  // NoPE layers 0 and 2.
+  s = {};
+  s.kind = poslab::SweepKind::kSingle;
+  s.single = zero({{0, m.target.rotary_pairs}});
+  const poslab::SurgeryReport pairs = poslab::surgery_sweep(m, tokens, s);
+  s.single = {};
+  s.single.nope_layers = {0, 2};
+  EXPECT_EQ(pairs.interventions[0].loss_by_position,
+            poslab::surgery_sweep(m, tokens, s).interventions[0].loss_by_position);
 }
 
 TEST(SurgerySweep, JsonHasItsKeys) {

@@ -1,6 +1,7 @@
 // The position lens through the wasm modules in Node against the native CLI (`poslab lens`) on
 // the same checkpoints: a tiny Llama (RoPE: bands, shift, shuffle; a scaling in place of the
-// config's), a tiny GPT-2 (learned positions) and the lab's shipped byte-level RoPE model on
+// config's), a tiny SmolLM3 (its NoPE layer read against pairs that never turn), a tiny GPT-2
+// (learned positions) and the lab's shipped byte-level RoPE model on
 // the training module. Double path: every score, profile and energy within the suite's
 // 1e-6 + 1e-6·|native| (compare.js), the roles equal; the lab's model (float only, with and
 // without a scaling) within 1e-5. lensMap is the traced forward's head map; bad requests name their field.
@@ -20,6 +21,8 @@ const LAB_CHECKPOINT = path.join(repoRoot, 'web/src/content/text-rope.safetensor
 const GEMMA_DIR = path.join(repoRoot, 'tests/fixtures/transformers/gemma3-text');
 const GEMMA_TOKENS = TOKENS.map((t) => t % 61);
 const LAB_TEXT = new TextEncoder().encode('The lens reads how each head of the lab model uses position.');
+// Layer 1 NoPE by its config.
+const SMOLLM3 = { ...LLAMA, model_type: 'smollm3', rope_theta: 100, no_rope_layers: [1, 0] };
 const file = scratchFiles('poslab-lens-wasm-');
 
 let lensRuns = 0;
@@ -89,6 +92,8 @@ beforeAll(async () => {
     '4',
   ]);
   natives.gpt2 = await nativeLens(ckpts.gpt2.weights, ['--config', ckpts.gpt2.config, ...tokens]);
+  ckpts.smollm3 = await writeTinyLm(file('smollm3'), { config: SMOLLM3, seed: 9 });
+  natives.smollm3 = await nativeLens(ckpts.smollm3.weights, ['--config', ckpts.smollm3.config, ...tokens]);
   ckpts.gemma = {
     bytes: new Uint8Array(fs.readFileSync(path.join(GEMMA_DIR, 'model.safetensors'))),
     configText: fs.readFileSync(path.join(GEMMA_DIR, 'config.json'), 'utf8'),
@@ -166,6 +171,23 @@ describe.each(VARIANTS)('the position lens in the %s build', (variant) => {
       expectSameReport(got, natives.gemma, `${variant} gemma`);
       expect(got.rope_bands.layers).toHaveLength(3);
       expect(got.rope_bands.layers[0].inv_freq[1]).toBeCloseTo(10000 ** (-2 / 16), 12); // local base
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('a SmolLM3 checkpoint: its NoPE layer read against pairs that never turn, as the native CLI', () => {
+    const model = loadInChunks(lab, 'llamaLoader', ckpts.smollm3.bytes, 4096, { config: ckpts.smollm3.configText });
+    try {
+      const got = model.lens(TOKENS, { period: 5, precision: 'double' });
+      expectSameReport(got, natives.smollm3, `${variant} smollm3`);
+      expect(got.rope_bands.layers).toHaveLength(2);
+      expect(Array.from(got.rope_bands.layers[0].inv_freq)).toEqual(Array.from(got.rope_bands.inv_freq));
+      expect(Array.from(got.rope_bands.layers[1].inv_freq).every((f) => f === 0)).toBe(true);
+      for (const h of got.heads.filter((x) => x.layer === 1)) {
+        expect(h.turning_share).toBe(0);
+        expect(h.bands).toBe('semantic');
+      }
     } finally {
       model.delete();
     }

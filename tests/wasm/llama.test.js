@@ -1,4 +1,4 @@
-// The Llama family (llama, mistral, qwen2, qwen3) through the language-model wasm module in
+// The Llama family (llama, mistral, qwen2, qwen3, smollm3) through the language-model wasm module in
 // Node, against the native CLI (`poslab lm`) on the same checkpoints, written by
 // `poslab lm-random`: the double path (the reference) within the suite's 1e-6 + 1e-6·|native|
 // (compare.js) for logits and every traced tensor, in both builds, streamed in chunks that cut
@@ -29,7 +29,8 @@ const BASE = {
   max_position_embeddings: 12,
 };
 // GQA (2 kv heads), untied; Qwen3 (q/k norms, explicit head_dim, one sliding layer); Mistral
-// (a window of 5 on every layer, MQA, tied).
+// (a window of 5 on every layer, MQA, tied); SmolLM3 (layer 1 NoPE by its no_rope_layers, and
+// sliding there, use_sliding_window; tied, its default).
 const CONFIGS = {
   llama: { ...BASE, model_type: 'llama', num_key_value_heads: 2, rope_theta: 5000 },
   qwen3: {
@@ -42,6 +43,15 @@ const CONFIGS = {
     layer_types: ['full_attention', 'sliding_attention'],
   },
   mistral: { ...BASE, model_type: 'mistral', num_key_value_heads: 1, sliding_window: 5, tie_word_embeddings: true },
+  smollm3: {
+    ...BASE,
+    model_type: 'smollm3',
+    num_key_value_heads: 2,
+    rope_theta: 5000,
+    no_rope_layers: [1, 0],
+    use_sliding_window: true,
+    sliding_window: 7,
+  },
 };
 const file = scratchFiles('poslab-llama-wasm-');
 const YARN = { scaling: 'yarn', factor: 4, originalLength: 6 };
@@ -136,6 +146,7 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
     ['llama', 4096],
     ['qwen3', 333],
     ['mistral', 17],
+    ['smollm3', 2222],
     ['F16', 1000],
   ])('a %s checkpoint streamed in %i-byte chunks equals the native CLI (double)', (key, chunk) => {
     const model = loadInChunks(lab, 'llamaLoader', ckpts[key].bytes, chunk, { config: ckpts[key].configText });
@@ -145,6 +156,14 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
       expect(model.dtype).toBe(key === 'F16' ? 'F16' : 'F32');
       const got = model.forward(TOKENS, { precision: 'double', trace: true });
       expectSameAsNative(got, nativeRuns[key], `${variant} ${key}`);
+      if (key === 'smollm3') {
+        expect(model.config.no_rope_layers).toEqual([1, 0]);
+        expect(model.config.sliding_window).toBe(7);
+        // The float path through the reference, as for every model.
+        const want = nativeRuns.smollm3.out;
+        const maxLogit = want.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+        assertClose(model.forward(TOKENS).logits, want, 'smollm3 float logits', { atol: 1e-4 * maxLogit, rtol: 0 });
+      }
     } finally {
       model.delete();
     }
@@ -303,6 +322,8 @@ describe.each(VARIANTS)('Llama family in the %s build', (variant) => {
 
   test('presets, random weights and bad input', () => {
     expect(lab.llamaConfig({ preset: 'qwen2.5-0.5b' }).parameters).toBe(494032768);
+    // SmolLM3-3B's shape (3.08 B parameters, past the wasm cap of 2^30: its config only).
+    expect(() => lab.llamaConfig({ preset: 'smollm3-3b' })).toThrow(/parameters/);
     const model = lab.llamaRandom({ config: JSON.stringify(CONFIGS.mistral), seed: 1, dtype: 'F16' });
     try {
       expect(model.dtype).toBe('F16');

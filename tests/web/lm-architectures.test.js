@@ -77,19 +77,20 @@ describe('Models view architectures', () => {
     expect(architectureOfConfigJson({ model_type: 'gpt2' })).toBe('gpt2');
     expect(architectureOfConfigJson({ model_type: 'qwen3' })).toBe('qwen3');
     expect(architectureOfConfigJson({ model_type: 'gemma3_text' })).toBe('gemma3_text');
+    expect(architectureOfConfigJson({ model_type: 'smollm3' })).toBe('smollm3');
     expect(architectureOfConfigJson({ n_embd: 32 })).toBeNull();
     expect(() => architectureOfConfigJson({ model_type: 'gemma2' }, 'my/config.json')).toThrow(
-      /^my\/config\.json: model_type "gemma2" is not a model this view runs \(gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text\)$/,
+      /^my\/config\.json: model_type "gemma2" is not a model this view runs \(gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text, smollm3\)$/,
     );
     expect(() => architecture('gemma2')).toThrow(
-      /this view runs gpt2, gpt_neox, llama, mistral, qwen2, qwen3 and gemma3_text models/,
+      /this view runs gpt2, gpt_neox, llama, mistral, qwen2, qwen3, gemma3_text and smollm3 models/,
     );
   });
 
-  // The four Llama members are one description: loader, tokenizer, RoPE, rows from the core's config.
+  // The Llama members are one description: loader, tokenizer, RoPE, rows from the core's config.
   it('Architectures.LlamaFamilyIsOneDescription', () => {
     const SMOL = SMOLLM2_135M;
-    for (const member of ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma3_text']) {
+    for (const member of ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma3_text', 'smollm3']) {
       const a = architecture(member);
       expect([a.name, a.loader, a.tokenizer, a.rope]).toEqual(['Llama', 'llamaLoader', 'tokenizer-json', true]);
     }
@@ -132,6 +133,21 @@ describe('Models view architectures', () => {
     expect(rows.query_pre_attn_scalar).toBeUndefined();
     expect(architecture('gemma3_text').positionNote(GEMMA)).toMatch(
       /scaling linear × 8 .*25 of 30 layers attend in a window of 512 and turn at base 10000, unscaled/,
+    );
+    // SmolLM3: its NoPE layers (no_rope_layers 0, as the core reports them) a row and in the note.
+    const SMOLLM3 = { ...SMOL, model_type: 'smollm3', num_hidden_layers: 8, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] };
+    const smolRows = Object.fromEntries(
+      architecture('smollm3')
+        .configRows(SMOLLM3)
+        .map((r) => [r.key, r.value]),
+    );
+    expect(smolRows.no_rope_layers).toBe('3 and 7');
+    expect(rows.no_rope_layers).toBeUndefined();
+    expect(architecture('smollm3').positionNote(SMOLLM3)).toMatch(
+      /RoPE on all 64 dims of each head in 6 of 8 layers .*; layers 3 and 7 are NoPE \(no_rope_layers\): q and k are not rotated there/,
+    );
+    expect(architecture('smollm3').positionNote({ ...SMOLLM3, no_rope_layers: [1, 1, 1, 1, 1, 1, 1, 1] })).not.toMatch(
+      /NoPE/,
     );
     const longrope = architecture('llama').configRows({ ...SMOL, rope: { scaling: 'longrope', originalLength: 4096 } });
     expect(longrope.find((r) => r.key === 'rope_scaling').value).toBe('longrope, a factor per pair (N = 4096)');

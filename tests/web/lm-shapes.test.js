@@ -170,6 +170,16 @@ describe('RoPE model shapes', () => {
     expect(gemma.steps.find((x) => x.id === 'scores').detail).toMatch(/1\/√query_pre_attn_scalar = 1\/√256/);
   });
 
+  it('Shapes.SmolLM3SaysWhichLayersSkipTheRotation', () => {
+    const smol = architecture('smollm3').structure(
+      { ...SMOLLM2, model_type: 'smollm3', num_hidden_layers: 8, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] },
+      4,
+    );
+    expect(smol.steps.find((x) => x.id === 'rope').detail).toMatch(/not in the NoPE layers \(3, 7: no_rope_layers 0\)/);
+    const llama = architecture('llama').structure(SMOLLM2, 4);
+    expect(llama.steps.find((x) => x.id === 'rope').detail).not.toMatch(/NoPE/);
+  });
+
   it('Shapes.PythiaRotatesAQuarterWithAParallelResidual', () => {
     const s = architecture('gpt_neox').structure(PYTHIA_70M, 7);
     expect(shapes(s)).toMatchObject({ qkv: '(7, 1536)', heads: '(8, 7, 64)', merge: '(7, 512)', up: '(7, 2048)' });

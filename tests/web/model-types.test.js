@@ -1,11 +1,12 @@
 // web/src/state/model-types.js is the core's model-type table as the built language-model
 // module gives it (`npm run generate` writes it), and the Models view's architectures read it:
 // every RoPE architecture the page runs has a row, the core reads a config of sizes alone with
-// that row's defaults, and the rows, steps and note for local and global bases follow the row.
+// that row's defaults, and the rows, steps and note for local and global bases, and for NoPE
+// layers, follow the row.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadLmLab } from './helpers/lab.js';
 import { ARCHITECTURES, architecture } from '../../web/src/lm/architectures.js';
-import { hasLocalBase, modelTypeRow } from '../../web/src/lm/model-type.js';
+import { hasLocalBase, modelTypeRow, nopeLayers } from '../../web/src/lm/model-type.js';
 import { MODEL_TYPES } from '../../web/src/state/model-types.js';
 
 // Sizes only: every other key is the model type's default. 32 heads divide every row's kv heads.
@@ -38,7 +39,7 @@ describe('the model-type table on the page', () => {
   });
 
   it('ModelTypes.EveryRopeArchitectureHasARow', () => {
-    expect(ropeArchitectures).toEqual(['gpt_neox', 'llama', 'mistral', 'qwen2', 'qwen3', 'gemma3_text']);
+    expect(ropeArchitectures).toEqual(['gpt_neox', 'llama', 'mistral', 'qwen2', 'qwen3', 'gemma3_text', 'smollm3']);
     for (const name of ropeArchitectures) expect(modelTypeRow(name)?.name, name).toBe(name);
     // GPT-2 learns its positions: no rotation, no row.
     expect(modelTypeRow('gpt2')).toBeUndefined();
@@ -89,6 +90,28 @@ describe('the model-type table on the page', () => {
       const steps = a.structure(c, 8).steps.map((s) => s.id);
       expect(steps.includes('rope_local'), name).toBe(hasLocalBase(name));
       expect(/\(local\).*\(global\)/.test(a.positionNote(c)), name).toBe(hasLocalBase(name));
+    }
+  });
+
+  it('ModelTypes.NopeLayersFollowTheTable', () => {
+    // Eight layers of sizes alone: a member whose row reads no_rope_layers makes every
+    // nopeInterval-th layer NoPE, and its table row, rope step and note say which.
+    const EIGHT = { ...SIZES, num_hidden_layers: 8 };
+    const members = llamaMembers.filter((name) => modelTypeRow(name).layers.noRopeLayers);
+    expect(members).toEqual(['smollm3']);
+    for (const name of llamaMembers) {
+      const c = lab.llamaConfig({ config: JSON.stringify({ ...EIGHT, model_type: name }) });
+      const interval = members.includes(name) ? modelTypeRow(name).layers.nopeInterval : 0;
+      const want = interval > 0 ? [...Array(8).keys()].filter((i) => (i + 1) % interval === 0) : [];
+      expect(nopeLayers(c), name).toEqual(want);
+      const a = architecture(name);
+      expect(
+        a.configRows(c).some((r) => r.key === 'no_rope_layers'),
+        name,
+      ).toBe(members.includes(name));
+      const rope = a.structure(c, 8).steps.find((s) => s.id === 'rope').detail;
+      expect(/NoPE/.test(rope), name).toBe(want.length > 0);
+      expect(/are NoPE/.test(a.positionNote(c)), name).toBe(want.length > 1);
     }
   });
 });

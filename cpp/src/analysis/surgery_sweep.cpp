@@ -167,6 +167,37 @@ std::optional<LensHead> lens_head(const LensReport* lens, const std::optional<He
   return std::nullopt;
 }
 
+// Whether `s` leaves `model` as it is: NoPE layers and heads only, each in a layer the model
+// never rotates (its own NoPE layers).
+bool leaves_model_unchanged(const PositionSurgery& s, const SurgeryModel& model) {
+  if (s.empty() || !s.rope_zero_pairs.empty() || s.rope_base != 0.0 || s.rope_local_base != 0.0 ||
+      !s.ablate_heads.empty()) {
+    return false;
+  }
+  const auto own = [&model](long long layer) {
+    for (const long long l : model.nope_layers) {
+      if (l == layer) return true;
+    }
+    return false;
+  };
+  for (const long long l : s.nope_layers) {
+    if (!own(l)) return false;
+  }
+  for (const HeadRef& h : s.nope_heads) {
+    if (!own(h.layer)) return false;
+  }
+  return true;
+}
+
+// What the report says of a model with NoPE layers of its own.
+std::string own_nope_note(const std::vector<long long>& layers) {
+  std::string list;
+  for (const long long l : layers) list += (list.empty() ? "" : ", ") + std::to_string(l);
+  return "the model's own NoPE layers (" + list +
+         ") do not rotate: making them or their heads NoPE changes nothing (the unmodified "
+         "passes stand for it), and zeroed pairs and bases leave them as they are";
+}
+
 }  // namespace
 
 std::vector<Intervention> sweep_interventions(const SurgeryModel& model, const SweepSettings& s) {
@@ -239,6 +270,7 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
     report.notes.push_back("the unmodified passes' layers were not kept (over " +
                            format_bytes(s.prefix_memory) + "): every pass ran from layer 0");
   }
+  if (!model.nope_layers.empty()) report.notes.push_back(own_nope_note(model.nope_layers));
   std::vector<SurgeryPrefix> prefixes(report.prefix_reused ? windows.size() : 0);
   const auto run = [&](const PositionSurgery& surgery) {
     PassLosses pass;
@@ -263,9 +295,10 @@ SurgeryReport surgery_sweep(const SurgeryModel& model, const std::vector<long lo
   report.loss_mean = unmodified.loss_mean;
   report.loss_by_position = unmodified.loss_by_position;
   for (const Intervention& i : interventions) {
-    // An empty surgery (keep top 100 %) is the unmodified model: its pass is the baseline's.
-    const PassLosses pass =
-        i.surgery.empty() ? PassLosses{baseline.by_window, 0.0} : run(i.surgery);
+    // An empty surgery (keep top 100 %) is the unmodified model: its pass is the baseline's; so
+    // is a NoPE layer or head in a layer the model never rotates.
+    const bool unchanged = i.surgery.empty() || leaves_model_unchanged(i.surgery, model);
+    const PassLosses pass = unchanged ? PassLosses{baseline.by_window, 0.0} : run(i.surgery);
     report.forward_equivalents += pass.equivalents;
     InterventionResult r;
     r.intervention = i;

@@ -185,9 +185,11 @@ void zero_head(TensorF& merged, std::size_t h, std::size_t d) {
 }  // namespace
 
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
-                       std::size_t layer, LmLayerTrace* trace, long long window, double scale) {
+                       std::size_t layer, LmLayerTrace* trace, long long window, double scale,
+                       bool nope) {
   const std::size_t H = heads.q.dim(0), d = heads.q.dim(2), g = H / heads.k.dim(0);
-  const LayerSurgery surgery = layer_surgery(options.surgery, layer, H);
+  LayerSurgery surgery = layer_surgery(options.surgery, layer, H);
+  surgery.nope = surgery.nope || nope;  // the model's own NoPE layer: the same path
   // A NoPE head reads q and k as they were before the rotation.
   const std::optional<Heads> plain =
       surgery.nope_heads.empty() ? std::nullopt : std::optional<Heads>(heads);

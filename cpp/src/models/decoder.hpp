@@ -58,10 +58,11 @@ void rotate(Heads& heads, const RopeOptions& rope, const std::vector<long long>&
 // pair_energy from the rotated q and k. The options' surgery of layer `layer`: no rotation
 // in a NoPE layer; a NoPE head's q and its copy of the shared k left unrotated; an ablated
 // head's output columns zeroed.
-// `scale`: the scores' scale, 1/√d when 0.
+// `scale`: the scores' scale, 1/√d when 0. `nope`: the model's own NoPE layer (SmolLM3's
+// no_rope_layers), which skips the rotation as the surgery's NoPE layer does.
 TensorF rope_attention(Heads heads, const RopeOptions& rope, const RopeLmOptions& options,
                        std::size_t layer, LmLayerTrace* trace, long long window = 0,
-                       double scale = 0.0);
+                       double scale = 0.0, bool nope = false);
 
 // Causal attention of every head (scale 1/√d; `bias` (H, T, T) or null added to the scores),
 // heads merged back to (T, E), head h in columns h·d..; `weights` (H, T, T) when not null.

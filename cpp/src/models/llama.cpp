@@ -1,9 +1,9 @@
 // The Llama forward pass over one sequence, on the family's decoder skeleton (decoder.hpp) with
 // the Llama family's own ops: RMSNorm, separate q/k/v projections with grouped-query heads,
 // and the SwiGLU MLP (Gemma 3: (1 + w) gains, sandwich norms, the gated GELU-tanh MLP, its
-// scale and local rotation); the products in either precision (model_ops.hpp). Tensors between
-// steps are float32 in both.
-// Shapes: T tokens, E width, H query heads, K kv heads, d head width, I MLP width, V vocabulary.
+// scale and local rotation; SmolLM3: its NoPE layers); the products in either precision
+// (model_ops.hpp). Tensors between steps are float32 in both. Shapes: T tokens, E width, H query
+// heads, K kv heads, d head width, I MLP width, V vocabulary.
 #include "poslab/models/llama.hpp"
 
 #include "models/decoder.hpp"
@@ -30,8 +30,8 @@ TensorF per_head_rms_norm(TensorF x, const StoredTensor& weight, const LlamaConf
 }
 
 // Causal (or sliding-window) self-attention of layer i: q (H heads), k and v (K heads) projected
-// separately, q and k rotated, k and v repeated to H heads, heads merged (T, H·d) and projected by
-// o_proj.
+// separately, q and k rotated (not in a NoPE layer), k and v repeated to H heads, heads merged (T,
+// H·d) and projected by o_proj.
 TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaConfig& c,
                        std::size_t i, const RopeOptions& rope, const RopeLmOptions& options,
                        LmLayerTrace* trace) {
@@ -50,7 +50,7 @@ TensorF self_attention(const TensorF& a, const LlamaLayer& layer, const LlamaCon
                                      ? surgery_rope(c.layer_rope(i, rope), options.surgery, true)
                                      : c.layer_rope(i, rope);
   const TensorF merged = model::rope_attention(std::move(heads), layer_rope, options, i, trace,
-                                               c.window_of(i), c.attention_scale());
+                                               c.window_of(i), c.attention_scale(), c.nope(i));
   TensorF out =
       linear(merged, layer.o_proj_weight, layer.o_proj_bias, precision, "attention (T, E)");
   if (!c.gemma()) return out;
@@ -108,7 +108,7 @@ LlamaResult llama_forward(const LlamaWeights& weights, const std::vector<long lo
   };
   return model::rope_lm_forward(
       tokens, options, c.rope(), c.dims, c.head_dim(),
-      {c.gemma() ? "Gemma 3" : "Llama", &weights.embed_tokens, c.embedding_scale(), &weights.head(),
+      {c.family_name(), &weights.embed_tokens, c.embedding_scale(), &weights.head(),
        weights.layers.size(), [&](std::size_t T) { check_sizes(c, T, options); }, layer,
        [&](const TensorF& x) { return model::rms_norm(x, weights.norm_weight, eps, offset); },
        c.has_local_rotation()});

@@ -1,6 +1,6 @@
-// Llama-family configurations (llama, mistral, qwen2, qwen3, gemma3_text): the SmolLM2 and
-// Qwen2.5 presets, Hugging Face config.json (read and written), and the size checks that run
-// before any weight is allocated.
+// Llama-family configurations (llama, mistral, qwen2, qwen3, gemma3_text, smollm3): the
+// SmolLM2, Qwen2.5 and SmolLM3 presets, Hugging Face config.json (read and written), and the size
+// checks that run before any weight is allocated.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,9 +27,26 @@ LlamaConfig LlamaConfig::qwen2_5_0_5b() {
   return c;
 }
 
+LlamaConfig LlamaConfig::smollm3_3b() {
+  LlamaConfig c;
+  c.model_type = LmArchitecture::kSmolLm3;
+  c.dims = {128256, 65536, 2048, 36, 16};
+  c.num_key_value_heads = 4;
+  c.intermediate_size = 11008;
+  c.rope_theta = 5000000.0;
+  c.rms_norm_eps = 1e-6;
+  c.tie_word_embeddings = true;
+  std::vector<bool> nope(36);
+  for (std::size_t i = 0; i < 36; ++i) nope[i] = (i + 1) % 4 == 0;
+  c.nope_layers = std::move(nope);
+  return c;
+}
+
 LlamaConfig LlamaConfig::preset(const std::string& name) {
   return lm_config::preset_named<LlamaConfig>(
-      name, {{"smollm2-135m", smollm2_135m}, {"qwen2.5-0.5b", qwen2_5_0_5b}}, "Llama");
+      name,
+      {{"smollm2-135m", smollm2_135m}, {"qwen2.5-0.5b", qwen2_5_0_5b}, {"smollm3-3b", smollm3_3b}},
+      "Llama");
 }
 
 namespace {
@@ -43,10 +60,18 @@ bool is_qwen(LmArchitecture type) {
   return type == LmArchitecture::kQwen2 || type == LmArchitecture::kQwen3;
 }
 
-// Which layers attend in a window and its width, by the model type's rules (model_types.cpp);
-// this forward pass computes full and sliding layers.
-void read_sliding_window(ModelTypeReader& reader, LlamaConfig& c, const std::string& name) {
+// Which layers attend in a window and its width, and which do not rotate (smollm3's NoPE
+// layers), by the model type's rules (model_types.cpp); this forward pass computes full and
+// sliding layers.
+void read_layer_plan(ModelTypeReader& reader, LlamaConfig& c, const std::string& name) {
   LayerPlan plan = reader.layers(std::size_t(std::max(0LL, c.dims.layers)));
+  std::vector<bool> nope(plan.rope.size());
+  bool any = false;
+  for (std::size_t i = 0; i < nope.size(); ++i) {
+    nope[i] = !plan.rope[i];
+    any = any || nope[i];
+  }
+  if (any) c.nope_layers = std::move(nope);
   for (std::size_t i = 0; i < plan.kinds.size(); ++i) {
     require(plan.kinds[i] == "full_attention" || plan.kinds[i] == "sliding_attention",
             name + ": \"layer_types\"[" + std::to_string(i) + "] \"" + plan.kinds[i] +
@@ -111,10 +136,10 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   if (json.contains("model_type")) {
     const Json& type = json["model_type"];
     const bool known = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3" ||
-                       type == "gemma3_text";
+                       type == "gemma3_text" || type == "smollm3";
     require(known, name + ": \"model_type\" is " + type.dump() +
                        ", not one of \"llama\", \"mistral\", \"qwen2\", \"qwen3\", "
-                       "\"gemma3_text\"");
+                       "\"gemma3_text\", \"smollm3\"");
     c.model_type = parse_lm_architecture(type.get<std::string>());
   }
   // The member's transformers defaults (model_types.cpp), which differ from the SmolLM2
@@ -138,7 +163,8 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
       json.contains("rms_norm_eps") ? number_key(json, "rms_norm_eps", name) : row.sizes.norm_eps;
   c.tie_word_embeddings = flag(json, "tie_word_embeddings", row.sizes.tie_word_embeddings, name);
   // Mistral and Qwen2 read no attention_bias: their biases are fixed (none; q, k and v).
-  if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3 || gemma) {
+  if (c.model_type == LmArchitecture::kLlama || c.model_type == LmArchitecture::kQwen3 || gemma ||
+      c.smollm3()) {
     c.attention_bias = flag(json, "attention_bias", false, name);
   }
   // Variants this forward pass does not compute: refused rather than silently computed wrong.
@@ -148,7 +174,8 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
   }
   require(!flag(json, "mlp_bias", false, name),
           name + ": \"mlp_bias\": true is not supported (gate, up and down carry no bias)");
-  if (json.contains("pretraining_tp")) {
+  // SmolLM3's modeling never reads pretraining_tp (SmolLM3-3B's config.json says 2).
+  if (json.contains("pretraining_tp") && !c.smollm3()) {
     require(json["pretraining_tp"] == 1,
             name + ": \"pretraining_tp\" other than 1 is not supported (got " +
                 json["pretraining_tp"].dump() + ")");
@@ -160,7 +187,7 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
                              ? reader.rotary_fraction()
                              : rope.partial_rotary_factor.value_or(row.rotation.fraction);
   require(partial == 1.0, name + ": \"partial_rotary_factor\" other than 1 is not supported");
-  read_sliding_window(reader, c, name);
+  read_layer_plan(reader, c, name);
   lm_config::validate_named(c, name);
   return c;
 }
@@ -168,7 +195,7 @@ LlamaConfig LlamaConfig::from_json(const std::string& text, const std::string& n
 std::string LlamaConfig::to_json() const {
   Json json = lm_config::dims_json(dims, kDimKeys);
   const char* architectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
-                                 "Qwen3ForCausalLM", "Gemma3ForCausalLM"};
+                                 "Qwen3ForCausalLM", "Gemma3ForCausalLM",  "SmolLM3ForCausalLM"};
   const std::size_t member = std::size_t(model_type) - std::size_t(LmArchitecture::kLlama);
   json.update({{"model_type", to_string(model_type)},
                {"architectures", {architectures[member]}},
@@ -180,29 +207,34 @@ std::string LlamaConfig::to_json() const {
                {"attention_bias", attention_bias}});
   json["head_dim"] = explicit_head_dim > 0 ? Json(explicit_head_dim) : Json(nullptr);
   json[gemma() ? "hidden_activation" : "hidden_act"] = gemma() ? "gelu_pytorch_tanh" : "silu";
-  if (gemma()) {
-    json["query_pre_attn_scalar"] = query_pre_attn_scalar;
-    json["rope_local_base_freq"] = rope_local_base_freq;
-    json["sliding_window"] = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
+  // Each layer's kind as layer_types spells it.
+  const auto layer_types = [this] {
     Json types = Json::array();
     for (std::size_t i = 0; i < std::size_t(dims.layers); ++i) {
       types.push_back(window_of(i) > 0 ? "sliding_attention" : "full_attention");
     }
-    json["layer_types"] = types;
+    return types;
+  };
+  const Json window = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
+  if (gemma()) {
+    json["query_pre_attn_scalar"] = query_pre_attn_scalar;
+    json["rope_local_base_freq"] = rope_local_base_freq;
+    json["sliding_window"] = window;
+    json["layer_types"] = layer_types();
   }
-  if (model_type == LmArchitecture::kMistral) {
-    json["sliding_window"] = sliding_window > 0 ? Json(sliding_window) : Json(nullptr);
-  }
-  if (is_qwen(model_type)) {
+  if (model_type == LmArchitecture::kMistral) json["sliding_window"] = window;
+  if (is_qwen(model_type) || smollm3()) {
     json["use_sliding_window"] = !sliding_layers.empty();
     if (!sliding_layers.empty()) {
-      json["sliding_window"] = sliding_window;
-      Json types = Json::array();
-      for (const bool sliding : sliding_layers) {
-        types.push_back(sliding ? "sliding_attention" : "full_attention");
-      }
-      json["layer_types"] = types;
+      json["sliding_window"] = window;
+      json["layer_types"] = layer_types();
     }
+  }
+  if (smollm3()) {  // every layer's rotation spelt out, as SmolLM3-3B's config.json
+    Json rope_layers = Json::array();
+    for (std::size_t i = 0; i < std::size_t(dims.layers); ++i)
+      rope_layers.push_back(nope(i) ? 0 : 1);
+    json["no_rope_layers"] = rope_layers;
   }
   if (original_max_position_embeddings > 0) {
     json["original_max_position_embeddings"] = original_max_position_embeddings;
@@ -226,6 +258,13 @@ RopeOptions LlamaConfig::layer_rope(std::size_t layer, const RopeOptions& full) 
   local.style = RopeStyle::kNeox;
   local.zero_pairs = full.zero_pairs;
   return local;
+}
+
+bool LlamaConfig::has_nope_layers() const {
+  for (std::size_t i = 0; i < nope_layers.size(); ++i) {
+    if (nope_layers[i]) return true;
+  }
+  return false;
 }
 
 bool LlamaConfig::has_local_rotation() const {
@@ -254,12 +293,14 @@ void LlamaConfig::validate() const {
   positive_size(intermediate_size, "intermediate_size");
   lm_config::require_eps(rms_norm_eps, "rms_norm_eps");
   require(lm_checkpoint_family(model_type) == LmArchitecture::kLlama,
-          "model_type must be llama, mistral, qwen2, qwen3 or gemma3_text");
+          "model_type must be llama, mistral, qwen2, qwen3, gemma3_text or smollm3");
   require(std::isfinite(query_pre_attn_scalar) && query_pre_attn_scalar > 0.0,
           "query_pre_attn_scalar must be positive");
   require(sliding_layers.empty() ||
               (sliding_layers.size() == std::size_t(dims.layers) && sliding_window > 0),
           "sliding_window must be positive, with one layer type per layer");
+  require(nope_layers.empty() || (nope_layers.size() == std::size_t(dims.layers) && smollm3()),
+          "NoPE layers (no_rope_layers) are smollm3's, one entry per layer");
   require(rope_original_length >= 0 && original_max_position_embeddings >= 0,
           "original_max_position_embeddings must be > 0");
   lm_config::require_parameter_cap(parameter_count(), kMaxLlamaParameters);

@@ -23,7 +23,8 @@ const char* to_string(LmArchitecture architecture) {
 LmArchitecture lm_checkpoint_family(LmArchitecture architecture) {
   const bool llama_family =
       architecture == LmArchitecture::kMistral || architecture == LmArchitecture::kQwen2 ||
-      architecture == LmArchitecture::kQwen3 || architecture == LmArchitecture::kGemma3;
+      architecture == LmArchitecture::kQwen3 || architecture == LmArchitecture::kGemma3 ||
+      architecture == LmArchitecture::kSmolLm3;
   return llama_family ? LmArchitecture::kLlama : architecture;
 }
 

@@ -110,22 +110,47 @@ LensModel rope_lens_model_of(const Weights& weights, Precision precision,
   return out;
 }
 
-// Each layer's pairs, where a Llama-family member turns some layers at another base (Gemma 3's
-// sliding layers); empty where every layer turns as `model.inv_freq` says.
+// Each layer's pairs where the layers do not all turn as `all`: `layers[i]`, or, in a layer
+// that does not rotate at all (`nope[i]`: the config's NoPE layers, SmolLM3's, and the
+// surgery's), every θ_i 0 — none of its pairs turns, so none of its heads reads as positional.
+// Empty where every layer turns as `all`.
+std::vector<std::vector<double>> per_layer_pairs(std::vector<std::vector<double>> layers,
+                                                 const std::vector<bool>& nope,
+                                                 const std::vector<double>& all) {
+  bool same = true;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (nope[i]) layers[i].assign(all.size(), 0.0);
+    same = same && layers[i] == all;
+  }
+  return same ? std::vector<std::vector<double>>{} : layers;
+}
+
+// Which of `n` layers the surgery makes NoPE (one outside them is refused by the first pass).
+std::vector<bool> surgery_nope(const PositionSurgery& surgery, std::size_t n) {
+  std::vector<bool> nope(n, false);
+  for (const long long l : surgery.nope_layers) {
+    if (l >= 0 && std::size_t(l) < n) nope[std::size_t(l)] = true;
+  }
+  return nope;
+}
+
+// A Llama-family member's pairs per layer: Gemma 3's sliding layers at their own base, the NoPE
+// layers of the config (SmolLM3) and of the surgery none.
 std::vector<std::vector<double>> layer_frequencies(const LlamaConfig& c, const RopeOptions& rope,
                                                    const PositionSurgery& surgery,
                                                    const std::vector<double>& all) {
-  std::vector<std::vector<double>> layers;
+  const std::size_t n = std::size_t(c.dims.layers);
   const RopeOptions full = surgery_rope(rope, surgery);
-  for (std::size_t i = 0; i < std::size_t(c.dims.layers); ++i) {
+  std::vector<std::vector<double>> layers;
+  std::vector<bool> nope = surgery_nope(surgery, n);
+  for (std::size_t i = 0; i < n; ++i) {
     const RopeOptions layer = c.local_rotation(i)
                                   ? surgery_rope(c.layer_rope(i, full), surgery, true)
                                   : c.layer_rope(i, full);
     layers.push_back(rope_frequencies(c.head_dim(), layer).inv_freq);
+    nope[i] = nope[i] || c.nope(i);
   }
-  const bool same = std::all_of(layers.begin(), layers.end(),
-                                [&](const std::vector<double>& l) { return l == all; });
-  return same ? std::vector<std::vector<double>>{} : layers;
+  return per_layer_pairs(std::move(layers), nope, all);
 }
 
 }  // namespace
@@ -170,7 +195,11 @@ LensModel lens_model(const Gpt2Weights& weights, Precision precision) {
 
 LensModel lens_model(const GptNeoxWeights& weights, Precision precision,
                      const std::optional<RopeOptions>& rope, const PositionSurgery& surgery) {
-  return rope_lens_model_of(weights, precision, rope, surgery, gpt_neox_forward);
+  LensModel out = rope_lens_model_of(weights, precision, rope, surgery, gpt_neox_forward);
+  const std::size_t n = std::size_t(weights.config.dims.layers);
+  out.layer_inv_freq = per_layer_pairs(std::vector<std::vector<double>>(n, out.inv_freq),
+                                       surgery_nope(surgery, n), out.inv_freq);
+  return out;
 }
 
 LensModel lens_model(const LlamaWeights& weights, Precision precision,

@@ -53,8 +53,12 @@ SurgeryModel surgery_model(const GptNeoxWeights& weights, Precision precision,
 
 SurgeryModel surgery_model(const LlamaWeights& weights, Precision precision,
                            const std::optional<RopeOptions>& rope) {
-  return rope_surgery_model(weights, precision, rope, weights.config.gemma() ? "Gemma 3" : "Llama",
-                            weights.config.has_local_rotation(), llama_forward);
+  SurgeryModel out = rope_surgery_model(weights, precision, rope, weights.config.family_name(),
+                                        weights.config.has_local_rotation(), llama_forward);
+  for (std::size_t i = 0; i < std::size_t(weights.config.dims.layers); ++i) {
+    if (weights.config.nope(i)) out.nope_layers.push_back(static_cast<long long>(i));
+  }
+  return out;
 }
 
 }  // namespace poslab

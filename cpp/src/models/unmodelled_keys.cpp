@@ -22,8 +22,8 @@ struct MathKey {
 };
 const std::vector<MathKey>& math_keys() {
   static const std::vector<MathKey> keys = {
-      {"no_rope_layers", {}},
-      {"no_rope_layer_interval", {}},
+      {"no_rope_layers", {A::kSmolLm3}},
+      {"no_rope_layer_interval", {A::kSmolLm3}},
       {"attention_chunk_size", {}},
       {"attn_temperature_tuning", {}},
       {"floor_scale", {}},
@@ -38,9 +38,9 @@ const std::vector<MathKey>& math_keys() {
       {"query_pre_attn_scalar", {A::kGemma3}},
       {"rope_local_base_freq", {A::kGemma3}},
       {"sliding_window_pattern", {A::kGemma3}},
-      {"layer_types", {A::kQwen2, A::kQwen3, A::kGemma3}},
-      {"sliding_window", {A::kMistral, A::kQwen2, A::kQwen3, A::kGemma3}},
-      {"use_sliding_window", {A::kQwen2, A::kQwen3}},
+      {"layer_types", {A::kQwen2, A::kQwen3, A::kGemma3, A::kSmolLm3}},
+      {"sliding_window", {A::kMistral, A::kQwen2, A::kQwen3, A::kGemma3, A::kSmolLm3}},
+      {"use_sliding_window", {A::kQwen2, A::kQwen3, A::kSmolLm3}},
       {"max_window_layers", {A::kQwen2, A::kQwen3}},
       {"logits_scaling", {}},
       {"embedding_multiplier", {}},

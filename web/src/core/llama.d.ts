@@ -1,11 +1,11 @@
-// Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3, gemma3_text), in the
+// Types of the Llama family's API (llama.js: llama, mistral, qwen2, qwen3, gemma3_text, smollm3), in the
 // same lab as GPT-2's and GPT-NeoX's (poslab-lm module). Forward options and results are
 // GPT-NeoX's.
 import type { RopeLmLoading, RopeLmModel, RopeScalingName, ShardedCheckpoint } from './gpt-neox';
 
 /** config.json's keys (transformers' names); the core reads and checks them as the CLI does. */
 export interface LlamaConfig {
-  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text';
+  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text' | 'smollm3';
   vocab_size: number;
   hidden_size: number;
   num_hidden_layers: number;
@@ -23,6 +23,8 @@ export interface LlamaConfig {
   /** gemma3_text only: the sliding layers' RoPE base (unscaled), and how many layers slide. */
   rope_local_base_freq?: number;
   sliding_layers?: number;
+  /** smollm3 only: each layer's rotation as config.json spells it, 1 rotates q and k, 0 does not (NoPE). */
+  no_rope_layers?: number[];
   /** The config's own rotation (rope_scaling, or 'none'; 'longrope' for Phi-3's per-pair lists). */
   rope: {
     scaling: RopeScalingName | 'longrope';
@@ -37,7 +39,7 @@ export interface LlamaConfig {
 
 /** A preset, or config.json as its text: one of them is required. */
 export interface LlamaConfigChoice {
-  preset?: 'smollm2-135m' | 'qwen2.5-0.5b';
+  preset?: 'smollm2-135m' | 'qwen2.5-0.5b' | 'smollm3-3b';
   config?: string | Record<string, unknown>;
 }
 

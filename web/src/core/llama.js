@@ -1,4 +1,4 @@
-// The Llama family's API (llama, mistral, qwen2, qwen3, gemma3_text) over the raw bindings of
+// The Llama family's API (llama, mistral, qwen2, qwen3, gemma3_text, smollm3) over the raw bindings of
 // cpp/wasm/llama_bindings.cpp, in the same lab object as GPT-2's and GPT-NeoX's (poslab-lm
 // module): configs, random-init and checkpoint models (F32, F16 or BF16) that live in the wasm
 // heap until .delete(), a loader fed a .safetensors file chunk by chunk, and the forward pass

@@ -4,12 +4,12 @@
 // functions (no DOM, no wasm), one table per architecture, so the view and the worker job
 // never test for an architecture themselves.
 
-import { hasLocalBase } from './model-type.js';
+import { hasLocalBase, nopeLayers } from './model-type.js';
 import { ropeForwardSteps, ropeLegend } from './rope-steps.js';
 import { forwardSteps, gpt2Legend } from './shapes.js';
 
 /**
- * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text'} Architecture
+ * @typedef {'gpt2' | 'gpt_neox' | 'llama' | 'mistral' | 'qwen2' | 'qwen3' | 'gemma3_text' | 'smollm3'} Architecture
  *   config.json's model_type
  * @typedef {{ key: string, label: string, value: number | string | boolean }} ConfigRow
  */
@@ -108,10 +108,10 @@ const gptNeox = describe({
   structure: ropeStructure('gpt_neox'),
 });
 
-// llama, mistral, qwen2, qwen3 and gemma3_text: one description (the core's LlamaConfig), the
-// member in model_type; a member whose sliding layers turn at their own base (the model-type
-// table's local base: gemma3_text) has rows for them, and Gemma's own scale is a row when the
-// core reports it.
+// llama, mistral, qwen2, qwen3, gemma3_text and smollm3: one description (the core's
+// LlamaConfig), the member in model_type; a member whose sliding layers turn at their own base
+// (the model-type table's local base: gemma3_text) has rows for them, Gemma's own scale is a
+// row when the core reports it, and so are SmolLM3's NoPE layers (no_rope_layers).
 const llama = describe({
   name: 'Llama',
   tokenizer: 'tokenizer-json',
@@ -132,6 +132,15 @@ const llama = describe({
     ...(c.query_pre_attn_scalar === undefined
       ? []
       : [row(c, 'query_pre_attn_scalar', 'query_pre_attn_scalar (scores × its −½ power)')]),
+    ...(c.no_rope_layers === undefined
+      ? []
+      : [
+          {
+            key: 'no_rope_layers',
+            label: 'NoPE layers (no_rope_layers 0: q and k not rotated)',
+            value: layerList(nopeLayers(c)),
+          },
+        ]),
     row(c, 'tie_word_embeddings'),
     row(c, 'rms_norm_eps'),
   ],
@@ -149,6 +158,7 @@ const TABLE = Object.freeze({
   qwen2: llama,
   qwen3: llama,
   gemma3_text: llama,
+  smollm3: llama,
 });
 
 /** The architectures this view runs, by model_type. */
@@ -193,6 +203,13 @@ export function rotaryDim(c) {
   return Math.floor((c.hidden_size / c.num_attention_heads) * c.rotary_pct);
 }
 
+/** Layer indices in words: 'none', '3', '3, 7 and 11'. */
+function layerList(layers) {
+  if (layers.length === 0) return 'none';
+  if (layers.length === 1) return String(layers[0]);
+  return `${layers.slice(0, -1).join(', ')} and ${layers.at(-1)}`;
+}
+
 /** How positions enter a Llama-family model, for the note above the maps. */
 export function llamaPositionNote(c) {
   const shared =
@@ -204,8 +221,17 @@ export function llamaPositionNote(c) {
     : c.sliding_window > 0
       ? `; a sliding window of ${c.sliding_window} on its windowed layers`
       : '';
+  const nope = nopeLayers(c);
+  const where =
+    nope.length === 0
+      ? 'each head'
+      : `each head in ${c.num_hidden_layers - nope.length} of ${c.num_hidden_layers} layers`;
+  const nopeText =
+    nope.length === 0
+      ? ''
+      : `; layer${nope.length === 1 ? '' : 's'} ${layerList(nope)} ${nope.length === 1 ? 'is' : 'are'} NoPE (no_rope_layers): q and k are not rotated there, so those layers see only the causal order`;
   return (
-    `Positions as trained: RoPE on all ${c.head_dim} dims of each head (base ${c.rope_theta}, scaling ${scalingText(c.rope)})${shared}${window}; ` +
+    `Positions as trained: RoPE on all ${c.head_dim} dims of ${where} (base ${c.rope_theta}, scaling ${scalingText(c.rope)})${shared}${window}${nopeText}; ` +
     'no position embedding is added to the tokens. The positions setting applies to GPT-2 only.'
   );
 }

@@ -13,3 +13,9 @@ export const modelTypeRow = (type) => ROWS.get(type);
  * and the others at rope_theta (global), as Gemma 3's do.
  */
 export const hasLocalBase = (type) => (ROWS.get(type)?.rotation.localBase ?? 0) > 0;
+
+/**
+ * The layers a config marks NoPE (no rotation of q and k), as indices: 0s of no_rope_layers,
+ * which the core reports for smollm3 (1 rotates, 0 does not); [] for every other model.
+ */
+export const nopeLayers = (c) => (c?.no_rope_layers ?? []).flatMap((rotates, i) => (rotates ? [] : [i]));

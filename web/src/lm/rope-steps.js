@@ -1,11 +1,12 @@
 // The RoPE models' structure as data, in the step format of shapes.js (GPT-2's): GPT-NeoX
-// (Pythia) and the Llama family (llama, mistral, qwen2, qwen3, gemma3_text), each step with the shape of its
+// (Pythia) and the Llama family (llama, mistral, qwen2, qwen3, gemma3_text, smollm3), each step with the shape of its
 // tensor for the config the core returns (Hugging Face keys) and T. Pure functions, unit-tested.
 // What differs between them is what the core's forward passes differ by: the fused or separate
 // projections, LayerNorm or RMSNorm, q/k norms (qwen3, gemma3_text), the biases (qwen2), the
 // rotated fraction, grouped-query attention, a sliding window, parallel or sequential residuals,
-// Gemma's extra norms and scales, GELU or SwiGLU or GeGLU, tied or untied output.
-import { hasLocalBase } from './model-type.js';
+// Gemma's extra norms and scales, GELU or SwiGLU or GeGLU, tied or untied output, SmolLM3's
+// NoPE layers.
+import { hasLocalBase, nopeLayers } from './model-type.js';
 
 /** The symbols' values: T, E, H, K (key/value heads), d, R (rotated dims), I, V, N, P. */
 function dims(c, T) {
@@ -74,7 +75,9 @@ export function ropeForwardSteps(c, T, family) {
     }
   }
   const rotated = v.R === v.d ? 'all d dims' : `the first R = ${v.R} of d = ${v.d} dims (the rest pass)`;
-  b('rope', 'RoPE: rotate q and k', ['H', 'T', 'd'], `pairs (i, i + R/2) turn by pos·θᵢ over ${rotated}`);
+  const nope = nopeLayers(c);
+  const skipped = nope.length === 0 ? '' : `; not in the NoPE layers (${nope.join(', ')}: no_rope_layers 0)`;
+  b('rope', 'RoPE: rotate q and k', ['H', 'T', 'd'], `pairs (i, i + R/2) turn by pos·θᵢ over ${rotated}${skipped}`);
   if (v.K < v.H) {
     b(
       'repeat_kv',

@@ -44,7 +44,9 @@ struct LensModel {
   std::vector<double> inv_freq;
   long long trained_context = 0;
   // θ_i per layer where layers turn at different bases (Gemma 3's sliding layers, at
-  // rope_local_base_freq); empty: every layer turns at inv_freq.
+  // rope_local_base_freq) or not at all (a NoPE layer, SmolLM3's or the surgery's: every θ_i
+  // 0, so no pair turns and none of its heads reads as positional); empty: every layer turns
+  // at inv_freq.
   std::vector<std::vector<double>> layer_inv_freq;
   // Logits (T, V) with token t at position offset + t; null: no shift check.
   std::function<TensorF(const std::vector<long long>& tokens, long long offset)> logits;

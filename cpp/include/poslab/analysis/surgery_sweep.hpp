@@ -33,6 +33,9 @@ struct SurgeryModel {
   SurgeryTarget target;             // layers, heads, rotary pairs, local layers
   double base = 0.0;                // the full layers' rotation base; 0: no rotation
   long long trained_context = 0;    // N; 0: unknown
+  // The layers the model itself never rotates (SmolLM3's NoPE layers): a NoPE layer or head
+  // there changes nothing, so the sweep takes the unmodified pass for it, and says so.
+  std::vector<long long> nope_layers;
   // The next-token losses (T − 1,) of `tokens` under `surgery`. With `prefix`: a pass with an
   // empty surgery fills it; a later one over the same tokens starts at the surgery's first
   // changed layer from it (when reuses_prefix).

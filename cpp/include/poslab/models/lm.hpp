@@ -21,14 +21,15 @@
 namespace poslab {
 
 // Named as Hugging Face's model_type.
-enum class LmArchitecture { kGpt2, kGptNeox, kLlama, kMistral, kQwen2, kQwen3, kGemma3 };
+enum class LmArchitecture { kGpt2, kGptNeox, kLlama, kMistral, kQwen2, kQwen3, kGemma3, kSmolLm3 };
 inline constexpr Named<LmArchitecture> kLmArchitectureNames[] = {
-    {LmArchitecture::kGpt2, "gpt2"},         {LmArchitecture::kGptNeox, "gpt_neox"},
-    {LmArchitecture::kLlama, "llama"},       {LmArchitecture::kMistral, "mistral"},
-    {LmArchitecture::kQwen2, "qwen2"},       {LmArchitecture::kQwen3, "qwen3"},
-    {LmArchitecture::kGemma3, "gemma3_text"}};
+    {LmArchitecture::kGpt2, "gpt2"},          {LmArchitecture::kGptNeox, "gpt_neox"},
+    {LmArchitecture::kLlama, "llama"},        {LmArchitecture::kMistral, "mistral"},
+    {LmArchitecture::kQwen2, "qwen2"},        {LmArchitecture::kQwen3, "qwen3"},
+    {LmArchitecture::kGemma3, "gemma3_text"}, {LmArchitecture::kSmolLm3, "smollm3"}};
 // The architecture whose tensor names a checkpoint of `architecture` carries: the Llama family
-// (mistral, qwen2, qwen3, gemma3_text) ships Llama's names, so its checkpoints read as kLlama.
+// (mistral, qwen2, qwen3, gemma3_text, smollm3) ships Llama's names, so its checkpoints read as
+// kLlama.
 LmArchitecture lm_checkpoint_family(LmArchitecture architecture);
 LmArchitecture parse_lm_architecture(const std::string& name);  // Error with field "arch"
 const char* to_string(LmArchitecture architecture);
