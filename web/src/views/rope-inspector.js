@@ -62,6 +62,125 @@ function tableOf(headers, rows) {
   return table;
 }
 
+/** The report's words after the plots: layers, schemes, MLA, temperature, M-RoPE, notes. */
+function writeAbout(about, r, p) {
+  about.replaceChildren();
+  const kind = r.textConfig ? `${r.modelType} (text_config)` : r.modelType || 'no model_type';
+  about.append(
+    el('h3', '', `${p.config === 'pasted' ? 'Pasted config' : ROPE_CONFIGS.find(([n]) => n === p.config)[1]}: ${kind}`),
+    el(
+      'p',
+      '',
+      `${r.heads} query heads, ${r.kvHeads} key/value heads (${r.heads === r.kvHeads ? 'one per query head' : `each shared by ${r.heads / r.kvHeads} query heads`}), head width ${r.headDim}${r.mla ? ` (${r.mla.qkRopeHeadDim} of them rotated)` : ''}; max_position_embeddings ${count(r.maxPositionEmbeddings)}.`,
+    ),
+    tableOf(
+      ['layers', 'attention', 'position'],
+      layerRuns(r.layers).map((run) => [
+        run.from === run.to ? `${run.from}` : `${run.from}–${run.to}`,
+        attentionText(run),
+        positionText(run, r.schemes),
+      ]),
+    ),
+  );
+  const facts = (title, lines) => {
+    const list = el('ul', 'ri-facts');
+    for (const fact of lines) list.append(el('li', '', fact));
+    about.append(el('h4', '', title), list);
+  };
+  if (r.mla) facts('Multi-head latent attention (MLA)', mlaFacts(r.mla, r.schemes[0]));
+  for (const s of r.schemes) {
+    facts(
+      `RoPE base ${count(s.base)}${r.schemes.length > 1 ? ` (${s.name})` : ''}`,
+      schemeFacts(s, r.maxPositionEmbeddings),
+    );
+  }
+  if (r.temperature) facts('NoPE layers’ temperature', [temperatureText(r.temperature)]);
+  if (r.mrope) {
+    const m = r.mrope;
+    const { sample } = m;
+    facts(`M-RoPE (mrope_section [${m.section.join(', ')}], ${m.interleaved ? 'interleaved' : 'in blocks'})`, [
+      ...axisLines(m.axes),
+      `a prompt of ${sample.textBefore} text tokens, an image of ${sample.imagePatches.join(' × ')} patches (${sample.tokens.split('I').length - 1} tokens after the ${m.spatialMergeSize} × ${m.spatialMergeSize} merge) and ${sample.textAfter} text tokens: the ids below, as transformers’ get_rope_index gives them (the next token’s id is its index + ${sample.ropeDelta})`,
+    ]);
+    const wide = el('div', 'ri-wide');
+    wide.append(
+      tableOf(
+        ['', ...[...sample.tokens].map((k) => (k === 'T' ? 'text' : 'image'))],
+        ['t', 'h', 'w'].map((axis) => [axis, ...sample[axis].map(String)]),
+      ),
+    );
+    about.append(wide);
+  }
+  if (r.notes.length) {
+    const list = el('ul', 'ri-notes');
+    for (const n of r.notes) list.append(el('li', '', n));
+    about.append(el('h4', '', 'Read with care'), list);
+  }
+  about.append(
+    el('p', 'note', r.ignoredKeys.length ? `Keys not read: ${r.ignoredKeys.join(', ')}.` : 'Every key was read.'),
+  );
+}
+
+/** The report's plots: wavelengths, scaled ratios, the NoPE query scale, M-RoPE ids. */
+function plotReport({ waves, ratio, temperature, mrope }, r) {
+  const series = [];
+  const ratios = [];
+  for (const s of r.schemes) {
+    const tag = r.schemes.length > 1 ? ` (${s.name})` : '';
+    const x = range(s.wavelength.length);
+    series.push({ label: `original${tag}`, x, y: Float64Array.from(s.wavelength) });
+    if (s.scaling !== 'none') {
+      const short = s.scaling === 'longrope' ? ' short' : '';
+      series.push({
+        label: `${s.scaling}${short}${tag}`,
+        x,
+        y: Float64Array.from(s.wavelengthScaled),
+        dashed: true,
+      });
+      ratios.push({
+        label: `${s.scaling}${short}${tag}`,
+        x,
+        y: Float64Array.from(s.invFreqScaled, (v, i) => v / s.invFreq[i]),
+      });
+    }
+    if (s.wavelengthLong) {
+      series.push({ label: `${s.scaling} long${tag}`, x, y: Float64Array.from(s.wavelengthLong), dashed: true });
+      ratios.push({
+        label: `${s.scaling} long${tag}`,
+        x,
+        y: Float64Array.from(s.invFreqLong, (v, i) => v / s.invFreq[i]),
+      });
+    }
+  }
+  waves.update(series, { logY: true, refLines: referenceLines(r.schemes) });
+  ratio.figure.el.hidden = ratios.length === 0;
+  if (ratios.length) ratio.update(ratios, { logY: false });
+  temperature.figure.el.hidden = !r.temperature;
+  if (r.temperature) {
+    // A staircase: each sampled step start holds until the next one.
+    const { positions: p, scales } = r.temperature;
+    const x = p.flatMap((v, i) => (i + 1 < p.length ? [v, p[i + 1] - 1] : [v]));
+    const y = scales.flatMap((v, i) => (i + 1 < p.length ? [v, v] : [v]));
+    temperature.update([{ label: 'query scale', x: Float64Array.from(x), y: Float64Array.from(y) }], {
+      logY: false,
+    });
+  }
+  mrope.figure.el.hidden = !r.mrope;
+  if (r.mrope) {
+    const { sample } = r.mrope;
+    const x = range(sample.tokens.length);
+    mrope.update(
+      ['t', 'h', 'w'].map((axis, k) => ({
+        label: { t: 'time', h: 'height', w: 'width' }[axis],
+        x,
+        y: Float64Array.from(sample[axis]),
+        dashed: k > 0,
+      })),
+      { logY: false },
+    );
+  }
+}
+
 export default defineView('rope-inspector', {
   controls: SPECS,
   job: 'ropeConfig', // on the language-model module (LM_JOBS), so not the registry's
@@ -126,122 +245,8 @@ export default defineView('rope-inspector', {
     });
 
     function draw({ report: r }, p) {
-      about.replaceChildren();
-      const kind = r.textConfig ? `${r.modelType} (text_config)` : r.modelType || 'no model_type';
-      about.append(
-        el(
-          'h3',
-          '',
-          `${p.config === 'pasted' ? 'Pasted config' : ROPE_CONFIGS.find(([n]) => n === p.config)[1]}: ${kind}`,
-        ),
-        el(
-          'p',
-          '',
-          `${r.heads} query heads, ${r.kvHeads} key/value heads (${r.heads === r.kvHeads ? 'one per query head' : `each shared by ${r.heads / r.kvHeads} query heads`}), head width ${r.headDim}${r.mla ? ` (${r.mla.qkRopeHeadDim} of them rotated)` : ''}; max_position_embeddings ${count(r.maxPositionEmbeddings)}.`,
-        ),
-        tableOf(
-          ['layers', 'attention', 'position'],
-          layerRuns(r.layers).map((run) => [
-            run.from === run.to ? `${run.from}` : `${run.from}–${run.to}`,
-            attentionText(run),
-            positionText(run, r.schemes),
-          ]),
-        ),
-      );
-      const facts = (title, lines) => {
-        const list = el('ul', 'ri-facts');
-        for (const fact of lines) list.append(el('li', '', fact));
-        about.append(el('h4', '', title), list);
-      };
-      if (r.mla) facts('Multi-head latent attention (MLA)', mlaFacts(r.mla, r.schemes[0]));
-      for (const s of r.schemes) {
-        facts(
-          `RoPE base ${count(s.base)}${r.schemes.length > 1 ? ` (${s.name})` : ''}`,
-          schemeFacts(s, r.maxPositionEmbeddings),
-        );
-      }
-      if (r.temperature) facts('NoPE layers’ temperature', [temperatureText(r.temperature)]);
-      if (r.mrope) {
-        const m = r.mrope;
-        const { sample } = m;
-        facts(`M-RoPE (mrope_section [${m.section.join(', ')}], ${m.interleaved ? 'interleaved' : 'in blocks'})`, [
-          ...axisLines(m.axes),
-          `a prompt of ${sample.textBefore} text tokens, an image of ${sample.imagePatches.join(' × ')} patches (${sample.tokens.split('I').length - 1} tokens after the ${m.spatialMergeSize} × ${m.spatialMergeSize} merge) and ${sample.textAfter} text tokens: the ids below, as transformers’ get_rope_index gives them (the next token’s id is its index + ${sample.ropeDelta})`,
-        ]);
-        const wide = el('div', 'ri-wide');
-        wide.append(
-          tableOf(
-            ['', ...[...sample.tokens].map((k) => (k === 'T' ? 'text' : 'image'))],
-            ['t', 'h', 'w'].map((axis) => [axis, ...sample[axis].map(String)]),
-          ),
-        );
-        about.append(wide);
-      }
-      if (r.notes.length) {
-        const list = el('ul', 'ri-notes');
-        for (const n of r.notes) list.append(el('li', '', n));
-        about.append(el('h4', '', 'Read with care'), list);
-      }
-      about.append(
-        el('p', 'note', r.ignoredKeys.length ? `Keys not read: ${r.ignoredKeys.join(', ')}.` : 'Every key was read.'),
-      );
-
-      const series = [];
-      const ratios = [];
-      for (const s of r.schemes) {
-        const tag = r.schemes.length > 1 ? ` (${s.name})` : '';
-        const x = range(s.wavelength.length);
-        series.push({ label: `original${tag}`, x, y: Float64Array.from(s.wavelength) });
-        if (s.scaling !== 'none') {
-          const short = s.scaling === 'longrope' ? ' short' : '';
-          series.push({
-            label: `${s.scaling}${short}${tag}`,
-            x,
-            y: Float64Array.from(s.wavelengthScaled),
-            dashed: true,
-          });
-          ratios.push({
-            label: `${s.scaling}${short}${tag}`,
-            x,
-            y: Float64Array.from(s.invFreqScaled, (v, i) => v / s.invFreq[i]),
-          });
-        }
-        if (s.wavelengthLong) {
-          series.push({ label: `${s.scaling} long${tag}`, x, y: Float64Array.from(s.wavelengthLong), dashed: true });
-          ratios.push({
-            label: `${s.scaling} long${tag}`,
-            x,
-            y: Float64Array.from(s.invFreqLong, (v, i) => v / s.invFreq[i]),
-          });
-        }
-      }
-      waves.update(series, { logY: true, refLines: referenceLines(r.schemes) });
-      ratio.figure.el.hidden = ratios.length === 0;
-      if (ratios.length) ratio.update(ratios, { logY: false });
-      temperature.figure.el.hidden = !r.temperature;
-      if (r.temperature) {
-        // A staircase: each sampled step start holds until the next one.
-        const { positions: p, scales } = r.temperature;
-        const x = p.flatMap((v, i) => (i + 1 < p.length ? [v, p[i + 1] - 1] : [v]));
-        const y = scales.flatMap((v, i) => (i + 1 < p.length ? [v, v] : [v]));
-        temperature.update([{ label: 'query scale', x: Float64Array.from(x), y: Float64Array.from(y) }], {
-          logY: false,
-        });
-      }
-      mrope.figure.el.hidden = !r.mrope;
-      if (r.mrope) {
-        const { sample } = r.mrope;
-        const x = range(sample.tokens.length);
-        mrope.update(
-          ['t', 'h', 'w'].map((axis, k) => ({
-            label: { t: 'time', h: 'height', w: 'width' }[axis],
-            x,
-            y: Float64Array.from(sample[axis]),
-            dashed: k > 0,
-          })),
-          { logY: false },
-        );
-      }
+      writeAbout(about, r, p);
+      plotReport({ waves, ratio, temperature, mrope }, r);
     }
 
     return {
