@@ -17,6 +17,6 @@ export const EMBED_SCALE_BY_METHOD = {
   kerple: 4,
   fire: 4,
   cope: 4,
-  fox: 4,
+  fox: 1,
   none: 4,
 };
