@@ -133,6 +133,32 @@ AttentionPlan plain_plan(std::size_t B, std::size_t L, std::size_t H, std::size_
   return plan;
 }
 
+// Attention of `plan` over qkv with `extras` (ops::AttentionExtras): forward() the output,
+// backward() dqkv, the extras' gradients where `extras` points them. The extras' tests run it.
+struct ExtrasAttention {
+  AttentionPlan plan;
+  Vec q, k, v, att;
+  explicit ExtrasAttention(const AttentionPlan& p)
+      : plan(p),
+        q(p.batch * p.length * p.heads * p.head_dim),
+        k(q.size()),
+        v(q.size()),
+        att(p.batch * p.heads * p.length * p.length) {}
+  Vec forward(const Vec& qkv, const AttentionExtras<double>& extras) {
+    Vec out(q.size());
+    attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
+                      static_cast<const double*>(nullptr), extras);
+    return out;
+  }
+  Vec backward(const Vec& dout, const AttentionExtras<double>& extras) {
+    Vec dqkv(3 * q.size()), dq(q.size()), dk(q.size()), dv(q.size()), datt(plan.length);
+    attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), dout.data(),
+                       q.data(), k.data(), v.data(), att.data(), plan,
+                       static_cast<double*>(nullptr), extras);
+    return dqkv;
+  }
+};
+
 // Attention with each way positions enter it, over sorted random positions; head width 4 runs
 // the generic loops, 16 the unrolled fixed-width ones (ops::with_head_dim).
 class TrainOpsAttention : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
@@ -291,30 +317,23 @@ TEST(TrainOps, AttentionSinksBackward) {
   for (const std::size_t d : {std::size_t{4}, std::size_t{16}}) {
     const std::size_t B = 2, L = 5, H = 3, E = H * d;
     AttentionPlan plan = plain_plan(B, L, H, d);
-    Vec qkv = random_vec(B * L * 3 * E, 1), sinks = {0.3, -1.2, 2.5};
+    Vec qkv = random_vec(B * L * 3 * E, 1), sinks = {0.3, -1.2, 2.5}, weights(B * H * L);
     const Vec r = random_vec(B * L * E, 3);
-    Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L), weights(B * H * L);
+    ExtrasAttention a(plan);
     AttentionExtras<double> x;
     x.sinks = sinks.data();
     x.sink_weights = weights.data();
-    auto f = [&] {
-      Vec out(B * L * E);
-      attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
-                        static_cast<const double*>(nullptr), x);
-      return out;
-    };
+    auto f = [&] { return a.forward(qkv, x); };
     f();
     for (std::size_t row = 0; row < B * H * L; ++row) {
       double sum = 0;
-      for (std::size_t j = 0; j < L; ++j) sum += att[row * L + j];
+      for (std::size_t j = 0; j < L; ++j) sum += a.att[row * L + j];
       EXPECT_NEAR(sum + weights[row], 1.0, 1e-12);
       EXPECT_GT(weights[row], 0.0);
     }
-    Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L), dsinks(H, 0.0);
+    Vec dsinks(H, 0.0);
     x.dsinks = dsinks.data();
-    attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(),
-                       q.data(), k.data(), v.data(), att.data(), plan,
-                       static_cast<double*>(nullptr), x);
+    const Vec dqkv = a.backward(r, x);
     x.dsinks = nullptr;
     expect_matches_fd({&qkv, &sinks}, f, {dqkv, dsinks}, r);
   }
@@ -363,22 +382,15 @@ TEST(TrainOps, AttentionCopeBackward) {
       const AttentionPlan plan = plain_plan(B, L, H, d);
       Vec qkv = random_vec(B * L * 3 * E, 1), emb = random_vec(d * P, 2, 0.5);
       const Vec r = random_vec(B * L * E, 3);
-      Vec q(B * L * E), k(B * L * E), v(B * L * E), att(B * H * L * L);
+      ExtrasAttention a(plan);
       AttentionExtras<double> x;
       x.cope = emb.data();
       x.cope_npos_max = P;
-      auto f = [&] {
-        Vec out(B * L * E);
-        attention_forward(out.data(), q.data(), k.data(), v.data(), att.data(), qkv.data(), plan,
-                          static_cast<const double*>(nullptr), x);
-        return out;
-      };
+      auto f = [&] { return a.forward(qkv, x); };
       f();
-      Vec dqkv(qkv.size()), dq(q.size()), dk(k.size()), dv(v.size()), datt(L), demb(d * P, 0.0);
+      Vec demb(d * P, 0.0);
       x.dcope = demb.data();
-      attention_backward(dqkv.data(), dq.data(), dk.data(), dv.data(), datt.data(), r.data(),
-                         q.data(), k.data(), v.data(), att.data(), plan,
-                         static_cast<double*>(nullptr), x);
+      const Vec dqkv = a.backward(r, x);
       x.dcope = nullptr;
       expect_matches_fd({&qkv, &emb}, f, {dqkv, demb}, r);
     }
