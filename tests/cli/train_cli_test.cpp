@@ -265,6 +265,36 @@ TEST_F(TrainCli, LensReadsALabTextModel) {
   EXPECT_EQ(run(with(lens, {"--precision", "double"})).status, 1);  // the lab's model: float only
 }
 
+// A lab model's own NoPE layers (--nope-every) and the surgery's are read against pairs that
+// never turn: their heads' turning share is 0, never positional; the rotating layer's is not.
+TEST_F(TrainCli, LensReadsALabModelsNopeLayersAsUnturned) {
+  std::string text;
+  for (int i = 0; text.size() < 2000; ++i) text += "line " + std::to_string(i % 23) + " of text\n";
+  put("t.txt", text);
+  put("h.txt", text.substr(0, 16));
+  const std::vector<std::string> lens{"lens",  "--weights", "m.safetensors", "--text-file",
+                                      "h.txt", "-o",        "lens.json"};
+  const auto shares = [&](const std::vector<std::string>& extra) {
+    const RunResult r = run(with(lens, extra));
+    EXPECT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_file(path("lens.json")));
+    std::vector<double> out;
+    for (const auto& head : j["heads"]) out.push_back(head["turning_share"].get<double>());
+    EXPECT_EQ(j["rope_bands"]["layers"].size(), 2u);
+    return out;
+  };
+  const RunResult t =
+      run(with(kTextModel, {"--position", "rope", "--layers", "2", "--nope-every", "2"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  const std::vector<double> own = shares({});  // layer 1 (the 2nd) is NoPE
+  ASSERT_EQ(own.size(), 4u);
+  EXPECT_GT(own[0] + own[1], 0.0);
+  EXPECT_EQ(own[2], 0.0);
+  EXPECT_EQ(own[3], 0.0);
+  const std::vector<double> both = shares({"--nope-layers", "0"});  // and layer 0 by surgery
+  for (const double share : both) EXPECT_EQ(share, 0.0);
+}
+
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
   const std::vector<std::vector<std::string>> bad{
       with(kSmall, {"--position", "spiral", "-o", "r.json"}),

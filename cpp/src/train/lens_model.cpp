@@ -1,6 +1,7 @@
 // The lab's model for the position lens (poslab/train/lens_model.hpp).
 #include "poslab/train/lens_model.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,24 @@
 
 namespace poslab::train {
 namespace {
+
+// Each layer's pairs where some layer does not rotate — the model's own NoPE layers
+// (--nope-every) or the surgery's —, read as pairs that never turn (every θ 0), so their heads
+// are never positional; empty when every layer turns at `all`.
+std::vector<std::vector<double>> nope_layer_pairs(const ModelConfig& c,
+                                                  const PositionSurgery& surgery,
+                                                  const std::vector<double>& all) {
+  std::vector<std::vector<double>> layers(c.n_layer, all);
+  bool any = false;
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const bool nope =
+        c.nope_layer(l) || std::find(surgery.nope_layers.begin(), surgery.nope_layers.end(),
+                                     (long long)l) != surgery.nope_layers.end();
+    if (nope) layers[l].assign(all.size(), 0.0);
+    any = any || nope;
+  }
+  return any ? layers : std::vector<std::vector<double>>{};
+}
 
 // Layer l of a per-layer stack (N, a, b, c) as (a, b, c).
 TensorF slice(const TensorF& stack, std::size_t l) {
@@ -80,6 +99,7 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
     rope.original_length = (long long)checkpoint.train_len;
     if (scaling) model->set_rope_scaling(rope);
     out.inv_freq = rope_frequencies(d, surgery_rope(rope, surgery)).inv_freq;
+    out.layer_inv_freq = nope_layer_pairs(checkpoint.model, surgery, out.inv_freq);
     out.trained_context = (long long)checkpoint.train_len;
     out.length_dependent = rope.scaling == RopeScaling::kDynamic;
   }
