@@ -36,6 +36,11 @@ const GENERATORS = [
     generator: './generators/model-types.mjs',
     from: "the built language-model module's model-type table (build/wasm/simd/poslab-lm.wasm)",
   },
+  {
+    file: 'docs/claims.md',
+    generator: './generators/claims.mjs',
+    from: 'the claims rows (web/src/content/claims.js)',
+  },
 ];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

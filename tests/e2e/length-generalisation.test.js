@@ -44,6 +44,7 @@ describe('view length-generalisation', () => {
     expect(await page.textContent(`${section} .lg-ours`)).toMatch(/^In the example/);
     // The native command is these settings' (N = 8 by default; a preset's N follows, below).
     expect(await page.textContent(`${section} details.native`)).toMatch(/--train-len 8 .*--seed 11/);
+    expect(await page.locator(`${section} details.claims-panel .claims-row`).count()).toBeGreaterThan(0); // Claims panel
     await page.screenshot({ path: path.join(outDir, 'length-generalisation-example.png'), fullPage: true });
     // Quick preset: the settings move to the example's, and the progress line says so.
     await page.click(`${section} .lg-quick`);

@@ -15,6 +15,7 @@ import { COUPLED_METHODS } from '../state/methods.js';
 import { EMBED_SCALE_BY_METHOD } from '../state/train-defaults.js';
 import { shownCurves, shownRuns, sourceNote } from '../lab/shown.js';
 import { nativeBox } from '../ui/native.js';
+import { claimsPanel } from './claims-panel.js';
 import { createIntro, defineView, el } from './kit.js';
 import { labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
 import { createAttentionMaps } from './length-generalisation/attention.js';
@@ -94,7 +95,7 @@ export default defineView('length-generalisation', {
     });
     // The command line follows the settings (a preset's N, the model, the seeds).
     const native = nativeBox();
-    shell.intro.append(native.el);
+    shell.intro.append(native.el, claimsPanel('length-generalisation'));
     const { methodBoxes, knob } = methodSettings(shell, store);
     const { button, train, stop, progress, source } = labActions(shell, 'lg');
     const line = createProgress(progress);

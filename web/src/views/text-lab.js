@@ -10,6 +10,7 @@ import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from
 import { textCommand, textId, textPlan } from '../lab/text-plan.js';
 import { TRAINER_METHODS } from '../state/methods.js';
 import { nativeBox } from '../ui/native.js';
+import { claimsPanel } from './claims-panel.js';
 import { createIntro, defineView, el } from './kit.js';
 import { downloadJson, labActions, labResults, methodCheckboxes, trainingReports } from './lab-layout.js';
 import {
@@ -47,7 +48,7 @@ export default defineView('text-lab', {
   build(shell, { store }) {
     createIntro(shell, { title: 'Train short, test long', note: NOTE });
     const native = nativeBox();
-    shell.intro.append(native.el);
+    shell.intro.append(native.el, claimsPanel('text-lab'));
 
     // Methods (checkboxes over tl.methods), the text (the sample, or the user's file), then
     // Train / Stop and the progress line above the figures.
