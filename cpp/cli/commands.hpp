@@ -86,6 +86,8 @@ void add_lens_command(Commands& commands);
 void add_surgery_command(Commands& commands);
 // train_command.cpp: the length-generalisation lab's trainer.
 void add_train_command(Commands& commands);
+// sweep_command.cpp: many train runs from one plan (run, emit, one, merge).
+void add_sweep_command(Commands& commands);
 // methods_command.cpp: the table of position methods.
 void add_methods_command(Commands& commands);
 

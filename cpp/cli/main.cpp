@@ -66,6 +66,7 @@ int run(int argc, char** argv) {
   poslab::cli::add_lens_command(commands);
   poslab::cli::add_surgery_command(commands);
   poslab::cli::add_train_command(commands);
+  poslab::cli::add_sweep_command(commands);
   poslab::cli::add_methods_command(commands);
 
   if (argc > 1 && argv[1][0] == '-') {

@@ -3,6 +3,8 @@
 // throughput, the lab's metrics and their summary over seeds), optionally the checkpoints; `--dump
 // DIR` writes the files an independent autograd checks (tests/acceptance/train_vs_autograd.py),
 // at the weights the run's steps reached (the initial ones with --steps 0).
+#include "train_command.hpp"
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -94,8 +96,10 @@ void dump_into(OutputFiles& files, const std::string& dir, train::Trainer& train
   }
 }
 
-void run_train(TrainArgs& a) {
-  train::TrainConfig& c = a.config;
+// The run's settings from the parsed options, with the checks that need no output named;
+// reads --text-file.
+train::TrainConfig settings_of(TrainArgs& a) {
+  train::TrainConfig c = a.config;
   c.task = parse_name(train::kTaskNames, a.task, "task", "task");
   c.position = parse_position_method(a.position, kSupportTrainer, "position method", "position");
   c.steps = a.steps.value_or(train::default_steps(c.task));
@@ -127,20 +131,35 @@ void run_train(TrainArgs& a) {
   if (c.seed > std::numeric_limits<std::uint64_t>::max() - (a.seeds - 1)) {
     throw UsageError("--seed + --seeds - 1 must fit in 64 bits");
   }
+  return c;
+}
+
+// -o, --checkpoint and --dump: given, of the right kind, distinct, and writable.
+void check_outputs(const TrainArgs& a) {
   if (a.dump.empty() && a.out.empty()) throw UsageError("give -o result.json (or --dump DIR)");
   require_extension(a.out, "-o", ".json", "the result as JSON");
   require_extension(a.checkpoint, "--checkpoint", ".safetensors", "the weights as safetensors");
   require_distinct_outputs({{"-o", a.out}, {"--checkpoint", a.checkpoint}, {"--dump", a.dump}});
   if (!a.out.empty()) check_output_target(a.out);
   for (std::size_t k = 0; k < a.seeds && !a.checkpoint.empty(); ++k) {
-    check_output_target(a.seeds > 1 ? seed_path(a.checkpoint, c.seed + k) : a.checkpoint);
+    check_output_target(a.seeds > 1 ? seed_path(a.checkpoint, a.config.seed + k) : a.checkpoint);
   }
+}
+
+// The trainer's own checks of the settings, before anything is allocated.
+void check_settings(train::TrainConfig& c) {
   c.memory_limit =
       memory_limit_from_environment("POSLAB_TRAIN_MEMORY_LIMIT", train::kDefaultTrainMemoryLimit);
   train::validate(c);
   train::check_memory(c,
                       "--layers, --width, --batch, --eval-examples, --train-len or --test-len (or "
                       "raise the limit with POSLAB_TRAIN_MEMORY_LIMIT, e.g. 8GiB)");
+}
+
+void run_train(TrainArgs& a) {
+  train::TrainConfig c = settings_of(a);
+  check_outputs(a);
+  check_settings(c);
 
   OutputFiles files;
   std::vector<std::string> runs;
@@ -305,6 +324,26 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
 }
 
 }  // namespace
+
+TrainOption train_option(const std::string& name) {
+  TrainArgs args;
+  CLI::App app;
+  declare_train(&app, args);
+  const CLI::Option* option = app.get_option_no_throw("--" + name);
+  if (option == nullptr) return TrainOption::kUnknown;
+  return option->get_expected_max() == 0 ? TrainOption::kFlag : TrainOption::kValue;
+}
+
+void check_train_args(const std::vector<std::string>& args) {
+  TrainArgs a;
+  CLI::App app;
+  declare_train(&app, a);
+  std::vector<const char*> argv{"train"};
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  app.parse(int(argv.size()), argv.data());
+  train::TrainConfig c = settings_of(a);
+  check_settings(c);
+}
 
 void add_train_command(Commands& commands) {
   add_command<TrainArgs>(commands, "train",

@@ -132,6 +132,23 @@ std::vector<std::string> train(std::vector<std::string> more) {
   return args;
 }
 
+// A sweep plan: copy with rope, one seed, N = 2, and `more` (JSON members, after a comma).
+std::string sweep_plan(const std::string& more) {
+  return R"({"tasks": ["copy"], "methods": ["rope"], "seeds": 1, "options": {"train-len": [2])" +
+         (more.empty() ? "}" : "}, " + more) + "}";
+}
+std::string sweep_plan_options(const std::string& more) {
+  return R"({"tasks": ["copy"], "methods": ["rope"], "seeds": 1, "options": {"train-len": [2], )" +
+         more + "}}";
+}
+std::vector<std::string> sweep_run() { return {"sweep", "run", "plan.json", "--out", "d"}; }
+// A sweep directory's run list of one run.
+constexpr const char* kSweepRunList =
+    R"({"name": "t", "resources": {"cpus": 1, "mem": "1G", "time": "01:00:00", "partition": ""},
+        "runs": [{"id": "copy.rope.s0", "task": "copy", "method": "rope", "options": {},
+                  "seed": 0, "args": ["train", "--task", "copy", "--position", "rope",
+                  "--train-len=2", "--seed", "0", "-q"]}]})";
+
 Bytes neox_checkpoint(const std::string& config) {
   return Bytes([config] {
     return encode_safetensors(
@@ -660,6 +677,82 @@ const std::vector<BadInput>& cases() {
        {"norm", "--kind", "layernorm", "--in", "x.npy", "--eps", "-1e-30", "-o", "out.npy"},
        1,
        R"(got -1e-30\))"},
+      // poslab sweep: a bad plan is refused before any run starts or any file is made.
+      {"SweepPlanNotJson",
+       {{"plan.json", "{\"tasks\": ["}},
+       sweep_run(),
+       1,
+       R"(plan\.json: not valid JSON)"},
+      {"SweepPlanUnknownKey",
+       {{"plan.json", R"({"taks": ["copy"], "methods": ["rope"], "seeds": 1})"}},
+       sweep_run(),
+       1,
+       R"(plan\.json: taks: unknown key \(a plan has name, tasks, methods, seeds, options, resources\))"},
+      {"SweepPlanEmptyList",
+       {{"plan.json", sweep_plan_options(R"("layers": [])")}},
+       sweep_run(),
+       1,
+       R"(plan\.json: options\.layers: an empty list: give at least one value)"},
+      {"SweepPlanOptionTrainLacks",
+       {{"plan.json", sweep_plan_options(R"("layer": [1])")}},
+       sweep_run(),
+       1,
+       R"(plan\.json: options\.layer: poslab train has no --layer \(see poslab train --help\))"},
+      {"SweepPlanFlagGivenANumber",
+       {{"plan.json", sweep_plan_options(R"("sinks": [1])")}},
+       sweep_run(),
+       1,
+       R"(plan\.json: options\.sinks: --sinks is a flag: give true and/or false)"},
+      {"SweepPlanValueTrainCannotParse",
+       {{"plan.json", sweep_plan_options(R"("layers": [1, "four"])")}},
+       sweep_run(),
+       1,
+       R"(plan\.json: options\.layers\[1\]: --layers: 'four' is not an integer)"},
+      {"SweepPlanSetsTheSeed",
+       {{"plan.json", sweep_plan_options(R"("seed": [1])")}},
+       sweep_run(),
+       1,
+       R"(plan\.json: options\.seed: the sweep sets --seed itself: use the plan's "seeds")"},
+      {"SweepPlanWithoutTrainLength",
+       {{"plan.json", R"({"tasks": ["copy"], "methods": ["rope"], "seeds": 1})"}},
+       sweep_run(),
+       1,
+       R"(plan\.json: run copy\.rope\.s0: --train-len is required)"},
+      {"SweepPlanOverTheRunLimit",
+       {{"plan.json", R"({"tasks": ["copy"], "methods": "all", "seeds": 100000})"}},
+       {"sweep", "emit", "plan.json", "--out", "d", "--slurm"},
+       1,
+       R"(plan\.json: seeds: the plan has more than 100000 runs)"},
+      {"SweepPlanSlurmMemoryNotASize",
+       {{"plan.json", sweep_plan(R"("resources": {"mem": "1 GB"})")}},
+       {"sweep", "emit", "plan.json", "--out", "d", "--slurm"},
+       1,
+       R"(plan\.json: resources\.mem: Slurm's --mem: .*got '1 GB')"},
+      {"SweepEmitWithoutAFormat",
+       {{"plan.json", sweep_plan("")}},
+       {"sweep", "emit", "plan.json", "--out", "d"},
+       2,
+       R"(--slurm is required)"},
+      {"SweepWithoutASubcommand",
+       {},
+       {"sweep"},
+       2,
+       R"(poslab sweep needs one of run, emit, one or merge)"},
+      {"SweepMergeOfNoSweepDirectory",
+       {{"d/", ""}},
+       {"sweep", "merge", "d", "-o", "s.json"},
+       1,
+       R"(d/runs\.json is missing: d is not a sweep directory)"},
+      {"SweepMergeIntoANpyFile",
+       {{"d/", ""}, {"d/runs.json", kSweepRunList}},
+       {"sweep", "merge", "d", "-o", "out.npy"},
+       2,
+       R"(-o writes the summary as JSON: give a name ending in \.json \(got 'out\.npy'\))"},
+      {"SweepOneIndexPastTheRuns",
+       {{"d/", ""}, {"d/runs.json", kSweepRunList}},
+       {"sweep", "one", "d", "1"},
+       2,
+       R"(INDEX 1 is past the last of the sweep's 1 runs)"},
       {"OptionsWithoutACommand",
        {},
        {"--task", "copy", "--position", "rope", "--train-len", "4", "-o", "out.json"},

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "metrics_json.hpp"
 #include "poslab/base/errors.hpp"
 
 namespace poslab::train {
@@ -65,17 +66,13 @@ SeedSummary summarize(const std::vector<std::optional<double>>& values) {
   return s;
 }
 
-std::string seeds_result_json(const std::vector<std::string>& runs) {
+nlohmann::ordered_json metrics_summary(const nlohmann::ordered_json& runs) {
   using Json = nlohmann::ordered_json;
-  require(!runs.empty(), "seeds", "no run to summarise");
   const auto value = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  Json result = Json::parse(runs.front());
-  Json all = Json::array();
-  for (const std::string& run : runs) all.push_back(Json::parse(run));
   Json summary = Json::object();
-  for (const auto& [name, first] : result.at("metrics").items()) {
+  for (const auto& [name, first] : runs.at(0).at("metrics").items()) {
     std::vector<std::optional<double>> values;
-    for (const Json& run : all) {
+    for (const Json& run : runs) {
       const Json& v = run.at("metrics").at(name);
       values.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
     }
@@ -84,8 +81,21 @@ std::string seeds_result_json(const std::vector<std::string>& runs) {
     for (const auto& v : s.values) list.push_back(value(v));
     summary[name] = {{"mean", value(s.mean)}, {"sd", value(s.sd)}, {"values", list}};
   }
+  return summary;
+}
+
+bool ranks_above(const SeedSummary& a, const SeedSummary& b) {
+  return a.mean && b.mean && a.sd && b.sd && *a.mean - *b.mean > *a.sd + *b.sd;
+}
+
+std::string seeds_result_json(const std::vector<std::string>& runs) {
+  using Json = nlohmann::ordered_json;
+  require(!runs.empty(), "seeds", "no run to summarise");
+  Json result = Json::parse(runs.front());
+  Json all = Json::array();
+  for (const std::string& run : runs) all.push_back(Json::parse(run));
   result["runs"] = all;
-  result["summary"] = summary;
+  result["summary"] = metrics_summary(all);
   return result.dump(1);
 }
 

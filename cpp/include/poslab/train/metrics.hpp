@@ -25,6 +25,10 @@ namespace poslab::train {
 
 // Mean in-distribution exact match under this: the method did not train.
 inline constexpr double kTrainedThreshold = 0.9;
+// The metric read first (under kTrainedThreshold: did not train) and the one methods are
+// ranked by (docs/lab.md, "Metrics").
+inline constexpr const char* kInDistributionMetric = "exact_match_in_distribution";
+inline constexpr const char* kPrimaryMetric = "exact_match_n_to_2n";
 
 using LabMetrics = std::vector<std::pair<std::string, std::optional<double>>>;
 
@@ -38,6 +42,10 @@ struct SeedSummary {
   std::vector<std::optional<double>> values;
 };
 SeedSummary summarize(const std::vector<std::optional<double>>& values);
+
+// The ranking rule (web/src/lab/ranking.js's ranksAbove): `a` ranks above `b` only when
+// mean_a − mean_b > sd_a + sd_b; otherwise, either way, the two tie. False when either is empty.
+bool ranks_above(const SeedSummary& a, const SeedSummary& b);
 
 // result.json of one or more seeds' runs (each a Trainer::result_json): the first run's fields
 // as they are, then `runs` (every run's object, in seed order) and `summary` (each metric of
