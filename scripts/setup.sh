@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages PosLab builds and tests with (Chromium drives the browser tests,
-# clang with its libFuzzer runtime builds the fuzzer), a Node.js new enough for vitest 4 and
+# clang with its libFuzzer runtime builds the fuzzer, Slurm and MUNGE run the sweep's
+# single-node Slurm test, tests/sweep/slurm_test.sh), a Node.js new enough for vitest 4 and
 # Vite 8 (>= 20.19), and the npm packages of the playground, its tests and the wasm benchmark.
 # Idempotent: installs only what is missing, runs `apt-get update` only when something is,
 # fetches Node only when the one on PATH is too old, and runs `npm ci` only when
@@ -31,6 +32,7 @@ if ((!node_only)); then
     python3 python3-numpy
     emscripten wabt
     chromium
+    slurmctld slurmd slurm-client munge
   )
 fi
 # npm is needed to fetch Node (or, with a new enough system Node, to run `npm ci`): when there
