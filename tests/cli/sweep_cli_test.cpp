@@ -215,8 +215,8 @@ FileStamp stamp(const std::string& file) {
 
 // SIGKILL to the pool's whole process group once a result exists and before all do: every
 // result file there is whole, the rerun runs only what was missing (the others keep their
-// inode and mtime), and the merge is byte for byte an uninterrupted sweep's. LongRunning: 18
-// real training runs (4 s here), which a sanitizer only slows down.
+// inode and mtime), and the merge is byte for byte an uninterrupted sweep's. LongRunning: about
+// a dozen real training runs (4 s here), which a sanitizer only slows down.
 TEST_F(SweepCli, LongRunningKilledSweepResumesAndMergesToTheSameBytes) {
   plan(R"(["rope", "alibi"])", "3", R"("steps": [1500])");
   // The killed pool's runs are reparented to this process, which can then wait for them.
