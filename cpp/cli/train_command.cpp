@@ -39,12 +39,13 @@ struct TrainArgs {
   std::string checkpoint_dtype = "f32";
   std::size_t test_len = 0;
   std::size_t seeds = 1;
-  std::optional<std::size_t> steps;     // unset: the task's (train::default_steps)
-  std::optional<std::size_t> batch;     // unset: the task's (train::default_batch)
-  std::optional<double> embed_scale;    // unset: the method's (train::default_embed_scale)
-  std::optional<double> keep_fraction;  // unset: the method's table default
-  std::optional<std::size_t> npos_max;  // unset: the method's table default
-  std::string attn_temperature;         // "FLOOR,SCALE"; empty: off
+  std::optional<std::size_t> steps;              // unset: the task's (train::default_steps)
+  std::optional<std::size_t> batch;              // unset: the task's (train::default_batch)
+  std::optional<double> embed_scale;             // unset: the method's (train::default_embed_scale)
+  std::optional<double> keep_fraction;           // unset: the method's table default
+  std::optional<std::size_t> npos_max;           // unset: the method's table default
+  std::optional<std::size_t> abacus_max_offset;  // unset: the method's table default
+  std::string attn_temperature;                  // "FLOOR,SCALE"; empty: off
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
 };
@@ -107,6 +108,7 @@ train::TrainConfig settings_of(TrainArgs& a) {
   c.embed_scale = a.embed_scale.value_or(train::default_embed_scale(c.position));
   c.keep_fraction = a.keep_fraction;
   c.npos_max = a.npos_max;
+  c.abacus_max_offset = a.abacus_max_offset;
   if (!a.attn_temperature.empty()) {
     const auto [floor_scale, scale] = parse_temperature(a.attn_temperature);
     c.attn_floor_scale = floor_scale;
@@ -289,6 +291,10 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--npos-max", a.npos_max,
                   "CoPE's npos_max: its contextual positions are clipped at P - 1 (default: the "
                   "method's, 64)")
+      ->check(unsigned_integer());
+  cmd->add_option("--abacus-max-offset", a.abacus_max_offset,
+                  "abacus: training moves each sequence's digit places by k in [0, K] (default: "
+                  "the method's, 99)")
       ->check(unsigned_integer());
   cmd->add_flag("--sinks", c.sinks,
                 "attention sinks (gpt-oss): one learned logit per layer and head in every "

@@ -41,14 +41,15 @@ std::size_t size_field(const val& js, const char* name, std::size_t fallback) {
 }
 
 TrainConfig to_train_config(const val& js) {
-  const val o = to_options(js, "config", {"task",          "position",       "randomizedPositions",
-                                          "trainLen",      "testLen",        "coupledPositions",
-                                          "layers",        "width",          "heads",
-                                          "batch",         "steps",          "lr",
-                                          "warmupSteps",   "seed",           "embedScale",
-                                          "keepFraction",  "nposMax",        "sinks",
-                                          "nopeEvery",     "attnFloorScale", "attnScale",
-                                          "evalPositions", "evalExamples",   "text"});
+  const val o = to_options(js, "config", {"task",         "position",      "randomizedPositions",
+                                          "trainLen",     "testLen",       "coupledPositions",
+                                          "layers",       "width",         "heads",
+                                          "batch",        "steps",         "lr",
+                                          "warmupSteps",  "seed",          "embedScale",
+                                          "keepFraction", "nposMax",       "abacusMaxOffset",
+                                          "sinks",        "nopeEvery",     "attnFloorScale",
+                                          "attnScale",    "evalPositions", "evalExamples",
+                                          "text"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -72,6 +73,9 @@ TrainConfig to_train_config(const val& js) {
     c.keep_fraction = number_field(o, "keepFraction", 1.0);
   }
   if (!field(o, "nposMax").isUndefined()) c.npos_max = size_field(o, "nposMax", 0);
+  if (!field(o, "abacusMaxOffset").isUndefined()) {
+    c.abacus_max_offset = size_field(o, "abacusMaxOffset", 0);
+  }
   c.sinks = bool_field(o, "sinks", c.sinks);
   c.nope_every = size_field(o, "nopeEvery", c.nope_every);
   c.attn_floor_scale = number_field(o, "attnFloorScale", c.attn_floor_scale);

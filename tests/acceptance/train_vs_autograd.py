@@ -330,7 +330,7 @@ def model_loss(cfg, w, tokens, targets, positions, mask):
     d = E // H
     method = cfg["position"]
     x = take_rows(w["wte.weight"], tokens) * cfg["embed_scale"]
-    if method == "learned":
+    if method in ("learned", "abacus"):
         x = x + take_rows(w["wpe.weight"], positions)
     elif method == "sinusoidal":
         freq = cfg["base"] ** (-2.0 * np.arange(E // 2) / E)
@@ -430,7 +430,7 @@ def read_safetensors(path):
 def expected_shapes(cfg):
     E, I, V, H = cfg["n_embd"], cfg["n_inner"], cfg["vocab_size"], cfg["n_head"]
     shapes = {"wte.weight": (V, E), "ln_f.weight": (E,), "ln_f.bias": (E,)}
-    if cfg["position"] == "learned":
+    if cfg["position"] in ("learned", "abacus"):
         shapes["wpe.weight"] = (cfg["n_positions"], E)
     if cfg["position"] == "t5":
         shapes["rel_bias.weight"] = (cfg["t5_num_buckets"], H)
@@ -554,6 +554,10 @@ CASES = [
     ("xpos, NoPE every 1", ["--position", "xpos", "--nope-every", "1"]),
     ("rope, NoPE 2, temperature", ["--position", "rope", "--nope-every", "2",
                                    "--attn-temperature", "4,0.5", "--randomized-positions", "64"]),
+    # Abacus: a table indexed by each digit's place in its number, offset in training.
+    ("abacus, addition", ["--position", "abacus", "--task", "addition"]),
+    ("abacus, sort, offset 3", ["--position", "abacus", "--task", "sort", "--abacus-max-offset",
+                                "3"]),
     # FoX's forget gates on a NoPE model (no positions), with 3 heads, and with sinks.
     ("fox", ["--position", "fox"]),
     ("fox, reverse, 3 heads", ["--position", "fox", "--task", "reverse", "--heads", "3",
@@ -572,6 +576,22 @@ CASES = [
 
 # The options of CASES that take no value.
 FLAGS = {"--sinks"}
+
+
+def check_abacus_places(tokens, positions, max_offset):
+    """Abacus's positions (McLeish et al. 2024), rebuilt from the tokens: 0 off digits (the
+    symbols 0..9), else k + the digit's place in its run of digits, one k in [0, max_offset] per
+    row."""
+    for row_tokens, row in zip(tokens, positions):
+        places, run = [], 0
+        for t in row_tokens:
+            run = run + 1 if 0 <= t < 10 else 0
+            places.append(run)
+        places = np.array(places)
+        digits = places > 0
+        assert (row[~digits] == 0).all(), "abacus: a non-digit token has a place"
+        offsets = set((row[digits] - places[digits]).tolist())
+        assert len(offsets) == 1 and 0 <= offsets.pop() <= max_offset, "abacus: offsets differ"
 
 
 def check_binary(poslab):
@@ -596,6 +616,8 @@ def check_binary(poslab):
             for n in ["tokens", "targets", "positions"]:
                 assert batch[n].dtype == np.int32, f"{n}.npy is {batch[n].dtype}"
             assert batch["loss_mask"].dtype == np.float32
+            if cfg["position"] == "abacus":
+                check_abacus_places(batch["tokens"], batch["positions"], cfg["abacus_max_offset"])
             loss, ref = loss_and_grads(cfg, weights, batch["tokens"], batch["targets"],
                                        batch["positions"], batch["loss_mask"].astype(np.float64))
             their_loss = json.load(open(os.path.join(tmp, "loss.json")))["loss"]

@@ -474,24 +474,27 @@ TEST_F(Cli, MethodsPrintsTheTableTheTrainerChoosesFrom) {
   for (const auto& m : table) {
     names.push_back(m.at("name"));
     if (m.at("support").at("trainer")) trainer.push_back(m.at("name"));
-    EXPECT_EQ(m.at("support").size(), 8u) << m.dump();
+    EXPECT_EQ(m.at("support").size(), 9u) << m.dump();
   }
   EXPECT_EQ(names, (std::vector<std::string>{"learned", "sinusoidal", "shaw", "rope", "p-rope",
-                                             "xpos", "alibi", "t5", "kerple", "fire", "cope",
-                                             "fox", "none"}));
+                                             "xpos", "alibi", "t5", "kerple", "fire", "cope", "fox",
+                                             "abacus", "none"}));
   EXPECT_EQ(table[3].at("options")[0].at("name"), "base");
   EXPECT_EQ(table[3].at("kind"), "rotation");
   EXPECT_EQ(table[3].at("pairs"), "neox");
   EXPECT_EQ(table[4].at("options")[1].at("name"), "keepFraction");
   EXPECT_EQ(table[5].at("pairs"), "gptj");
   EXPECT_FALSE(table[6].contains("pairs"));  // ALiBi does not rotate
-  // Relative methods: a shift leaves their scores; the absolute tables and xPos's centred scale do
-  // not.
+  // Relative methods: a shift leaves their scores; the absolute tables (Abacus's of digit places
+  // too) and xPos's centred scale do not.
   for (const auto& m : table) {
     const bool relative = m.at("support").at("relative");
     EXPECT_EQ(relative, m.at("name") != "learned" && m.at("name") != "sinusoidal" &&
-                            m.at("name") != "xpos" && m.at("name") != "fire")
+                            m.at("name") != "xpos" && m.at("name") != "fire" &&
+                            m.at("name") != "abacus")
         << m.at("name");
+    // Only Abacus computes its own positions (from the tokens).
+    EXPECT_EQ(m.at("support").at("ownPositions"), m.at("name") == "abacus") << m.at("name");
   }
   const RunResult help = run({"train", "--help"});
   std::string choices = "{";

@@ -295,6 +295,25 @@ TEST_F(TrainCli, LensReadsALabModelsNopeLayersAsUnturned) {
   for (const double share : both) EXPECT_EQ(share, 0.0);
 }
 
+// Abacus (McLeish et al. 2024): its largest training offset is an option, recorded in the
+// result's config and the checkpoint's, and its table has a row per place that offset reaches.
+TEST_F(TrainCli, AbacusRecordsItsLargestOffset) {
+  std::vector<std::string> args = with(kSmall, {"--position", "abacus", "--abacus-max-offset", "3",
+                                                "-o", "r.json", "--checkpoint", "m.safetensors"});
+  args[2] = "addition";  // kSmall's task
+  const RunResult r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  EXPECT_EQ(j["config"]["abacus_max_offset"], 3);
+  EXPECT_EQ(j["config"]["model"]["abacus_max_offset"], 3);
+  const SafetensorsFile ckpt = read_safetensors(path("m.safetensors"));
+  const auto config = nlohmann::json::parse(ckpt.metadata.at("config"));
+  EXPECT_EQ(config["abacus_max_offset"], 3);
+  // 3 digits tested to 12: BOS, 12 + 12 digits, '+', SEP, 13, EOS are 41 tokens; + 3 for the
+  // offset.
+  EXPECT_EQ(ckpt.tensors.at("wpe.weight").shape[0], 41u + 3u);
+}
+
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
   const std::vector<std::vector<std::string>> bad{
       with(kSmall, {"--position", "spiral", "-o", "r.json"}),
@@ -315,6 +334,11 @@ TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
       with(kSmall, {"--position", "rope", "--coupled-positions", "64", "-o", "r.json"}),  // copy
       {"train", "--task", "addition", "--position", "fire", "--train-len", "3",
        "--coupled-positions", "64", "-o", "r.json"},  // FIRE's ψ needs rising positions
+      with(kSmall, {"--position", "abacus", "--randomized-positions", "64", "-o", "r.json"}),
+      with(kSmall, {"--position", "rope", "--abacus-max-offset", "3", "-o", "r.json"}),
+      with(kSmall, {"--position", "abacus", "--abacus-max-offset", "5000", "-o", "r.json"}),
+      {"train", "--task", "text", "--text-file", "t.txt", "--position", "abacus", "--train-len",
+       "8", "-o", "r.json"},  // Abacus numbers digits
       with(kSmall, {"--position", "none", "--seeds", "0", "-o", "r.json"}),
       with(kSmall, {"--position", "none", "--seeds", "101", "-o", "r.json"}),
       with(kSmall, {"--position", "none", "--seed", "18446744073709551615", "--seeds", "2", "-o",

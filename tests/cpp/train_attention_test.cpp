@@ -156,7 +156,7 @@ TensorF core_attention(const ModelConfig& c, const Parameters& p,
   for (std::size_t t = 0; t < T; ++t) {
     for (std::size_t i = 0; i < E; ++i) {
       double value = c.embed_scale * p.at("wte.weight")[std::size_t(tokens[t]) * E + i];
-      if (c.position == PositionMethod::kLearned) value += p.at("wpe.weight")[t * E + i];
+      if (has_learned_table(c.position)) value += p.at("wpe.weight")[t * E + i];
       if (c.position == PositionMethod::kSinusoidal) value += table.data[t * E + i];
       x.data[t * E + i] = static_cast<float>(value);
     }

@@ -289,6 +289,63 @@ TEST(TrainTasks, CoupledPositionsGiveDigitsTheirSignificance) {
             std::max<std::size_t>(24, sequence_length(Task::kAddition, 16)));
 }
 
+// Abacus (McLeish et al. 2024): each digit's place in its number, the same for the digits of
+// a, of b and of the sum that share a significance, 0 off digits; training moves a sequence's
+// places by one offset k in [0, K], evaluation by 0, and the table has a row for every place.
+TEST(TrainTasks, AbacusNumbersEachDigitByItsPlace) {
+  Rng rng(5);
+  const Sequence s = sample_sequence(Task::kAddition, 3, rng);  // BOS aaa + bbb SEP cccc EOS
+  EXPECT_EQ(abacus_places(s.tokens, 0),
+            (std::vector<std::int32_t>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 0}));
+  EXPECT_EQ(abacus_places(s.tokens, 10),
+            (std::vector<std::int32_t>{0, 11, 12, 13, 0, 11, 12, 13, 0, 11, 12, 13, 14, 0}));
+  TrainConfig c = small(PositionMethod::kAbacus);
+  c.task = Task::kAddition;
+  c.abacus_max_offset = 5;
+  const Batch train = training_batch(c, rng);
+  std::set<std::int32_t> offsets;
+  for (std::size_t i = 0; i < train.batch; ++i) {
+    const std::int32_t first = train.positions[i * train.length + 1];  // a's lowest digit
+    EXPECT_GE(first, 1);
+    EXPECT_LE(first, 6);
+    offsets.insert(first - 1);
+    EXPECT_EQ(train.positions[i * train.length], 0);  // BOS
+  }
+  EXPECT_GT(offsets.size(), 1u);  // drawn per sequence
+  const std::vector<Sequence> tests = evaluation_sequences(c, 16);
+  const Batch eval = evaluation_batch(c, 16, tests);
+  EXPECT_EQ(std::vector<std::int32_t>(eval.positions.begin(), eval.positions.begin() + 3),
+            (std::vector<std::int32_t>{0, 1, 2}));
+  EXPECT_EQ(*std::max_element(eval.positions.begin(), eval.positions.end()), 17);  // the carry
+  EXPECT_EQ(model_config(c).n_positions, 5 + sequence_length(Task::kAddition, 16));
+  EXPECT_EQ(model_config(small(PositionMethod::kAbacus)).abacus_max_offset, 99u);  // the table's
+}
+
+TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
+  const auto field_of = [](TrainConfig c) {
+    try {
+      validate(c);
+    } catch (const Error& e) {
+      return e.field() + ": " + e.what();
+    }
+    return std::string("(accepted)");
+  };
+  TrainConfig c = small(PositionMethod::kAbacus);
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c.randomized_positions = 64;
+  EXPECT_EQ(field_of(c).rfind("randomizedPositions: abacus chooses its own positions", 0), 0u);
+  c = small(PositionMethod::kAbacus), c.task = Task::kAddition, c.coupled_positions = 32;
+  EXPECT_EQ(field_of(c).rfind("coupledPositions: abacus chooses", 0), 0u);
+  c = small(PositionMethod::kAbacus), c.task = Task::kText;
+  c.text = std::make_shared<const std::string>(std::string(4096, 'a'));
+  EXPECT_EQ(field_of(c).rfind("position: abacus numbers the digits", 0), 0u);
+  c = small(PositionMethod::kAbacus), c.abacus_max_offset = 5000;
+  EXPECT_EQ(field_of(c).rfind("abacusMaxOffset", 0), 0u);
+  c = small(PositionMethod::kLearned), c.abacus_max_offset = 5;
+  EXPECT_EQ(field_of(c),
+            "abacusMaxOffset: the largest offset is an option of abacus, not of learned");
+}
+
 // The working set counts what the trainer allocates: the parameters four times (weights,
 // gradients, Adam's m and v), once more per extra thread's gradients, and activations that grow
 // with the batch and with the evaluated length; a run past memory_limit is refused up front,

@@ -110,6 +110,7 @@ describe.each(VARIANTS)('%s wasm attentionMask', (variant) => {
       'fire',
       'cope',
       'fox',
+      'abacus',
       'none',
     ]);
     for (const m of positionMethods) {

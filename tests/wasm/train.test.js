@@ -33,6 +33,8 @@ const CASES = [
   { position: 'rope', nopeEvery: 2, attnFloorScale: 4, attnScale: 0.5, randomizedPositions: 64 },
   { position: 'cope', nposMax: 4 },
   { position: 'fox', sinks: true },
+  // Issue 51: Abacus's digit places, offset in training.
+  { position: 'abacus', task: 'addition', abacusMaxOffset: 7 },
 ];
 
 const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
@@ -132,6 +134,7 @@ describe('training API', () => {
       'fire',
       'cope',
       'fox',
+      'abacus',
       'none',
     ]);
     expect(lab.names.tasks).toEqual(['copy', 'reverse', 'sort', 'addition', 'text']);

@@ -28,7 +28,7 @@ import {
   tokenAccuracyBeyond,
 } from '../../web/src/lab/ranking.js';
 import { createTrainingExecutor } from '../../web/src/lab/runs.js';
-import { COUPLED_METHODS, readsPositions, TRAINER_METHODS } from '../../web/src/state/methods.js';
+import { COUPLED_METHODS, TRAINER_METHODS, takesRandomized } from '../../web/src/state/methods.js';
 import { LAB_LAYERS, refusal } from '../../web/src/state/combinations.js';
 import { defaults, SCHEMA } from '../../web/src/state/registry.js';
 import { parseHash, serialiseHash } from '../../web/src/state/url.js';
@@ -68,9 +68,9 @@ describe('lab presets', () => {
     const plan = runPlan({ ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0 });
     const methods = [...new Set(plan.map((r) => r.method))];
     const plain = TRAINER_METHODS;
-    // NoPE, CoPE and FoX read no positions: plain only.
-    const randomised = plain.filter((m) => !['none', 'cope', 'fox'].includes(m));
-    expect(randomised).toEqual(plain.filter(readsPositions));
+    // NoPE, CoPE and FoX read no positions, Abacus computes its own: plain only.
+    const randomised = plain.filter((m) => !['none', 'cope', 'fox', 'abacus'].includes(m));
+    expect(randomised).toEqual(plain.filter(takesRandomized));
     expect(methods).toEqual([...plain, ...randomised.map((m) => `${m}-random`)]);
     expect(plan).toHaveLength((plain.length + randomised.length) * 3);
     for (const r of plan) {
@@ -101,7 +101,7 @@ describe('lab presets', () => {
     expect(coupledMax(32)).toBe(64);
     expect(runPlan({ ...full, coupled: false }).every((r) => r.config.coupledPositions === undefined)).toBe(true);
     expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(
-      TRAINER_METHODS.length + TRAINER_METHODS.filter(readsPositions).length,
+      TRAINER_METHODS.length + TRAINER_METHODS.filter(takesRandomized).length,
     );
     expect(SCHEMA['lg.coupled'].parse('true')).toMatchObject({ ok: true, value: true });
   });

@@ -23,20 +23,27 @@ function tableLists(table) {
   const trainer = names(table, (m) => m.support.trainer);
   return {
     encodings: { method: names(table, drawn) },
-    similarity: { method: names(table, ofKind('added table', 'learned table', 'rotation', 'none')) },
+    // A table the core draws (not Abacus's, a trainer's table of digit places).
+    similarity: {
+      method: names(table, (m) => drawn(m) && ofKind('added table', 'learned table', 'rotation', 'none')(m)),
+    },
     attention: {
-      pe: names(table, ofKind('added table', 'learned table', 'none')),
+      pe: names(table, (m) => drawn(m) && ofKind('added table', 'learned table', 'none')(m)),
       rope: ['none', ...names(table, (m) => drawn(m) && m.kind === 'rotation')],
       bias: names(table, (m) => m.support.bias), // kSupportBias: multi-head attention's bias
     },
     'length-generalisation': {
-      // Randomised: each method that reads positions (not NoPE, nor a gated one: CoPE, FoX).
+      // Randomised: each method that reads the positions it is given (not NoPE, nor a gated one:
+      // CoPE, FoX, nor one that computes its own: Abacus).
       methods: [
         ...trainer,
-        ...names(table, (m) => m.support.trainer && !ofKind('none', 'gated')(m)).map((m) => `${m}-random`),
+        ...names(table, (m) => m.support.trainer && !m.support.ownPositions && !ofKind('none', 'gated')(m)).map(
+          (m) => `${m}-random`,
+        ),
       ],
     },
-    'text-lab': { methods: trainer },
+    // Text: not a method that numbers digits (Abacus).
+    'text-lab': { methods: names(table, (m) => m.support.trainer && !m.support.ownPositions) },
     // The language-model view (its name and prefix may change; its setting is `position`).
     [VIEWS.find((v) => v.settings?.position).name]: { position: names(table, (m) => m.support.gpt2) },
   };

@@ -45,8 +45,9 @@ describe('position methods', () => {
     expect(EVERY_METHOD).toEqual(TRAINER_METHODS);
     expect(LAB_METHODS.map((m) => m.id)).toEqual([
       ...TRAINER_METHODS,
-      // Randomised: each that reads positions (NoPE has none; CoPE and FoX count by content).
-      ...TRAINER_METHODS.filter((m) => !['none', 'cope', 'fox'].includes(m)).map((m) => `${m}-random`),
+      // Randomised: each that reads positions it is given (NoPE has none; CoPE and FoX count by
+      // content; Abacus numbers digits itself).
+      ...TRAINER_METHODS.filter((m) => !['none', 'cope', 'fox', 'abacus'].includes(m)).map((m) => `${m}-random`),
     ]);
     expect(METHOD_ALIASES.nope).toBe('none');
   });

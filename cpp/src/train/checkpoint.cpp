@@ -71,6 +71,9 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   if (j.contains("cope_npos_max")) {
     m.cope_npos_max = size_in(j, "cope_npos_max", 2, kMaxPositions, name);
   }
+  if (j.contains("abacus_max_offset")) {
+    m.abacus_max_offset = size_in(j, "abacus_max_offset", 0, kMaxPositions, name);
+  }
   require(j.contains("position") && j["position"].is_string(),
           name + ": the checkpoint's config names no position method");
   m.position = parse_position_method(j["position"].get<std::string>(), kSupportTrainer,
@@ -140,8 +143,7 @@ std::vector<double> text_loss_by_position(const LabCheckpoint& checkpoint, std::
       "scaling", "only a RoPE model's rotation can be scaled");
   require(context >= 1 && context <= kMaxTextContext, "context",
           "the context must be in [1, " + std::to_string(kMaxTextContext) + "]");
-  require(checkpoint.model.position != PositionMethod::kLearned ||
-              context <= checkpoint.model.n_positions,
+  require(!has_learned_table(checkpoint.model.position) || context <= checkpoint.model.n_positions,
           "context",
           "learned positions have no row past their table's " +
               std::to_string(checkpoint.model.n_positions));

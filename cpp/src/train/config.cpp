@@ -169,6 +169,16 @@ void validate(const TrainConfig& c) {
   require_positive_finite(c.adam_eps, "adamEps", "Adam's epsilon");
 
   const std::size_t longest = sequence_length(c.task, std::max(c.train_len, m));
+  if (supports(c.position, kOwnPositions)) {
+    const std::string method = to_string(c.position);
+    require(c.task != Task::kText, "position",
+            method + " numbers the digits of a number: it is for the synthetic tasks, not text");
+    require(c.randomized_positions == 0 && c.coupled_positions == 0,
+            c.randomized_positions > 0 ? "randomizedPositions" : "coupledPositions",
+            method +
+                " chooses its own positions (each digit's place in its number, offset in "
+                "training): give it neither randomised nor coupled positions");
+  }
   if (c.randomized_positions > 0) {
     require(reads_positions(c.position), "randomizedPositions",
             "randomised positions need a position method that reads them: '" +
@@ -228,6 +238,15 @@ void validate(const TrainConfig& c) {
                 to_string(c.position));
     require_range(*c.npos_max, static_cast<std::size_t>(option->min),
                   static_cast<std::size_t>(option->max), "nposMax", "CoPE's npos_max");
+  }
+  if (c.abacus_max_offset) {
+    require(
+        c.position == PositionMethod::kAbacus, "abacusMaxOffset",
+        std::string("the largest offset is an option of abacus, not of ") + to_string(c.position));
+    const PositionOption* option = table_option(c.position, "maxOffset");
+    require_range(*c.abacus_max_offset, static_cast<std::size_t>(option->min),
+                  static_cast<std::size_t>(option->max), "abacusMaxOffset",
+                  "Abacus's largest offset");
   }
   if (c.nope_every > 0) {
     require(rotates, "nopeEvery",
@@ -345,6 +364,11 @@ WorkingSet working_set(const TrainConfig& c) {
   return ws;
 }
 
+std::size_t abacus_max_offset_of(const TrainConfig& c) {
+  const PositionOption* option = table_option(PositionMethod::kAbacus, "maxOffset");
+  return c.abacus_max_offset.value_or(static_cast<std::size_t>(option->default_value));
+}
+
 ModelConfig model_config(const TrainConfig& c) {
   ModelConfig m;
   m.n_layer = c.layers;
@@ -358,6 +382,12 @@ ModelConfig model_config(const TrainConfig& c) {
       c.task == Task::kText ? c.train_len : std::max(c.train_len, test_len_of(c));
   m.n_positions =
       std::max({c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen)});
+  if (c.position == PositionMethod::kAbacus) {
+    // A place is at most the offset plus the longest run of digits, itself shorter than the
+    // sequence.
+    m.abacus_max_offset = abacus_max_offset_of(c);
+    m.n_positions += m.abacus_max_offset;
+  }
   m.position = c.position;
   m.embed_scale = c.embed_scale;
   m.sinks = c.sinks;

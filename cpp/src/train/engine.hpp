@@ -41,7 +41,7 @@ struct ParamOffsets {
       throw Error("no parameter " + name);
     };
     wte = at("wte.weight");
-    if (config.position == PositionMethod::kLearned) wpe = at("wpe.weight");
+    if (has_learned_table(config.position)) wpe = at("wpe.weight");
     for (std::size_t l = 0; l < config.n_layer; ++l) {
       const std::string h = "h." + std::to_string(l) + ".";
       layers.push_back({at(h + "ln_1.weight"), at(h + "ln_1.bias"), at(h + "attn.c_attn.weight"),
@@ -497,7 +497,7 @@ class Engine {
       const T* e = p + off_.wte + static_cast<std::size_t>(tok) * E;
       T* xr = x + r * E;
       for (std::size_t i = 0; i < E; ++i) xr[i] = static_cast<T>(c_.embed_scale * e[i]);
-      if (c_.position == PositionMethod::kLearned) {
+      if (has_learned_table(c_.position)) {
         require(static_cast<std::size_t>(pos) < c_.n_positions,
                 "position " + std::to_string(pos) + " is past the learned table's " +
                     std::to_string(c_.n_positions) + " rows");
@@ -523,7 +523,7 @@ class Engine {
       const T* d = dx_.data() + r * E;
       T* gw = g + off_.wte + static_cast<std::size_t>(tokens_[r]) * E;
       for (std::size_t i = 0; i < E; ++i) gw[i] += static_cast<T>(c_.embed_scale * d[i]);
-      if (c_.position == PositionMethod::kLearned) {
+      if (has_learned_table(c_.position)) {
         T* gp = g + off_.wpe + static_cast<std::size_t>(positions_[r]) * E;
         for (std::size_t i = 0; i < E; ++i) gp[i] += d[i];
       }

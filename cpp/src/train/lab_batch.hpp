@@ -7,13 +7,15 @@
 
 #include "poslab/base/errors.hpp"
 #include "poslab/train/model.hpp"
+#include "train/tasks.hpp"
 
 namespace poslab::train {
 
-// One sequence of token ids at positions offset, offset + 1, ... (or positions[t]) as the
-// lab's model takes it.
-inline Batch lab_batch(const std::vector<long long>& tokens, long long offset, long long vocab,
-                       const std::vector<std::int32_t>& positions = {}) {
+// One sequence of token ids at positions offset, offset + 1, ... (or positions[t]) as `model`
+// takes it; an Abacus model reads its digits' places instead, moved by offset.
+inline Batch lab_batch(const ModelConfig& model, const std::vector<long long>& tokens,
+                       long long offset, const std::vector<std::int32_t>& positions = {}) {
+  const long long vocab = static_cast<long long>(model.vocab_size);
   Batch b;
   b.batch = 1;
   b.length = tokens.size();
@@ -24,6 +26,9 @@ inline Batch lab_batch(const std::vector<long long>& tokens, long long offset, l
     b.tokens.push_back(static_cast<std::int32_t>(tokens[t]));
     b.positions.push_back(positions.empty() ? static_cast<std::int32_t>(offset + (long long)t)
                                             : positions[t]);
+  }
+  if (model.position == PositionMethod::kAbacus) {
+    b.positions = abacus_places(b.tokens, static_cast<std::size_t>(std::max(0LL, offset)));
   }
   b.targets = b.tokens;  // unscored
   b.loss_mask.assign(b.length, 0.0f);

@@ -27,11 +27,10 @@ SurgeryModel surgery_model(const LabCheckpoint& checkpoint,
   out.target = model->surgery_target();
   out.base = rotates ? checkpoint.model.base : 0.0;
   out.trained_context = (long long)checkpoint.train_len;
-  const long long V = (long long)checkpoint.model.vocab_size;
-  out.losses = [&checkpoint, model, V](const std::vector<long long>& tokens,
-                                       const PositionSurgery& surgery, SurgeryPrefix*) {
+  out.losses = [&checkpoint, model](const std::vector<long long>& tokens,
+                                    const PositionSurgery& surgery, SurgeryPrefix*) {
     model->set_surgery(surgery);
-    const TensorF logits = model->logits(checkpoint.params, lab_batch(tokens, 0, V));
+    const TensorF logits = model->logits(checkpoint.params, lab_batch(checkpoint.model, tokens, 0));
     const TensorF losses =
         next_token_losses(TensorF({tokens.size(), logits.dim(2)}, logits.data), tokens);
     return std::vector<double>(losses.data.begin(), losses.data.end());

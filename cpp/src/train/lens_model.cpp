@@ -63,10 +63,9 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
   const RopeStyle style = rotates ? rotation_defaults(p).style : RopeStyle::kNeox;
   const long long d = (long long)(checkpoint.model.n_embd / checkpoint.model.n_head);
   // The trainer's model gives every layer's maps at once (2 layers × 4 heads in the lab).
-  out.visit = [&checkpoint, model, V, rotates, style, d](const std::vector<long long>& t,
-                                                         bool bands, bool outputs,
-                                                         const LensLayerReader& read) {
-    const Batch batch = lab_batch(t, 0, V);
+  out.visit = [&checkpoint, model, rotates, style, d](const std::vector<long long>& t, bool bands,
+                                                      bool outputs, const LensLayerReader& read) {
+    const Batch batch = lab_batch(checkpoint.model, t, 0);
     const bool qk = bands && rotates;
     const Model::AttentionTrace trace = model->attention_trace(checkpoint.params, batch, 0, qk);
     for (std::size_t l = 0; l < trace.maps.dim(0); ++l) {
@@ -85,8 +84,8 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
     o.losses = losses_of(o.logits, t);
     return o;
   };
-  out.logits = [&checkpoint, model, V](const std::vector<long long>& t, long long offset) {
-    const TensorF logits = model->logits(checkpoint.params, lab_batch(t, offset, V));
+  out.logits = [&checkpoint, model](const std::vector<long long>& t, long long offset) {
+    const TensorF logits = model->logits(checkpoint.params, lab_batch(checkpoint.model, t, offset));
     return TensorF({logits.dim(1), logits.dim(2)}, logits.data);
   };
   require(!scaling || rotates, "rope",
@@ -104,15 +103,16 @@ LensModel lens_model(const LabCheckpoint& checkpoint, const std::optional<RopeOp
     out.length_dependent = rope.scaling == RopeScaling::kDynamic;
   }
   if (supports(p, kReadsAnyOrder)) {
-    out.losses = [&checkpoint, model, V](const std::vector<long long>& t,
-                                         const std::vector<std::int32_t>& positions) {
-      const TensorF logits = model->logits(checkpoint.params, lab_batch(t, 0, V, positions));
+    out.losses = [&checkpoint, model](const std::vector<long long>& t,
+                                      const std::vector<std::int32_t>& positions) {
+      const TensorF logits =
+          model->logits(checkpoint.params, lab_batch(checkpoint.model, t, 0, positions));
       const TensorF losses = next_token_losses(TensorF({t.size(), logits.dim(2)}, logits.data), t);
       return std::vector<double>(losses.data.begin(), losses.data.end());
     };
   }
   out.length_dependent = out.length_dependent || !supports(p, kRelativeOnly);
-  if (p == PositionMethod::kLearned) out.max_positions = (long long)checkpoint.model.n_positions;
+  if (has_learned_table(p)) out.max_positions = (long long)checkpoint.model.n_positions;
   // The trainer's pass keeps every layer's maps (B = 1), the trace copies them, with q and k
   // for the bands, the layers' activations and the logits.
   const std::uint64_t N = checkpoint.model.n_layer, H = checkpoint.model.n_head,

@@ -41,7 +41,7 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     }
   };
   add("wte.weight", {c.vocab_size, E}, false);
-  if (c.position == PositionMethod::kLearned) add("wpe.weight", {c.n_positions, E}, false);
+  if (has_learned_table(c.position)) add("wpe.weight", {c.n_positions, E}, false);
   add_term(false, "");
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";

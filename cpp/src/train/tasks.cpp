@@ -69,6 +69,18 @@ std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_
   return pos;
 }
 
+std::vector<std::int32_t> abacus_places(const std::vector<std::int32_t>& tokens,
+                                        std::size_t offset) {
+  std::vector<std::int32_t> places(tokens.size(), 0);
+  std::size_t run = 0;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const bool digit = tokens[t] >= 0 && tokens[t] < 10;
+    run = digit ? run + 1 : 0;
+    if (digit) places[t] = static_cast<std::int32_t>(offset + run);
+  }
+  return places;
+}
+
 Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab,
                  const PositionRule& rule, Rng& rng) {
   Batch b;
@@ -85,6 +97,8 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
     std::vector<std::int32_t> pos;
     if (rule.random_max > 0) {
       pos = sample_positions(n, rule.random_max, rng);
+    } else if (rule.abacus) {
+      pos = abacus_places(s.tokens, rule.sample_start ? below(rng, rule.abacus_max_offset + 1) : 0);
     } else if (rule.coupled_max > 0) {
       const std::size_t digits = (s.answer_start - 3) / 2;
       pos = coupled_positions(s, rule.sample_start ? below(rng, rule.coupled_max - digits - 1) : 0);
@@ -104,6 +118,16 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
   return b;
 }
 
+PositionRule position_rule(const TrainConfig& config, bool training) {
+  PositionRule rule;
+  rule.random_max = config.randomized_positions;
+  rule.coupled_max = config.coupled_positions;
+  rule.abacus = config.position == PositionMethod::kAbacus;
+  rule.abacus_max_offset = abacus_max_offset_of(config);
+  rule.sample_start = training;
+  return rule;
+}
+
 Batch training_batch(const TrainConfig& config, Rng& rng) {
   if (config.task == Task::kText) return text_training_batch(config, rng);
   std::vector<Sequence> seqs;
@@ -111,8 +135,7 @@ Batch training_batch(const TrainConfig& config, Rng& rng) {
   for (std::size_t i = 0; i < config.batch; ++i) {
     seqs.push_back(sample_sequence(config.task, 1 + below(rng, config.train_len), rng));
   }
-  return make_batch(seqs, vocabulary(config.task),
-                    {config.randomized_positions, config.coupled_positions, true}, rng);
+  return make_batch(seqs, vocabulary(config.task), position_rule(config, true), rng);
 }
 
 std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_t length) {
@@ -129,8 +152,9 @@ Batch evaluation_batch(const TrainConfig& config, std::size_t length,
   Rng rng(config.seed * 0xD1B54A32D192ED03ull + 0x9051u + length);
   const std::size_t max =
       eval_positions_of(config) == EvalPositions::kRandom ? config.randomized_positions : 0;
-  return make_batch(sequences, vocabulary(config.task), {max, config.coupled_positions, false},
-                    rng);
+  PositionRule rule = position_rule(config, false);
+  rule.random_max = max;
+  return make_batch(sequences, vocabulary(config.task), rule, rng);
 }
 
 }  // namespace poslab::train

@@ -34,13 +34,26 @@ std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, R
 // and EOS, start + 1 + i for the i-th digit of a, of b and of the sum.
 std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_t start);
 
-// How a batch's positions are chosen: by index; sorted samples from [0, random_max); or
-// coupled, with a start drawn from [0, coupled_max − n − 2] (sample_start) or 0.
+// Abacus's positions (McLeish et al. 2024) of `tokens`: each digit's place in its run of
+// digits, offset + 1, offset + 2, ...; 0 for every other token. The lab's digits are the
+// symbols 0..9 of every synthetic task, and numbers are written least-significant digit first,
+// so the digits of a, of b and of the sum that share a significance share a place.
+std::vector<std::int32_t> abacus_places(const std::vector<std::int32_t>& tokens,
+                                        std::size_t offset);
+
+// How a batch's positions are chosen: by index; sorted samples from [0, random_max); coupled,
+// with a start drawn from [0, coupled_max − n − 2] (sample_start) or 0; or Abacus's places,
+// with an offset drawn from [0, abacus_max_offset] per sequence (sample_start) or 0.
 struct PositionRule {
   std::size_t random_max = 0;
   std::size_t coupled_max = 0;
+  bool abacus = false;
+  std::size_t abacus_max_offset = 0;
   bool sample_start = false;
 };
+
+// The rule of a run's training (sampled starts and offsets) or evaluation batches.
+PositionRule position_rule(const TrainConfig& config, bool training);
 
 // The batch of `sequences`: padded to the longest, targets and loss mask as above, positions
 // by `rule` (padding repeats the last position: it follows EOS, so the causal mask keeps it

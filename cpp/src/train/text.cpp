@@ -135,7 +135,7 @@ TextEval evaluate_text(Model& model, const Parameters& params, const TrainConfig
   TextEval eval;
   const std::vector<std::size_t> contexts = text_contexts(c);
   // A learned table has rows for the positions it was trained on only.
-  const std::size_t rows = model.config().position == PositionMethod::kLearned
+  const std::size_t rows = has_learned_table(model.config().position)
                                ? model.config().n_positions
                                : static_cast<std::size_t>(-1);
   const auto reaches = [&](std::size_t context) {

@@ -44,6 +44,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["attn_floor_scale"] = m.attn_floor_scale;
   j["attn_scale"] = m.attn_scale;
   j["cope_npos_max"] = m.cope_npos_max;
+  if (m.position == PositionMethod::kAbacus) j["abacus_max_offset"] = m.abacus_max_offset;
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   j["task"] = name_of(kTaskNames, c.task);
@@ -63,6 +64,7 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   j["position"] = name_of(kPositionMethodNames, c.position);
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
+  if (c.position == PositionMethod::kAbacus) j["abacus_max_offset"] = abacus_max_offset_of(c);
   j["train_len"] = c.train_len;
   j["test_len"] = test_len_of(c);
   j["layers"] = c.layers;

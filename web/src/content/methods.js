@@ -7,7 +7,7 @@
 import { OKABE_ITO, TOL_MUTED_EXTRA } from '../plots/palette.js';
 
 const [BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, GREY] = OKABE_ITO;
-const [WINE, TEAL, INDIGO, OLIVE] = TOL_MUTED_EXTRA;
+const [WINE, TEAL, INDIGO, OLIVE, ROSE] = TOL_MUTED_EXTRA;
 
 export const METHOD_INFO = {
   sinusoidal: {
@@ -112,6 +112,13 @@ export const METHOD_INFO = {
     colour: OLIVE,
     tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= \sum_{t=j+1}^{i} \log f_{h,t},\qquad f_{h,t} = \sigma\big(w_h\cdot x_t + b_h\big)`,
     use: 'A forget gate per head and token, learned from the token itself: a key fades by every gate between it and the query, a decay the model sets per token rather than ALiBi’s fixed slope. On a NoPE model; trainer only (the authors’ “full” forget gate, w drawn 𝒩(0, 0.02²), b = 0).',
+  },
+  abacus: {
+    name: 'Abacus (McLeish et al. 2024)',
+    label: 'Abacus',
+    colour: ROSE,
+    tex: String.raw`x_t = s\,e(\text{token}_t) + w_{\,k + r_t},\qquad r_t = \text{the digit's place in its number (1, 2, \dots; 0 off digits)},\quad k \sim U\{0..K\} \text{ in training, } 0 \text{ in tests}`,
+    use: 'A learned table indexed not by token position but by a digit’s place within its number, numbers written least-significant digit first, so the digits of both operands and of the sum that share a significance share a row. Training moves every place of a sequence by one random offset k ≤ K (the authors’ max_k, 99), so rows past the trained lengths are trained too. On a NoPE model; trainer only, synthetic tasks only.',
   },
   none: {
     name: 'NoPE (no positional encoding)',

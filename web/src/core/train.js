@@ -25,6 +25,7 @@ const CONFIG_KEYS = [
   'seed',
   'embedScale',
   'nposMax',
+  'abacusMaxOffset',
   'sinks',
   'nopeEvery',
   'attnFloorScale',

@@ -13,8 +13,8 @@ export const OKABE_ITO = [
   '#999999', // grey, for black
 ];
 
-// Past those eight, for the position methods' fixed colours only: four of Paul Tol's muted
-// colour-blind-safe scheme (wine, teal, indigo, olive), far from every colour above.
-export const TOL_MUTED_EXTRA = ['#882255', '#44aa99', '#332288', '#999933'];
+// Past those eight, for the position methods' fixed colours only: five of Paul Tol's muted
+// colour-blind-safe scheme (wine, teal, indigo, olive, rose), far from every colour above.
+export const TOL_MUTED_EXTRA = ['#882255', '#44aa99', '#332288', '#999933', '#cc6677'];
 
 export const seriesColor = (i) => OKABE_ITO[i % OKABE_ITO.length];

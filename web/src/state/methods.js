@@ -16,7 +16,7 @@ const drawn = (m) => m.support.core || m.support.bias;
 /** Every method the core draws, in the table's order (the Encodings view). */
 export const METHODS = names(drawn);
 /** Methods that give each position its own vector (Similarity, Vectors of chosen positions). */
-export const VECTOR_METHODS = names(kind('added table', 'learned table', 'rotation', 'none'));
+export const VECTOR_METHODS = names((m) => drawn(m) && kind('added table', 'learned table', 'rotation', 'none')(m));
 /** Methods whose figure is an L × L matrix of query–key pairs: one rule for views, jobs and caps. */
 export const PAIR_METHODS = names((m) => drawn(m) && kind('relative table', 'score bias')(m));
 export const isPairMethod = (method) => PAIR_METHODS.includes(method);
@@ -25,23 +25,28 @@ export const needsEvenWidth = (method) => names(kind('added table', 'rotation'))
 /** Methods that rotate q and k inside attention: the Attention view's rotations. */
 export const ROTATIONS = names((m) => drawn(m) && kind('rotation')(m));
 /** Methods added to the embeddings, as the Attention view's input encodings. */
-export const EMBEDDING_METHODS = names(kind('added table', 'learned table', 'none'));
+export const EMBEDDING_METHODS = names((m) => drawn(m) && kind('added table', 'learned table', 'none')(m));
 /** multiHeadAttention's position bias. */
 export const BIASES = names((m) => m.support.bias);
 /** Methods swapped into GPT-2 in place of its learned positions. */
 export const GPT2_POSITIONS = names((m) => m.support.gpt2);
 /** Methods the trainer has (the Length generalisation view). */
 export const TRAINER_METHODS = names((m) => m.support.trainer);
+/**
+ * The trainer's methods for the text task: not one that numbers digits (Abacus: `ownPositions`,
+ * its positions computed from the tokens).
+ */
+export const TEXT_METHODS = names((m) => m.support.trainer && !m.support.ownPositions);
 /** The trainer's methods that take position coupling on addition (Cho et al. 2024). */
 export const COUPLED_METHODS = names((m) => m.support.coupled);
 /**
  * The Length generalisation view's methods: the trainer's, then each that reads positions again
  * on randomised positions (`<method>-random`; Ruoss et al. 2023). NoPE, CoPE and FoX have no
- * positions to sample: the core refuses randomisedPositions with them.
+ * positions to sample, Abacus computes its own: the core refuses randomisedPositions with them.
  */
 export const LAB_METHODS = [
   ...TRAINER_METHODS,
-  ...TRAINER_METHODS.filter((m) => readsPositions(m)).map((m) => `${m}-random`),
+  ...TRAINER_METHODS.filter((m) => takesRandomized(m)).map((m) => `${m}-random`),
 ];
 function rowOf(method) {
   return POSITION_METHODS.find((m) => m.name === method);
@@ -52,6 +57,13 @@ function rowOf(method) {
  */
 export function readsPositions(method) {
   return !['none', 'gated'].includes(rowOf(method)?.kind);
+}
+/**
+ * Whether the trainer takes randomised positions for `method`: it reads the positions it is
+ * given, and does not compute its own from the tokens (Abacus's digit places: `ownPositions`).
+ */
+export function takesRandomized(method) {
+  return readsPositions(method) && !rowOf(method)?.support.ownPositions;
 }
 const optionOf = (method, option) => rowOf(method)?.options.find((o) => o.name === option);
 /** Whether `method` rotates q and k (a rotation of the core's table: RoPE and its relatives). */

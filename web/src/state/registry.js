@@ -14,6 +14,7 @@ import {
   ROTATIONS,
   LAB_METHODS,
   TRAINER_METHODS,
+  TEXT_METHODS,
   VECTOR_METHODS,
 } from './methods.js';
 import { CMAPS } from './colormaps.js';
@@ -333,7 +334,7 @@ export const VIEWS = [
       // Any of the trainer's methods (the table's); by default Press et al.'s four (sinusoidal,
       // RoPE, ALiBi, T5), learned positions and NoPE: a choice among them, which
       // tests/web/method-lists.test.js checks the table still has.
-      methods: nameList(TRAINER_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
+      methods: nameList(TEXT_METHODS, ['learned', 'sinusoidal', 'rope', 'alibi', 't5', 'none']),
       N: int(64, 8, 256),
       M: int(1024, 8, 4096), // the core's kMaxTextContext; at least N (the view reads max(M, N))
       steps: int(STEPS_BY_TASK.text, 1, 20000), // the core's, as the CLI's

@@ -18,5 +18,6 @@ export const EMBED_SCALE_BY_METHOD = {
   fire: 4,
   cope: 4,
   fox: 1,
+  abacus: 4,
   none: 4,
 };

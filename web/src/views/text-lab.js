@@ -8,7 +8,7 @@ import '../styles/lab.css';
 import { poolSize } from '../lab/pool.js';
 import { createRunState, createTrainingExecutor, restoreInto, restoreRuns } from '../lab/runs.js';
 import { textCommand, textId, textPlan } from '../lab/text-plan.js';
-import { TRAINER_METHODS } from '../state/methods.js';
+import { TEXT_METHODS } from '../state/methods.js';
 import { nativeBox } from '../ui/native.js';
 import { claimsPanel } from './claims-panel.js';
 import { createIntro, defineView, el } from './kit.js';
@@ -55,7 +55,7 @@ export default defineView('text-lab', {
     const methodBoxes = methodCheckboxes(
       store,
       'tl.methods',
-      TRAINER_METHODS.map((id) => ({ id, text: methodName(id) })),
+      TEXT_METHODS.map((id) => ({ id, text: methodName(id) })),
     );
     const fileLabel = el('label', 'tl-file', 'text (empty: the sample, the FSF’s licences) ');
     const file = el('input');

@@ -27,14 +27,15 @@ enum class PositionMethod {
   kFire,
   kCope,
   kFox,
+  kAbacus,
   kNone
 };
-inline constexpr std::size_t kPositionMethodCount = 13;
+inline constexpr std::size_t kPositionMethodCount = 14;
 
 // How the method reaches attention.
 enum class PositionKind {
   kAddedTable,     // a fixed table added to the token embeddings (sinusoidal)
-  kLearnedTable,   // a trained absolute table added to the token embeddings (learned)
+  kLearnedTable,   // a trained table added to the token embeddings, by position or digit place
   kRelativeTable,  // a trained embedding per clipped distance j − i (Shaw)
   kRotation,       // q and k rotated by position, as rotation_defaults gives
   kScoreBias,      // a bias added to the attention scores (score_bias.hpp's terms)
@@ -64,13 +65,16 @@ enum PositionSupport : unsigned {
   // What a method reads, for the checks that depend on it (the lens's shift and shuffle passes):
   kReadsAnyOrder = 1u << 6,  // a row's positions in any order (shuffled, coupled, constant)
   kRelativeOnly = 1u << 7,   // only p_i − p_j: moving every position by k leaves the scores
+  // The trainer computes the method's positions from the tokens (Abacus: each digit's place in
+  // its number), so randomised or coupled positions, and the text task, are refused.
+  kOwnPositions = 1u << 8,
 };
 
 // The bits' names, as the wasm table (`support`) and `poslab methods` print them.
 inline constexpr Named<unsigned> kPositionSupportNames[] = {
-    {kSupportCore, "core"},       {kSupportBias, "bias"},     {kSupportTrainer, "trainer"},
-    {kSupportCuda, "cuda"},       {kSupportGpt2Swap, "gpt2"}, {kSupportCoupled, "coupled"},
-    {kReadsAnyOrder, "anyOrder"}, {kRelativeOnly, "relative"}};
+    {kSupportCore, "core"},       {kSupportBias, "bias"},      {kSupportTrainer, "trainer"},
+    {kSupportCuda, "cuda"},       {kSupportGpt2Swap, "gpt2"},  {kSupportCoupled, "coupled"},
+    {kReadsAnyOrder, "anyOrder"}, {kRelativeOnly, "relative"}, {kOwnPositions, "ownPositions"}};
 
 // A score bias's term (positions/score_bias.hpp), one per score-bias row: what that header's one
 // switch dispatches on, so a new bias is a case the compiler asks for there and nowhere else.
@@ -221,6 +225,17 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      0,
      "a forget gate per head, f_t = sigmoid(w_h·x_t + b_h); the sum of log f_t from key to query "
      "added to the scores, no positions (Lin et al. 2025, Forgetting Transformer)"},
+    {PositionMethod::kAbacus,
+     "abacus",
+     "",
+     PositionKind::kLearnedTable,
+     kSupportTrainer | kOwnPositions,
+     {{{"maxOffset", 99, 0, 1 << 12,
+        "training adds one offset k in [0, maxOffset] to a sequence's places (the authors' "
+        "max_k)"}}},
+     1,
+     "a trained table indexed by a digit's place in its number (1, 2, ...; 0 off digits), on a "
+     "NoPE model (McLeish et al. 2024, Abacus)"},
     {PositionMethod::kNone,
      "none",
      "nope",
@@ -254,6 +269,12 @@ constexpr bool supports(PositionMethod method, unsigned where) {
 constexpr bool reads_positions(PositionMethod method) {
   const PositionKind kind = position_method_info(method).kind;
   return kind != PositionKind::kNone && kind != PositionKind::kGated;
+}
+
+// Whether the method adds a trained table (wpe.weight) to the token embeddings: learned by
+// position, Abacus by digit place.
+constexpr bool has_learned_table(PositionMethod method) {
+  return position_method_info(method).kind == PositionKind::kLearnedTable;
 }
 
 // The name table of the methods `where` supports, in the table's order: what one context

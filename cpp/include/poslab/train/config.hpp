@@ -127,6 +127,9 @@ struct ModelConfig {
   // CoPE's npos_max: its positions are clipped at npos_max − 1, h.{l}.attn.cope_pos_emb is
   // (head width, npos_max).
   std::size_t cope_npos_max = 64;
+  // Abacus's largest training offset (TrainConfig::abacus_max_offset); wpe has a row per place
+  // it can reach.
+  std::size_t abacus_max_offset = 0;
   // Whether layer l (0-based) is one of the NoPE layers.
   bool nope_layer(std::size_t l) const { return nope_every > 0 && (l + 1) % nope_every == 0; }
 };
@@ -169,6 +172,9 @@ struct TrainConfig {
   double attn_floor_scale = 0.0;        // Llama 4's temperature on them; 0: off (ModelConfig)
   double attn_scale = 0.0;
   std::optional<std::size_t> npos_max;  // CoPE's npos_max; unset: the method's table default
+  // Abacus's largest training offset (the authors' max_k): each training sequence's places
+  // move by k drawn from [0, max], evaluation's by 0; unset: the method's table default.
+  std::optional<std::size_t> abacus_max_offset;
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
@@ -208,6 +214,8 @@ void check_memory(const TrainConfig& config,
 // kMaxTextContext) and the eval position rule.
 std::size_t test_len_of(const TrainConfig& config);
 EvalPositions eval_positions_of(const TrainConfig& config);
+// Abacus's largest training offset: the option, or the method's table default.
+std::size_t abacus_max_offset_of(const TrainConfig& config);
 // Sequences in one evaluation batch: eval_examples, or the text windows of the longest context
 // that run together.
 std::size_t eval_batch_of(const TrainConfig& config);
