@@ -448,14 +448,15 @@ void add_train_combinations(std::vector<ProbeCase>& cases) {
          {{"randomized_positions", 1048576}});
   refuse("RandomizedPositionsPastTheCap", {{"--randomized-positions", "1048577"}}, 0,
          R"(randomi[sz]ed positions|--randomized-positions)");
-  // Position coupling: the addition task only, MAX at least the most digits + 2 (16 + 2).
+  // Position coupling: the addition task only, MAX at least the most digits + 3 (16 + 3: BOS's 0,
+  // the start, the sum's 17 digits).
   refuse("CoupledPositionsOnCopy", {{"--coupled-positions", "64"}}, 0,
          R"(position coupling|--coupled-positions)");
   refuse("AdditionCoupledPositionsBelowTheDigits",
-         {{"--task", "addition"}, {"--coupled-positions", "17"}}, 0,
+         {{"--task", "addition"}, {"--coupled-positions", "18"}}, 0,
          R"(coupled positions|--coupled-positions)");
   accept("AdditionCoupledPositionsAtTheDigits",
-         {{"--task", "addition"}, {"--coupled-positions", "18"}}, {{"coupled_positions", 18}});
+         {{"--task", "addition"}, {"--coupled-positions", "19"}}, {{"coupled_positions", 19}});
   refuse("CoupledAndRandomizedPositions",
          {{"--task", "addition"}, {"--coupled-positions", "64"}, {"--randomized-positions", "64"}},
          0, R"(position coupling|--coupled-positions)");

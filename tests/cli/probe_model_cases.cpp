@@ -369,7 +369,7 @@ void train_ranges(std::vector<ProbeCase>& cases) {
   for (const Range& r : {Range{"TrainRandomizedPositionsBelowTheLongest", "copy", "rope", "8",
                                "--randomized-positions", "randomised positions MAX", "67"},
                          Range{"TrainCoupledPositionsBelowTheDigits", "addition", "learned", "5",
-                               "--coupled-positions", "coupled positions MAX", "22"}}) {
+                               "--coupled-positions", "coupled positions MAX", "23"}}) {
     cases.push_back({r.name,
                      nullptr,
                      {"train", "-q", "--task", r.task, "--position", r.position, "--train-len",

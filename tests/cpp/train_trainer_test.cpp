@@ -196,8 +196,8 @@ TEST(TrainConfigChecks, EachBadOptionIsRefusedNamingIt) {
     return a;
   };
   EXPECT_EQ(field_of(coupled(PositionMethod::kLearned, 64)), "(accepted)");
-  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 18)), "(accepted)");  // 4N = 16 digits + 2
-  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 17)), "coupledPositions");
+  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 19)), "(accepted)");  // 4N = 16 digits + 3
+  EXPECT_EQ(field_of(coupled(PositionMethod::kT5, 18)), "coupledPositions");
   for (PositionMethod refused :
        {PositionMethod::kNone, PositionMethod::kXpos, PositionMethod::kFire, PositionMethod::kCope,
         PositionMethod::kFox}) {
@@ -264,27 +264,31 @@ TEST(TrainTasks, CoupledPositionsGiveDigitsTheirSignificance) {
   Rng rng(5);
   const Sequence s = sample_sequence(Task::kAddition, 3, rng);  // BOS aaa + bbb SEP cccc EOS
   ASSERT_EQ(s.tokens.size(), 14u);
+  // Cho et al.'s code: BOS and EOS at 0, '+' and SEP at start.
   EXPECT_EQ(coupled_positions(s, 7),
-            (std::vector<std::int32_t>{7, 8, 9, 10, 7, 8, 9, 10, 7, 8, 9, 10, 11, 7}));
+            (std::vector<std::int32_t>{0, 8, 9, 10, 7, 8, 9, 10, 7, 8, 9, 10, 11, 0}));
   TrainConfig c = small(PositionMethod::kLearned);
   c.task = Task::kAddition;
   c.coupled_positions = 24;
   const Batch train = training_batch(c, rng);
   std::set<std::int32_t> starts;
   for (std::size_t i = 0; i < train.batch; ++i) {
-    const std::int32_t start = train.positions[i * train.length];
+    const std::int32_t* row = train.positions.data() + i * train.length;
+    EXPECT_EQ(row[0], 0);                   // BOS
+    const std::int32_t start = row[1] - 1;  // a's lowest digit is at start + 1
+    EXPECT_GE(start, 1);
     starts.insert(start);
-    for (std::size_t t = 0; t < train.length; ++t) {
-      EXPECT_GE(train.positions[i * train.length + t], start);
-      EXPECT_LT(train.positions[i * train.length + t], 24);
+    for (std::size_t t = 1; t < train.length; ++t) {
+      if (row[t] != 0) EXPECT_GE(row[t], start);
+      EXPECT_LT(row[t], 24);
     }
   }
   EXPECT_GT(starts.size(), 1u);  // drawn per sequence
   const std::vector<Sequence> tests = evaluation_sequences(c, 16);
   const Batch eval = evaluation_batch(c, 16, tests);
   EXPECT_EQ(std::vector<std::int32_t>(eval.positions.begin(), eval.positions.begin() + 3),
-            (std::vector<std::int32_t>{0, 1, 2}));
-  EXPECT_EQ(*std::max_element(eval.positions.begin(), eval.positions.end()), 17);
+            (std::vector<std::int32_t>{0, 2, 3}));  // start 1
+  EXPECT_EQ(*std::max_element(eval.positions.begin(), eval.positions.end()), 18);
   EXPECT_EQ(model_config(c).n_positions,
             std::max<std::size_t>(24, sequence_length(Task::kAddition, 16)));
 }

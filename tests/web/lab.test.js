@@ -95,10 +95,12 @@ describe('lab presets', () => {
     expect(plan.map((r) => r.method)).toEqual(['learned', 'sinusoidal', 'rope', 'p-rope', 'alibi', 't5', 'kerple']);
     expect(plan.map((r) => r.method)).toEqual(COUPLED_METHODS);
     for (const r of plan) {
-      expect(r.config.coupledPositions).toBe(32); // the sum's 21 digits after BOS: 22 → 32
+      expect(r.config.coupledPositions).toBe(32); // BOS, the start and the sum's 21 digits: 23 → 32
       expect(r.config.randomizedPositions).toBeUndefined();
     }
     expect(coupledMax(32)).toBe(64);
+    expect(coupledMax(29)).toBe(32);
+    expect(coupledMax(30)).toBe(64); // 30 + 3 > 32
     expect(runPlan({ ...full, coupled: false }).every((r) => r.config.coupledPositions === undefined)).toBe(true);
     expect(runPlan({ ...full, task: 'copy', coupled: true })).toHaveLength(
       TRAINER_METHODS.length + TRAINER_METHODS.filter(takesRandomized).length,

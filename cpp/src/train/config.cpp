@@ -202,8 +202,8 @@ void validate(const TrainConfig& c) {
                      ? " (it sees no positions)"
                      : " (it assumes positions rise along a sequence)"));
     const std::size_t digits = std::max(c.train_len, m);
-    require_off_or_range(c.coupled_positions, digits + 2, "coupledPositions",
-                         "coupled positions MAX", "the most digits + 2");
+    require_off_or_range(c.coupled_positions, digits + 3, "coupledPositions",
+                         "coupled positions MAX", "the most digits + 3");
   }
   const bool rotates = position_method_info(c.position).kind == PositionKind::kRotation;
   const double scale_base = rotates ? rotation_defaults(c.position).scale_base : 0.0;

@@ -60,7 +60,10 @@ std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_
   // BOS a_0..a_{n−1} '+' b_0..b_{n−1} SEP: answer_start = 2n + 3; the sum has n + 1 digits.
   const std::size_t n = (addition.answer_start - 3) / 2;
   const auto at = [&](std::size_t digit) { return static_cast<std::int32_t>(start + 1 + digit); };
-  std::vector<std::int32_t> pos(addition.tokens.size(), static_cast<std::int32_t>(start));
+  // BOS and EOS at 0, '+' and SEP at start, as the authors' code places them.
+  std::vector<std::int32_t> pos(addition.tokens.size(), 0);
+  pos[n + 1] = static_cast<std::int32_t>(start);                      // '+'
+  pos[addition.answer_start - 1] = static_cast<std::int32_t>(start);  // SEP
   for (std::size_t i = 0; i < n; ++i) {
     pos[1 + i] = at(i);      // a_i
     pos[n + 2 + i] = at(i);  // b_i
@@ -101,7 +104,9 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
       pos = abacus_places(s.tokens, rule.sample_start ? below(rng, rule.abacus_max_offset + 1) : 0);
     } else if (rule.coupled_max > 0) {
       const std::size_t digits = (s.answer_start - 3) / 2;
-      pos = coupled_positions(s, rule.sample_start ? below(rng, rule.coupled_max - digits - 1) : 0);
+      // start ≥ 1 (0 is BOS's), and the sum's last digit, at start + 1 + digits, below MAX.
+      pos = coupled_positions(
+          s, 1 + (rule.sample_start ? below(rng, rule.coupled_max - digits - 2) : 0));
     } else {
       for (std::size_t t = 0; t < n; ++t) pos.push_back(static_cast<std::int32_t>(t));
     }

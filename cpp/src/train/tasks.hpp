@@ -30,8 +30,9 @@ std::size_t below(Rng& rng, std::size_t n);
 // `count` sorted distinct positions from [0, max) (Floyd's sampling).
 std::vector<std::int32_t> sample_positions(std::size_t count, std::size_t max, Rng& rng);
 
-// An addition's coupled positions (TrainConfig::coupled_positions): `start` for BOS, '+', SEP
-// and EOS, start + 1 + i for the i-th digit of a, of b and of the sum.
+// An addition's coupled positions (TrainConfig::coupled_positions), as Cho et al.'s code gives
+// them: 0 for BOS and EOS, `start` (≥ 1) for '+' and SEP, start + 1 + i for the i-th digit of
+// a, of b and of the sum.
 std::vector<std::int32_t> coupled_positions(const Sequence& addition, std::size_t start);
 
 // Abacus's positions (McLeish et al. 2024) of `tokens`: each digit's place in its run of
@@ -42,7 +43,7 @@ std::vector<std::int32_t> abacus_places(const std::vector<std::int32_t>& tokens,
                                         std::size_t offset);
 
 // How a batch's positions are chosen: by index; sorted samples from [0, random_max); coupled,
-// with a start drawn from [0, coupled_max − n − 2] (sample_start) or 0; or Abacus's places,
+// with a start drawn from [1, coupled_max − n − 2] (sample_start) or 1; or Abacus's places,
 // with an offset drawn from [0, abacus_max_offset] per sequence (sample_start) or 0.
 struct PositionRule {
   std::size_t random_max = 0;

@@ -75,12 +75,12 @@ export function randomMax(task, testLen) {
 
 /**
  * Position coupling's MAX for test lengths up to `testLen`: the least power of two that holds
- * the longest test sequence's positions (the sum's testLen + 1 digits after BOS at 0) and the
- * core's lower bound, digits + 2 (cpp/src/train/config.cpp).
+ * the longest test sequence's positions (BOS at 0, the start at 1, the sum's testLen + 1 digits
+ * after it): the core's lower bound, digits + 3 (cpp/src/train/config.cpp).
  */
 export function coupledMax(testLen) {
   let max = 2;
-  while (max < testLen + 2) max *= 2;
+  while (max < testLen + 3) max *= 2;
   return max;
 }
 

@@ -149,8 +149,8 @@ struct TrainConfig {
   std::size_t randomized_positions = 0;  // MAX of Ruoss et al.; 0: positions are 0..T−1
   // MAX of position coupling (Cho et al. 2024; addition only): digits of the same significance
   // share a position, start + 1 + i for the i-th digit of either operand and of the sum, the
-  // BOS, '+', SEP and EOS tokens at `start`; start is drawn from [0, MAX − n − 2] per training
-  // sequence of n digits and is 0 in evaluation. 0: off.
+  // '+' and SEP tokens at `start`, BOS and EOS at 0 (the authors' code); start is drawn from
+  // [1, MAX − n − 2] per training sequence of n digits and is 1 in evaluation. 0: off.
   std::size_t coupled_positions = 0;
   std::size_t train_len = 8;            // N: training lengths are uniform in [1, N] (text: N)
   std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset: 4·N (text: 16·N)
