@@ -327,6 +327,28 @@ TEST(SweepMerge, MissingRunsAreListedAndTheRestSummarised) {
   EXPECT_EQ(s["missing"], Json({"copy.t5.s1", "copy.none.s0", "copy.none.s1", "copy.none.s2"}));
 }
 
+// A method whose runs poslab train refuses keeps its row, and the row keeps the table's columns.
+TEST(SweepMerge, ASkippedMethodsRowHasEveryColumn) {
+  const SweepPlan p = plan_of(R"({"name": "m", "tasks": ["copy"], "methods": ["rope", "none"],
+    "seeds": 1, "options": {"steps": [5], "randomized-positions": [64]}})");
+  SweepRunList list{p.name, p.resources, expand_sweep(p, kRunsAll)};
+  SweepResults results;
+  for (SweepRun& run : list.runs) {
+    if (run.method == "none") run.refusal = "'none' sees no positions";  // as train refuses it
+    if (run.refusal.empty()) results[run.id] = result(run, 1.0, 0.5);
+  }
+  const std::string table = sweep_summary_markdown(merge_sweep(list, results));
+  std::size_t header = std::string::npos;
+  for (std::size_t at = 0, end; (end = table.find('\n', at)) != std::string::npos; at = end + 1) {
+    const std::string line = table.substr(at, end - at);
+    if (line.rfind("| ", 0) != 0) continue;
+    const std::size_t bars = std::count(line.begin(), line.end(), '|');
+    if (header == std::string::npos) header = bars;
+    EXPECT_EQ(bars, header) << line;
+  }
+  EXPECT_NE(table.find("| none (skipped: "), std::string::npos) << table;
+}
+
 TEST(SweepMerge, AResultOfAnotherRunIsRefused) {
   MergeFixture f;
   f.results["copy.t5.s1"] = f.results.at("copy.t5.s0");  // seed 0's result under seed 1's id

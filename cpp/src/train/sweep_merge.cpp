@@ -192,7 +192,12 @@ std::vector<std::string> metric_keys(const Json& g) {
 
 std::string method_row(const Json& m, const std::vector<std::string>& keys) {
   std::string row = "| " + m["method"].get<std::string>();
-  if (m.contains("refusal")) return row + " (skipped: " + m["refusal"].get<std::string>() + ") |\n";
+  if (m.contains("refusal")) {
+    // Every cell empty but the first, so the table keeps its columns.
+    row += " (skipped: " + m["refusal"].get<std::string>() + ") |";
+    for (std::size_t k = 0; k <= keys.size(); ++k) row += " |";
+    return row + "\n";
+  }
   if (m["trained"] == false) row += " (did not train)";
   row += " |";
   for (const std::string& key : keys) {
