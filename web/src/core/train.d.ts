@@ -9,7 +9,7 @@ export interface TrainConfig {
   position?: string;
   /** MAX: train on sorted random positions from [0, MAX) (Ruoss et al. 2023); 0: off. */
   randomizedPositions?: number;
-  /** Addition only: digits of the same significance share a position (Cho et al. 2024), from a start drawn in [0, MAX); 0 off. */
+  /** Addition only: digits of the same significance share a position (Cho et al. 2024), from a start drawn in [1, MAX − digits − 2] (BOS and EOS at 0); 0 off. */
   coupledPositions?: number;
   trainLen?: number;
   /** Evaluated lengths 1..testLen (at least 1); left out, 4·trainLen. */
@@ -28,6 +28,8 @@ export interface TrainConfig {
   embedScale?: number;
   /** CoPE's npos_max: its contextual positions are clipped at nposMax − 1; left out, the table's (64). */
   nposMax?: number;
+  /** Abacus's largest training offset (the authors' max_k): each sequence's digit places move by k in [0, abacusMaxOffset]; left out, the table's (99). */
+  abacusMaxOffset?: number;
   /** Attention sinks (gpt-oss): one learned logit per layer and head in every softmax's denominator, with any method. */
   sinks?: boolean;
   /** A rotation method's NoPE layers (SmolLM3, Llama 4): layers K, 2K, … (1-based) do not rotate; 0: off. */
