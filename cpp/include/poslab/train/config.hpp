@@ -53,7 +53,7 @@ struct TaskDefaults {
 // reached a lower held-out loss, and the page's six runs fit their time budget (docs/lab.md,
 // "Train short, test long").
 inline constexpr TaskDefaults kTaskDefaults[] = {{Task::kCopy, 2500, 32},
-                                                 {Task::kReverse, 2500, 32},
+                                                 {Task::kReverse, 3000, 32},
                                                  {Task::kSort, 2000, 32},
                                                  {Task::kAddition, 3000, 32},
                                                  {Task::kText, 2500, 8}};
