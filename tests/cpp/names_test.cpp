@@ -46,7 +46,7 @@ TEST(Names, EveryTableListsEachEnumeratorOnce) {
   ExpectComplete(poslab::kPositionKindNames, 7);
   ExpectComplete(poslab::kPositionBiasNames, 4, false);
   ExpectComplete(poslab::kGpt2PositionNames, 5, false);
-  ExpectComplete(poslab::train::kPositionMethodNames, 12, false);
+  ExpectComplete(poslab::train::kPositionMethodNames, 13, false);
 }
 
 TEST(Names, NoPositionIsNamedNoneEverywhere) {
