@@ -49,7 +49,7 @@ TrainConfig to_train_config(const val& js) {
                                           "keepFraction", "nposMax",       "abacusMaxOffset",
                                           "sinks",        "nopeEvery",     "attnFloorScale",
                                           "attnScale",    "evalPositions", "evalExamples",
-                                          "text"});
+                                          "text",         "padOperands"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -58,6 +58,7 @@ TrainConfig to_train_config(const val& js) {
                             kSupportTrainer, "position method", "position");
   c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
   c.coupled_positions = size_field(o, "coupledPositions", c.coupled_positions);
+  c.pad_operands = bool_field(o, "padOperands", c.pad_operands);
   c.train_len = size_field(o, "trainLen", c.train_len);
   if (!field(o, "testLen").isUndefined()) c.test_len = size_field(o, "testLen", 0);
   c.layers = size_field(o, "layers", c.layers);
@@ -100,6 +101,7 @@ val config_js(const TrainConfig& c) {
        {"position", std::string(name_of(kPositionMethodNames, c.position))},
        {"randomizedPositions", double(c.randomized_positions)},
        {"coupledPositions", double(c.coupled_positions)},
+       {"padOperands", c.pad_operands},
        {"trainLen", double(c.train_len)},
        {"testLen", double(test_len_of(c))},
        {"layers", double(c.layers)},

@@ -314,6 +314,26 @@ TEST_F(TrainCli, AbacusRecordsItsLargestOffset) {
   EXPECT_EQ(ckpt.tensors.at("wpe.weight").shape[0], 41u + 3u);
 }
 
+// --pad-operands is recorded in the result's config and the checkpoint's (absent when off, so
+// results from before it read the same), and the run trains on N-digit operands only.
+TEST_F(TrainCli, PaddedOperandsAreRecorded) {
+  std::vector<std::string> args = with(kSmall, {"--position", "learned", "--pad-operands", "-o",
+                                                "r.json", "--checkpoint", "m.safetensors"});
+  args[2] = "addition";  // kSmall's task
+  const RunResult r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  EXPECT_EQ(j["config"]["pad_operands"], true);
+  const auto config =
+      nlohmann::json::parse(read_safetensors(path("m.safetensors")).metadata.at("config"));
+  EXPECT_EQ(config["pad_operands"], true);
+  args = with(kSmall, {"--position", "learned", "-o", "plain.json"});
+  args[2] = "addition";
+  ASSERT_EQ(run(args).status, 0);
+  EXPECT_FALSE(
+      nlohmann::json::parse(read_file(path("plain.json")))["config"].contains("pad_operands"));
+}
+
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
   const std::vector<std::vector<std::string>> bad{
       with(kSmall, {"--position", "spiral", "-o", "r.json"}),

@@ -325,6 +325,48 @@ TEST(TrainTasks, AbacusNumbersEachDigitByItsPlace) {
   EXPECT_EQ(model_config(small(PositionMethod::kAbacus)).abacus_max_offset, 99u);  // the table's
 }
 
+// Padded operands (Lee et al. 2023's fixed width): a shorter addition is the same sum with zero
+// high digits, from the same draws, so lengths 1..N share one layout; longer ones are as drawn.
+TEST(TrainTasks, PaddedOperandsAreTheSameSumWithZeroHighDigits) {
+  for (std::size_t length = 1; length <= 7; ++length) {
+    Rng plain_rng(9), padded_rng(9);
+    const Sequence plain = sample_sequence(Task::kAddition, length, plain_rng);
+    const Sequence padded = sample_sequence(Task::kAddition, length, padded_rng, 5);
+    const std::size_t width = std::max<std::size_t>(length, 5);
+    ASSERT_EQ(padded.tokens.size(), sequence_length(Task::kAddition, width));
+    EXPECT_EQ(padded.answer_start, 2 * width + 3);
+    EXPECT_EQ(plain_rng.next_u64(), padded_rng.next_u64());  // the same draws
+    // Each number (a, b, the sum) is its plain digits followed by zeros up to its padded size.
+    const auto number = [](const Sequence& s, std::size_t digits, std::size_t at, std::size_t n) {
+      std::vector<std::int32_t> d(s.tokens.begin() + at, s.tokens.begin() + at + n);
+      d.resize(digits, 0);
+      return d;
+    };
+    for (const auto& [plain_at, padded_at, n] :
+         {std::tuple{std::size_t{1}, std::size_t{1}, length},
+          std::tuple{length + 2, width + 2, length},
+          std::tuple{plain.answer_start, padded.answer_start, length + 1}}) {
+      const std::size_t digits = n + (width - length);
+      EXPECT_EQ(number(padded, digits, padded_at, digits), number(plain, digits, plain_at, n))
+          << "length " << length;
+    }
+  }
+  TrainConfig c = small(PositionMethod::kLearned);
+  c.task = Task::kAddition;
+  c.pad_operands = true;
+  EXPECT_EQ(pad_to(c), 4u);
+  Rng rng(3);
+  const Batch train = training_batch(c, rng);
+  EXPECT_EQ(train.length, sequence_length(Task::kAddition, 4));
+  for (std::size_t i = 0; i < train.batch; ++i) {  // every training sequence has N digits
+    EXPECT_EQ(train.tokens[i * train.length + 5], 10) << "'+' after 4 digits";
+  }
+  EXPECT_EQ(evaluation_sequences(c, 2).front().tokens.size(), sequence_length(Task::kAddition, 4));
+  EXPECT_EQ(evaluation_sequences(c, 6).front().tokens.size(), sequence_length(Task::kAddition, 6));
+  c.pad_operands = false;
+  EXPECT_EQ(pad_to(c), 0u);
+}
+
 TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
   const auto field_of = [](TrainConfig c) {
     try {
@@ -348,6 +390,11 @@ TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
   c = small(PositionMethod::kLearned), c.abacus_max_offset = 5;
   EXPECT_EQ(field_of(c),
             "abacusMaxOffset: the largest offset is an option of abacus, not of learned");
+  c = small(PositionMethod::kLearned), c.pad_operands = true;  // small() is copy
+  EXPECT_EQ(field_of(c),
+            "padOperands: zero-padding operands is for the addition task (its two numbers)");
+  c.task = Task::kAddition;
+  EXPECT_EQ(field_of(c), "(accepted)");
 }
 
 // The working set counts what the trainer allocates: the parameters four times (weights,

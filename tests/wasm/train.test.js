@@ -35,6 +35,8 @@ const CASES = [
   { position: 'fox', sinks: true },
   // Issue 51: Abacus's digit places, offset in training.
   { position: 'abacus', task: 'addition', abacusMaxOffset: 7 },
+  // Operands zero-padded to N digits (Lee et al. 2023's fixed width).
+  { position: 'learned', task: 'addition', padOperands: true },
 ];
 
 const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
@@ -223,6 +225,7 @@ describe('training API', () => {
     const run = lab.createRun({ ...SMALL, task: 'addition', position: 'rope', coupledPositions: 32, steps: 1 });
     expect(run.config.coupledPositions).toBe(32);
     run.dispose();
+    expect(run.config.padOperands).toBe(false);
   });
 
   test('bad configurations throw PosLabError naming the option', async () => {

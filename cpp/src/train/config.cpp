@@ -186,6 +186,8 @@ void validate(const TrainConfig& c) {
     require_off_or_range(c.randomized_positions, longest, "randomizedPositions",
                          "randomised positions MAX", "the longest sequence");
   }
+  require(!c.pad_operands || c.task == Task::kAddition, "padOperands",
+          "zero-padding operands is for the addition task (its two numbers)");
   if (c.coupled_positions > 0) {
     require(c.task == Task::kAddition, "coupledPositions",
             "position coupling is for the addition task (digits of the same significance share a "

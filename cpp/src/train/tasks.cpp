@@ -13,13 +13,17 @@ std::int32_t digit(Rng& rng) { return static_cast<std::int32_t>(rng.next_u64() %
 
 std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.next_u64() % n); }
 
-Sequence sample_sequence(Task task, std::size_t length, Rng& rng) {
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng, std::size_t pad_to) {
   const Vocabulary v = vocabulary(task);
   std::vector<std::int32_t> x, y;
   if (task == Task::kAddition) {
     std::vector<std::int32_t> a(length), b(length);
     for (auto& d : a) d = digit(rng);
     for (auto& d : b) d = digit(rng);
+    // Least-significant digit first: the padding zeros are the high digits, at the end.
+    length = std::max(length, pad_to);
+    a.resize(length, 0);
+    b.resize(length, 0);
     int carry = 0;
     for (std::size_t i = 0; i < length; ++i) {
       const int s = a[i] + b[i] + carry;
@@ -123,6 +127,8 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
   return b;
 }
 
+std::size_t pad_to(const TrainConfig& config) { return config.pad_operands ? config.train_len : 0; }
+
 PositionRule position_rule(const TrainConfig& config, bool training) {
   PositionRule rule;
   rule.random_max = config.randomized_positions;
@@ -138,7 +144,8 @@ Batch training_batch(const TrainConfig& config, Rng& rng) {
   std::vector<Sequence> seqs;
   seqs.reserve(config.batch);
   for (std::size_t i = 0; i < config.batch; ++i) {
-    seqs.push_back(sample_sequence(config.task, 1 + below(rng, config.train_len), rng));
+    seqs.push_back(
+        sample_sequence(config.task, 1 + below(rng, config.train_len), rng, pad_to(config)));
   }
   return make_batch(seqs, vocabulary(config.task), position_rule(config, true), rng);
 }
@@ -147,7 +154,7 @@ std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_
   Rng rng(config.seed * 0x9E3779B97F4A7C15ull + 0xE7A1u + length);
   std::vector<Sequence> seqs;
   for (std::size_t i = 0; i < config.eval_examples; ++i) {
-    seqs.push_back(sample_sequence(config.task, length, rng));
+    seqs.push_back(sample_sequence(config.task, length, rng, pad_to(config)));
   }
   return seqs;
 }

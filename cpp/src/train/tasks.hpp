@@ -21,8 +21,10 @@ struct Sequence {
 
 // An example of `length` (digits of each operand for addition), drawn from `rng`:
 // copy x SEP x, reverse x SEP reverse(x), sort (digits) x SEP sorted(x), addition
-// a + b SEP a+b with every number written least-significant digit first.
-Sequence sample_sequence(Task task, std::size_t length, Rng& rng);
+// a + b SEP a+b with every number written least-significant digit first. Addition's operands
+// are zero-padded to `pad_to` digits when shorter (TrainConfig::pad_operands); the draws from
+// `rng` do not depend on it.
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng, std::size_t pad_to = 0);
 
 // Uniform in [0, n), n > 0.
 std::size_t below(Rng& rng, std::size_t n);
@@ -52,6 +54,9 @@ struct PositionRule {
   std::size_t abacus_max_offset = 0;
   bool sample_start = false;
 };
+
+// The width a run's addition operands are zero-padded to: N with pad_operands, else 0 (none).
+std::size_t pad_to(const TrainConfig& config);
 
 // The rule of a run's training (sampled starts and offsets) or evaluation batches.
 PositionRule position_rule(const TrainConfig& config, bool training);

@@ -47,6 +47,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   if (m.position == PositionMethod::kAbacus) j["abacus_max_offset"] = m.abacus_max_offset;
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
+  if (c.pad_operands) j["pad_operands"] = true;
   j["task"] = name_of(kTaskNames, c.task);
   j["train_len"] = c.train_len;
   j["symbols"] = v.symbols;
@@ -64,6 +65,7 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   j["position"] = name_of(kPositionMethodNames, c.position);
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
+  if (c.pad_operands) j["pad_operands"] = true;  // absent when off: older results read the same
   if (c.position == PositionMethod::kAbacus) j["abacus_max_offset"] = abacus_max_offset_of(c);
   j["train_len"] = c.train_len;
   j["test_len"] = test_len_of(c);

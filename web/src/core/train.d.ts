@@ -11,6 +11,8 @@ export interface TrainConfig {
   randomizedPositions?: number;
   /** Addition only: digits of the same significance share a position (Cho et al. 2024), from a start drawn in [1, MAX − digits − 2] (BOS and EOS at 0); 0 off. */
   coupledPositions?: number;
+  /** Addition only: operands of fewer than trainLen digits are zero-padded to trainLen (one layout for lengths 1..N, Lee et al. 2023); longer ones as drawn. */
+  padOperands?: boolean;
   trainLen?: number;
   /** Evaluated lengths 1..testLen (at least 1); left out, 4·trainLen. */
   testLen?: number;

@@ -13,6 +13,7 @@ const CONFIG_KEYS = [
   'position',
   'randomizedPositions',
   'coupledPositions',
+  'padOperands',
   'trainLen',
   'testLen',
   'layers',

@@ -152,6 +152,10 @@ struct TrainConfig {
   // '+' and SEP tokens at `start`, BOS and EOS at 0 (the authors' code); start is drawn from
   // [1, MAX − n − 2] per training sequence of n digits and is 1 in evaluation. 0: off.
   std::size_t coupled_positions = 0;
+  // Addition only: operands of fewer than N (train_len) digits are zero-padded to N, so every
+  // sequence of lengths 1..N has one layout (the fixed-width format of Lee et al. 2023); longer
+  // operands are written as drawn. Off: each operand has as many digits as its length.
+  bool pad_operands = false;
   std::size_t train_len = 8;            // N: training lengths are uniform in [1, N] (text: N)
   std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset: 4·N (text: 16·N)
   // The text task's bytes: the first 90% train, the last 10% are held out (train/text.hpp).
