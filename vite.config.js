@@ -1,7 +1,8 @@
 // The playground: a static Vite app in web/, built to dist/ with relative asset paths so the
 // folder works from any host or subfolder. The worker imports the wasm build output through
-// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm; '@poslab-wasm-scalar' for
-// build/wasm/scalar, which the benchmark worker times against it). index.html's CSP gets
+// the '@poslab-wasm' alias (build/wasm/simd: poslab.mjs + poslab.wasm; '@poslab-wasm-relaxed' for
+// its relaxed twin build/wasm/simd/relaxed; '@poslab-wasm-scalar' for build/wasm/scalar, which
+// the benchmark worker times against it). index.html's CSP gets
 // connect-src for the hub that public/poslab.config.json names (web/src/models/csp.js says why
 // at build time and not at run time).
 import fs from 'node:fs';
@@ -82,7 +83,9 @@ function embedSize() {
  */
 function threadedLm() {
   const dir = here('./build/wasm/threads');
-  const files = ['poslab-lm.mjs', 'poslab-lm.worker.js', 'poslab-lm.wasm'];
+  // relaxed/: its relaxed twin, which web/src/worker/lm-module.js loads where the engine has relaxed SIMD.
+  const build = ['poslab-lm.mjs', 'poslab-lm.worker.js', 'poslab-lm.wasm'];
+  const files = [...build, ...build.map((f) => `relaxed/${f}`)];
   const types = { mjs: 'text/javascript', js: 'text/javascript', wasm: 'application/wasm' };
   return {
     name: 'poslab-threaded-lm',
@@ -113,7 +116,13 @@ export default defineConfig({
   plugins: [hubCsp(), benchIndex(), embedSize(), threadedLm()],
   resolve: {
     // The scalar build serves only the Benchmarks view's "Run on this machine" (its baseline).
-    alias: { '@poslab-wasm': here('./build/wasm/simd'), '@poslab-wasm-scalar': here('./build/wasm/scalar') },
+    // '@poslab-wasm-relaxed': the SIMD build's relaxed twin (f32x4.relaxed_madd), which the
+    // workers load where the engine has relaxed SIMD (web/src/core/simd-build.js).
+    alias: {
+      '@poslab-wasm': here('./build/wasm/simd'),
+      '@poslab-wasm-relaxed': here('./build/wasm/simd/relaxed'),
+      '@poslab-wasm-scalar': here('./build/wasm/scalar'),
+    },
   },
   // ES module workers: the worker imports the wasm module's ES build.
   worker: { format: 'es' },

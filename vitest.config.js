@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     include: ['tests/wasm/**/*.test.js'],
     environment: 'node',
+    // Relaxed SIMD on in every test process, for the relaxed variant (tests/wasm/helpers/paths.js).
+    setupFiles: ['tests/wasm/setup/relaxed-simd.js'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

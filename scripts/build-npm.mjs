@@ -7,7 +7,7 @@
 //                  in Node it reads its own .wasm, in a bundled app the bundler emits it;
 //   poslab/figure  definePoslabFigure(), the <poslab-figure> element (src/embed; figure.d.ts),
 //                  which uses Vite's worker and inline-CSS imports;
-//   wasm/{simd,scalar}/  both builds of the three wasm modules.
+//   wasm/{simd,simd/relaxed,scalar}/  the builds of the three wasm modules.
 // The build-folder paths of the repository (the '@poslab-wasm' aliases, load.js's
 // '../../../build/wasm') become paths inside the package; any left over fails the build.
 import { execFileSync } from 'node:child_process';
@@ -30,8 +30,8 @@ function fail(message) {
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
-// Both wasm builds, each module's ES glue and binary.
-for (const variant of ['simd', 'scalar'])
+// The wasm builds (the SIMD build's relaxed twin in simd/relaxed), each module's ES glue and binary.
+for (const variant of ['simd', 'simd/relaxed', 'scalar'])
   for (const module of MODULES)
     for (const ext of ['mjs', 'wasm']) {
       const from = path.join(root, 'build/wasm', variant, `${module}.${ext}`);
@@ -56,6 +56,7 @@ for (const rel of fs.readdirSync(srcDir, { recursive: true })) {
   let text = fs
     .readFileSync(from, 'utf8')
     .replaceAll("'@poslab-wasm-scalar/", `'${wasmDir}/scalar/`)
+    .replaceAll("'@poslab-wasm-relaxed/", `'${wasmDir}/simd/relaxed/`)
     .replaceAll("'@poslab-wasm/", `'${wasmDir}/simd/`)
     .replaceAll("'../../../build/wasm", `'${wasmDir}`);
   if (/@poslab-wasm|build\/wasm\//.test(text.replace(/^\s*(\/\/|\*).*$/gm, '')))

@@ -5,7 +5,10 @@
 #                      tests compare against
 #   build/wasm/threads SIMD128 + pthreads, the language-model module alone: what a
 #                      cross-origin isolated page loads for its models
-# Each holds poslab.mjs + poslab.wasm; the link step prints their gzipped size.
+# Each holds poslab.mjs + poslab.wasm; the link step prints their gzipped size. The SIMD builds
+# also hold relaxed/: each module again with its GEMM and attention products on
+# f32x4.relaxed_madd (cpp/wasm/CMakeLists.txt), which the page loads where the browser has
+# relaxed SIMD; only the fast paths are compiled twice, so it costs a few links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +25,7 @@ for variant in simd scalar threads; do
   [ "$variant" = scalar ] && simd=OFF
   # Emscripten 3.1.6's pthreads with WebAssembly exceptions catch only catch(...): every core
   # error would arrive as "unknown error". Its JS-based exceptions catch by type there.
-  [ "$variant" = threads ] && threads=ON targets=(--target poslab_lm_wasm) eh=-fexceptions
+  [ "$variant" = threads ] && threads=ON targets=(--target poslab_lm_wasm poslab_lm_wasm_relaxed) eh=-fexceptions
   dir=build/wasm/$variant
   echo "== wasm $variant: configure and build ($dir)"
   # emcmake's default emulator flag (--experimental-wasm-threads) is refused by Node 20.

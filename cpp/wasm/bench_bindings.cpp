@@ -1,5 +1,6 @@
 // The poslab-bench module, for the wasm benchmarks (bench/wasm; not part of the JS API):
-// the SIMD128 arithmetic peak of this build, measured with a register-only loop, and the
+// the SIMD128 arithmetic peak of this build, measured with a register-only loop (and, in the
+// relaxed build, the peak of f32x4.relaxed_madd, the kernels' multiply-add there), and the
 // float32 GEMM (poslab::fast::gemm) timed on one shape, so every kernel can be printed as a %
 // of the peak in the same engine. Timed in C++ (steady_clock is performance.now() here).
 #include <emscripten/bind.h>
@@ -28,19 +29,34 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// kChains independent chains acc = acc·m + c, each a 4-lane multiply then a 4-lane add (SIMD128
-// has no FMA): 8 flops per chain per iteration. The chains hide the mul → add latency; too
-// many spill (the engine maps v128 onto 16 x86 registers, m and c take two). m and c come from
-// JS so nothing folds, and the returned sum reads every lane of every accumulator, so the loop
-// cannot be dropped. acc converges to c / (1 − m): no overflow, no subnormals.
-template <int kChains>
+// The multiply-add of the chains: a 4-lane multiply then a 4-lane add (SIMD128 has no FMA), or
+// one f32x4.relaxed_madd (the relaxed build; src/fast/madd.hpp says why the builtin's operands
+// read x·y + z once cpp/wasm/relaxed_simd_patch.mjs has rewritten its opcode).
+#ifdef __wasm_simd128__
+template <bool kRelaxed>
+inline v128_t mul_add(v128_t a, v128_t m, v128_t c) {
+#ifdef POSLAB_RELAXED_SIMD
+  if constexpr (kRelaxed) {
+    return v128_t(__builtin_wasm_fma_f32x4(__f32x4(a), __f32x4(m), __f32x4(c)));
+  }
+#endif
+  return wasm_f32x4_add(wasm_f32x4_mul(a, m), c);
+}
+#endif
+
+// kChains independent chains acc = acc·m + c (mul_add): 8 flops per chain per iteration. The chains
+// hide the mul → add latency; too many spill (the engine maps v128 onto 16 x86 registers, m and c
+// take two). m and c come from JS so nothing folds, and the returned sum reads every lane of every
+// accumulator, so the loop cannot be dropped. acc converges to c / (1 − m): no overflow, no
+// subnormals.
+template <int kChains, bool kRelaxed>
 float mul_add_chains(long long iterations, float m, float c) {
 #ifdef __wasm_simd128__
   v128_t acc[kChains];
   for (int i = 0; i < kChains; ++i) acc[i] = wasm_f32x4_splat(0.001f * float(i + 1));
   const v128_t vm = wasm_f32x4_splat(m), vc = wasm_f32x4_splat(c);
   for (long long n = 0; n < iterations; ++n) {
-    for (int i = 0; i < kChains; ++i) acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], vm), vc);
+    for (int i = 0; i < kChains; ++i) acc[i] = mul_add<kRelaxed>(acc[i], vm, vc);
   }
   v128_t sum = acc[0];
   for (int i = 1; i < kChains; ++i) sum = wasm_f32x4_add(sum, acc[i]);
@@ -64,12 +80,12 @@ float mul_add_chains(long long iterations, float m, float c) {
 }
 
 // One variant: its best time of `repeats` runs of `iterations` steps → GFLOP/s.
-template <int kChains>
+template <int kChains, bool kRelaxed = false>
 val peak_variant(long long iterations, int repeats, float m, float c, double& checksum) {
   double best = 1e300;
   for (int r = 0; r < repeats; ++r) {
     const Clock::time_point t0 = Clock::now();
-    checksum += mul_add_chains<kChains>(iterations, m, c);
+    checksum += mul_add_chains<kChains, kRelaxed>(iterations, m, c);
     best = std::min(best, seconds_since(t0));
   }
   const double flops = 8.0 * kChains * double(iterations);
@@ -81,7 +97,9 @@ val peak_variant(long long iterations, int repeats, float m, float c, double& ch
 }
 
 // simdPeak(iterations, m, c) → { simd, variants: [{ chains, seconds, gflops }], gflops (the
-// best), checksum }. The caller passes m just below 1 (0.9999) and c small (1e-4).
+// best), relaxed, checksum }; relaxed is null, or in the relaxed build the same measure of
+// f32x4.relaxed_madd chains: { variants, gflops }. The caller passes m just below 1 (0.9999)
+// and c small (1e-4).
 val simd_peak_js(val iterations_js, val m_js, val c_js) {
   return guarded([&] {
     const long long iterations = to_integer(iterations_js, "iterations");
@@ -105,6 +123,21 @@ val simd_peak_js(val iterations_js, val m_js, val c_js) {
 #endif
     out.set("variants", variants);
     out.set("gflops", best);
+    out.set("relaxed", val::null());
+#ifdef POSLAB_RELAXED_SIMD
+    val relaxed = val::array();
+    relaxed.call<void>("push", peak_variant<4, true>(iterations, 3, m, c, checksum));
+    relaxed.call<void>("push", peak_variant<8, true>(iterations, 3, m, c, checksum));
+    relaxed.call<void>("push", peak_variant<12, true>(iterations, 3, m, c, checksum));
+    relaxed.call<void>("push", peak_variant<16, true>(iterations, 3, m, c, checksum));
+    double relaxed_best = 0;
+    for (int i = 0; i < 4; ++i)
+      relaxed_best = std::max(relaxed_best, relaxed[i]["gflops"].as<double>());
+    val relaxed_out = val::object();
+    relaxed_out.set("variants", relaxed);
+    relaxed_out.set("gflops", relaxed_best);
+    out.set("relaxed", relaxed_out);
+#endif
     out.set("checksum", checksum);
     return out;
   });

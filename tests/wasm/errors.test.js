@@ -8,7 +8,7 @@ import { API_CALLS, BAD_INPUTS, GPT2_API_CALLS, GPT2_BAD_INPUTS, TINY_GPT2 } fro
 import { cliErrorMessage, requireCli, runCli } from './helpers/cli.js';
 import { expectPosLabError } from './helpers/errors.js';
 import { loadLab, loadWrapper } from './helpers/lab.js';
-import { repoRoot, VARIANTS, wasmPath } from './helpers/paths.js';
+import { modulePath, repoRoot, VARIANTS, wasmPath } from './helpers/paths.js';
 
 const small = { data: Float32Array.from({ length: 24 }, (_, i) => Math.sin(i)), shape: [3, 8] };
 
@@ -171,7 +171,7 @@ describe.each(VARIANTS)('%s GPT-2 API rejects bad input', (variant) => {
   beforeAll(async () => {
     let createGpt2Lab;
     ({ PosLabError, createGpt2Lab } = await loadWrapper());
-    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm'));
+    const wasmBinary = fs.readFileSync(modulePath(variant, 'poslab-lm'));
     lab = await createGpt2Lab({ variant, wasmBinary });
     model = lab.gpt2Random({ config: TINY_GPT2, seed: 3 });
     baseline = logits();

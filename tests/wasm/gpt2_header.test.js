@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { encodeSafetensors } from '../helpers/safetensors.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { modulePath, repoRoot, VARIANTS } from './helpers/paths.js';
 
 // wte (0, 64): an empty vocabulary, refused once the layers are counted; then `blocks`
 // zero-size h.N.ln_1.weight entries, each one more layer to count.
@@ -23,7 +23,7 @@ function manyEntryCheckpoint(blocks) {
 describe.each(VARIANTS)('GPT-2 checkpoint header (%s)', (variant) => {
   test('Gpt2Header.TwentyThousandEntriesAreJudgedInLinearTime', async () => {
     const { createGpt2Lab, PosLabError } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-    const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm');
+    const wasm = modulePath(variant, 'poslab-lm');
     const lab = await createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
     const bytes = manyEntryCheckpoint(20000);
     const name = 'many.safetensors';

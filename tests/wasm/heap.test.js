@@ -4,11 +4,10 @@
 // leak smaller than the free space never shows there, so it is not the measure. The GPT-2
 // module shows the measure moves: a live model counts until delete().
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TINY_GPT2 } from './cases/bad_inputs.js';
 import { loadLab, loadWrapper } from './helpers/lab.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { modulePath, VARIANTS } from './helpers/paths.js';
 import { randomNormal } from './helpers/prng.js';
 
 const x = randomNormal(1, [2, 16, 32]);
@@ -75,7 +74,7 @@ describe.each(VARIANTS)('%s GPT-2 wasm live heap', (variant) => {
   let model;
   beforeAll(async () => {
     const { createGpt2Lab } = await loadWrapper();
-    const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm'));
+    const wasmBinary = fs.readFileSync(modulePath(variant, 'poslab-lm'));
     lab = await createGpt2Lab({ variant, wasmBinary });
   });
   afterAll(() => model?.delete());

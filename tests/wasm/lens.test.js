@@ -12,7 +12,7 @@ import { requireCli, runCli } from './helpers/cli.js';
 import { assertClose } from './helpers/compare.js';
 import { TINY_LLAMA as LLAMA, writeTinyLm } from './helpers/gpt_neox.js';
 import { loadInChunks, loadLmLab } from './helpers/lm.js';
-import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
+import { modulePath, repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
 const TOKENS = [3, 99, 0, 42, 42, 17, 5, 61, 2, 7, 7, 7, 80, 13, 1, 64];
 const GPT2 = { model_type: 'gpt2', vocab_size: 100, n_positions: 32, n_embd: 32, n_layer: 2, n_head: 4 };
@@ -212,7 +212,7 @@ describe.each(VARIANTS)('the lab model on the training module, %s build', (varia
     const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
     const train = await createTrainLab({
       variant,
-      wasmBinary: fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm')),
+      wasmBinary: fs.readFileSync(modulePath(variant, 'poslab-train')),
     });
     const checkpoint = new Uint8Array(fs.readFileSync(LAB_CHECKPOINT));
     const got = train.textLens(checkpoint, LAB_TEXT);

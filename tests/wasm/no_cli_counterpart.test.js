@@ -13,6 +13,7 @@ describe.each(VARIANTS)('%s wasm', (variant) => {
 
   test('simdTarget names the instruction set of the build', () => {
     if (variant === 'simd') expect(lab.simdTarget()).toBe('WASM');
+    else if (variant === 'relaxed') expect(lab.simdTarget()).toBe('WASM+RELAXED');
     else expect(['EMU128', 'SCALAR']).toContain(lab.simdTarget());
   });
 

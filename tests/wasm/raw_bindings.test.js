@@ -4,7 +4,6 @@
 // cpp/wasm/bindings.cpp and gpt2_bindings.cpp, as tabled in cases/raw_bad_inputs.js): update
 // it with them.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   RAW_BAD_INPUTS,
@@ -14,7 +13,7 @@ import {
   RAW_GPT2_ELSEWHERE,
 } from './cases/raw_bad_inputs.js';
 import { TINY_GPT2 } from './cases/bad_inputs.js';
-import { repoRoot, VARIANTS, wrapperPath } from './helpers/paths.js';
+import { modulePath, VARIANTS, wrapperPath } from './helpers/paths.js';
 
 const f32 = (n) => new Float32Array(n);
 const tensor = (shape, data = f32(shape.reduce((a, b) => a * b, 1))) => ({ data, shape });
@@ -23,7 +22,7 @@ const ARITY_ERROR = /called with \d+ arguments, expected \d+/;
 
 async function loadRaw(variant, module) {
   const { loadModule } = await import(wrapperPath.replace(/poslab\.js$/, 'load.js'));
-  const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, `${module}.wasm`));
+  const wasmBinary = fs.readFileSync(modulePath(variant, module));
   return loadModule({ variant, wasmBinary }, module);
 }
 

@@ -16,7 +16,7 @@ import { assertClose } from './helpers/compare.js';
 import { TINY_LLAMA as LLAMA, TINY_NEOX, writeTinyLm } from './helpers/gpt_neox.js';
 import { loadInChunks, loadLmLab, nativeLm } from './helpers/lm.js';
 import { writeNpy } from './helpers/npy.js';
-import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
+import { modulePath, repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
 // 40 tokens, past the trained context of 12: the change within and past it both exist.
 const TOKENS = Array.from({ length: 40 }, (_, i) => (i * 37 + 11) % 100);
@@ -306,10 +306,7 @@ describe.each(VARIANTS)('position surgery in the %s language-model module', (var
 
   test('the raw binding checks the options again, as { error, field }', async () => {
     const { loadModule } = await import(path.join(repoRoot, 'web/src/core/load.js'));
-    const m = await loadModule(
-      { variant, wasmBinary: fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm')) },
-      'poslab-lm',
-    );
+    const m = await loadModule({ variant, wasmBinary: fs.readFileSync(modulePath(variant, 'poslab-lm')) }, 'poslab-lm');
     const raw = m.llamaRandom(JSON.stringify(LLAMA), 7, 'F32').model;
     const viaApi = lab.llamaRandom({ config: LLAMA, seed: 7 });
     try {
@@ -361,7 +358,7 @@ describe.each(VARIANTS)('position surgery on the lab model, %s training module',
     const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
     train = await createTrainLab({
       variant,
-      wasmBinary: fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm')),
+      wasmBinary: fs.readFileSync(modulePath(variant, 'poslab-train')),
     });
   });
 

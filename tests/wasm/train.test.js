@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readSafetensors } from '../helpers/read-safetensors.js';
 import { requireCli, runCli } from './helpers/cli.js';
-import { repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
+import { modulePath, repoRoot, scratchFiles, VARIANTS } from './helpers/paths.js';
 
 const file = scratchFiles('poslab-train-wasm-');
 
@@ -49,7 +49,7 @@ const cliArgs = ({ attnFloorScale, attnScale, ...config }) => [
 
 async function loadLab(variant) {
   const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm');
+  const wasm = modulePath(variant, 'poslab-train');
   return createTrainLab({ variant, wasmBinary: fs.readFileSync(wasm) });
 }
 

@@ -11,11 +11,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readSafetensors } from '../helpers/read-safetensors.js';
-import { repoRoot, VARIANTS } from './helpers/paths.js';
+import { modulePath, repoRoot, VARIANTS } from './helpers/paths.js';
 
 async function loadLab(variant) {
   const { createTrainLab } = await import(path.join(repoRoot, 'web/src/core/poslab.js'));
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm');
+  const wasm = modulePath(variant, 'poslab-train');
   return createTrainLab({ variant, wasmBinary: fs.readFileSync(wasm) });
 }
 

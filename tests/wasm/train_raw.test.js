@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { repoRoot, VARIANTS, wrapperPath } from './helpers/paths.js';
+import { modulePath, repoRoot, VARIANTS, wrapperPath } from './helpers/paths.js';
 
 async function loadRaw(variant) {
   const { loadModule } = await import(wrapperPath.replace(/poslab\.js$/, 'load.js'));
-  const wasmBinary = fs.readFileSync(path.join(repoRoot, 'build/wasm', variant, 'poslab-train.wasm'));
+  const wasmBinary = fs.readFileSync(modulePath(variant, 'poslab-train'));
   return loadModule({ variant, wasmBinary }, 'poslab-train');
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/validation.hpp"
+#include "fast/madd.hpp"
 #include "poslab/base/threads.hpp"
 #include "poslab/fast/fast.hpp"
 
@@ -78,17 +79,17 @@ HWY_INLINE void block_product(const float* const a[kRows], const float* panel, s
     const VF p0 = hn::LoadU(d, panel + c * 2 * N);
     const VF p1 = hn::LoadU(d, panel + c * 2 * N + N);
     VF b = hn::Set(d, a[0][c]);
-    a00 = hn::MulAdd(b, p0, a00);
-    a01 = hn::MulAdd(b, p1, a01);
+    a00 = madd(b, p0, a00);
+    a01 = madd(b, p1, a01);
     b = hn::Set(d, a[1][c]);
-    a10 = hn::MulAdd(b, p0, a10);
-    a11 = hn::MulAdd(b, p1, a11);
+    a10 = madd(b, p0, a10);
+    a11 = madd(b, p1, a11);
     b = hn::Set(d, a[2][c]);
-    a20 = hn::MulAdd(b, p0, a20);
-    a21 = hn::MulAdd(b, p1, a21);
+    a20 = madd(b, p0, a20);
+    a21 = madd(b, p1, a21);
     b = hn::Set(d, a[3][c]);
-    a30 = hn::MulAdd(b, p0, a30);
-    a31 = hn::MulAdd(b, p1, a31);
+    a30 = madd(b, p0, a30);
+    a31 = madd(b, p1, a31);
   }
   hn::StoreU(a00, d, out);
   hn::StoreU(a01, d, out + N);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "fast/madd.hpp"
 #include "poslab/base/threads.hpp"
 #include "poslab/fast/gemm.hpp"
 
@@ -170,7 +171,7 @@ HWY_INLINE void kernel(std::size_t k, const float* HWY_RESTRICT a, const float* 
     for (std::size_t v = 0; v < kNV; ++v) bv[v] = hn::LoadU(d, b + v * N);
     for (std::size_t r = 0; r < kMR; ++r) {
       const VF ar = hn::Set(d, a[r]);
-      for (std::size_t v = 0; v < kNV; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
+      for (std::size_t v = 0; v < kNV; ++v) acc[r][v] = madd(ar, bv[v], acc[r][v]);
     }
     a += kMR;
     b += ldb;
@@ -193,8 +194,8 @@ HWY_INLINE void dot_tile(const float* const* ar, const float* b0, const float* b
     const VF bv1 = hn::LoadU(d, b1 + p);
     for (std::size_t r = 0; r < kDotRows; ++r) {
       const VF av = hn::LoadU(d, ar[r] + p);
-      acc0[r] = hn::MulAdd(av, bv0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, bv1, acc1[r]);
+      acc0[r] = madd(av, bv0, acc0[r]);
+      acc1[r] = madd(av, bv1, acc1[r]);
     }
   }
 }

@@ -13,10 +13,16 @@ export function objdump(file) {
   }
 }
 
-// "12:name" lines of poslab.wasm.symbols / poslab.mjs.symbols / poslab.js.symbols.
+// "12:name" lines of poslab.wasm.symbols / poslab.mjs.symbols / poslab.js.symbols: the module's
+// own map where there is one (a build folder holds one per module, numbered alike), else all.
 function symbolMap(file) {
   const dir = path.dirname(file);
-  const candidates = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.symbols')) : [];
+  const all = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.symbols')) : [];
+  const module = path.basename(file, '.wasm');
+  const own = all.filter(
+    (f) => f.startsWith(`${module}.`) && /^(wasm|mjs|js)\.symbols$/.test(f.slice(module.length + 1)),
+  );
+  const candidates = own.length ? own : all;
   const names = new Map();
   for (const f of candidates) {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {

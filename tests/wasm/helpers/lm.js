@@ -9,11 +9,11 @@ import { expect } from 'vitest';
 import { runCli } from './cli.js';
 import { assertClose } from './compare.js';
 import { readNpy } from './npy.js';
-import { repoRoot, wrapperPath } from './paths.js';
+import { modulePath, wrapperPath } from './paths.js';
 
 export async function loadLmLab(variant) {
   const { createGpt2Lab } = await import(wrapperPath);
-  const wasm = path.join(repoRoot, 'build/wasm', variant, 'poslab-lm.wasm');
+  const wasm = modulePath(variant, 'poslab-lm');
   return createGpt2Lab({ variant, wasmBinary: fs.readFileSync(wasm) });
 }
 

@@ -11,9 +11,18 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 // The reference binary; POSLAB_CLI overrides it (absolute or relative to the repo root).
 export const cliPath = path.resolve(repoRoot, process.env.POSLAB_CLI || 'build/release/cpp/poslab');
 
-export const VARIANTS = ['simd', 'scalar'];
+// 'relaxed': the SIMD build's relaxed twin (build/wasm/simd/relaxed: the GEMM and attention
+// products on f32x4.relaxed_madd), which Node 20 runs only with relaxed SIMD switched on
+// (setup/relaxed-simd.js, named by vitest.config.js).
+export const VARIANTS = ['simd', 'relaxed', 'scalar'];
 
-export const wasmPath = (variant) => path.join(repoRoot, 'build/wasm', variant, 'poslab.wasm');
+const VARIANT_DIRS = { simd: 'simd', relaxed: 'simd/relaxed', scalar: 'scalar' };
+
+/** build/wasm/<variant's folder>/<module>.wasm */
+export const modulePath = (variant, module) =>
+  path.join(repoRoot, 'build/wasm', VARIANT_DIRS[variant], `${module}.wasm`);
+
+export const wasmPath = (variant) => modulePath(variant, 'poslab');
 
 export const wrapperPath = path.join(repoRoot, 'web/src/core/poslab.js');
 

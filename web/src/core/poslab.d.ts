@@ -45,11 +45,16 @@ export interface Tensor<T extends Float32Array | Float64Array | Int32Array | Uin
 }
 
 export interface CreateOptions {
-  /** 'simd' (SIMD128, default) or 'scalar' (same sources, no SIMD: the benchmark baseline). */
-  variant?: 'simd' | 'scalar';
+  /**
+   * 'simd' (SIMD128, default), 'relaxed' (SIMD128 with the GEMM and attention products on
+   * relaxed SIMD's f32x4.relaxed_madd: Chromium, or Node 20 with
+   * --experimental-wasm-relaxed-simd; build/wasm/simd/relaxed) or 'scalar' (same sources, no
+   * SIMD: the benchmark baseline).
+   */
+  variant?: 'simd' | 'relaxed' | 'scalar';
   /**
    * The .wasm bytes. Required in Node (Emscripten 3.1.6 cannot fetch a file path there): pass
-   * fs.readFileSync('build/wasm/<variant>/poslab.wasm'). In the browser the module fetches
+   * fs.readFileSync('build/wasm/<variant>/poslab.wasm') (simd/relaxed/ for 'relaxed'). In the browser the module fetches
    * poslab.wasm next to poslab.mjs by itself.
    */
   wasmBinary?: Uint8Array | ArrayBuffer;

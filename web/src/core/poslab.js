@@ -12,7 +12,7 @@ export { bindGpt2, bindLm, bindPosLab, PosLabError };
 
 /**
  * Loads one build variant and returns the API bound to it.
- * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
+ * @param {{ variant?: 'simd'|'relaxed'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
  */
 export async function createPosLab(config = {}) {
   check.options(config, 'createPosLab', ['variant', 'wasmBinary', 'factory']);
@@ -22,7 +22,7 @@ export async function createPosLab(config = {}) {
 /**
  * Loads the language-model module (build/wasm/VARIANT/poslab-lm.wasm) and returns its API:
  * GPT-2's (gpt2.d.ts) and GPT-NeoX's (gpt-neox.d.ts).
- * @param {{ variant?: 'simd'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
+ * @param {{ variant?: 'simd'|'relaxed'|'scalar', wasmBinary?: Uint8Array|ArrayBuffer, factory?: Function }} [config]
  */
 export async function createGpt2Lab(config = {}) {
   check.options(config, 'createGpt2Lab', ['variant', 'wasmBinary', 'factory']);

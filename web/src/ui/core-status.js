@@ -5,7 +5,12 @@
 // that module has run yet in this view. Views report their runs through reportRun.
 
 /** The instruction set a build reports, in plain words (its technical name goes in the tooltip). */
-export const SIMD_WORDS = { WASM: 'SIMD', EMU128: 'no SIMD (scalar build)', SCALAR: 'no SIMD (scalar build)' };
+export const SIMD_WORDS = {
+  WASM: 'SIMD',
+  'WASM+RELAXED': 'relaxed SIMD', // the SIMD build's twin with f32x4.relaxed_madd (core/simd-build.js)
+  EMU128: 'no SIMD (scalar build)',
+  SCALAR: 'no SIMD (scalar build)',
+};
 
 /** Each engine's name on the status line. */
 export const ENGINE_WORDS = {

@@ -5,10 +5,11 @@
 // may be async and may report progress ({ type: 'progress', id, data }); jobs can keep state
 // here between messages (the Models view's model stays loaded). The Models view's jobs run on
 // the language-model module (poslab-lm: GPT-2, GPT-NeoX and the Llama family), fetched the first time one is
-// asked for.
+// asked for. Each module is its SIMD build or, where the engine has relaxed SIMD, that build's
+// relaxed twin (core-wasm.js, lm-module.js).
 import createModule from '@poslab-wasm/poslab.mjs';
-import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import { bindPosLab } from '../core/api.js';
+import { CORE_WASM_URL as wasmUrl } from './core-wasm.js';
 import { JOBS, LM_JOBS, loadLmJobs } from './jobs/index.js';
 import { describeLoadFailure, recordViolations } from './load-failure.js';
 import { paint } from './paint.js';
@@ -66,7 +67,7 @@ function lm() {
       loadLmJobs(),
     ]);
     const lab = bindLm(loaded.module);
-    lab.runtime = { threads: loaded.threads, note: loaded.note };
+    lab.runtime = { threads: loaded.threads, note: loaded.note, build: loaded.build };
     return { lab, jobs };
   })();
   lmReady.catch(() => (lmReady = null)); // a later job may try again

@@ -2,8 +2,8 @@
 // worker runs, its heatmaps coloured to rgba (no ImageBitmap: that is asynchronous, and the
 // point of running here is to draw within the input's task).
 import createModule from '@poslab-wasm/poslab.mjs';
-import wasmUrl from '@poslab-wasm/poslab.wasm?url';
 import { bindPosLab } from '../core/api.js';
+import { CORE_WASM_URL as wasmUrl } from './core-wasm.js';
 import { JOBS } from './jobs/index.js';
 import { paintPixels } from './paint.js';
 

@@ -3,12 +3,14 @@
 // module (never the core module's worker): steps in slices, posting the losses as it goes; at
 // the end the evaluation, result.json, attention maps of a few test examples and the
 // checkpoint, then the pool ends the worker.
+import { simdBuild } from '../core/simd-build.js';
 import { createTrainLab } from '../core/train.js';
 
 const SLICE_MS = 150; // post progress about this often
 
 self.onmessage = async ({ data }) => {
-  const { config, text, variant = 'simd', attentionLengths = [] } = data;
+  // The relaxed twin of the SIMD build where the engine has relaxed SIMD (core/simd-build.js).
+  const { config, text, variant = simdBuild(), attentionLengths = [] } = data;
   let run;
   try {
     const t0 = performance.now();

@@ -47,7 +47,8 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
 void gelu_tanh(float* x, std::size_t n);
 void gelu_erf(float* x, std::size_t n);
 
-// The instruction set the fast paths were compiled for ("AVX2", "WASM", "EMU128", ...).
+// The instruction set the fast paths were compiled for ("AVX2", "WASM", "EMU128", ...;
+// "WASM+RELAXED" for the wasm build whose products use f32x4.relaxed_madd).
 const char* simd_target();
 
 }  // namespace poslab::fast

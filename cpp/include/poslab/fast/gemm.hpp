@@ -1,6 +1,7 @@
 // Float32 matrix product, the one kernel behind every float32 linear layer (GPT-2, GPT-NeoX,
 // the trainer's forward and backward passes). Google Highway, static dispatch: AVX2/AVX-512
-// natively, SIMD128 in wasm (which has no FMA: a multiply and an add per step). Packed panels
+// natively, SIMD128 in wasm (a multiply and an add per step; the relaxed wasm build's one
+// f32x4.relaxed_madd, src/fast/madd.hpp). Packed panels
 // and a register-blocked micro-kernel, as in Goto & van de Geijn (2008) and BLIS.
 //
 //   C (M, N) = op(A) · op(B)        (+ C when `accumulate`)
@@ -10,7 +11,8 @@
 // Tolerance policy (tests/cpp/gemm_test.cpp): products accumulate in float32, so each element
 // is within K·2^-24·Σ_k |a_ik|·|b_kj| (plus one rounding of C when accumulating) of the exact
 // double product — γ_K of Higham's bound. Natively the micro-kernel may fuse the multiply and
-// add (FMA), wasm cannot: native and wasm results differ within that bound, not bit for bit.
+// add (FMA), wasm SIMD128 cannot and relaxed SIMD may (the engine picks): native, SIMD and
+// relaxed results differ within that bound, not bit for bit.
 #pragma once
 
 #include <cstddef>
