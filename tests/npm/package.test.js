@@ -89,7 +89,7 @@ describe('npm package', () => {
     expect(manifest.exports['./figure']).toEqual({ types: './figure.d.ts', default: './figure.js' });
     for (const file of ['src/core/poslab.d.ts', 'figure.js', 'figure.d.ts', 'src/embed/element.js'])
       expect(fs.existsSync(path.join(pkg, file)), file).toBe(true);
-    for (const variant of ['simd', 'scalar'])
+    for (const variant of ['simd', 'simd/relaxed', 'scalar'])
       for (const module of ['poslab', 'poslab-lm', 'poslab-train'])
         expect(fs.existsSync(path.join(pkg, 'wasm', variant, `${module}.wasm`)), `${variant}/${module}`).toBe(true);
     // The root package.json stays private; the package is only ever packed from build/npm.
@@ -177,9 +177,10 @@ describe('npm package', () => {
 
     it('Npm.ViteBuildComputesAndDrawsAFigure', async () => {
       run('node', [vite, 'build', '--logLevel', 'warn'], app);
-      // Every module's .wasm of both builds is emitted as an asset (each loaded only when asked for).
+      // Every module's .wasm of the three builds (SIMD, its relaxed twin, scalar) is emitted as an
+      // asset (each loaded only when asked for).
       const assets = fs.readdirSync(path.join(app, 'dist/assets'));
-      expect(assets.filter((f) => f.endsWith('.wasm')).length, assets.join(' ')).toBe(6);
+      expect(assets.filter((f) => f.endsWith('.wasm')).length, assets.join(' ')).toBe(9);
       const site = await serveSite(path.join(app, 'dist'));
       try {
         await expectComputesAndDraws(site.url);
