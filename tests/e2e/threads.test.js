@@ -4,7 +4,7 @@
 // build's copy in dist/wasm-threads/ gives the same logits and attention bits on 2 threads as
 // on 1, and refuses more threads than it started workers for.
 import { describe, expect, it } from 'vitest';
-import { TINY_LLAMA_CONFIG } from '../helpers/tiny-models.js';
+import { KERNEL_LLAMA_CONFIG } from '../helpers/tiny-models.js';
 import { browserForFile, drawn, openPage } from './helpers/browser.js';
 
 const session = browserForFile();
@@ -38,13 +38,7 @@ describe('threads', () => {
       // One pthread worker: at most 2 threads.
       const m = await create({ wasmBinary: wasm, mainScriptUrlOrBlob: script, poslabWorkers: 1 });
       // Sizes past the kernels' thresholds, so products and attention really split (threads.hpp).
-      const config = JSON.stringify({
-        ...tiny,
-        hidden_size: 128,
-        intermediate_size: 512,
-        vocab_size: 1000,
-        max_position_embeddings: 256,
-      });
+      const config = JSON.stringify(tiny);
       const { model } = m.llamaRandom(config, 7, 'F32');
       const ids = Int32Array.from({ length: 128 }, (_, i) => (i * 37 + 11) % 1000);
       const run = (threads) => {
@@ -64,7 +58,7 @@ describe('threads', () => {
       const counts = { max: m.maxThreads(), now: m.threads() };
       model.delete();
       return { one, two, refused, counts };
-    }, TINY_LLAMA_CONFIG);
+    }, KERNEL_LLAMA_CONFIG);
     expect(result.counts).toEqual({ max: 2, now: 2 });
     expect(result.two.logits).toEqual(result.one.logits);
     expect(result.two.attention).toEqual(result.one.attention);

@@ -51,6 +51,19 @@ export const TINY_LLAMA_CONFIG = Object.freeze({
   eos_token_id: 0,
 });
 
+/**
+ * TINY_LLAMA_CONFIG widened past the float kernels' thresholds, so its forward pass runs the
+ * packed GEMM, attention's blocks and their thread split (base/threads.hpp): what the browser
+ * tests of the threaded and relaxed builds run at T = 128.
+ */
+export const KERNEL_LLAMA_CONFIG = Object.freeze({
+  ...TINY_LLAMA_CONFIG,
+  hidden_size: 128,
+  intermediate_size: 512,
+  vocab_size: 1000,
+  max_position_embeddings: 256,
+});
+
 /** The tensors of a Llama with `config` (HF keys, model-layouts.js), seeded, BF16 by default. */
 export function tinyLlamaTensors(config = TINY_LLAMA_CONFIG, seed = 5, dtype = 'BF16') {
   return seededTensors(llamaLayout(config), seed, dtype);
