@@ -1,13 +1,28 @@
 // poslab_bench's main: Google Benchmark's usual console table, then a summary of each core
-// row's speed-up over the naive baseline of the same op and size (naive time / core time).
+// row's speed-up over the naive baseline of the same op and size (naive time / core time) and
+// the SIMD peak the simd_peak rows measured; the CPU model heads the output (every format).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace {
+
+// /proc/cpuinfo's first "model name" (Linux), else "unknown".
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "unknown";
+}
 
 // Rows are named "<op>/<variant>/<args>" (e.g. "rope/core/H:8/L:512/D:64"); a row's baseline
 // is the "<op>/naive" row whose args are a prefix of its own (the naive attention has no
@@ -23,6 +38,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
       const std::string& name = run.run_name.function_name;
       const std::size_t slash = name.find('/');
       if (slash == std::string::npos) continue;
+      const auto flops = run.counters.find("FLOP/s");
+      if (name.rfind("simd_peak/", 0) == 0 && flops != run.counters.end()) {
+        // simd_peak/<form>/chains:N → <form>: the best over the chain counts.
+        const std::size_t end = name.find('/', slash + 1);
+        double& best = peaks_[name.substr(slash + 1, end - slash - 1)];
+        best = std::max(best, double(flops->second));
+      }
       rows_.push_back({name.substr(0, slash), name.substr(slash + 1), run.run_name.args,
                        run.real_accumulated_time / double(run.iterations)});
     }
@@ -46,6 +68,14 @@ class RatioReporter : public benchmark::ConsoleReporter {
         break;
       }
     }
+    if (peaks_.empty()) {
+      std::printf("\nSIMD peak: not measured in this run (its rows are simd_peak/*)\n");
+    } else {
+      std::printf("\nSIMD peak of one core, the best simd_peak row of each form (%s):\n",
+                  cpu_model().c_str());
+      for (const auto& [form, flops] : peaks_)
+        std::printf("  %-14s %8.1f GFLOP/s\n", form.c_str(), flops / 1e9);
+    }
     std::fflush(stdout);
   }
 
@@ -61,6 +91,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
   std::vector<Row> rows_;
+  std::map<std::string, double> peaks_;  // simd_peak form → best FLOP/s
 };
 
 }  // namespace
@@ -74,6 +105,7 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("cpu_model", cpu_model());
   if (!console) {
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -8,11 +8,14 @@
 // static files, as the page loads the modules: the language models on the threaded build at
 // --threads N (2 unless given; 1: the single-threaded SIMD build), the lab's model on the
 // training module (single-threaded: it has no threaded build). --node runs both in Node on the
-// single-threaded SIMD builds. Figures for the record, not a test.
-//   node bench/surgery/speed.mjs [--node | --threads N] [T]
+// single-threaded SIMD builds. --variant simd|relaxed: the SIMD builds or their relaxed twins
+// (f32x4.relaxed_madd), by default the relaxed ones where the engine has relaxed SIMD, as the
+// page picks. Figures for the record, not a test.
+//   node bench/surgery/speed.mjs [--node | --threads N] [--variant simd|relaxed] [T]
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isolatedPage, loadLabInPage, root, withChromium } from '../wasm/chromium-page.js';
+import { bestSimdVariant, printChromiumMachine, printMachine } from '../wasm/machine.js';
 import { labLines, smolLines } from './speed-run.js';
 
 const args = process.argv.slice(2);
@@ -20,6 +23,7 @@ const node = args.includes('--node');
 const threadsAt = args.indexOf('--threads');
 const threads = threadsAt >= 0 ? Number(args[threadsAt + 1]) : 2;
 const T = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--threads') ?? 256);
+const variantAt = args.indexOf('--variant');
 if (!(Number.isInteger(threads) && threads >= 1)) throw new Error('--threads needs a whole number >= 1');
 if (node && threadsAt >= 0) throw new Error('--node runs one thread: drop --threads');
 
@@ -42,9 +46,13 @@ const sample = heldOutSample();
 if (node) {
   const { createGpt2Lab, createTrainLab } = await import('../../web/src/core/poslab.js');
   const read = (file) => readFileSync(path.join(root, file));
-  const lm = await createGpt2Lab({ variant: 'simd', wasmBinary: read('build/wasm/simd/poslab-lm.wasm') });
+  await printMachine();
+  const variant = variantAt >= 0 ? args[variantAt + 1] : bestSimdVariant();
+  const dir = `build/wasm/${variant === 'relaxed' ? 'simd/relaxed' : variant}`;
+  console.log(`build: ${variant}`);
+  const lm = await createGpt2Lab({ variant, wasmBinary: read(`${dir}/poslab-lm.wasm`) });
   for (const l of smolLines(lm, T)) console.log(`node ${process.version}, one thread: ${l}`);
-  const train = await createTrainLab({ variant: 'simd', wasmBinary: read('build/wasm/simd/poslab-train.wasm') });
+  const train = await createTrainLab({ variant, wasmBinary: read(`${dir}/poslab-train.wasm`) });
   for (const l of labLines(train, new Uint8Array(read(CHECKPOINT)), sample, LAB_LEN, LAB_WINDOW)) {
     console.log(`node ${process.version}, one thread: ${l}`);
   }
@@ -52,7 +60,10 @@ if (node) {
   await withChromium(async (browser, base) => {
     const on = threads === 1 ? 'one thread' : `${threads} threads (threaded build)`;
     const page = await isolatedPage(browser, base);
-    await loadLabInPage(page, threads);
+    const { peaks } = await printChromiumMachine(browser, page);
+    const variant = variantAt >= 0 ? args[variantAt + 1] : peaks.relaxed === null ? 'simd' : 'relaxed';
+    console.log(`build: ${variant}`);
+    await loadLabInPage(page, threads, variant);
     const lines = await page.evaluate(async (T) => {
       const { smolLines } = await import('/bench/surgery/speed-run.js');
       return smolLines(globalThis.benchLab, T);
@@ -60,14 +71,14 @@ if (node) {
     for (const l of lines) console.log(`chromium ${browser.version()}, ${on}: ${l}`);
     const labPage = await isolatedPage(browser, base);
     const labResult = await labPage.evaluate(
-      async ({ checkpoint, bytes, len, window }) => {
+      async ({ checkpoint, bytes, len, window, variant }) => {
         const { createTrainLab } = await import('/web/src/core/train.js');
         const { labLines } = await import('/bench/surgery/speed-run.js');
-        const train = await createTrainLab({ variant: 'simd' });
+        const train = await createTrainLab({ variant });
         const weights = new Uint8Array(await (await fetch(`/${checkpoint}`)).arrayBuffer());
         return labLines(train, weights, Uint8Array.from(bytes), len, window);
       },
-      { checkpoint: CHECKPOINT, bytes: Array.from(sample), len: LAB_LEN, window: LAB_WINDOW },
+      { checkpoint: CHECKPOINT, bytes: Array.from(sample), len: LAB_LEN, window: LAB_WINDOW, variant },
     );
     for (const l of labResult) console.log(`chromium ${browser.version()}, one thread (training module): ${l}`);
   });

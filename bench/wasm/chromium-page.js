@@ -65,20 +65,25 @@ export async function isolatedPage(browser, base) {
 
 /**
  * Code for page.evaluate: the language-model API on `threads` threads — the single-threaded
- * SIMD build for 1, the threaded build above — as `globalThis.benchLab`.
+ * SIMD build for 1, the threaded build above — as `globalThis.benchLab`. variant: 'simd', or
+ * 'relaxed' for either build's relaxed twin (f32x4.relaxed_madd; Chromium has relaxed SIMD).
  */
-export async function loadLabInPage(page, threads) {
-  await page.evaluate(async (threads) => {
-    const { bindLm } = await import('/web/src/core/lm.js');
-    if (threads === 1) {
-      const { loadModule } = await import('/web/src/core/load.js');
-      globalThis.benchLab = bindLm(await loadModule({ variant: 'simd' }, 'poslab-lm'));
-      return;
-    }
-    const { instantiateThreaded } = await import('/web/src/core/threaded-module.js');
-    const wasm = new Uint8Array(await (await fetch('/build/wasm/threads/poslab-lm.wasm')).arrayBuffer());
-    globalThis.benchLab = bindLm(
-      await instantiateThreaded(new URL('/build/wasm/threads/poslab-lm.mjs', location.href).href, wasm, threads),
-    );
-  }, threads);
+export async function loadLabInPage(page, threads, variant = 'simd') {
+  await page.evaluate(
+    async ({ threads, variant }) => {
+      const { bindLm } = await import('/web/src/core/lm.js');
+      if (threads === 1) {
+        const { loadModule } = await import('/web/src/core/load.js');
+        globalThis.benchLab = bindLm(await loadModule({ variant }, 'poslab-lm'));
+        return;
+      }
+      const { instantiateThreaded } = await import('/web/src/core/threaded-module.js');
+      const dir = variant === 'relaxed' ? '/build/wasm/threads/relaxed' : '/build/wasm/threads';
+      const wasm = new Uint8Array(await (await fetch(`${dir}/poslab-lm.wasm`)).arrayBuffer());
+      globalThis.benchLab = bindLm(
+        await instantiateThreaded(new URL(`${dir}/poslab-lm.mjs`, location.href).href, wasm, threads),
+      );
+    },
+    { threads, variant },
+  );
 }

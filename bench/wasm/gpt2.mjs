@@ -1,18 +1,28 @@
 // GPT-2 in WebAssembly (`npm run bench:gpt2`): what the playground's GPT-2 view waits for, in
-// one Node process on the SIMD build — random init of GPT-2 small, a checkpoint streamed
-// through the loader in 4 MiB chunks (written here with random values, F32 and F16), and
-// traced forward passes for a few text lengths. Figures for the record, not a test.
+// one Node process on the build the page would pick here (the relaxed twin where this Node has
+// relaxed SIMD, machine.js switching it on; `--variant simd|relaxed` to choose) — random init
+// of GPT-2 small, a checkpoint streamed through the loader in 4 MiB chunks (written here with
+// random values, F32 and F16), and traced forward passes for a few text lengths. Figures for
+// the record, not a test. `--small`: T = 8 only.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gpt2Layout } from '../../tests/helpers/model-layouts.js';
 import { layoutEntries, safetensorsBuffer } from '../../tests/helpers/safetensors.js';
 import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { bestSimdVariant, printMachine } from './machine.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const argv = process.argv.slice(2);
+const variant = argv.includes('--variant') ? argv[argv.indexOf('--variant') + 1] : bestSimdVariant();
+const small = argv.includes('--small');
+await printMachine();
+console.log(`build: ${variant}`);
 const lab = await createGpt2Lab({
-  variant: 'simd',
-  wasmBinary: readFileSync(path.join(root, 'build/wasm/simd/poslab-lm.wasm')),
+  variant,
+  wasmBinary: readFileSync(
+    path.join(root, 'build/wasm', variant === 'relaxed' ? 'simd/relaxed' : variant, 'poslab-lm.wasm'),
+  ),
 });
 const ms = (t0) => `${(performance.now() - t0).toFixed(0)} ms`;
 const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
@@ -31,7 +41,7 @@ let t0 = performance.now();
 const random = lab.gpt2Random({ preset: 'small' });
 console.log(`random init, GPT-2 small (124M, F32): ${ms(t0)}, ${MB(random.bytes)} of weights`);
 const tokens = (T) => Array.from({ length: T }, (_, i) => (i * 7919) % 50257);
-for (const T of [8, 32, 128]) {
+for (const T of small ? [8] : [8, 32, 128]) {
   random.forward(tokens(T));
   t0 = performance.now();
   const r = random.forward(tokens(T));

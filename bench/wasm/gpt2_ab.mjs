@@ -6,7 +6,10 @@
 //
 // Keep the base first: `cp build/wasm/simd/poslab-lm.wasm /tmp/base.wasm`, change and rebuild
 // (`cmake --build build/wasm/simd --target poslab_lm_wasm`), then run this. The two builds
-// share the current JS glue, so they must bind the same functions.
+// share the current JS glue, so they must bind the same functions: the glue of the build in
+// whose folder each file lies (a file under a relaxed/ folder runs the relaxed twin's glue, so
+// `--base build/wasm/simd/poslab-lm.wasm --current build/wasm/simd/relaxed/poslab-lm.wasm`
+// times the SIMD build against its relaxed twin; machine.js switches relaxed SIMD on).
 //
 // Options: --base FILE (required)   --current FILE (default build/wasm/simd/poslab-lm.wasm)
 // --t 1,4,8,16,128   --runs N (per T and build; default 11, T ≥ 128: 5)   --seed S
@@ -15,6 +18,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bindGpt2 } from '../../web/src/core/gpt2.js';
 import { loadModule } from '../../web/src/core/load.js';
+import { loadGpt2Checkpoint } from './gpt2-checkpoint.js';
+import { printMachine } from './machine.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -42,20 +47,22 @@ function parseArgs(argv) {
 
 async function loadModel(file, bytes) {
   const lab = bindGpt2(
-    await loadModule({ variant: 'simd', wasmBinary: readFileSync(path.resolve(root, file)) }, 'poslab-lm'),
+    await loadModule(
+      {
+        variant: /(^|\/)relaxed\//.test(file) ? 'relaxed' : 'simd',
+        wasmBinary: readFileSync(path.resolve(root, file)),
+      },
+      'poslab-lm',
+    ),
   );
-  const n = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length);
-  const loader = lab.gpt2Loader({ header: bytes.subarray(0, 8 + n), fileSize: bytes.length });
-  for (let at = 8 + n; at < bytes.length; at += 4 << 20) loader.append(bytes.subarray(at, at + (4 << 20)));
-  const model = loader.finish();
-  loader.delete();
-  return model;
+  return loadGpt2Checkpoint(lab, bytes);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  await printMachine();
   const file = path.join(root, `build/bench/gpt2-small-seed${args.seed}.safetensors`);
   if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run \`npm run bench:ort\` once`);
   const bytes = new Uint8Array(readFileSync(file));

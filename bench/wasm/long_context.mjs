@@ -6,11 +6,13 @@
 // total, and the wasm heap (its size only grows: the high-water mark) before and after.
 //
 // Options: --t 8192   --methods none | all (none, linear, ntk, dynamic, yarn)   --factor 4
-// --variant simd|scalar   --precision float|double   --seed 0
+// --variant simd|relaxed|scalar (relaxed: the SIMD build's twin on f32x4.relaxed_madd, which
+// machine.js switches on in Node 20)   --precision float|double   --seed 0
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGpt2Lab } from '../../web/src/core/poslab.js';
+import { printMachine } from './machine.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ALL = ['none', 'linear', 'ntk', 'dynamic', 'yarn'];
@@ -34,7 +36,9 @@ const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 const o = parseArgs(process.argv.slice(2));
 const methods = o.methods === 'all' ? ALL : o.methods.split(',');
-const wasm = readFileSync(path.join(root, 'build/wasm', o.variant, 'poslab-lm.wasm'));
+await printMachine();
+const dir = o.variant === 'relaxed' ? 'simd/relaxed' : o.variant;
+const wasm = readFileSync(path.join(root, 'build/wasm', dir, 'poslab-lm.wasm'));
 const lab = await createGpt2Lab({ variant: o.variant, wasmBinary: wasm });
 console.log(`wasm ${o.variant}, ${o.precision}, T = ${o.t}, factor ${o.factor}, Node ${process.version}`);
 console.log(`heap at start: ${mb(lab.wasmHeapBytes())}`);

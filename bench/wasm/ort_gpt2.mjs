@@ -3,7 +3,9 @@
 // both. For each T: a warm-up, then PosLab and ORT runs interleaved (so a noisy neighbour
 // slows both alike), medians printed with the speed-up, GFLOP/s and % of the SIMD128 peak
 // measured in the same engine (simdPeak, the poslab-bench module), and the logits checked
-// against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|.
+// against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|. PosLab runs as each of its SIMD
+// builds in turn: the SIMD build and, where this Node has relaxed SIMD (machine.js switches it
+// on), its relaxed twin (GEMM and attention on f32x4.relaxed_madd, % of that instruction's peak).
 //
 // The weights: a GPT-2 small .safetensors written here from a seeded generator (N(0, 0.02²)
 // matrices and embeddings, small random biases, LayerNorm gains 1 ± 0.1), loaded by PosLab's
@@ -13,16 +15,17 @@
 //
 // Options: --t 8,32,128,512   --runs N (timed runs per T and implementation, default 5;
 // T ≥ 512: 3)   --precision float|double (PosLab's forward, default float)
-// --seed S
+// --seed S   --variants simd,relaxed (default: both where relaxed SIMD runs, else simd)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, closeSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { bindGpt2 } from '../../web/src/core/gpt2.js';
 import { loadModule } from '../../web/src/core/load.js';
 import { loadBenchModule } from './bench-module.js';
+import { loadGpt2Checkpoint } from './gpt2-checkpoint.js';
+import { bestSimdVariant, printMachine } from './machine.js';
 import { gpt2Layout } from '../../tests/helpers/model-layouts.js';
 import { layoutEntries, safetensorsBuffer } from '../../tests/helpers/safetensors.js';
 
@@ -31,7 +34,8 @@ const root = path.resolve(here, '../..');
 const outDir = path.join(root, 'build/bench');
 
 function parseArgs(argv) {
-  const args = { t: [8, 32, 128, 512], runs: undefined, precision: undefined, seed: 1 };
+  const variants = bestSimdVariant() === 'relaxed' ? ['simd', 'relaxed'] : ['simd'];
+  const args = { t: [8, 32, 128, 512], runs: undefined, precision: undefined, seed: 1, variants };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${key} needs a value`);
@@ -39,7 +43,8 @@ function parseArgs(argv) {
     else if (key === '--runs') args.runs = Number(value);
     else if (key === '--precision') args.precision = value;
     else if (key === '--seed') args.seed = Number(value);
-    else throw new Error(`unknown option ${key} (expected --t, --runs, --precision, --seed)`);
+    else if (key === '--variants') args.variants = value.split(',');
+    else throw new Error(`unknown option ${key} (expected --t, --runs, --precision, --seed, --variants)`);
   }
   return args;
 }
@@ -139,11 +144,8 @@ const fmt = (x, digits = 0) => x.toFixed(digits);
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(outDir, { recursive: true });
-  const wasmFile = path.join(root, 'build/wasm/simd/poslab-lm.wasm');
-  if (!existsSync(wasmFile)) throw new Error('build/wasm/simd/poslab-lm.wasm is missing: run `npm run build:wasm`');
-  const m = await loadModule({ variant: 'simd', wasmBinary: readFileSync(wasmFile) }, 'poslab-lm');
-  const lab = bindGpt2(m);
-  const yardsticks = await loadBenchModule();
+  const { peaks } = await printMachine();
+  const lab = await gpt2Lab('simd');
   const config = lab.gpt2Config({ preset: 'small' });
 
   // Weights: PosLab reads the checkpoint through its loader; ORT reads the ONNX export of it.
@@ -154,11 +156,6 @@ async function main() {
     `checkpoint ${path.relative(root, stem)}.safetensors: ${(bytes.length / 1e6).toFixed(0)} MB (${fmt(performance.now() - t0)} ms)`,
   );
   onnxModel(`${stem}.safetensors`, `${stem}.onnx`, config);
-  const n = lab.safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length);
-  const loader = lab.gpt2Loader({ header: bytes.subarray(0, 8 + n), fileSize: bytes.length });
-  for (let at = 8 + n; at < bytes.length; at += 4 << 20) loader.append(bytes.subarray(at, at + (4 << 20)));
-  const model = loader.finish();
-  loader.delete();
 
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
@@ -169,35 +166,46 @@ async function main() {
   });
   console.log(`onnxruntime-web ${ort.env.versions?.web ?? ''} session: ${fmt(performance.now() - t0)} ms`);
 
-  // PosLab's forward at equal work: no trace, top-1 only (the logits of every row are
-  // computed and returned either way, as ORT's are).
   const precision = args.precision ?? 'float';
-  const forwardOptions = { trace: false, topK: 1, precision };
-  const ours = (tokens) => model.forward(tokens, forwardOptions).logits.data;
   const theirs = async (tokens) => {
     const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
     const out = await session.run({ input_ids: ids });
     return out.logits.data;
   };
 
-  // The yardstick: the best of several runs of the register-only mul+add loop.
-  yardsticks.simdPeak(2_000_000, 0.9999, 1e-4); // tier up to the optimising compiler
-  const peaks = Array.from({ length: 5 }, () => yardsticks.simdPeak(20_000_000, 0.9999, 1e-4));
-  const peak = Math.max(...peaks.map((p) => p.gflops));
-  const best = peaks.find((p) => p.gflops === peak);
-  const bestChains = best.variants.find((v) => v.gflops === peak).chains;
-  const mhz = os.cpus()[0]?.speed || 0;
-  console.log(
-    `\nnode ${process.version}, ${os.cpus()[0]?.model} (${os.cpus().length} cores${mhz ? `, ${mhz} MHz` : ''}), one thread each`,
-  );
-  console.log(
-    `SIMD128 peak (f32x4 mul + add chains, no FMA in this toolchain): ${fmt(peak, 1)} GFLOP/s with ${bestChains} chains ` +
-      `(per chain count: ${best.variants.map((v) => `${v.chains}: ${fmt(v.gflops, 1)}`).join(', ')})`,
-  );
-  const pct = (gflops) => `${fmt((100 * gflops) / peak)}%`;
+  let worst = 0;
+  for (const variant of args.variants) {
+    // % of the peak of the multiply-add this build's kernels use.
+    const peak = variant === 'relaxed' ? peaks.relaxed : peaks.simd;
+    const model = loadGpt2Checkpoint(variant === 'simd' ? lab : await gpt2Lab(variant), bytes);
+    worst = Math.max(worst, await forwardTable(variant, peak, model, theirs, config, args, precision));
+    model.delete();
+    gemmTable(variant, peak, await loadBenchModule(variant), config);
+  }
+  await session.release();
+  if (worst > 1e-3) {
+    console.error(`logits disagree with ORT: max |Δ| / max |logit| = ${worst.toExponential(2)} > 1e-3`);
+    process.exit(1);
+  }
+}
 
+/** The GPT-2 API of one build of the language-model module. */
+async function gpt2Lab(variant) {
+  const file = path.join(root, 'build/wasm', variant === 'relaxed' ? 'simd/relaxed' : variant, 'poslab-lm.wasm');
+  if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run \`npm run build:wasm\``);
+  return bindGpt2(await loadModule({ variant, wasmBinary: readFileSync(file) }, 'poslab-lm'));
+}
+
+/** One build's forward against ORT's, every T; returns the worst max |Δ| / max |logit|. */
+async function forwardTable(variant, peak, model, theirs, config, args, precision) {
+  // PosLab's forward at equal work: no trace, top-1 only (the logits of every row are
+  // computed and returned either way, as ORT's are).
+  const forwardOptions = { trace: false, topK: 1, precision };
+  const ours = (tokens) => model.forward(tokens, forwardOptions).logits.data;
+  const pct = (gflops) => `${fmt((100 * gflops) / peak)}%`;
+  let t0;
   console.log(
-    `\nGPT-2 small forward, all T rows of logits (PosLab precision: ${precision}); median of interleaved runs:`,
+    `\nGPT-2 small forward, all T rows of logits (PosLab's ${variant} build, precision ${precision}); median of interleaved runs:`,
   );
   console.log('FLOP(T) = 2·T·(12·N·E² + V·E) + 2·N·E·T·(T+1)  (weight matmuls incl. tied lm_head + causal QKᵀ, PV)');
   const head = ['T', 'PosLab ms', 'ORT ms', 'ORT/PosLab', 'PosLab GFLOP/s', 'ORT GFLOP/s', 'max |Δ|', '/ max |logit|'];
@@ -237,12 +245,14 @@ async function main() {
     if (rows.length === 1) console.log(line(head));
     console.log(rows.at(-1));
   }
-  model.delete();
-  await session.release();
+  return worst;
+}
 
-  // GEMM alone, on GPT-2 small's shapes as the forward runs them (every weight held (out, in),
-  // x·Wᵀ), and what N blocks of them plus lm_head add up to (the forward's matmul time if
-  // nothing else cost anything).
+// GEMM alone, on GPT-2 small's shapes as the forward runs them (every weight held (out, in),
+// x·Wᵀ), and what N blocks of them plus lm_head add up to (the forward's matmul time if
+// nothing else cost anything), in one build's bench module.
+function gemmTable(variant, peak, yardsticks, config) {
+  const pct = (gflops) => `${fmt((100 * gflops) / peak)}%`;
   {
     const { n_embd: E, n_layer: N, vocab_size: V } = config;
     for (const T of [8, 128]) {
@@ -253,7 +263,7 @@ async function main() {
         ['mlp.c_proj', T, E, 4 * E, true, N],
         ['lm_head (wte)', T, V, E, true, 1],
       ];
-      console.log(`\nPosLab float32 GEMM alone (poslab::fast::gemm), T = ${T}, median time:`);
+      console.log(`\nPosLab float32 GEMM alone (poslab::fast::gemm, ${variant} build), T = ${T}, median time:`);
       let flops = 0;
       let seconds = 0;
       for (const [name, M, Nc, K, transposeB, count] of shapes) {
@@ -268,10 +278,6 @@ async function main() {
       const gf = flops / seconds / 1e9;
       console.log(`  ${N} blocks + lm_head: ${fmt(seconds * 1e3, 1)} ms, ${fmt(gf, 1)} GFLOP/s, ${pct(gf)} of peak`);
     }
-  }
-  if (worst > 1e-3) {
-    console.error(`logits disagree with ORT: max |Δ| / max |logit| = ${worst.toExponential(2)} > 1e-3`);
-    process.exit(1);
   }
 }
 

@@ -5,20 +5,25 @@
 // N > 1 its threaded build; ORT runs its SIMD threaded build with numThreads = N. Per T: a
 // warm-up, then interleaved runs (a noisy neighbour slows both alike), medians, the speed-up,
 // GFLOP/s, % of the SIMD128 peak measured in the same page (simdPeak), and the logits checked
-// against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|.
+// against ORT's: exits 1 when max |Δ| > 1e-3 · max |logit|. Each thread count runs each of
+// PosLab's SIMD builds in its own page: the SIMD build and its relaxed twin (the GEMM and
+// attention products on f32x4.relaxed_madd; Chromium has relaxed SIMD), the latter's % of the
+// relaxed_madd peak.
 //
 // The weights: `poslab lm-random --arch llama --preset smollm2-135m --seed S` (what llamaRandom makes in
 // the page from the same seed), exported to ONNX by export_onnx.py (torch, opset 14, FP32, no
 // contrib ops; installs Debian's python3-torch when missing). Kept in build/bench/.
 //
 // Options: --t 128   --threads 1,2   --runs N (default 5)   --seed S (default 1)
+//          --variants simd,relaxed (default both)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isolatedPage, loadLabInPage, root, withChromium } from './chromium-page.js';
+import { printChromiumMachine } from './machine.js';
 
 function parseArgs(argv) {
-  const args = { t: [128], threads: [1, 2], runs: 5, seed: 1 };
+  const args = { t: [128], threads: [1, 2], runs: 5, seed: 1, variants: ['simd', 'relaxed'] };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${key} needs a value`);
@@ -27,7 +32,8 @@ function parseArgs(argv) {
     else if (key === '--threads') args.threads = list();
     else if (key === '--runs') args.runs = Number(value);
     else if (key === '--seed') args.seed = Number(value);
-    else throw new Error(`unknown option ${key} (expected --t, --threads, --runs, --seed)`);
+    else if (key === '--variants') args.variants = value.split(',');
+    else throw new Error(`unknown option ${key} (expected --t, --threads, --runs, --seed, --variants)`);
   }
   return args;
 }
@@ -121,25 +127,16 @@ function measure(page, { threads, t, runs, seed, onnx }) {
   );
 }
 
-// The SIMD128 peak of one thread in this engine (simdPeak, the poslab-bench module).
-function simdPeak(page) {
-  return page.evaluate(async () => {
-    const m = await (await import('/build/wasm/simd/poslab-bench.mjs')).default();
-    m.simdPeak(2_000_000, 0.9999, 1e-4); // tier up
-    return Math.max(...Array.from({ length: 5 }, () => m.simdPeak(20_000_000, 0.9999, 1e-4).gflops));
-  });
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const { onnx } = weights(args.seed);
   const fmt = (x, digits = 0) => x.toFixed(digits);
   let worst = 0;
   await withChromium(async (browser, base) => {
-    const peak = await simdPeak(await isolatedPage(browser, base));
-    console.log(`\nChromium ${browser.version()}; SIMD128 peak of one thread (simdPeak): ${fmt(peak, 1)} GFLOP/s`);
+    const { peaks } = await printChromiumMachine(browser, await isolatedPage(browser, base));
     console.log('SmolLM2-135M shape, random weights, all T rows of logits; median of interleaved runs:');
     const head = [
+      'build',
       'threads',
       'T',
       'PosLab ms',
@@ -149,36 +146,42 @@ async function main() {
       'ORT GFLOP/s',
       '/ max |logit|',
     ];
-    const widths = [7, 5, 10, 10, 11, 22, 22, 14];
+    const widths = [8, 7, 5, 10, 10, 11, 22, 22, 14];
     const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join(' ');
     console.log(line(head));
     for (const threads of args.threads) {
-      const page = await isolatedPage(browser, base);
-      await loadLabInPage(page, threads);
-      const result = await measure(page, { threads, t: args.t, runs: args.runs, seed: args.seed, onnx });
-      await page.close();
-      // % of the peak of as many threads as ran (one thread's peak × threads).
-      const pct = (gflops) => `${fmt((100 * gflops) / (peak * threads))}%`;
-      for (const r of result.rows) {
-        const gf = (ms) => forwardFlops(result.config, r.T) / (ms * 1e6);
-        worst = Math.max(worst, r.diff / r.max);
-        console.log(
-          line([
-            result.threads,
-            r.T,
-            fmt(r.ours, 1),
-            fmt(r.theirs, 1),
-            `${fmt(r.theirs / r.ours, 2)}×`,
-            `${fmt(gf(r.ours), 1)} (${pct(gf(r.ours))})`,
-            `${fmt(gf(r.theirs), 1)} (${pct(gf(r.theirs))})`,
-            (r.diff / r.max).toExponential(1),
-          ]),
-        );
+      for (const variant of args.variants) {
+        if (variant === 'relaxed' && peaks.relaxed === null) continue; // no relaxed SIMD in this Chromium
+        const page = await isolatedPage(browser, base);
+        await loadLabInPage(page, threads, variant);
+        const result = await measure(page, { threads, t: args.t, runs: args.runs, seed: args.seed, onnx });
+        await page.close();
+        // % of the peak of this build's multiply-add, of as many threads as ran (one thread's × threads).
+        const peak = variant === 'relaxed' ? peaks.relaxed : peaks.simd;
+        const pct = (gflops) => `${fmt((100 * gflops) / (peak * threads))}%`;
+        for (const r of result.rows) {
+          const gf = (ms) => forwardFlops(result.config, r.T) / (ms * 1e6);
+          worst = Math.max(worst, r.diff / r.max);
+          console.log(
+            line([
+              variant,
+              result.threads,
+              r.T,
+              fmt(r.ours, 1),
+              fmt(r.theirs, 1),
+              `${fmt(r.theirs / r.ours, 2)}×`,
+              `${fmt(gf(r.ours), 1)} (${pct(gf(r.ours))})`,
+              `${fmt(gf(r.theirs), 1)} (${pct(gf(r.theirs))})`,
+              (r.diff / r.max).toExponential(1),
+            ]),
+          );
+        }
       }
     }
   });
   console.log(
-    'FLOP(T) = 2·T·(N·(2·E·H·d + 2·E·K·d + 3·E·I) + V·E) + 2·N·H·d·T·(T+1); % of peak: of one thread × threads',
+    'FLOP(T) = 2·T·(N·(2·E·H·d + 2·E·K·d + 3·E·I) + V·E) + 2·N·H·d·T·(T+1); % of peak: of one thread × threads, ' +
+      "of the build's multiply-add (relaxed: f32x4.relaxed_madd)",
   );
   if (worst > 1e-3) {
     console.error(`logits disagree with ORT: max |Δ| / max |logit| = ${worst.toExponential(2)} > 1e-3`);
