@@ -239,6 +239,11 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
   cmd->add_flag("--pad-operands", c.pad_operands,
                 "addition only: operands of fewer than N digits are zero-padded to N (one layout "
                 "for lengths 1..N, Lee et al. 2023); longer ones are written as drawn");
+  cmd->add_option("--index-hints", c.index_hints,
+                  "K: addition only; each digit follows a hint symbol naming its significance, "
+                  "from a start drawn in training so that the hints stay below K (Zhou et al. "
+                  "2024); K is at least the most digits + 1, 0 (the default) is off")
+      ->check(unsigned_integer());
   cmd->add_option("--text-file", a.text_file,
                   "the text task's text, any bytes (at most 64 MiB): the first 90% train, the "
                   "last 10% are held out")

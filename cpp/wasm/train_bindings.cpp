@@ -49,7 +49,7 @@ TrainConfig to_train_config(const val& js) {
                                           "keepFraction", "nposMax",       "abacusMaxOffset",
                                           "sinks",        "nopeEvery",     "attnFloorScale",
                                           "attnScale",    "evalPositions", "evalExamples",
-                                          "text",         "padOperands"});
+                                          "text",         "padOperands",   "indexHints"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -59,6 +59,7 @@ TrainConfig to_train_config(const val& js) {
   c.randomized_positions = size_field(o, "randomizedPositions", c.randomized_positions);
   c.coupled_positions = size_field(o, "coupledPositions", c.coupled_positions);
   c.pad_operands = bool_field(o, "padOperands", c.pad_operands);
+  c.index_hints = size_field(o, "indexHints", c.index_hints);
   c.train_len = size_field(o, "trainLen", c.train_len);
   if (!field(o, "testLen").isUndefined()) c.test_len = size_field(o, "testLen", 0);
   c.layers = size_field(o, "layers", c.layers);
@@ -102,6 +103,7 @@ val config_js(const TrainConfig& c) {
        {"randomizedPositions", double(c.randomized_positions)},
        {"coupledPositions", double(c.coupled_positions)},
        {"padOperands", c.pad_operands},
+       {"indexHints", double(c.index_hints)},
        {"trainLen", double(c.train_len)},
        {"testLen", double(test_len_of(c))},
        {"layers", double(c.layers)},
@@ -129,7 +131,7 @@ class TrainRun {
 
   val model_config() const {
     const ModelConfig& m = trainer_.model_config();
-    const Vocabulary v = vocabulary(trainer_.config().task);
+    const Vocabulary v = vocabulary(trainer_.config().task, trainer_.config().index_hints);
     return js_object({{"nLayer", double(m.n_layer)},
                       {"nEmbd", double(m.n_embd)},
                       {"nHead", double(m.n_head)},

@@ -334,6 +334,29 @@ TEST_F(TrainCli, PaddedOperandsAreRecorded) {
       nlohmann::json::parse(read_file(path("plain.json")))["config"].contains("pad_operands"));
 }
 
+// --index-hints K (Zhou et al. 2024) is recorded in the result's and the checkpoint's config,
+// the checkpoint's vocabulary has the K hints; too few hints are refused.
+TEST_F(TrainCli, IndexHintsAreRecordedAndTheCheckpointReadsBack) {
+  std::vector<std::string> args =
+      with(kSmall, {"--position", "fire", "--randomized-positions", "128", "-o", "r.json",
+                    "--checkpoint", "m.safetensors", "--index-hints", "13"});
+  args[2] = "addition";  // kSmall's task; N = 3 tested to 12: 13 hints at least
+  const RunResult r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_file(path("r.json")));
+  EXPECT_EQ(j["config"]["index_hints"], 13);
+  const SafetensorsFile ckpt = read_safetensors(path("m.safetensors"));
+  const auto config = nlohmann::json::parse(ckpt.metadata.at("config"));
+  EXPECT_EQ(config["index_hints"], 13);
+  EXPECT_EQ(config["vocab_size"], 11 + 13 + 4);
+  args.back() = "12";  // the sum of 12 digits has 13
+  const RunResult refused = run(args);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("poslab: error: index hints K must be 0 (off) or in [13,"),
+            std::string::npos)
+      << refused.err;
+}
+
 TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
   const std::vector<std::vector<std::string>> bad{
       with(kSmall, {"--position", "spiral", "-o", "r.json"}),

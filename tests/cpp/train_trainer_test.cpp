@@ -331,7 +331,7 @@ TEST(TrainTasks, PaddedOperandsAreTheSameSumWithZeroHighDigits) {
   for (std::size_t length = 1; length <= 7; ++length) {
     Rng plain_rng(9), padded_rng(9);
     const Sequence plain = sample_sequence(Task::kAddition, length, plain_rng);
-    const Sequence padded = sample_sequence(Task::kAddition, length, padded_rng, 5);
+    const Sequence padded = sample_sequence(Task::kAddition, length, padded_rng, {.pad_to = 5});
     const std::size_t width = std::max<std::size_t>(length, 5);
     ASSERT_EQ(padded.tokens.size(), sequence_length(Task::kAddition, width));
     EXPECT_EQ(padded.answer_start, 2 * width + 3);
@@ -354,8 +354,8 @@ TEST(TrainTasks, PaddedOperandsAreTheSameSumWithZeroHighDigits) {
   TrainConfig c = small(PositionMethod::kLearned);
   c.task = Task::kAddition;
   c.pad_operands = true;
-  EXPECT_EQ(pad_to(c), 4u);
   Rng rng(3);
+  EXPECT_EQ(addition_format(c, 2, rng, true).pad_to, 4u);
   const Batch train = training_batch(c, rng);
   EXPECT_EQ(train.length, sequence_length(Task::kAddition, 4));
   for (std::size_t i = 0; i < train.batch; ++i) {  // every training sequence has N digits
@@ -364,7 +364,49 @@ TEST(TrainTasks, PaddedOperandsAreTheSameSumWithZeroHighDigits) {
   EXPECT_EQ(evaluation_sequences(c, 2).front().tokens.size(), sequence_length(Task::kAddition, 4));
   EXPECT_EQ(evaluation_sequences(c, 6).front().tokens.size(), sequence_length(Task::kAddition, 6));
   c.pad_operands = false;
-  EXPECT_EQ(pad_to(c), 0u);
+  EXPECT_EQ(addition_format(c, 2, rng, true).pad_to, 0u);
+}
+
+// Index hints (Zhou et al. 2024): each digit of a, b and the sum follows the hint of its
+// significance, start + i (symbol 11 + start + i); the specials move past the K hints; the
+// digits are the same draws; training draws start so that the sum's last hint is below K.
+TEST(TrainTasks, IndexHintsPrecedeEachDigitWithItsSignificance) {
+  Rng plain_rng(4), hinted_rng(4);
+  const Sequence plain = sample_sequence(Task::kAddition, 3, plain_rng);
+  const Sequence hinted =
+      sample_sequence(Task::kAddition, 3, hinted_rng, {.index_hints = 8, .hint_start = 2});
+  const Vocabulary v = vocabulary(Task::kAddition), vh = vocabulary(Task::kAddition, 8);
+  EXPECT_EQ(vh.symbols, 19u);
+  EXPECT_EQ(vh.bos, v.bos + 8);
+  ASSERT_EQ(hinted.tokens.size(), sequence_length(Task::kAddition, 3, 8));
+  const auto& p = plain.tokens;
+  const std::int32_t h = 11 + 2;  // hint 2, the lowest digits'
+  EXPECT_EQ(hinted.tokens,
+            (std::vector<std::int32_t>{vh.bos, h,     p[1],  h + 1, p[2],  h + 2, p[3],   10,
+                                       h,      p[5],  h + 1, p[6],  h + 2, p[7],  vh.sep, h,
+                                       p[9],   h + 1, p[10], h + 2, p[11], h + 3, p[12],  vh.eos}));
+  EXPECT_EQ(hinted.answer_start, 15u);
+
+  TrainConfig c = small(PositionMethod::kFire);
+  c.task = Task::kAddition;
+  c.index_hints = 20;  // N = 4, tested to 16: 17 hints at least
+  validate(c);
+  Rng rng(6);
+  std::set<std::int32_t> starts;
+  for (int i = 0; i < 200; ++i) {
+    const AdditionFormat f = addition_format(c, 4, rng, true);
+    EXPECT_LE(f.hint_start + 4, 19u);  // the sum's 5 hints below K = 20
+    starts.insert(static_cast<std::int32_t>(f.hint_start));
+  }
+  EXPECT_EQ(starts.size(), 16u);  // [0, 15], every one drawn
+  EXPECT_EQ(addition_format(c, 4, rng, false).hint_start, 0u);
+  EXPECT_EQ(model_config(c).vocab_size, 11u + 20u + 4u);
+  // A checkpoint keeps its hints: it reads back with their vocabulary.
+  c.steps = 1;
+  Trainer trainer(c);
+  trainer.step();
+  const LabCheckpoint ckpt = read_lab_checkpoint(trainer.checkpoint(), "m.safetensors");
+  EXPECT_EQ(ckpt.model.vocab_size, 35u);
 }
 
 TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
@@ -390,6 +432,18 @@ TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
   c = small(PositionMethod::kLearned), c.abacus_max_offset = 5;
   EXPECT_EQ(field_of(c),
             "abacusMaxOffset: the largest offset is an option of abacus, not of learned");
+  c = small(PositionMethod::kLearned), c.index_hints = 40;
+  EXPECT_EQ(field_of(c).rfind("indexHints: index hints are for the addition task", 0), 0u);
+  c.task = Task::kAddition, c.index_hints = 16;  // N = 4 tested to 16: 17 at least
+  EXPECT_EQ(field_of(c),
+            "indexHints: index hints K must be 0 (off) or in [17, 1024] (at least "
+            "the most digits + 1), got 16");
+  c.index_hints = 17;
+  EXPECT_EQ(field_of(c), "(accepted)");
+  c.coupled_positions = 32;
+  EXPECT_EQ(field_of(c).rfind("indexHints: index hints and position coupling", 0), 0u);
+  c = small(PositionMethod::kAbacus), c.task = Task::kAddition, c.index_hints = 17;
+  EXPECT_EQ(field_of(c).rfind("indexHints: abacus numbers the runs of digits", 0), 0u);
   c = small(PositionMethod::kLearned), c.pad_operands = true;  // small() is copy
   EXPECT_EQ(field_of(c),
             "padOperands: zero-padding operands is for the addition task (its two numbers)");

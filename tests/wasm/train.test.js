@@ -37,6 +37,8 @@ const CASES = [
   { position: 'abacus', task: 'addition', abacusMaxOffset: 7 },
   // Operands zero-padded to N digits (Lee et al. 2023's fixed width).
   { position: 'learned', task: 'addition', padOperands: true },
+  // Index hints (Zhou et al. 2024), with FIRE on randomised positions as their recipe.
+  { position: 'fire', task: 'addition', indexHints: 40, randomizedPositions: 256 },
 ];
 
 const flag = (key) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
@@ -226,6 +228,7 @@ describe('training API', () => {
     expect(run.config.coupledPositions).toBe(32);
     run.dispose();
     expect(run.config.padOperands).toBe(false);
+    expect(run.config.indexHints).toBe(0);
   });
 
   test('bad configurations throw PosLabError naming the option', async () => {

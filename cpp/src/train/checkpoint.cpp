@@ -84,15 +84,21 @@ ModelConfig model_of(const nlohmann::json& j, Task task, const std::string& name
   require(!rotation || (m.n_embd / m.n_head) % 2 == 0,
           name + ": a rotation needs an even head width");
   require(rotation || m.nope_every == 0, name + ": NoPE layers need a rotation method");
-  const std::size_t symbols = vocabulary(task).symbols;
+  // Older checkpoints predate index hints: none.
+  const std::size_t hints =
+      j.contains("index_hints") ? size_in(j, "index_hints", 0, kMaxIndexHints, name) : 0;
+  require(hints == 0 || task == Task::kAddition,
+          name + ": the checkpoint's index hints are for the addition task");
+  const Vocabulary vocab = vocabulary(task, hints);
+  const std::size_t symbols = vocab.symbols;
   require(!j.contains("symbols") ||
               (j["symbols"].is_number_unsigned() && j["symbols"].get<std::size_t>() == symbols),
           name + ": the checkpoint's symbols " +
               (j.contains("symbols") ? j["symbols"].dump() : "") + " are not its task's (" +
               std::to_string(symbols) + ")");
-  require(m.vocab_size == vocabulary(task).size(),
-          name + ": the checkpoint's vocabulary (" + std::to_string(m.vocab_size) +
-              ") is not its task's (" + std::to_string(vocabulary(task).size()) + ")");
+  require(m.vocab_size == vocab.size(), name + ": the checkpoint's vocabulary (" +
+                                            std::to_string(m.vocab_size) + ") is not its task's (" +
+                                            std::to_string(vocab.size()) + ")");
   return m;
 }
 

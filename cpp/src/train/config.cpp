@@ -16,7 +16,7 @@
 
 namespace poslab::train {
 
-Vocabulary vocabulary(Task task) {
+Vocabulary vocabulary(Task task, std::size_t index_hints) {
   Vocabulary v;
   if (task == Task::kText) {
     v.symbols = 256;
@@ -24,7 +24,8 @@ Vocabulary vocabulary(Task task) {
     v.bos = v.sep = v.eos = v.pad = -1;
     return v;
   }
-  v.symbols = task == Task::kAddition ? 11 : 10;  // the digits, and '+' for addition
+  // The digits, and '+' and the index hints for addition.
+  v.symbols = task == Task::kAddition ? 11 + index_hints : 10;
   const auto s = static_cast<std::int32_t>(v.symbols);
   v.bos = s;
   v.sep = s + 1;
@@ -33,10 +34,11 @@ Vocabulary vocabulary(Task task) {
   return v;
 }
 
-std::size_t sequence_length(Task task, std::size_t length) {
+std::size_t sequence_length(Task task, std::size_t length, std::size_t index_hints) {
   // BOS x SEP y EOS; addition: x = a + b (two numbers of `length` digits), y has length + 1.
   if (task == Task::kText) return length;  // a window of bytes
-  return task == Task::kAddition ? 3 * length + 5 : 2 * length + 3;
+  if (task != Task::kAddition) return 2 * length + 3;
+  return 3 * length + 5 + (index_hints > 0 ? 3 * length + 1 : 0);  // a hint per digit
 }
 
 std::size_t test_len_of(const TrainConfig& c) {
@@ -168,7 +170,7 @@ void validate(const TrainConfig& c) {
   require_positive_finite(c.clip_norm, "clipNorm", "the clipping norm");
   require_positive_finite(c.adam_eps, "adamEps", "Adam's epsilon");
 
-  const std::size_t longest = sequence_length(c.task, std::max(c.train_len, m));
+  const std::size_t longest = sequence_length(c.task, std::max(c.train_len, m), c.index_hints);
   if (supports(c.position, kOwnPositions)) {
     const std::string method = to_string(c.position);
     require(c.task != Task::kText, "position",
@@ -188,6 +190,23 @@ void validate(const TrainConfig& c) {
   }
   require(!c.pad_operands || c.task == Task::kAddition, "padOperands",
           "zero-padding operands is for the addition task (its two numbers)");
+  if (c.index_hints > 0) {
+    require(c.task == Task::kAddition, "indexHints",
+            "index hints are for the addition task (a hint before each digit names its "
+            "significance)");
+    require(c.coupled_positions == 0 && !supports(c.position, kOwnPositions), "indexHints",
+            c.coupled_positions > 0
+                ? "index hints and position coupling are two ways of lining up digits: give one"
+                : to_string(c.position) + std::string(" numbers the runs of digits, which index "
+                                                      "hints break up: give it no hints"));
+    // The sum's digits + 1 hints must fit, at the longest tested length; each is a symbol, a
+    // row of the embedding and of the logits.
+    const std::size_t lo = std::max(c.train_len, m) + 1;
+    require(c.index_hints >= lo && c.index_hints <= kMaxIndexHints, "indexHints",
+            "index hints K must be 0 (off) or in [" + std::to_string(lo) + ", " +
+                std::to_string(kMaxIndexHints) + "] (at least the most digits + 1), got " +
+                std::to_string(c.index_hints));
+  }
   if (c.coupled_positions > 0) {
     require(c.task == Task::kAddition, "coupledPositions",
             "position coupling is for the addition task (digits of the same significance share a "
@@ -275,7 +294,7 @@ void check_memory(const TrainConfig& c, const char* options) {
   // Each of the largest tensors of a training step and of an evaluation batch (attention
   // weights and MLP activations of every layer, logits), against the element cap, naming the
   // option that sets its rows.
-  const Vocabulary v = vocabulary(c.task);
+  const Vocabulary v = vocabulary(c.task, c.index_hints);
   const ModelConfig mc = model_config(c);
   const auto check_batch = [&](std::size_t rows, std::size_t length, const char* field) {
     try {
@@ -286,8 +305,8 @@ void check_memory(const TrainConfig& c, const char* options) {
       throw Error(std::string(e.what()) + ": lower " + options, field);
     }
   };
-  check_batch(c.batch, sequence_length(c.task, c.train_len), "batch");
-  check_batch(eval_batch_of(c), sequence_length(c.task, test_len_of(c)),
+  check_batch(c.batch, sequence_length(c.task, c.train_len, c.index_hints), "batch");
+  check_batch(eval_batch_of(c), sequence_length(c.task, test_len_of(c), c.index_hints),
               c.task == Task::kText ? "testLen" : "evalExamples");
   with_field("width", [&] {
     checked_numel({mc.n_layer, 12 * mc.n_embd, mc.n_embd}, "parameters");
@@ -347,8 +366,8 @@ WorkingSet working_set(const TrainConfig& c) {
   const std::uint64_t shards = c.threads > 1 ? std::min<std::uint64_t>(c.threads, c.batch) : 0;
   WorkingSet ws;
   ws.parameters = 4 * params * (4 + shards);
-  const std::uint64_t train_length = sequence_length(c.task, c.train_len);
-  const std::uint64_t eval_length = sequence_length(c.task, test_len_of(c));
+  const std::uint64_t train_length = sequence_length(c.task, c.train_len, c.index_hints);
+  const std::uint64_t eval_length = sequence_length(c.task, test_len_of(c), c.index_hints);
   const std::vector<std::uint64_t> train = activation_buffers(m, c.batch, train_length);
   const std::uint64_t eval_rows = eval_batch_of(c);
   const std::vector<std::uint64_t> eval = activation_buffers(m, eval_rows, eval_length);
@@ -377,13 +396,13 @@ ModelConfig model_config(const TrainConfig& c) {
   m.n_embd = c.width;
   m.n_head = c.heads;
   m.n_inner = 4 * c.width;
-  m.vocab_size = vocabulary(c.task).size();
+  m.vocab_size = vocabulary(c.task, c.index_hints).size();
   // A learned table has a row per position the run can see: for text only the trained ones
   // (its evaluation past them says n/a), for the synthetic tasks every evaluated one.
   const std::size_t seen =
       c.task == Task::kText ? c.train_len : std::max(c.train_len, test_len_of(c));
-  m.n_positions =
-      std::max({c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen)});
+  m.n_positions = std::max(
+      {c.randomized_positions, c.coupled_positions, sequence_length(c.task, seen, c.index_hints)});
   if (c.position == PositionMethod::kAbacus) {
     // A place is at most the offset plus the longest run of digits, itself shorter than the
     // sequence.

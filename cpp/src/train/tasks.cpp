@@ -13,15 +13,15 @@ std::int32_t digit(Rng& rng) { return static_cast<std::int32_t>(rng.next_u64() %
 
 std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.next_u64() % n); }
 
-Sequence sample_sequence(Task task, std::size_t length, Rng& rng, std::size_t pad_to) {
-  const Vocabulary v = vocabulary(task);
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng, const AdditionFormat& format) {
+  const Vocabulary v = vocabulary(task, format.index_hints);
   std::vector<std::int32_t> x, y;
   if (task == Task::kAddition) {
     std::vector<std::int32_t> a(length), b(length);
     for (auto& d : a) d = digit(rng);
     for (auto& d : b) d = digit(rng);
     // Least-significant digit first: the padding zeros are the high digits, at the end.
-    length = std::max(length, pad_to);
+    length = std::max(length, format.pad_to);
     a.resize(length, 0);
     b.resize(length, 0);
     int carry = 0;
@@ -31,9 +31,21 @@ Sequence sample_sequence(Task task, std::size_t length, Rng& rng, std::size_t pa
       carry = s / 10;
     }
     y.push_back(carry);
-    x = a;
+    // With index hints, digit i of each number follows hint start + i, the symbol 11 + start + i.
+    const auto hinted = [&](const std::vector<std::int32_t>& digits) {
+      if (format.index_hints == 0) return digits;
+      std::vector<std::int32_t> out;
+      for (std::size_t i = 0; i < digits.size(); ++i) {
+        out.push_back(static_cast<std::int32_t>(11 + format.hint_start + i));
+        out.push_back(digits[i]);
+      }
+      return out;
+    };
+    x = hinted(a);
     x.push_back(10);  // '+'
-    x.insert(x.end(), b.begin(), b.end());
+    const std::vector<std::int32_t> hb = hinted(b);
+    x.insert(x.end(), hb.begin(), hb.end());
+    y = hinted(y);
   } else {
     x.resize(length);
     for (auto& d : x) d = digit(rng);
@@ -127,7 +139,16 @@ Batch make_batch(const std::vector<Sequence>& sequences, const Vocabulary& vocab
   return b;
 }
 
-std::size_t pad_to(const TrainConfig& config) { return config.pad_operands ? config.train_len : 0; }
+AdditionFormat addition_format(const TrainConfig& config, std::size_t length, Rng& rng, bool draw) {
+  AdditionFormat f;
+  if (config.task != Task::kAddition) return f;
+  f.pad_to = config.pad_operands ? config.train_len : 0;
+  f.index_hints = config.index_hints;
+  // The sum's digits + 1 hints, start … start + digits, all below K (validate: K > digits).
+  const std::size_t digits = std::max(length, f.pad_to);
+  if (draw && f.index_hints > 0) f.hint_start = below(rng, f.index_hints - digits);
+  return f;
+}
 
 PositionRule position_rule(const TrainConfig& config, bool training) {
   PositionRule rule;
@@ -144,17 +165,20 @@ Batch training_batch(const TrainConfig& config, Rng& rng) {
   std::vector<Sequence> seqs;
   seqs.reserve(config.batch);
   for (std::size_t i = 0; i < config.batch; ++i) {
+    const std::size_t length = 1 + below(rng, config.train_len);
     seqs.push_back(
-        sample_sequence(config.task, 1 + below(rng, config.train_len), rng, pad_to(config)));
+        sample_sequence(config.task, length, rng, addition_format(config, length, rng, true)));
   }
-  return make_batch(seqs, vocabulary(config.task), position_rule(config, true), rng);
+  return make_batch(seqs, vocabulary(config.task, config.index_hints), position_rule(config, true),
+                    rng);
 }
 
 std::vector<Sequence> evaluation_sequences(const TrainConfig& config, std::size_t length) {
   Rng rng(config.seed * 0x9E3779B97F4A7C15ull + 0xE7A1u + length);
   std::vector<Sequence> seqs;
   for (std::size_t i = 0; i < config.eval_examples; ++i) {
-    seqs.push_back(sample_sequence(config.task, length, rng, pad_to(config)));
+    seqs.push_back(
+        sample_sequence(config.task, length, rng, addition_format(config, length, rng, false)));
   }
   return seqs;
 }
@@ -166,7 +190,7 @@ Batch evaluation_batch(const TrainConfig& config, std::size_t length,
       eval_positions_of(config) == EvalPositions::kRandom ? config.randomized_positions : 0;
   PositionRule rule = position_rule(config, false);
   rule.random_max = max;
-  return make_batch(sequences, vocabulary(config.task), rule, rng);
+  return make_batch(sequences, vocabulary(config.task, config.index_hints), rule, rng);
 }
 
 }  // namespace poslab::train

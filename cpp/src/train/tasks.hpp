@@ -21,10 +21,15 @@ struct Sequence {
 
 // An example of `length` (digits of each operand for addition), drawn from `rng`:
 // copy x SEP x, reverse x SEP reverse(x), sort (digits) x SEP sorted(x), addition
-// a + b SEP a+b with every number written least-significant digit first. Addition's operands
-// are zero-padded to `pad_to` digits when shorter (TrainConfig::pad_operands); the draws from
-// `rng` do not depend on it.
-Sequence sample_sequence(Task task, std::size_t length, Rng& rng, std::size_t pad_to = 0);
+// a + b SEP a+b with every number written least-significant digit first, in `format`. The draws
+// from `rng` do not depend on the format.
+struct AdditionFormat {
+  std::size_t pad_to = 0;       // operands zero-padded to this many digits (pad_operands)
+  std::size_t index_hints = 0;  // K: each digit after its hint (index_hints); 0: none
+  std::size_t hint_start = 0;   // the least significant digits' hint, in [0, K − digits − 1]
+};
+Sequence sample_sequence(Task task, std::size_t length, Rng& rng,
+                         const AdditionFormat& format = {});
 
 // Uniform in [0, n), n > 0.
 std::size_t below(Rng& rng, std::size_t n);
@@ -55,8 +60,9 @@ struct PositionRule {
   bool sample_start = false;
 };
 
-// The width a run's addition operands are zero-padded to: N with pad_operands, else 0 (none).
-std::size_t pad_to(const TrainConfig& config);
+// A run's addition format for `length` digits: operands padded to N with pad_operands; with
+// index hints, their start drawn from `rng` in training (`draw`), 0 in evaluation.
+AdditionFormat addition_format(const TrainConfig& config, std::size_t length, Rng& rng, bool draw);
 
 // The rule of a run's training (sampled starts and offsets) or evaluation batches.
 PositionRule position_rule(const TrainConfig& config, bool training);

@@ -24,7 +24,7 @@ constexpr double kPi = 3.14159265358979323846;
 std::uint64_t data_seed(std::uint64_t seed) { return seed * 0xBF58476D1CE4E5B9ull + 0xDA7Au; }
 
 nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
-  const Vocabulary v = vocabulary(c.task);
+  const Vocabulary v = vocabulary(c.task, c.index_hints);
   nlohmann::ordered_json j;
   j["n_layer"] = m.n_layer;
   j["n_embd"] = m.n_embd;
@@ -48,6 +48,7 @@ nlohmann::ordered_json model_json(const TrainConfig& c, const ModelConfig& m) {
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
   if (c.pad_operands) j["pad_operands"] = true;
+  if (c.index_hints > 0) j["index_hints"] = c.index_hints;
   j["task"] = name_of(kTaskNames, c.task);
   j["train_len"] = c.train_len;
   j["symbols"] = v.symbols;
@@ -65,7 +66,9 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   j["position"] = name_of(kPositionMethodNames, c.position);
   j["randomized_positions"] = c.randomized_positions;
   j["coupled_positions"] = c.coupled_positions;
-  if (c.pad_operands) j["pad_operands"] = true;  // absent when off: older results read the same
+  // Absent when off: older results read the same.
+  if (c.pad_operands) j["pad_operands"] = true;
+  if (c.index_hints > 0) j["index_hints"] = c.index_hints;
   if (c.position == PositionMethod::kAbacus) j["abacus_max_offset"] = abacus_max_offset_of(c);
   j["train_len"] = c.train_len;
   j["test_len"] = test_len_of(c);

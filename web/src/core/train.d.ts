@@ -13,6 +13,8 @@ export interface TrainConfig {
   coupledPositions?: number;
   /** Addition only: operands of fewer than trainLen digits are zero-padded to trainLen (one layout for lengths 1..N, Lee et al. 2023); longer ones as drawn. */
   padOperands?: boolean;
+  /** Addition only: K index hints (Zhou et al. 2024), each digit after a hint symbol naming its significance, from a start drawn in training; K ≥ the most digits + 1; 0 off. */
+  indexHints?: number;
   trainLen?: number;
   /** Evaluated lengths 1..testLen (at least 1); left out, 4·trainLen. */
   testLen?: number;

@@ -14,6 +14,7 @@ const CONFIG_KEYS = [
   'randomizedPositions',
   'coupledPositions',
   'padOperands',
+  'indexHints',
   'trainLen',
   'testLen',
   'layers',

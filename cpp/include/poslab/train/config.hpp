@@ -58,6 +58,8 @@ inline constexpr TaskDefaults kTaskDefaults[] = {{Task::kCopy, 2500, 32},
                                                  {Task::kAddition, 3000, 32},
                                                  {Task::kText, 2500, 8}};
 inline constexpr double kDefaultEmbedScale = 4.0;
+// The most index hints (TrainConfig::index_hints): each is a symbol of the vocabulary.
+inline constexpr std::size_t kMaxIndexHints = 1024;
 struct MethodDefaults {
   PositionMethod method;
   double embed_scale;
@@ -96,7 +98,8 @@ struct Vocabulary {
   bool specials = true;
   std::size_t size() const { return symbols + (specials ? 4 : 0); }
 };
-Vocabulary vocabulary(Task task);
+// With K index hints (addition), the hints are the symbols after '+': 11 … 11 + K − 1.
+Vocabulary vocabulary(Task task, std::size_t index_hints = 0);
 
 // What the weights need: config.json of a dump, the __metadata__ of a checkpoint.
 struct ModelConfig {
@@ -156,6 +159,11 @@ struct TrainConfig {
   // sequence of lengths 1..N has one layout (the fixed-width format of Lee et al. 2023); longer
   // operands are written as drawn. Off: each operand has as many digits as its length.
   bool pad_operands = false;
+  // K index hints (Zhou et al. 2024; addition only): each digit of a, b and the sum follows a
+  // hint symbol naming its significance, hint start + i for the i-th digit, so that digits are
+  // lined up by content; start is drawn from [0, K − digits − 1] per training sequence (the sum
+  // has digits + 1) and is 0 in evaluation. 0: off.
+  std::size_t index_hints = 0;
   std::size_t train_len = 8;            // N: training lengths are uniform in [1, N] (text: N)
   std::optional<std::size_t> test_len;  // M: evaluated lengths 1..M; unset: 4·N (text: 16·N)
   // The text task's bytes: the first 90% train, the last 10% are held out (train/text.hpp).
@@ -225,8 +233,8 @@ std::size_t abacus_max_offset_of(const TrainConfig& config);
 std::size_t eval_batch_of(const TrainConfig& config);
 
 // Tokens in `BOS x SEP y EOS` for an input of `length` symbols (the addition task's input
-// is two numbers of `length` digits each and a `+`).
-std::size_t sequence_length(Task task, std::size_t length);
+// is two numbers of `length` digits each and a `+`; with index hints each digit has one more).
+std::size_t sequence_length(Task task, std::size_t length, std::size_t index_hints = 0);
 
 // The model a (validated) run trains.
 ModelConfig model_config(const TrainConfig& config);
