@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PosLab builds and tests with (Chromium drives the browser tests,
+# Installs the Debian packages PosLab builds and tests with (binaryen's wasm-dis checks the
+# relaxed-SIMD builds' opcode rewrite, cpp/wasm/relaxed_simd_patch.mjs; Chromium drives the browser tests,
 # clang with its libFuzzer runtime builds the fuzzer, Slurm and MUNGE run the sweep's
 # single-node Slurm test, tests/sweep/slurm_test.sh), a Node.js new enough for vitest 4 and
 # Vite 8 (>= 20.19), and the npm packages of the playground, its tests and the wasm benchmark.
@@ -30,7 +31,7 @@ if ((!node_only)); then
     libeigen3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3 python3-numpy
-    emscripten wabt
+    emscripten binaryen wabt
     chromium
     slurmctld slurmd slurm-client munge
   )

@@ -156,9 +156,10 @@ POSLAB_JOBS=$jobs stage "fuzz" pass_fail bash scripts/fuzz.sh 20 build/sanitize
 echo "== setup: a Node 18 machine gets its own Node"
 stage "node bootstrap" pass_fail bash tests/setup/node_bootstrap_test.sh
 
-# The WebAssembly modules (SIMD and scalar), then the generated files checked against them and
-# the JS suites on them; the wasm suite compares with the Release CLI built above.
-echo "== wasm: build (build/wasm/simd, build/wasm/scalar)"
+# The WebAssembly modules (SIMD with their relaxed-SIMD twins in relaxed/, scalar, threaded),
+# then the generated files checked against them and the JS suites on them; the wasm suite
+# compares every build, the relaxed twins included, with the Release CLI built above.
+echo "== wasm: build (build/wasm/simd, build/wasm/scalar, build/wasm/threads; relaxed/ in each SIMD one)"
 if stage "wasm build" bash scripts/build-wasm.sh; then
   # The committed generated files (web/src/state/position-methods.js, ...) against what their
   # generators write from the modules just built: one result, failed when any is stale.
