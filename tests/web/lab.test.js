@@ -108,6 +108,18 @@ describe('lab presets', () => {
     expect(SCHEMA['lg.coupled'].parse('true')).toMatchObject({ ok: true, value: true });
   });
 
+  // Zero-padded operands (Lee et al. 2023) on addition, every method, on by default; on another
+  // task, or unticked, no run's configuration says padOperands (its cache key is as before).
+  it('Lab.PaddedAdditionPadsEveryRunAndOnlyAddition', () => {
+    const full = { ...FULL_SETTINGS, task: 'addition', N: 5, seed: 0, seeds: 1 };
+    expect(SCHEMA['lg.pad'].def).toBe(true);
+    const padded = runPlan({ ...full, pad: true });
+    expect(padded).toHaveLength(runPlan({ ...full, pad: false }).length);
+    expect(padded.every((r) => r.config.padOperands === true)).toBe(true);
+    expect(runPlan({ ...full, pad: false }).every((r) => !('padOperands' in r.config))).toBe(true);
+    expect(runPlan({ ...full, task: 'copy', pad: true }).every((r) => !('padOperands' in r.config))).toBe(true);
+  });
+
   // Issue 50: sinks on every run, NoPE layers (and Llama 4's temperature on them) on the
   // rotations only; none of them changes a run's configuration when it is off (the cache keys
   // runs by it), and the command line says each.

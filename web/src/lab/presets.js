@@ -93,6 +93,13 @@ export function coupledMax(testLen) {
 export const couples = (p) => Boolean(p.coupled) && p.task === 'addition';
 
 /**
+ * Whether a setting zero-pads addition's operands to N digits (Lee et al. 2023's fixed width):
+ * `pad` on the addition task, every method. Without it the lab's model does not learn addition
+ * in distribution at any method (docs/lab.md, "Addition at the defaults").
+ */
+export const pads = (p) => Boolean(p.pad) && p.task === 'addition';
+
+/**
  * The options a setting `p` gives a run of `position` (the JS API's): attention sinks (gpt-oss)
  * on every method; NoPE layers every K (SmolLM3, Llama 4) and, with a floor, Llama 4's attention
  * temperature on them, on the rotations only (the others have no rotation to leave out, and
@@ -115,9 +122,9 @@ export function attentionOptions(p, position) {
  * is its method's for the first seed and `<method>#<k>` for the k-th after it; `method` and
  * `seed` say which.
  * `steps` 0 is the task's budget and `embedScale` 0 each method's scale (train-defaults.js).
- * `coupled` on addition couples positions (couples()); `sinks`, `nopeEvery`, `attnFloor` and
+ * `coupled` on addition couples positions (couples()), `pad` zero-pads its operands (pads()); `sinks`, `nopeEvery`, `attnFloor` and
  * `attnScale` as attentionOptions() says.
- * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number, coupled?: boolean, sinks?: boolean, nopeEvery?: number, attnFloor?: number, attnScale?: number }} p
+ * @param {{ task: string, N: number, size: string, methods: string[], steps: number, seed: number, seeds?: number, embedScale: number, coupled?: boolean, pad?: boolean, sinks?: boolean, nopeEvery?: number, attnFloor?: number, attnScale?: number }} p
  * @returns {{ id: string, method: string, label: string, seed: number, config: Record<string, any> }[]}
  */
 export function runPlan(p) {
@@ -141,6 +148,7 @@ export function runPlan(p) {
       };
       if (m.randomized) config.randomizedPositions = randomMax(p.task, testLen);
       if (coupled) config.coupledPositions = coupledMax(testLen);
+      if (pads(p)) config.padOperands = true;
       Object.assign(config, attentionOptions(p, m.config.position));
       return { id: k ? `${m.id}#${k}` : m.id, method: m.id, label: m.label, seed: p.seed + k, config };
     }),

@@ -306,6 +306,7 @@ export const VIEWS = [
       seed: int(0, 0, 1000000),
       seeds: int(3, 1, 10), // lab/presets.js SEEDS (not imported: the lab stays out of the page's chunk)
       coupled: bool(false), // addition: position coupling (Cho et al. 2024), lab/presets.js runPlan
+      pad: bool(true), // addition: operands zero-padded to N digits (Lee et al. 2023), runPlan
       // Options every run takes (lab/presets.js runPlan): attention sinks (gpt-oss) on every
       // method; NoPE layers every K and Llama 4's temperature on them (floor 0: off) on the
       // rotations.

@@ -3,7 +3,7 @@
 // lab/presets.js and the lab views read it.
 
 /** Steps a run trains for by default, by task: the task's budget. */
-export const STEPS_BY_TASK = { copy: 2500, reverse: 3000, sort: 2000, addition: 3000, text: 2500 };
+export const STEPS_BY_TASK = { copy: 2500, reverse: 5000, sort: 2000, addition: 3000, text: 2500 };
 
 /** The embedding scale s of x = s·wte[token] by default, by position method. */
 export const EMBED_SCALE_BY_METHOD = {

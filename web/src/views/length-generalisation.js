@@ -73,6 +73,11 @@ const SPECS = [
       COUPLED_METHODS.map((id) => methodById(id)?.label ?? id).join(', '),
     kind: 'checkbox',
   },
+  {
+    key: 'lg.pad',
+    label: 'addition: zero-pad the operands to N digits (Lee et al. 2023; one layout for lengths 1..N)',
+    kind: 'checkbox',
+  },
 ];
 
 const NOTE =
