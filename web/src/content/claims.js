@@ -277,18 +277,22 @@ export const CLAIMS = [
     paperNumber:
       'Trained on up to 40 digits, generalises to 100-digit addition: 2.5× the trained length; how far it ' +
       'generalises varies much with the random seed and the order of the training data.',
-    labNumber: 'Not yet measured.',
-    seeds: 'none yet',
+    labNumber:
+      'FIRE on randomised positions (MAX 256) with 64 index hints, 2 layers × 128, N = 10, 10000 steps × 32: exact ' +
+      'match 1..10 0.70 ± 0.52, 11..20 0.17 ± 0.20, answer tokens 11..20 0.81 ± 0.18; longest length with exact ' +
+      'match ≥ 0.9 by seed 11, 13, 1.',
+    seeds: '0, 1, 2',
     command: [
-      '# not yet run: FIRE on randomised positions, digits least-significant first (the lab’s addition); no index hints yet',
-      'bench/lab/seeds.py --task addition --train-len 5 --methods fire -- --randomized-positions 128',
+      'poslab sweep run bench/lab/plans/addition-zhou.json --out DIR --jobs 2',
+      'poslab sweep merge DIR -o summary.json',
+      'bench/lab/reach.py DIR',
     ],
-    verdict: 'not yet measured',
+    verdict: 'partly',
     why:
-      'The trainer has FIRE, randomised positions and reversed digits (its addition writes them least-significant ' +
-      'first), not index hints. This row’s command measures the first three together over three seeds; the paper’s ' +
-      'result needs all four, and a model that learns addition in distribution (Cho et al.’s row).',
+      'The recipe generalises past N on two seeds of three (1.1× and 1.3× N; past N the answer’s first token is ' +
+      'right, written in its hint) and the third seed never trains: “not robustly”, as the paper says, but at 1.3× ' +
+      'rather than 2.5×, with a model of 2 layers rather than 25.',
     views: ['length-generalisation'],
-    docs: 'position-coupling',
+    docs: 'index-hints',
   },
 ];
