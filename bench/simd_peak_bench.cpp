@@ -20,6 +20,24 @@ namespace {
 
 constexpr std::int64_t kSteps = 1 << 20;  // per timed iteration
 
+// Every lane of every accumulator, summed: the kept result that depends on all of them.
+__attribute__((target("avx"))) float lane_sum(const __m128* acc, int chains) {
+  __m128 sum = acc[0];
+  for (int i = 1; i < chains; ++i) sum = _mm_add_ps(sum, acc[i]);
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, sum);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+__attribute__((target("avx"))) float lane_sum(const __m256* acc, int chains) {
+  __m256 sum = acc[0];
+  for (int i = 1; i < chains; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float total = 0;
+  for (float x : lanes) total += x;
+  return total;
+}
+
 template <int kChains>
 __attribute__((target("avx"))) float sse_mul_add(std::int64_t steps, float m, float c) {
   __m128 acc[kChains];
@@ -28,11 +46,7 @@ __attribute__((target("avx"))) float sse_mul_add(std::int64_t steps, float m, fl
   for (std::int64_t n = 0; n < steps; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm_add_ps(_mm_mul_ps(acc[i], vm), vc);
   }
-  __m128 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm_add_ps(sum, acc[i]);
-  alignas(16) float lanes[4];
-  _mm_store_ps(lanes, sum);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  return lane_sum(acc, kChains);
 }
 
 template <int kChains>
@@ -43,11 +57,7 @@ __attribute__((target("avx,fma"))) float sse_fma(std::int64_t steps, float m, fl
   for (std::int64_t n = 0; n < steps; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm_fmadd_ps(acc[i], vm, vc);
   }
-  __m128 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm_add_ps(sum, acc[i]);
-  alignas(16) float lanes[4];
-  _mm_store_ps(lanes, sum);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  return lane_sum(acc, kChains);
 }
 
 template <int kChains>
@@ -58,13 +68,7 @@ __attribute__((target("avx2"))) float avx2_mul_add(std::int64_t steps, float m, 
   for (std::int64_t n = 0; n < steps; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm256_add_ps(_mm256_mul_ps(acc[i], vm), vc);
   }
-  __m256 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm256_add_ps(sum, acc[i]);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sum);
-  float total = 0;
-  for (float x : lanes) total += x;
-  return total;
+  return lane_sum(acc, kChains);
 }
 
 template <int kChains>
@@ -75,13 +79,7 @@ __attribute__((target("avx2,fma"))) float avx2_fma(std::int64_t steps, float m, 
   for (std::int64_t n = 0; n < steps; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], vm, vc);
   }
-  __m256 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm256_add_ps(sum, acc[i]);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sum);
-  float total = 0;
-  for (float x : lanes) total += x;
-  return total;
+  return lane_sum(acc, kChains);
 }
 
 using Loop = float (*)(std::int64_t, float, float);
