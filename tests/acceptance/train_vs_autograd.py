@@ -572,10 +572,43 @@ CASES = [
     ("cope, sinks, reverse, 300 st", ["--position", "cope", "--sinks", "--task", "reverse",
                                       "--steps", "300"]),
     ("fox, sinks, 300 steps", ["--position", "fox", "--sinks", "--steps", "300"]),
+    # Addition's formats: operands zero-padded to N digits (Lee et al. 2023), and index hints
+    # before every digit (Zhou et al. 2024) with FIRE on randomised positions, their recipe.
+    ("learned, padded addition", ["--position", "learned", "--task", "addition",
+                                  "--pad-operands"]),
+    ("fire, index hints, randomised", ["--position", "fire", "--task", "addition",
+                                       "--index-hints", "30", "--randomized-positions", "256"]),
 ]
 
 # The options of CASES that take no value.
-FLAGS = {"--sinks"}
+FLAGS = {"--sinks", "--pad-operands"}
+
+
+def check_addition(tokens, cfg):
+    """Addition's rows decoded from their tokens alone (least-significant digit first): the sum
+    after SEP is a + b; padded, every operand has N digits; with K hints, each digit follows the
+    hint symbol 11 + start + i of its place i, one start per row, the last below K."""
+    hints = cfg.get("index_hints", 0)
+    sep, eos = cfg["sep_token_id"], cfg["eos_token_id"]
+    for row in tokens.tolist():
+        body = row[1:row.index(eos)]
+        x, y = body[:body.index(sep)], body[body.index(sep) + 1:]
+        a, b = x[:x.index(10)], x[x.index(10) + 1:]
+        starts = set()
+        numbers = []
+        for number in (a, b, y):
+            if hints:
+                tags, digits = number[0::2], number[1::2]
+                assert all(11 <= t < 11 + hints for t in tags), "a hint is not a hint symbol"
+                starts |= {t - 11 - i for i, t in enumerate(tags)}
+                number = digits
+            assert all(0 <= d < 10 for d in number), "a digit is not a digit"
+            numbers.append(sum(d * 10 ** i for i, d in enumerate(number)))
+        assert numbers[0] + numbers[1] == numbers[2], "the sum is not a + b"
+        if hints:
+            assert len(starts) == 1, "a row's hints do not share one start"
+        if cfg.get("pad_operands"):
+            assert len(a) == len(b) == (2 if hints else 1) * cfg["train_len"], "not padded to N"
 
 
 def check_abacus_places(tokens, positions, max_offset):
@@ -618,6 +651,8 @@ def check_binary(poslab):
             assert batch["loss_mask"].dtype == np.float32
             if cfg["position"] == "abacus":
                 check_abacus_places(batch["tokens"], batch["positions"], cfg["abacus_max_offset"])
+            if cfg["task"] == "addition":
+                check_addition(batch["tokens"], cfg)
             loss, ref = loss_and_grads(cfg, weights, batch["tokens"], batch["targets"],
                                        batch["positions"], batch["loss_mask"].astype(np.float64))
             their_loss = json.load(open(os.path.join(tmp, "loss.json")))["loss"]
