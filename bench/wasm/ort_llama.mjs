@@ -117,7 +117,13 @@ function measure(page, { threads, t, runs, seed, onnx }) {
           await theirs(ids);
           times.theirs.push(performance.now() - t0);
         }
-        rows.push({ T, ours: median(times.ours), theirs: median(times.theirs), diff, max });
+        // One more forward, the pool's profile reset before it (base/threads.hpp): where the other
+        // threads waited.
+        lab.resetPoolProfile();
+        const t0 = performance.now();
+        ours(ids);
+        const profile = { wallMs: performance.now() - t0, ...lab.poolProfile() };
+        rows.push({ T, ours: median(times.ours), theirs: median(times.theirs), diff, max, profile });
       }
       model.delete();
       await session.release();
@@ -127,11 +133,59 @@ function measure(page, { threads, t, runs, seed, onnx }) {
   );
 }
 
+// Where one forward's thread time went at n > 1 threads (the pool's profile, base/threads.hpp):
+// serial (outside parallel_for: the other threads wait), the pool's overhead (waking workers and
+// learning they are done), idle because chunks differ, and the work itself; in thread-ms, so the
+// four add up to n × the forward's wall time.
+function printPoolProfiles(profiles) {
+  if (profiles.length === 0) return;
+  console.log('\nOne forward at n threads, thread time by where it went (thread-ms, % of n × wall):');
+  const head = [
+    'build',
+    'threads',
+    'T',
+    'wall ms',
+    'batches',
+    'serial',
+    'overhead',
+    'imbalance',
+    'work',
+    'caller : workers',
+  ];
+  const widths = [8, 7, 5, 9, 8, 14, 14, 14, 15, 17];
+  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join(' ');
+  console.log(line(head));
+  for (const p of profiles) {
+    const n = p.threads;
+    const total = n * p.wallMs;
+    const cell = (ms) => `${ms.toFixed(1)} (${((100 * ms) / total).toFixed(1)}%)`;
+    const serial = n * (p.wallMs - p.batchMs);
+    const overhead = n * (p.batchMs - p.slowestMs);
+    const work = p.callerWorkMs + p.workerWorkMs;
+    const imbalance = n * p.slowestMs - work;
+    console.log(
+      line([
+        p.variant,
+        n,
+        p.T,
+        p.wallMs.toFixed(1),
+        p.batches,
+        cell(serial),
+        cell(overhead),
+        cell(imbalance),
+        cell(work),
+        `${p.callerWorkMs.toFixed(0)} : ${p.workerWorkMs.toFixed(0)}`,
+      ]),
+    );
+  }
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const { onnx } = weights(args.seed);
   const fmt = (x, digits = 0) => x.toFixed(digits);
   let worst = 0;
+  const profiles = [];
   await withChromium(async (browser, base) => {
     const { peaks } = await printChromiumMachine(browser, await isolatedPage(browser, base));
     console.log('SmolLM2-135M shape, random weights, all T rows of logits; median of interleaved runs:');
@@ -160,6 +214,7 @@ async function main() {
         const peak = variant === 'relaxed' ? peaks.relaxed : peaks.simd;
         const pct = (gflops) => `${fmt((100 * gflops) / (peak * threads))}%`;
         for (const r of result.rows) {
+          if (result.threads > 1) profiles.push({ variant, threads: result.threads, T: r.T, ...r.profile });
           const gf = (ms) => forwardFlops(result.config, r.T) / (ms * 1e6);
           worst = Math.max(worst, r.diff / r.max);
           console.log(
@@ -179,6 +234,7 @@ async function main() {
       }
     }
   });
+  printPoolProfiles(profiles);
   console.log(
     'FLOP(T) = 2·T·(N·(2·E·H·d + 2·E·K·d + 3·E·I) + V·E) + 2·N·H·d·T·(T+1); % of peak: of one thread × threads, ' +
       "of the build's multiply-add (relaxed: f32x4.relaxed_madd)",

@@ -96,6 +96,20 @@ val set_threads_js(Num n) {
 double threads_js() { return double(thread_count()); }
 double max_threads_js() { return double(max_thread_count()); }
 
+// The pool's time since the last resetPoolProfile() (base/threads.hpp's PoolProfile, seconds as
+// milliseconds): what a benchmark prints to show where the other threads wait.
+val pool_profile_js() {
+  const PoolProfile p = pool_profile();
+  val o = val::object();
+  o.set("batches", double(p.batches));
+  o.set("chunks", double(p.chunks));
+  o.set("batchMs", 1e3 * p.batch_s);
+  o.set("slowestMs", 1e3 * p.slowest_s);
+  o.set("callerWorkMs", 1e3 * p.caller_work_s);
+  o.set("workerWorkMs", 1e3 * p.worker_work_s);
+  return o;
+}
+
 // The size of the wasm heap (it only grows): the high-water mark a benchmark reports.
 double wasm_heap_bytes() { return double(emscripten_get_heap_size()); }
 
@@ -117,4 +131,6 @@ EMSCRIPTEN_BINDINGS(poslab_lm) {
   function("setThreads", &set_threads_js);
   function("threads", &threads_js);
   function("maxThreads", &max_threads_js);
+  function("poolProfile", &pool_profile_js);
+  function("resetPoolProfile", &poslab::reset_pool_profile);
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -305,6 +306,51 @@ TEST(FastGelu, MatchesTheDoubleFormulas) {
     }
     EXPECT_EQ(failures, 0);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// SiLU (the SwiGLU gate) against x / (1 + e^(−x)) in double, at the GELUs' tolerance over the
+// same grid, and far into both tails, where e^(−x) overflows a float or vanishes.
+TEST(FastSilu, MatchesTheDoubleFormula) {
+  std::vector<float> grid;
+  for (int i = -24000; i <= 24000; ++i) grid.push_back(static_cast<float>(i) * 5e-4f);
+  for (const float tail : {-200.0f, -104.0f, -89.0f, -88.0f, 88.0f, 104.0f, 200.0f, 3e38f}) {
+    grid.push_back(tail);
+  }
+  std::vector<float> x = grid;
+  poslab::fast::silu(x.data(), x.size());
+  int failures = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const double g = grid[i], want = g / (1.0 + std::exp(-g));
+    if (!(std::abs(x[i] - want) <= 1e-6 + 1e-6 * std::abs(want)) && ++failures <= 5) {
+      ADD_FAILURE() << "silu(" << grid[i] << ") = " << x[i] << ", want " << want;
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+// The finite scan finds the first NaN or ±inf wherever it sits: in a whole block of 64, in the
+// tail after the blocks, or nowhere; the largest finite float and subnormals pass.
+TEST(FiniteScan, FindsTheFirstNonFiniteElement) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(200, 1.0f);
+  x[3] = std::numeric_limits<float>::max();
+  x[4] = -std::numeric_limits<float>::max();
+  x[5] = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(poslab::first_non_finite(x.data(), x.size()), x.size());
+  for (const std::size_t at : {0u, 63u, 64u, 130u, 191u, 192u, 199u}) {
+    for (const float bad : {inf, -inf, nan}) {
+      std::vector<float> y = x;
+      y[at] = bad;
+      y[199] = at < 199 ? nan : y[199];  // a later one does not hide the first
+      EXPECT_EQ(poslab::first_non_finite(y.data(), y.size()), at) << "at " << at;
+    }
+  }
+  EXPECT_EQ(poslab::first_non_finite(x.data(), 0), 0u);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "poslab/base/errors.hpp"
@@ -98,6 +100,36 @@ TEST(Threads, CountOutsideOneToTheMostIsRefusedNamingThreads) {
   EXPECT_EQ(poslab::thread_count(), 1u);
 }
 
+// The pool's profile: one record per batch with its chunks; each chunk's time is at least what
+// it slept, the slowest bounds every chunk and the batch bounds the slowest; a serial call and a
+// reset leave nothing.
+TEST(Threads, PoolProfileRecordsEachBatchAndItsChunks) {
+  if (poslab::max_thread_count() < 2) GTEST_SKIP() << "one core";
+  using std::chrono::milliseconds;
+  const auto sleep_by_chunk = [](std::size_t begin, std::size_t) {
+    std::this_thread::sleep_for(milliseconds(begin == 0 ? 2 : 20));
+  };
+  poslab::reset_pool_profile();
+  poslab::parallel_for(2, 1, sleep_by_chunk);  // one thread: serial, not the pool
+  EXPECT_EQ(poslab::pool_profile().batches, 0u);
+  {
+    const WithThreads threads(2);
+    poslab::parallel_for(2, 1, sleep_by_chunk);
+  }
+  const poslab::PoolProfile p = poslab::pool_profile();
+  EXPECT_EQ(p.batches, 1u);
+  EXPECT_EQ(p.chunks, 2u);
+  EXPECT_GE(p.caller_work_s, 0.002);
+  EXPECT_GE(p.worker_work_s, 0.020);
+  EXPECT_GE(p.slowest_s, std::max(p.caller_work_s, p.worker_work_s));
+  EXPECT_GE(p.batch_s, p.slowest_s);
+  poslab::reset_pool_profile();
+  const poslab::PoolProfile none = poslab::pool_profile();
+  EXPECT_EQ(none.batches, 0u);
+  EXPECT_EQ(none.batch_s, 0.0);
+  EXPECT_EQ(none.worker_work_s, 0.0);
+}
+
 // C = op(A)·op(B) with one thread and with several, for the packed path, the in-place B of a
 // few rows, the dot-product path of A·Bᵀ and an accumulating product with partial slices.
 TEST(Threads, GemmGivesTheSameBitsWithSeveralThreads) {
@@ -117,12 +149,12 @@ TEST(Threads, GemmGivesTheSameBitsWithSeveralThreads) {
     const std::size_t lda = c.op_a == Op::kNone ? c.K : c.M;
     const std::size_t ldb = c.op_b == Op::kNone ? c.N : c.K;
     std::vector<float> one = c0, many = c0;
-    poslab::fast::gemm(c.M, c.N, c.K, a.data(), lda, c.op_a, b.data(), ldb, c.op_b, one.data(),
-                       c.N, c.accumulate);
+    poslab::fast::gemm(c.M, c.N, c.K, a.data(), lda, c.op_a, b.data(), ldb, c.op_b, one.data(), c.N,
+                       c.accumulate);
     {
       const WithThreads threads(several());
-      poslab::fast::gemm(c.M, c.N, c.K, a.data(), lda, c.op_a, b.data(), ldb, c.op_b,
-                         many.data(), c.N, c.accumulate);
+      poslab::fast::gemm(c.M, c.N, c.K, a.data(), lda, c.op_a, b.data(), ldb, c.op_b, many.data(),
+                         c.N, c.accumulate);
     }
     EXPECT_EQ(one, many) << "M " << c.M << " N " << c.N << " K " << c.K;
   }

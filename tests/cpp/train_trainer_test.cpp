@@ -279,7 +279,9 @@ TEST(TrainTasks, CoupledPositionsGiveDigitsTheirSignificance) {
     EXPECT_GE(start, 1);
     starts.insert(start);
     for (std::size_t t = 1; t < train.length; ++t) {
-      if (row[t] != 0) EXPECT_GE(row[t], start);
+      if (row[t] != 0) {
+        EXPECT_GE(row[t], start);
+      }
       EXPECT_LT(row[t], 24);
     }
   }

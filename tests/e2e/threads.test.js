@@ -2,7 +2,8 @@
 // Workers). The playground is served with COOP + COEP (vite.config.js), so it is cross-origin
 // isolated: the Models view loads the threaded build and says on how many threads it runs; the
 // build's copy in dist/wasm-threads/ gives the same logits and attention bits on 2 threads as
-// on 1, and refuses more threads than it started workers for.
+// on 1 (its pool profile recording the two-chunk batches), and refuses more threads than it
+// started workers for.
 import { describe, expect, it } from 'vitest';
 import { KERNEL_LLAMA_CONFIG } from '../helpers/tiny-models.js';
 import { browserForFile, drawn, openPage } from './helpers/browser.js';
@@ -52,16 +53,27 @@ describe('threads', () => {
         });
         return { logits: Array.from(out.logits.data), attention: Array.from(out.layers[1].attention.data) };
       };
+      m.resetPoolProfile();
       const one = run(1);
+      const onOne = m.poolProfile();
+      m.resetPoolProfile();
       const two = run(2);
+      const onTwo = m.poolProfile();
       const refused = m.setThreads(3);
       const counts = { max: m.maxThreads(), now: m.threads() };
       model.delete();
-      return { one, two, refused, counts };
+      return { one, two, refused, counts, onOne, onTwo };
     }, KERNEL_LLAMA_CONFIG);
     expect(result.counts).toEqual({ max: 2, now: 2 });
     expect(result.two.logits).toEqual(result.one.logits);
     expect(result.two.attention).toEqual(result.one.attention);
+    // The pool's profile (base/threads.hpp): nothing on one thread; on two, every batch has two
+    // chunks, the workers worked, and a batch lasts at least its slowest chunk.
+    expect(result.onOne.batches).toBe(0);
+    expect(result.onTwo.batches).toBeGreaterThan(0);
+    expect(result.onTwo.chunks).toBe(2 * result.onTwo.batches);
+    expect(result.onTwo.workerWorkMs).toBeGreaterThan(0);
+    expect(result.onTwo.batchMs).toBeGreaterThanOrEqual(result.onTwo.slowestMs);
     expect(result.refused).toEqual({ error: 'threads must be between 1 and 2 here, got 3', field: 'threads' });
     expect(problems).toEqual([]);
     await context.close();

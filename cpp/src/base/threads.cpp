@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -37,6 +38,38 @@ std::atomic<std::size_t> g_thread_count{1};
 
 thread_local bool t_inside_parallel_for = false;
 
+// Durations on one thread's own clock only: a worker's clock may be offset from the caller's
+// (in wasm each Web Worker has its own performance.now origin).
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// How long a thread spins on the pool's state before it sleeps on a condition variable. A
+// forward runs a batch every few hundred microseconds (a product, then a norm or an activation
+// on one thread, then the next product); waking a sleeping Web Worker took about 0.1–0.2 ms a
+// batch at 2 threads (SmolLM2's shape, `npm run bench:ort-llama`'s pool profile), spinning
+// through the gap none. A thread spins at most this long after its last batch.
+constexpr double kSpinSeconds = 1e-3;
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpinSeconds have passed; true when done() held.
+template <class Done>
+bool spin_until(Done done) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (seconds_since(start) > kSpinSeconds) return done();
+  }
+}
+
 class Pool {
  public:
   ~Pool() {
@@ -53,6 +86,7 @@ class Pool {
   bool run(std::size_t n, const std::function<void(std::size_t)>& chunk) {
     std::unique_lock<std::mutex> caller(run_mutex_, std::try_to_lock);
     if (!caller.owns_lock()) return false;
+    bool wake_sleepers = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       while (workers_.size() + 1 < n) {
@@ -63,21 +97,45 @@ class Pool {
       chunks_ = n;
       pending_ = n - 1;
       error_ = nullptr;
+      batch_slowest_ = 0;
       ++generation_;
+      // Spinning workers see the generation change; only sleeping ones need the wake-up, which
+      // costs a futex call even when nobody waits (a sixth of the caller's pool time in wasm).
+      wake_sleepers = sleeping_workers_ > 0;
     }
-    wake_.notify_all();
+    const auto start = std::chrono::steady_clock::now();
+    if (wake_sleepers) wake_.notify_all();
     std::exception_ptr mine;
     try {
       chunk(0);
     } catch (...) {
       mine = std::current_exception();
     }
+    const double own = seconds_since(start);
+    spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    // Taken even when the spin saw the workers finish: the lock orders their writes before ours.
     std::unique_lock<std::mutex> lock(mutex_);
+    caller_sleeping_ = true;
     done_.wait(lock, [this] { return pending_ == 0; });
+    caller_sleeping_ = false;
+    profile_.batches += 1;
+    profile_.chunks += n;
+    profile_.batch_s += seconds_since(start);
+    profile_.slowest_s += std::max(own, batch_slowest_);
+    profile_.caller_work_s += own;
     task_ = nullptr;
     if (mine) std::rethrow_exception(mine);
     if (error_) std::rethrow_exception(error_);
     return true;
+  }
+
+  PoolProfile profile() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return profile_;
+  }
+  void reset_profile() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    profile_ = PoolProfile{};
   }
 
  private:
@@ -86,21 +144,32 @@ class Pool {
     std::size_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
+      if (!stop_ && generation_ == seen) {
+        lock.unlock();
+        spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
+        lock.lock();
+      }
+      ++sleeping_workers_;
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      --sleeping_workers_;
       if (stop_) return;
       seen = generation_;
       if (index >= chunks_) continue;
       const std::function<void(std::size_t)>* task = task_;
       lock.unlock();
       std::exception_ptr error;
+      const auto start = std::chrono::steady_clock::now();
       try {
         (*task)(index);
       } catch (...) {
         error = std::current_exception();
       }
+      const double work = seconds_since(start);
       lock.lock();
+      profile_.worker_work_s += work;
+      batch_slowest_ = std::max(batch_slowest_, work);
       if (error && !error_) error_ = error;
-      if (--pending_ == 0) done_.notify_one();
+      if (--pending_ == 0 && caller_sleeping_) done_.notify_one();
     }
   }
 
@@ -109,9 +178,16 @@ class Pool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   const std::function<void(std::size_t)>* task_ = nullptr;
-  std::size_t chunks_ = 0, pending_ = 0, generation_ = 0;
+  std::size_t chunks_ = 0;
+  // Written under mutex_; atomic so that a spinning thread may read them without it.
+  std::atomic<std::size_t> pending_{0}, generation_{0};
   std::exception_ptr error_;
   bool stop_ = false;
+  double batch_slowest_ = 0;  // this batch's longest worker chunk so far
+  // Who waits on a condition variable (wake_, done_) rather than spinning: notified only then.
+  std::size_t sleeping_workers_ = 0;
+  bool caller_sleeping_ = false;
+  PoolProfile profile_;
 };
 
 Pool& pool() {
@@ -145,6 +221,14 @@ void set_thread_count(std::size_t n) {
 }
 
 std::size_t thread_count() { return g_thread_count; }
+
+#if POSLAB_HAS_THREADS
+PoolProfile pool_profile() { return pool().profile(); }
+void reset_pool_profile() { pool().reset_profile(); }
+#else
+PoolProfile pool_profile() { return {}; }
+void reset_pool_profile() {}
+#endif
 
 #if POSLAB_HAS_THREADS
 namespace detail {

@@ -60,9 +60,6 @@ constexpr std::size_t kDotRows = 4;
 constexpr std::size_t kDotCols = 16;  // rows of B in cache at a time (48 KB at K = 768)
 // gemm_abt_interleaved takes kDotChunk elements of K per pass.
 constexpr std::size_t kDotChunk = 128;
-// Threads split C into slices of whole kParallelColumns columns (a multiple of every target's
-// panel width, so only the last slice has a partial panel), from kParallelFlops up.
-constexpr std::size_t kParallelColumns = 64;
 
 // op(A)[i0 .. i0+m, p0 .. p0+k] → panels of kMR rows: panel r holds, for each step p, the
 // kMR values of rows r·kMR.. (zero past m).
@@ -374,10 +371,14 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size
     return;
   }
   // Threads take column slices of C, each packing its own panels of A and B: the same
-  // operations per element as one thread (identical results), no shared writes. Below
-  // kParallelFlops a slice's work would not pay for waking the pool: one slice, all of C.
+  // operations per element as one thread (identical results), no shared writes. A slice is
+  // whole panels (so only the last has a partial one), as even as panels allow: slices of 64
+  // columns left a 576-wide product 4 : 5 and a 192-wide one 1 : 2 on two threads (SmolLM2's
+  // projections), the faster thread idle for the rest. Below kParallelFlops a slice's work would
+  // not pay for waking the pool: one slice, all of C.
+  const std::size_t panel = kNV * hn::Lanes(DF());
   const bool split = 2.0 * double(M) * double(N) * double(K) >= kParallelFlops;
-  parallel_for(N, split ? kParallelColumns : N, [&](std::size_t j0, std::size_t j1) {
+  parallel_for(N, split ? panel : N, [&](std::size_t j0, std::size_t j1) {
     const float* b_slice = op_b == Op::kNone ? b + j0 : b + j0 * ldb;
     gemm_serial(M, j1 - j0, K, a, lda, op_a, b_slice, ldb, op_b, c + j0, ldc, accumulate);
   });

@@ -283,9 +283,7 @@ namespace {
 
 // The index of the first value of `x` that is not finite, or its size.
 std::size_t first_non_finite(const TensorF& x) {
-  const auto bad =
-      std::find_if(x.data.begin(), x.data.end(), [](float v) { return !std::isfinite(v); });
-  return std::size_t(bad - x.data.begin());
+  return poslab::first_non_finite(x.ptr(), x.size());
 }
 
 }  // namespace

@@ -284,6 +284,8 @@ export const RAW_GPT2_CALLS = {
   setThreads: () => [['threads', 1]],
   threads: () => [],
   maxThreads: () => [],
+  poolProfile: () => [],
+  resetPoolProfile: () => [],
 };
 
 // Bound functions RAW_GPT2_CALLS leaves out, and where they are tested instead: the streamed

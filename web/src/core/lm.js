@@ -14,6 +14,9 @@ export function bindLm(m) {
     setThreads: (n) => void unwrap(m.setThreads(n)),
     threads: () => m.threads(),
     maxThreads: () => m.maxThreads(),
+    /** Where the thread pool's time went since resetPoolProfile(), in ms (base/threads.hpp's PoolProfile). */
+    poolProfile: () => m.poolProfile(),
+    resetPoolProfile: () => m.resetPoolProfile(),
   };
   return { ...bindGpt2(m), ...guardMethods({ ...bindGptNeox(m), ...bindLlama(m), ...bindRopeConfig(m), ...threads }) };
 }

@@ -41,6 +41,12 @@ std::string index_string(const Shape& shape, std::size_t flat);
 // where it means "hidden" (an attention bias or mask).
 enum class NonFinite { kRefuse, kAllowNegativeInfinity };
 
+// The index of x's first NaN or ±inf, or n when every element is finite. Blocks of 64 are
+// tested branch-free on the exponent bits (all ones: not finite), which compilers vectorise:
+// the forward passes check every activation, and an element-by-element branch made the
+// checks a tenth of a SmolLM2-135M forward in wasm.
+std::size_t first_non_finite(const float* x, std::size_t n);
+
 // Throws Error naming `what`, the first offending element's index and its value, e.g.
 // "x.npy[3, 1] is NaN: inputs must be finite". The message is built only on failure.
 // The error's field is `what`: the argument's name in the core and the JS API ("q", "bias").

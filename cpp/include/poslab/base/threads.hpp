@@ -20,6 +20,23 @@ std::size_t max_thread_count();
 void set_thread_count(std::size_t n);
 std::size_t thread_count();
 
+// Where the pool's time goes, summed over the batches parallel_for ran on it since the last
+// reset (all zeros where there are no threads). A batch runs from waking the workers to the last
+// chunk done; its slowest chunk bounds it from below. So, with n threads:
+//   batch_s − slowest_s: waking the workers and learning they are done (the pool's overhead);
+//   n·slowest_s − caller_work_s − worker_work_s: thread time idle because chunks differ;
+// and a caller's wall time outside batches is serial: the other threads wait through it.
+struct PoolProfile {
+  std::size_t batches = 0;
+  std::size_t chunks = 0;    // Σ chunks over batches (n per batch)
+  double batch_s = 0;        // the caller's wall time in batches
+  double slowest_s = 0;      // Σ over batches of the longest chunk
+  double caller_work_s = 0;  // the caller's own chunks
+  double worker_work_s = 0;  // every worker's chunks
+};
+PoolProfile pool_profile();
+void reset_pool_profile();
+
 namespace detail {
 // parallel_for's pool path (threads.cpp): the chunks on the workers.
 void parallel_for_pool(std::size_t n, std::size_t grain,

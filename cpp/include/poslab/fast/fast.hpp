@@ -46,6 +46,9 @@ AttentionResult attention(const TensorF& q, const TensorF& k, const TensorF& v,
 // of formulas::gelu_tanh / gelu_erf.
 void gelu_tanh(float* x, std::size_t n);
 void gelu_erf(float* x, std::size_t n);
+// SiLU, x·σ(x) = x / (1 + e^(−x)), in place (the SwiGLU gate of the Llama family), with
+// Highway's exp: within 1e-6 + 1e-6·|ref| of the double formula.
+void silu(float* x, std::size_t n);
 
 // The instruction set the fast paths were compiled for ("AVX2", "WASM", "EMU128", ...;
 // "WASM+RELAXED" for the wasm build whose products use f32x4.relaxed_madd).
