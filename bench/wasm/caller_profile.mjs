@@ -55,6 +55,7 @@ function selfTimes(profile, names) {
 const readable = (name) =>
   name
     .replace(/\\([0-9a-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\(anonymous namespace\)/g, '{anonymous}')
     .replace(/\(.*$/, '')
     .slice(0, 70);
 
