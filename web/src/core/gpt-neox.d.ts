@@ -142,6 +142,15 @@ export interface RopeLmLoading<Model extends { config: unknown }> {
 export type GptNeoxModel = RopeLmModel<'gpt_neox', GptNeoxConfig>;
 export type GptNeoxLoading = RopeLmLoading<GptNeoxModel>;
 
+export interface PoolProfile {
+  batches: number;
+  chunks: number;
+  batchMs: number;
+  slowestMs: number;
+  callerWorkMs: number;
+  workerWorkMs: number;
+}
+
 export interface GptNeoxLab {
   /** The scalings forward's rope.scaling accepts, from the core: 'none' first. */
   readonly ropeScalings: readonly RopeScalingName[];
@@ -155,6 +164,13 @@ export interface GptNeoxLab {
   setThreads(n: number): void;
   threads(): number;
   maxThreads(): number;
+  /**
+   * Where the thread pool's time went since resetPoolProfile(), in ms (base/threads.hpp's
+   * PoolProfile): batches and their chunks, the caller's wall time in batches, the sum of each
+   * batch's slowest chunk, and the caller's and the workers' own chunks. All zeros on one thread.
+   */
+  poolProfile(): PoolProfile;
+  resetPoolProfile(): void;
   gptNeoxConfig(choice: GptNeoxConfigChoice): GptNeoxConfig;
   gptNeoxRandom(choice: GptNeoxConfigChoice & { seed?: number; dtype?: 'F32' | 'F16' }): GptNeoxModel;
   /** header: the file's first 8 + N bytes (safetensorsHeaderLength gives N); checked against the config before allocating. */
