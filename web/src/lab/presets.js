@@ -46,9 +46,10 @@ export const QUICK_SETTINGS = {
   seed: 0,
   seeds: SEEDS,
 };
-// The Full preset: every method, plain and on randomised positions (NoPE, CoPE and FoX plain
-// only: they read no positions), with 4 layers, three seeds, each on the task's budget: 21 × 3
-// runs with the table's twelve trainer methods, an hour or more in a browser.
+// The Full preset: every method, plain and on randomised positions (NoPE, CoPE, FoX and Abacus
+// plain only: the core refuses randomised positions with them), with 4 layers, three seeds, each on the task's budget: 22 × 3
+// runs with the table's thirteen trainer methods, 81 minutes of one worker in Chromium on the
+// 2-core development VM (docs/lab.md, "The Full preset, natively").
 export const FULL = [...LAB_METHODS];
 export const FULL_SETTINGS = { N: 8, size: 'deep', methods: FULL, steps: 0, embedScale: 0, seeds: SEEDS };
 

@@ -1,5 +1,5 @@
 // The Length generalisation view's presets: Quick (the bundled example's settings) and Full
-// (every method, an hour or more), each a button that moves the settings, said once on the
+// (every method, about 80 minutes of one core), each a button that moves the settings, said once on the
 // progress line (progress.js).
 import { FULL, FULL_SETTINGS, QUICK_SETTINGS } from '../../lab/presets.js';
 
@@ -19,7 +19,7 @@ export function presetButtons(button, store, onPreset) {
     'Full preset',
     'lg-full',
     'every method, plain and on randomised positions (NoPE plain only), 4 layers, N = 8, the task’s budget, ' +
-      `3 seeds: ${3 * FULL.length} runs, an hour or more`,
+      `3 seeds: ${3 * FULL.length} runs, about 80 minutes of one core (less with more cores)`,
   );
   const use = (name, settings) => {
     onPreset(name);
