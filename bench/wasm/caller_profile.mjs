@@ -56,7 +56,7 @@ const readable = (name) =>
   name
     .replace(/\\([0-9a-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/\(anonymous namespace\)/g, '{anonymous}')
-    .replace(/\(.*$/, '')
+    .replace(/(.)\(.*$/, '$1')
     .slice(0, 70);
 
 async function main() {
