@@ -317,7 +317,8 @@ namespace {
 TEST(FastSilu, MatchesTheDoubleFormula) {
   std::vector<float> grid;
   for (int i = -24000; i <= 24000; ++i) grid.push_back(static_cast<float>(i) * 5e-4f);
-  for (const float tail : {-200.0f, -104.0f, -89.0f, -88.0f, 88.0f, 104.0f, 200.0f, 3e38f}) {
+  for (const float tail :
+       {-3e38f, -1e30f, -200.0f, -104.0f, -89.0f, -88.0f, 88.0f, 104.0f, 200.0f, 3e38f}) {
     grid.push_back(tail);
   }
   std::vector<float> x = grid;

@@ -55,13 +55,15 @@ HWY_INLINE void gelu_erf_block(D d, float* p) {
   hn::StoreU(hn::MulAdd(half_x, erf, half_x), d, p);
 }
 
-// x / (1 + e^(−x)). Highway's Exp is defined up to 104, so −x is capped at 88 (e^88 < FLT_MAX):
-// below x = −88 the result is x·e^−88, under 1e-36, where the formula's is smaller still.
+// x / (1 + e^(−x)). Highway's Exp is defined up to 104, so −x is capped at 88 (e^88 < FLT_MAX)
+// and below x = −88 the result is 0: the formula's is under 1e-36 in magnitude there.
 template <class D>
 HWY_INLINE void silu_block(D d, float* p) {
   const auto x = hn::LoadU(d, p);
-  const auto e = hn::Exp(d, hn::Min(hn::Neg(x), hn::Set(d, 88.0f)));
-  hn::StoreU(hn::Div(x, hn::Add(hn::Set(d, 1.0f), e)), d, p);
+  const auto cap = hn::Set(d, 88.0f);
+  const auto e = hn::Exp(d, hn::Min(hn::Neg(x), cap));
+  const auto y = hn::Div(x, hn::Add(hn::Set(d, 1.0f), e));
+  hn::StoreU(hn::IfThenZeroElse(hn::Lt(x, hn::Neg(cap)), y), d, p);
 }
 
 }  // namespace
