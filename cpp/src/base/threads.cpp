@@ -57,16 +57,16 @@ void cpu_relax() {
 #endif
 }
 
-// Spins until done() or kSpinSeconds have passed; true when done() held.
+// Spins until done() or kSpinSeconds have passed (the caller then checks under its lock).
 template <class Done>
-bool spin_until(Done done) {
+void spin_until(Done done) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     for (int i = 0; i < 64; ++i) {
-      if (done()) return true;
+      if (done()) return;
       cpu_relax();
     }
-    if (seconds_since(start) > kSpinSeconds) return done();
+    if (seconds_since(start) > kSpinSeconds) return;
   }
 }
 
