@@ -18,7 +18,7 @@ export function presetButtons(button, store, onPreset) {
   const full = button(
     'Full preset',
     'lg-full',
-    'every method, plain and on randomised positions (NoPE plain only), 4 layers, N = 8, the task’s budget, ' +
+    'every method, plain and on randomised positions (NoPE, CoPE, FoX and Abacus plain only), 4 layers, N = 8, the task’s budget, ' +
       `3 seeds: ${3 * FULL.length} runs, about 80 minutes of one core (less with more cores)`,
   );
   const use = (name, settings) => {
