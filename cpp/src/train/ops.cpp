@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fast/madd.hpp"
 #include "poslab/fast/fast.hpp"
 #include "poslab/fast/gemm.hpp"
 #include "poslab/positions/formulas.hpp"
@@ -69,6 +70,92 @@ double softmax_row(double* row, std::size_t n, const double* sink) {
   const double sink_e = sink != nullptr ? std::exp(*sink - mx) : 0.0;
   for (std::size_t j = 0; j < n; ++j) row[j] /= sum + sink_e;
   return sink_e / (sum + sink_e);
+}
+
+// The attention kernels below: four-lane vectors (every target has them; the head widths are
+// multiples of four) through fast::madd, relaxed_madd in the relaxed wasm build.
+namespace {
+// weighted_rows with d = V·4: V accumulators of four lanes.
+template <std::size_t V>
+void weighted_rows_fixed(float* __restrict out, const float* __restrict w, std::size_t w_stride,
+                         const float* __restrict x, std::size_t x_stride, std::size_t n, bool add) {
+  const hn::Full128<float> d4;
+  hn::Vec<hn::Full128<float>> acc[V];
+  for (std::size_t v = 0; v < V; ++v) acc[v] = hn::Zero(d4);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto wi = hn::Set(d4, w[i * w_stride]);
+    const float* xi = x + i * x_stride;
+    for (std::size_t v = 0; v < V; ++v) acc[v] = fast::madd(wi, hn::LoadU(d4, xi + 4 * v), acc[v]);
+  }
+  for (std::size_t v = 0; v < V; ++v) {
+    hn::StoreU(add ? hn::Add(hn::LoadU(d4, out + 4 * v), acc[v]) : acc[v], d4, out + 4 * v);
+  }
+}
+
+// dots with d = V·4.
+template <std::size_t V>
+void dots_fixed(float* __restrict out, const float* __restrict a, const float* __restrict x,
+                std::size_t x_stride, std::size_t n) {
+  const hn::Full128<float> d4;
+  using VF = hn::Vec<hn::Full128<float>>;
+  VF av[V];
+  for (std::size_t v = 0; v < V; ++v) av[v] = hn::LoadU(d4, a + 4 * v);
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    VF s[4];
+    for (std::size_t q = 0; q < 4; ++q) {
+      const float* xj = x + (j + q) * x_stride;
+      s[q] = hn::Mul(av[0], hn::LoadU(d4, xj));
+      for (std::size_t v = 1; v < V; ++v) s[q] = fast::madd(av[v], hn::LoadU(d4, xj + 4 * v), s[q]);
+    }
+    // (s0, s1, s2, s3) → (Σs0, Σs1, Σs2, Σs3): pairwise lane sums, then the halves.
+    const VF u01 =
+        hn::Add(hn::InterleaveLower(d4, s[0], s[1]), hn::InterleaveUpper(d4, s[0], s[1]));
+    const VF u23 =
+        hn::Add(hn::InterleaveLower(d4, s[2], s[3]), hn::InterleaveUpper(d4, s[2], s[3]));
+    hn::StoreU(hn::Add(hn::ConcatLowerLower(d4, u23, u01), hn::ConcatUpperUpper(d4, u23, u01)), d4,
+               out + j);
+  }
+  for (; j < n; ++j) {
+    const float* xj = x + j * x_stride;
+    VF s = hn::Mul(av[0], hn::LoadU(d4, xj));
+    for (std::size_t v = 1; v < V; ++v) s = fast::madd(av[v], hn::LoadU(d4, xj + 4 * v), s);
+    out[j] = hn::GetLane(hn::SumOfLanes(d4, s));
+  }
+}
+}  // namespace
+
+void weighted_rows(float* __restrict out, const float* __restrict w, std::size_t w_stride,
+                   const float* __restrict x, std::size_t x_stride, std::size_t n, std::size_t d,
+                   bool add) {
+  switch (d) {
+    case 8:
+      return weighted_rows_fixed<2>(out, w, w_stride, x, x_stride, n, add);
+    case 16:
+      return weighted_rows_fixed<4>(out, w, w_stride, x, x_stride, n, add);
+    case 32:
+      return weighted_rows_fixed<8>(out, w, w_stride, x, x_stride, n, add);
+    case 64:
+      return weighted_rows_fixed<16>(out, w, w_stride, x, x_stride, n, add);
+    default:
+      return weighted_rows<float>(out, w, w_stride, x, x_stride, n, d, add);
+  }
+}
+
+void dots(float* __restrict out, const float* __restrict a, const float* __restrict x,
+          std::size_t x_stride, std::size_t n, std::size_t d) {
+  switch (d) {
+    case 8:
+      return dots_fixed<2>(out, a, x, x_stride, n);
+    case 16:
+      return dots_fixed<4>(out, a, x, x_stride, n);
+    case 32:
+      return dots_fixed<8>(out, a, x, x_stride, n);
+    case 64:
+      return dots_fixed<16>(out, a, x, x_stride, n);
+    default:
+      return dots<float>(out, a, x, x_stride, n, d);
+  }
 }
 
 // Vectorised with Highway: with the x = 0 case as a branch the compiler kept it scalar.
