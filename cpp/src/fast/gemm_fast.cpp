@@ -8,6 +8,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -197,6 +198,10 @@ HWY_INLINE void dot_tile(const float* const* ar, const float* b0, const float* b
   }
 }
 
+// Where gemm_abt_few_rows leaves the sum of what it touched ahead, so that the compiler keeps
+// those loads (atomic: threads run it at once on their slices).
+std::atomic<float> g_touched{0.0f};
+
 // C (M, N) (+)= A · Bᵀ for a few rows (M <= kDotMaxRows), A (M, K) and B (N, K) row-major: each
 // C[i][j] is a dot product along contiguous K. B — GPT-2's (V, E) token embedding for the
 // logits — is streamed from memory once, kDotCols rows at a time, and every row of A (all of A
@@ -207,10 +212,23 @@ void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float*
                        bool accumulate) {
   const DF d;
   const std::size_t L = hn::Lanes(d);
+  const std::size_t groups = (M + kDotRows - 1) / kDotRows;
+  float touched = 0;
   for (std::size_t j0 = 0; j0 < N; j0 += kDotCols) {
     const std::size_t cols_in_block = std::min(kDotCols, N - j0);
+    // Each group of rows also loads a share of the next block of B, one float per 64-byte line,
+    // so that the block is in cache when the first group reaches it: that group's pass over a
+    // block otherwise waited on memory (wasm has no prefetch) while the others ran from cache.
+    // GPT-2 small's forward at T = 12 / 16 / 24 / 32 ran 1.23 / 1.12 / 1.12 / 1.08× faster.
+    const std::size_t next_j0 = std::min(N, j0 + kDotCols);
+    const std::size_t next_rows = std::min(kDotCols, N - next_j0);
+    const float* next = b + next_j0 * ldb;
+    const std::size_t next_floats = next_rows == 0 ? 0 : (next_rows - 1) * ldb + K;
+    const std::size_t share = (next_floats / 16 + groups) / groups * 16;
     for (std::size_t i0 = 0; i0 < M; i0 += kDotRows) {
       const std::size_t rows = std::min(kDotRows, M - i0);
+      const std::size_t t0 = i0 / kDotRows * share;
+      for (std::size_t t = t0; t < std::min(next_floats, t0 + share); t += 16) touched += next[t];
       // Rows past M repeat the last one: computed, never stored.
       const float* ar[kDotRows];
       for (std::size_t r = 0; r < kDotRows; ++r) ar[r] = a + (i0 + std::min(r, rows - 1)) * lda;
@@ -235,6 +253,7 @@ void gemm_abt_few_rows(std::size_t M, std::size_t N, std::size_t K, const float*
       }
     }
   }
+  g_touched.store(touched, std::memory_order_relaxed);
 }
 
 // The same for up to kChunkedRows rows, where the kDotRows-row passes over a pair of B rows
