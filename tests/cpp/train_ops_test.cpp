@@ -105,6 +105,39 @@ TEST(TrainOps, GeluTanhBackward) {
   expect_matches_fd({&in}, f, {din}, r);
 }
 
+// Attention's two per-query products in float (the vector kernels at d = 8, 16, 32, 64, the
+// plain loop at 12) against the double loops, with strided rows, n from 1 to past a multiple
+// of four, and `add`: within 1e-5 of Σ|terms|, float's rounding over a short sum.
+TEST(TrainOps, AttentionProductsInFloatMatchDouble) {
+  for (const std::size_t d : {8, 12, 16, 32, 64}) {
+    const std::size_t stride = d + 3, rows = 11;
+    const Vec a = random_vec(d, 1), x = random_vec(rows * stride, 2), w = random_vec(rows * 2, 3);
+    const std::vector<float> af(a.begin(), a.end()), xf(x.begin(), x.end()), wf(w.begin(), w.end());
+    for (std::size_t n = 1; n <= rows; ++n) {
+      Vec want(n), abs_sum(n, 0.0);
+      dots(want.data(), a.data(), x.data(), stride, n, d);
+      std::vector<float> got(n);
+      dots(got.data(), af.data(), xf.data(), stride, n, d);
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t c = 0; c < d; ++c) abs_sum[j] += std::abs(a[c] * x[j * stride + c]);
+        ASSERT_NEAR(got[j], want[j], 1e-5 * abs_sum[j]) << "dots d = " << d << ", n = " << n;
+      }
+      for (const bool add : {false, true}) {
+        Vec sum(d, 0.5);
+        std::vector<float> sumf(d, 0.5f);
+        weighted_rows(sum.data(), w.data(), 2, x.data(), stride, n, d, add);
+        weighted_rows(sumf.data(), wf.data(), 2, xf.data(), stride, n, d, add);
+        for (std::size_t c = 0; c < d; ++c) {
+          double bound = add ? 0.5 : 0.0;
+          for (std::size_t i = 0; i < n; ++i) bound += std::abs(w[i * 2] * x[i * stride + c]);
+          ASSERT_NEAR(sumf[c], sum[c], 1e-5 * bound)
+              << "weighted_rows d = " << d << ", n = " << n << ", add = " << add;
+        }
+      }
+    }
+  }
+}
+
 // The float backward reads tanh off the forward's output: within 1e-5 of the double slope,
 // at 0, near it and far out on both sides.
 TEST(TrainOps, GeluTanhBackwardInFloatMatchesDouble) {
