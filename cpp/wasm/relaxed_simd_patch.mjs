@@ -6,12 +6,15 @@
 //
 //   node relaxed_simd_patch.mjs WASM_DIS MODULE.wasm
 //
-// A byte search could also hit those three bytes inside an immediate, so the rewrite is sound
-// only when binaryen (WASM_DIS, the wasm-dis of the binaryen Emscripten ran) decodes exactly as
-// many f32x4.relaxed_fma instructions as the code section holds triples, and no other relaxed
-// instruction (fms, swizzle, laneselect, min/max, trunc, q15mulr, dot), whose pre-standard
-// opcodes this does not map; and at least one (else -mrelaxed-simd did not reach the kernels).
-// Then the patched module must validate with relaxed SIMD on. Any failure fails the build.
+// A byte search could also hit those three bytes inside an immediate (an i32.const 22525 is
+// 41 fd af 01), so the rewrite goes function by function: binaryen (WASM_DIS, the wasm-dis of the
+// binaryen Emscripten ran) counts each defined function's f32x4.relaxed_fma, and a function's
+// triples are rewritten only when it holds exactly that many; a function without the
+// instruction keeps its triples (immediates); any other count fails. The module must hold no
+// other relaxed instruction (fms, swizzle, laneselect, min/max, trunc, q15mulr, dot), whose
+// pre-standard opcodes this does not map, and at least one fma (else -mrelaxed-simd did not
+// reach the kernels). Then the patched module must validate with relaxed SIMD on. Any failure
+// fails the build.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import v8 from 'node:v8';
@@ -25,23 +28,35 @@ const fail = (message) => {
   process.exit(1);
 };
 
-/** [start, end) of the code section's contents, from the section headers. */
-function codeSection(bytes) {
-  const leb = (at) => {
-    let value = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[at++];
-      value += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (!(b & 0x80)) return [value, at];
-    }
-  };
+/** An unsigned LEB128 at `at`: [value, the offset after it]. */
+function leb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const b = bytes[at++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (!(b & 0x80)) return [value, at];
+  }
+}
+
+/** [start, end) of each function body of the code section, in order, from the size prefixes. */
+function functionBodies(bytes) {
   let at = 8; // magic and version
   while (at < bytes.length) {
     const id = bytes[at];
-    const [size, start] = leb(at + 1);
-    if (id === CODE_SECTION) return [start, start + size];
+    const [size, start] = leb(bytes, at + 1);
+    if (id === CODE_SECTION) {
+      let [count, body] = leb(bytes, start);
+      const bodies = [];
+      for (; count > 0; count--) {
+        const [length, from] = leb(bytes, body);
+        bodies.push([from, from + length]);
+        body = from + length;
+      }
+      if (body !== start + size) fail("the code section's bodies do not fill it");
+      return bodies;
+    }
     at = start + size;
   }
   return fail('no code section');
@@ -70,15 +85,30 @@ relaxed.delete('f32x4.relaxed_fma');
 if (relaxed.size) fail(`${file}: relaxed instructions this patch does not map: ${[...relaxed.keys()].join(', ')}`);
 if (fma === 0) fail(`${file}: no f32x4.relaxed_fma: was it compiled with -mrelaxed-simd -DPOSLAB_RELAXED_SIMD?`);
 
-const [start, end] = codeSection(bytes);
-const offsets = triples(bytes, start, end);
-if (offsets.length !== fma) {
-  fail(
-    `${file}: ${offsets.length} byte triples ${OLD.map((b) => b.toString(16))} in the code section, but ` +
-      `wasm-dis decodes ${fma} f32x4.relaxed_fma: some are inside immediates, so a byte rewrite is unsafe`,
-  );
+// wasm-dis prints the defined functions in the code section's order, each from a line " (func".
+const fmaByFunction = text
+  .split(/^ \(func /m)
+  .slice(1)
+  .map((body) => (body.match(/\bf32x4\.relaxed_fma\b/g) ?? []).length);
+const bodies = functionBodies(bytes);
+if (fmaByFunction.length !== bodies.length) {
+  fail(`${file}: wasm-dis prints ${fmaByFunction.length} functions, the code section holds ${bodies.length}`);
 }
-for (const i of offsets) bytes.set(NEW, i);
+let patched = 0;
+bodies.forEach(([start, end], f) => {
+  const offsets = triples(bytes, start, end);
+  if (fmaByFunction[f] === 0) return; // any triples are immediates
+  if (offsets.length !== fmaByFunction[f]) {
+    fail(
+      `${file}: function ${f} holds ${offsets.length} byte triples ${OLD.map((b) => b.toString(16))} but ` +
+        `wasm-dis decodes ${fmaByFunction[f]} f32x4.relaxed_fma in it: some are inside immediates, so a ` +
+        `byte rewrite is unsafe`,
+    );
+  }
+  for (const i of offsets) bytes.set(NEW, i);
+  patched += offsets.length;
+});
+if (patched !== fma) fail(`${file}: rewrote ${patched} triples for ${fma} f32x4.relaxed_fma`);
 
 // Node 20 has relaxed SIMD behind this flag (Node 22 on by default; an unknown flag is ignored).
 v8.setFlagsFromString('--experimental-wasm-relaxed-simd');

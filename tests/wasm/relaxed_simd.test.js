@@ -132,4 +132,22 @@ describe('the build patch (cpp/wasm/relaxed_simd_patch.mjs)', () => {
     expect(run.stderr).toMatch(/inside immediates/);
     expect(Buffer.compare(fs.readFileSync(file('immediate.wasm')), Buffer.from(bytes))).toBe(0);
   });
+
+  test("keeps the bytes of a function without relaxed_fma and rewrites the other's", () => {
+    // Function 0: () → () [i32.const 22525 drop]; function 1: the fma of moduleBytes(false).
+    const immediate = [0x00, 0x41, 0xfd, 0xaf, 0x01, 0x1a, 0x0b];
+    const fma = [0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0xaf, 0x01, 0x0b];
+    const bytes = Uint8Array.from([
+      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      ...[0x01, 0x0b, 0x02, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, 0x60, 0x00, 0x00],
+      ...[0x03, 0x03, 0x02, 0x01, 0x00],
+      ...[0x0a, 21, 0x02, immediate.length, ...immediate, fma.length, ...fma],
+    ]);
+    const run = patch(bytes, 'two.wasm');
+    expect(run.status, run.stderr).toBe(0);
+    const out = Buffer.from(fs.readFileSync(file('two.wasm')));
+    expect(WebAssembly.validate(out)).toBe(true);
+    expect(out.indexOf(Buffer.from([0x41, 0xfd, 0xaf, 0x01]))).toBeGreaterThan(0); // 22525 kept
+    expect(out.indexOf(Buffer.from([0x20, 0x02, 0xfd, 0x85, 0x02]))).toBeGreaterThan(0);
+  });
 });
