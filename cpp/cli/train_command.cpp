@@ -45,6 +45,7 @@ struct TrainArgs {
   std::optional<double> keep_fraction;           // unset: the method's table default
   std::optional<std::size_t> npos_max;           // unset: the method's table default
   std::optional<std::size_t> abacus_max_offset;  // unset: the method's table default
+  std::optional<double> fox_decay_max;           // unset: the method's table default
   std::string attn_temperature;                  // "FLOOR,SCALE"; empty: off
   CLI::Option* test_len_option = nullptr;
   bool quiet = false;
@@ -109,6 +110,7 @@ train::TrainConfig settings_of(TrainArgs& a) {
   c.keep_fraction = a.keep_fraction;
   c.npos_max = a.npos_max;
   c.abacus_max_offset = a.abacus_max_offset;
+  c.fox_decay_max = a.fox_decay_max;
   if (!a.attn_temperature.empty()) {
     const auto [floor_scale, scale] = parse_temperature(a.attn_temperature);
     c.attn_floor_scale = floor_scale;
@@ -304,6 +306,10 @@ void declare_train(CLI::App* cmd, TrainArgs& a) {
                   "abacus: training moves each sequence's digit places by k in [0, K] (default: "
                   "the method's, 99)")
       ->check(unsigned_integer());
+  cmd->add_option("--fox-decay-max", a.fox_decay_max,
+                  "fox: the gates' biases start at decay times from 2 to T tokens over the "
+                  "heads, 0 every bias 0 (default: the method's, 64)")
+      ->check(finite_number());
   cmd->add_flag("--sinks", c.sinks,
                 "attention sinks (gpt-oss): one learned logit per layer and head in every "
                 "softmax's denominator, with any method");

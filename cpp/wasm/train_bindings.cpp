@@ -49,7 +49,8 @@ TrainConfig to_train_config(const val& js) {
                                           "keepFraction", "nposMax",       "abacusMaxOffset",
                                           "sinks",        "nopeEvery",     "attnFloorScale",
                                           "attnScale",    "evalPositions", "evalExamples",
-                                          "text",         "padOperands",   "indexHints"});
+                                          "text",         "padOperands",   "indexHints",
+                                          "foxDecayMax"});
   TrainConfig c;
   c.task =
       parse_name(kTaskNames, string_field(o, "task", name_of(kTaskNames, c.task)), "task", "task");
@@ -77,6 +78,9 @@ TrainConfig to_train_config(const val& js) {
   if (!field(o, "nposMax").isUndefined()) c.npos_max = size_field(o, "nposMax", 0);
   if (!field(o, "abacusMaxOffset").isUndefined()) {
     c.abacus_max_offset = size_field(o, "abacusMaxOffset", 0);
+  }
+  if (!field(o, "foxDecayMax").isUndefined()) {
+    c.fox_decay_max = number_field(o, "foxDecayMax", 0.0);
   }
   c.sinks = bool_field(o, "sinks", c.sinks);
   c.nope_every = size_field(o, "nopeEvery", c.nope_every);

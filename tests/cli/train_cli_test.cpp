@@ -314,6 +314,29 @@ TEST_F(TrainCli, AbacusRecordsItsLargestOffset) {
   EXPECT_EQ(ckpt.tensors.at("wpe.weight").shape[0], 41u + 3u);
 }
 
+// FoX: the largest decay time its gate biases start at is an option, recorded in the result's
+// config (the table's 64 when not given), and it sets the dumped starting biases.
+TEST_F(TrainCli, FoxRecordsItsLargestDecayTime) {
+  const auto biases = [&](const std::string& decay) {
+    std::vector<std::string> args = {"train",       "--task",  "copy",    "--position", "fox",
+                                     "--train-len", "3",       "--width", "16",         "--heads",
+                                     "2",           "--steps", "0",       "-q",         "-o",
+                                     "r.json",      "--dump",  "d"};
+    if (!decay.empty()) args.insert(args.end(), {"--fox-decay-max", decay});
+    const RunResult r = run(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_file(path("r.json")));
+    EXPECT_EQ(j["config"]["fox_decay_max"], decay.empty() ? 64.0 : std::stod(decay));
+    const SafetensorsFile w = read_safetensors(path("d/weights.safetensors"));
+    return w.tensors.at("h.0.attn.fox_b").data;
+  };
+  const std::vector<float> zero = biases("0"), table = biases("");
+  EXPECT_EQ(zero, std::vector<float>(zero.size(), 0.0f));
+  ASSERT_EQ(table.size(), zero.size());
+  EXPECT_NEAR(table.front(), -std::log(std::expm1(0.5)), 1e-6);      // T = 2
+  EXPECT_NEAR(table.back(), -std::log(std::expm1(1.0 / 64)), 1e-5);  // T = 64
+}
+
 // --pad-operands is recorded in the result's config and the checkpoint's (absent when off, so
 // results from before it read the same), and the run trains on N-digit operands only.
 TEST_F(TrainCli, PaddedOperandsAreRecorded) {
@@ -380,6 +403,8 @@ TEST_F(TrainCli, BadOptionsAreRefusedAndLeaveNothing) {
       with(kSmall, {"--position", "abacus", "--randomized-positions", "64", "-o", "r.json"}),
       with(kSmall, {"--position", "rope", "--abacus-max-offset", "3", "-o", "r.json"}),
       with(kSmall, {"--position", "abacus", "--abacus-max-offset", "5000", "-o", "r.json"}),
+      with(kSmall, {"--position", "rope", "--fox-decay-max", "16", "-o", "r.json"}),
+      with(kSmall, {"--position", "fox", "--fox-decay-max", "1", "-o", "r.json"}),
       {"train", "--task", "text", "--text-file", "t.txt", "--position", "abacus", "--train-len",
        "8", "-o", "r.json"},  // Abacus numbers digits
       with(kSmall, {"--position", "none", "--seeds", "0", "-o", "r.json"}),

@@ -371,7 +371,8 @@ TEST(TrainModel, NopeLayersAreSurgerysNopeLayers) {
 }
 
 // FoX's forget gate per layer after the MLP's tensors: fox_w (H, E) N(0, 0.02) with weight
-// decay, as nn.Linear's weight under the authors' _init_weights, fox_b (H,) zero.
+// decay, as nn.Linear's weight under the authors' _init_weights, fox_b (H,) zero without a
+// largest decay time (the next test has it).
 TEST(TrainModel, FoxLayoutAndInitFollowTheAuthors) {
   ModelConfig c = tiny_config(PositionMethod::kFox);
   c.n_embd = 32;
@@ -393,6 +394,26 @@ TEST(TrainModel, FoxLayoutAndInitFollowTheAuthors) {
     EXPECT_NEAR(std::sqrt(sq / double(w.numel)), 0.02, 0.006);
     for (std::size_t i = 0; i < b.numel; ++i) EXPECT_EQ(p.data()[b.offset + i], 0.0f);
   }
+}
+
+// With a largest decay time T, FoX's heads start at decay times log-spaced from 2 to T (the
+// authors' fgate_bias_init): σ(b_h)^T_h = e^−1, so a key T_h tokens back starts 1 below the
+// query's own score; every layer alike.
+TEST(TrainModel, FoxGateBiasesStartAtDecayTimesFromTwoToTheLargest) {
+  ModelConfig c = tiny_config(PositionMethod::kFox);
+  c.n_head = 4;
+  Parameters p(c);
+  init_parameters(p, 3, 64.0);
+  const double decay[] = {2.0, 2.0 * std::cbrt(32.0), 2.0 * std::cbrt(32.0 * 32.0), 64.0};
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    const float* b = p.at("h." + std::to_string(l) + ".attn.fox_b");
+    for (std::size_t h = 0; h < c.n_head; ++h) {
+      const double log_gate = -std::log1p(std::exp(-double(b[h])));  // log σ(b)
+      EXPECT_NEAR(log_gate * decay[h], -1.0, 1e-6) << "layer " << l << " head " << h;
+    }
+  }
+  EXPECT_NEAR(fox_gate_bias(0, 1, 64.0), -std::log(std::expm1(0.5)), 1e-12);  // one head: T = 2
+  EXPECT_EQ(fox_gate_bias(3, 4, 0.0), 0.0);
 }
 
 // CoPE's embeddings per layer after the MLP's tensors, (head width, npos_max), zero as the

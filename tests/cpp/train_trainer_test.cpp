@@ -434,6 +434,14 @@ TEST(TrainConfigChecks, AbacusTakesNoOtherPositionsNorText) {
   c = small(PositionMethod::kLearned), c.abacus_max_offset = 5;
   EXPECT_EQ(field_of(c),
             "abacusMaxOffset: the largest offset is an option of abacus, not of learned");
+  c = small(PositionMethod::kLearned), c.fox_decay_max = 16;
+  EXPECT_EQ(field_of(c), "foxDecayMax: the largest decay time is an option of fox, not of learned");
+  c = small(PositionMethod::kFox), c.fox_decay_max = 1.5;  // below the shortest, 2
+  EXPECT_EQ(field_of(c).rfind("foxDecayMax: FoX's largest decay time must be 0", 0), 0u);
+  c.fox_decay_max = 0.0;
+  EXPECT_EQ(field_of(c), "(accepted)");
+  EXPECT_EQ(fox_decay_max_of(small(PositionMethod::kFox)), 64.0);  // the table's
+  EXPECT_EQ(fox_decay_max_of(small(PositionMethod::kRope)), 0.0);
   c = small(PositionMethod::kLearned), c.index_hints = 40;
   EXPECT_EQ(field_of(c).rfind("indexHints: index hints are for the addition task", 0), 0u);
   c.task = Task::kAddition, c.index_hints = 16;  // N = 4 tested to 16: 17 at least

@@ -33,6 +33,7 @@ const CASES = [
   { position: 'rope', nopeEvery: 2, attnFloorScale: 4, attnScale: 0.5, randomizedPositions: 64 },
   { position: 'cope', nposMax: 4 },
   { position: 'fox', sinks: true },
+  { position: 'fox', foxDecayMax: 0 },
   // Issue 51: Abacus's digit places, offset in training.
   { position: 'abacus', task: 'addition', abacusMaxOffset: 7 },
   // Operands zero-padded to N digits (Lee et al. 2023's fixed width).

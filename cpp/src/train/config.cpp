@@ -269,6 +269,17 @@ void validate(const TrainConfig& c) {
                   static_cast<std::size_t>(option->max), "abacusMaxOffset",
                   "Abacus's largest offset");
   }
+  if (c.fox_decay_max) {
+    require(
+        c.position == PositionMethod::kFox, "foxDecayMax",
+        std::string("the largest decay time is an option of fox, not of ") + to_string(c.position));
+    const PositionOption* option = table_option(c.position, "decayMax");
+    const double t = *c.fox_decay_max;
+    require(std::isfinite(t) && (t == 0 || (t >= kFoxDecayMin && t <= option->max)), "foxDecayMax",
+            "FoX's largest decay time must be 0 (every gate bias 0) or in [" +
+                format_number(kFoxDecayMin) + ", " + format_number(option->max) + "] (got " +
+                format_number(t) + ")");
+  }
   if (c.nope_every > 0) {
     require(rotates, "nopeEvery",
             "NoPE layers leave a rotation out: " + std::string(to_string(c.position)) +
@@ -388,6 +399,11 @@ WorkingSet working_set(const TrainConfig& c) {
 std::size_t abacus_max_offset_of(const TrainConfig& c) {
   const PositionOption* option = table_option(PositionMethod::kAbacus, "maxOffset");
   return c.abacus_max_offset.value_or(static_cast<std::size_t>(option->default_value));
+}
+
+double fox_decay_max_of(const TrainConfig& c) {
+  if (c.position != PositionMethod::kFox) return 0.0;
+  return c.fox_decay_max.value_or(table_option(PositionMethod::kFox, "decayMax")->default_value);
 }
 
 ModelConfig model_config(const TrainConfig& c) {

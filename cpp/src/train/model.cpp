@@ -121,7 +121,14 @@ void require_embedding_scale_fits(double scale, const Parameters& params, std::s
               format_number(std::floor(bound / std::max(largest, 1e-30))));
 }
 
-void init_parameters(Parameters& params, std::uint64_t seed) {
+double fox_gate_bias(std::size_t head, std::size_t heads, double decay_max) {
+  if (decay_max == 0.0) return 0.0;
+  const double step = heads > 1 ? double(head) / double(heads - 1) : 0.0;
+  const double decay = std::exp(std::log(kFoxDecayMin) + step * std::log(decay_max / kFoxDecayMin));
+  return -std::log(std::expm1(1.0 / decay));
+}
+
+void init_parameters(Parameters& params, std::uint64_t seed, double fox_decay_max) {
   Rng rng(seed);
   for (const ParamInfo& p : params.info()) {
     float* w = params.data() + p.offset;
@@ -130,8 +137,11 @@ void init_parameters(Parameters& params, std::uint64_t seed) {
       score_bias::initialize(*p.term, rng, w, p.numel);
     } else if (norm) {
       std::fill(w, w + p.numel, ends_with(p.name, ".weight") ? 1.0f : 0.0f);
-    } else if (ends_with(p.name, ".bias") || ends_with(p.name, ".fox_b") ||
-               ends_with(p.name, ".cope_pos_emb")) {
+    } else if (ends_with(p.name, ".fox_b")) {
+      for (std::size_t h = 0; h < p.numel; ++h) {
+        w[h] = static_cast<float>(fox_gate_bias(h, p.numel, fox_decay_max));
+      }
+    } else if (ends_with(p.name, ".bias") || ends_with(p.name, ".cope_pos_emb")) {
       std::fill(w, w + p.numel, 0.0f);
     } else {
       for (std::size_t i = 0; i < p.numel; ++i) w[i] = static_cast<float>(0.02 * rng.normal());

@@ -70,6 +70,7 @@ nlohmann::ordered_json run_json(const TrainConfig& c) {
   if (c.pad_operands) j["pad_operands"] = true;
   if (c.index_hints > 0) j["index_hints"] = c.index_hints;
   if (c.position == PositionMethod::kAbacus) j["abacus_max_offset"] = abacus_max_offset_of(c);
+  if (c.position == PositionMethod::kFox) j["fox_decay_max"] = fox_decay_max_of(c);
   j["train_len"] = c.train_len;
   j["test_len"] = test_len_of(c);
   j["layers"] = c.layers;
@@ -134,7 +135,7 @@ Trainer::Trainer(TrainConfig config)
       adam_m_(model_.config()),
       adam_v_(model_.config()),
       data_rng_(data_seed(config_.seed)) {
-  init_parameters(params_, config_.seed);
+  init_parameters(params_, config_.seed, fox_decay_max_of(config_));
   require_embedding_scale_fits(config_.embed_scale, params_, model_.config().n_embd);
 }
 

@@ -28,6 +28,7 @@ const CONFIG_KEYS = [
   'embedScale',
   'nposMax',
   'abacusMaxOffset',
+  'foxDecayMax',
   'sinks',
   'nopeEvery',
   'attnFloorScale',

@@ -221,8 +221,10 @@ inline constexpr PositionMethodInfo kPositionMethods[] = {
      "",
      PositionKind::kGated,
      kSupportTrainer | kReadsAnyOrder | kRelativeOnly,
-     {},
-     0,
+     {{{"decayMax", 64, 0, 1 << 16,
+        "the gates' biases start at decay times from 2 to decayMax tokens over the heads, "
+        "b = -log(expm1(1/T)) (the authors' bias init); 0: every bias 0"}}},
+     1,
      "a forget gate per head, f_t = sigmoid(w_h·x_t + b_h); the sum of log f_t from key to query "
      "added to the scores, no positions (Lin et al. 2025, Forgetting Transformer)"},
     {PositionMethod::kAbacus,

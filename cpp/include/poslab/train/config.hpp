@@ -190,6 +190,9 @@ struct TrainConfig {
   // Abacus's largest training offset (the authors' max_k): each training sequence's places
   // move by k drawn from [0, max], evaluation's by 0; unset: the method's table default.
   std::optional<std::size_t> abacus_max_offset;
+  // FoX's largest decay time at the start (the table's decayMax): the heads' gate biases start
+  // at decay times log-spaced from 2 to it, 0: every bias 0; unset: the method's table default.
+  std::optional<double> fox_decay_max;
   std::optional<EvalPositions> eval_positions;  // unset: random when randomised, else index
   std::size_t eval_examples = 64;               // per evaluated length, a fixed seeded set
   // AdamW and clipping, as the issue fixes them.
@@ -231,6 +234,9 @@ std::size_t test_len_of(const TrainConfig& config);
 EvalPositions eval_positions_of(const TrainConfig& config);
 // Abacus's largest training offset: the option, or the method's table default.
 std::size_t abacus_max_offset_of(const TrainConfig& config);
+// FoX's largest decay time at the start: the option, or the method's table default; 0 for
+// the other methods.
+double fox_decay_max_of(const TrainConfig& config);
 // Sequences in one evaluation batch: eval_examples, or the text windows of the longest context
 // that run together.
 std::size_t eval_batch_of(const TrainConfig& config);

@@ -75,9 +75,19 @@ class Parameters {
 // Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0; a
 // score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them);
 // attention sinks N(0, 0.02), as Hugging Face's gpt-oss (initializer_range); FoX's gate weight
-// N(0, 0.02) and bias 0, as the authors' _init_weights; CoPE's position embeddings 0, as the
-// authors' CoPE module starts them.
-void init_parameters(Parameters& params, std::uint64_t seed);
+// N(0, 0.02), as the authors' _init_weights, and its biases at fox_gate_bias (0 when
+// fox_decay_max is 0, as those weights' init); CoPE's position embeddings 0, as the authors'
+// CoPE module starts them.
+void init_parameters(Parameters& params, std::uint64_t seed, double fox_decay_max = 0.0);
+
+// FoX's gate biases at the start, the authors' fgate_bias_init (which they pair with their
+// data-independent gates): head h of H starts at decay time T_h, log-spaced from kFoxDecayMin
+// to decay_max (torch.linspace over log T), so b_h = −log(expm1(1/T_h)) and −1/log σ(b_h) = T_h:
+// a key T_h tokens back starts e^−1 below the query's own. decay_max 0: every bias 0. At 0 the
+// heads start at T = 1/log 2 ≈ 1.4 tokens, and on padded addition, whose digits are 9 and 18
+// tokens apart at N = 8, no seed learned to reach that far (docs/lab.md, "Fair defaults").
+inline constexpr double kFoxDecayMin = 2.0;
+double fox_gate_bias(std::size_t head, std::size_t heads, double decay_max);
 
 // Keeps the parameters in their domain after an optimiser step: a score bias's tensor at least
 // its `least` (the reference's clamp before each forward pass).
