@@ -86,7 +86,7 @@ export const CLAIMS = [
     why:
       'ALiBi is flat past N in every seed and lower than sinusoidal, RoPE and T5 bias at 1024, as in Figure 1, at ' +
       'the lab’s scale: 64-byte windows of a 2-layer byte model, not 512–1024 tokens of a large one. Methods Press et ' +
-      'al. did not test go lower still at 1024: KERPLE 1.30 ± 0.00 and FoX 1.24 ± 0.00.',
+      'al. did not test go lower still at 1024: KERPLE 1.30 ± 0.00 and FoX 1.23 ± 0.01.',
     views: ['text-lab'],
     docs: 'train-short-test-long-on-real-text',
   },
