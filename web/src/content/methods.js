@@ -111,7 +111,7 @@ export const METHOD_INFO = {
     label: 'FoX',
     colour: OLIVE,
     tex: String.raw`\text{score}_{h,i,j} \mathrel{+}= \sum_{t=j+1}^{i} \log f_{h,t},\qquad f_{h,t} = \sigma\big(w_h\cdot x_t + b_h\big)`,
-    use: 'A forget gate per head and token, learned from the token itself: a key fades by every gate between it and the query, a decay the model sets per token rather than ALiBi’s fixed slope. On a NoPE model; trainer only (the authors’ “full” forget gate, w drawn 𝒩(0, 0.02²), b = 0).',
+    use: 'A forget gate per head and token, learned from the token itself: a key fades by every gate between it and the query, a decay the model sets per token rather than ALiBi’s fixed slope. On a NoPE model; trainer only (the authors’ “full” forget gate, w drawn 𝒩(0, 0.02²); each head’s b starts at a decay time from 2 to 64 tokens, b = −log(expm1(1/T)), the authors’ start for their data-independent gates, where b = 0 left the heads too local to learn padded addition).',
   },
   abacus: {
     name: 'Abacus (McLeish et al. 2024)',
