@@ -69,7 +69,9 @@ struct MethodDefaults {
 };
 // The methods whose scale is not kDefaultEmbedScale. FoX at 4 trained one seed of three on copy
 // (in distribution 1.00, 0.04, 0.09; at 2 and 8 none of seeds 1 and 2; 5000 steps rescued one),
-// at 1 all three (1.00 each): docs/lab.md, "Attention sinks, NoPE layers, CoPE and FoX".
+// at 1 all three (1.00 each): docs/lab.md, "Attention sinks, NoPE layers, CoPE and FoX". Those
+// runs started its gate biases at 0; at their decay-time start (the table's decayMax) copy
+// trains at 1 as well (1.00 each).
 inline constexpr MethodDefaults kMethodDefaults[] = {{PositionMethod::kSinusoidal, 8.0},
                                                      {PositionMethod::kFox, 1.0}};
 
