@@ -75,9 +75,9 @@ class Parameters {
 // Seeded init: every matrix, embedding and table N(0, 0.02); LayerNorm gains 1; biases 0; a
 // score bias's tensors as its term says (score_bias.hpp: as its paper's code starts them);
 // attention sinks N(0, 0.02), as Hugging Face's gpt-oss (initializer_range); FoX's gate weight
-// N(0, 0.02), as the authors' _init_weights, and its biases at fox_gate_bias (0 when
-// fox_decay_max is 0, as those weights' init); CoPE's position embeddings 0, as the authors'
-// CoPE module starts them.
+// N(0, 0.02), as the authors' _init_weights, and its biases at fox_gate_bias (every one 0 when
+// fox_decay_max is 0, as _init_weights leaves the authors' data-dependent gates); CoPE's
+// position embeddings 0, as the authors' CoPE module starts them.
 void init_parameters(Parameters& params, std::uint64_t seed, double fox_decay_max = 0.0);
 
 // FoX's gate biases at the start, the authors' fgate_bias_init (which they pair with their
