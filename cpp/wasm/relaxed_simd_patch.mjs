@@ -96,8 +96,8 @@ if (fmaByFunction.length !== bodies.length) {
 }
 let patched = 0;
 bodies.forEach(([start, end], f) => {
-  const offsets = triples(bytes, start, end);
   if (fmaByFunction[f] === 0) return; // any triples are immediates
+  const offsets = triples(bytes, start, end);
   if (offsets.length !== fmaByFunction[f]) {
     fail(
       `${file}: function ${f} holds ${offsets.length} byte triples ${OLD.map((b) => b.toString(16))} but ` +

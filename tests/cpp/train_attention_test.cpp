@@ -218,7 +218,7 @@ TEST(TrainAttention, MatchesTheCoresMultiHeadAttentionForEveryMethod) {
     SCOPED_TRACE(entry.name);
     const ModelConfig c = config_for(method);
     Parameters p(c);
-    init_parameters(p, 3);
+    init_parameters(p, 3, 0.0);
     // Biases and gains away from 0 and 1, so they are checked too.
     Rng rng(11);
     for (const char* key : {"h.0.attn.c_attn.bias", "h.0.ln_1.weight", "h.0.ln_1.bias"}) {

@@ -268,9 +268,9 @@ TEST(TrainModel, LayoutFollowsTheDumpNamesAndShapes) {
 TEST(TrainModel, InitIsSeededWithUnitGainsAndZeroBiases) {
   const ModelConfig c = tiny_config(PositionMethod::kLearned);
   Parameters a(c), b(c), other(c);
-  init_parameters(a, 5);
-  init_parameters(b, 5);
-  init_parameters(other, 6);
+  init_parameters(a, 5, 0.0);
+  init_parameters(b, 5, 0.0);
+  init_parameters(other, 6, 0.0);
   EXPECT_TRUE(std::equal(a.data(), a.data() + a.size(), b.data()));
   EXPECT_FALSE(std::equal(a.data(), a.data() + a.size(), other.data()));
   EXPECT_EQ(a.at("h.0.ln_1.weight")[3], 1.0f);
@@ -288,7 +288,7 @@ TEST(TrainModel, InitIsSeededWithUnitGainsAndZeroBiases) {
 TEST(TrainModel, FireLayoutAndInitFollowThePaper) {
   const ModelConfig c = tiny_config(PositionMethod::kFire);
   Parameters p(c);
-  init_parameters(p, 4);
+  init_parameters(p, 4, 0.0);
   const char* names[] = {"c", "threshold_scale", "fc1.weight", "fc1.bias", "fc2.weight"};
   const Shape shapes[] = {{1},
                           {1},
@@ -328,7 +328,7 @@ TEST(TrainModel, SinksLayoutAndInitFollowGptOss) {
   c.sinks = true;
   c.n_head = 4;
   Parameters p(c);
-  init_parameters(p, 2);
+  init_parameters(p, 2, 0.0);
   double sq = 0;
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";
@@ -377,7 +377,7 @@ TEST(TrainModel, FoxLayoutAndInitFollowTheAuthors) {
   ModelConfig c = tiny_config(PositionMethod::kFox);
   c.n_embd = 32;
   Parameters p(c);
-  init_parameters(p, 3);
+  init_parameters(p, 3, 0.0);
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const std::string h = "h." + std::to_string(l) + ".attn.";
     const ParamInfo& w = p.find(h + "fox_w");
@@ -422,7 +422,7 @@ TEST(TrainModel, CopeLayoutAndInitFollowTheAuthors) {
   ModelConfig c = tiny_config(PositionMethod::kCope);
   c.cope_npos_max = 10;
   Parameters p(c);
-  init_parameters(p, 3);
+  init_parameters(p, 3, 0.0);
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     const ParamInfo& e = p.find("h." + std::to_string(l) + ".attn.cope_pos_emb");
     EXPECT_EQ(e.shape, (Shape{c.n_embd / c.n_head, 10}));

@@ -62,7 +62,7 @@ ModelConfig config_for(PositionMethod method, double keep_fraction = 1.0) {
 // gains 1 ± 0.3, everything else ± 0.4.
 Parameters parameters_for(const ModelConfig& c, std::uint64_t seed) {
   Parameters p(c);
-  poslab::train::init_parameters(p, seed);
+  poslab::train::init_parameters(p, seed, 0.0);
   poslab::Rng rng(seed + 1);
   for (const poslab::train::ParamInfo& info : p.info()) {
     const bool gain =

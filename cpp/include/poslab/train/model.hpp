@@ -78,7 +78,7 @@ class Parameters {
 // N(0, 0.02), as the authors' _init_weights, and its biases at fox_gate_bias (every one 0 when
 // fox_decay_max is 0, as _init_weights leaves the authors' data-dependent gates); CoPE's
 // position embeddings 0, as the authors' CoPE module starts them.
-void init_parameters(Parameters& params, std::uint64_t seed, double fox_decay_max = 0.0);
+void init_parameters(Parameters& params, std::uint64_t seed, double fox_decay_max);
 
 // FoX's gate biases at the start, the authors' fgate_bias_init (which they pair with their
 // data-independent gates): head h of H starts at decay time T_h, log-spaced from kFoxDecayMin
